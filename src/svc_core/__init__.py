@@ -1,0 +1,1 @@
+"""svc core: pure domain logic for the svc data API (no I/O, no clock, no randomness)."""

@@ -1,0 +1,274 @@
+"""One error hierarchy for the whole service.
+
+Every failure the core or the server can report is an ``SvcError`` carrying the HTTP
+``status`` and the SPEC error ``code`` on its class, a human ``message``, an optional
+``hint``, extra body fields and response headers. The HTTP layer maps any ``SvcError`` to
+SPEC's error body in one place (``svc_server.http.responses``).
+
+::
+
+    SvcError
+    ├── InvalidParams (400 INVALID_PARAMS, ValueError)
+    │   ├── InvalidPeriod
+    │   └── InvalidBody
+    ├── SourceError (400 INVALID_SOURCE, ValueError): a source file cannot be read
+    ├── SignatureVerificationError (400 INVALID_SIGNATURE, ValueError): receiver side
+    ├── Unauthorized (401 UNAUTHORIZED)
+    │   ├── NotSignedIn (401 NOT_SIGNED_IN)
+    │   └── JwtInvalid (401 JWT_INVALID)
+    ├── PaymentRequired (402)
+    │   ├── QuotaExceeded, KeyLimitReached, SeatLimitReached, EndpointLimitReached
+    ├── Forbidden (403 FORBIDDEN)
+    │   ├── TierRestricted, IpNotAllowed, CsrfRejected
+    ├── NotFound (404 NOT_FOUND)
+    │   └── NoConsumer
+    ├── MethodNotAllowed (405), NotAcceptable (406)
+    ├── Conflict (409)
+    │   ├── EndpointNotActive, AlreadyInvited
+    ├── PayloadTooLarge (413), UriTooLong (414), UnsupportedMediaType (415)
+    ├── RateLimited (429 RATE_LIMITED)
+    ├── ServerError (500 INTERNAL)
+    │   ├── QueryFailed, UsageFailed
+    │   └── ConfigError (CONFIG_INVALID)
+    └── ServiceUnavailable (503)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+
+class SvcError(Exception):
+    """Base of every svc error: ``status`` and ``code`` live on the class."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "INTERNAL"
+    default_message: ClassVar[str] = "Internal error."
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        hint: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        code: str | None = None,
+    ) -> None:
+        self.message = message or self.default_message
+        self.hint = hint
+        self.extra: dict[str, Any] = dict(extra or {})
+        self.headers: dict[str, str] = dict(headers or {})
+        self.meta: dict[str, Any] | None = dict(meta) if meta is not None else None
+        if code is not None:
+            self.code = code  # type: ignore[misc]  # instance override of a class default
+        super().__init__(self.message)
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        """SPEC's error body: ``{error: {code, message, hint?, request_id, ...}, _meta?}``."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.hint is not None:
+            error["hint"] = self.hint
+        error.update(self.extra)
+        error["request_id"] = request_id
+        out: dict[str, Any] = {"error": error}
+        if self.meta is not None:
+            out["_meta"] = self.meta
+        return out
+
+
+class InvalidParams(SvcError, ValueError):
+    status = 400
+    code = "INVALID_PARAMS"
+    default_message = "Invalid or missing parameters."
+
+
+class InvalidPeriod(InvalidParams):
+    default_message = "Invalid period."
+
+
+class InvalidBody(InvalidParams):
+    default_message = "Invalid request body."
+
+
+class SourceError(SvcError, ValueError):
+    """A source file cannot be read: names the file and line where known."""
+
+    status = 400
+    code = "INVALID_SOURCE"
+    default_message = "The source file cannot be read."
+
+    def __init__(
+        self, message: str | None = None, *, path: str | None = None, line: int | None = None
+    ) -> None:
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(where + (message or self.default_message))
+
+
+class SignatureVerificationError(SvcError, ValueError):
+    """A webhook signature does not verify; ``reason`` says why in one word."""
+
+    status = 400
+    code = "INVALID_SIGNATURE"
+    default_message = "Signature verification failed."
+
+    def __init__(self, message: str | None = None, *, reason: str = "invalid") -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+class Unauthorized(SvcError):
+    status = 401
+    code = "UNAUTHORIZED"
+    default_message = "Missing or invalid credentials."
+
+
+class NotSignedIn(Unauthorized):
+    code = "NOT_SIGNED_IN"
+    default_message = "Sign in first: this endpoint needs the svc_session cookie."
+
+
+class JwtInvalid(Unauthorized):
+    code = "JWT_INVALID"
+    default_message = "The identity token is invalid."
+
+
+class PaymentRequired(SvcError):
+    status = 402
+    code = "PAYMENT_REQUIRED"
+    default_message = "Your plan does not allow this."
+
+
+class QuotaExceeded(PaymentRequired):
+    code = "QUOTA_EXCEEDED"
+    default_message = "Monthly request quota exceeded."
+
+
+class KeyLimitReached(PaymentRequired):
+    code = "KEY_LIMIT_REACHED"
+    default_message = "Your plan's API key limit is reached."
+
+
+class SeatLimitReached(PaymentRequired):
+    code = "SEAT_LIMIT_REACHED"
+    default_message = "Your plan's seat limit is reached."
+
+
+class EndpointLimitReached(PaymentRequired):
+    code = "ENDPOINT_LIMIT_REACHED"
+    default_message = "The webhook endpoint limit is reached."
+
+
+class Forbidden(SvcError):
+    status = 403
+    code = "FORBIDDEN"
+    default_message = "You are not allowed to do this."
+
+
+class TierRestricted(Forbidden):
+    code = "TIER_RESTRICTED"
+    default_message = "This feature needs a higher plan."
+
+
+class IpNotAllowed(Forbidden):
+    code = "IP_NOT_ALLOWED"
+    default_message = "This API key may not be used from your address."
+
+
+class CsrfRejected(Forbidden):
+    code = "CSRF_REJECTED"
+    default_message = "Cross-site request rejected: Origin does not match the site."
+
+
+class NotFound(SvcError):
+    status = 404
+    code = "NOT_FOUND"
+    default_message = "Not found."
+
+
+class NoConsumer(NotFound):
+    code = "NO_CONSUMER"
+    default_message = "Your account has no active consumer."
+
+
+class MethodNotAllowed(SvcError):
+    status = 405
+    code = "METHOD_NOT_ALLOWED"
+    default_message = "Method not allowed."
+
+
+class NotAcceptable(SvcError):
+    status = 406
+    code = "NOT_ACCEPTABLE"
+    default_message = "No acceptable representation: use application/json or text/csv."
+
+
+class Conflict(SvcError):
+    status = 409
+    code = "CONFLICT"
+    default_message = "Conflict with the current state."
+
+
+class EndpointNotActive(Conflict):
+    code = "ENDPOINT_NOT_ACTIVE"
+    default_message = "The webhook endpoint is not active."
+
+
+class AlreadyInvited(Conflict):
+    code = "ALREADY_INVITED"
+    default_message = "This email is already invited."
+
+
+class PayloadTooLarge(SvcError):
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+    default_message = "Request body too large."
+
+
+class UriTooLong(SvcError):
+    status = 414
+    code = "URI_TOO_LONG"
+    default_message = "Request URI too long."
+
+
+class UnsupportedMediaType(SvcError):
+    status = 415
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    default_message = "Send the body as application/json."
+
+
+class RateLimited(SvcError):
+    status = 429
+    code = "RATE_LIMITED"
+    default_message = "Per-minute rate limit exceeded."
+
+
+class ServerError(SvcError):
+    status = 500
+    code = "INTERNAL"
+
+
+class QueryFailed(ServerError):
+    code = "QUERY_FAILED"
+    default_message = "The query failed."
+
+
+class UsageFailed(ServerError):
+    code = "USAGE_FAILED"
+    default_message = "Usage could not be retrieved."
+
+
+class ConfigError(ServerError):
+    code = "CONFIG_INVALID"
+    default_message = "Invalid configuration."
+
+
+class ServiceUnavailable(SvcError):
+    status = 503
+    code = "UNAVAILABLE"
+    default_message = "Service unavailable."

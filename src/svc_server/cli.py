@@ -1,0 +1,61 @@
+"""The ``svc`` command: administration, ingestion, the server and the worker.
+
+Every setting can be given as an ``SVC_*`` environment variable or as the matching
+flag after the subcommand (``svc init --database-url sqlite:///x.db``). A bad setting
+or input ends the command with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from svc_core.errors import SvcError
+from svc_server.commands import core
+from svc_server.config import SETTINGS, env_name, flag_name
+
+COMMAND_MODULES = [core]
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """The configuration flags every subcommand accepts."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("configuration (flags override SVC_* variables)")
+    for setting in SETTINGS:
+        group.add_argument(
+            flag_name(setting),
+            dest=setting,
+            default=argparse.SUPPRESS,
+            metavar="VALUE",
+            help=f"(env {env_name(setting)})",
+        )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="svc", description="svc: Korean real-estate and marketplace data API."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    common = common_parser()
+    for module in COMMAND_MODULES:
+        module.register(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SvcError as err:
+        print(f"svc: error: {err.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

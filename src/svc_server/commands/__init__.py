@@ -1,0 +1,1 @@
+"""Subcommands of ``svc``; each module has ``register(subparsers, common)``."""

@@ -1,0 +1,25 @@
+"""What every command needs: its config and an open, migrated store."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from svc_server.config import SETTINGS, Config, load_config
+from svc_server.store import Store, open_store
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """Config from ``SVC_*`` variables and the flags given on the command line."""
+    overrides: dict[str, Any] = {s: getattr(args, s) for s in SETTINGS if hasattr(args, s)}
+    return load_config(os.environ, overrides)
+
+
+def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
+    """The store named by the configuration, schema brought up to date."""
+    config = config_from_args(args)
+    store = open_store(config.database_url, pool_size=config.db_pool_size)
+    if migrate:
+        store.migrate()
+    return store

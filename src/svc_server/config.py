@@ -1,0 +1,185 @@
+"""Configuration: one attrs class, loaded from ``SVC_*`` variables and matching flags.
+
+Every setting has an environment variable (``SVC_DATABASE_URL``) and a CLI flag
+(``--database-url``); flags win. Values are validated when loaded: a bad one raises
+``ConfigError`` whose message is one line naming the setting, and the CLI turns it into
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import attrs
+
+from svc_core.errors import ConfigError
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be true or false, not {raw!r}")
+
+
+def _int(name: str, raw: str, low: int, high: int) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def _list(raw: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in raw.split(",") if item.strip())
+
+
+def _origins(name: str, raw: str) -> tuple[str, ...]:
+    out = []
+    for item in _list(raw):
+        parts = urlsplit(item)
+        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.path not in {"", "/"}:
+            raise ConfigError(f"{name}: {item!r} is not an origin like https://app.example.com")
+        out.append(f"{parts.scheme}://{parts.netloc}".lower())
+    return tuple(out)
+
+
+def _networks(name: str, raw: str) -> tuple[Network, ...]:
+    out = []
+    for item in _list(raw):
+        try:
+            out.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigError(f"{name}: {item!r} is not an IP address or CIDR") from None
+    return tuple(out)
+
+
+def _database_url(name: str, raw: str) -> str:
+    url = raw.strip()
+    if not url.startswith(("sqlite:///", "postgresql://", "postgres://")):
+        raise ConfigError(f"{name} must start with sqlite:/// or postgresql://, not {url!r}")
+    if url == "sqlite:///":
+        raise ConfigError(f"{name} names no SQLite file (use sqlite:///path.db)")
+    return url
+
+
+def _secret(name: str, raw: str) -> str:
+    if len(raw) < 16:
+        raise ConfigError(f"{name} must be at least 16 characters long")
+    return raw
+
+
+def _log_level(name: str, raw: str) -> str:
+    value = raw.strip().upper()
+    if value not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+        raise ConfigError(f"{name} must be one of DEBUG, INFO, WARNING, ERROR, not {raw!r}")
+    return value
+
+
+def _base_url(name: str, raw: str) -> str:
+    parts = urlsplit(raw.strip())
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise ConfigError(f"{name} must be an absolute http(s) URL, not {raw!r}")
+    return raw.strip().rstrip("/")
+
+
+@attrs.frozen(kw_only=True)
+class Config:
+    """Everything a server, worker or CLI run needs to know."""
+
+    database_url: str = "sqlite:///svc.db"
+    secret_key: str | None = None
+    jwt_jwks_file: str | None = None
+    jwt_hs256_secret: str | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    site_origins: tuple[str, ...] = ()
+    cookie_domain: str | None = None
+    cookie_secure: bool = True
+    webhook_allow_private: bool = False
+    trusted_proxies: tuple[Network, ...] = ()
+    public_url: str = "http://127.0.0.1:8000"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 2
+    threads: int = 4
+    log_level: str = "INFO"
+    max_body_bytes: int = 1_048_576
+    max_url_bytes: int = 8192
+    db_pool_size: int = 10
+    inline_worker: bool = False
+
+    def require_secret(self) -> str:
+        """The signing key for cookies; servers refuse to start without one."""
+        if self.secret_key is None:
+            raise ConfigError("SVC_SECRET_KEY is not set (at least 16 characters)")
+        return self.secret_key
+
+
+# setting name -> (parser of the raw string)
+_PARSERS: dict[str, Any] = {
+    "database_url": _database_url,
+    "secret_key": _secret,
+    "jwt_jwks_file": lambda n, r: r,
+    "jwt_hs256_secret": _secret,
+    "jwt_issuer": lambda n, r: r,
+    "jwt_audience": lambda n, r: r,
+    "site_origins": _origins,
+    "cookie_domain": lambda n, r: r.strip() or None,
+    "cookie_secure": _bool,
+    "webhook_allow_private": _bool,
+    "trusted_proxies": _networks,
+    "public_url": _base_url,
+    "host": lambda n, r: r.strip(),
+    "port": lambda n, r: _int(n, r, 1, 65535),
+    "workers": lambda n, r: _int(n, r, 1, 64),
+    "threads": lambda n, r: _int(n, r, 1, 64),
+    "log_level": _log_level,
+    "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),
+    "max_url_bytes": lambda n, r: _int(n, r, 512, 65536),
+    "db_pool_size": lambda n, r: _int(n, r, 1, 200),
+    "inline_worker": _bool,
+}
+
+SETTINGS: tuple[str, ...] = tuple(_PARSERS)
+
+
+def env_name(setting: str) -> str:
+    """``database_url`` -> ``SVC_DATABASE_URL``."""
+    return "SVC_" + setting.upper()
+
+
+def flag_name(setting: str) -> str:
+    """``database_url`` -> ``--database-url``."""
+    return "--" + setting.replace("_", "-")
+
+
+def load_config(
+    env: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None
+) -> Config:
+    """Build a ``Config`` from ``SVC_*`` variables, then flag ``overrides`` (raw strings).
+
+    Raises ``ConfigError`` with a one-line message naming the first bad setting.
+    """
+    values: dict[str, Any] = {}
+    sources: list[tuple[Mapping[str, Any], bool]] = [(env or {}, True), (overrides or {}, False)]
+    for mapping, is_env in sources:
+        for setting, parse in _PARSERS.items():
+            key = env_name(setting) if is_env else setting
+            raw = mapping.get(key)
+            if raw is None:
+                continue
+            label = env_name(setting) if is_env else flag_name(setting)
+            if not isinstance(raw, str):
+                raw = str(raw)
+            values[setting] = parse(label, raw)
+    return Config(**values)

@@ -1,0 +1,1 @@
+"""HTTP handlers: unpack the request, call one service, pack the response."""

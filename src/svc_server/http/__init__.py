@@ -1,0 +1,1 @@
+"""HTTP adapter pieces: request context, bodies, negotiation and responses."""

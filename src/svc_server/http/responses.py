@@ -1,0 +1,71 @@
+"""Responses: JSON and CSV renderers, and the one place errors become HTTP bodies."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from werkzeug.wrappers import Response
+
+from svc_core.errors import SvcError
+
+JSON_TYPE = "application/json"
+CSV_TYPE = "text/csv; charset=utf-8"
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def dumps(body: Any) -> bytes:
+    """Compact UTF-8 JSON; non-finite floats become null rather than invalid JSON."""
+    return json.dumps(
+        _finite(body), ensure_ascii=False, separators=(",", ":"), default=_default
+    ).encode("utf-8")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_response(
+    body: Any, status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    """A JSON response."""
+    return Response(dumps(body), status=status, headers=dict(headers or {}), mimetype=JSON_TYPE)
+
+
+def csv_response(
+    columns: Sequence[str],
+    rows: Sequence[Mapping[str, Any]],
+    headers: Mapping[str, str] | None = None,
+    filename: str = "data.csv",
+) -> Response:
+    """An RFC 4180 CSV response with a UTF-8 byte-order mark."""
+    from svc_core.csvfmt import render_csv
+
+    out = Response(render_csv(columns, rows), status=200, headers=dict(headers or {}))
+    out.headers["Content-Type"] = CSV_TYPE
+    out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    return out
+
+
+def error_response(err: SvcError, request_id: str) -> Response:
+    """SPEC's error body for any ``SvcError``, always JSON whatever was negotiated."""
+    response = json_response(err.body(request_id), status=err.status, headers=err.headers)
+    return response
+
+
+# Renderers by format name (Datasette-style registry): body -> Response.
+Renderer = Callable[..., Response]
+RENDERERS: dict[str, Renderer] = {"json": json_response, "csv": csv_response}

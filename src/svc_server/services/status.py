@@ -1,0 +1,60 @@
+"""The public health probe: one timed check per vertical, run against the store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from svc_server.store import Store
+
+Probe = Callable[[Store], None]
+
+
+def _real_estate_pulse(store: Store) -> None:
+    """The real-estate pulse path reads the cohort index; it must answer."""
+    with store.db.transaction(write=False) as tx:
+        tx.fetchone(
+            "SELECT sigungu_code FROM transactions "
+            "WHERE sigungu_code = ? AND property_type = ? AND transaction_type = ? LIMIT 1",
+            ("11680", "office", "sale"),
+        )
+
+
+def _markets_pulse(store: Store) -> None:
+    """The marketplace pulse path joins listings and activity; it must answer."""
+    with store.db.transaction(write=False) as tx:
+        tx.fetchone(
+            "SELECT l.listing_id FROM market_listings l JOIN market_activity a "
+            "ON a.listing_id = l.listing_id WHERE l.region = ? LIMIT 1",
+            ("강남",),
+        )
+
+
+PROBES: dict[str, Probe] = {
+    "real_estate_pulse": _real_estate_pulse,
+    "markets_pulse": _markets_pulse,
+}
+
+
+def check(store: Store, now: float) -> tuple[bool, dict[str, Any]]:
+    """Run every probe; return (all ok, the status body)."""
+    checks = []
+    for name, probe in PROBES.items():
+        start = time.perf_counter()
+        try:
+            probe(store)
+            ok = True
+        except Exception:
+            ok = False
+        checks.append(
+            {"name": name, "ok": ok, "latency_ms": round((time.perf_counter() - start) * 1000, 2)}
+        )
+    healthy = all(c["ok"] for c in checks)
+    body = {
+        "status": "ok" if healthy else "degraded",
+        "checks": checks,
+        "checked_at": datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    return healthy, body

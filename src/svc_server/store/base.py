@@ -1,0 +1,77 @@
+"""The persistence contract: a ``Database`` protocol with two backends.
+
+Services never see a driver. They call ``Store`` methods (``svc_server.store.store``),
+which are written once in portable SQL against ``Database``; SQLite (sqlite-utils) and
+PostgreSQL (psycopg 3 with a pool) each implement ``Database``. SQL uses ``?``
+placeholders; the PostgreSQL backend translates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+Params = Sequence[Any]
+
+
+class Tx(Protocol):
+    """One open transaction: every statement inside commits or rolls back together."""
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Run a statement; return the affected row count."""
+        ...
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        """Run a statement once per parameter row."""
+        ...
+
+    def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        """Run a query; return every row as a dict."""
+        ...
+
+    def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        """Run a query; return its first row or None."""
+        ...
+
+
+class Database(Protocol):
+    """A connection source for one database; safe to share across threads."""
+
+    dialect: str  # "sqlite" or "postgresql"
+    url: str
+
+    def transaction(self, *, write: bool = True) -> AbstractContextManager[Tx]:
+        """Open a transaction; ``write`` takes the write lock up front (SQLite)."""
+        ...
+
+    def lock(self, tx: Tx, key: str) -> None:
+        """Serialize transactions that name the same ``key`` until ``tx`` ends."""
+        ...
+
+    def table_names(self) -> list[str]:
+        """Tables that exist now (for ``svc init`` and health checks)."""
+        ...
+
+    def close(self) -> None:
+        """Release every connection."""
+        ...
+
+
+def fetchall(db: Database, sql: str, params: Params = ()) -> list[Row]:
+    """Read in a short read-only transaction."""
+    with db.transaction(write=False) as tx:
+        return tx.fetchall(sql, params)
+
+
+def fetchone(db: Database, sql: str, params: Params = ()) -> Row | None:
+    """Read one row in a short read-only transaction."""
+    with db.transaction(write=False) as tx:
+        return tx.fetchone(sql, params)
+
+
+def chunks(rows: Sequence[Params], size: int = 5000) -> Iterator[Sequence[Params]]:
+    """Split a large batch so one statement never carries unbounded parameters."""
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]

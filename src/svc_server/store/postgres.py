@@ -1,0 +1,101 @@
+"""PostgreSQL backend: psycopg 3 with a connection pool.
+
+Statements are written with ``?`` placeholders (portable with SQLite) and translated
+once per distinct string. ``lock()`` takes a transaction-scoped advisory lock so that
+read-modify-write sequences (rate-limit logs) serialize per key across hosts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from svc_core.errors import ConfigError
+from svc_server.store.base import Params, Row
+
+
+@functools.lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """``?`` placeholders to psycopg's ``%s`` (literal ``%`` doubled first)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class _PgTx:
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        cur = self._conn.execute(translate(sql), tuple(params))
+        return int(cur.rowcount)
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(translate(sql), [tuple(r) for r in rows])
+
+    def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return list(self._conn.execute(translate(sql), tuple(params)).fetchall())
+
+    def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        row = self._conn.execute(translate(sql), tuple(params)).fetchone()
+        return dict(row) if row is not None else None
+
+
+class PostgresDatabase:
+    """A PostgreSQL database reached through a pool shared by the process's threads."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ConfigError(
+                "PostgreSQL support is not installed: pip install 'svc[postgres]'"
+            ) from exc
+        self.url = url
+        self._psycopg = psycopg
+        self._pool = ConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            kwargs={"row_factory": dict_row, "autocommit": True},
+            open=False,
+        )
+        try:
+            self._pool.open(wait=True, timeout=10)
+        except Exception as exc:
+            self._pool.close()
+            raise ConfigError(f"cannot connect to PostgreSQL at {redact(url)}: {exc}") from exc
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[_PgTx]:
+        with self._pool.connection() as conn, conn.transaction():
+            yield _PgTx(conn)
+
+    def lock(self, tx: Any, key: str) -> None:
+        tx.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (key,))
+
+    def table_names(self) -> list[str]:
+        with self.transaction(write=False) as tx:
+            rows = tx.fetchall(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema()"
+            )
+        return [r["table_name"] for r in rows]
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def redact(url: str) -> str:
+    """Hide a password in a connection URL before it reaches a log or an error."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in creds else f"{scheme}://{user}@{host}"

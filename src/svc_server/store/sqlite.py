@@ -1,0 +1,124 @@
+"""SQLite backend: one connection per thread, WAL, foreign keys, busy timeout.
+
+sqlite-utils opens and tunes the database; statements go through the plain DB-API
+connection so transactions are explicit (``BEGIN IMMEDIATE`` for writes, which takes
+the write lock up front and makes read-modify-write sequences atomic across processes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from svc_core.errors import ConfigError
+from svc_server.store.base import Params, Row
+
+MIN_SQLITE = (3, 35, 0)  # RETURNING and ON CONFLICT DO UPDATE ... RETURNING
+
+
+class _SqliteTx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        return self._conn.execute(sql, tuple(params)).rowcount
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        self._conn.executemany(sql, rows)
+
+    def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        cur = self._conn.execute(sql, tuple(params))
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        cur = self._conn.execute(sql, tuple(params))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        names = [d[0] for d in cur.description or ()]
+        return dict(zip(names, row, strict=True))
+
+
+class SqliteDatabase:
+    """A SQLite file shared by threads and processes."""
+
+    dialect = "sqlite"
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = 10_000) -> None:
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            raise ConfigError(
+                f"SQLite {sqlite3.sqlite_version} is too old: svc needs 3.35 or newer"
+            )
+        self.url = url
+        self.path = sqlite_path(url)
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,
+                timeout=self._busy_timeout_ms / 1000,
+            )
+            db = sqlite_utils.Database(conn)
+            if self.path != ":memory:":
+                db.enable_wal()
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[_SqliteTx]:
+        conn = self._connection()
+        if conn.in_transaction:  # nested use on one thread joins the open transaction
+            yield _SqliteTx(conn)
+            return
+        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield _SqliteTx(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def lock(self, tx: Any, key: str) -> None:
+        """BEGIN IMMEDIATE already serializes every writer; nothing more to take."""
+
+    def table_names(self) -> list[str]:
+        return list(sqlite_utils.Database(self._connection()).table_names())
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+def sqlite_path(url: str) -> str:
+    """``sqlite:///relative.db``, ``sqlite:////abs/path.db`` or ``sqlite:///:memory:``."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix):
+        raise ConfigError(f"not a SQLite URL: {url!r} (use sqlite:///path.db)")
+    path = url[len(prefix) :]
+    if not path:
+        raise ConfigError("the SQLite URL names no file (use sqlite:///path.db)")
+    return path

@@ -1,0 +1,32 @@
+"""The ``Store``: every query the services run, grouped by area, over one ``Database``."""
+
+from __future__ import annotations
+
+import time
+
+from svc_server.store import migrate
+from svc_server.store.base import Database
+
+
+class Store:
+    """The persistence facade handed to services; areas hang off it as attributes."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def migrate(self) -> list[str]:
+        """Create or upgrade the schema; return the migrations applied."""
+        return migrate.migrate(self.db)
+
+    def schema_version(self) -> int:
+        return migrate.current_version(self.db)
+
+    def ping(self) -> float:
+        """Round-trip a trivial query; return its latency in milliseconds."""
+        start = time.perf_counter()
+        with self.db.transaction(write=False) as tx:
+            tx.fetchone("SELECT 1 AS ok")
+        return (time.perf_counter() - start) * 1000
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,109 @@
+"""The store contract, run unchanged on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from svc_server.store import Store, migrate, open_store
+
+
+def test_migrate_creates_every_table_and_records_the_version(store: Store) -> None:
+    tables = set(store.db.table_names())
+    assert {"consumers", "api_keys", "transactions", "deliveries", "schema_version"} <= tables
+    assert store.schema_version() == max(m.version for m in migrate.available())
+
+
+def test_migrate_twice_is_a_no_op(store: Store) -> None:
+    before = set(store.db.table_names())
+    assert store.migrate() == []
+    assert set(store.db.table_names()) == before
+
+
+def test_a_failed_transaction_changes_nothing(store: Store) -> None:
+    with pytest.raises(RuntimeError), store.db.transaction() as tx:
+        tx.execute(
+            "INSERT INTO consumers (id, plan, created_at) VALUES (?, ?, ?)", ("c1", "pro", 1)
+        )
+        raise RuntimeError("boom")
+    with store.db.transaction(write=False) as tx:
+        assert tx.fetchall("SELECT id FROM consumers") == []
+
+
+def test_returning_gives_the_atomic_new_value(store: Store) -> None:
+    sql = (
+        "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
+        "ON CONFLICT (consumer_id, month, mode) DO UPDATE SET count = usage_counters.count + 1 "
+        "RETURNING count"
+    )
+    seen = []
+    for _ in range(3):
+        with store.db.transaction() as tx:
+            row = tx.fetchone(sql, ("c", "2026-11", "live"))
+            assert row is not None
+            seen.append(row["count"])
+    assert seen == [1, 2, 3]
+
+
+def test_concurrent_increments_from_threads_lose_nothing(store: Store) -> None:
+    sql = (
+        "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
+        "ON CONFLICT (consumer_id, month, mode) DO UPDATE SET count = usage_counters.count + 1 "
+        "RETURNING count"
+    )
+    results: list[int] = []
+    lock = threading.Lock()
+
+    def work() -> None:
+        for _ in range(25):
+            with store.db.transaction() as tx:
+                row = tx.fetchone(sql, ("c", "2026-11", "live"))
+            assert row is not None
+            with lock:
+                results.append(int(row["count"]))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == list(range(1, 101))
+
+
+def test_placeholders_and_percent_literals_are_portable(store: Store) -> None:
+    with store.db.transaction() as tx:
+        tx.execute(
+            "INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", ("u1", "a%b@x.kr", 1)
+        )
+        row = tx.fetchone("SELECT email FROM users WHERE email LIKE '%\\%%' ESCAPE '\\'")
+    assert row == {"email": "a%b@x.kr"}
+
+
+def test_executemany_inserts_every_row(store: Store) -> None:
+    rows = [(f"u{i}", f"u{i}@x.kr", i) for i in range(50)]
+    with store.db.transaction() as tx:
+        tx.executemany("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", rows)
+        count = tx.fetchone("SELECT COUNT(*) AS n FROM users")
+    assert count == {"n": 50}
+
+
+def test_ping_answers(store: Store) -> None:
+    assert store.ping() >= 0
+
+
+def test_two_stores_on_one_database_see_each_other(db_url: str) -> None:
+    a = open_store(db_url)
+    b = open_store(db_url)
+    try:
+        a.migrate()
+        assert b.migrate() == []
+        with a.db.transaction() as tx:
+            tx.execute(
+                "INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", ("u", "u@x", 1)
+            )
+        with b.db.transaction(write=False) as tx:
+            assert tx.fetchone("SELECT id FROM users") == {"id": "u"}
+    finally:
+        a.close()
+        b.close()
