@@ -1,0 +1,342 @@
+"""Webhook event payloads (SPEC "Events"): builders, subscriptions, quota thresholds.
+
+An event is the JSON object a receiver gets: ``{id, type, created, data}``. ``id`` is the
+idempotency key receivers dedupe by, ``created`` is Unix seconds, and every timestamp
+inside ``data`` is ISO-8601 UTC with a ``Z`` (``2026-05-01T00:00:00Z``, whole seconds).
+Builders are pure: the clock (``now``) and any generated id are arguments. A time is an
+aware ``datetime`` or Unix seconds (``int``/``float``, floored to whole seconds).
+
+``serialize`` gives the exact bytes that are stored, signed and sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from svc_core.errors import InvalidParams
+
+Event = dict[str, Any]
+Instant = datetime | int | float
+
+WILDCARD = "*"
+EVENT_TYPES: tuple[str, ...] = (
+    "subscription.updated",
+    "subscription.cancelled",
+    "subscription.trial_will_end",
+    "quota.warning_80pct",
+    "quota.exceeded",
+    "key.rotated",
+    "key.revoked",
+    "webhook.test",
+)
+"""The eight event types svc sends."""
+SUBSCRIBABLE: tuple[str, ...] = (WILDCARD, *EVENT_TYPES)
+"""What an endpoint's ``events`` list may hold: the types plus ``*`` (all events)."""
+
+QUOTA_KINDS: tuple[str, ...] = ("warning_80pct", "exceeded")
+ACTORS: tuple[str, ...] = ("self", "admin")
+SUBSCRIPTION_STATUSES: tuple[str, ...] = ("trialing", "active", "past_due", "canceled", "unpaid")
+TEST_MESSAGE = "This is a test event from svc. If your endpoint verified it, webhooks work."
+
+_EVENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,255}")
+_ID_PART = re.compile(r"[A-Za-z0-9_-]{1,128}")
+_MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+
+
+def _utc(at: Instant, name: str) -> datetime:
+    if isinstance(at, datetime):
+        if at.tzinfo is None or at.utcoffset() is None:
+            raise ValueError(f"{name} must be an aware datetime (UTC), not a naive one")
+        return at.astimezone(UTC)
+    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+        raise ValueError(f"{name} must be an aware datetime or finite Unix seconds")
+    try:
+        return datetime.fromtimestamp(math.floor(at), UTC)
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"{name} is out of range: {at!r}") from exc
+
+
+def iso(at: Instant, name: str = "time") -> str:
+    """``at`` as ISO-8601 UTC with ``Z``, in whole seconds."""
+    return _utc(at, name).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def unix(at: Instant, name: str = "time") -> int:
+    """``at`` as whole Unix seconds (floored)."""
+    if isinstance(at, datetime):
+        return math.floor(_utc(at, name).timestamp())
+    _utc(at, name)
+    return math.floor(at)
+
+
+def _optional_iso(at: Instant | None, name: str) -> str | None:
+    return None if at is None else iso(at, name)
+
+
+def _id_part(value: str, name: str) -> str:
+    if not isinstance(value, str) or _ID_PART.fullmatch(value) is None:
+        raise ValueError(f"{name} must be 1 to 128 characters of [A-Za-z0-9_-]: {value!r}")
+    return value
+
+
+def _count(value: int, name: str, minimum: int = 0) -> int:
+    if type(value) is not int or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}: {value!r}")
+    return value
+
+
+def envelope(event_id: str, event_type: str, now: Instant, data: dict[str, Any]) -> Event:
+    """The common envelope ``{id, type, created, data}``."""
+    if not isinstance(event_id, str) or _EVENT_ID.fullmatch(event_id) is None:
+        raise ValueError(f"event id must be 1 to 255 characters of [A-Za-z0-9_.:-]: {event_id!r}")
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    return {"id": event_id, "type": event_type, "created": unix(now, "now"), "data": data}
+
+
+def serialize(event: Event) -> bytes:
+    """Canonical compact JSON (sorted keys, UTF-8, no NaN): the raw body that is signed."""
+    return json.dumps(
+        event, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+# subscriptions ------------------------------------------------------------------------
+
+
+def matches(subscribed: Sequence[str], event_type: str) -> bool:
+    """True when an endpoint subscribed to ``subscribed`` receives ``event_type``."""
+    if isinstance(subscribed, str):
+        raise TypeError("subscribed must be a sequence of event types, not one string")
+    return WILDCARD in subscribed or event_type in subscribed
+
+
+def validate_subscription(events: object) -> list[str]:
+    """An endpoint's ``events`` field from a request body, checked and de-duplicated.
+
+    Absent (``None``) means ``["*"]``. An empty list is refused: such an endpoint could
+    only ever receive test events. Order is kept; repeats are dropped.
+    """
+    if events is None:
+        return [WILDCARD]
+    allowed = ", ".join(SUBSCRIBABLE)
+    if not isinstance(events, list):
+        raise InvalidParams("events must be an array of event types.", hint=f"Use {allowed}.")
+    if not events:
+        raise InvalidParams(
+            "events must name at least one event type.", hint='Send ["*"] for every event.'
+        )
+    out: list[str] = []
+    for item in events:
+        if not isinstance(item, str) or item not in SUBSCRIBABLE:
+            shown = item[:64] if isinstance(item, str) else type(item).__name__
+            raise InvalidParams(f"Unknown event type {shown!r}.", hint=f"Allowed: {allowed}.")
+        if item not in out:
+            out.append(item)
+    return out
+
+
+# quota ---------------------------------------------------------------------------------
+
+
+def quota_threshold(kind: str, limit: int) -> int:
+    """The usage count at which a quota event fires: ceil(80% of limit), or the limit."""
+    _count(limit, "limit", minimum=1)
+    if kind == "warning_80pct":
+        return -(-4 * limit // 5)
+    if kind == "exceeded":
+        return limit
+    raise ValueError(f"quota event kind must be one of {QUOTA_KINDS}: {kind!r}")
+
+
+def thresholds_crossed(previous: int, current: int, limit: int) -> list[str]:
+    """Quota kinds whose threshold lies in ``(previous, current]``, in order.
+
+    The caller that moved the counter from ``previous`` to ``current`` fires these; one
+    call can cross both. Integer arithmetic only, so the 80% mark is exact for any limit.
+    """
+    _count(previous, "previous")
+    _count(current, "current")
+    return [k for k in QUOTA_KINDS if previous < quota_threshold(k, limit) <= current]
+
+
+def _percent(current: int, limit: int) -> float:
+    exact = Decimal(current) * 100 / Decimal(limit)
+    return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def quota_event(
+    *,
+    kind: str,
+    consumer_id: str,
+    period_month: str,
+    current: int,
+    limit: int,
+    period_starts_at: Instant,
+    now: Instant,
+) -> Event:
+    """``quota.warning_80pct`` or ``quota.exceeded`` for one consumer and UTC month.
+
+    The id ``evt_quota_<kind>_<consumer>_<YYYY-MM>`` is the same for every emission in the
+    month, so a second emission is a duplicate wherever ids are unique.
+    """
+    if kind not in QUOTA_KINDS:
+        raise ValueError(f"quota event kind must be one of {QUOTA_KINDS}: {kind!r}")
+    if not isinstance(period_month, str) or _MONTH.fullmatch(period_month) is None:
+        raise ValueError(f"period_month must be YYYY-MM: {period_month!r}")
+    _id_part(consumer_id, "consumer_id")
+    _count(current, "current")
+    _count(limit, "limit", minimum=1)
+    usage = {
+        "current": current,
+        "limit": limit,
+        "percent": _percent(current, limit),
+        "period_starts_at": iso(period_starts_at, "period_starts_at"),
+    }
+    event_id = f"evt_quota_{kind}_{consumer_id}_{period_month}"
+    return envelope(event_id, f"quota.{kind}", now, {"usage": usage})
+
+
+# keys ----------------------------------------------------------------------------------
+
+
+def _key_data(key_id: str, prefix: str | None, actor: str, now: Instant) -> dict[str, Any]:
+    _id_part(key_id, "key_id")
+    if prefix is not None and not isinstance(prefix, str):
+        raise ValueError("prefix must be a string or None")
+    if actor not in ACTORS:
+        raise ValueError(f"actor must be one of {ACTORS}: {actor!r}")
+    return {"key": {"id": key_id, "prefix": prefix}, "actor": actor, "event_at": iso(now, "now")}
+
+
+def key_rotated(
+    *,
+    key_id: str,
+    prefix: str | None,
+    new_key_id: str,
+    new_key_prefix: str | None,
+    grace_until: Instant,
+    actor: str,
+    now: Instant,
+) -> Event:
+    """``key.rotated`` about the old key; it keeps working until ``grace_until``."""
+    data = _key_data(key_id, prefix, actor, now)
+    data["new_key_id"] = _id_part(new_key_id, "new_key_id")
+    data["new_key_prefix"] = new_key_prefix
+    data["grace_until"] = iso(grace_until, "grace_until")
+    return envelope(f"evt_key_rotated_{key_id}_{unix(now, 'now')}", "key.rotated", now, data)
+
+
+def key_revoked(
+    *, key_id: str, prefix: str | None, revoked_at: Instant, actor: str, now: Instant
+) -> Event:
+    """``key.revoked``: from ``revoked_at`` on the key is rejected with 401."""
+    data = _key_data(key_id, prefix, actor, now)
+    data["revoked_at"] = iso(revoked_at, "revoked_at")
+    return envelope(f"evt_key_revoked_{key_id}_{unix(now, 'now')}", "key.revoked", now, data)
+
+
+# subscriptions (relayed from the payment processor) --------------------------------------
+
+
+def _subscription(
+    subscription_id: str,
+    status: str,
+    current_period_end: Instant | None,
+    trial_end: Instant | None,
+) -> dict[str, Any]:
+    _id_part(subscription_id, "subscription_id")
+    if status not in SUBSCRIPTION_STATUSES:
+        raise ValueError(f"subscription status must be one of {SUBSCRIPTION_STATUSES}: {status!r}")
+    return {
+        "id": subscription_id,
+        "status": status,
+        "current_period_end": _optional_iso(current_period_end, "current_period_end"),
+        "trial_end": _optional_iso(trial_end, "trial_end"),
+    }
+
+
+def subscription_updated(
+    *,
+    subscription_id: str,
+    status: str,
+    current_period_end: Instant | None,
+    trial_end: Instant | None,
+    now: Instant,
+    event_id: str | None = None,
+) -> Event:
+    """``subscription.updated`` (created or changed).
+
+    ``event_id`` should be the processor's event id so a re-relay is a duplicate; without
+    it the id is ``evt_subscription_updated_<subscription>_<now>``.
+    """
+    sub = _subscription(subscription_id, status, current_period_end, trial_end)
+    eid = event_id or f"evt_subscription_updated_{subscription_id}_{unix(now, 'now')}"
+    return envelope(eid, "subscription.updated", now, {"subscription": sub})
+
+
+def subscription_cancelled(
+    *,
+    subscription_id: str,
+    status: str,
+    current_period_end: Instant | None,
+    trial_end: Instant | None,
+    canceled_at: Instant,
+    cancel_at_period_end: bool,
+    now: Instant,
+    event_id: str | None = None,
+) -> Event:
+    """``subscription.cancelled``; the default id uses ``canceled_at``, so it is stable."""
+    if type(cancel_at_period_end) is not bool:
+        raise ValueError("cancel_at_period_end must be a bool")
+    sub = _subscription(subscription_id, status, current_period_end, trial_end)
+    sub["canceled_at"] = iso(canceled_at, "canceled_at")
+    sub["cancel_at_period_end"] = cancel_at_period_end
+    eid = event_id or (
+        f"evt_subscription_cancelled_{subscription_id}_{unix(canceled_at, 'canceled_at')}"
+    )
+    return envelope(eid, "subscription.cancelled", now, {"subscription": sub})
+
+
+def subscription_trial_will_end(
+    *,
+    subscription_id: str,
+    status: str,
+    current_period_end: Instant | None,
+    trial_end: Instant,
+    now: Instant,
+    event_id: str | None = None,
+) -> Event:
+    """``subscription.trial_will_end`` (3 days before ``trial_end``).
+
+    The default id uses ``trial_end``, so the event is emitted once per trial.
+    """
+    if trial_end is None:
+        raise ValueError("trial_will_end needs a trial_end")
+    sub = _subscription(subscription_id, status, current_period_end, trial_end)
+    eid = event_id or (
+        f"evt_subscription_trial_will_end_{subscription_id}_{unix(trial_end, 'trial_end')}"
+    )
+    return envelope(eid, "subscription.trial_will_end", now, {"subscription": sub})
+
+
+# test sends ----------------------------------------------------------------------------
+
+
+def webhook_test_id(entropy: bytes) -> str:
+    """A fresh id for a test send: ``evt_webhook_test_`` + 32 hex from 16 bytes."""
+    if len(entropy) != 16:
+        raise ValueError("a test event id needs exactly 16 bytes of entropy")
+    return "evt_webhook_test_" + entropy.hex()
+
+
+def webhook_test(*, event_id: str, now: Instant, docs_url: str) -> Event:
+    """``webhook.test``: same envelope, signature and headers as a real event."""
+    data = {"test": True, "message": TEST_MESSAGE, "sent_at": iso(now, "now"), "docs_url": docs_url}
+    return envelope(event_id, "webhook.test", now, data)

@@ -1,0 +1,1 @@
+"""Outbound webhook delivery: the SSRF-safe HTTP sender."""
