@@ -1,0 +1,106 @@
+"""The confidence ladder of a cohort, with the reason that decided it.
+
+The ladder, first matching rule wins (``MAX_SPREAD`` = 0.20, ``MIN_SAMPLES`` = 5):
+
+1. at least 2 distinct sources and ``relative_spread <= 0.20`` → ``high``
+   ("2 sources agree within 20% spread (8.1%)")
+2. at least 2 distinct sources, spread above 20%, at least 5 samples → ``medium``
+3. at least 2 distinct sources, spread above 20%, fewer than 5 samples → ``low``
+4. a single source with at least 5 samples → ``medium``
+5. a single source with fewer than 5 samples → ``low``
+
+Independent sources that agree are the strongest evidence; one source is at best
+``medium``. ``relative_spread`` is (max per-source mean − min per-source mean) / average
+price, as computed by ``svc_core.stats``. For a series, ``worst`` gives the weakest level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+
+from svc_core.stats import CohortStats
+
+MAX_SPREAD = 0.20
+MIN_SAMPLES = 5
+LEVELS: tuple[str, ...] = ("low", "medium", "high")
+
+
+@attrs.frozen(kw_only=True)
+class ConfidenceFactors:
+    """The inputs of the ladder and the sentence naming the rule that fired."""
+
+    distinct_sources: int
+    relative_spread: float
+    sample_count: int
+    ladder_reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "distinct_sources": self.distinct_sources,
+            "relative_spread": self.relative_spread,
+            "sample_count": self.sample_count,
+            "ladder_reason": self.ladder_reason,
+        }
+
+
+@attrs.frozen(kw_only=True)
+class Confidence:
+    level: str
+    factors: ConfidenceFactors
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def assess(*, distinct_sources: int, relative_spread: float, sample_count: int) -> Confidence:
+    """Apply the ladder to the three factors."""
+    if not 1 <= distinct_sources <= sample_count or relative_spread < 0:
+        raise ValueError("a cohort has 1 to sample_count sources and a spread >= 0")
+    limit = _pct(MAX_SPREAD).replace(".0%", "%")
+    if distinct_sources >= 2:
+        if relative_spread <= MAX_SPREAD:
+            level = "high"
+            reason = (
+                f"{distinct_sources} sources agree within {limit} spread ({_pct(relative_spread)})"
+            )
+        else:
+            level = "medium" if sample_count >= MIN_SAMPLES else "low"
+            cmp = ">=" if sample_count >= MIN_SAMPLES else "<"
+            reason = (
+                f"{distinct_sources} sources disagree beyond {limit} spread "
+                f"({_pct(relative_spread)}), {sample_count} samples {cmp} {MIN_SAMPLES}"
+            )
+    elif sample_count >= MIN_SAMPLES:
+        level = "medium"
+        reason = f"single source, {sample_count} samples >= {MIN_SAMPLES}"
+    else:
+        level = "low"
+        reason = f"single source, {sample_count} samples < {MIN_SAMPLES}"
+    return Confidence(
+        level=level,
+        factors=ConfidenceFactors(
+            distinct_sources=distinct_sources,
+            relative_spread=relative_spread,
+            sample_count=sample_count,
+            ladder_reason=reason,
+        ),
+    )
+
+
+def confidence_of(stats: CohortStats) -> Confidence:
+    """The confidence of a summarized cohort."""
+    return assess(
+        distinct_sources=stats.distinct_sources,
+        relative_spread=stats.relative_spread,
+        sample_count=stats.sample_count,
+    )
+
+
+def worst(levels: Iterable[str | None]) -> str | None:
+    """The lowest level (low < medium < high) among ``levels``; None when there is none."""
+    ranks = [LEVELS.index(level) for level in levels if level is not None]
+    return LEVELS[min(ranks)] if ranks else None

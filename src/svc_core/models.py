@@ -1,0 +1,270 @@
+"""Records of the real-estate vertical: transactions, index observations, load reports.
+
+``Transaction`` and ``IndexObservation`` are frozen attrs values whose validators make an
+invalid record impossible to build; every reader in ``svc_core.sources`` produces them and
+the store writes them as they are. ``LoadReport`` is the mutable tally a reader fills and
+the store completes (``loaded``, ``duplicate``).
+
+Amounts are whole KRW (the sources' 만원 times 10,000). ``natural_key`` identifies a
+record across loads, so loading the same file twice stores nothing new.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+PROPERTY_TYPES: tuple[str, ...] = (
+    "office",
+    "retail",
+    "commercial_complex",
+    "mixed_use",
+    "officetel",
+)
+TRANSACTION_TYPES: tuple[str, ...] = ("sale", "chartered_lease", "monthly_lease")
+METRIC_TYPES: tuple[str, ...] = (
+    "vacancy_rate",
+    "income_yield",
+    "capital_yield",
+    "total_return",
+    "rent_index",
+    "sale_price_index",
+)
+SOURCES: tuple[str, ...] = (
+    "rtms_official",
+    "rone_index_derived",
+    "public_assessment",
+    "rone_official",
+)
+"""Source ids svc knows. Other ids matching ``SOURCE_ID`` may arrive through samples CSV."""
+
+SOURCE_ID = re.compile(r"[a-z][a-z0-9_]{1,39}")
+SIGUNGU_CODE = re.compile(r"[0-9]{5}")
+INDEX_PERIOD = re.compile(r"[0-9]{4}(-Q[1-4])?")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+MAX_AMOUNT_KRW = 10**15
+"""Upper bound of any amount (1,000 trillion KRW): far above any deal, far below 2**63."""
+MAX_KEY_LENGTH = 200
+MAX_REJECTION_LINES = 5
+"""Line numbers kept per rejection reason in a ``LoadReport``."""
+
+Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+def _pattern(regex: re.Pattern[str]) -> Validator:
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not str or regex.fullmatch(value) is None:
+            raise ValueError(f"{attribute.name} must match {regex.pattern}, got {value!r}")
+
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Validator:
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value not in choices:
+            raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}: {value!r}")
+
+    return check
+
+
+def _text(max_length: int) -> Validator:
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not str or not 0 < len(value) <= max_length or value != value.strip():
+            raise ValueError(
+                f"{attribute.name} must be non-empty text without surrounding blanks, "
+                f"at most {max_length} characters"
+            )
+        if _CONTROL.search(value) is not None:
+            raise ValueError(f"{attribute.name} must not contain control characters")
+
+    return check
+
+
+def _optional(inner: Validator) -> Validator:
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None:
+            inner(instance, attribute, value)
+
+    return check
+
+
+def _amount(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) is not int or not 0 <= value <= MAX_AMOUNT_KRW:
+        raise ValueError(f"{attribute.name} must be an integer from 0 to {MAX_AMOUNT_KRW}")
+
+
+def _area(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) is not float or not (math.isfinite(value) and 0 < value < 1e7):
+        raise ValueError(f"{attribute.name} must be a positive finite float below 1e7 m²")
+
+
+def _date(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) is not datetime.date or not 1990 <= value.year <= 2100:
+        raise ValueError(f"{attribute.name} must be a datetime.date from 1990 to 2100")
+
+
+def _finite(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) is not float or not math.isfinite(value):
+        raise ValueError(f"{attribute.name} must be a finite float")
+
+
+@attrs.frozen(kw_only=True)
+class Transaction:
+    """One reported deal (sale) or lease contract.
+
+    ``price_krw`` is the sale price for ``sale`` and the deposit for leases;
+    ``monthly_rent_krw`` is set (and positive) exactly for ``monthly_lease``. ``area_m2``
+    is the area the source reports (building, unit or exclusive area). ``dong`` is the
+    legal dong when the source names it.
+    """
+
+    source: str = attrs.field(validator=_pattern(SOURCE_ID))
+    sigungu_code: str = attrs.field(validator=_pattern(SIGUNGU_CODE))
+    sigungu: str = attrs.field(validator=_text(40))
+    dong: str | None = attrs.field(validator=_optional(_text(40)))
+    property_type: str = attrs.field(validator=_one_of(PROPERTY_TYPES))
+    transaction_type: str = attrs.field(validator=_one_of(TRANSACTION_TYPES))
+    deal_date: datetime.date = attrs.field(validator=_date)
+    price_krw: int = attrs.field(validator=_amount)
+    monthly_rent_krw: int | None = attrs.field(validator=_optional(_amount))
+    area_m2: float | None = attrs.field(validator=_optional(_area))
+    natural_key: str = attrs.field(validator=_text(MAX_KEY_LENGTH))
+
+    def __attrs_post_init__(self) -> None:
+        if self.transaction_type == "monthly_lease":
+            if not self.monthly_rent_krw:
+                raise ValueError("a monthly_lease needs a positive monthly_rent_krw")
+        elif self.monthly_rent_krw is not None:
+            raise ValueError(f"a {self.transaction_type} has no monthly_rent_krw")
+
+    @property
+    def period_month(self) -> str:
+        """The contract month as ``YYYY-MM``."""
+        return f"{self.deal_date.year:04d}-{self.deal_date.month:02d}"
+
+
+@attrs.frozen(kw_only=True)
+class IndexObservation:
+    """One published statistic (R-ONE survey) for a district, property type and period.
+
+    ``period`` is ``YYYY-Qn`` or ``YYYY``; ``period_end_date`` is its last day.
+    ``value_pct`` is the value as published (a percentage, or index points for the
+    ``*_index`` metrics).
+    """
+
+    sigungu_code: str = attrs.field(validator=_pattern(SIGUNGU_CODE))
+    sigungu: str = attrs.field(validator=_text(40))
+    property_type: str = attrs.field(validator=_one_of(PROPERTY_TYPES))
+    metric_type: str = attrs.field(validator=_one_of(METRIC_TYPES))
+    period: str = attrs.field(validator=_pattern(INDEX_PERIOD))
+    period_end_date: datetime.date = attrs.field(validator=_date)
+    value_pct: float = attrs.field(validator=_finite)
+    source: str = attrs.field(default="rone_official", validator=_pattern(SOURCE_ID))
+    natural_key: str = attrs.field(validator=_text(MAX_KEY_LENGTH))
+
+    def __attrs_post_init__(self) -> None:
+        year = int(self.period[:4])
+        if len(self.period) == 4:
+            end = datetime.date(year, 12, 31)
+        else:
+            q = int(self.period[-1])
+            month = 3 * q
+            end = datetime.date(year, month, 31 if month in (3, 12) else 30)
+        if self.period_end_date != end:
+            raise ValueError(f"period_end_date of {self.period} must be {end.isoformat()}")
+
+
+@attrs.frozen(kw_only=True)
+class Rejection:
+    """A record a reader refused: where (1-based line or item ordinal), why, and detail."""
+
+    line: int
+    reason: str
+    detail: str
+
+
+@attrs.define(kw_only=True)
+class LoadReport:
+    """What happened to the records of one source file.
+
+    ``read`` counts records seen. ``excluded`` counts records dropped by rule (cancelled
+    deals, partial-share deals, rows without a value, ...) by reason; ``rejected`` counts
+    malformed records by reason and ``rejections`` keeps the first
+    ``MAX_REJECTION_LINES`` of each reason with their line. The store fills ``loaded``
+    (new records written) and ``duplicate`` (records already stored).
+
+    ``total_count``, ``page_no`` and ``num_of_rows`` carry the RTMS API paging header when
+    the file is one page of a larger answer.
+    """
+
+    path: str = "<bytes>"
+    read: int = 0
+    loaded: int = 0
+    duplicate: int = 0
+    excluded: dict[str, int] = attrs.field(factory=dict)
+    rejected: dict[str, int] = attrs.field(factory=dict)
+    rejections: list[Rejection] = attrs.field(factory=list)
+    total_count: int | None = None
+    page_no: int | None = None
+    num_of_rows: int | None = None
+
+    def exclude(self, reason: str) -> None:
+        self.excluded[reason] = self.excluded.get(reason, 0) + 1
+
+    def reject(self, line: int, reason: str, detail: str) -> None:
+        seen = self.rejected.get(reason, 0)
+        self.rejected[reason] = seen + 1
+        if seen < MAX_REJECTION_LINES:
+            self.rejections.append(Rejection(line=line, reason=reason, detail=detail))
+
+    @property
+    def excluded_total(self) -> int:
+        return sum(self.excluded.values())
+
+    @property
+    def rejected_total(self) -> int:
+        return sum(self.rejected.values())
+
+    @property
+    def accepted(self) -> int:
+        """Records that passed the reader (read minus excluded minus rejected)."""
+        return self.read - self.excluded_total - self.rejected_total
+
+    @property
+    def is_partial(self) -> bool:
+        """True when the file holds fewer items than the API's ``totalCount``."""
+        return self.total_count is not None and self.read < self.total_count
+
+    @property
+    def page_count(self) -> int | None:
+        if self.total_count is None or not self.num_of_rows:
+            return None
+        return max(1, math.ceil(self.total_count / self.num_of_rows))
+
+    def summary(self) -> str:
+        """One line for logs and the CLI: counts by outcome and reason, and paging."""
+        parts = [f"{self.path}: read {self.read}"]
+        for label, counts in (("excluded", self.excluded), ("rejected", self.rejected)):
+            if counts:
+                detail = ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
+                parts.append(f"{label} {sum(counts.values())} ({detail})")
+        parts.append(f"loaded {self.loaded}, duplicate {self.duplicate}")
+        page = self.page_info()
+        if page is not None:
+            parts.append(page)
+        return "; ".join(parts)
+
+    def page_info(self) -> str | None:
+        """``page 1 of 4 (10 of 32 items)`` for a partial page, None when not paged."""
+        if not self.is_partial:
+            return None
+        pages = self.page_count
+        page = f"page {self.page_no if self.page_no is not None else '?'}"
+        if pages is not None:
+            page += f" of {pages}"
+        return f"{page} ({self.read} of {self.total_count} items)"

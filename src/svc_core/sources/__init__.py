@@ -1,0 +1,104 @@
+"""Readers of real source formats: bytes in, validated records and a load report out.
+
+Every reader is pure (no file or network access: the caller reads the bytes) and returns
+a ``ParseResult`` (transactions) or an ``IndexParseResult`` (index observations) with a
+``LoadReport``. A file that cannot be read at all raises ``SourceError`` naming the path;
+a bad record is rejected, counted and kept with its line in the report.
+
+| module | format |
+|---|---|
+| ``rtms`` | MOLIT RTMS open API responses, XML or JSON |
+| ``rtms_csv`` | the RTMS web site's CSV export (CP949 or UTF-8) |
+| ``rone`` | R-ONE statistics: open API JSON and a documented CSV |
+| ``samples`` | svc's normalized samples CSV |
+
+Natural keys: sources have no record id, so a key is the SHA-256 of the record's
+normalized fields plus its ordinal among identical records of the file
+(``natural_key``). Reading the same bytes twice gives the same keys; two identical deals
+in one file get different ordinals and both load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+
+import attrs
+
+from svc_core.errors import SourceError
+from svc_core.models import IndexObservation, LoadReport, Transaction
+
+_MANWON = re.compile(r"[0-9]{1,3}(,[0-9]{3})*|[0-9]+")
+
+
+@attrs.frozen(kw_only=True)
+class ParseResult:
+    """Transactions read from one file.
+
+    ``retracted_keys`` are the natural keys of deals the file marks as cancelled: a store
+    that holds them from an earlier load (before the cancellation was reported) may delete
+    them.
+    """
+
+    transactions: list[Transaction]
+    report: LoadReport
+    retracted_keys: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class IndexParseResult:
+    """Index observations read from one file."""
+
+    observations: list[IndexObservation]
+    report: LoadReport
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """Text of a CSV file: UTF-8 (BOM tolerated) when valid, else CP949."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp949")
+    except UnicodeDecodeError as exc:
+        raise SourceError(
+            f"not UTF-8 or CP949 text (undecodable byte at offset {exc.start})", path=path
+        ) from None
+
+
+def parse_manwon(text: str) -> int | None:
+    """Amount in 만원 with optional thousands separators → whole KRW; None when malformed."""
+    value = text.strip()
+    if _MANWON.fullmatch(value) is None:
+        return None
+    return int(value.replace(",", "")) * 10_000
+
+
+def is_blank(text: str | None) -> bool:
+    """Blank in source conventions: missing, empty, a single space, or ``-``."""
+    return text is None or text.strip() in ("", "-")
+
+
+class KeyMaker:
+    """Natural keys for the records of one file: digest of fields + ordinal among equals.
+
+    ``key(prefix, sigungu_code, month, fields)`` hashes ``fields`` (blank values dropped,
+    names sorted) and appends how many identical records came before in this file.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def key(self, prefix: str, sigungu_code: str, month: str, fields: Mapping[str, str]) -> str:
+        canonical = json.dumps(
+            sorted((k, v.strip()) for k, v in fields.items() if not is_blank(v)),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        digest = hashlib.sha256(f"{prefix}|{canonical}".encode()).hexdigest()
+        ordinal = self._seen.get(digest, 0)
+        self._seen[digest] = ordinal + 1
+        return f"{prefix}:{sigungu_code}:{month}:{digest}:{ordinal}"

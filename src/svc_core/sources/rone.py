@@ -1,0 +1,453 @@
+"""R-ONE (Korea Real Estate Board) statistics → index observations.
+
+Two input forms, one result:
+
+- **Open API JSON** (``SttsApiTblData.do``): ``{"SttsApiTblData": [{"head":
+  [{"list_total_count": N}, {"RESULT": {"CODE", "MESSAGE"}}]}, {"row": [...]}]}``.
+  ``INFO-000`` is success, ``INFO-200`` (no data) an empty result, any other code (also as
+  a bare top-level ``RESULT``) raises ``SourceError``. Row fields used: ``WRTTIME_IDTFR_ID``
+  (period id), ``DTACYCLE_CD`` (``QY`` quarterly, ``YY`` yearly), ``CLS_FULLNM`` (class
+  path), ``ITM_NM``/``ITM_FULLNM`` (item), ``GRP_NM`` when present, ``DTA_VAL``. The
+  line of a rejected row is its 1-based ordinal in ``row``.
+- **CSV** (UTF-8 or CP949, header required, other columns ignored)::
+
+      period,region,property_class,item,value
+      202502,서울>도심,오피스,공실률,9.8
+
+  ``period`` is ``YYYY0Q``, ``YYYY-Qn`` or ``YYYY``; ``region`` a market-area path;
+  ``property_class`` a survey class name (or a svc property type); ``item`` an item name
+  (or a svc metric type); ``value`` a number, empty for no value. Lines are file lines.
+
+Names, not table ids (which change when the survey is reorganised), decide the meaning.
+Metric (first match, specific names first): 임대가격지수 → ``rent_index``, 매매가격지수 →
+``sale_price_index``, 공실률 → ``vacancy_rate``, 소득수익률 → ``income_yield``,
+자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
+``sale_price_index``; searched in the item name, then the item's full name, then the
+caller's ``table_name`` (the table's name from ``SttsApiTbl.do``).
+
+Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형상가 → ``retail``,
+집합상가 → ``commercial_complex``; 소규모상가 is not mapped by default (excluded as
+``unmapped_property_class``): svc's ``retail`` (whole retail buildings) takes one survey
+class so that a district has one value per metric; pass a ``class_map`` to choose
+otherwise. The class is looked for among the class path's and item's ``>`` parts, then
+``GRP_NM``, then inside ``table_name``; ``property_type`` is the fallback.
+
+Geography: the survey's market area is the class path without its property-class part,
+compared without spaces and ``·``/``/`` (``서울>여의도·마포`` = ``서울>여의도마포``). The
+caller's ``area_map`` (market area → sigungu codes) turns it into districts; one row
+gives one observation per mapped district, each carrying the area's value. Areas not in
+the map (``전국``, ``서울``, sub-areas) are excluded as ``unmapped_area``. A district may
+appear under one area only. Rows with a null value are excluded as ``no_value``;
+other cycles than quarter and year as ``unsupported_cycle``.
+
+Natural key: ``rone:<sigungu>:<property_type>:<metric_type>:<period>``, one value per
+district, property type, metric and period (a repeat within a file is excluded as
+``duplicate_in_file``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from svc_core.errors import SourceError
+from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation, LoadReport
+from svc_core.periods import period_end_date
+from svc_core.regions import region_name
+from svc_core.sources import IndexParseResult, decode_text, is_blank
+
+SOURCE = "rone_official"
+
+DEFAULT_AREA_MAP: Mapping[str, Sequence[str]] = {
+    "서울>도심": ("11110", "11140"),  # 종로구, 중구 (CBD: 광화문, 종로, 명동, 을지로)
+    "서울>강남": ("11680", "11650"),  # 강남구, 서초구 (GBD: 테헤란로, 강남대로)
+    "서울>여의도마포": ("11560", "11440"),  # 영등포구, 마포구 (YBD: 여의도, 공덕)
+    "서울>기타>용산": ("11170",),  # 용산구
+    "서울>기타>잠실송파": ("11710",),  # 송파구
+    "서울>기타>목동": ("11470",),  # 양천구
+}
+"""Main Seoul office market areas → districts. An approximation: an area's value stands
+for each district it covers. Pass your own ``area_map`` for other areas or metros."""
+
+DEFAULT_CLASS_MAP: Mapping[str, str | None] = {
+    "오피스": "office",
+    "중대형상가": "retail",
+    "집합상가": "commercial_complex",
+    "소규모상가": None,
+}
+
+METRIC_NAMES: tuple[tuple[str, str], ...] = (
+    ("임대가격지수", "rent_index"),
+    ("매매가격지수", "sale_price_index"),
+    ("공실률", "vacancy_rate"),
+    ("소득수익률", "income_yield"),
+    ("자본수익률", "capital_yield"),
+    ("투자수익률", "total_return"),
+    ("가격지수", "sale_price_index"),
+)
+
+OK_CODE = "INFO-000"
+NO_DATA_CODE = "INFO-200"
+
+_QUARTER_ID = re.compile(r"([0-9]{4})0([1-4])")
+_QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
+_YEAR = re.compile(r"[0-9]{4}")
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_CODE = re.compile(r"[0-9]{5}")
+
+
+def area_key(path: str) -> str:
+    """Comparable form of a market-area path: no spaces, ``·`` or ``/`` inside parts."""
+    parts = [re.sub(r"[\s·/]+", "", p) for p in path.split(">")]
+    return ">".join(p for p in parts if p)
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"\s+", "", name)
+
+
+def _districts(area_map: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Area key → ((code, name), ...); ValueError for unknown or repeated codes."""
+    by_area: dict[str, tuple[tuple[str, str], ...]] = {}
+    owner: dict[str, str] = {}
+    for area, codes in area_map.items():
+        resolved: list[tuple[str, str]] = []
+        for code in codes:
+            name = region_name(code) if _CODE.fullmatch(code) else None
+            if name is None:
+                raise ValueError(f"area_map: {area!r} names {code!r}, not a known district code")
+            if code in owner:
+                raise ValueError(
+                    f"area_map: district {code} is under both {owner[code]!r} and {area!r}"
+                )
+            owner[code] = area
+            resolved.append((code, name))
+        by_area[area_key(area)] = tuple(resolved)
+    return by_area
+
+
+@attrs.frozen(kw_only=True)
+class _Row:
+    line: int
+    period_id: str
+    cycle: str | None
+    class_path: str
+    item_names: tuple[str, ...]
+    group_name: str
+    property_class: str | None
+    value: Any
+
+
+class _Reject(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+class _Exclude(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def _metric(row: _Row, table_name: str | None) -> str:
+    for candidate in (*row.item_names, table_name or ""):
+        name = _squash(candidate)
+        if name in METRIC_TYPES:
+            return name
+        for keyword, metric in METRIC_NAMES:
+            if keyword in name:
+                return metric
+    raise _Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
+
+
+def _property(
+    row: _Row,
+    table_name: str | None,
+    class_map: Mapping[str, str | None],
+    fallback: str | None,
+) -> tuple[str, str]:
+    """(property type, market-area path without the class part)."""
+    classes = {_squash(k): v for k, v in class_map.items()}
+    parts = [_squash(p) for p in row.class_path.split(">")]
+    area_parts = [p for p in parts if p not in classes]
+    candidates: list[str] = []
+    if row.property_class is not None:
+        candidates.append(_squash(row.property_class))
+    candidates += [p for p in parts if p in classes]
+    for item in row.item_names:
+        candidates += [_squash(p) for p in item.split(">")]
+    candidates.append(_squash(row.group_name))
+    area = ">".join(area_parts)
+    for candidate in candidates:
+        if candidate in classes:
+            mapped = classes[candidate]
+            if mapped is None:
+                raise _Exclude("unmapped_property_class")
+            return mapped, area
+        if candidate in PROPERTY_TYPES:
+            return candidate, area
+    if table_name:
+        for name, mapped in classes.items():
+            if name in _squash(table_name):
+                if mapped is None:
+                    raise _Exclude("unmapped_property_class")
+                return mapped, area
+    if fallback is not None:
+        return fallback, area
+    raise _Reject("unknown_property_class", f"no property class in {row.class_path!r}")
+
+
+def _period(row: _Row) -> str:
+    cycle = (row.cycle or "").strip().upper() or None
+    if cycle not in (None, "QY", "YY"):
+        raise _Exclude("unsupported_cycle")
+    pid = row.period_id.strip()
+    quarter = _QUARTER_ID.fullmatch(pid) or _QUARTER_LABEL.fullmatch(pid)
+    if quarter is not None and cycle in (None, "QY"):
+        year, q = int(quarter.group(1)), int(quarter.group(2))
+        label = f"{year:04d}-Q{q}"
+    elif _YEAR.fullmatch(pid) is not None and cycle in (None, "YY"):
+        year = int(pid)
+        label = pid
+    else:
+        raise _Reject("invalid_period", f"period {pid!r} is not YYYY0Q, YYYY-Qn or YYYY")
+    if not 1990 <= year <= 2100:
+        raise _Reject("invalid_period", f"period {pid!r} is out of range")
+    return label
+
+
+def _value(row: _Row) -> float:
+    raw = row.value
+    if raw is None or (isinstance(raw, str) and is_blank(raw)):
+        raise _Exclude("no_value")
+    if isinstance(raw, bool):
+        raise _Reject("invalid_value", f"value {raw!r} is not a number")
+    if isinstance(raw, int | float):
+        value = float(raw)
+    elif isinstance(raw, str) and _NUMBER.fullmatch(raw.strip().replace(",", "")):
+        value = float(raw.strip().replace(",", ""))
+    else:
+        raise _Reject("invalid_value", f"value {str(raw)[:40]!r} is not a number")
+    if not math.isfinite(value):
+        raise _Reject("invalid_value", f"value {raw!r} is not finite")
+    return value
+
+
+def _observations(
+    rows: Iterator[_Row],
+    report: LoadReport,
+    *,
+    area_map: Mapping[str, Sequence[str]],
+    class_map: Mapping[str, str | None],
+    table_name: str | None,
+    property_type: str | None,
+) -> list[IndexObservation]:
+    districts = _districts(area_map)
+    seen: set[str] = set()
+    out: list[IndexObservation] = []
+    for row in rows:
+        report.read += 1
+        try:
+            value = _value(row)
+            metric = _metric(row, table_name)
+            prop, area = _property(row, table_name, class_map, property_type)
+            period = _period(row)
+            targets = districts.get(area_key(area))
+            if targets is None:
+                raise _Exclude("unmapped_area")
+        except _Exclude as exc:
+            report.exclude(exc.reason)
+            continue
+        except _Reject as rej:
+            report.reject(row.line, rej.reason, rej.detail)
+            continue
+        end = period_end_date(period)
+        for code, name in targets:
+            key = f"rone:{code}:{prop}:{metric}:{period}"
+            if key in seen:
+                report.exclude("duplicate_in_file")
+                continue
+            seen.add(key)
+            out.append(
+                IndexObservation(
+                    sigungu_code=code,
+                    sigungu=name,
+                    property_type=prop,
+                    metric_type=metric,
+                    period=period,
+                    period_end_date=end,
+                    value_pct=value,
+                    source=SOURCE,
+                    natural_key=key,
+                )
+            )
+    return out
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _json_rows(data: bytes, path: str) -> list[_Row]:
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceError(f"malformed JSON: {exc}", path=path) from None
+    if not isinstance(doc, dict):
+        raise SourceError("JSON is not an object: not an R-ONE response", path=path)
+    if "RESULT" in doc and "SttsApiTblData" not in doc:
+        result = doc["RESULT"] if isinstance(doc["RESULT"], dict) else {}
+        top_code = _text(result.get("CODE"))
+        if top_code == NO_DATA_CODE:
+            return []
+        raise SourceError(f"R-ONE error {top_code}: {_text(result.get('MESSAGE'))}", path=path)
+    parts = doc.get("SttsApiTblData")
+    if not isinstance(parts, list):
+        raise SourceError("no SttsApiTblData list: not an R-ONE data response", path=path)
+    code: str | None = None
+    message = ""
+    raw_rows: list[Any] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        for entry in part.get("head") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("RESULT"), dict):
+                code = _text(entry["RESULT"].get("CODE"))
+                message = _text(entry["RESULT"].get("MESSAGE"))
+        if isinstance(part.get("row"), list):
+            raw_rows.extend(part["row"])
+    if code == NO_DATA_CODE:
+        return []
+    if code != OK_CODE:
+        raise SourceError(f"R-ONE error {code or 'missing'}: {message or 'no message'}", path=path)
+    rows: list[_Row] = []
+    for i, raw in enumerate(raw_rows, start=1):
+        item = raw if isinstance(raw, dict) else {}
+        rows.append(
+            _Row(
+                line=i,
+                period_id=_text(item.get("WRTTIME_IDTFR_ID")),
+                cycle=_text(item.get("DTACYCLE_CD")) or None,
+                class_path=_text(item.get("CLS_FULLNM")) or _text(item.get("CLS_NM")),
+                item_names=(_text(item.get("ITM_NM")), _text(item.get("ITM_FULLNM"))),
+                group_name=_text(item.get("GRP_NM")),
+                property_class=None,
+                value=item.get("DTA_VAL"),
+            )
+        )
+    return rows
+
+
+CSV_COLUMNS: tuple[str, ...] = ("period", "region", "property_class", "item", "value")
+
+
+def _csv_rows(data: bytes, path: str) -> Iterator[_Row]:
+    reader = csv.reader(io.StringIO(decode_text(data, path), newline=""))
+    try:
+        header = [c.strip().lower() for c in next(reader, [])]
+    except csv.Error as exc:
+        raise SourceError(f"malformed CSV: {exc}", path=path, line=1) from None
+    missing = [c for c in CSV_COLUMNS if c not in header]
+    if missing:
+        raise SourceError(
+            f"the header lacks column(s) {', '.join(missing)}; expected {','.join(CSV_COLUMNS)}",
+            path=path,
+            line=1,
+        )
+    index = {c: header.index(c) for c in CSV_COLUMNS}
+    while True:
+        line = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise SourceError(f"malformed CSV: {exc}", path=path, line=line) from None
+        if all(not c.strip() for c in cells):
+            continue
+        if len(cells) < len(header):
+            cells = cells + [""] * (len(header) - len(cells))
+        yield _Row(
+            line=line,
+            period_id=cells[index["period"]],
+            cycle=None,
+            class_path=cells[index["region"]],
+            item_names=(cells[index["item"]],),
+            group_name="",
+            property_class=cells[index["property_class"]],
+            value=cells[index["value"]],
+        )
+
+
+def parse_rone_json(
+    data: bytes,
+    *,
+    path: str = "<bytes>",
+    area_map: Mapping[str, Sequence[str]] = DEFAULT_AREA_MAP,
+    class_map: Mapping[str, str | None] = DEFAULT_CLASS_MAP,
+    table_name: str | None = None,
+    property_type: str | None = None,
+) -> IndexParseResult:
+    """Read an R-ONE ``SttsApiTblData`` JSON answer. ValueError for a bad ``area_map``."""
+    report = LoadReport(path=path)
+    rows = _json_rows(data, path)
+    observations = _observations(
+        iter(rows),
+        report,
+        area_map=area_map,
+        class_map=class_map,
+        table_name=table_name,
+        property_type=property_type,
+    )
+    return IndexParseResult(observations=observations, report=report)
+
+
+def parse_rone_csv(
+    data: bytes,
+    *,
+    path: str = "<bytes>",
+    area_map: Mapping[str, Sequence[str]] = DEFAULT_AREA_MAP,
+    class_map: Mapping[str, str | None] = DEFAULT_CLASS_MAP,
+) -> IndexParseResult:
+    """Read the documented R-ONE CSV form. ValueError for a bad ``area_map``."""
+    report = LoadReport(path=path)
+    observations = _observations(
+        _csv_rows(data, path),
+        report,
+        area_map=area_map,
+        class_map=class_map,
+        table_name=None,
+        property_type=None,
+    )
+    return IndexParseResult(observations=observations, report=report)
+
+
+def parse_rone(
+    data: bytes,
+    *,
+    path: str = "<bytes>",
+    area_map: Mapping[str, Sequence[str]] = DEFAULT_AREA_MAP,
+    class_map: Mapping[str, str | None] = DEFAULT_CLASS_MAP,
+    table_name: str | None = None,
+    property_type: str | None = None,
+) -> IndexParseResult:
+    """Either form, detected: JSON when the content starts with ``{``, else CSV."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+        return parse_rone_json(
+            data,
+            path=path,
+            area_map=area_map,
+            class_map=class_map,
+            table_name=table_name,
+            property_type=property_type,
+        )
+    return parse_rone_csv(data, path=path, area_map=area_map, class_map=class_map)

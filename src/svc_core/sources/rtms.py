@@ -1,0 +1,448 @@
+"""MOLIT RTMS open-API responses (XML or JSON) → transactions.
+
+Three kinds of response:
+
+| kind | API | property type | transaction type | price | area |
+|---|---|---|---|---|---|
+| ``commercial`` | NrgTrade | see below | ``sale`` | dealAmount | buildingAr |
+| ``officetel_trade`` | OffiTrade | ``officetel`` | ``sale`` | dealAmount | excluUseAr |
+| ``officetel_rent`` | OffiRent | ``officetel`` | see below | deposit | excluUseAr |
+
+Officetel rent: ``monthlyRent`` 0 → ``chartered_lease``, otherwise ``monthly_lease`` with
+the rent as ``monthly_rent_krw``.
+
+Commercial property type, from ``buildingUse`` (spaces and a trailing ``시설`` ignored)
+and ``buildingType``:
+
+| buildingUse | buildingType | property_type |
+|---|---|---|
+| ``업무`` | any | ``office`` |
+| ``제1종근린생활``, ``제2종근린생활``, ``근린생활``, ``판매`` | ``집합`` | ``commercial_complex`` |
+| the same retail uses | ``일반`` or blank | ``retail`` |
+| anything else (``숙박``, ``기타``, ``의료``, ``교육연구``, ...) | any | ``mixed_use`` |
+| uses of several groups (office / retail / other), e.g. ``업무,판매`` | any | ``mixed_use`` |
+
+Quirks handled: tags matched case-insensitively; the older generation's Korean tags
+(``년``, ``월``, ``일``, ``법정동``, ``거래금액``, ``지역코드``, ...) read as their new names,
+with a day range such as ``11~20`` read as its first day; ``resultCode`` ``000`` or ``00``
+is success, any other code and the gateway's ``OpenAPI_ServiceResponse`` root raise
+``SourceError``; blanks are a single space; amounts are 만원 with thousands separators;
+JSON ``item`` may be a list or a single object and ``items`` an empty string. XML with a
+DOCTYPE is refused (no entity expansion).
+
+Exclusions, counted by reason in the report: ``cancelled`` (``cdealType`` ``O``) and, for
+commercial deals, ``partial_share`` (``shareDealingType`` ``지분``). A deal that is both is
+counted once, as ``cancelled``: a cancelled deal is void whatever its share. The natural
+keys of cancelled deals are returned as ``retracted_keys`` (the key ignores the
+cancellation fields, so it equals the key the deal had before it was cancelled).
+
+Natural key: ``rtms:<kind>:<sigungu>:<YYYY-MM>:<sha256 of the item's fields>:<ordinal>``
+where the ordinal counts identical items earlier in the same file. Rejected items are
+reported with their 1-based item ordinal as the line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any
+from xml.parsers import expat
+
+import attrs
+
+from svc_core.errors import SourceError
+from svc_core.models import LoadReport, Transaction
+from svc_core.regions import region_name
+from svc_core.sources import KeyMaker, ParseResult, is_blank, parse_manwon
+
+KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
+SOURCE = "rtms_official"
+OK_CODES = frozenset({"000", "00"})
+
+OLD_TAGS: dict[str, str] = {
+    "년": "dealyear",
+    "월": "dealmonth",
+    "일": "dealday",
+    "법정동": "umdnm",
+    "거래금액": "dealamount",
+    "지역코드": "sggcd",
+    "시군구": "sggnm",
+    "건물주용도": "buildinguse",
+    "유형": "buildingtype",
+    "층": "floor",
+    "건축년도": "buildyear",
+    "대지면적": "plottagear",
+    "건물면적": "buildingar",
+    "용도지역": "landuse",
+    "해제여부": "cdealtype",
+    "해제사유발생일": "cdealday",
+    "구분": "sharedealingtype",
+    "거래유형": "dealinggbn",
+    "중개사소재지": "estateagentsggnm",
+    "지번": "jibun",
+    "단지": "offinm",
+    "단지명": "offinm",
+    "전용면적": "excluusear",
+    "보증금": "deposit",
+    "보증금액": "deposit",
+    "월세": "monthlyrent",
+    "월세금액": "monthlyrent",
+    "계약기간": "contractterm",
+    "계약구분": "contracttype",
+    "갱신요구권사용": "userrright",
+    "종전계약보증금": "predeposit",
+    "종전계약월세": "premonthlyrent",
+}
+"""Older Korean tags → the current tag names (lower case)."""
+
+_KEY_IGNORED = frozenset({"cdealtype", "cdealday"})
+_DAY = re.compile(r"([0-9]{1,2})(~[0-9]{1,2})?")
+_INT = re.compile(r"[0-9]{1,4}")
+_CODE = re.compile(r"[0-9]{5}")
+_USE_SPLIT = re.compile(r"[,/·+;]")
+
+OFFICE_USES = frozenset({"업무"})
+RETAIL_USES = frozenset({"제1종근린생활", "제2종근린생활", "근린생활", "판매"})
+
+
+def commercial_property_type(building_type: str, building_use: str) -> str:
+    """Map RTMS ``buildingType``/``buildingUse`` to a property type (module table)."""
+    use = re.sub(r"\s+", "", building_use)
+    parts = [p.removesuffix("시설") for p in _USE_SPLIT.split(use) if p]
+    groups = {
+        "office" if p in OFFICE_USES else "retail" if p in RETAIL_USES else "other" for p in parts
+    }
+    if groups == {"office"}:
+        return "office"
+    if groups == {"retail"}:
+        return "commercial_complex" if building_type.strip() == "집합" else "retail"
+    return "mixed_use"
+
+
+def canonical_tag(tag: str) -> str:
+    """Current lower-case tag name for a tag of either API generation."""
+    stripped = re.sub(r"\s+", "", tag)
+    return OLD_TAGS.get(stripped, stripped.lower())
+
+
+@attrs.frozen(kw_only=True)
+class _Envelope:
+    result_code: str | None
+    result_msg: str
+    items: list[dict[str, str] | None]
+    total_count: int | None
+    page_no: int | None
+    num_of_rows: int | None
+
+
+def _int_or_none(text: str | None) -> int | None:
+    if text is None:
+        return None
+    value = text.strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 10 else None
+
+
+def _gateway_error(fields: Mapping[str, str], path: str) -> SourceError:
+    code = fields.get("returnreasoncode", "").strip() or "?"
+    msg = fields.get("errmsg", "").strip() or "error"
+    auth = fields.get("returnauthmsg", "").strip()
+    detail = f" ({auth})" if auth else ""
+    return SourceError(f"API gateway error {code}: {msg}{detail}", path=path)
+
+
+# XML ---------------------------------------------------------------------------------
+
+
+def _parse_xml(data: bytes, path: str) -> ET.Element:
+    """Parse with expat directly, refusing DOCTYPE (hence any entity definitions)."""
+    parser = expat.ParserCreate()
+    builder = ET.TreeBuilder()
+
+    def refuse(*_: object) -> None:
+        raise SourceError("XML with a DOCTYPE is refused", path=path)
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        builder.start(tag, attributes)
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.StartElementHandler = start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    parser.buffer_text = True
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise SourceError(f"malformed XML: {exc}", path=path, line=exc.lineno) from None
+    return builder.close()
+
+
+def _child(element: ET.Element, name: str) -> ET.Element | None:
+    for child in element:
+        if child.tag.lower() == name:
+            return child
+    return None
+
+
+def _leaves(element: ET.Element) -> dict[str, str]:
+    return {canonical_tag(child.tag): child.text or "" for child in element}
+
+
+def _xml_envelope(data: bytes, path: str) -> _Envelope:
+    root = _parse_xml(data, path)
+    tag = root.tag.lower()
+    if tag == "openapi_serviceresponse":
+        header = _child(root, "cmmmsgheader")
+        raise _gateway_error(_leaves(header if header is not None else root), path)
+    if tag != "response":
+        raise SourceError(f"unexpected XML root <{root.tag}>: not an RTMS response", path=path)
+    header = _child(root, "header")
+    head = _leaves(header) if header is not None else {}
+    body = _child(root, "body")
+    items: list[dict[str, str] | None] = []
+    paging: dict[str, str] = {}
+    if body is not None:
+        paging = {child.tag.lower(): child.text or "" for child in body if len(child) == 0}
+        container = _child(body, "items")
+        if container is not None:
+            items = [_leaves(item) for item in container if item.tag.lower() == "item"]
+    return _Envelope(
+        result_code=head["resultcode"].strip() if "resultcode" in head else None,
+        result_msg=head.get("resultmsg", "").strip(),
+        items=items,
+        total_count=_int_or_none(paging.get("totalcount")),
+        page_no=_int_or_none(paging.get("pageno")),
+        num_of_rows=_int_or_none(paging.get("numofrows")),
+    )
+
+
+# JSON --------------------------------------------------------------------------------
+
+
+def _lower_keys(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k).lower(): v for k, v in value.items()}
+
+
+def _scalar_text(value: Any) -> str | None:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # 18.0 in JSON is "18" in XML: same natural key
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def _json_item(value: Any) -> dict[str, str] | None:
+    """An item's fields as text; None when it is not an object of scalars."""
+    if not isinstance(value, dict):
+        return None
+    out: dict[str, str] = {}
+    for k, v in value.items():
+        text = _scalar_text(v)
+        if text is None:
+            return None
+        out[canonical_tag(str(k))] = text
+    return out
+
+
+def _json_envelope(data: bytes, path: str) -> _Envelope:
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceError(f"malformed JSON: {exc}", path=path) from None
+    top = _lower_keys(doc)
+    if "openapi_serviceresponse" in top:
+        gateway = _lower_keys(top["openapi_serviceresponse"])
+        header = _lower_keys(gateway.get("cmmmsgheader", gateway))
+        raise _gateway_error({k: _scalar_text(v) or "" for k, v in header.items()}, path)
+    if "response" not in top:
+        raise SourceError("JSON has no 'response' object: not an RTMS response", path=path)
+    response = _lower_keys(top["response"])
+    head = _lower_keys(response.get("header"))
+    body = _lower_keys(response.get("body"))
+    raw_items = body.get("items")
+    if isinstance(raw_items, dict):
+        raw_items = _lower_keys(raw_items).get("item", [])
+    if raw_items in (None, ""):
+        raw_items = []
+    if isinstance(raw_items, dict):
+        raw_items = [raw_items]
+    if not isinstance(raw_items, list):
+        raise SourceError("JSON 'items' is neither a list, an object nor empty", path=path)
+    code = head.get("resultcode")
+    return _Envelope(
+        result_code=None if code is None else (_scalar_text(code) or "").strip(),
+        result_msg=(_scalar_text(head.get("resultmsg")) or "").strip(),
+        items=[_json_item(item) for item in raw_items],
+        total_count=_int_or_none(_scalar_text(body.get("totalcount"))),
+        page_no=_int_or_none(_scalar_text(body.get("pageno"))),
+        num_of_rows=_int_or_none(_scalar_text(body.get("numofrows"))),
+    )
+
+
+# Records -----------------------------------------------------------------------------
+
+
+class _Reject(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+def _date(item: Mapping[str, str]) -> datetime.date:
+    year, month, day = (item.get(k, "").strip() for k in ("dealyear", "dealmonth", "dealday"))
+    day_match = _DAY.fullmatch(day)
+    if not (_INT.fullmatch(year) and _INT.fullmatch(month) and day_match):
+        raise _Reject("invalid_date", f"contract date {year!r}/{month!r}/{day!r} is malformed")
+    try:
+        value = datetime.date(int(year), int(month), int(day_match.group(1)))
+    except ValueError:
+        raise _Reject("invalid_date", f"no such date {year}-{month}-{day}") from None
+    if not 1990 <= value.year <= 2100:
+        raise _Reject("invalid_date", f"contract year {value.year} is out of range")
+    return value
+
+
+def _amount(item: Mapping[str, str], field: str, reason: str) -> int:
+    raw = item.get(field, "")
+    value = parse_manwon(raw)
+    if value is None:
+        raise _Reject(reason, f"{field} {raw!r} is not an amount in 만원")
+    return value
+
+
+def _area(item: Mapping[str, str], field: str) -> float | None:
+    raw = item.get(field, "")
+    if is_blank(raw):
+        return None
+    try:
+        value = float(raw.strip().replace(",", ""))
+    except ValueError:
+        raise _Reject("invalid_area", f"{field} {raw!r} is not a number") from None
+    if value != value or value < 0 or value >= 1e7:
+        raise _Reject("invalid_area", f"{field} {raw!r} is out of range")
+    return value if value > 0 else None
+
+
+def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | None, float | None]:
+    """(property_type, transaction_type, price, monthly_rent, area) of an item."""
+    if kind == "commercial":
+        prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
+        return (
+            prop,
+            "sale",
+            _amount(item, "dealamount", "invalid_amount"),
+            None,
+            _area(item, "buildingar"),
+        )
+    area = _area(item, "excluusear")
+    if kind == "officetel_trade":
+        return "officetel", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
+    deposit = _amount(item, "deposit", "invalid_amount")
+    rent = _amount(item, "monthlyrent", "invalid_rent")
+    if rent == 0:
+        return "officetel", "chartered_lease", deposit, None, area
+    return "officetel", "monthly_lease", deposit, rent, area
+
+
+def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
+    code = item.get("sggcd", "").strip()
+    if _CODE.fullmatch(code) is None:
+        raise _Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
+    name = item.get("sggnm", "").strip() or region_name(code)
+    if not name:
+        raise _Reject("unknown_district", f"sggCd {code} has no name and is not in the table")
+    deal_date = _date(item)
+    prop, ttype, price, rent, area = _types(kind, item)
+    dong = item.get("umdnm", "").strip() or None
+    try:
+        return Transaction(
+            source=SOURCE,
+            sigungu_code=code,
+            sigungu=name,
+            dong=dong,
+            property_type=prop,
+            transaction_type=ttype,
+            deal_date=deal_date,
+            price_krw=price,
+            monthly_rent_krw=rent,
+            area_m2=area,
+            natural_key=key,
+        )
+    except ValueError as exc:
+        raise _Reject("invalid_record", str(exc)) from None
+
+
+def _key_month(item: Mapping[str, str]) -> str:
+    year, month = item.get("dealyear", "").strip(), item.get("dealmonth", "").strip()
+    if _INT.fullmatch(year) and _INT.fullmatch(month):
+        return f"{int(year):04d}-{int(month):02d}"
+    return "unknown"
+
+
+def _exclusion(kind: str, item: Mapping[str, str]) -> str | None:
+    if item.get("cdealtype", "").strip().upper() == "O":
+        return "cancelled"
+    if kind == "commercial" and item.get("sharedealingtype", "").strip() == "지분":
+        return "partial_share"
+    return None
+
+
+def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
+    """Read one RTMS API response (XML or JSON, detected) of ``kind`` (see ``KINDS``)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head == b"<":
+        envelope = _xml_envelope(data, path)
+    elif head in (b"{", b"["):
+        envelope = _json_envelope(data, path)
+    else:
+        raise SourceError("neither XML nor JSON: not an RTMS API response", path=path)
+    if envelope.result_code is None:
+        raise SourceError("the response has no header/resultCode", path=path)
+    if envelope.result_code not in OK_CODES:
+        raise SourceError(
+            f"API error {envelope.result_code}: {envelope.result_msg or 'no message'}", path=path
+        )
+
+    report = LoadReport(
+        path=path,
+        total_count=envelope.total_count,
+        page_no=envelope.page_no,
+        num_of_rows=envelope.num_of_rows,
+    )
+    keys = KeyMaker()
+    transactions: list[Transaction] = []
+    retracted: list[str] = []
+    for ordinal, item in enumerate(envelope.items, start=1):
+        report.read += 1
+        if item is None:
+            report.reject(ordinal, "invalid_record", "item is not an object of plain values")
+            continue
+        key_fields = {k: v for k, v in item.items() if k not in _KEY_IGNORED}
+        key = keys.key(
+            f"rtms:{kind}", item.get("sggcd", "").strip() or "?", _key_month(item), key_fields
+        )
+        excluded = _exclusion(kind, item)
+        if excluded is not None:
+            report.exclude(excluded)
+            if excluded == "cancelled":
+                retracted.append(key)
+            continue
+        try:
+            transactions.append(_transaction(kind, item, key))
+        except _Reject as rej:
+            report.reject(ordinal, rej.reason, rej.detail)
+    return ParseResult(transactions=transactions, report=report, retracted_keys=tuple(retracted))

@@ -1,0 +1,276 @@
+"""The RTMS web site's CSV export → transactions.
+
+The export is CP949 (UTF-8 accepted, BOM tolerated). Notice lines come first; the header
+is the first row whose first cell is ``NO``, or, in older exports without ``NO``, the
+first row holding both ``시군구`` and ``계약년월``. Column names are compared without spaces
+and with ``m²``/``m2`` read as ``㎡``. ``-`` means empty; quoted cells may hold commas.
+
+Columns read per kind (alternatives separated by ``/``; other columns are ignored but
+enter the natural key):
+
+- ``commercial``: 시군구, 유형, 건축물주용도 / 건물주용도,
+  전용/연면적(㎡) / 연면적(㎡) / 건물면적(㎡), 거래금액(만원), 계약년월, 계약일
+- ``officetel_trade``: 시군구, 전용면적(㎡), 거래금액(만원), 계약년월, 계약일
+- ``officetel_rent``: 시군구, 전용면적(㎡), 보증금(만원), 월세금(만원) / 월세(만원),
+  계약년월, 계약일
+
+Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``) and,
+for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``).
+
+``시군구`` is the full address (``서울특별시 강남구 수서동``): the district is found in the
+bundled table by province and district name (``svc_core.regions.split_address``), the rest
+is the dong. A row whose district is not in the table is rejected (``unknown_district``).
+Property types follow ``svc_core.sources.rtms`` (same mapping; officetel lease by rent:
+0 → ``chartered_lease``; the ``전월세구분`` column is not consulted).
+
+Lines in the report are physical file lines (1-based; a quoted cell spanning lines counts
+its first line). Natural key: ``rtms_csv:<kind>:<sigungu>:<YYYY-MM>:<sha256>:<ordinal>``
+over every cell except ``NO`` and the cancellation columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from svc_core.errors import SourceError
+from svc_core.models import LoadReport, Transaction
+from svc_core.regions import split_address
+from svc_core.sources import KeyMaker, ParseResult, decode_text, is_blank, parse_manwon
+from svc_core.sources.rtms import KINDS, SOURCE, commercial_property_type
+
+_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "commercial": {
+        "address": ("시군구",),
+        "building_type": ("유형",),
+        "use": ("건축물주용도", "건물주용도"),
+        "area": ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)"),
+        "amount": ("거래금액(만원)",),
+        "month": ("계약년월",),
+        "day": ("계약일",),
+    },
+    "officetel_trade": {
+        "address": ("시군구",),
+        "area": ("전용면적(㎡)",),
+        "amount": ("거래금액(만원)",),
+        "month": ("계약년월",),
+        "day": ("계약일",),
+    },
+    "officetel_rent": {
+        "address": ("시군구",),
+        "area": ("전용면적(㎡)",),
+        "amount": ("보증금(만원)",),
+        "rent": ("월세금(만원)", "월세(만원)"),
+        "month": ("계약년월",),
+        "day": ("계약일",),
+    },
+}
+_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "cancelled_on": ("해제사유발생일",),
+    "cancelled_flag": ("해제여부",),
+    "share": ("지분구분",),
+}
+_KEY_IGNORED = frozenset({"NO", "해제사유발생일", "해제여부"})
+_YM = re.compile(r"([0-9]{4})([0-9]{2})")
+_DAY = re.compile(r"([0-9]{1,2})(~[0-9]{1,2})?")
+
+
+def normalize_column(name: str) -> str:
+    """Column name without spaces, BOM or unit spelling variants."""
+    out = re.sub(r"\s+", "", name.replace("\ufeff", ""))
+    return out.replace("m²", "㎡").replace("m2", "㎡").replace("M2", "㎡")
+
+
+class _Reject(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+def _rows(text: str, path: str) -> Iterator[tuple[int, list[str]]]:
+    """(first physical line, cells) of every CSV row."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise SourceError(f"malformed CSV: {exc}", path=path, line=start) from None
+        yield start, row
+
+
+def _is_header(cells: Sequence[str]) -> bool:
+    names = [normalize_column(c) for c in cells]
+    if names and names[0].upper() == "NO":
+        return True
+    return "시군구" in names and "계약년월" in names
+
+
+def _resolve_columns(header: Sequence[str], kind: str, path: str, line: int) -> dict[str, int]:
+    names = [normalize_column(c) for c in header]
+    position = {name: i for i, name in reversed(list(enumerate(names)))}
+    out: dict[str, int] = {}
+    missing: list[str] = []
+    for role, choices in _COLUMNS[kind].items():
+        found = next((position[c] for c in choices if c in position), None)
+        if found is None:
+            missing.append("|".join(choices))
+        else:
+            out[role] = found
+    if missing:
+        raise SourceError(
+            f"the header lacks column(s) {', '.join(missing)} for a {kind} export",
+            path=path,
+            line=line,
+        )
+    for role, choices in _OPTIONAL.items():
+        found = next((position[c] for c in choices if c in position), None)
+        if found is not None:
+            out[role] = found
+    return out
+
+
+def _date(year_month: str, day: str) -> datetime.date:
+    ym = _YM.fullmatch(year_month.strip())
+    dm = _DAY.fullmatch(day.strip())
+    if ym is None or dm is None:
+        raise _Reject("invalid_date", f"계약년월/계약일 {year_month!r}/{day!r} is malformed")
+    try:
+        value = datetime.date(int(ym.group(1)), int(ym.group(2)), int(dm.group(1)))
+    except ValueError:
+        raise _Reject("invalid_date", f"no such date {year_month}{day}") from None
+    if not 1990 <= value.year <= 2100:
+        raise _Reject("invalid_date", f"contract year {value.year} is out of range")
+    return value
+
+
+def _amount(raw: str, column: str, reason: str) -> int:
+    value = parse_manwon(raw)
+    if value is None:
+        raise _Reject(reason, f"{column} {raw!r} is not an amount in 만원")
+    return value
+
+
+def _area(raw: str) -> float | None:
+    if is_blank(raw):
+        return None
+    try:
+        value = float(raw.strip().replace(",", ""))
+    except ValueError:
+        raise _Reject("invalid_area", f"area {raw!r} is not a number") from None
+    if value != value or value < 0 or value >= 1e7:
+        raise _Reject("invalid_area", f"area {raw!r} is out of range")
+    return value if value > 0 else None
+
+
+def _exclusion(kind: str, cells: Mapping[str, str]) -> str | None:
+    if not is_blank(cells.get("cancelled_on")) or cells.get("cancelled_flag", "").strip() == "O":
+        return "cancelled"
+    if kind == "commercial" and cells.get("share", "").strip() == "지분":
+        return "partial_share"
+    return None
+
+
+def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
+    address = cells["address"]
+    found = split_address(address)
+    if found is None:
+        detail = f"시군구 {address.strip()!r} names no district of the table"
+        raise _Reject("unknown_district", detail)
+    region, dong = found
+    deal_date = _date(cells["month"], cells["day"])
+    price = _amount(cells["amount"], "amount", "invalid_amount")
+    rent: int | None = None
+    if kind == "commercial":
+        prop = commercial_property_type(cells["building_type"], cells["use"])
+        ttype = "sale"
+    elif kind == "officetel_trade":
+        prop, ttype = "officetel", "sale"
+    else:
+        prop = "officetel"
+        monthly = _amount(cells["rent"], "monthly rent", "invalid_rent")
+        ttype = "monthly_lease" if monthly else "chartered_lease"
+        rent = monthly or None
+    try:
+        return Transaction(
+            source=SOURCE,
+            sigungu_code=region.code,
+            sigungu=region.name,
+            dong=dong,
+            property_type=prop,
+            transaction_type=ttype,
+            deal_date=deal_date,
+            price_krw=price,
+            monthly_rent_krw=rent,
+            area_m2=_area(cells["area"]),
+            natural_key=key,
+        )
+    except ValueError as exc:
+        raise _Reject("invalid_record", str(exc)) from None
+
+
+def _key_parts(cells: Mapping[str, str]) -> tuple[str, str]:
+    found = split_address(cells["address"])
+    code = found[0].code if found is not None else "?"
+    ym = _YM.fullmatch(cells["month"].strip())
+    month = f"{ym.group(1)}-{ym.group(2)}" if ym is not None else "unknown"
+    return code, month
+
+
+def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
+    """Read one RTMS web CSV export of ``kind`` (``commercial``, ``officetel_trade``,
+    ``officetel_rent``)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    rows = _rows(decode_text(data, path), path)
+    header: list[str] | None = None
+    header_line = 0
+    for line, cells in rows:
+        if _is_header(cells):
+            header, header_line = cells, line
+            break
+    if header is None:
+        raise SourceError(
+            "no header row found (a row starting with NO, or holding 시군구 and 계약년월)",
+            path=path,
+        )
+    columns = _resolve_columns(header, kind, path, header_line)
+    names = [normalize_column(c) for c in header]
+
+    report = LoadReport(path=path)
+    keys = KeyMaker()
+    transactions: list[Transaction] = []
+    retracted: list[str] = []
+    for line, cells in rows:
+        if all(not c.strip() for c in cells):
+            continue
+        report.read += 1
+        if len(cells) > len(names) and any(c.strip() for c in cells[len(names) :]):
+            report.reject(line, "wrong_cell_count", f"{len(cells)} cells, header has {len(names)}")
+            continue
+        if len(cells) < len(names):
+            report.reject(line, "wrong_cell_count", f"{len(cells)} cells, header has {len(names)}")
+            continue
+        by_role = {role: cells[i] for role, i in columns.items()}
+        key_fields = {
+            name: cell for name, cell in zip(names, cells, strict=False) if name not in _KEY_IGNORED
+        }
+        code, month = _key_parts(by_role)
+        key = keys.key(f"rtms_csv:{kind}", code, month, key_fields)
+        excluded = _exclusion(kind, by_role)
+        if excluded is not None:
+            report.exclude(excluded)
+            if excluded == "cancelled":
+                retracted.append(key)
+            continue
+        try:
+            transactions.append(_transaction(kind, by_role, key))
+        except _Reject as rej:
+            report.reject(line, rej.reason, rej.detail)
+    return ParseResult(transactions=transactions, report=report, retracted_keys=tuple(retracted))

@@ -1,0 +1,172 @@
+"""Cohort statistics: mean and quartiles by one documented method.
+
+Quantile method: linear interpolation between order statistics, Hyndman and Fan's
+type 7 (numpy's default ``"linear"``, R's default, ``statistics.quantiles(...,
+method="inclusive")``). For sorted values ``x[0..n-1]`` and probability ``p``, let
+``h = (n - 1) * p``; the quantile is ``x[floor(h)] + (h - floor(h)) * (x[floor(h)+1] -
+x[floor(h)])``. So p25/median/p75 always lie between the minimum and the maximum, and the
+median of an even count is the midpoint of the two middle values.
+
+Integer outputs (prices, rents, per-source means) are computed exactly with fractions and
+rounded half to even (Python's ``round``). ``avg_area_m2`` is the mean of the known areas
+as a string with two decimals (half to even on the exact value). ``relative_spread`` is
+rounded to 4 decimals; the confidence ladder compares that rounded value.
+
+A cohort needs ``MIN_SAMPLES`` (2) samples; ``summarize`` returns None below that.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+
+import attrs
+
+from svc_core.models import Transaction
+
+MIN_SAMPLES = 2
+
+
+@attrs.frozen(kw_only=True)
+class Sample:
+    """One transaction as the statistics see it."""
+
+    price: int
+    monthly_rent: int | None
+    area: float | None
+    source: str
+
+
+def sample_of(tx: Transaction) -> Sample:
+    """The statistics view of a transaction."""
+    return Sample(
+        price=tx.price_krw, monthly_rent=tx.monthly_rent_krw, area=tx.area_m2, source=tx.source
+    )
+
+
+def mean_exact(values: Iterable[int]) -> Fraction:
+    """The exact mean of integers; ValueError when empty."""
+    items = list(values)
+    if not items:
+        raise ValueError("mean of no values")
+    return Fraction(sum(items), len(items))
+
+
+def quantile_exact(sorted_values: Sequence[int], p: Fraction) -> Fraction:
+    """Type-7 quantile of already sorted integers, exactly."""
+    if not sorted_values:
+        raise ValueError("quantile of no values")
+    if not 0 <= p <= 1:
+        raise ValueError("p must be within [0, 1]")
+    h = (len(sorted_values) - 1) * p
+    lo = math.floor(h)
+    frac = h - lo
+    if frac == 0:
+        return Fraction(sorted_values[lo])
+    a, b = sorted_values[lo], sorted_values[lo + 1]
+    return a + frac * (b - a)
+
+
+def quantile(values: Iterable[float], p: float) -> float:
+    """Type-7 quantile of any real values (sorted here)."""
+    items = sorted(values)
+    if not items:
+        raise ValueError("quantile of no values")
+    if not 0 <= p <= 1:
+        raise ValueError("p must be within [0, 1]")
+    h = (len(items) - 1) * p
+    lo = math.floor(h)
+    if lo + 1 >= len(items):
+        return float(items[lo])
+    return items[lo] + (h - lo) * (items[lo + 1] - items[lo])
+
+
+def quartiles(values: Iterable[int]) -> tuple[int, int, int]:
+    """(p25, median, p75) of integers, rounded half to even."""
+    items = sorted(values)
+    return (
+        round(quantile_exact(items, Fraction(1, 4))),
+        round(quantile_exact(items, Fraction(1, 2))),
+        round(quantile_exact(items, Fraction(3, 4))),
+    )
+
+
+def mean(values: Iterable[int]) -> int:
+    """Mean of integers, rounded half to even."""
+    return round(mean_exact(values))
+
+
+@attrs.frozen(kw_only=True)
+class CohortStats:
+    """Summary of a cohort of at least ``MIN_SAMPLES`` samples (SPEC's pulse row numbers).
+
+    Rent fields are None unless some samples carry a monthly rent; they summarize those.
+    ``avg_area_m2`` is None when no sample reports an area.
+    """
+
+    sample_count: int
+    avg_price: int
+    p25_price: int
+    median_price: int
+    p75_price: int
+    avg_monthly_rent: int | None
+    p25_monthly_rent: int | None
+    median_monthly_rent: int | None
+    p75_monthly_rent: int | None
+    avg_area_m2: str | None
+    source_mix: dict[str, int]
+    source_means: dict[str, int]
+    relative_spread: float
+
+    @property
+    def distinct_sources(self) -> int:
+        return len(self.source_mix)
+
+
+def _area_text(areas: Sequence[float]) -> str | None:
+    if not areas:
+        return None
+    exact = sum((Fraction(a) for a in areas), Fraction(0)) / len(areas)
+    value = Decimal(exact.numerator) / Decimal(exact.denominator)
+    return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
+
+
+def summarize(samples: Sequence[Sample]) -> CohortStats | None:
+    """Statistics of a cohort, or None when it has fewer than ``MIN_SAMPLES`` samples."""
+    if len(samples) < MIN_SAMPLES:
+        return None
+    prices = sorted(s.price for s in samples)
+    avg = mean_exact(prices)
+    p25, median, p75 = quartiles(prices)
+
+    rents = sorted(s.monthly_rent for s in samples if s.monthly_rent is not None)
+    rent_avg = rent_p25 = rent_median = rent_p75 = None
+    if rents:
+        rent_avg = mean(rents)
+        rent_p25, rent_median, rent_p75 = quartiles(rents)
+
+    by_source: dict[str, list[int]] = {}
+    for s in samples:
+        by_source.setdefault(s.source, []).append(s.price)
+    exact_means = {src: mean_exact(vals) for src, vals in sorted(by_source.items())}
+    spread = Fraction(0)
+    if len(exact_means) > 1 and avg > 0:
+        spread = (max(exact_means.values()) - min(exact_means.values())) / avg
+
+    return CohortStats(
+        sample_count=len(samples),
+        avg_price=round(avg),
+        p25_price=p25,
+        median_price=median,
+        p75_price=p75,
+        avg_monthly_rent=rent_avg,
+        p25_monthly_rent=rent_p25,
+        median_monthly_rent=rent_median,
+        p75_monthly_rent=rent_p75,
+        avg_area_m2=_area_text([s.area for s in samples if s.area is not None]),
+        source_mix={src: len(vals) for src, vals in sorted(by_source.items())},
+        source_means={src: round(m) for src, m in exact_means.items()},
+        relative_spread=round(float(spread), 4),
+    )

@@ -1,0 +1,262 @@
+"""R-ONE statistics: open-API JSON and CSV, name mapping and market-area geography."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc_core.errors import SourceError
+from svc_core.models import METRIC_TYPES
+from svc_core.sources.rone import (
+    DEFAULT_AREA_MAP,
+    area_key,
+    parse_rone,
+    parse_rone_csv,
+    parse_rone_json,
+)
+
+RONE = Path(__file__).resolve().parents[2] / "fixtures" / "rone"
+
+
+def api_doc(rows: list[dict[str, object]], code: str = "INFO-000") -> bytes:
+    head = [{"list_total_count": len(rows)}, {"RESULT": {"CODE": code, "MESSAGE": "m"}}]
+    return json.dumps({"SttsApiTblData": [{"head": head}, {"row": rows}]}).encode()
+
+
+def api_row(**fields: object) -> dict[str, object]:
+    row: dict[str, object] = {
+        "STATBL_ID": "T1",
+        "DTACYCLE_CD": "QY",
+        "WRTTIME_IDTFR_ID": "202501",
+        "CLS_FULLNM": "오피스>서울>도심",
+        "ITM_NM": "공실률",
+        "ITM_FULLNM": "공실률",
+        "DTA_VAL": 9.5,
+    }
+    row.update(fields)
+    return row
+
+
+def test_office_vacancy_openapi() -> None:
+    data = (RONE / "office_vacancy_openapi.json").read_bytes()
+    result = parse_rone_json(data, table_name="오피스 공실률(시장별)", path="v.json")
+    report = result.report
+    assert report.read == 10
+    # 전국, 서울 and the 테헤란로 sub-area are not mapped; 강남 2025-Q2 has no value
+    assert report.excluded == {"unmapped_area": 3, "no_value": 1}
+    assert report.rejected == {}
+    by_key = {o.natural_key: o for o in result.observations}
+    cbd = by_key["rone:11110:office:vacancy_rate:2025-Q1"]
+    assert (cbd.sigungu, cbd.value_pct, cbd.period_end_date) == (
+        "종로구",
+        9.8,
+        datetime.date(2025, 3, 31),
+    )
+    assert by_key["rone:11140:office:vacancy_rate:2025-Q1"].value_pct == 9.8  # same area
+    assert by_key["rone:11650:office:vacancy_rate:2025-Q1"].value_pct == 5.9
+    # "여의도·마포" matches the map's "여의도마포"; a string value is read as a number
+    assert by_key["rone:11440:office:vacancy_rate:2025-Q2"].value_pct == 7.05
+    annual = by_key["rone:11110:office:vacancy_rate:2024"]
+    assert annual.period_end_date == datetime.date(2024, 12, 31)
+    assert len(result.observations) == 12
+    assert {o.source for o in result.observations} == {"rone_official"}
+
+
+def test_property_class_in_the_class_path() -> None:
+    result = parse_rone((RONE / "retail_yields_openapi.json").read_bytes())
+    report = result.report
+    assert report.excluded == {"unmapped_property_class": 1}  # 소규모상가
+    assert report.rejected == {"unknown_metric": 1, "invalid_period": 1}
+    assert [(r.line, r.reason) for r in report.rejections] == [
+        (6, "unknown_metric"),  # 임대료 is a rent level, not an index
+        (7, "invalid_period"),  # 202513
+    ]
+    got = {
+        (o.sigungu_code, o.property_type, o.metric_type): o.value_pct for o in result.observations
+    }
+    assert got == {
+        ("11680", "retail", "income_yield"): 1.12,
+        ("11650", "retail", "income_yield"): 1.12,
+        ("11680", "retail", "capital_yield"): 0.35,
+        ("11650", "retail", "capital_yield"): 0.35,
+        ("11680", "retail", "total_return"): 1.47,
+        ("11650", "retail", "total_return"): 1.47,
+        ("11110", "commercial_complex", "rent_index"): 101.3,
+        ("11140", "commercial_complex", "rent_index"): 101.3,
+    }
+
+
+def test_small_retail_can_be_mapped_by_the_caller() -> None:
+    result = parse_rone(
+        (RONE / "retail_yields_openapi.json").read_bytes(),
+        class_map={"소규모상가": "retail", "집합상가": "commercial_complex"},
+    )
+    values = {(o.sigungu_code, o.metric_type): o.value_pct for o in result.observations}
+    assert values[("11680", "income_yield")] == 0.98
+    assert result.report.excluded.get("unmapped_property_class", 0) == 0
+
+
+def test_no_data_is_an_empty_result() -> None:
+    result = parse_rone((RONE / "no_data_openapi.json").read_bytes())
+    assert result.observations == []
+    assert result.report.read == 0
+    top = {"RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}}
+    assert parse_rone_json(json.dumps(top).encode()).observations == []
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (json.dumps({"RESULT": {"CODE": "ERROR-300", "MESSAGE": "필수 값이 누락"}}), "ERROR-300"),
+        (api_doc([], code="INFO-300").decode(), "INFO-300"),
+        ('{"SttsApiTblData": [{"row": []}]}', "missing"),
+        ('{"other": 1}', "SttsApiTblData"),
+        ("[1, 2]", "not an object"),
+        ("{broken", "malformed JSON"),
+    ],
+)
+def test_api_errors(data: str, message: str) -> None:
+    with pytest.raises(SourceError, match=message) as info:
+        parse_rone_json(data.encode(), path="r.json")
+    assert info.value.path == "r.json"
+
+
+def test_metric_names_most_specific_first() -> None:
+    rows = [
+        api_row(ITM_NM="임대가격지수", ITM_FULLNM="임대가격지수"),
+        api_row(ITM_NM="매매가격지수", ITM_FULLNM="매매가격지수", WRTTIME_IDTFR_ID="202502"),
+        api_row(ITM_NM="가격지수", ITM_FULLNM="가격지수", WRTTIME_IDTFR_ID="202503"),
+        api_row(ITM_NM="투자수익률", ITM_FULLNM="투자수익률"),
+        api_row(ITM_NM="자본수익률", ITM_FULLNM="자본수익률"),
+        api_row(ITM_NM="소득수익률", ITM_FULLNM="소득수익률"),
+        api_row(ITM_NM="공실률", ITM_FULLNM="공실률"),
+    ]
+    result = parse_rone_json(api_doc(rows), area_map={"서울>도심": ["11110"]})
+    assert [o.metric_type for o in result.observations] == [
+        "rent_index",
+        "sale_price_index",
+        "sale_price_index",
+        "total_return",
+        "capital_yield",
+        "income_yield",
+        "vacancy_rate",
+    ]
+
+
+def test_class_from_table_name_or_fallback() -> None:
+    rows = [api_row(CLS_FULLNM="서울>강남")]
+    by_table = parse_rone_json(api_doc(rows), table_name="중대형상가 공실률")
+    assert {o.property_type for o in by_table.observations} == {"retail"}
+    by_fallback = parse_rone_json(api_doc(rows), property_type="office")
+    assert {o.property_type for o in by_fallback.observations} == {"office"}
+    neither = parse_rone_json(api_doc(rows))
+    assert neither.report.rejected == {"unknown_property_class": 1}
+    small = parse_rone_json(api_doc(rows), table_name="소규모상가 공실률")
+    assert small.report.excluded == {"unmapped_property_class": 1}
+
+
+def test_cycles_values_and_duplicates() -> None:
+    rows = [
+        api_row(DTACYCLE_CD="MM", WRTTIME_IDTFR_ID="202501"),
+        api_row(DTACYCLE_CD="YY", WRTTIME_IDTFR_ID="202501"),
+        api_row(DTA_VAL="NaN"),
+        api_row(DTA_VAL=True),
+        api_row(DTA_VAL="-"),
+        api_row(DTA_VAL="1,234.5", WRTTIME_IDTFR_ID="202504"),
+        api_row(WRTTIME_IDTFR_ID="202504", DTA_VAL=2.0),
+        api_row(WRTTIME_IDTFR_ID="1985"),
+    ]
+    result = parse_rone_json(api_doc(rows), area_map={"서울>도심": ["11110"]})
+    assert result.report.excluded == {
+        "unsupported_cycle": 1,
+        "no_value": 1,
+        "duplicate_in_file": 1,
+    }
+    assert result.report.rejected == {"invalid_period": 2, "invalid_value": 2}
+    (obs,) = result.observations
+    assert (obs.period, obs.value_pct) == ("2025-Q4", 1234.5)
+
+
+def test_area_map_is_validated() -> None:
+    rows = [api_row()]
+    with pytest.raises(ValueError, match="not a known district"):
+        parse_rone_json(api_doc(rows), area_map={"서울>도심": ["99999"]})
+    with pytest.raises(ValueError, match="under both"):
+        parse_rone_json(api_doc(rows), area_map={"서울>도심": ["11110"], "서울>종로": ["11110"]})
+
+
+def test_default_area_map_is_consistent() -> None:
+    codes = [c for cs in DEFAULT_AREA_MAP.values() for c in cs]
+    assert len(codes) == len(set(codes))
+    assert {"11110", "11140", "11680", "11650", "11560", "11440"} <= set(codes)
+
+
+def test_csv_form() -> None:
+    data = (RONE / "indices.csv").read_bytes()
+    result = parse_rone_csv(data, path="indices.csv")
+    report = result.report
+    assert report.read == 9
+    assert report.excluded == {"no_value": 1, "unmapped_area": 1}  # empty value; 부산>서면
+    assert [(r.line, r.reason) for r in report.rejections] == [
+        (8, "invalid_period"),
+        (9, "invalid_value"),
+    ]
+    got = {(o.sigungu_code, o.property_type, o.metric_type, o.period): o.value_pct
+           for o in result.observations}  # fmt: skip
+    assert got[("11110", "office", "vacancy_rate", "2025-Q1")] == 9.8
+    assert got[("11680", "office", "income_yield", "2025-Q1")] == 1.05
+    assert got[("11440", "office", "sale_price_index", "2025-Q2")] == 103.2
+    assert got[("11650", "retail", "rent_index", "2025-Q2")] == 100.4
+    assert got[("11140", "commercial_complex", "total_return", "2024")] == 5.12
+    assert len(got) == 10
+    assert parse_rone(data).observations == result.observations  # detected as CSV
+
+
+def test_csv_accepts_svc_names_and_cp949() -> None:
+    text = "period,region,property_class,item,value\n2025-Q3,서울>강남,office,vacancy_rate,4.4\n"
+    observations = parse_rone_csv(text.encode("cp949")).observations
+    assert [(o.sigungu_code, o.property_type, o.metric_type, o.period) for o in observations] == [
+        ("11680", "office", "vacancy_rate", "2025-Q3"),
+        ("11650", "office", "vacancy_rate", "2025-Q3"),
+    ]
+
+
+def test_csv_header_is_required() -> None:
+    with pytest.raises(SourceError, match="lacks column") as info:
+        parse_rone_csv("기간,지역,값\n202501,서울>도심,9.8\n".encode(), path="i.csv")
+    assert info.value.line == 1
+
+
+def test_observations_are_idempotent() -> None:
+    data = (RONE / "office_vacancy_openapi.json").read_bytes()
+    a = parse_rone_json(data, table_name="오피스 공실률").observations
+    b = parse_rone_json(data, table_name="오피스 공실률").observations
+    assert a == b
+
+
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=4))
+def test_area_key_is_stable(parts: list[str]) -> None:
+    key = area_key(">".join(parts))
+    assert area_key(key) == key
+    assert " " not in key
+
+
+@given(
+    st.sampled_from(
+        ["공실률", "소득수익률", "자본수익률", "투자수익률", "임대가격지수", "매매가격지수"]
+    ),
+    st.integers(1990, 2100),
+    st.integers(1, 4),
+    st.floats(-50, 200, allow_nan=False),
+)
+def test_generated_rows_map_to_observations(item: str, year: int, q: int, value: float) -> None:
+    row = api_row(ITM_NM=item, ITM_FULLNM=item, WRTTIME_IDTFR_ID=f"{year}0{q}", DTA_VAL=value)
+    (obs,) = parse_rone_json(api_doc([row]), area_map={"서울>도심": ["11110"]}).observations
+    assert obs.metric_type in METRIC_TYPES
+    assert obs.period == f"{year}-Q{q}"
+    assert obs.value_pct == value

@@ -1,0 +1,178 @@
+"""Cohort statistics: type-7 quartiles, exact means, per-source figures."""
+
+from __future__ import annotations
+
+import datetime
+import statistics
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc_core.models import Transaction
+from svc_core.stats import (
+    MIN_SAMPLES,
+    Sample,
+    mean,
+    quantile,
+    quantile_exact,
+    quartiles,
+    sample_of,
+    summarize,
+)
+
+prices = st.integers(0, 10**13)
+sources = st.sampled_from(["rtms_official", "public_assessment", "rone_index_derived"])
+samples = st.builds(
+    lambda price, source, area: Sample(price=price, monthly_rent=None, area=area, source=source),
+    prices,
+    sources,
+    st.one_of(st.none(), st.floats(1.0, 10_000.0)),
+)
+
+
+def sale(price: int, source: str = "rtms_official", area: float | None = 50.0) -> Sample:
+    return Sample(price=price, monthly_rent=None, area=area, source=source)
+
+
+def test_quartiles_by_hand() -> None:
+    # h = 3 * p: p25 -> 1 + 0.75 * (2 - 1) = 1.75 -> 2; median 2.5 -> 2 (half to even);
+    # p75 -> 3.25 -> 3
+    assert quartiles([4, 1, 3, 2]) == (2, 2, 3)
+    assert mean([1, 2, 3, 4]) == 2  # 2.5 rounds half to even
+    assert mean([1, 2, 3, 5]) == 3  # 2.75
+    assert quartiles([10, 20, 30, 40, 50]) == (20, 30, 40)
+    assert quantile_exact([10, 20], Fraction(1, 4)) == Fraction(25, 2)  # 10 + 0.25 * 10
+
+
+def test_quantile_matches_statistics_inclusive() -> None:
+    data = [3.0, 1.0, 4.0, 1.5, 9.0, 2.6]
+    expected = statistics.quantiles(data, n=4, method="inclusive")
+    got = [quantile(data, p) for p in (0.25, 0.5, 0.75)]
+    assert got == pytest.approx(expected)
+
+
+@given(st.lists(st.floats(-1e9, 1e9), min_size=2, max_size=40))
+def test_quantile_is_type_7(data: list[float]) -> None:
+    expected = statistics.quantiles(data, n=4, method="inclusive")
+    got = [quantile(data, p) for p in (0.25, 0.5, 0.75)]
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-6)
+
+
+@given(st.lists(st.integers(-(10**12), 10**12), min_size=2, max_size=40))
+def test_exact_quartiles_match_statistics(data: list[int]) -> None:
+    expected = statistics.quantiles([Fraction(x) for x in data], n=4, method="inclusive")
+    exact = [quantile_exact(sorted(data), Fraction(k, 4)) for k in (1, 2, 3)]
+    assert exact == expected
+
+
+def test_quantile_rejects_bad_input() -> None:
+    with pytest.raises(ValueError):
+        quantile([], 0.5)
+    with pytest.raises(ValueError):
+        quantile([1.0], 1.5)
+    with pytest.raises(ValueError):
+        mean([])
+
+
+def test_fewer_than_min_samples_is_no_cohort() -> None:
+    assert MIN_SAMPLES == 2
+    assert summarize([]) is None
+    assert summarize([sale(100)]) is None
+
+
+def test_summary_by_hand() -> None:
+    cohort = [
+        sale(100_000_000, "rtms_official", 50.0),
+        sale(120_000_000, "rtms_official", 60.0),
+        sale(110_000_000, "public_assessment", None),
+        sale(130_000_000, "public_assessment", 70.005),
+    ]
+    stats = summarize(cohort)
+    assert stats is not None
+    assert stats.sample_count == 4
+    assert stats.avg_price == 115_000_000
+    # sorted 100, 110, 120, 130 (millions): p25 = 107.5, median 115, p75 = 122.5
+    assert (stats.p25_price, stats.median_price, stats.p75_price) == (
+        107_500_000,
+        115_000_000,
+        122_500_000,
+    )
+    assert stats.source_mix == {"public_assessment": 2, "rtms_official": 2}
+    assert stats.source_means == {"public_assessment": 120_000_000, "rtms_official": 110_000_000}
+    assert stats.relative_spread == pytest.approx(round(10 / 115, 4))
+    assert stats.distinct_sources == 2
+    assert stats.avg_area_m2 == "60.00"  # (50 + 60 + 70.005) / 3 = 60.0016...
+    assert stats.avg_monthly_rent is None
+    assert stats.median_monthly_rent is None
+
+
+def test_rent_statistics_for_monthly_leases() -> None:
+    cohort = [
+        Sample(price=10_000_000, monthly_rent=800_000, area=20.0, source="rtms_official"),
+        Sample(price=20_000_000, monthly_rent=1_000_000, area=30.0, source="rtms_official"),
+        Sample(price=30_000_000, monthly_rent=1_300_000, area=None, source="rtms_official"),
+    ]
+    stats = summarize(cohort)
+    assert stats is not None
+    assert stats.avg_monthly_rent == 1_033_333
+    assert stats.p25_monthly_rent == 900_000
+    assert stats.median_monthly_rent == 1_000_000
+    assert stats.p75_monthly_rent == 1_150_000
+    assert stats.avg_area_m2 == "25.00"
+    assert stats.relative_spread == 0.0
+
+
+def test_no_area_gives_none() -> None:
+    stats = summarize([sale(1, area=None), sale(3, area=None)])
+    assert stats is not None
+    assert stats.avg_area_m2 is None
+    assert stats.avg_price == 2
+
+
+def test_sample_of_transaction() -> None:
+    tx = Transaction(
+        source="rtms_official",
+        sigungu_code="11680",
+        sigungu="강남구",
+        dong="역삼동",
+        property_type="officetel",
+        transaction_type="monthly_lease",
+        deal_date=datetime.date(2025, 6, 1),
+        price_krw=10_000_000,
+        monthly_rent_krw=830_000,
+        area_m2=17.57,
+        natural_key="k",
+    )
+    assert sample_of(tx) == Sample(
+        price=10_000_000, monthly_rent=830_000, area=17.57, source="rtms_official"
+    )
+
+
+@given(st.lists(samples, min_size=2, max_size=30), st.randoms(use_true_random=False))
+def test_summary_properties(cohort: list[Sample], rnd: object) -> None:
+    stats = summarize(cohort)
+    assert stats is not None
+    values = [s.price for s in cohort]
+    assert stats.sample_count == len(cohort)
+    assert min(values) <= stats.p25_price <= stats.median_price <= stats.p75_price <= max(values)
+    assert min(values) <= stats.avg_price <= max(values)
+    assert sum(stats.source_mix.values()) == len(cohort)
+    assert set(stats.source_means) == set(stats.source_mix)
+    assert stats.relative_spread >= 0
+    if stats.distinct_sources == 1:
+        assert stats.relative_spread == 0.0
+    shuffled = list(cohort)
+    rnd.shuffle(shuffled)  # type: ignore[attr-defined]
+    assert summarize(shuffled) == stats
+
+
+@given(st.lists(st.floats(1.0, 10_000.0), min_size=2, max_size=20))
+def test_area_text_has_two_decimals(areas: list[float]) -> None:
+    stats = summarize([sale(1, area=a) for a in areas])
+    assert stats is not None
+    assert stats.avg_area_m2 is not None
+    _, _, decimals = stats.avg_area_m2.partition(".")
+    assert len(decimals) == 2
+    assert abs(float(stats.avg_area_m2) - sum(areas) / len(areas)) <= 0.0051
