@@ -201,3 +201,44 @@ def live_server_factory() -> Iterator[Callable[..., LiveServer]]:
     yield start
     for server in servers:
         server.stop()
+
+
+# accounts ----------------------------------------------------------------------------------
+
+
+class Accounts:
+    """Make consumers, keys and signed-in browser clients for tests."""
+
+    def __init__(self, store: Store, app: SvcApp, clock: FakeClock) -> None:
+        self.store = store
+        self.app = app
+        self.clock = clock
+
+    def consumer(self, plan: str = "pro", **kwargs: object) -> tuple[str, str]:
+        """A consumer with one live key: (consumer_id, api_key)."""
+        from svc_server.services import accounts
+
+        out = accounts.create_consumer(
+            self.store, plan=plan, now=self.clock(), entropy=os.urandom(16), **kwargs  # type: ignore[arg-type]
+        )
+        return str(out["consumer_id"]), str(out["api_key"])
+
+    def browser(self, email: str = "owner@example.com", sub: str | None = None) -> Client:
+        """A werkzeug client holding a valid svc_session cookie for ``email``."""
+        from svc_server.identity import Identity
+        from svc_server.services import sessions
+
+        identity = Identity(sub=sub or "sub-" + email, email=email)
+        data = sessions.sign_in(self.store, self.app.config, identity, self.clock(), os.urandom(16))
+        client = Client(self.app)
+        client.set_cookie("svc_session", data["_cookie"], domain="localhost")
+        client.user_data = data  # type: ignore[attr-defined]
+        return client
+
+
+@pytest.fixture
+def accounts(store: Store, app: SvcApp, clock: FakeClock) -> Accounts:
+    return Accounts(store, app, clock)
+
+
+ORIGIN = {"Origin": "https://app.example.com"}

@@ -36,6 +36,7 @@ from svc_server.config import Config
 from svc_server.http import auth
 from svc_server.http.context import Ctx
 from svc_server.http.responses import error_response
+from svc_server.identity import JwtVerifier
 from svc_server.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -75,6 +76,13 @@ class SvcApp:
         self.clock = clock
         self.entropy = entropy
         self.url_map = routes.build_map()
+        self._jwt_verifier: JwtVerifier | None = None
+
+    def jwt_verifier(self) -> JwtVerifier:
+        """The identity-token verifier, built from the configuration on first use."""
+        if self._jwt_verifier is None:
+            self._jwt_verifier = JwtVerifier.from_config(self.config)
+        return self._jwt_verifier
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         return self.wsgi_app(environ, start_response)
@@ -93,16 +101,27 @@ class SvcApp:
         return response(environ, start_response)
 
     def dispatch(self, ctx: Ctx) -> Response:
-        """Route, authenticate, handle; map every failure to SPEC's error body."""
+        """Route, authenticate, handle; map every failure to SPEC's error body.
+
+        The ``ctx.after`` hooks (quota settlement, cookie renewal) run on every response,
+        errors included, so a request that fails after its quota unit was reserved gets
+        the unit back.
+        """
         try:
-            return self._dispatch(ctx)
+            response = self._dispatch(ctx)
         except SvcError as err:
             if err.status >= 500:
                 error_log.exception("request %s failed", ctx.request_id)
-            return error_response(err, ctx.request_id)
+            response = error_response(err, ctx.request_id)
         except Exception:
             error_log.exception("request %s failed with an unexpected error", ctx.request_id)
-            return error_response(ServerError("Internal error."), ctx.request_id)
+            response = error_response(ServerError("Internal error."), ctx.request_id)
+        for hook in ctx.after:
+            try:
+                hook(response)
+            except Exception:
+                error_log.exception("request %s: an after-response hook failed", ctx.request_id)
+        return response
 
     def _dispatch(self, ctx: Ctx) -> Response:
         request = ctx.request
@@ -127,9 +146,9 @@ class SvcApp:
             raise InvalidParams(exc.description or "Bad request.") from None
         route = routes.BY_ENDPOINT[str(endpoint)]
         if route.auth == "data":
-            auth.authenticate_data(ctx)
+            auth.authenticate_data(ctx, route)
         elif route.auth == "account":
-            auth.authenticate_account(ctx)
+            auth.authenticate_account(ctx, route)
         names = set(route.params) | ({"format"} if route.csv else set())
         ctx.params = core_params.strict_query(parse_query(request.query_string), names)
         try:
@@ -138,8 +157,6 @@ class SvcApp:
             if exc.code == 413:
                 raise PayloadTooLarge() from None
             raise
-        for hook in ctx.after:
-            hook(response)
         return response
 
     def _log(self, ctx: Ctx, response: Response, started: float) -> None:

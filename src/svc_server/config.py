@@ -72,9 +72,9 @@ def _database_url(name: str, raw: str) -> str:
     return url
 
 
-def _secret(name: str, raw: str) -> str:
-    if len(raw) < 16:
-        raise ConfigError(f"{name} must be at least 16 characters long")
+def _secret(name: str, raw: str, minimum: int = 16) -> str:
+    if len(raw) < minimum:
+        raise ConfigError(f"{name} must be at least {minimum} characters long")
     return raw
 
 
@@ -130,7 +130,7 @@ _PARSERS: dict[str, Any] = {
     "database_url": _database_url,
     "secret_key": _secret,
     "jwt_jwks_file": lambda n, r: r,
-    "jwt_hs256_secret": _secret,
+    "jwt_hs256_secret": lambda n, r: _secret(n, r, 32),  # RFC 7518 3.2: >= 256 bits
     "jwt_issuer": lambda n, r: r,
     "jwt_audience": lambda n, r: r,
     "site_origins": _origins,

@@ -13,7 +13,8 @@ import attrs
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Response
 
-from svc_server.handlers import system
+from svc_server.handlers import accounts, realestate, system
+from svc_server.services import realestate as re_service
 
 Handler = Callable[..., Response]
 
@@ -33,8 +34,102 @@ class Route:
         return f"{self.methods[0]} {self.path}"
 
 
+ME = "/api/auth/me"
+RE = "/api/v1/real-estate"
 ROUTES: tuple[Route, ...] = (
     Route(path="/api/status", methods=("GET",), handler=system.get_status),
+    # real-estate vertical
+    Route(
+        path=f"{RE}/pulse",
+        methods=("GET",),
+        handler=realestate.pulse,
+        auth="data",
+        params=re_service.PULSE_PARAMS,
+        counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/pulse/series",
+        methods=("GET",),
+        handler=realestate.series,
+        auth="data",
+        params=re_service.SERIES_PARAMS,
+        counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/coverage",
+        methods=("GET",),
+        handler=realestate.coverage,
+        auth="data",
+        params=re_service.COVERAGE_PARAMS,
+        counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/indices",
+        methods=("GET",),
+        handler=realestate.indices,
+        auth="data",
+        params=re_service.INDICES_PARAMS,
+        counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/dimensions",
+        methods=("GET",),
+        handler=realestate.dimensions,
+        auth="data",
+        params=re_service.DIMENSIONS_PARAMS,
+        counted=True,
+    ),
+    # sessions and accounts
+    Route(path="/api/auth/session", methods=("POST",), handler=accounts.post_session),
+    Route(
+        path="/api/auth/session",
+        methods=("DELETE",),
+        handler=accounts.delete_session,
+        auth="account",
+    ),
+    Route(path=f"{ME}/usage", methods=("GET",), handler=accounts.get_usage, auth="account"),
+    Route(path=f"{ME}/keys", methods=("GET",), handler=accounts.list_keys, auth="account"),
+    Route(path=f"{ME}/keys", methods=("POST",), handler=accounts.create_key, auth="account"),
+    Route(
+        path=f"{ME}/keys/<key_id>", methods=("PATCH",), handler=accounts.patch_key, auth="account"
+    ),
+    Route(
+        path=f"{ME}/keys/<key_id>",
+        methods=("DELETE",),
+        handler=accounts.revoke_key,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/keys/<key_id>/rotate",
+        methods=("POST",),
+        handler=accounts.rotate_key,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/keys/<key_id>/revoke",
+        methods=("POST",),
+        handler=accounts.revoke_key,
+        auth="account",
+    ),
+    Route(path=f"{ME}/team", methods=("GET",), handler=accounts.get_team, auth="account"),
+    Route(path=f"{ME}/team", methods=("POST",), handler=accounts.post_team, auth="account"),
+    Route(
+        path=f"{ME}/team/<member_id>",
+        methods=("DELETE",),
+        handler=accounts.delete_member,
+        auth="account",
+    ),
+    Route(path=f"{ME}/invites", methods=("GET",), handler=accounts.get_invites, auth="account"),
+    Route(
+        path=f"{ME}/invites/<invite_id>/accept",
+        methods=("POST",),
+        handler=accounts.accept_invite,
+        auth="account",
+    ),
 )
 
 

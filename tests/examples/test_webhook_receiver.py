@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from examples.webhook_receiver import Receiver
 from werkzeug.test import Client
 
+from examples.webhook_receiver import Receiver
 from svc_core import events, signing
 from svc_core.errors import InvalidParams
 

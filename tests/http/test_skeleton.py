@@ -9,13 +9,13 @@ import urllib.request
 from collections.abc import Callable
 
 import pytest
-from tests.conftest import LiveServer
 from werkzeug.test import Client
 
 from svc_core.requestid import GENERATED
 from svc_server.app import SvcApp
 from svc_server.services import status
 from svc_server.store import Store
+from tests.conftest import LiveServer
 
 
 def test_caller_request_id_is_echoed(client: Client) -> None:

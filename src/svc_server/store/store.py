@@ -5,7 +5,11 @@ from __future__ import annotations
 import time
 
 from svc_server.store import migrate
+from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
+from svc_server.store.markets import MarketsRepo
+from svc_server.store.realestate import RealEstateRepo
+from svc_server.store.webhooks import WebhooksRepo
 
 
 class Store:
@@ -13,6 +17,10 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.accounts = AccountsRepo(db)
+        self.webhooks = WebhooksRepo(db)
+        self.realestate = RealEstateRepo(db)
+        self.markets = MarketsRepo(db)
 
     def migrate(self) -> list[str]:
         """Create or upgrade the schema; return the migrations applied."""

@@ -1,0 +1,156 @@
+"""``svc consumer ...`` and ``svc key ...``: operator administration of accounts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from typing import Any
+
+from svc_core import plans
+from svc_core.errors import NotFound
+from svc_server.commands.base import store_from_args
+from svc_server.services import accounts
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    consumer = sub.add_parser("consumer", help="create, list and change consumers")
+    csub = consumer.add_subparsers(dest="consumer_command", metavar="ACTION")
+    csub.required = True
+
+    p = csub.add_parser(
+        "create",
+        parents=[common],
+        help="create a consumer and print its id and a live API key",
+        description="Create a consumer with one live API key (printed once).",
+    )
+    p.add_argument("--plan", required=True, choices=list(plans.DEFAULT_PLANS))
+    p.add_argument("--email", help="the owner's email (now, or at first sign-in)")
+    p.add_argument("--company", help="company name shown on invitations")
+    p.add_argument("--monthly-quota", type=_positive, help="override the plan's monthly quota")
+    p.add_argument("--rate-limit", type=_positive, help="override the plan's per-minute limit")
+    p.add_argument("--json", action="store_true", help='print {"consumer_id", "api_key"}')
+    p.set_defaults(func=cmd_create)
+
+    p = csub.add_parser("list", parents=[common], help="list consumers")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.set_defaults(func=cmd_list)
+
+    p = csub.add_parser("set-plan", parents=[common], help="change a consumer's plan")
+    p.add_argument("consumer_id")
+    p.add_argument("plan", choices=list(plans.DEFAULT_PLANS))
+    p.set_defaults(func=cmd_set_plan)
+
+    key = sub.add_parser("key", help="list and revoke API keys as an operator")
+    ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
+    ksub.required = True
+    p = ksub.add_parser("list", parents=[common], help="list a consumer's keys (never secrets)")
+    p.add_argument("consumer_id")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.set_defaults(func=cmd_key_list)
+    p = ksub.add_parser(
+        "revoke", parents=[common], help="revoke a key (key.revoked with actor admin)"
+    )
+    p.add_argument("key_id")
+    p.set_defaults(func=cmd_key_revoke)
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        out = accounts.create_consumer(
+            store,
+            plan=args.plan,
+            now=time.time(),
+            entropy=os.urandom(16),
+            email=args.email,
+            company=args.company,
+            monthly_quota=args.monthly_quota,
+            rate_limit=args.rate_limit,
+        )
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({"consumer_id": out["consumer_id"], "api_key": out["api_key"]}))
+    else:
+        print(f"consumer {out['consumer_id']} (plan {out['plan']})")
+        print(f"API key (shown once): {out['api_key']}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        rows = store.accounts.list_consumers()
+    finally:
+        store.close()
+    for row in rows:
+        item = {
+            "id": row["id"],
+            "plan": row["plan"],
+            "company_name": row["company_name"],
+            "status": row["status"],
+            "active_keys": int(row["active_keys"]),
+            "created_at": accounts.iso(row["created_at"]),
+        }
+        if args.json:
+            print(json.dumps(item, ensure_ascii=False))
+        else:
+            print(
+                f"{item['id']}  {item['plan']:<10} keys={item['active_keys']}  {item['company_name'] or ''}"
+            )
+    return 0
+
+
+def cmd_set_plan(args: argparse.Namespace) -> int:
+    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    store = store_from_args(args)
+    try:
+        with store.db.transaction() as tx:
+            if not store.accounts.update_consumer(tx, consumer_id, {"plan": args.plan}):
+                raise NotFound(f"no consumer {consumer_id}")
+    finally:
+        store.close()
+    print(f"consumer {consumer_id} is now on plan {args.plan}")
+    return 0
+
+
+def cmd_key_list(args: argparse.Namespace) -> int:
+    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    store = store_from_args(args)
+    now = time.time()
+    try:
+        with store.db.transaction(write=False) as tx:
+            rows = store.accounts.keys_of_consumer(tx, consumer_id)
+    finally:
+        store.close()
+    for row in rows:
+        item = accounts.key_row(row, now)
+        if args.json:
+            print(json.dumps(item, ensure_ascii=False))
+        else:
+            print(
+                f"{item['id']}  {item['prefix']}  {item['mode']:<4} {item['status']:<7} {item['label']}"
+            )
+    return 0
+
+
+def cmd_key_revoke(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        accounts.revoke_key(store, args.key_id, time.time(), actor="admin")
+    finally:
+        store.close()
+    print(f"key {args.key_id} revoked")
+    return 0

@@ -1,0 +1,185 @@
+"""Access to the data API: who is calling, may they call now, and counting what succeeded.
+
+The order for every ``/api/v1/*`` request: authenticate (401, 403 IP), rate limit (429),
+reserve one unit of monthly quota (402), run the handler, then keep the reservation on a
+2xx (firing quota events on the first success at or past a threshold) or refund it.
+Reserving before the handler is what makes the quota exact under concurrency: the
+reservation is one atomic ``UPDATE ... WHERE count < quota RETURNING count``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import attrs
+
+from svc_core import events as core_events
+from svc_core import keys, plans, quota, ratelimit
+from svc_core.caller import Caller
+from svc_core.errors import IpNotAllowed, QuotaExceeded, RateLimited, Unauthorized
+from svc_core.iprules import ip_allowed, parse_allowlist
+from svc_server.services import events as event_service
+from svc_server.store import Store
+
+COOKIE_RATE_LIMIT = 60
+TEST_KEY_RATE_LIMIT = 60
+WINDOW_SECONDS = 60.0
+
+
+@attrs.frozen(kw_only=True)
+class Reservation:
+    """One unit of monthly quota held for a request in flight."""
+
+    consumer_id: str
+    month: str
+    mode: str
+    count: int
+    limit: int | None
+
+
+def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
+    """Resolve an ``X-API-Key`` to its caller, or raise 401/403."""
+    parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
+    row = store.accounts.key_by_hash(keys.hash_key(plaintext))
+    if row is None or row["consumer_status"] != "active":
+        raise Unauthorized("Unknown or revoked API key.")
+    status = keys.key_status(row["status"], row["grace_until"], int(now))
+    if status not in ("active", "grace"):
+        raise Unauthorized(f"This API key is {status}.", hint="Create or rotate a key.")
+    if row["ip_allowlist"] and not ip_allowed(parse_allowlist(row["ip_allowlist"]), client_ip):
+        raise IpNotAllowed(
+            f"This API key may not be used from {client_ip}.",
+            hint="Add the address to the key's ip_allowlist.",
+        )
+    limits = plans.effective_limits(
+        row["plan"], row["monthly_quota_override"], row["rate_limit_override"]
+    )
+    test_mode = parsed.mode == "test"
+    store.accounts.touch_key(row["id"], int(now))
+    return Caller(
+        consumer_id=row["consumer_id"],
+        plan=row["plan"],
+        auth_method="api_key",
+        rate_limit_per_minute=TEST_KEY_RATE_LIMIT if test_mode else limits.rate_limit_per_minute,
+        monthly_quota=None if test_mode else limits.monthly_quota,
+        key_id=row["id"],
+        key_mode=parsed.mode,
+    )
+
+
+def session_caller(store: Store, user_id: str) -> Caller:
+    """A signed-in user calling the data API acts as their highest-plan consumer."""
+    with store.db.transaction(write=False) as tx:
+        consumers = store.accounts.active_consumers_of_user(tx, user_id)
+    if not consumers:
+        raise Unauthorized("Your account has no active consumer.")
+    best = plans.highest_plan([c["plan"] for c in consumers])
+    consumer = next(c for c in consumers if c["plan"] == best)
+    return Caller(
+        consumer_id=consumer["id"],
+        plan=best,
+        auth_method="session",
+        rate_limit_per_minute=COOKIE_RATE_LIMIT,
+        monthly_quota=None,
+        user_id=user_id,
+    )
+
+
+def rate_bucket(caller: Caller) -> str:
+    """Cookie callers are limited per user; keys per consumer and mode."""
+    if caller.auth_method == "session":
+        return f"user:{caller.user_id}"
+    return f"consumer:{caller.consumer_id}:{caller.key_mode or 'live'}"
+
+
+def check_rate(store: Store, caller: Caller, now: float) -> Caller:
+    """Admit the request under the per-minute limit or raise 429 with Retry-After."""
+    limit = caller.rate_limit_per_minute
+    now_ms = int(now * 1000)
+    stamps, admitted = store.accounts.rate_log(
+        rate_bucket(caller), now_ms, int(WINDOW_SECONDS * 1000), limit
+    )
+    decision = ratelimit.decide([s / 1000 for s in stamps], now, limit, WINDOW_SECONDS)
+    if not admitted:
+        retry = max(1, decision.retry_after)
+        raise RateLimited(
+            f"More than {limit} requests per minute.",
+            hint=f"Retry after {retry} seconds.",
+            headers={
+                "Retry-After": str(retry),
+                "X-RateLimit-Limit": str(limit),
+                "X-RateLimit-Remaining": "0",
+            },
+        )
+    return attrs.evolve(caller, rate_remaining=max(0, limit - len(stamps) - 1))
+
+
+def reserve(store: Store, caller: Caller, now: float) -> Reservation | None:
+    """Hold one unit of the month's quota, or raise 402 when it is used up.
+
+    Cookie callers have no monthly quota and are not counted; test keys are counted
+    under mode ``test`` and never limited.
+    """
+    if caller.auth_method != "api_key":
+        return None
+    month, _, _ = quota.month_window(datetime.fromtimestamp(now, UTC))
+    mode = caller.key_mode or "live"
+    limit = caller.monthly_quota
+    with store.db.transaction() as tx:
+        count = store.accounts.reserve_usage(tx, caller.consumer_id, month, mode, limit)
+    if count is None:
+        raise QuotaExceeded(
+            f"The monthly quota of {limit} requests is used up.",
+            hint="The quota resets at the start of next month (UTC); upgrade for more.",
+        )
+    return Reservation(
+        consumer_id=caller.consumer_id, month=month, mode=mode, count=count, limit=limit
+    )
+
+
+def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> None:
+    """Keep a successful call's unit (and fire thresholds) or refund a failed one."""
+    with store.db.transaction() as tx:
+        if not succeeded:
+            store.accounts.refund_usage(
+                tx, reservation.consumer_id, reservation.month, reservation.mode
+            )
+            return
+        if reservation.limit is None or reservation.mode != "live":
+            return
+        for name in reached(reservation.count, reservation.limit):
+            if store.accounts.mark_quota_event(
+                tx, reservation.consumer_id, reservation.month, name, int(now)
+            ):
+                event_service.publish_quota(
+                    store,
+                    tx,
+                    kind=name,
+                    consumer_id=reservation.consumer_id,
+                    month=reservation.month,
+                    current=reservation.count,
+                    limit=reservation.limit,
+                    now=now,
+                )
+
+
+def reached(count: int, limit: int) -> Sequence[str]:
+    """Quota kinds whose threshold is at or below ``count``; the marker row decides which
+    of them fire (only the first success at or past a threshold inserts it)."""
+    if limit <= 0:
+        return []
+    return [k for k in core_events.QUOTA_KINDS if count >= core_events.quota_threshold(k, limit)]
+
+
+def quota_headers(store: Store, caller: Caller, now: float) -> dict[str, str]:
+    """``X-Quota-*`` headers for quota-bound callers (live API keys)."""
+    if caller.monthly_quota is None:
+        return {}
+    month, _, resets_at = quota.month_window(datetime.fromtimestamp(now, UTC))
+    used = store.accounts.usage(caller.consumer_id, month, caller.key_mode or "live")
+    return {
+        "X-Quota-Limit": str(caller.monthly_quota),
+        "X-Quota-Used": str(used),
+        "X-Quota-Resets-At": resets_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }

@@ -1,0 +1,302 @@
+"""Accounts persistence: consumers, users, memberships, API keys, sessions, usage, limits."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from svc_server.store.base import Database, Row, Tx
+
+
+class AccountsRepo:
+    """Every accounts query, in portable SQL."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # consumers -------------------------------------------------------------------------
+
+    def create_consumer(self, tx: Tx, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        tx.execute(f"INSERT INTO consumers ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def get_consumer(self, consumer_id: str) -> Row | None:
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchone("SELECT * FROM consumers WHERE id = ?", (consumer_id,))
+
+    def list_consumers(self) -> list[Row]:
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "
+                "AND k.status IN ('active', 'grace')) AS active_keys "
+                "FROM consumers c ORDER BY c.created_at, c.id"
+            )
+
+    def update_consumer(self, tx: Tx, consumer_id: str, fields: dict[str, Any]) -> int:
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return tx.execute(
+            f"UPDATE consumers SET {sets} WHERE id = ?", (*fields.values(), consumer_id)
+        )
+
+    # users and memberships ---------------------------------------------------------------
+
+    def get_user_by_subject(self, tx: Tx, subject: str) -> Row | None:
+        return tx.fetchone("SELECT * FROM users WHERE subject = ?", (subject,))
+
+    def get_user_by_email(self, tx: Tx, email: str) -> Row | None:
+        return tx.fetchone("SELECT * FROM users WHERE email = ?", (email,))
+
+    def get_user_by_id(self, tx: Tx, user_id: str) -> Row | None:
+        return tx.fetchone("SELECT * FROM users WHERE id = ?", (user_id,))
+
+    def get_user(self, user_id: str) -> Row | None:
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchone("SELECT * FROM users WHERE id = ?", (user_id,))
+
+    def insert_user(self, tx: Tx, user_id: str, subject: str | None, email: str, now: int) -> None:
+        tx.execute(
+            "INSERT INTO users (id, subject, email, created_at) VALUES (?, ?, ?, ?)",
+            (user_id, subject, email, now),
+        )
+
+    def set_user_subject(self, tx: Tx, user_id: str, subject: str) -> None:
+        tx.execute("UPDATE users SET subject = ? WHERE id = ?", (subject, user_id))
+
+    def insert_membership(self, tx: Tx, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        tx.execute(f"INSERT INTO memberships ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def active_consumers_of_user(self, tx: Tx, user_id: str) -> list[Row]:
+        """The consumers a user belongs to (active memberships), with plan and role."""
+        return tx.fetchall(
+            "SELECT c.*, m.role AS role FROM memberships m JOIN consumers c "
+            "ON c.id = m.consumer_id WHERE m.user_id = ? AND m.status = 'active' "
+            "AND c.status = 'active' ORDER BY c.created_at, c.id",
+            (user_id,),
+        )
+
+    def memberships_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
+        return tx.fetchall(
+            "SELECT * FROM memberships WHERE consumer_id = ? ORDER BY invited_at, id",
+            (consumer_id,),
+        )
+
+    def get_membership(self, tx: Tx, membership_id: str) -> Row | None:
+        return tx.fetchone("SELECT * FROM memberships WHERE id = ?", (membership_id,))
+
+    def pending_invites_for_email(self, tx: Tx, email: str, now: int) -> list[Row]:
+        return tx.fetchall(
+            "SELECT m.*, c.company_name AS company_name FROM memberships m "
+            "JOIN consumers c ON c.id = m.consumer_id WHERE m.email = ? "
+            "AND m.status = 'pending' AND (m.expires_at IS NULL OR m.expires_at > ?) "
+            "ORDER BY m.invited_at, m.id",
+            (email, now),
+        )
+
+    def update_membership(self, tx: Tx, membership_id: str, fields: dict[str, Any]) -> int:
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return tx.execute(
+            f"UPDATE memberships SET {sets} WHERE id = ?", (*fields.values(), membership_id)
+        )
+
+    def update_membership_if(
+        self, tx: Tx, membership_id: str, status: str, fields: dict[str, Any]
+    ) -> bool:
+        """Update a membership only while it still has ``status`` (compare-and-set)."""
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return (
+            tx.execute(
+                f"UPDATE memberships SET {sets} WHERE id = ? AND status = ?",
+                (*fields.values(), membership_id, status),
+            )
+            == 1
+        )
+
+    # API keys -------------------------------------------------------------------------------
+
+    def insert_key(self, tx: Tx, row: dict[str, Any]) -> None:
+        row = dict(row)
+        row["ip_allowlist"] = json.dumps(list(row.get("ip_allowlist") or []))
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        tx.execute(f"INSERT INTO api_keys ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def key_by_hash(self, key_hash: str) -> Row | None:
+        with self.db.transaction(write=False) as tx:
+            row = tx.fetchone(
+                "SELECT k.*, c.plan AS plan, c.status AS consumer_status, "
+                "c.monthly_quota_override AS monthly_quota_override, "
+                "c.rate_limit_override AS rate_limit_override "
+                "FROM api_keys k JOIN consumers c ON c.id = k.consumer_id WHERE k.key_hash = ?",
+                (key_hash,),
+            )
+        return _decode_key(row)
+
+    def get_key(self, tx: Tx, key_id: str) -> Row | None:
+        return _decode_key(tx.fetchone("SELECT * FROM api_keys WHERE id = ?", (key_id,)))
+
+    def keys_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
+        rows = tx.fetchall(
+            "SELECT * FROM api_keys WHERE consumer_id = ? ORDER BY created_at, id", (consumer_id,)
+        )
+        return [r for r in (_decode_key(row) for row in rows) if r is not None]
+
+    def count_active_keys(self, tx: Tx, consumer_id: str) -> int:
+        row = tx.fetchone(
+            "SELECT COUNT(*) AS n FROM api_keys WHERE consumer_id = ? AND status = 'active'",
+            (consumer_id,),
+        )
+        return int(row["n"]) if row else 0
+
+    def update_key(self, tx: Tx, key_id: str, fields: dict[str, Any]) -> int:
+        fields = dict(fields)
+        if "ip_allowlist" in fields:
+            fields["ip_allowlist"] = json.dumps(list(fields["ip_allowlist"]))
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return tx.execute(f"UPDATE api_keys SET {sets} WHERE id = ?", (*fields.values(), key_id))
+
+    def update_key_if(self, tx: Tx, key_id: str, status: str, fields: dict[str, Any]) -> bool:
+        """Update a key only while it still has ``status`` (compare-and-set)."""
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return (
+            tx.execute(
+                f"UPDATE api_keys SET {sets} WHERE id = ? AND status = ?",
+                (*fields.values(), key_id, status),
+            )
+            == 1
+        )
+
+    def touch_key(self, key_id: str, now: int) -> None:
+        """Record use at most once a minute per key, so reads stay cheap."""
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE api_keys SET last_used_at = ? WHERE id = ? "
+                "AND (last_used_at IS NULL OR last_used_at < ?)",
+                (now, key_id, now - 60),
+            )
+
+    # sessions ---------------------------------------------------------------------------------
+
+    def insert_session(self, tx: Tx, session_id: str, user_id: str, now: int, expires: int) -> None:
+        tx.execute(
+            "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+            (session_id, user_id, now, expires),
+        )
+
+    def get_session(self, session_id: str) -> Row | None:
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchone("SELECT * FROM sessions WHERE id = ?", (session_id,))
+
+    def renew_session(self, session_id: str, expires: int) -> None:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE sessions SET expires_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (expires, session_id),
+            )
+
+    def revoke_session(self, session_id: str, now: int) -> None:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (now, session_id),
+            )
+
+    # usage, rate limits, quota markers --------------------------------------------------------
+
+    def increment_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> int:
+        """Add one successful call; return the new count (one atomic statement)."""
+        row = tx.fetchone(
+            "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
+            "ON CONFLICT (consumer_id, month, mode) "
+            "DO UPDATE SET count = usage_counters.count + 1 RETURNING count",
+            (consumer_id, month, mode),
+        )
+        return int(row["count"]) if row else 0
+
+    def reserve_usage(
+        self, tx: Tx, consumer_id: str, month: str, mode: str, limit: int | None
+    ) -> int | None:
+        """Take one unit unless ``limit`` is reached; return the new count or None.
+
+        One statement: the conditional upsert is atomic on both backends, so concurrent
+        callers can never take more than ``limit`` units between them.
+        """
+        if limit is not None and limit <= 0:
+            return None
+        if limit is None:
+            return self.increment_usage(tx, consumer_id, month, mode)
+        row = tx.fetchone(
+            "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
+            "ON CONFLICT (consumer_id, month, mode) "
+            "DO UPDATE SET count = usage_counters.count + 1 "
+            "WHERE usage_counters.count < ? RETURNING count",
+            (consumer_id, month, mode, limit),
+        )
+        return int(row["count"]) if row else None
+
+    def refund_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> None:
+        """Give back a unit held by a request that did not succeed."""
+        tx.execute(
+            "UPDATE usage_counters SET count = count - 1 "
+            "WHERE consumer_id = ? AND month = ? AND mode = ? AND count > 0",
+            (consumer_id, month, mode),
+        )
+
+    def usage(self, consumer_id: str, month: str, mode: str = "live") -> int:
+        with self.db.transaction(write=False) as tx:
+            row = tx.fetchone(
+                "SELECT count FROM usage_counters WHERE consumer_id = ? AND month = ? AND mode = ?",
+                (consumer_id, month, mode),
+            )
+        return int(row["count"]) if row else 0
+
+    def rate_log(
+        self, bucket: str, now_ms: int, window_ms: int, limit: int
+    ) -> tuple[list[int], bool]:
+        """Sliding log: prune, read the window and admit (insert) when under ``limit``.
+
+        Runs in one write transaction under a per-bucket lock, so processes sharing the
+        database never admit more than ``limit`` in any window. Returns the in-window
+        timestamps seen before this request and whether it was admitted.
+        """
+        with self.db.transaction() as tx:
+            self.db.lock(tx, "rate:" + bucket)
+            tx.execute(
+                "DELETE FROM rate_events WHERE bucket = ? AND at_ms <= ?",
+                (bucket, now_ms - window_ms),
+            )
+            stamps = [
+                int(r["at_ms"])
+                for r in tx.fetchall(
+                    "SELECT at_ms FROM rate_events WHERE bucket = ? ORDER BY at_ms", (bucket,)
+                )
+            ]
+            admitted = len(stamps) < limit
+            if admitted:
+                tx.execute(
+                    "INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, now_ms)
+                )
+        return stamps, admitted
+
+    def mark_quota_event(
+        self, tx: Tx, consumer_id: str, month: str, threshold: str, now: int
+    ) -> bool:
+        """Insert the (consumer, month, threshold) marker; True only for the first caller."""
+        return (
+            tx.execute(
+                "INSERT INTO quota_events (consumer_id, month, threshold, created_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (consumer_id, month, threshold, now),
+            )
+            == 1
+        )
+
+
+def _decode_key(row: Row | None) -> Row | None:
+    if row is None:
+        return None
+    row = dict(row)
+    row["ip_allowlist"] = json.loads(row.get("ip_allowlist") or "[]")
+    return row
