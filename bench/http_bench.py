@@ -1,0 +1,268 @@
+"""HTTP benchmark: real-estate pulse through the whole pipeline vs a bare werkzeug floor.
+
+Both apps run under gunicorn with the same settings (gthread, --workers, --threads) on
+loopback; the load generator is wrk when installed (``apt-get install wrk``), otherwise
+a documented Python client (threads, keep-alive, http.client). The bare app returns a
+fixed body of the same size as the pulse response, so the ratio isolates svc's own cost
+(key check, rate limit, quota reservation, query, statistics, envelope, JSON).
+
+    python bench/http_bench.py --transactions 2000000 --duration 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from datetime import date
+from http.client import HTTPConnection
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def build_database(path: Path, transactions: int, seed: int = 7) -> None:
+    """A SQLite store with ``transactions`` synthetic deals over 60 months and 35 districts."""
+    from svc_core.models import Transaction
+    from svc_core.regions import load_regions
+    from svc_server.store import open_store
+
+    store = open_store(f"sqlite:///{path}")
+    store.migrate()
+    rng = random.Random(seed)
+    codes = [r.code for r in load_regions()][:35]
+    types = ("office", "retail", "commercial_complex", "mixed_use", "officetel")
+    batch: list[Transaction] = []
+    for i in range(transactions):
+        code = "11680" if i % 20 == 0 else rng.choice(codes)
+        ptype = rng.choice(types)
+        ttype = "sale" if ptype != "officetel" or rng.random() < 0.5 else "chartered_lease"
+        year = 2022 + rng.randrange(5)
+        month = rng.randrange(1, 13) if year < 2026 else rng.randrange(1, 10)
+        batch.append(
+            Transaction(
+                source="rtms_official" if rng.random() < 0.8 else "public_assessment",
+                sigungu_code=code,
+                sigungu="강남구" if code == "11680" else "구",
+                dong=f"동{rng.randrange(8)}",
+                property_type=ptype,
+                transaction_type=ttype,
+                deal_date=date(year, month, rng.randrange(1, 29)),
+                price_krw=rng.randrange(100, 50_000) * 1_000_000,
+                monthly_rent_krw=None,
+                area_m2=round(rng.uniform(20, 900), 2),
+                natural_key=f"bench:{seed}:{i}",
+            )
+        )
+        if len(batch) == 50_000:
+            with store.db.transaction() as tx:
+                store.realestate.insert_transactions(tx, batch)
+            batch = []
+    if batch:
+        with store.db.transaction() as tx:
+            store.realestate.insert_transactions(tx, batch)
+    store.close()
+
+
+def start(cmd: list[str], env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return proc
+        except urllib.error.HTTPError:
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"server did not start: {' '.join(cmd)}")
+
+
+def wrk(url: str, headers: dict[str, str], duration: int, connections: int) -> dict[str, float]:
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
+    for name, value in headers.items():
+        cmd += ["-H", f"{name}: {value}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+    def ms(label: str) -> float:
+        m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
+        if not m:
+            return float("nan")
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {
+        "rps": rps,
+        "p50": ms("50"),
+        "p99": ms("99"),
+        "errors": float(non2xx.group(1)) if non2xx else 0.0,
+    }
+
+
+def python_load(
+    url: str, headers: dict[str, str], duration: int, connections: int
+) -> dict[str, float]:
+    """Fallback generator: ``connections`` threads, keep-alive, for ``duration`` seconds."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    path = "/" + url.split("//", 1)[1].split("/", 1)[1]
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    stop = time.monotonic() + duration
+
+    def worker() -> None:
+        nonlocal errors
+        conn = HTTPConnection(host, int(port), timeout=10)
+        mine: list[float] = []
+        bad = 0
+        while time.monotonic() < stop:
+            t = time.perf_counter()
+            conn.request("GET", path, headers=headers)
+            resp = conn.getresponse()
+            resp.read()
+            mine.append((time.perf_counter() - t) * 1000)
+            bad += resp.status >= 300
+        with lock:
+            latencies.extend(mine)
+            errors += bad
+
+    threads = [threading.Thread(target=worker) for _ in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    return {
+        "rps": len(latencies) / duration,
+        "p50": statistics.median(latencies),
+        "p99": latencies[int(len(latencies) * 0.99) - 1],
+        "errors": float(errors),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--transactions", type=int, default=2_000_000)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--db", type=Path, help="reuse a database built earlier")
+    args = parser.parse_args(argv)
+
+    work = Path(tempfile.mkdtemp(prefix="svc-bench-"))
+    db = args.db or work / "bench.db"
+    if not db.exists():
+        t = time.perf_counter()
+        build_database(db, args.transactions)
+        print(
+            f"built {args.transactions:,} transactions in {time.perf_counter() - t:.0f}s",
+            file=sys.stderr,
+        )
+    env = dict(os.environ)
+    env.update(
+        {
+            "SVC_DATABASE_URL": f"sqlite:///{db}",
+            "SVC_SECRET_KEY": "bench-secret-key-0123456789",
+            "SVC_LOG_LEVEL": "WARNING",
+            "SVC_WORKERS": str(args.workers),
+            "SVC_THREADS": str(args.threads),
+        }
+    )
+    svc = [sys.executable, "-m", "svc_server"]
+    created = subprocess.run(
+        [
+            *svc,
+            "consumer",
+            "create",
+            "--plan",
+            "enterprise",
+            "--rate-limit",
+            "100000000",
+            "--monthly-quota",
+            "1000000000",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = json.loads(created.stdout)["api_key"]
+    headers = {"X-API-Key": key}
+
+    port = free_port()
+    env["SVC_PORT"] = str(port)
+    server = start([*svc, "serve"], env, f"http://127.0.0.1:{port}/api/status")
+    try:
+        sample = urllib.request.urlopen(
+            urllib.request.Request(f"http://127.0.0.1:{port}{PULSE}", headers=headers)
+        ).read()
+        load = wrk if shutil.which("wrk") else python_load
+        pulse = load(f"http://127.0.0.1:{port}{PULSE}", headers, args.duration, args.connections)
+    finally:
+        server.terminate()
+        server.wait()
+
+    bare_port = free_port()
+    body_file = work / "body.json"
+    body_file.write_bytes(sample)
+    bare_env = dict(env, SVC_BENCH_BODY=str(body_file))
+    bare = start(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--chdir",
+            str(ROOT / "bench"),
+            "-k",
+            "gthread",
+            f"--workers={args.workers}",
+            f"--threads={args.threads}",
+            "-b",
+            f"127.0.0.1:{bare_port}",
+            "bare_app:app",
+        ],
+        bare_env,
+        f"http://127.0.0.1:{bare_port}/",
+    )
+    try:
+        floor = load(f"http://127.0.0.1:{bare_port}/", headers, args.duration, args.connections)
+    finally:
+        bare.terminate()
+        bare.wait()
+    result = {
+        "generator": load.__name__,
+        "transactions": args.transactions,
+        "body_bytes": len(sample),
+        "pulse": pulse,
+        "bare": floor,
+        "ratio_rps": pulse["rps"] / floor["rps"],
+    }
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()
