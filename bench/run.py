@@ -1,0 +1,111 @@
+"""Run every benchmark and print one table of figures and ratios (``python3 dev.py bench``).
+
+Each figure is measured side by side with its baseline in the same run:
+
+| benchmark | svc | baseline |
+|---|---|---|
+| signing | ``svc_core.signing.verify`` | stripe-python ``WebhookSignature.verify_header`` |
+| ingest | ``svc ingest rtms-commercial`` rows/s | ``sqlite3.executemany`` of the same rows |
+| realestate | pulse/series/coverage at 200k and 2M | the same at 200k (ratio 2M/200k) |
+| http | pulse through gunicorn | a bare werkzeug app, same body size and settings |
+
+``--quick`` shrinks every data set so the whole run takes about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", HERE / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small data sets")
+    parser.add_argument("--only", nargs="*", help="signing ingest realestate http")
+    args = parser.parse_args()
+    wanted = set(args.only or ["signing", "ingest", "realestate", "http"])
+    rows: list[tuple[str, str, str, str]] = []
+    results: dict[str, Any] = {}
+
+    if "signing" in wanted:
+        r = load("signing_bench").main(5_000 if args.quick else 20_000)
+        results["signing"] = r
+        rows.append(
+            (
+                "verify (µs/call)",
+                f"{r['svc_verify_us']:.1f}",
+                f"{r['stripe_verify_header_us']:.1f}",
+                f"{r['ratio']:.2f}",
+            )
+        )
+    if "ingest" in wanted:
+        r = load("ingest_bench").main(10_000 if args.quick else 100_000)
+        results["ingest"] = r
+        rows.append(
+            (
+                "ingest rtms-commercial (rows/s)",
+                f"{r['svc_rows_per_s']:.0f}",
+                f"{r['executemany_rows_per_s']:.0f}",
+                f"{r['ratio']:.2f}",
+            )
+        )
+    if "realestate" in wanted and (HERE / "realestate.py").exists():
+        module = load("realestate")
+        r = module.main(["--quick"] if args.quick else [])
+        results["realestate"] = r
+        for name, value in (r or {}).get("ratios", {}).items():
+            rows.append((f"{name} p50 2M/200k", "", "", f"{value:.2f}"))
+    if "http" in wanted:
+        r = load("http_bench").main(
+            [
+                "--transactions",
+                "200000" if args.quick else "2000000",
+                "--duration",
+                "5" if args.quick else "10",
+            ]
+        )
+        results["http"] = r
+        rows.append(
+            (
+                "pulse over HTTP (req/s)",
+                f"{r['pulse']['rps']:.0f}",
+                f"{r['bare']['rps']:.0f}",
+                f"{r['ratio_rps']:.2f}",
+            )
+        )
+        rows.append(
+            (
+                "pulse over HTTP p50/p99 (ms)",
+                f"{r['pulse']['p50']:.1f}/{r['pulse']['p99']:.1f}",
+                f"{r['bare']['p50']:.1f}/{r['bare']['p99']:.1f}",
+                "",
+            )
+        )
+
+    print()
+    print(f"| {'benchmark':<34} | {'svc':>14} | {'baseline':>14} | {'ratio':>6} |")
+    print(f"|{'-' * 36}|{'-' * 16}|{'-' * 16}|{'-' * 8}|")
+    for name, ours, base, ratio in rows:
+        print(f"| {name:<34} | {ours:>14} | {base:>14} | {ratio:>6} |")
+    (HERE / "out").mkdir(exist_ok=True)
+    (HERE / "out" / "last.json").write_text(json.dumps(results, indent=2, default=str))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
