@@ -242,3 +242,256 @@ def accounts(store: Store, app: SvcApp, clock: FakeClock) -> Accounts:
 
 
 ORIGIN = {"Origin": "https://app.example.com"}
+
+
+# identity provider (sign-in tests) ----------------------------------------------------------
+
+
+_IDP_KEYS: list[object] = []
+
+
+def _idp_keys() -> list[object]:
+    """An RSA key, an EC P-256 key and a second RSA key (an attacker's), made once."""
+    if not _IDP_KEYS:
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+        _IDP_KEYS.extend(
+            [
+                rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                ec.generate_private_key(ec.SECP256R1()),
+                rsa.generate_private_key(public_exponent=65537, key_size=2048),
+            ]
+        )
+    return _IDP_KEYS
+
+
+class IdentityProvider:
+    """A test identity provider: RSA and EC keys in a JWKS file, and an HS256 secret."""
+
+    issuer = "https://id.example.com/"
+    audience = "svc-api"
+    hs256_secret = "idp-hs256-shared-secret-0123456789abcdef"
+
+    def __init__(self, directory: Path, clock: FakeClock) -> None:
+        import json
+
+        from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+        self.clock = clock
+        self.rsa_key, self.ec_key, self.other_rsa_key = _idp_keys()
+        rsa_jwk = RSAAlgorithm.to_jwk(self.rsa_key.public_key(), as_dict=True)
+        ec_jwk = ECAlgorithm.to_jwk(self.ec_key.public_key(), as_dict=True)
+        self.jwks = {
+            "keys": [
+                {**rsa_jwk, "kid": "rsa-1", "use": "sig", "alg": "RS256"},
+                {**ec_jwk, "kid": "ec-1", "use": "sig", "alg": "ES256"},
+            ]
+        }
+        self.jwks_file = directory / "jwks.json"
+        self.jwks_file.write_text(json.dumps(self.jwks), encoding="utf-8")
+
+    def settings(self) -> dict[str, object]:
+        """Config fields that make an app trust this provider."""
+        return {
+            "jwt_jwks_file": str(self.jwks_file),
+            "jwt_hs256_secret": self.hs256_secret,
+            "jwt_issuer": self.issuer,
+            "jwt_audience": self.audience,
+        }
+
+    def claims(self, email: str = "owner@example.com", **changes: object) -> dict[str, object]:
+        now = int(self.clock())
+        base: dict[str, object] = {
+            "sub": "idp|" + email,
+            "email": email,
+            "iss": self.issuer,
+            "aud": self.audience,
+            "iat": now - 5,
+            "exp": now + 300,
+        }
+        base.update(changes)
+        return {k: v for k, v in base.items() if v is not None}
+
+    def token(self, alg: str = "RS256", email: str = "owner@example.com", **changes: object) -> str:
+        """A token signed the way the provider signs: RS256, ES256 (JWKS) or HS256."""
+        import jwt
+
+        payload = self.claims(email, **changes)
+        if alg == "RS256":
+            return jwt.encode(payload, self.rsa_key, algorithm="RS256", headers={"kid": "rsa-1"})
+        if alg == "ES256":
+            return jwt.encode(payload, self.ec_key, algorithm="ES256", headers={"kid": "ec-1"})
+        return jwt.encode(payload, self.hs256_secret, algorithm="HS256")
+
+
+@pytest.fixture
+def idp(tmp_path: Path, clock: FakeClock) -> IdentityProvider:
+    return IdentityProvider(tmp_path, clock)
+
+
+@pytest.fixture
+def jwt_app(store: Store, make_app: Callable[..., SvcApp], idp: IdentityProvider) -> SvcApp:
+    """An app that trusts ``idp`` for sign-in (same store and clock as ``app``)."""
+    return make_app(store, **idp.settings())
+
+
+# webhooks ----------------------------------------------------------------------------------
+
+
+class ReceivedRequest:
+    def __init__(self, path: str, headers: dict[str, str], body: bytes) -> None:
+        self.path = path
+        self.headers = headers
+        self.body = body
+
+
+class Receiver:
+    """A real local webhook receiver on 127.0.0.1: records every POST, then answers
+    ``status`` with ``reply`` after ``delay`` seconds (attributes may change mid-test)."""
+
+    def __init__(self, status: int = 200, reply: bytes = b"ok", delay: float = 0.0) -> None:
+        import http.server
+        import threading
+
+        self.status = status
+        self.reply = reply
+        self.delay = delay
+        self.headers: dict[str, str] = {}
+        self.requests: list[ReceivedRequest] = []
+        self.release = threading.Event()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                receiver.requests.append(ReceivedRequest(self.path, dict(self.headers), body))
+                if receiver.delay:
+                    receiver.release.wait(receiver.delay)
+                try:
+                    self.send_response(receiver.status)
+                    for name, value in receiver.headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(receiver.reply)))
+                    self.end_headers()
+                    self.wfile.write(receiver.reply)
+                except OSError:
+                    pass
+
+            def log_message(self, format: str, *args: object) -> None:
+                return None
+
+        class Quiet(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+            block_on_close = False
+
+            def handle_error(self, request: object, client_address: object) -> None:
+                return None
+
+        self.httpd = Quiet(("127.0.0.1", 0), Handler)
+        self.port = int(self.httpd.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}/hook"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def events(self) -> list[dict[str, object]]:
+        """The JSON bodies received so far."""
+        import json
+
+        return [json.loads(r.body) for r in self.requests]
+
+    def stop(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Callable[..., Receiver]]:
+    """Start local webhook receivers; all are stopped after the test."""
+    made: list[Receiver] = []
+
+    def make(**kwargs: object) -> Receiver:
+        r = Receiver(**kwargs)  # type: ignore[arg-type]
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.stop()
+
+
+@pytest.fixture
+def hook_app(store: Store, make_app: Callable[..., SvcApp]) -> SvcApp:
+    """An app with the development setting on: http and loopback webhook targets allowed."""
+    return make_app(store, webhook_allow_private=True)
+
+
+@pytest.fixture
+def hook_accounts(store: Store, hook_app: SvcApp, clock: FakeClock) -> Accounts:
+    """``accounts`` whose browsers talk to ``hook_app``."""
+    return Accounts(store, hook_app, clock)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say plainly how many PostgreSQL-backed tests ran, so CI logs prove they did."""
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    for outcome in counts:
+        for report in terminalreporter.stats.get(outcome, []):
+            if "postgres" in getattr(report, "keywords", {}):
+                counts[outcome] += 1
+    terminalreporter.write_line(
+        "PostgreSQL-backed tests: "
+        + ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
+        + ("" if POSTGRES_URL else " (SVC_TEST_POSTGRES_URL not set)")
+    )
+
+
+# real estate: data loaded once per module or session ----------------------------------------
+
+RE_NOW = 1_790_000_000.0
+"""2026-09-21 UTC: inside the demo data's last month (2026-09)."""
+
+
+@pytest.fixture(scope="session")
+def demo_db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite database holding ``svc demo-data --seed 1``, loaded once per session.
+
+    Tests treat its real-estate and marketplace data as read-only (they may add
+    consumers, keys and usage rows).
+    """
+    from svc_server.services import demo
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.db'}"
+    s = open_store(url)
+    s.migrate()
+    try:
+        demo.load_demo(s, seed=1, now=RE_NOW)
+    finally:
+        s.close()
+    return url
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def module_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """An empty database per test module and backend, for data a module loads once."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('module') / 'svc.db'}"
+        return
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL tests need SVC_TEST_POSTGRES_URL (CI sets it)")
+    import psycopg
+
+    schema = "m_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield _pg_schema_url(POSTGRES_URL, schema)
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

@@ -52,17 +52,31 @@ def lease_status(property_type: str | None, transaction_type: str | None) -> tup
     )
 
 
+EXCLUSION_LABELS: dict[str, str] = {
+    "cancelled": "cancelled deals",
+    "partial_share": "partial-share deals",
+}
+"""Readable names of the transaction exclusion reasons in ``coverage_note``."""
+
+
 def coverage_note(exclusions: Mapping[str, int]) -> str:
-    """How much of the market the data covers, and what was excluded and why."""
+    """How much of the market the data covers, and what was excluded and why.
+
+    ``exclusions`` counts transactions excluded at ingest by reason over every load (the
+    note is plain ASCII so that it can also travel in a response header).
+    """
     parts = [
-        "Covers transactions reported to MOLIT RTMS (sales must be reported within 30 "
-        "days; not every deal is) plus the sources listed in data_sources."
+        "Covers deals reported to MOLIT RTMS (a sale must be reported within 30 days of "
+        "the contract; the share of deals actually reported is not known, so no coverage "
+        "estimate is given) plus the other sources listed in data_sources.",
+        "Cancelled deals and partial-share deals are always excluded.",
     ]
     if exclusions:
-        listed = ", ".join(f"{reason}: {count}" for reason, count in sorted(exclusions.items()))
-        parts.append(f"Excluded at ingest: {listed}.")
-    else:
-        parts.append("Cancelled deals and partial-share deals are excluded at ingest.")
+        listed = ", ".join(
+            f"{count} {EXCLUSION_LABELS.get(reason, reason)}"
+            for reason, count in sorted(exclusions.items())
+        )
+        parts.append(f"Excluded at ingest so far: {listed}.")
     return " ".join(parts)
 
 

@@ -196,7 +196,8 @@ class LoadReport:
     deals, partial-share deals, rows without a value, ...) by reason; ``rejected`` counts
     malformed records by reason and ``rejections`` keeps the first
     ``MAX_REJECTION_LINES`` of each reason with their line. The store fills ``loaded``
-    (new records written) and ``duplicate`` (records already stored).
+    (new records written), ``duplicate`` (records already stored) and ``retracted``
+    (records stored by an earlier load that this file reports as cancelled, now removed).
 
     ``total_count``, ``page_no`` and ``num_of_rows`` carry the RTMS API paging header when
     the file is one page of a larger answer.
@@ -206,6 +207,7 @@ class LoadReport:
     read: int = 0
     loaded: int = 0
     duplicate: int = 0
+    retracted: int = 0
     excluded: dict[str, int] = attrs.field(factory=dict)
     rejected: dict[str, int] = attrs.field(factory=dict)
     rejections: list[Rejection] = attrs.field(factory=list)
@@ -254,6 +256,8 @@ class LoadReport:
                 detail = ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
                 parts.append(f"{label} {sum(counts.values())} ({detail})")
         parts.append(f"loaded {self.loaded}, duplicate {self.duplicate}")
+        if self.retracted:
+            parts.append(f"retracted {self.retracted}")
         page = self.page_info()
         if page is not None:
             parts.append(page)

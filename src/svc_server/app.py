@@ -90,7 +90,9 @@ class SvcApp:
     def wsgi_app(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
         request = Request(environ)
-        request.max_content_length = self.config.max_body_bytes
+        # One byte of headroom: a chunked body is cut at this limit by werkzeug, so the
+        # body reader can only tell "exactly the maximum" from "more" if it may read one more.
+        request.max_content_length = self.config.max_body_bytes + 1
         request_id = requestid.resolve(request.headers.get("X-Request-ID"), self.entropy(16))
         ctx = Ctx(app=self, request=request, request_id=request_id, now=self.clock())
         response = self.dispatch(ctx)
@@ -128,7 +130,12 @@ class SvcApp:
         raw_uri_len = len(request.environ.get("PATH_INFO", "")) + len(request.query_string)
         if raw_uri_len > self.config.max_url_bytes:
             raise UriTooLong(f"The request URI is longer than {self.config.max_url_bytes} bytes.")
-        adapter = self.url_map.bind_to_environ(request.environ)
+        try:
+            adapter = self.url_map.bind_to_environ(request.environ)
+        except HTTPException:  # werkzeug's BadHost: a Host header it cannot IDNA-encode
+            raise InvalidParams(
+                "The Host header is not a valid host name.", hint="Send the server's host name."
+            ) from None
         try:
             endpoint, values = adapter.match()
         except WzNotFound:
@@ -188,4 +195,9 @@ def create_app(
         store = open_store(config.database_url, pool_size=config.db_pool_size)
         if migrate:
             store.migrate()
-    return SvcApp(config, store, clock=clock, entropy=entropy)
+    app = SvcApp(config, store, clock=clock, entropy=entropy)
+    if config.inline_worker:
+        from svc_server.delivery.worker import start_inline
+
+        start_inline(app)
+    return app

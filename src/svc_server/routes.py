@@ -13,7 +13,8 @@ import attrs
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Response
 
-from svc_server.handlers import accounts, realestate, system
+from svc_server.handlers import accounts, markets, realestate, system, webhooks
+from svc_server.handlers import openapi as openapi_handler
 from svc_server.services import realestate as re_service
 
 Handler = Callable[..., Response]
@@ -38,6 +39,9 @@ ME = "/api/auth/me"
 RE = "/api/v1/real-estate"
 ROUTES: tuple[Route, ...] = (
     Route(path="/api/status", methods=("GET",), handler=system.get_status),
+    Route(path="/api/v1/openapi.json", methods=("GET",), handler=openapi_handler.get_document),
+    Route(path="/disclosure", methods=("GET",), handler=system.get_disclosure),
+    Route(path="/pricing", methods=("GET",), handler=system.get_pricing),
     # real-estate vertical
     Route(
         path=f"{RE}/pulse",
@@ -83,6 +87,22 @@ ROUTES: tuple[Route, ...] = (
         params=re_service.DIMENSIONS_PARAMS,
         counted=True,
     ),
+    # marketplace vertical
+    Route(
+        path="/api/v1/markets/pulse",
+        methods=("GET",),
+        handler=markets.pulse,
+        auth="data",
+        params=frozenset({"region", "category", "period", "product_type"}),
+        counted=True,
+    ),
+    Route(
+        path="/api/v1/markets/dimensions",
+        methods=("GET",),
+        handler=markets.dimensions,
+        auth="data",
+        counted=True,
+    ),
     # sessions and accounts
     Route(path="/api/auth/session", methods=("POST",), handler=accounts.post_session),
     Route(
@@ -122,6 +142,35 @@ ROUTES: tuple[Route, ...] = (
         methods=("DELETE",),
         handler=accounts.delete_member,
         auth="account",
+    ),
+    Route(path=f"{ME}/webhooks", methods=("GET",), handler=webhooks.list_endpoints, auth="account"),
+    Route(
+        path=f"{ME}/webhooks", methods=("POST",), handler=webhooks.create_endpoint, auth="account"
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>",
+        methods=("DELETE",),
+        handler=webhooks.revoke_endpoint,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>/enable",
+        methods=("POST",),
+        handler=webhooks.enable_endpoint,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>/test",
+        methods=("POST",),
+        handler=webhooks.send_test,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>/deliveries",
+        methods=("GET",),
+        handler=webhooks.list_deliveries,
+        auth="account",
+        params=webhooks.DELIVERY_PARAMS,
     ),
     Route(path=f"{ME}/invites", methods=("GET",), handler=accounts.get_invites, auth="account"),
     Route(

@@ -300,8 +300,10 @@ def _text(value: Any) -> str:
 def _json_rows(data: bytes, path: str) -> list[_Row]:
     try:
         doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(f"malformed JSON: {exc}", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"not UTF-8 (byte offset {exc.start})", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
     if not isinstance(doc, dict):
         raise SourceError("JSON is not an object: not an R-ONE response", path=path)
     if "RESULT" in doc and "SttsApiTblData" not in doc:

@@ -258,8 +258,10 @@ def _json_item(value: Any) -> dict[str, str] | None:
 def _json_envelope(data: bytes, path: str) -> _Envelope:
     try:
         doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(f"malformed JSON: {exc}", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"not UTF-8 (byte offset {exc.start})", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
     top = _lower_keys(doc)
     if "openapi_serviceresponse" in top:
         gateway = _lower_keys(top["openapi_serviceresponse"])

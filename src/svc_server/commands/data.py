@@ -1,4 +1,11 @@
-"""``svc ingest`` and ``svc demo-data``: getting data into the store."""
+"""``svc ingest`` and ``svc demo-data``: getting data into the store.
+
+``svc ingest KIND PATH...`` loads each file in its own transaction and prints, per file,
+what was read, loaded, already present, excluded (by reason) and rejected (by reason,
+with the first lines), then totals. On a terminal a progress bar runs on stderr. A file
+that cannot be read is reported as ``svc: error: PATH:LINE: ...`` and changes nothing;
+the exit status is then 1.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from svc_core.errors import SourceError
 from svc_server.commands.base import store_from_args
 from svc_server.services import demo, ingest
+
+BAR_WIDTH = 28
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -22,11 +31,30 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "Load source files, one transaction per file: a file that cannot be read "
             "changes nothing, and loading a file twice adds nothing. KIND is one of: "
             + ", ".join(ingest.KINDS)
-            + "."
+            + ". RTMS kinds read the open-API XML/JSON and the web site's CSV export "
+            "(CP949 or UTF-8). See docs/data-sources.md."
         ),
     )
     p.add_argument("kind", choices=ingest.KINDS, metavar="KIND")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    p.add_argument(
+        "--area-map",
+        type=Path,
+        metavar="CSV",
+        help="rone-index only: market-area table (market_area,sigungu_code) replacing "
+        "the built-in Seoul office areas",
+    )
+    p.add_argument(
+        "--table-name",
+        metavar="NAME",
+        help="rone-index only: the statistic table's name (as SttsApiTbl.do lists it), "
+        "read for the metric or property class when the rows do not name them",
+    )
+    p.add_argument(
+        "--property-type",
+        choices=("office", "retail", "commercial_complex"),
+        help="rone-index only: the property type of rows that name no survey class",
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
@@ -42,36 +70,85 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def _progress(done: int, total: int, path: Path) -> None:
-    if sys.stderr.isatty():
-        width = 30
-        filled = width * done // total
-        bar = "#" * filled + "-" * (width - filled)
-        print(f"\r[{bar}] {done}/{total} {path.name[:40]:<40}", end="", file=sys.stderr, flush=True)
-        if done == total:
-            print(file=sys.stderr)
+class ProgressBar:
+    """A one-line bar on a terminal (nothing when ``stream`` is not a terminal)."""
+
+    def __init__(self, stream: TextIO, files: int) -> None:
+        self.stream = stream
+        self.files = files
+        self.enabled = stream.isatty()
+        self._last = ""
+
+    def show(self, number: int, path: Path, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        text = f"\r[{bar}] file {number}/{self.files} {path.name[:32]} {done}/{total}"
+        if text != self._last:
+            self._last = text
+            print(text, end="", file=self.stream, flush=True)
+
+    def clear(self) -> None:
+        if self.enabled and self._last:
+            print("\r" + " " * (len(self._last) - 1) + "\r", end="", file=self.stream, flush=True)
+            self._last = ""
+
+
+def _area_map(args: argparse.Namespace) -> ingest.AreaMap | None:
+    if args.area_map is None:
+        return None
+    if args.kind != "rone-index":
+        raise SourceError("--area-map applies to rone-index only", path=str(args.area_map))
+    try:
+        data = args.area_map.read_bytes()
+    except OSError as exc:
+        raise SourceError(exc.strerror or str(exc), path=str(args.area_map)) from None
+    return ingest.parse_area_map(data, path=str(args.area_map))
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    try:
+        area_map = _area_map(args)
+    except SourceError as exc:
+        print(f"svc: error: {exc.message}", file=sys.stderr)
+        return 2
     store = store_from_args(args)
+    bar = ProgressBar(sys.stderr, len(args.paths))
     failed = 0
     totals = {"read": 0, "loaded": 0, "duplicate": 0, "excluded": 0, "rejected": 0}
     try:
         for number, path in enumerate(args.paths, start=1):
-            _progress(number - 1, len(args.paths), path)
+            bar.show(number, path, 0, 1)
             try:
                 data = path.read_bytes()
             except OSError as exc:
+                bar.clear()
                 print(f"svc: error: {path}: {exc.strerror or exc}", file=sys.stderr)
                 failed += 1
                 continue
+
+            def show(done: int, total: int, n: int = number, p: Path = path) -> None:
+                bar.show(n, p, done, total)
+
             try:
-                report = ingest.ingest(store, args.kind, data, path=str(path), now=time.time())
+                report = ingest.ingest(
+                    store,
+                    args.kind,
+                    data,
+                    path=str(path),
+                    now=time.time(),
+                    area_map=area_map,
+                    table_name=args.table_name,
+                    property_type=args.property_type,
+                    progress=show,
+                )
             except SourceError as exc:
+                bar.clear()
                 print(f"svc: error: {exc.message}", file=sys.stderr)
                 failed += 1
                 continue
-            _progress(number, len(args.paths), path)
+            bar.clear()
             for line in ingest.summary_lines(report):
                 print(line)
             totals["read"] += report.read
@@ -80,9 +157,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             totals["excluded"] += report.excluded_total
             totals["rejected"] += report.rejected_total
     finally:
+        bar.clear()
         store.close()
     if len(args.paths) > 1:
-        print("total: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+        print(
+            f"total ({len(args.paths) - failed} of {len(args.paths)} files loaded): "
+            + ", ".join(f"{k} {v}" for k, v in totals.items())
+        )
     if failed:
         print(f"svc: {failed} file(s) not loaded (nothing from them was written)", file=sys.stderr)
         return 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from werkzeug.wrappers import Response
@@ -16,7 +15,6 @@ from svc_server.services import accounts, sessions
 from svc_server.services.accounts import iso
 
 NO_STORE = {"Cache-Control": "private, no-store"}
-error_log = logging.getLogger("svc.error")
 
 
 def _reply(ctx: Ctx, body: dict[str, Any], status: int = 200) -> Response:
@@ -36,6 +34,8 @@ def _user(ctx: Ctx) -> str:
 
 
 def post_session(ctx: Ctx) -> Response:
+    if ctx.request.headers.get("Origin") not in (None, ""):
+        auth.check_origin(ctx)  # a browser on another site may not sign anyone in here
     body = _body(ctx)
     unknown = sorted(set(body) - {"jwt"})
     if unknown:
@@ -66,8 +66,7 @@ def get_usage(ctx: Ctx) -> Response:
         data = accounts.usage_summary(ctx.app.store, _user(ctx), ctx.now)
     except SvcError:
         raise
-    except Exception as exc:  # SPEC: a failed usage read is 500 USAGE_FAILED
-        error_log.exception("request %s: usage retrieval failed", ctx.request_id)
+    except Exception as exc:  # SPEC: a failed usage read is 500 USAGE_FAILED (app logs it)
         raise UsageFailed() from exc
     return _reply(ctx, {"data": data})
 

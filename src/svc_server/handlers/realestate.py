@@ -1,4 +1,12 @@
-"""Real-estate endpoints: JSON by default, CSV on request, envelope on every answer."""
+"""Real-estate endpoints: JSON by default, CSV on request, the envelope on every answer.
+
+CSV (``Accept: text/csv`` or ``format=csv``; pulse, pulse/series, coverage, indices) has
+the row fields as columns in SPEC order, nested values JSON-encoded, and the envelope
+in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
+``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
+``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
+Errors are always JSON (the app renders every ``SvcError`` as JSON).
+"""
 
 from __future__ import annotations
 
@@ -13,66 +21,65 @@ from svc_server.http.negotiation import wants_csv
 from svc_server.http.responses import csv_response, json_response
 from svc_server.services import realestate as service
 
-# Envelope fields that travel as X-Svc-* headers on CSV responses (ASCII-safe values).
-CSV_HEADER_FIELDS = (
-    "api_version",
-    "vertical",
-    "tier",
-    "auth_method",
-    "data_sources",
-    "confidence",
-    "count",
-    "generated_at",
-    "lease_data_status",
-    "coverage_note",
-    "disclosure_url",
-    "source_mix",
-    "known_limitations",
-    "periods_requested",
-    "periods_returned",
-    "missing_periods",
-    "granularity",
-    "row_cap",
-)
+HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
+"""Envelope fields that already travel in their own headers."""
 
 Service = Callable[..., tuple[Any, dict[str, Any]]]
 
 
 def links(ctx: Ctx) -> service.Links:
+    """The disclosure and pricing pages of this deployment."""
     base = ctx.app.config.public_url
     return service.Links(disclosure_url=f"{base}/disclosure", upgrade_url=f"{base}/pricing")
 
 
+def header_name(field: str) -> str:
+    """``lease_data_status`` → ``X-Svc-Lease-Data-Status``."""
+    return "X-Svc-" + "-".join(part.capitalize() for part in field.split("_"))
+
+
+def header_value(value: Any) -> str:
+    """A header-safe (ASCII) text: lists and objects as compact JSON with ``\\u`` escapes,
+    null as empty, booleans as ``true``/``false``, other scalars as text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    text = str(value)
+    if text.isascii() and text.isprintable():
+        return text
+    return json.dumps(text, ensure_ascii=True)[1:-1]
+
+
 def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
-    """``_meta`` fields as ``X-Svc-Field-Name`` headers; lists and objects as ASCII JSON."""
-    out = {}
-    for name in CSV_HEADER_FIELDS:
-        if name not in meta:
-            continue
-        value = meta[name]
-        if isinstance(value, list | dict):
-            text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-        elif value is None:
-            text = ""
-        else:
-            text = str(value).encode("ascii", "backslashreplace").decode("ascii")
-        out["X-Svc-" + "-".join(part.capitalize() for part in name.split("_"))] = text
-    return out
+    """``_meta`` as ``X-Svc-*`` headers (see the module docstring)."""
+    return {
+        header_name(name): header_value(value)
+        for name, value in meta.items()
+        if name not in HEADER_SKIPPED
+    }
 
 
 def _run(ctx: Ctx, fn: Service, columns: Sequence[str] | None, filename: str) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
-    rows, meta = fn(
+    csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
+    data, meta = fn(
         ctx.app.store,
         ctx.caller,
-        ctx.params,
+        {k: v for k, v in ctx.params.items() if k != "format"},
         request_id=ctx.request_id,
         now=ctx.now,
         links=links(ctx),
     )
-    if columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params):
-        return csv_response(columns, rows, headers=envelope_headers(meta), filename=filename)
-    return json_response({"data": rows, "_meta": meta})
+    if csv and columns is not None:
+        response = csv_response(columns, data, headers=envelope_headers(meta), filename=filename)
+    else:
+        response = json_response({"data": data, "_meta": meta})
+    if columns is not None:
+        response.headers["Vary"] = "Accept"
+    return response
 
 
 def pulse(ctx: Ctx) -> Response:

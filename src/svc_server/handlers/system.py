@@ -1,12 +1,25 @@
-"""Public system endpoints."""
+"""Public system endpoints: the status probe and the human-readable pages.
+
+``/disclosure`` is the trust-disclosure page every real-estate ``_meta.disclosure_url``
+points at; ``/pricing`` lists the plan table (where ``upgrade_url`` points). Both are
+built from the same constants the API uses, so the pages cannot drift from the answers.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from html import escape
+
 from werkzeug.wrappers import Response
 
+from svc_core import confidence, envelope, plans, stats
+from svc_core.demo import DEMO_LIMITATION
+from svc_core.sources import rtms
 from svc_server.http.context import Ctx
 from svc_server.http.responses import json_response
 from svc_server.services import status
+
+PAGE_CACHE = "public, max-age=3600"
 
 
 def get_status(ctx: Ctx) -> Response:
@@ -17,3 +30,177 @@ def get_status(ctx: Ctx) -> Response:
         status=200 if healthy else 503,
         headers={"Cache-Control": "public, s-maxage=10, stale-while-revalidate=30"},
     )
+
+
+def _page(title: str, body: str) -> Response:
+    html = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n"
+        "<style>body{font-family:system-ui,sans-serif;max-width:58rem;margin:2rem auto;"
+        "padding:0 1rem;line-height:1.5}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
+        "code{background:#f4f4f4;padding:0 .2rem}</style>\n"
+        f"</head>\n<body>\n<h1>{escape(title)}</h1>\n{body}</body>\n</html>\n"
+    )
+    return Response(
+        html.encode("utf-8"),
+        mimetype="text/html",
+        headers={"Cache-Control": PAGE_CACHE, "X-Content-Type-Options": "nosniff"},
+    )
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>\n"
+        for row in rows
+    )
+    return f"<table>\n<tr>{head}</tr>\n{body}</table>\n"
+
+
+def _list(items: Iterable[str]) -> str:
+    return "<ul>\n" + "".join(f"<li>{escape(item)}</li>\n" for item in items) + "</ul>\n"
+
+
+def _lease_rows() -> list[tuple[str, str]]:
+    cases = (("office", None), ("officetel", "monthly_lease"), (None, "sale"))
+    return [envelope.lease_status(ptype, ttype) for ptype, ttype in cases]
+
+
+def disclosure_body() -> str:
+    """The HTML body of the trust-disclosure page."""
+    office = ", ".join(sorted(rtms.OFFICE_USES))
+    retail = ", ".join(sorted(rtms.RETAIL_USES))
+    parts = [
+        "<p>What the real-estate answers of this API are made of, what they leave out, "
+        "and how each number is computed. Every response's <code>_meta</code> carries "
+        "the same facts in short form.</p>\n",
+        "<h2>Sources</h2>\n",
+        _table(
+            ("data_sources id", "what it is"),
+            (
+                (
+                    "rtms_official",
+                    "MOLIT real-transaction reports (RTMS): commercial building sales, "
+                    "officetel sales and officetel leases, from the open API or the web "
+                    "site's CSV export.",
+                ),
+                (
+                    "rone_official",
+                    "Korea Real Estate Board (R-ONE) commercial rental survey: vacancy "
+                    "rate, rent index, income yield, capital yield, total return and "
+                    "price index per market area and quarter (the /indices endpoint).",
+                ),
+                (
+                    "public_assessment, rone_index_derived, others",
+                    "Normalized samples loaded from documented CSV files; the only "
+                    "source of lease cohorts for office, retail, commercial_complex "
+                    "and mixed_use.",
+                ),
+            ),
+        ),
+        "<h2>Coverage and exclusions</h2>\n",
+        f"<p>{escape(envelope.coverage_note({}))} <code>coverage_estimate</code> is null "
+        f"(method <code>{escape(envelope.COVERAGE_METHOD)}</code>): the share of all deals "
+        "that were reported is not known.</p>\n",
+        "<p>Cancelled deals (<code>cdealType = O</code>) and partial-share deals "
+        "(<code>shareDealingType = 지분</code>) are excluded at ingest and counted; a "
+        "deal cancelled after it was loaded is removed when the report with the "
+        "cancellation is loaded.</p>\n",
+        "<h2>Property types</h2>\n",
+        _table(
+            ("RTMS building use (buildingUse)", "building type", "property_type"),
+            (
+                (office, "any", "office"),
+                (retail, "집합 (unit in a multi-unit building)", "commercial_complex"),
+                (retail, "일반 (whole building) or blank", "retail"),
+                ("any other use, or uses of several groups", "any", "mixed_use"),
+                ("officetel reports", "", "officetel"),
+            ),
+        ),
+        "<h2>Lease data status</h2>\n",
+        _table(("lease_data_status", "meaning"), _lease_rows()),
+        "<h2>Statistics</h2>\n",
+        _list(
+            (
+                f"A cohort (district or dong, property type, transaction type, period) "
+                f"needs at least {stats.MIN_SAMPLES} transactions; smaller cohorts are "
+                "not shown.",
+                "Prices are sale prices for sale and deposits for leases, in whole KRW; "
+                "monthly rents only for monthly_lease.",
+                "p25, median and p75 use linear interpolation between order statistics "
+                "(Hyndman-Fan type 7, the default of numpy and R); averages are exact "
+                "means; both are rounded half to even to whole KRW.",
+                "avg_area_m2 is the mean area of the samples that report one, two "
+                "decimals: building area for whole buildings, unit area for strata "
+                "units, exclusive area for officetels.",
+                "relative_spread = (highest minus lowest per-source mean) / average price.",
+                "Rolling windows (last_3m, last_6m, last_12m, last_4q, last_8q) end at "
+                "the latest month or quarter that has data, because reports arrive up "
+                "to 30 days late.",
+                "annualized_cap_rate = value_pct x 4 on income_yield rows (a quarterly yield).",
+            )
+        ),
+        "<h2>Confidence</h2>\n",
+        f"<p>First matching rule wins (spread limit {confidence.MAX_SPREAD:.0%}, sample "
+        f"threshold {confidence.MIN_SAMPLES}):</p>\n",
+        _table(
+            ("distinct sources", "condition", "confidence"),
+            (
+                ("2 or more", f"relative_spread <= {confidence.MAX_SPREAD:.0%}", "high"),
+                ("2 or more", f"spread above, {confidence.MIN_SAMPLES}+ samples", "medium"),
+                ("2 or more", f"spread above, fewer than {confidence.MIN_SAMPLES}", "low"),
+                ("1", f"{confidence.MIN_SAMPLES}+ samples", "medium"),
+                ("1", f"fewer than {confidence.MIN_SAMPLES} samples", "low"),
+            ),
+        ),
+        "<p>A series reports the worst confidence of its rows.</p>\n",
+        "<h2>Known limitations</h2>\n",
+        _list(envelope.BASE_LIMITATIONS),
+        "<h2>Demo data</h2>\n",
+        f"<p>{escape(DEMO_LIMITATION)} Answers drawn from it say so in "
+        "<code>known_limitations</code>.</p>\n",
+    ]
+    return "".join(parts)
+
+
+def get_disclosure(ctx: Ctx) -> Response:
+    """GET /disclosure: the page ``_meta.disclosure_url`` points at."""
+    return _page("svc real-estate data: disclosure", disclosure_body())
+
+
+def pricing_body() -> str:
+    """The HTML body of the pricing page: the plan table."""
+    rows = [
+        (
+            plan.name,
+            f"{plan.monthly_quota:,}",
+            f"{plan.rate_limit_per_minute:,}",
+            f"{plan.max_keys:,}",
+            f"{plan.seats:,}",
+            "yes" if plans.meets_tier(plan.name, "pro") else "no",
+        )
+        for plan in plans.DEFAULT_PLANS.values()
+        if plan.name in plans.TIER_ORDER  # internal is not for sale
+    ]
+    return (
+        "<p>Monthly quotas count successful (2xx) data calls only; a pulse/series "
+        "call counts once however many periods it returns.</p>\n"
+        + _table(
+            (
+                "plan",
+                "calls per month",
+                "calls per minute",
+                "API keys",
+                "seats",
+                "geo_precision=dong",
+            ),
+            rows,
+        )
+    )
+
+
+def get_pricing(ctx: Ctx) -> Response:
+    """GET /pricing: the plans, where a 403's ``upgrade_url`` points."""
+    return _page("svc plans", pricing_body())

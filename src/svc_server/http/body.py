@@ -3,7 +3,8 @@
 Refused with a 4xx and a clear message: a wrong Content-Type (415), a body over the
 configured size (413), invalid UTF-8 or JSON, a byte-order mark, duplicate keys (so
 ``{"scope": "read_only", "scope": "admin"}`` cannot smuggle a value), ``NaN`` and
-``Infinity``, lone surrogates, nesting deeper than 32 levels, anything but an object.
+``Infinity``, integers too long to convert (over 4300 digits), lone surrogates, nesting
+deeper than 32 levels, anything but an object.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def parse_json(raw: bytes) -> Any:
         raise InvalidBody(f"The JSON body is nested deeper than {MAX_DEPTH} levels.") from None
     except json.JSONDecodeError as exc:
         raise InvalidBody(f"The body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
+    except ValueError:  # an integer literal over Python's 4300-digit conversion limit
+        raise InvalidBody("The JSON body holds a number too long to read.") from None
     _check(value)
     return value
 

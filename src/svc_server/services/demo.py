@@ -1,14 +1,22 @@
-"""Loading the deterministic demo data set (real estate and marketplace)."""
+"""Loading the deterministic demo data set (real estate and marketplace).
+
+One transaction for everything, through the same store writes as real loads (natural
+keys, rollup, precomputed coverage), logged in ``ingest_log`` as kind ``demo``: that log
+row is what makes every real-estate envelope served afterwards carry the synthetic-data
+limitation.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections import Counter
 from typing import Any
 
 from svc_core import demo, demo_markets
-from svc_server.services import markets_ingest
+from svc_server.services import markets_ingest, realestate
 from svc_server.store import Store
+from svc_server.store.realestate import RollupKey, rollup_rows
 
 
 def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
@@ -17,7 +25,15 @@ def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
     indices = list(demo.demo_indices(seed))
     listings, activities = demo_markets.demo_market_data(seed)
     with store.db.transaction() as tx:
-        loaded, duplicate = store.realestate.insert_transactions(tx, transactions, synthetic=True)
+        first = store.realestate.rollup_is_empty(tx)
+        added: Counter[RollupKey] = Counter()
+        loaded, duplicate = store.realestate.insert_transactions(
+            tx, transactions, synthetic=True, added=added
+        )
+        if loaded:
+            # Into an empty store the rollup is exactly what these records added.
+            rollup = rollup_rows(added) if first else None
+            realestate.refresh_coverage(store, tx, demo.demo_districts(), rollup=rollup)
         idx_loaded, _ = store.realestate.insert_indices(tx, indices, synthetic=True)
         market = markets_ingest.write(store, tx, listings, activities, synthetic=True)
         store.realestate.log_ingest(

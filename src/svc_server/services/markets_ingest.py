@@ -1,27 +1,53 @@
-"""Loading marketplace listings and monthly activity (one transaction per file)."""
+"""Loading marketplace listings and monthly activity, and publishing their answers.
+
+``ingest`` loads one file (``market-listings`` or ``market-activity``) in one
+transaction: the records are upserted by their natural keys, and the published rows of
+every category the file changed, and the dimensions, are recomputed from the stored
+data before the transaction commits. Requests then read finished answers: the privacy
+rules (``svc_core.markets.publishable_rows``) never run per request, and a reader sees
+the answers before the load or after it, never a mix.
+
+The privacy rules look across all regions and months of a category, and categories are
+independent of each other, so a category is the unit of recomputation. Marketplace
+writers hold one lock, so each recomputation sees every committed change.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from svc_core import markets
+from svc_core.errors import InvalidParams
 from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import markets as source
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
+LISTINGS = "market-listings"
+ACTIVITY = "market-activity"
+KINDS: tuple[str, ...] = (LISTINGS, ACTIVITY)
 
-def _listing_row(item: Listing) -> tuple[object, ...]:
-    return (
-        item.listing_id,
-        item.region,
-        item.category,
-        item.product_type,
-        item.list_price,
-        item.discounted_price,
-    )
+
+def publish(store: Store, tx: Tx, categories: Iterable[str]) -> int:
+    """Recompute the published rows of ``categories`` and the dimensions; return the
+    number of rows published for them.
+
+    When no row is stored yet (a first load, or data loaded before the rows were
+    materialized) every category is recomputed.
+    """
+    wanted = set(categories)
+    if not store.markets.has_rows(tx):
+        wanted |= store.markets.all_categories(tx)
+    if not wanted:
+        return 0
+    rows = markets.publishable_rows(store.markets.listing_months(tx, wanted))
+    store.markets.replace_rows(tx, wanted, rows)
+    store.markets.replace_dimensions(tx, markets.dimensions(store.markets.stored_rows(tx)))
+    return len(rows)
 
 
 def write(
@@ -32,70 +58,73 @@ def write(
     *,
     synthetic: bool = False,
 ) -> dict[str, int]:
-    """Upsert listings then activity rows inside ``tx``."""
-    inserted, updated, _ = store.markets.upsert_listings(
-        tx,
-        [_listing_row(item) for item in listings],
-        synthetic=synthetic,
-    )
-    store.markets.upsert_activity(
-        tx,
-        [
-            (a.listing_id, a.period, a.views, a.bookings, a.booked_hours, a.available_hours)
-            for a in activities
-        ],
-    )
-    return {"listings": inserted + updated, "activity": len(activities)}
+    """Upsert listings, then their activity, then publish, inside ``tx`` (demo data).
+
+    Returns the listings and listing-months written (new or changed) and the rows
+    published for the categories that changed. Every activity's listing must be among
+    ``listings`` or stored already (ValueError otherwise).
+    """
+    store.markets.lock(tx)
+    listed = store.markets.upsert_listings(tx, listings, synthetic=synthetic)
+    active = store.markets.upsert_activity(tx, activities)
+    published = publish(store, tx, listed.categories | active.categories)
+    return {"listings": listed.written, "activity": active.written, "rows": published}
 
 
 def ingest(store: Store, kind: str, data: bytes, *, path: str, now: float) -> LoadReport:
-    """``market-listings`` or ``market-activity``: parse, then write in one transaction.
+    """Load one ``market-listings`` or ``market-activity`` file.
 
-    Listings are keyed by ``listing_id`` (a later file updates a listing's prices);
-    activity by ``(listing_id, period)`` (a later file replaces that month's numbers).
-    Activity rows for listings the store does not know are rejected.
+    The file is parsed before anything is written: an unreadable file raises
+    ``SourceError`` and changes nothing. ``loaded`` counts records new or changed,
+    ``duplicate`` records already stored with the same values. Activity of a listing the
+    store does not know is rejected as ``unknown_listing``.
     """
-    with store.db.transaction() as tx:
-        if kind == "market-listings":
-            listings, report = source.parse_listings(data, path=path)
-            inserted, updated, unchanged = store.markets.upsert_listings(
-                tx,
-                [_listing_row(item) for item in listings],
-            )
-            report.loaded, report.duplicate = inserted + updated, unchanged
-        else:
-            ids = _activity_ids(data)
-            known = store.markets.known_listings(tx, ids)
-            activities, report = source.parse_activity(data, path=path, known_listings=known)
-            existing = store.markets.existing_activity(
-                tx, [(a.listing_id, a.period) for a in activities]
-            )
-            rows = [
-                (a.listing_id, a.period, a.views, a.bookings, a.booked_hours, a.available_hours)
-                for a in activities
-            ]
-            changed = [r for r in rows if existing.get((r[0], r[1])) != r]
-            store.markets.upsert_activity(tx, changed)
-            report.loaded, report.duplicate = len(changed), len(rows) - len(changed)
-        store.realestate.log_ingest(
-            tx,
-            {
-                "id": str(uuid.uuid4()),
-                "kind": kind,
-                "path": path[:500],
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "read_count": report.read,
-                "loaded": report.loaded,
-                "duplicate": report.duplicate,
-                "excluded": report.excluded,
-                "rejected": {k: {"count": v} for k, v in report.rejected.items()},
-                "loaded_at": int(now),
-            },
-        )
-    return report
+    if kind == LISTINGS:
+        listings, report = source.parse_listings(data, path=path)
+        with store.db.transaction() as tx:
+            store.markets.lock(tx)
+            changes = store.markets.upsert_listings(tx, listings)
+            publish(store, tx, changes.categories)
+            report.loaded, report.duplicate = changes.written, changes.unchanged
+            _log(store, tx, kind, path, data, report, now)
+        return report
+    if kind == ACTIVITY:
+        activities, report = source.parse_activity(data, path=path)
+        with store.db.transaction() as tx:
+            store.markets.lock(tx)
+            known = store.markets.listing_categories(tx, (a.listing_id for a in activities))
+            if any(a.listing_id not in known for a in activities):
+                activities, report = source.parse_activity(data, path=path, known_listings=known)
+            changes = store.markets.upsert_activity(tx, activities)
+            publish(store, tx, changes.categories)
+            report.loaded, report.duplicate = changes.written, changes.unchanged
+            _log(store, tx, kind, path, data, report, now)
+        return report
+    raise InvalidParams(f"Unknown marketplace kind {kind!r}; choose one of: {', '.join(KINDS)}.")
 
 
-def _activity_ids(data: bytes) -> list[str]:
-    """Listing ids named by an activity file (first column), for the known-listing check."""
-    activities, _ = source.parse_activity(data, path="<ids>")
-    return sorted({a.listing_id for a in activities})
+def _log(
+    store: Store, tx: Tx, kind: str, path: str, data: bytes, report: LoadReport, now: float
+) -> None:
+    rejected: dict[str, Any] = {
+        reason: {
+            "count": count,
+            "lines": [r.line for r in report.rejections if r.reason == reason],
+        }
+        for reason, count in report.rejected.items()
+    }
+    store.realestate.log_ingest(
+        tx,
+        {
+            "id": str(uuid.uuid4()),
+            "kind": kind,
+            "path": path[:500],
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "read_count": report.read,
+            "loaded": report.loaded,
+            "duplicate": report.duplicate,
+            "excluded": report.excluded,
+            "rejected": rejected,
+            "loaded_at": int(now),
+        },
+    )

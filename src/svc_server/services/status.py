@@ -23,13 +23,8 @@ def _real_estate_pulse(store: Store) -> None:
 
 
 def _markets_pulse(store: Store) -> None:
-    """The marketplace pulse path joins listings and activity; it must answer."""
-    with store.db.transaction(write=False) as tx:
-        tx.fetchone(
-            "SELECT l.listing_id FROM market_listings l JOIN market_activity a "
-            "ON a.listing_id = l.listing_id WHERE l.region = ? LIMIT 1",
-            ("강남",),
-        )
+    """The marketplace pulse path reads the published answers; they must answer."""
+    store.markets.row("강남", "office", "2026-01", None)
 
 
 PROBES: dict[str, Probe] = {

@@ -1,11 +1,117 @@
-"""Marketplace persistence: listings and their monthly activity."""
+"""Marketplace persistence: listings, monthly activity, and the published answers.
+
+``market_rows`` holds every published pulse row and ``market_dimensions`` the dimensions
+of those rows (migration 0004). Both are rebuilt by the loading service inside the
+transaction that changes listings or activity, so a request reads one indexed row and
+never runs the privacy rules.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+import attrs
+
+from svc_core.markets import (
+    Activity,
+    DimensionValue,
+    Listing,
+    ListingMonth,
+    MarketDimensions,
+    MarketRow,
+)
 from svc_server.store.base import Database, Row, Tx, chunks
+
+COMBINED = "all"
+"""``market_rows.product_type`` of the combined cohort (a key column cannot be NULL)."""
+LOCK_KEY = "svc:markets"
+ROW_COLUMNS: tuple[str, ...] = tuple(f.name for f in attrs.fields(MarketRow))
+_LISTING_COLUMNS = "listing_id, region, category, product_type, list_price, discounted_price"
+_ACTIVITY_COLUMNS = "listing_id, period, views, bookings, booked_hours, available_hours"
+_IN_CHUNK = 500
+_DIMENSIONS = ("region", "category", "period")
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" for _ in range(n))
+
+
+def _in_chunks(values: Sequence[str]) -> Iterable[tuple[str, ...]]:
+    for start in range(0, len(values), _IN_CHUNK):
+        yield tuple(values[start : start + _IN_CHUNK])
+
+
+def _listing_values(item: Listing) -> tuple[Any, ...]:
+    return (
+        item.listing_id,
+        item.region,
+        item.category,
+        item.product_type,
+        item.list_price,
+        item.discounted_price,
+    )
+
+
+def _activity_values(item: Activity) -> tuple[Any, ...]:
+    return (
+        item.listing_id,
+        item.period,
+        item.views,
+        item.bookings,
+        item.booked_hours,
+        item.available_hours,
+    )
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _listing(row: Row) -> Listing:
+    return Listing(
+        listing_id=row["listing_id"],
+        region=row["region"],
+        category=row["category"],
+        product_type=row["product_type"],
+        list_price=float(row["list_price"]),
+        discounted_price=_float(row["discounted_price"]),
+    )
+
+
+def _market_row(row: Row) -> MarketRow:
+    values = {name: row[name] for name in ROW_COLUMNS}
+    if values["product_type"] == COMBINED:
+        values["product_type"] = None
+    for name in (
+        "avg_price",
+        "median_price",
+        "min_price",
+        "max_price",
+        "price_p25",
+        "price_p75",
+        "demand_index",
+        "booking_conv_rate",
+        "occupancy_proxy",
+    ):
+        values[name] = _float(values[name])
+    for name in ("sample_size", "total_views", "total_bookings"):
+        values[name] = int(values[name])
+    return MarketRow(**values)
+
+
+@attrs.frozen(kw_only=True)
+class Changes:
+    """What an upsert did, and the categories whose published rows it may have changed."""
+
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    categories: frozenset[str] = frozenset()
+
+    @property
+    def written(self) -> int:
+        return self.inserted + self.updated
 
 
 class MarketsRepo:
@@ -14,117 +120,251 @@ class MarketsRepo:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    # writing -----------------------------------------------------------------------------
+
+    def lock(self, tx: Tx) -> None:
+        """Serialize marketplace writers: a rebuild must see every committed change."""
+        self.db.lock(tx, LOCK_KEY)
+
     def upsert_listings(
-        self, tx: Tx, rows: Sequence[Sequence[Any]], *, synthetic: bool = False
-    ) -> tuple[int, int, int]:
-        """Insert or update listings ``(id, region, category, product_type, list_price,
-        discounted_price)``; return (inserted, updated, unchanged)."""
-        ids = [r[0] for r in rows]
+        self, tx: Tx, listings: Sequence[Listing], *, synthetic: bool = False
+    ) -> Changes:
+        """Insert or update listings by ``listing_id``; a later item with the same id wins.
+
+        ``categories`` holds the old and new category of every inserted or updated listing.
+        """
+        latest = {item.listing_id: _listing_values(item) for item in listings}
         current: dict[str, tuple[Any, ...]] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ", ".join("?" for _ in part)
+        for part in _in_chunks(sorted(latest)):
             for row in tx.fetchall(
-                "SELECT listing_id, region, category, product_type, list_price, discounted_price "
-                f"FROM market_listings WHERE listing_id IN ({marks})",
-                tuple(part),
+                f"SELECT {_LISTING_COLUMNS} FROM market_listings "
+                f"WHERE listing_id IN ({_marks(len(part))})",
+                part,
             ):
-                current[row["listing_id"]] = tuple(row.values())
-        inserted = updated = unchanged = 0
-        changes = []
-        for r in rows:
-            old = current.get(r[0])
+                current[row["listing_id"]] = _listing_values(_listing(row))
+        inserted = updated = 0
+        categories: set[str] = set()
+        writes = []
+        for listing_id, values in latest.items():
+            old = current.get(listing_id)
+            if old == values:
+                continue
             if old is None:
                 inserted += 1
-            elif tuple(old) == tuple(r):
-                unchanged += 1
-                continue
             else:
                 updated += 1
-            changes.append((*r, int(synthetic)))
-            current[r[0]] = tuple(r)
-        for batch in chunks(changes):
+                categories.add(old[2])
+            categories.add(values[2])
+            writes.append((*values, int(synthetic)))
+        for batch in chunks(writes):
             tx.executemany(
-                "INSERT INTO market_listings (listing_id, region, category, product_type, "
-                "list_price, discounted_price, synthetic) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO market_listings ({_LISTING_COLUMNS}, synthetic) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (listing_id) DO UPDATE SET region = excluded.region, "
                 "category = excluded.category, product_type = excluded.product_type, "
                 "list_price = excluded.list_price, discounted_price = excluded.discounted_price",
                 batch,
             )
-        return inserted, updated, unchanged
+        return Changes(
+            inserted=inserted,
+            updated=updated,
+            unchanged=len(listings) - inserted - updated,
+            categories=frozenset(categories),
+        )
 
-    def known_listings(self, tx: Tx, ids: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ", ".join("?" for _ in part)
-            found.update(
-                r["listing_id"]
-                for r in tx.fetchall(
-                    f"SELECT listing_id FROM market_listings WHERE listing_id IN ({marks})",
-                    tuple(part),
-                )
-            )
+    def listing_categories(self, tx: Tx, ids: Iterable[str]) -> dict[str, str]:
+        """The category of each stored listing among ``ids`` (unknown ids are absent)."""
+        found: dict[str, str] = {}
+        for part in _in_chunks(sorted(set(ids))):
+            for row in tx.fetchall(
+                "SELECT listing_id, category FROM market_listings "
+                f"WHERE listing_id IN ({_marks(len(part))})",
+                part,
+            ):
+                found[row["listing_id"]] = row["category"]
         return found
 
-    def existing_activity(
-        self, tx: Tx, keys: Sequence[tuple[str, str]]
-    ) -> dict[tuple[str, str], tuple[Any, ...]]:
-        """Stored activity rows for ``(listing_id, period)`` keys."""
-        out: dict[tuple[str, str], tuple[Any, ...]] = {}
-        ids = sorted({k[0] for k in keys})
-        wanted = set(keys)
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ", ".join("?" for _ in part)
+    def upsert_activity(self, tx: Tx, activities: Sequence[Activity]) -> Changes:
+        """Insert or replace months of activity by ``(listing_id, period)``.
+
+        Every listing must be stored already. Rows equal to the stored ones are counted as
+        ``unchanged`` and not written; a later item with the same key wins.
+        """
+        latest = {(a.listing_id, a.period): _activity_values(a) for a in activities}
+        category_of = self.listing_categories(tx, [key[0] for key in latest])
+        unknown = sorted({key[0] for key in latest} - category_of.keys())
+        if unknown:
+            raise ValueError(f"activity of listings not stored: {', '.join(unknown[:5])}")
+        current: dict[tuple[str, str], tuple[Any, ...]] = {}
+        for part in _in_chunks(sorted(category_of)):
             for row in tx.fetchall(
-                "SELECT listing_id, period, views, bookings, booked_hours, available_hours "
-                f"FROM market_activity WHERE listing_id IN ({marks})",
-                tuple(part),
+                f"SELECT {_ACTIVITY_COLUMNS} FROM market_activity "
+                f"WHERE listing_id IN ({_marks(len(part))})",
+                part,
             ):
                 key = (row["listing_id"], row["period"])
-                if key in wanted:
-                    out[key] = tuple(row.values())
-        return out
-
-    def upsert_activity(self, tx: Tx, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert or replace ``(listing_id, period, views, bookings, booked_hours,
-        available_hours)`` rows; the same file twice leaves the same state."""
-        for part in chunks(rows):
+                if key in latest:
+                    current[key] = (
+                        row["listing_id"],
+                        row["period"],
+                        int(row["views"]),
+                        int(row["bookings"]),
+                        float(row["booked_hours"]),
+                        float(row["available_hours"]),
+                    )
+        inserted = updated = 0
+        categories: set[str] = set()
+        writes = []
+        for key, values in latest.items():
+            old = current.get(key)
+            if old == values:
+                continue
+            if old is None:
+                inserted += 1
+            else:
+                updated += 1
+            categories.add(category_of[key[0]])
+            writes.append(values)
+        for batch in chunks(writes):
             tx.executemany(
-                "INSERT INTO market_activity (listing_id, period, views, bookings, booked_hours, "
-                "available_hours) VALUES (?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO market_activity ({_ACTIVITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (listing_id, period) DO UPDATE SET views = excluded.views, "
                 "bookings = excluded.bookings, booked_hours = excluded.booked_hours, "
                 "available_hours = excluded.available_hours",
-                part,
+                batch,
             )
-
-    def period_rows(self, period: str, category: str | None = None) -> list[Row]:
-        """Every listing with activity in ``period`` (optionally one category)."""
-        sql = (
-            "SELECT l.listing_id, l.region, l.category, l.product_type, l.list_price, "
-            "l.discounted_price, l.synthetic, a.period, a.views, a.bookings, a.booked_hours, "
-            "a.available_hours FROM market_activity a JOIN market_listings l "
-            "ON l.listing_id = a.listing_id WHERE a.period = ?"
+        return Changes(
+            inserted=inserted,
+            updated=updated,
+            unchanged=len(activities) - inserted - updated,
+            categories=frozenset(categories),
         )
-        params: list[Any] = [period]
-        if category is not None:
-            sql += " AND l.category = ?"
-            params.append(category)
-        with self.db.transaction(write=False) as tx:
-            return tx.fetchall(sql, params)
 
-    def cohort_sizes(self) -> list[Row]:
-        """Listings per (region, category, period, product_type): dimensions' input."""
-        with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
-                "SELECT l.region, l.category, a.period, l.product_type, COUNT(*) AS n "
-                "FROM market_activity a JOIN market_listings l ON l.listing_id = a.listing_id "
-                "GROUP BY l.region, l.category, a.period, l.product_type"
+    def listing_months(self, tx: Tx, categories: Iterable[str]) -> list[ListingMonth]:
+        """Every listing-month of ``categories``: all regions and months, as the privacy
+        rules need them."""
+        wanted = sorted(set(categories))
+        if not wanted:
+            return []
+        listings = {
+            row["listing_id"]: _listing(row)
+            for row in tx.fetchall(
+                f"SELECT {_LISTING_COLUMNS} FROM market_listings "
+                f"WHERE category IN ({_marks(len(wanted))})",
+                wanted,
+            )
+        }
+        rows = tx.fetchall(
+            "SELECT a.listing_id, a.period, a.views, a.bookings, a.booked_hours, "
+            "a.available_hours FROM market_activity a JOIN market_listings l "
+            f"ON l.listing_id = a.listing_id WHERE l.category IN ({_marks(len(wanted))})",
+            wanted,
+        )
+        return [
+            ListingMonth(
+                listing=listings[r["listing_id"]],
+                activity=Activity(
+                    listing_id=r["listing_id"],
+                    period=r["period"],
+                    views=int(r["views"]),
+                    bookings=int(r["bookings"]),
+                    booked_hours=float(r["booked_hours"]),
+                    available_hours=float(r["available_hours"]),
+                ),
+            )
+            for r in rows
+        ]
+
+    def all_categories(self, tx: Tx) -> set[str]:
+        """Every category that has a listing."""
+        return {r["category"] for r in tx.fetchall("SELECT DISTINCT category FROM market_listings")}
+
+    def has_rows(self, tx: Tx) -> bool:
+        """Whether any published row is stored."""
+        return tx.fetchone("SELECT region FROM market_rows LIMIT 1") is not None
+
+    def replace_rows(self, tx: Tx, categories: Iterable[str], rows: Sequence[MarketRow]) -> None:
+        """Make ``rows`` the published rows of ``categories`` (every row must be of one)."""
+        wanted = sorted(set(categories))
+        if not wanted:
+            return
+        stray = {r.category for r in rows} - set(wanted)
+        if stray:
+            raise ValueError(f"rows of categories not being replaced: {sorted(stray)}")
+        tx.execute(f"DELETE FROM market_rows WHERE category IN ({_marks(len(wanted))})", wanted)
+        values = [
+            tuple(
+                COMBINED if name == "product_type" and value is None else value
+                for name, value in zip(ROW_COLUMNS, attrs.astuple(r), strict=True)
+            )
+            for r in rows
+        ]
+        for batch in chunks(values):
+            tx.executemany(
+                f"INSERT INTO market_rows ({', '.join(ROW_COLUMNS)}) "
+                f"VALUES ({_marks(len(ROW_COLUMNS))})",
+                batch,
             )
 
-    def is_empty(self) -> bool:
+    def stored_rows(self, tx: Tx) -> list[MarketRow]:
+        """Every published row, in key order (the backend's text order)."""
+        return [
+            _market_row(r)
+            for r in tx.fetchall(
+                f"SELECT {', '.join(ROW_COLUMNS)} FROM market_rows "
+                "ORDER BY region, category, period, product_type"
+            )
+        ]
+
+    def replace_dimensions(self, tx: Tx, dims: MarketDimensions) -> None:
+        tx.execute("DELETE FROM market_dimensions")
+        values = [
+            (name, position, v.value, v.sample_count)
+            for name, items in zip(
+                _DIMENSIONS, (dims.regions, dims.categories, dims.periods), strict=True
+            )
+            for position, v in enumerate(items)
+        ]
+        for batch in chunks(values):
+            tx.executemany(
+                "INSERT INTO market_dimensions (dimension, position, value, sample_count) "
+                "VALUES (?, ?, ?, ?)",
+                batch,
+            )
+
+    # reading -----------------------------------------------------------------------------
+
+    def row(
+        self, region: str, category: str, period: str, product_type: str | None
+    ) -> MarketRow | None:
+        """The published row of one cohort (``product_type`` None = combined), or None."""
         with self.db.transaction(write=False) as tx:
-            return tx.fetchone("SELECT listing_id FROM market_listings LIMIT 1") is None
+            found = tx.fetchone(
+                f"SELECT {', '.join(ROW_COLUMNS)} FROM market_rows "
+                "WHERE region = ? AND category = ? AND period = ? AND product_type = ?",
+                (region, category, period, COMBINED if product_type is None else product_type),
+            )
+        return None if found is None else _market_row(found)
+
+    def rows(self) -> list[MarketRow]:
+        """Every published row, in key order (the backend's text order)."""
+        with self.db.transaction(write=False) as tx:
+            return self.stored_rows(tx)
+
+    def dimensions(self) -> MarketDimensions:
+        """The stored dimensions of the published rows."""
+        with self.db.transaction(write=False) as tx:
+            found = tx.fetchall(
+                "SELECT dimension, value, sample_count FROM market_dimensions "
+                "ORDER BY dimension, position"
+            )
+        by_name: dict[str, list[DimensionValue]] = {name: [] for name in _DIMENSIONS}
+        for r in found:
+            by_name[r["dimension"]].append(
+                DimensionValue(value=r["value"], sample_count=int(r["sample_count"]))
+            )
+        return MarketDimensions(
+            regions=tuple(by_name["region"]),
+            categories=tuple(by_name["category"]),
+            periods=tuple(by_name["period"]),
+        )

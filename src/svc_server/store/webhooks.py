@@ -1,11 +1,27 @@
-"""Webhook persistence: endpoints, the event log and the delivery outbox/log."""
+"""Webhook persistence: endpoints, the event log, and the delivery outbox and log.
+
+A ``deliveries`` row is both the outbox entry and the log line. Its ``status`` moves
+``pending`` -> ``claimed`` (a worker took it) -> ``sending`` (the request is about to go
+out) -> ``delivered`` or ``failed``. Every move is a compare-and-set on the old status
+and the claiming worker, so two workers never send the same row and a row a crashed
+worker left behind can be settled safely: ``claimed`` goes back to ``pending`` (it was
+never sent), ``sending`` becomes ``failed`` (it may have been sent; never sent twice).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from svc_server.store.base import Database, Row, Tx
+
+FINISHED = ("delivered", "failed")
+IN_FLIGHT = ("claimed", "sending")
+_DELIVERY_ROW = (
+    "d.id, d.event_type, d.event_id, d.status, d.http_status, d.duration_ms, "
+    "d.error_message, d.attempt_count, d.created_at, d.sent_at, d.trigger"
+)
 
 
 class WebhooksRepo:
@@ -14,6 +30,28 @@ class WebhooksRepo:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    # endpoints ---------------------------------------------------------------------------
+
+    def insert_endpoint(self, tx: Tx, row: dict[str, Any]) -> None:
+        values = dict(row)
+        values["events"] = json.dumps(list(values["events"]))
+        cols = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        tx.execute(
+            f"INSERT INTO webhook_endpoints ({cols}) VALUES ({marks})", tuple(values.values())
+        )
+
+    def get_endpoint(self, tx: Tx, endpoint_id: str) -> Row | None:
+        row = tx.fetchone("SELECT * FROM webhook_endpoints WHERE id = ?", (endpoint_id,))
+        return decode_endpoint(row) if row is not None else None
+
+    def endpoints_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
+        rows = tx.fetchall(
+            "SELECT * FROM webhook_endpoints WHERE consumer_id = ? ORDER BY created_at, id",
+            (consumer_id,),
+        )
+        return [decode_endpoint(r) for r in rows]
+
     def active_endpoints(self, tx: Tx, consumer_id: str) -> list[Row]:
         rows = tx.fetchall(
             "SELECT * FROM webhook_endpoints WHERE consumer_id = ? AND status = 'active' "
@@ -21,6 +59,55 @@ class WebhooksRepo:
             (consumer_id,),
         )
         return [decode_endpoint(r) for r in rows]
+
+    def count_live_endpoints(self, tx: Tx, consumer_id: str) -> int:
+        """Endpoints that count toward the limit: every one not revoked."""
+        row = tx.fetchone(
+            "SELECT COUNT(*) AS n FROM webhook_endpoints "
+            "WHERE consumer_id = ? AND status <> 'revoked'",
+            (consumer_id,),
+        )
+        return int(row["n"]) if row else 0
+
+    def update_endpoint_if(
+        self, tx: Tx, endpoint_id: str, status: str, fields: dict[str, Any]
+    ) -> bool:
+        """Change an endpoint only while it is in ``status``; False when it was not."""
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return (
+            tx.execute(
+                f"UPDATE webhook_endpoints SET {sets} WHERE id = ? AND status = ?",
+                (*fields.values(), endpoint_id, status),
+            )
+            == 1
+        )
+
+    def record_success(self, tx: Tx, endpoint_id: str) -> None:
+        tx.execute(
+            "UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ?", (endpoint_id,)
+        )
+
+    def record_failure(self, tx: Tx, endpoint_id: str, now: int, max_failures: int) -> bool:
+        """Count one failure; disable an active endpoint past ``max_failures``.
+
+        Returns True when this failure disabled the endpoint. The first statement locks
+        the endpoint row, so concurrent recorders count one after the other.
+        """
+        tx.execute(
+            "UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 "
+            "WHERE id = ?",
+            (endpoint_id,),
+        )
+        return (
+            tx.execute(
+                "UPDATE webhook_endpoints SET status = 'disabled_after_failure', disabled_at = ? "
+                "WHERE id = ? AND status = 'active' AND consecutive_failures > ?",
+                (now, endpoint_id, max_failures),
+            )
+            == 1
+        )
+
+    # events and the outbox -----------------------------------------------------------------
 
     def insert_event(
         self, tx: Tx, event_id: str, consumer_id: str, event_type: str, payload: bytes, now: int
@@ -46,6 +133,173 @@ class WebhooksRepo:
             )
             == 1
         )
+
+    def fail_pending(self, tx: Tx, endpoint_id: str, message: str, now: int) -> int:
+        """Settle an endpoint's queued deliveries as failed without sending them."""
+        return tx.execute(
+            "UPDATE deliveries SET status = 'failed', error_message = ?, sent_at = ? "
+            "WHERE endpoint_id = ? AND status = 'pending'",
+            (message, now, endpoint_id),
+        )
+
+    def fail_orphans(self, tx: Tx, endpoint_status: str, message: str, now: int) -> int:
+        """Settle queued deliveries of endpoints in ``endpoint_status`` (a delivery queued
+        while its endpoint was being revoked or disabled) as failed, unsent."""
+        return tx.execute(
+            "UPDATE deliveries SET status = 'failed', error_message = ?, sent_at = ? "
+            "WHERE status = 'pending' AND endpoint_id IN "
+            "(SELECT id FROM webhook_endpoints WHERE status = ?)",
+            (message, now, endpoint_status),
+        )
+
+    def has_pending(self) -> bool:
+        """A cheap read: is there anything for a worker to claim?"""
+        with self.db.transaction(write=False) as tx:
+            row = tx.fetchone("SELECT id FROM deliveries WHERE status = 'pending' LIMIT 1")
+        return row is not None
+
+    def claim(self, tx: Tx, worker_id: str, now: int, limit: int) -> list[Row]:
+        """Claim up to ``limit`` deliveries: the oldest pending one of each active endpoint
+        that has nothing in flight. Returns them with the endpoint's url and secret and
+        the event's payload, oldest first."""
+        self.db.lock(tx, "svc:deliveries:claim")
+        claimed = tx.fetchall(
+            "UPDATE deliveries SET status = 'claimed', claimed_by = ?, claimed_at = ? "
+            "WHERE status = 'pending' AND id IN ("
+            " SELECT d.id FROM deliveries d"
+            " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE d.status = 'pending' AND e.status = 'active'"
+            " AND d.seq = (SELECT MIN(p.seq) FROM deliveries p"
+            "  WHERE p.endpoint_id = d.endpoint_id AND p.status = 'pending')"
+            " AND NOT EXISTS (SELECT 1 FROM deliveries b"
+            "  WHERE b.endpoint_id = d.endpoint_id AND b.status IN ('claimed', 'sending'))"
+            " ORDER BY d.seq LIMIT ?"
+            ") RETURNING id",
+            (worker_id, now, limit),
+        )
+        return self.jobs(tx, [r["id"] for r in claimed])
+
+    def jobs(self, tx: Tx, delivery_ids: Sequence[str]) -> list[Row]:
+        """Deliveries with what sending them needs: url, secret and payload."""
+        if not delivery_ids:
+            return []
+        marks = ", ".join("?" for _ in delivery_ids)
+        return tx.fetchall(
+            "SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.seq, d.claimed_by,"
+            " e.url, e.secret, ev.payload"
+            " FROM deliveries d"
+            " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " JOIN events ev ON ev.id = d.event_id"
+            f" WHERE d.id IN ({marks}) ORDER BY d.seq",
+            tuple(delivery_ids),
+        )
+
+    def mark_sending(self, tx: Tx, delivery_id: str, worker_id: str, now: int) -> bool:
+        """``claimed`` -> ``sending`` for the worker holding the claim."""
+        return (
+            tx.execute(
+                "UPDATE deliveries SET status = 'sending', claimed_at = ? "
+                "WHERE id = ? AND status = 'claimed' AND claimed_by = ?",
+                (now, delivery_id, worker_id),
+            )
+            == 1
+        )
+
+    def finish(self, tx: Tx, delivery_id: str, worker_id: str, fields: dict[str, Any]) -> bool:
+        """``sending`` -> delivered/failed, only for the sender that holds the row."""
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        return (
+            tx.execute(
+                f"UPDATE deliveries SET {sets} "
+                "WHERE id = ? AND status = 'sending' AND claimed_by = ?",
+                (*fields.values(), delivery_id, worker_id),
+            )
+            == 1
+        )
+
+    def release_stale_claims(self, tx: Tx, claimed_before: int) -> int:
+        """Claims never started (their worker stopped): back to ``pending``."""
+        return tx.execute(
+            "UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_at = NULL "
+            "WHERE status = 'claimed' AND claimed_at < ?",
+            (claimed_before,),
+        )
+
+    def fail_stale_sends(self, tx: Tx, started_before: int, message: str, now: int) -> int:
+        """Sends whose sender vanished: ``failed``, never sent again."""
+        return tx.execute(
+            "UPDATE deliveries SET status = 'failed', error_message = ?, attempt_count = 1, "
+            "sent_at = ? WHERE status = 'sending' AND claimed_at < ?",
+            (message, now, started_before),
+        )
+
+    def get_delivery(self, tx: Tx, delivery_id: str) -> Row | None:
+        return tx.fetchone(
+            f"SELECT {_DELIVERY_ROW}, d.endpoint_id, d.claimed_by FROM deliveries d WHERE d.id = ?",
+            (delivery_id,),
+        )
+
+    # the delivery log ---------------------------------------------------------------------
+
+    def list_deliveries(
+        self, tx: Tx, consumer_id: str, endpoint_id: str, limit: int, offset: int
+    ) -> list[Row]:
+        """Finished deliveries of an endpoint the consumer owns, newest first."""
+        return tx.fetchall(
+            f"SELECT {_DELIVERY_ROW} FROM deliveries d"
+            " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE d.endpoint_id = ? AND e.consumer_id = ?"
+            " AND d.status IN ('delivered', 'failed')"
+            " ORDER BY d.created_at DESC, d.seq DESC, d.id DESC LIMIT ? OFFSET ?",
+            (endpoint_id, consumer_id, limit, offset),
+        )
+
+    def delivery_summary(self, tx: Tx, consumer_id: str, endpoint_id: str, since: int) -> Row:
+        """``total_count`` of finished deliveries, and those finished since ``since``."""
+        row = tx.fetchone(
+            "SELECT COUNT(*) AS total_count,"
+            " SUM(CASE WHEN d.status = 'delivered' AND d.sent_at >= ? THEN 1 ELSE 0 END)"
+            "  AS delivered_24h,"
+            " SUM(CASE WHEN d.status = 'failed' AND d.sent_at >= ? THEN 1 ELSE 0 END)"
+            "  AS failed_24h"
+            " FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE d.endpoint_id = ? AND e.consumer_id = ?"
+            " AND d.status IN ('delivered', 'failed')",
+            (since, since, endpoint_id, consumer_id),
+        )
+        row = row or {}
+        return {name: int(row.get(name) or 0) for name in FIELDS_SUMMARY}
+
+    # trials ---------------------------------------------------------------------------------
+
+    def trial_candidates(self, tx: Tx, now: int, horizon: int) -> list[Row]:
+        """Active consumers in a trial that ends within ``(now, horizon]`` and whose
+        notice for that trial end has not been sent."""
+        return tx.fetchall(
+            "SELECT id, trial_ends_at, subscription_id, subscription_status,"
+            " subscription_period_end FROM consumers"
+            " WHERE status = 'active' AND trial_ends_at IS NOT NULL"
+            " AND trial_ends_at > ? AND trial_ends_at <= ?"
+            " AND (trial_will_end_sent_for IS NULL OR trial_will_end_sent_for <> trial_ends_at)"
+            " AND (subscription_status IS NULL OR subscription_status = 'trialing')"
+            " ORDER BY trial_ends_at, id",
+            (now, horizon),
+        )
+
+    def mark_trial_notice(self, tx: Tx, consumer_id: str, trial_ends_at: int) -> bool:
+        """Take the once-per-trial marker; False when another process took it first."""
+        return (
+            tx.execute(
+                "UPDATE consumers SET trial_will_end_sent_for = ? WHERE id = ?"
+                " AND trial_ends_at = ?"
+                " AND (trial_will_end_sent_for IS NULL OR trial_will_end_sent_for <> ?)",
+                (trial_ends_at, consumer_id, trial_ends_at, trial_ends_at),
+            )
+            == 1
+        )
+
+
+FIELDS_SUMMARY = ("total_count", "delivered_24h", "failed_24h")
 
 
 def decode_endpoint(row: Row) -> Row:

@@ -1,0 +1,168 @@
+"""``svc worker`` and ``svc subscription relay``: webhook delivery and event relays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from svc_core.errors import InvalidParams
+from svc_server.commands.base import config_from_args, store_from_args
+from svc_server.commands.core import setup_logging
+from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
+from svc_server.services import events as event_service
+from svc_server.services.accounts import parse_id
+
+
+def _interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.05 <= value <= 3600:
+        raise argparse.ArgumentTypeError("must be between 0.05 and 3600 seconds")
+    return value
+
+
+def _concurrency(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError("must be a whole number from 1 to 64")
+    return int(text)
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "worker",
+        parents=[common],
+        help="deliver webhooks and run periodic jobs",
+        description=(
+            "Send queued webhook deliveries (5 s timeout, no retries) and publish "
+            "subscription.trial_will_end notices. Run as many as you like; they share "
+            "work through the database. SIGTERM finishes the sends in flight, then exits."
+        ),
+    )
+    p.add_argument(
+        "--once", action="store_true", help="send everything queued now, then exit (for cron)"
+    )
+    p.add_argument(
+        "--interval",
+        type=_interval,
+        default=DEFAULT_INTERVAL,
+        metavar="S",
+        help=f"seconds between polls when idle (default {DEFAULT_INTERVAL:g})",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=_concurrency,
+        default=8,
+        metavar="N",
+        help="sends in flight at once (default 8)",
+    )
+    p.set_defaults(func=cmd_worker)
+
+    subscription = sub.add_parser("subscription", help="relay payment-processor changes")
+    ssub = subscription.add_subparsers(dest="subscription_command", metavar="ACTION")
+    ssub.required = True
+    p = ssub.add_parser(
+        "relay",
+        parents=[common],
+        help="apply a subscription change and publish its webhook event",
+        description=(
+            "Set a consumer's subscription status and publish subscription.updated or "
+            "subscription.cancelled. Give the subscription as flags or as a JSON object "
+            "(--json-file, '-' for stdin, keys id, status, current_period_end, trial_end, "
+            "canceled_at, cancel_at_period_end); flags override the file. Times are Unix "
+            "seconds or ISO-8601 with a zone."
+        ),
+    )
+    p.add_argument("--consumer", required=True, metavar="ID", help="the consumer's id")
+    p.add_argument("--type", required=True, choices=event_service.RELAY_KINDS, dest="kind")
+    p.add_argument("--json-file", metavar="PATH", help="the subscription as a JSON object")
+    p.add_argument("--subscription-id", metavar="ID", help="the processor's subscription id")
+    p.add_argument("--status", help="trialing, active, past_due, canceled or unpaid")
+    p.add_argument("--current-period-end", metavar="TIME")
+    p.add_argument("--trial-end", metavar="TIME")
+    p.add_argument("--canceled-at", metavar="TIME", help="cancelled only (default now)")
+    p.add_argument(
+        "--cancel-at-period-end", action="store_true", default=None, help="cancelled only"
+    )
+    p.add_argument(
+        "--event-id", metavar="ID", help="the processor's event id: relaying it again is a no-op"
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_relay)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    setup_logging(config.log_level)
+    store = store_from_args(args)
+    worker = Worker(store, allow_private=config.webhook_allow_private, concurrency=args.concurrency)
+    try:
+        if args.once:
+            sent = worker.run_once()
+            print(f"svc: worker sent {sent} deliveries")
+            return 0
+        stop = threading.Event()
+        previous = {
+            sig: signal.signal(sig, lambda *_: stop.set())
+            for sig in (signal.SIGTERM, signal.SIGINT)
+        }
+        try:
+            print(f"svc: worker {worker.worker_id} polling every {args.interval:g}s", flush=True)
+            worker.run(stop, args.interval)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        print("svc: worker stopped", flush=True)
+        return 0
+    finally:
+        store.close()
+
+
+def _subscription(args: argparse.Namespace) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if args.json_file:
+        try:
+            if args.json_file == "-":
+                text = sys.stdin.read()
+            else:
+                with open(args.json_file, encoding="utf-8") as handle:
+                    text = handle.read()
+            loaded = json.loads(text)
+        except (OSError, ValueError) as exc:
+            raise InvalidParams(f"cannot read the subscription JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise InvalidParams("the subscription JSON must be an object")
+        data.update(loaded)
+    flags = {
+        "id": args.subscription_id,
+        "status": args.status,
+        "current_period_end": args.current_period_end,
+        "trial_end": args.trial_end,
+        "canceled_at": args.canceled_at,
+        "cancel_at_period_end": args.cancel_at_period_end,
+    }
+    data.update({k: v for k, v in flags.items() if v is not None})
+    return data
+
+
+def cmd_relay(args: argparse.Namespace) -> int:
+    consumer_id = parse_id(args.consumer, "consumer id")
+    subscription = _subscription(args)
+    store = store_from_args(args)
+    try:
+        out = event_service.relay_subscription(
+            store, consumer_id, args.kind, subscription, time.time(), event_id=args.event_id
+        )
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{out['event_type']} {out['event_id']}: {out['queued']} delivery(ies) queued")
+    return 0

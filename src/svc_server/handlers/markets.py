@@ -1,0 +1,35 @@
+"""Marketplace endpoints: JSON only, ``{data, _meta}`` on success.
+
+Successful answers may be reused for 6 hours by the caller's own cache only
+(``private``): ``_meta`` carries the caller's auth method and rate limit. The access
+pipeline adds the ``X-RateLimit-*`` and, for live API keys, ``X-Quota-*`` headers.
+"""
+
+from __future__ import annotations
+
+from werkzeug.wrappers import Response
+
+from svc_server.http.context import Ctx
+from svc_server.http.responses import json_response
+from svc_server.services import markets as service
+
+CACHE_HEADERS = {
+    "Cache-Control": f"private, max-age={service.CACHE_SECONDS}",
+    "Vary": "X-API-Key, Cookie",
+}
+
+
+def pulse(ctx: Ctx) -> Response:
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    rows, meta = service.pulse(
+        ctx.app.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
+    )
+    return json_response({"data": rows, "_meta": meta}, headers=CACHE_HEADERS)
+
+
+def dimensions(ctx: Ctx) -> Response:
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    data, meta = service.dimensions(
+        ctx.app.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
+    )
+    return json_response({"data": data, "_meta": meta}, headers=CACHE_HEADERS)

@@ -1,0 +1,743 @@
+"""Component schemas of the OpenAPI document: rows, envelopes, bodies and errors.
+
+JSON Schema 2020-12 (the OpenAPI 3.1 dialect). Enumerations come from the code that
+enforces them (``svc_core``), so a new property type or event type reaches the
+document without an edit here. Response objects are closed (``additionalProperties:
+false``) so the contract tests notice a field the document does not name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
+from svc_core.iprules import MAX_ALLOWLIST
+from svc_core.keys import MAX_GRACE_SECONDS, MAX_LABEL_CHARS, MODES, SCOPES, STATUSES
+from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
+from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
+
+Schema = dict[str, Any]
+
+PLANS: tuple[str, ...] = tuple(DEFAULT_PLANS)
+CONFIDENCE: tuple[str, ...] = ("low", "medium", "high")
+GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
+GRANULARITIES: tuple[str, ...] = ("quarter", "month")
+ROLES: tuple[str, ...] = ("owner", "admin", "member")
+INVITE_ROLES: tuple[str, ...] = ("member", "admin")
+MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
+ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
+DELIVERY_STATUSES: tuple[str, ...] = ("delivered", "failed")
+MAX_WEBHOOK_URL = 2048
+MAX_WEBHOOK_DESCRIPTION = 500
+MAX_EMAIL = 254
+
+# Period grammar (svc_core.periods): years 1990 to 2100.
+YEAR = "(199[0-9]|20[0-9]{2}|2100)"
+MONTH = YEAR + "-(0[1-9]|1[0-2])"
+QUARTER = YEAR + "-Q[1-4]"
+MONTH_LIST = f"{MONTH}(,{MONTH}){{0,11}}"
+QUARTER_LIST = f"{QUARTER}(,{QUARTER}){{0,11}}"
+
+
+def ref(name: str) -> Schema:
+    """A reference to a component schema."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or null, in the 3.1 spelling (``type: [T, "null"]``)."""
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str) and "$ref" not in out:
+        out["type"] = [kind, "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+        return out
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def obj(
+    properties: Mapping[str, Schema],
+    *,
+    required: Iterable[str] | None = None,
+    description: str | None = None,
+    closed: bool = True,
+) -> Schema:
+    """An object schema; every property is required unless ``required`` says otherwise."""
+    out: Schema = {"type": "object"}
+    if description:
+        out["description"] = description
+    out["properties"] = dict(properties)
+    names = list(properties) if required is None else list(required)
+    if names:
+        out["required"] = names
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+def string(description: str | None = None, **keywords: Any) -> Schema:
+    out: Schema = {"type": "string", **keywords}
+    if description:
+        out["description"] = description
+    return out
+
+
+def integer(description: str | None = None, **keywords: Any) -> Schema:
+    out: Schema = {"type": "integer", **keywords}
+    if description:
+        out["description"] = description
+    return out
+
+
+def number(description: str | None = None, **keywords: Any) -> Schema:
+    out: Schema = {"type": "number", **keywords}
+    if description:
+        out["description"] = description
+    return out
+
+
+def enum(values: Iterable[str], description: str | None = None) -> Schema:
+    return string(description, enum=list(values))
+
+
+def array(items: Schema, description: str | None = None, **keywords: Any) -> Schema:
+    out: Schema = {"type": "array", "items": items, **keywords}
+    if description:
+        out["description"] = description
+    return out
+
+
+def counts(description: str) -> Schema:
+    """An object mapping source ids to integers."""
+    return {
+        "type": "object",
+        "description": description,
+        "propertyNames": {"pattern": "^[a-z][a-z0-9_]{1,39}$"},
+        "additionalProperties": {"type": "integer"},
+    }
+
+
+UUID = string(format="uuid")
+TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
+SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
+API_KEY = string(
+    "The plaintext API key; returned only in this response.",
+    pattern="^svc_pk_(live|test)_[0-9a-f]{32}$",
+)
+
+# errors ------------------------------------------------------------------------------------
+
+ERROR_DETAIL = obj(
+    {
+        "code": string(
+            "Machine-readable error code such as INVALID_PARAMS or UNAUTHORIZED.",
+            pattern="^[A-Z][A-Z0-9_]*$",
+        ),
+        "message": string("What went wrong, for a human."),
+        "hint": string("How to fix the request, when there is something to say."),
+        "current_tier": enum(PLANS, "403 TIER_RESTRICTED only: the caller's plan."),
+        "required_tier": enum(TIER_ORDER, "403 TIER_RESTRICTED only: the plan needed."),
+        "upgrade_url": string("403 TIER_RESTRICTED only: where to upgrade.", format="uri"),
+        "request_id": string("The request's id, also in the X-Request-ID header."),
+    },
+    required=("code", "message", "request_id"),
+)
+ERROR = obj(
+    {
+        "error": ref("ErrorDetail"),
+        "_meta": {
+            "type": "object",
+            "description": "On /api/v1 refusals: {service, api_version} (and rate_limit once "
+            "the caller is known); on real-estate 404s the full layer envelope.",
+        },
+    },
+    required=("error",),
+    description="The error body of every 4xx and 5xx response, always JSON.",
+)
+ENVELOPE_ERROR = obj(
+    {"error": ref("ErrorDetail"), "_meta": ref("LayerEnvelope")},
+    description="A real-estate 404: the error plus the same layer envelope a 200 carries.",
+)
+
+# real estate ------------------------------------------------------------------------------
+
+RATE_LIMIT = obj(
+    {
+        "limit_per_min": integer("The caller's per-minute limit."),
+        "remaining": nullable(integer("Calls left in the current minute.")),
+    }
+)
+CONFIDENCE_LEVEL = nullable(enum(CONFIDENCE))
+LAYER_ENVELOPE = obj(
+    {
+        "service": string(const="svc"),
+        "api_version": string(const="v1"),
+        "vertical": string(const="real_estate"),
+        "tier": enum(PLANS, "The caller's plan."),
+        "auth_method": enum(("api_key", "session"), "How the caller authenticated."),
+        "data_sources": array(string(pattern="^[a-z][a-z0-9_]{1,39}$"), "Source ids."),
+        "coverage_estimate": {"type": "null", "description": "Not estimated (always null)."},
+        "coverage_estimate_method": string(),
+        "coverage_note": string("Share of transactions reported, and what was excluded."),
+        "lease_data_status": enum(("not_mandated", "absent", "reported")),
+        "lease_data_note": string(),
+        "known_limitations": array(string()),
+        "disclosure_url": string("The trust-disclosure page.", format="uri"),
+        "confidence": CONFIDENCE_LEVEL,
+        "source_mix": counts("Samples per source."),
+        "generated_at": TIMESTAMP,
+        "count": integer("Number of data rows.", minimum=0),
+        "query": {
+            "type": "object",
+            "description": "Echo of the resolved query; rolling windows add window_from "
+            "and window_to.",
+            "additionalProperties": {
+                "type": ["string", "integer", "array", "null"],
+                "items": {"type": "string"},
+            },
+        },
+        "rate_limit": ref("RateLimit"),
+        "periods_requested": array(string(), "pulse/series only."),
+        "periods_returned": array(string(), "pulse/series only."),
+        "missing_periods": array(string(), "pulse/series only."),
+        "granularity": enum(GRANULARITIES, "coverage only."),
+        "row_cap": integer("coverage only: the limit applied.", minimum=1),
+        "request_id": string(),
+    },
+    required=(
+        "service",
+        "api_version",
+        "vertical",
+        "tier",
+        "auth_method",
+        "data_sources",
+        "coverage_estimate",
+        "coverage_estimate_method",
+        "coverage_note",
+        "lease_data_status",
+        "lease_data_note",
+        "known_limitations",
+        "disclosure_url",
+        "confidence",
+        "source_mix",
+        "generated_at",
+        "count",
+        "rate_limit",
+        "request_id",
+    ),
+    description="The layer envelope (_meta) of every real-estate response.",
+)
+KRW = integer("KRW.")
+KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
+PULSE_ROW = obj(
+    {
+        "sigungu_code": SIGUNGU_CODE,
+        "sigungu": string("District name."),
+        "gu": nullable(string("dong precision only.")),
+        "dong": nullable(string("dong precision only.")),
+        "property_type": enum(PROPERTY_TYPES),
+        "transaction_type": enum(TRANSACTION_TYPES),
+        "period": string("The row's period: a rolling label, YYYY-MM or YYYY-Qn."),
+        "sample_count": integer("Transactions in the cohort (at least 2).", minimum=2),
+        "avg_price": KRW,
+        "p25_price": KRW,
+        "median_price": KRW,
+        "p75_price": KRW,
+        "avg_monthly_rent": KRW_OR_NULL,
+        "p25_monthly_rent": KRW_OR_NULL,
+        "median_monthly_rent": KRW_OR_NULL,
+        "p75_monthly_rent": KRW_OR_NULL,
+        "avg_area_m2": nullable(string("Mean area, two decimals.", pattern="^[0-9]+\\.[0-9]{2}$")),
+        "confidence": enum(CONFIDENCE),
+        "source_mix": counts("Samples per source."),
+        "source_means": counts("Mean price per source (KRW)."),
+        "confidence_factors": obj(
+            {
+                "distinct_sources": integer(minimum=1),
+                "relative_spread": number("(max - min of source means) / avg_price."),
+                "sample_count": integer(minimum=2),
+                "ladder_reason": string(),
+            }
+        ),
+    },
+    description="Quartile aggregates of one cohort and period. Prices are sale prices for "
+    "sale and deposits for leases.",
+)
+COVERAGE_ROW = obj(
+    {
+        "sigungu_code": SIGUNGU_CODE,
+        "sigungu": string(),
+        "gu": nullable(string("dong precision only.")),
+        "dong": nullable(string("dong precision only.")),
+        "property_type": enum(PROPERTY_TYPES),
+        "transaction_type": enum(TRANSACTION_TYPES),
+        "earliest_period": string(),
+        "latest_period": string(),
+        "period_count": integer(minimum=1),
+        "periods_with_data": array(string(), "Sorted; usable as pulse/series periods."),
+        "total_samples": integer(minimum=2),
+        "samples_per_period_median": integer(minimum=2),
+        "data_sources": array(string()),
+    },
+    description="Which periods have data (at least 2 samples) for one cohort.",
+)
+INDEX_ROW = obj(
+    {
+        "sigungu_code": SIGUNGU_CODE,
+        "sigungu": string(),
+        "property_type": enum(PROPERTY_TYPES),
+        "metric_type": enum(METRIC_TYPES),
+        "period": string(pattern=f"^{YEAR}(-Q[1-4])?$"),
+        "period_end_date": string(format="date"),
+        "value_pct": number("Raw percentage."),
+        "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
+    },
+    description="One R-ONE market statistic for a district and period.",
+)
+DIMENSION_ITEM = obj(
+    {
+        "value": string(),
+        "code": SIGUNGU_CODE,
+        "sample_count": integer(minimum=0),
+    },
+    required=("value", "sample_count"),
+)
+RE_DIMENSIONS = obj(
+    {
+        "sigungus": array(
+            ref("DimensionItem"), "Districts with transactions; code is a sigungu_code."
+        ),
+        "gu_dongs": array(ref("DimensionItem"), "'<gu> > <dong>'; filled for geo_precision=dong."),
+        "property_types": array(ref("DimensionItem")),
+        "transaction_types": array(ref("DimensionItem")),
+    },
+    description="What has data in the last 6 months with data.",
+)
+
+# marketplace -------------------------------------------------------------------------------
+
+PRICE = nullable(number("KRW in the listing's billing unit; null when withheld."))
+MARKET_ROW = obj(
+    {
+        "region": string(),
+        "category": enum(CATEGORIES),
+        "period": string(pattern=f"^{MONTH}$"),
+        "product_type": nullable(enum(PRODUCT_TYPES, "null: all product types combined.")),
+        "avg_price": PRICE,
+        "median_price": PRICE,
+        "min_price": PRICE,
+        "max_price": PRICE,
+        "price_p25": PRICE,
+        "price_p75": PRICE,
+        "sample_size": integer(f"Listings (at least {K_ANONYMITY}).", minimum=K_ANONYMITY),
+        "total_views": integer(minimum=0),
+        "total_bookings": integer(minimum=0),
+        "demand_index": nullable(number("100 = the category's average views per listing.")),
+        "booking_conv_rate": nullable(number("total_bookings / total_views.", minimum=0)),
+        "occupancy_proxy": nullable(number("Booked / available hours.", minimum=0, maximum=1)),
+        "confidence": enum(CONFIDENCE),
+    },
+    description=f"Aggregates of one marketplace cohort (k-anonymity >= {K_ANONYMITY}).",
+)
+MARKET_META = obj(
+    {
+        "service": string(const="svc"),
+        "api_version": string(const="v1"),
+        "generated_at": TIMESTAMP,
+        "count": integer(minimum=0),
+        "confidence": CONFIDENCE_LEVEL,
+        "auth_method": enum(("api_key", "session")),
+        "query": obj(
+            {
+                "region": string(),
+                "category": enum(CATEGORIES),
+                "period": string(),
+                "product_type": nullable(enum(PRODUCT_TYPES)),
+            }
+        ),
+        "rate_limit": ref("RateLimit"),
+        "request_id": string(),
+    },
+    required=(
+        "service",
+        "api_version",
+        "generated_at",
+        "count",
+        "confidence",
+        "auth_method",
+        "query",
+        "rate_limit",
+    ),
+)
+MARKET_VALUE = obj({"value": string(), "sample_count": integer(minimum=1)})
+MARKET_DIMENSIONS = obj(
+    {
+        "regions": array(ref("MarketDimensionValue")),
+        "categories": array(ref("MarketDimensionValue")),
+        "periods": array(ref("MarketDimensionValue")),
+    }
+)
+MARKET_DIMENSIONS_META = obj(
+    {
+        "service": string(const="svc"),
+        "api_version": string(const="v1"),
+        "generated_at": TIMESTAMP,
+        "total_combinations": integer("regions x categories x periods.", minimum=0),
+        "auth_method": enum(("api_key", "session")),
+        "rate_limit": ref("RateLimit"),
+        "request_id": string(),
+    },
+    required=(
+        "service",
+        "api_version",
+        "generated_at",
+        "total_combinations",
+        "auth_method",
+        "rate_limit",
+    ),
+)
+
+# accounts ------------------------------------------------------------------------------------
+
+ACCOUNT_META = obj(
+    {"request_id": string(), "timestamp": TIMESTAMP, "bogus": string()},
+    description="Added to every account response.",
+)
+USAGE = obj(
+    {
+        "plan": enum(PLANS),
+        "limits": obj(
+            {
+                "monthly_request_quota": integer(minimum=0),
+                "rate_limit_per_minute": integer(minimum=1),
+            }
+        ),
+        "current_period": obj(
+            {
+                "month": string("UTC month.", pattern=f"^{MONTH}$"),
+                "starts_at": TIMESTAMP,
+                "resets_at": TIMESTAMP,
+                "requests_used": integer("Successful live calls this month.", minimum=0),
+                "requests_remaining": integer(minimum=0),
+                "percent_used": number(minimum=0, maximum=100),
+            }
+        ),
+        "trial": nullable(
+            obj(
+                {
+                    "is_active": {"type": "boolean"},
+                    "trial_ends_at": TIMESTAMP,
+                    "days_remaining": integer(minimum=0),
+                    "founding_member": {"type": "boolean"},
+                }
+            )
+        ),
+        "subscription": obj({"status": nullable(enum(SUBSCRIPTION_STATUSES))}),
+    },
+    description="The usage summary of the caller's highest-plan consumer.",
+)
+CIDR_LIST = array(
+    string("IPv4 or IPv6 CIDR such as 203.0.113.0/24.", maxLength=64),
+    "Addresses allowed to use the key; empty = any.",
+    maxItems=MAX_ALLOWLIST,
+)
+LABEL = string(
+    f"1 to {MAX_LABEL_CHARS} printable characters, no surrounding whitespace.",
+    minLength=1,
+    maxLength=MAX_LABEL_CHARS,
+    pattern="^\\S(.*\\S)?$",
+)
+KEY_ROW_PROPERTIES: dict[str, Schema] = {
+    "id": UUID,
+    "label": string(),
+    "prefix": string(
+        "The first 16 characters of the key.", pattern="^svc_pk_(live|test)_[0-9a-f]{4}$"
+    ),
+    "mode": enum(MODES),
+    "scope": enum(SCOPES),
+    "ip_allowlist": array(string()),
+    "status": enum(STATUSES),
+    "created_at": TIMESTAMP,
+    "grace_until": nullable(TIMESTAMP),
+    "last_used_at": nullable(TIMESTAMP),
+}
+KEY_ROW = obj(KEY_ROW_PROPERTIES, description="An API key as listed; never the secret.")
+KEY_CREATED = obj(
+    {**KEY_ROW_PROPERTIES, "key": API_KEY},
+    description="A new key: the list row plus the plaintext `key`, shown only once.",
+)
+KEY_CREATE = obj(
+    {"label": LABEL, "mode": enum(MODES), "scope": enum(SCOPES), "ip_allowlist": CIDR_LIST},
+    required=("label", "mode", "scope"),
+)
+KEY_PATCH = obj({"label": LABEL, "ip_allowlist": CIDR_LIST}, required=())
+KEY_ROTATE = obj(
+    {
+        "grace_period_seconds": integer(
+            "How long the old key keeps working.",
+            minimum=0,
+            maximum=MAX_GRACE_SECONDS,
+            default=86_400,
+        )
+    },
+    required=(),
+)
+KEY_ROTATED = obj(
+    {
+        "data": ref("ApiKeyCreated"),
+        "previous": obj({"id": UUID, "status": string(const="grace"), "grace_until": TIMESTAMP}),
+        "meta": ref("AccountMeta"),
+    }
+)
+SESSION_CREATE = obj(
+    {"jwt": string("The identity provider's token (RS256, ES256 or HS256).", minLength=1)}
+)
+SESSION = obj(
+    {
+        "user": obj({"id": UUID, "email": string()}),
+        "consumer": nullable(obj({"id": UUID, "plan": enum(PLANS)})),
+        "session_expires_at": TIMESTAMP,
+        "api_key": API_KEY,
+    },
+    required=("user", "consumer", "session_expires_at"),
+    description="api_key appears only at a first sign-in, which creates a starter consumer.",
+)
+MEMBER_PROPERTIES: dict[str, Schema] = {
+    "id": UUID,
+    "user_id": nullable(UUID),
+    "email": string(),
+    "role": enum(ROLES),
+    "status": enum(MEMBER_STATUSES),
+    "invited_at": TIMESTAMP,
+    "joined_at": nullable(TIMESTAMP),
+}
+MEMBER = obj(MEMBER_PROPERTIES, description="A team member or pending invitation.")
+MEMBER_INVITED = obj(
+    {**MEMBER_PROPERTIES, "expires_at": TIMESTAMP},
+    description="A new pending invitation; it expires after 7 days.",
+)
+INVITE_CREATE = obj(
+    {
+        "email": string(maxLength=MAX_EMAIL, format="email"),
+        "role": {**enum(INVITE_ROLES), "default": "member"},
+    },
+    required=("email",),
+)
+INVITATION = obj(
+    {
+        "id": UUID,
+        "consumer_id": UUID,
+        "company_name": nullable(string()),
+        "role": enum(ROLES),
+        "invited_at": TIMESTAMP,
+    },
+    description="An invitation addressed to the caller's email.",
+)
+EVENTS = array(enum(SUBSCRIBABLE), "Event types, or * for all.", minItems=1)
+ENDPOINT_PROPERTIES: dict[str, Schema] = {
+    "id": UUID,
+    "url": string(format="uri"),
+    "description": nullable(string()),
+    "events": EVENTS,
+    "status": enum(ENDPOINT_STATUSES),
+    "created_at": TIMESTAMP,
+}
+WEBHOOK_ENDPOINT = obj(
+    {
+        **ENDPOINT_PROPERTIES,
+        "consecutive_failures": integer(minimum=0),
+        "disabled_at": nullable(TIMESTAMP),
+    },
+    description="A webhook endpoint as listed; never the secret.",
+)
+WEBHOOK_CREATED = obj(
+    {
+        **ENDPOINT_PROPERTIES,
+        "secret_plaintext": string(
+            "The signing secret; returned only in this response.", pattern="^whsec_[0-9a-f]{64}$"
+        ),
+    },
+)
+WEBHOOK_CREATE = obj(
+    {
+        "url": string(
+            "HTTPS URL whose host resolves only to public addresses.",
+            format="uri",
+            pattern="^https://",
+            maxLength=MAX_WEBHOOK_URL,
+        ),
+        "description": nullable(string(maxLength=MAX_WEBHOOK_DESCRIPTION)),
+        "events": {**nullable(EVENTS), "default": ["*"]},
+    },
+    required=("url",),
+)
+DELIVERY_RESULT = obj(
+    {
+        "status": enum(DELIVERY_STATUSES),
+        "http_status": nullable(integer()),
+        "duration_ms": nullable(integer(minimum=0)),
+        "error": nullable(string()),
+    }
+)
+WEBHOOK_TEST = obj(
+    {
+        "test": {"type": "boolean", "const": True},
+        "event_id": string(pattern="^evt_webhook_test_[0-9a-f]{32}$"),
+        "event_type": string(const="webhook.test"),
+        "delivery": ref("DeliveryResult"),
+    }
+)
+DELIVERY = obj(
+    {
+        "id": UUID,
+        "event_type": enum(EVENT_TYPES),
+        "event_id": string(),
+        "status": enum(DELIVERY_STATUSES),
+        "http_status": nullable(integer()),
+        "duration_ms": nullable(integer(minimum=0)),
+        "error_message": nullable(string()),
+        "attempt_count": integer(minimum=0),
+        "created_at": TIMESTAMP,
+    },
+    description="One delivery attempt; the payload is not listed.",
+)
+DELIVERY_PAGE = obj(
+    {
+        "rows": array(ref("Delivery")),
+        "pagination": obj(
+            {
+                "limit": integer(minimum=1),
+                "offset": integer(minimum=0),
+                "returned": integer(minimum=0),
+            }
+        ),
+        "summary": obj(
+            {
+                "total_count": integer(minimum=0),
+                "delivered_24h": integer(minimum=0),
+                "failed_24h": integer(minimum=0),
+            }
+        ),
+    }
+)
+
+# system ---------------------------------------------------------------------------------------
+
+STATUS = obj(
+    {
+        "status": enum(("ok", "degraded")),
+        "checks": array(
+            obj({"name": string(), "ok": {"type": "boolean"}, "latency_ms": number(minimum=0)})
+        ),
+        "checked_at": TIMESTAMP,
+    }
+)
+
+# webhook events (outbound) --------------------------------------------------------------------
+
+SUBSCRIPTION = obj(
+    {
+        "id": string(),
+        "status": enum(SUBSCRIPTION_STATUSES),
+        "current_period_end": nullable(TIMESTAMP),
+        "trial_end": nullable(TIMESTAMP),
+        "canceled_at": TIMESTAMP,
+        "cancel_at_period_end": {"type": "boolean"},
+    },
+    required=("id", "status", "current_period_end", "trial_end"),
+    description="canceled_at and cancel_at_period_end appear on subscription.cancelled.",
+)
+KEY_EVENT_DATA = obj(
+    {
+        "key": obj({"id": UUID, "prefix": nullable(string())}),
+        "actor": enum(("self", "admin")),
+        "event_at": TIMESTAMP,
+        "new_key_id": UUID,
+        "new_key_prefix": nullable(string()),
+        "grace_until": TIMESTAMP,
+        "revoked_at": TIMESTAMP,
+    },
+    required=("key", "actor", "event_at"),
+    description="key.rotated adds new_key_id, new_key_prefix and grace_until; key.revoked "
+    "adds revoked_at.",
+)
+QUOTA_EVENT_DATA = obj(
+    {
+        "usage": obj(
+            {
+                "current": integer(minimum=0),
+                "limit": integer(minimum=1),
+                "percent": number(minimum=0),
+                "period_starts_at": TIMESTAMP,
+            }
+        )
+    }
+)
+TEST_EVENT_DATA = obj(
+    {
+        "test": {"type": "boolean", "const": True},
+        "message": string(),
+        "sent_at": TIMESTAMP,
+        "docs_url": string(format="uri"),
+    }
+)
+
+
+def event_envelope(event_type: str, data: Schema) -> Schema:
+    """The common payload envelope of one event type."""
+    return obj(
+        {
+            "id": string("Event id; receivers dedupe on it.", pattern="^[A-Za-z0-9_.:-]{1,255}$"),
+            "type": string(const=event_type),
+            "created": integer("Unix seconds."),
+            "data": data,
+        }
+    )
+
+
+SCHEMAS: dict[str, Schema] = {
+    "ErrorDetail": ERROR_DETAIL,
+    "Error": ERROR,
+    "EnvelopeError": ENVELOPE_ERROR,
+    "RateLimit": RATE_LIMIT,
+    "LayerEnvelope": LAYER_ENVELOPE,
+    "PulseRow": PULSE_ROW,
+    "CoverageRow": COVERAGE_ROW,
+    "IndexRow": INDEX_ROW,
+    "DimensionItem": DIMENSION_ITEM,
+    "RealEstateDimensions": RE_DIMENSIONS,
+    "MarketPulseRow": MARKET_ROW,
+    "MarketMeta": MARKET_META,
+    "MarketDimensionValue": MARKET_VALUE,
+    "MarketDimensions": MARKET_DIMENSIONS,
+    "MarketDimensionsMeta": MARKET_DIMENSIONS_META,
+    "AccountMeta": ACCOUNT_META,
+    "UsageSummary": USAGE,
+    "ApiKey": KEY_ROW,
+    "ApiKeyCreated": KEY_CREATED,
+    "ApiKeyCreate": KEY_CREATE,
+    "ApiKeyPatch": KEY_PATCH,
+    "ApiKeyRotate": KEY_ROTATE,
+    "ApiKeyRotated": KEY_ROTATED,
+    "SessionCreate": SESSION_CREATE,
+    "Session": SESSION,
+    "TeamMember": MEMBER,
+    "TeamInvite": MEMBER_INVITED,
+    "TeamInviteCreate": INVITE_CREATE,
+    "Invitation": INVITATION,
+    "WebhookEndpoint": WEBHOOK_ENDPOINT,
+    "WebhookEndpointCreated": WEBHOOK_CREATED,
+    "WebhookEndpointCreate": WEBHOOK_CREATE,
+    "DeliveryResult": DELIVERY_RESULT,
+    "WebhookTest": WEBHOOK_TEST,
+    "Delivery": DELIVERY,
+    "DeliveryPage": DELIVERY_PAGE,
+    "Status": STATUS,
+    "Subscription": SUBSCRIPTION,
+    "KeyEventData": KEY_EVENT_DATA,
+    "QuotaEventData": QUOTA_EVENT_DATA,
+    "TestEventData": TEST_EVENT_DATA,
+}

@@ -1,0 +1,95 @@
+"""Marketplace use cases: pulse and dimensions.
+
+Both read answers the loader materialized (``services.markets_ingest``): pulse is one
+primary-key lookup, dimensions one small ordered read. Each takes the store, the caller
+and the strict-parsed query parameters and returns ``(data, meta)``; a cohort that is
+empty or suppressed raises ``NotFound`` (the same answer for both, so a 404 says nothing
+about why). No HTTP objects here: an embedding application can call these directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from svc_core import markets
+from svc_core.caller import Caller
+from svc_core.errors import InvalidParams, NotFound
+from svc_server.store import Store
+
+CACHE_SECONDS = 6 * 3600
+"""How long a client may reuse an answer: the data refreshes once a day (SPEC: 6 h)."""
+
+
+def rate_limit(caller: Caller) -> dict[str, int | None]:
+    """``_meta.rate_limit`` of a caller admitted by the access pipeline."""
+    return {"limit_per_min": caller.rate_limit_per_minute, "remaining": caller.rate_remaining}
+
+
+def pulse(
+    store: Store,
+    caller: Caller,
+    params: Mapping[str, str],
+    *,
+    request_id: str | None,
+    now: float,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """GET /api/v1/markets/pulse: the published row of one cohort.
+
+    ``InvalidParams`` for a missing or malformed parameter; ``NotFound`` (with the
+    marketplace ``_meta``, count 0) when the cohort has no published row.
+    """
+    query = markets.market_query(list(params.items()))
+    row = store.markets.row(query.region, query.category, query.period, query.product_type)
+    rows = [] if row is None else [row]
+    meta = markets.market_meta(
+        generated_at=datetime.fromtimestamp(now, UTC),
+        count=len(rows),
+        confidence=markets.rows_confidence(rows),
+        auth_method=caller.auth_method,
+        query=query,
+        rate_limit=rate_limit(caller),
+        request_id=request_id,
+    )
+    if row is None:
+        products = query.product_type or "all product types"
+        raise NotFound(
+            f"No published marketplace data for {query.region}, {query.category}, "
+            f"{query.period} ({products}).",
+            hint=(
+                f"A cohort is published only with at least {markets.K_ANONYMITY} listings "
+                "and when no other answer would reveal fewer. " + markets.DIMENSIONS_HINT
+            ),
+            meta=meta,
+        )
+    return [row.as_dict()], meta
+
+
+def dimensions(
+    store: Store,
+    caller: Caller,
+    params: Mapping[str, str],
+    *,
+    request_id: str | None,
+    now: float,
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """GET /api/v1/markets/dimensions: the regions, categories and periods with data.
+
+    Takes no parameters (``InvalidParams`` for any). Without published data the lists
+    are empty and ``total_combinations`` is 0.
+    """
+    if params:
+        raise InvalidParams(
+            f"Unknown query parameter {next(iter(params))[:64]!r}.",
+            hint="GET /api/v1/markets/dimensions takes no parameters.",
+        )
+    dims = store.markets.dimensions()
+    meta = markets.market_dimensions_meta(
+        generated_at=datetime.fromtimestamp(now, UTC),
+        total_combinations=dims.total_combinations,
+        auth_method=caller.auth_method,
+        rate_limit=rate_limit(caller),
+        request_id=request_id,
+    )
+    return dims.as_dict(), meta

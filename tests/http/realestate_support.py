@@ -1,0 +1,244 @@
+"""Helpers of the real-estate tests: loading the real samples, calling the API, and an
+independent reading of the raw MOLIT files to compute expected values by hand.
+
+The expected-value helpers deliberately share no code with svc: a regular expression
+reads the XML, ``statistics.quantiles(..., method="inclusive")`` gives the type-7
+quartiles, ``fractions.Fraction`` the exact means.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from werkzeug.test import Client, TestResponse
+
+from svc_server.app import SvcApp, create_app
+from svc_server.config import Config
+from svc_server.services import accounts, ingest
+from svc_server.store import Store
+from tests.conftest import RE_NOW, TEST_SECRET, FakeClock
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+MOLIT = FIXTURES / "molit"
+SHARED_SAMPLES = ROOT.parent / "shared" / "data" / "samples"
+RE = "/api/v1/real-estate"
+
+NRG_GANGNAM = MOLIT / "NRG_11680_202506.xml"
+NRG_JONGNO_PAGE = MOLIT / "NRG_11110_202505.xml"
+OFFI_TRADE = MOLIT / "OFFICETEL_11680_202506.xml"
+OFFI_RENT = MOLIT / "OFFICETEL_RENT_11680_202506.xml"
+MOLIT_FILES: tuple[tuple[str, Path], ...] = (
+    ("rtms-commercial", NRG_GANGNAM),
+    ("rtms-commercial", NRG_JONGNO_PAGE),
+    ("rtms-officetel-trade", OFFI_TRADE),
+    ("rtms-officetel-rent", OFFI_RENT),
+)
+
+LAYER_FIELDS = (
+    "service",
+    "api_version",
+    "vertical",
+    "tier",
+    "auth_method",
+    "data_sources",
+    "coverage_estimate",
+    "coverage_estimate_method",
+    "coverage_note",
+    "lease_data_status",
+    "lease_data_note",
+    "known_limitations",
+    "disclosure_url",
+    "confidence",
+    "source_mix",
+    "generated_at",
+    "count",
+    "query",
+    "rate_limit",
+    "request_id",
+)
+PULSE_FIELDS = (
+    "sigungu_code",
+    "sigungu",
+    "gu",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "period",
+    "sample_count",
+    "avg_price",
+    "p25_price",
+    "median_price",
+    "p75_price",
+    "avg_monthly_rent",
+    "p25_monthly_rent",
+    "median_monthly_rent",
+    "p75_monthly_rent",
+    "avg_area_m2",
+    "confidence",
+    "source_mix",
+    "source_means",
+    "confidence_factors",
+)
+COVERAGE_FIELDS = (
+    "sigungu_code",
+    "sigungu",
+    "gu",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "earliest_period",
+    "latest_period",
+    "period_count",
+    "periods_with_data",
+    "total_samples",
+    "samples_per_period_median",
+    "data_sources",
+)
+INDEX_FIELDS = (
+    "sigungu_code",
+    "sigungu",
+    "property_type",
+    "metric_type",
+    "period",
+    "period_end_date",
+    "value_pct",
+    "annualized_cap_rate",
+)
+
+
+# loading ------------------------------------------------------------------------------------
+
+
+def load(store: Store, kind: str, path: Path, **kwargs: Any) -> Any:
+    """Ingest one file the way ``svc ingest`` does."""
+    return ingest.ingest(store, kind, path.read_bytes(), path=str(path), now=RE_NOW, **kwargs)
+
+
+def load_molit(store: Store) -> None:
+    """The four real MOLIT responses."""
+    for kind, path in MOLIT_FILES:
+        load(store, kind, path)
+
+
+# calling the API ----------------------------------------------------------------------------
+
+
+def make_app(store: Store, clock: Callable[[], float] | None = None) -> SvcApp:
+    config = Config(
+        secret_key=TEST_SECRET,
+        cookie_secure=False,
+        public_url="https://api.example.com",
+    )
+    return create_app(config, store=store, clock=clock or FakeClock(RE_NOW))
+
+
+class Api:
+    """A werkzeug client calling the real-estate API with one consumer's key."""
+
+    def __init__(self, app: SvcApp, plan: str = "pro") -> None:
+        out = accounts.create_consumer(app.store, plan=plan, now=RE_NOW, entropy=os.urandom(16))
+        self.app = app
+        self.consumer_id = str(out["consumer_id"])
+        self.key = str(out["api_key"])
+        self.client = Client(app)
+
+    def get(
+        self,
+        endpoint: str,
+        params: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+        **headers: str,
+    ) -> TestResponse:
+        query = urlencode(list(params.items()) if isinstance(params, Mapping) else list(params))
+        path = f"{RE}/{endpoint}" + (f"?{query}" if query else "")
+        return self.client.get(path, headers={"X-API-Key": self.key, **headers})
+
+    def ok(self, endpoint: str, params: Mapping[str, str] | None = None, **headers: str) -> Any:
+        """The JSON body of a call that must answer 200."""
+        response = self.get(endpoint, params or {}, **headers)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response.get_json()
+
+    def usage(self) -> int:
+        return self.app.store.accounts.usage(self.consumer_id, "2026-09", "live")
+
+
+def assert_error(response: TestResponse, status: int, code: str) -> dict[str, Any]:
+    """A JSON error body with SPEC's shape; returns the ``error`` object."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    error = body["error"]
+    assert error["code"] == code
+    assert error["message"]
+    assert error["request_id"] == response.headers["X-Request-ID"]
+    return dict(error)
+
+
+def assert_layer_envelope(meta: Mapping[str, Any], *, tier: str = "pro") -> None:
+    """Every field of SPEC's layer envelope, with its constants and types."""
+    for name in LAYER_FIELDS:
+        assert name in meta, name
+    assert meta["service"] == "svc"
+    assert meta["api_version"] == "v1"
+    assert meta["vertical"] == "real_estate"
+    assert meta["tier"] == tier
+    assert meta["auth_method"] == "api_key"
+    assert meta["coverage_estimate"] is None
+    assert meta["disclosure_url"] == "https://api.example.com/disclosure"
+    assert meta["confidence"] in (None, "low", "medium", "high")
+    assert isinstance(meta["data_sources"], list) and meta["data_sources"]
+    assert isinstance(meta["known_limitations"], list)
+    assert meta["lease_data_status"] in ("absent", "reported", "not_mandated")
+    assert isinstance(meta["count"], int)
+    assert set(meta["rate_limit"]) == {"limit_per_min", "remaining"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", meta["generated_at"])
+
+
+# an independent reading of the raw files ----------------------------------------------------
+
+
+def xml_items(path: Path) -> list[dict[str, str]]:
+    """Every ``<item>`` of an RTMS XML response as {tag: text}, by regular expression."""
+    text = path.read_text(encoding="utf-8")
+    return [
+        dict(re.findall(r"<(\w+)>([^<]*)</\1>", item))
+        for item in re.findall(r"<item>(.*?)</item>", text, flags=re.S)
+    ]
+
+
+def included(items: Iterable[dict[str, str]]) -> list[dict[str, str]]:
+    """Items that are neither cancelled nor partial-share deals."""
+    return [
+        i
+        for i in items
+        if i.get("cdealType", "").strip() != "O" and i.get("shareDealingType", "").strip() != "지분"
+    ]
+
+
+def manwon(text: str) -> int:
+    return int(text.replace(",", "").strip()) * 10_000
+
+
+def expected_stats(values: list[int]) -> dict[str, int]:
+    """Mean and type-7 quartiles, each rounded half to even to a whole number."""
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return {
+        "avg": round(Fraction(sum(values), len(values))),
+        "p25": round(Fraction(q1)),
+        "median": round(Fraction(q2)),
+        "p75": round(Fraction(q3)),
+    }
+
+
+def mean_area(areas: list[str]) -> str:
+    total = sum((Decimal(a) for a in areas), Decimal(0)) / len(areas)
+    return str(total.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))

@@ -1,0 +1,518 @@
+"""Loading source files: stored rows, exclusions, idempotency, atomicity, and ``svc ingest``.
+
+Runs on SQLite and PostgreSQL. Expected counts come from reading the raw files with a
+regular expression (``tests.http.realestate_support``), not from svc's readers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_core.errors import InvalidParams, SourceError
+from svc_server.commands.data import ProgressBar
+from svc_server.services import ingest
+from svc_server.store import Store
+from tests.http.realestate_support import (
+    FIXTURES,
+    MOLIT,
+    MOLIT_FILES,
+    NRG_GANGNAM,
+    NRG_JONGNO_PAGE,
+    OFFI_RENT,
+    OFFI_TRADE,
+    SHARED_SAMPLES,
+    included,
+    load,
+    manwon,
+    xml_items,
+)
+
+
+def rows(store: Store, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    with store.db.transaction(write=False) as tx:
+        return tx.fetchall(sql, params)
+
+
+def snapshot(store: Store) -> dict[str, Any]:
+    """Everything a load may change."""
+    return {
+        "counts": store.realestate.counts(),
+        "rollup": rows(
+            store,
+            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, samples "
+            "FROM cohort_months ORDER BY 1, 2, 3, 4, 5, 6",
+        ),
+        "coverage": rows(
+            store,
+            "SELECT granularity, sigungu_code, dong, row_json FROM coverage_cohorts "
+            "ORDER BY 1, 2, 3, 4",
+        ),
+    }
+
+
+def assert_rollup_matches_transactions(store: Store) -> None:
+    """The rollup maintained at ingest equals counting the stored transactions."""
+    district = Counter(
+        {
+            (
+                r["sigungu_code"],
+                "",
+                r["property_type"],
+                r["transaction_type"],
+                r["month"],
+                r["source"],
+            ): int(r["n"])
+            for r in rows(
+                store,
+                "SELECT sigungu_code, property_type, transaction_type, month, source, COUNT(*) AS n "
+                "FROM transactions GROUP BY sigungu_code, property_type, transaction_type, month, source",
+            )
+        }
+    )
+    dongs = Counter(
+        {
+            (
+                r["sigungu_code"],
+                r["dong"],
+                r["property_type"],
+                r["transaction_type"],
+                r["month"],
+                r["source"],
+            ): int(r["n"])
+            for r in rows(
+                store,
+                "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
+                "COUNT(*) AS n FROM transactions WHERE dong IS NOT NULL GROUP BY sigungu_code, "
+                "dong, property_type, transaction_type, month, source",
+            )
+        }
+    )
+    stored = Counter(
+        {
+            (
+                r["sigungu_code"],
+                r["dong"],
+                r["property_type"],
+                r["transaction_type"],
+                r["month"],
+                r["source"],
+            ): int(r["samples"])
+            for r in snapshot(store)["rollup"]
+        }
+    )
+    assert stored == district + dongs
+
+
+def test_the_shared_samples_are_the_fixtures_unmodified() -> None:
+    if not SHARED_SAMPLES.is_dir():
+        pytest.skip("../shared/data/samples is not beside this checkout")
+    for _, path in MOLIT_FILES:
+        assert path.read_bytes() == (SHARED_SAMPLES / path.name).read_bytes(), path.name
+
+
+def test_commercial_sales_are_stored_with_exclusions_counted(store: Store) -> None:
+    items = xml_items(NRG_GANGNAM)
+    kept = included(items)
+    report = load(store, "rtms-commercial", NRG_GANGNAM)
+    assert (
+        (report.read, report.loaded, report.duplicate) == (len(items), len(kept), 0) == (83, 73, 0)
+    )
+    assert report.excluded == {"cancelled": 3, "partial_share": 7}
+    assert report.rejected == {}
+    stored = rows(
+        store,
+        "SELECT source, sigungu_code, sigungu, dong, transaction_type, deal_date, month, "
+        "price_krw, monthly_rent_krw, area_m2, synthetic FROM transactions",
+    )
+    assert len(stored) == 73
+    assert {
+        (r["source"], r["sigungu_code"], r["sigungu"], r["transaction_type"], r["month"])
+        for r in stored
+    } == {("rtms_official", "11680", "강남구", "sale", "2025-06")}
+    assert sorted(r["price_krw"] for r in stored) == sorted(manwon(i["dealAmount"]) for i in kept)
+    assert sorted(float(r["area_m2"]) for r in stored) == sorted(
+        float(i["buildingAr"]) for i in kept
+    )
+    assert Counter(r["dong"] for r in stored) == Counter(i["umdNm"] for i in kept)
+    assert sorted(r["deal_date"] for r in stored) == sorted(
+        f"2025-06-{int(i['dealDay']):02d}" for i in kept
+    )
+    assert {r["monthly_rent_krw"] for r in stored} == {None}
+    assert {r["synthetic"] for r in stored} == {0}
+    assert_rollup_matches_transactions(store)
+    assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 7}
+
+
+def test_loading_again_adds_nothing_and_counts_exclusions_once(store: Store) -> None:
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    before = snapshot(store)
+    again = load(store, "rtms-commercial", NRG_GANGNAM)
+    assert (again.loaded, again.duplicate) == (0, 73)
+    after = snapshot(store)
+    assert after["rollup"] == before["rollup"] and after["coverage"] == before["coverage"]
+    assert after["counts"]["transactions"] == before["counts"]["transactions"] == 73
+    assert after["counts"]["ingest_log"] == before["counts"]["ingest_log"] + 1
+    assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 7}
+
+
+def test_the_json_form_of_a_deal_has_the_xml_forms_key(store: Store) -> None:
+    """The JSON fixture repeats the XML sample's first deal, then holds an identical twin
+    of it (a second deal, told apart by its ordinal), and cancelled and partial-share
+    deals."""
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    path = FIXTURES / "rtms" / "nrg_11680_202506.json"
+    report = load(store, "rtms-commercial", path)
+    assert report.read == 5
+    assert report.excluded == {"cancelled": 1, "partial_share": 2}
+    assert (report.duplicate, report.loaded) == (1, 1)
+    again = load(store, "rtms-commercial", path)
+    assert (again.duplicate, again.loaded) == (2, 0)
+
+
+def test_a_partial_page_loads_and_says_so(store: Store) -> None:
+    kept = included(xml_items(NRG_JONGNO_PAGE))
+    report = load(store, "rtms-commercial", NRG_JONGNO_PAGE)
+    assert report.is_partial and (report.total_count, report.page_no) == (32, 1)
+    assert report.page_info() == "page 1 of 4 (10 of 32 items)"
+    assert report.loaded == len(kept) == 9
+    assert any("partial file" in line for line in ingest.summary_lines(report))
+
+
+def test_officetel_sales_and_leases(store: Store) -> None:
+    trade = load(store, "rtms-officetel-trade", OFFI_TRADE)
+    assert (trade.read, trade.loaded, trade.excluded) == (59, 55, {"cancelled": 4})
+    rent_items = xml_items(OFFI_RENT)
+    rent = load(store, "rtms-officetel-rent", OFFI_RENT)
+    assert rent.loaded == len(rent_items) == 339
+    by_type = {
+        r["transaction_type"]: (int(r["n"]), int(r["rents"]))
+        for r in rows(
+            store,
+            "SELECT transaction_type, COUNT(*) AS n, COUNT(monthly_rent_krw) AS rents "
+            "FROM transactions WHERE property_type = 'officetel' GROUP BY transaction_type",
+        )
+    }
+    monthly = sum(1 for i in rent_items if i["monthlyRent"].strip() != "0")
+    assert by_type == {
+        "sale": (55, 0),
+        "monthly_lease": (monthly, monthly),
+        "chartered_lease": (len(rent_items) - monthly, 0),
+    }
+    total = rows(
+        store,
+        "SELECT SUM(monthly_rent_krw) AS s FROM transactions WHERE transaction_type = 'monthly_lease'",
+    )[0]["s"]
+    assert int(total) == sum(manwon(i["monthlyRent"]) for i in rent_items)
+    assert_rollup_matches_transactions(store)
+
+
+def test_a_deal_cancelled_in_a_later_report_is_retracted(store: Store) -> None:
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    text = NRG_GANGNAM.read_text(encoding="utf-8")
+    first_item = text.index("<item>")
+    marked = text[:first_item] + text[first_item:].replace(
+        "<cdealDay> </cdealDay><cdealType> </cdealType>",
+        "<cdealDay>25.07.01</cdealDay><cdealType>O</cdealType>",
+        1,
+    )
+    report = ingest.ingest(store, "rtms-commercial", marked.encode(), path="later.xml", now=1)
+    assert report.retracted == 1
+    assert report.excluded == {"cancelled": 4, "partial_share": 7}
+    assert store.realestate.counts()["transactions"] == 72
+    assert_rollup_matches_transactions(store)
+    coverage = json.loads(
+        rows(
+            store,
+            "SELECT row_json FROM coverage_cohorts WHERE granularity = 'month' AND dong = '' "
+            "AND property_type = 'commercial_complex'",
+        )[0]["row_json"]
+    )
+    assert coverage["total_samples"] == int(
+        rows(
+            store,
+            "SELECT COUNT(*) AS n FROM transactions WHERE property_type = 'commercial_complex'",
+        )[0]["n"]
+    )
+    assert any("retracted" in line for line in ingest.summary_lines(report))
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        ("gateway.xml", (FIXTURES / "rtms" / "gateway_error.xml").read_bytes(), "gateway error"),
+        ("cut.xml", NRG_GANGNAM.read_bytes()[:3000], "malformed XML"),
+        (
+            "cut.json",
+            (FIXTURES / "rtms" / "nrg_11680_202506.json").read_text("utf-8")[:500].encode(),
+            "malformed JSON",
+        ),
+        ("doctype.xml", b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY e "x">]><r/>', "DOCTYPE"),
+        (
+            "error.xml",
+            b"<response><header><resultCode>03</resultCode><resultMsg>NO DATA"
+            b"</resultMsg></header></response>",
+            "API error 03",
+        ),
+        ("other.csv", b"a,b\r\n1,2\r\n", "no header row"),
+        ("binary.csv", bytes(range(128, 256)) * 4, "not UTF-8 or CP949"),
+    ],
+)
+def test_an_unreadable_file_changes_nothing(
+    store: Store, name: str, data: bytes, says: str
+) -> None:
+    load(store, "rtms-commercial", NRG_JONGNO_PAGE)
+    before = snapshot(store)
+    with pytest.raises(SourceError) as caught:
+        ingest.ingest(store, "rtms-commercial", data, path=name, now=1)
+    assert caught.value.message.startswith(name)
+    assert says in caught.value.message
+    assert snapshot(store) == before
+
+
+def test_malformed_xml_names_its_line(store: Store) -> None:
+    data = b"<response>\n<header>\n<resultCode>000</resultCode>\n</header>\n<body><items>\n<item>\n</items>"
+    with pytest.raises(SourceError) as caught:
+        ingest.ingest(store, "rtms-commercial", data, path="bad.xml", now=1)
+    assert caught.value.line == 7
+    assert caught.value.message.startswith("bad.xml:7: ")
+
+
+def test_a_failure_while_writing_rolls_the_whole_file_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load(store, "rtms-commercial", NRG_JONGNO_PAGE)
+    before = snapshot(store)
+
+    def boom(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(ingest.realestate, "refresh_coverage", boom)
+    with pytest.raises(RuntimeError):
+        load(store, "rtms-commercial", NRG_GANGNAM)
+    assert snapshot(store) == before
+
+
+def test_the_web_csv_exports(store: Store) -> None:
+    commercial = load(
+        store, "rtms-commercial", FIXTURES / "rtms_csv" / "commercial_11680_202506_cp949.csv"
+    )
+    assert commercial.excluded == {"cancelled": 1, "partial_share": 1}
+    assert set(commercial.rejected) == {"invalid_amount", "unknown_district"}
+    assert [r.line for r in commercial.rejections] == sorted(r.line for r in commercial.rejections)
+    assert (
+        commercial.loaded == commercial.read - commercial.excluded_total - commercial.rejected_total
+    )
+    trade = load(
+        store,
+        "rtms-officetel-trade",
+        FIXTURES / "rtms_csv" / "officetel_trade_11680_202506_cp949.csv",
+    )
+    rent = load(
+        store,
+        "rtms-officetel-rent",
+        FIXTURES / "rtms_csv" / "officetel_rent_11680_202103_old_utf8.csv",
+    )
+    assert trade.loaded > 0 and rent.loaded > 0
+    assert (
+        store.realestate.counts()["transactions"] == commercial.loaded + trade.loaded + rent.loaded
+    )
+    again = load(
+        store,
+        "rtms-officetel-rent",
+        FIXTURES / "rtms_csv" / "officetel_rent_11680_202103_old_utf8.csv",
+    )
+    assert (again.loaded, again.duplicate) == (0, rent.loaded)
+    assert_rollup_matches_transactions(store)
+
+
+def test_the_samples_csv_reports_rejected_lines(store: Store) -> None:
+    report = load(store, "samples", FIXTURES / "samples" / "samples.csv")
+    assert report.loaded == 6
+    assert report.rejected["invalid_rent"] == 2
+    lines = {r.reason: r.line for r in report.rejections}
+    assert lines["unknown_district"] == 8
+    summary = "\n".join(ingest.summary_lines(report))
+    assert (
+        "rejected unknown_district: 1 (line 8: sigungu_code 99999 is not in the table)" in summary
+    )
+    sources = {r["source"] for r in rows(store, "SELECT DISTINCT source FROM transactions")}
+    assert sources == {"public_assessment", "rone_index_derived", "broker_survey_2025"}
+
+
+def test_r_one_indices_from_csv_and_json(store: Store) -> None:
+    first = load(store, "rone-index", FIXTURES / "rone" / "indices.csv")
+    assert first.excluded == {"no_value": 1, "unmapped_area": 1}
+    assert first.loaded == 10  # 서울>도심 and 서울>강남 rows stand for two districts each
+    office = load(
+        store,
+        "rone-index",
+        FIXTURES / "rone" / "office_vacancy_openapi.json",
+        property_type="office",
+    )
+    assert office.duplicate == 2  # 도심 2025-Q1 vacancy, also in the CSV
+    again = load(store, "rone-index", FIXTURES / "rone" / "indices.csv")
+    assert (again.loaded, again.duplicate) == (0, 10)
+    stored = rows(
+        store,
+        "SELECT sigungu_code, property_type, metric_type, period, value_pct, source FROM "
+        "index_observations WHERE metric_type = 'income_yield'",
+    )
+    assert {(r["sigungu_code"], r["period"], float(r["value_pct"])) for r in stored} == {
+        ("11680", "2025-Q1", 1.05),
+        ("11650", "2025-Q1", 1.05),
+    }
+    assert {r["source"] for r in stored} == {"rone_official"}
+    empty = load(store, "rone-index", FIXTURES / "rone" / "no_data_openapi.json")
+    assert (empty.read, empty.loaded) == (0, 0)
+
+
+def test_a_market_area_table_maps_r_one_areas(store: Store) -> None:
+    table = ingest.parse_area_map(
+        "market_area,sigungu_code\n부산>서면,26230\n서울>도심,11110\n".encode(), path="map.csv"
+    )
+    assert table == {"부산>서면": ("26230",), "서울>도심": ("11110",)}
+    report = load(store, "rone-index", FIXTURES / "rone" / "indices.csv", area_map=table)
+    codes = {r["sigungu_code"] for r in rows(store, "SELECT sigungu_code FROM index_observations")}
+    assert codes == {"26230", "11110"}
+    assert report.excluded["unmapped_area"] == 3  # 서울>강남 twice, 서울>여의도마포
+    for bad, line in (
+        (b"area,code\n", 1),
+        (b"market_area,sigungu_code\n\xec\x84\x9c\xec\x9a\xb8,99999\n", 2),
+        (b"market_area,sigungu_code\nx\n", 2),
+    ):
+        with pytest.raises(SourceError) as caught:
+            ingest.parse_area_map(bad, path="map.csv")
+        assert caught.value.line == line
+
+
+def test_options_of_another_kind_are_refused(store: Store) -> None:
+    with pytest.raises(InvalidParams):
+        load(store, "samples", FIXTURES / "samples" / "samples.csv", property_type="office")
+    with pytest.raises(InvalidParams):
+        ingest.ingest(store, "rtms-land", b"", path="x", now=0)
+
+
+# the command ---------------------------------------------------------------------------------
+
+
+def svc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "svc_server", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_svc_ingest_prints_a_summary_per_file_and_totals(sqlite_url: str) -> None:
+    done = svc(
+        "ingest",
+        "rtms-commercial",
+        str(NRG_GANGNAM),
+        str(NRG_JONGNO_PAGE),
+        "--database-url",
+        sqlite_url,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"{NRG_GANGNAM}: read 83, loaded 73, duplicate 0, excluded 10, rejected 0" in out
+    assert "  excluded cancelled: 3" in out and "  excluded partial_share: 7" in out
+    assert "partial file: page 1 of 4 (10 of 32 items)" in out
+    assert (
+        "total (2 of 2 files loaded): read 93, loaded 82, duplicate 0, excluded 11, rejected 0"
+        in out
+    )
+    assert done.stderr == ""  # no progress bar when stderr is not a terminal
+    again = svc("ingest", "rtms-commercial", str(NRG_GANGNAM), "--database-url", sqlite_url)
+    assert "loaded 0, duplicate 73" in again.stdout
+
+
+def test_svc_ingest_names_file_and_line_of_bad_input_and_loads_the_rest(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_bytes(
+        b"<response>\n<header>\n<resultCode>000</resultCode>\n</header>\n<body><items>\n<item>\n</items>"
+    )
+    done = svc(
+        "ingest",
+        "rtms-commercial",
+        str(bad),
+        str(tmp_path / "missing.xml"),
+        str(NRG_JONGNO_PAGE),
+        "--database-url",
+        sqlite_url,
+    )
+    assert done.returncode == 1
+    assert f"svc: error: {bad}:7: malformed XML" in done.stderr
+    assert f"svc: error: {tmp_path / 'missing.xml'}: No such file or directory" in done.stderr
+    assert "2 file(s) not loaded (nothing from them was written)" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert f"{NRG_JONGNO_PAGE}: read 10, loaded 9" in done.stdout
+
+
+def test_svc_ingest_rejected_rows_show_their_first_lines(sqlite_url: str) -> None:
+    done = svc(
+        "ingest", "samples", str(FIXTURES / "samples" / "samples.csv"), "--database-url", sqlite_url
+    )
+    assert done.returncode == 0
+    assert "rejected invalid_rent: 2 (line 9: " in done.stdout
+    rone = svc(
+        "ingest",
+        "rone-index",
+        "--property-type",
+        "office",
+        str(FIXTURES / "rone" / "office_vacancy_openapi.json"),
+        "--database-url",
+        sqlite_url,
+    )
+    assert rone.returncode == 0, rone.stderr
+    assert "read 10, loaded 12" in rone.stdout  # six rows of areas of two districts
+
+
+def test_svc_ingest_with_a_bad_area_map_stops_before_loading(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    table = tmp_path / "areas.csv"
+    table.write_text("market_area,sigungu_code\n서울>도심,1111\n", encoding="utf-8")
+    done = svc(
+        "ingest",
+        "rone-index",
+        "--area-map",
+        str(table),
+        str(FIXTURES / "rone" / "indices.csv"),
+        "--database-url",
+        sqlite_url,
+    )
+    assert done.returncode == 2
+    assert f"svc: error: {table}:2: '1111' is not a known district code" in done.stderr
+
+
+def test_the_progress_bar_draws_on_a_terminal_only() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = ProgressBar(screen, files=2)
+    bar.show(1, MOLIT / "NRG_11680_202506.xml", 50, 100)
+    bar.show(1, MOLIT / "NRG_11680_202506.xml", 100, 100)
+    bar.clear()
+    drawn = screen.getvalue()
+    assert "[##############--------------] file 1/2 NRG_11680_202506.xml 50/100" in drawn
+    assert "100/100" in drawn and drawn.endswith("\r")
+    quiet = io.StringIO()
+    ProgressBar(quiet, files=1).show(1, MOLIT / "x.xml", 1, 2)
+    assert quiet.getvalue() == ""
