@@ -62,7 +62,9 @@ def test(args: list[str]) -> None:
     ensure_venv("dev")
     run(PY, "-m", "ruff", "check", "src", "tests", "examples", "bench")
     run(PY, "-m", "mypy", "--strict", "src")
-    run(PY, "-m", "pytest", *args)
+    # Two processes (the machine size CI runs on); a file's tests stay in one process so
+    # module-scoped fixtures (the demo database) are built once per file.
+    run(PY, "-m", "pytest", "-n", "2", "--dist", "loadfile", *args)
 
 
 def bench(args: list[str]) -> None:
