@@ -456,21 +456,32 @@ RE_NOW = 1_790_000_000.0
 
 @pytest.fixture(scope="session")
 def demo_db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A SQLite database holding ``svc demo-data --seed 1``, loaded once per session.
+    """A SQLite database holding ``svc demo-data --seed 1``, loaded once per test run.
 
+    Under pytest-xdist the workers share one file (the first to take the lock loads it).
     Tests treat its real-estate and marketplace data as read-only (they may add
     consumers, keys and usage rows).
     """
+    import fcntl
+
     from svc_server.services import demo
 
-    url = f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.db'}"
-    s = open_store(url)
-    s.migrate()
-    try:
-        demo.load_demo(s, seed=1, now=RE_NOW)
-    finally:
-        s.close()
-    return url
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the directory every worker of this run shares
+    path = root / "demo-seed1.db"
+    done = root / "demo-seed1.done"
+    with open(root / "demo-seed1.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            s = open_store(f"sqlite:///{path}")
+            s.migrate()
+            try:
+                demo.load_demo(s, seed=1, now=RE_NOW)
+            finally:
+                s.close()
+            done.touch()
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture(

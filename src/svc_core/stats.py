@@ -128,7 +128,12 @@ class CohortStats:
 def _area_text(areas: Sequence[float]) -> str | None:
     if not areas:
         return None
-    exact = sum((Fraction(a) for a in areas), Fraction(0)) / len(areas)
+    # Exact mean in integer arithmetic: every float is n / 2**k, so over the largest
+    # denominator the sum is one integer (as exact as summing Fractions, ~10x faster).
+    ratios = [a.as_integer_ratio() for a in areas]
+    denominator = max(d for _, d in ratios)
+    total = sum(n * (denominator // d) for n, d in ratios)
+    exact = Fraction(total, denominator * len(areas))
     value = Decimal(exact.numerator) / Decimal(exact.denominator)
     return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import jsonschema
 import pytest
 from hypothesis import given
@@ -29,7 +30,8 @@ from svc_server import routes
 from svc_server.app import SvcApp
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
 from svc_server.openapi.operations import TAGS
-from svc_server.openapi.reference import render_pages, slug
+from svc_server.openapi.reference import cell, notes, page_name, render_pages, slug
+from svc_server.openapi.schemas import nullable
 from svc_server.store import Store
 from tests.conftest import ROOT, Accounts, FakeClock, IdentityProvider
 
@@ -59,6 +61,33 @@ def test_every_route_is_documented_and_nothing_else_is() -> None:
     assert not found.undocumented_params, "describe these query parameters"
     assert not found.stale_params, "these documented parameters are refused by the server"
     assert not found
+
+
+def test_drift_is_detected_in_both_directions() -> None:
+    new = routes.Route(
+        path="/api/v1/new/<thing_id>",
+        methods=("GET",),
+        handler=routes.ROUTES[0].handler,
+        auth="data",
+        params=frozenset({"q"}),
+    )
+    found = drift((*routes.ROUTES, new))
+    assert found.undocumented_operations == ("GET /api/v1/new/{thing_id}",)
+    document = build_document((*routes.ROUTES, new))
+    validate(document)  # an undocumented route still yields a valid document
+    op = document["paths"]["/api/v1/new/{thing_id}"]["get"]
+    assert op["x-undocumented"] is True
+    assert [p["name"] for p in op["parameters"] if p.get("x-undocumented")] == ["q"]
+
+    first = routes.ROUTES[0]
+    assert drift(routes.ROUTES[1:]).stale_operations == (operation_key("GET", first.path),)
+
+    pulse = next(r for r in routes.ROUTES if r.path.endswith("/real-estate/pulse"))
+    narrowed = attrs.evolve(pulse, params=pulse.params - {"dong"})
+    widened = attrs.evolve(pulse, params=pulse.params | {"debug"})
+    others = tuple(r for r in routes.ROUTES if r is not pulse)
+    assert drift((*others, narrowed)).stale_params == (f"GET {pulse.path} ?dong",)
+    assert drift((*others, widened)).undocumented_params == (f"GET {pulse.path} ?debug",)
 
 
 def test_the_document_lists_exactly_the_routers_paths_and_methods(app: SvcApp) -> None:
@@ -115,6 +144,21 @@ def test_operations_are_described_and_tagged() -> None:
         assert "x-undocumented" not in op
         for param in op["parameters"]:
             assert param.get("description"), f"{method} {path} {param['name']}"
+
+
+def test_links_name_real_operations_and_their_path_parameters() -> None:
+    by_id = {op["operationId"]: op for _, _, op in operations()}
+    links = [
+        link
+        for _, _, op in operations()
+        for response in op["responses"].values()
+        for link in response.get("links", {}).values()
+    ]
+    assert len(links) >= 7
+    for link in links:
+        op = by_id[link["operationId"]]
+        path_params = {p["name"] for p in op["parameters"] if p["in"] == "path"}
+        assert set(link["parameters"]) == path_params, link
 
 
 def _resolve(document: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
@@ -344,6 +388,49 @@ def test_account_answers_match_the_document(
     call(owner, "DELETE", "/api/auth/session")
 
 
+SAMPLES = (
+    "source,sigungu_code,dong,property_type,transaction_type,contract_date,price_krw,"
+    "monthly_rent_krw,area_m2\n"
+    + "".join(
+        f"{source},11680,역삼동,office,monthly_lease,2026-0{month}-1{day},{price},{rent},85.5\n"
+        for source, price, rent in (
+            ("public_assessment", 50_000_000, 2_000_000),
+            ("rtms_official", 60_000_000, 2_400_000),
+        )
+        for month in (1, 2, 4)
+        for day in (1, 2)
+    )
+)
+
+
+def test_data_answers_and_csv_headers_match_the_document(
+    store: Store, app: SvcApp, clock: FakeClock
+) -> None:
+    from svc_server.services import ingest
+
+    ingest.ingest(store, "samples", SAMPLES.encode(), path="samples.csv", now=clock())
+    _, api_key = Accounts(store, app, clock).consumer("pro")
+    client = Client(app)
+    re_ = "/api/v1/real-estate"
+    for path, query in (
+        (f"{re_}/pulse", "sigungu_code=11680&period=2026-Q1&geo_precision=dong"),
+        (f"{re_}/pulse/series", "sigungu_code=11680&from_period=2026-01&to_period=2026-04"),
+        (f"{re_}/coverage", "granularity=month"),
+        (f"{re_}/dimensions", "geo_precision=dong"),
+    ):
+        answer = client.get(f"{path}?{query}", headers={"X-API-Key": api_key})
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert conforms("GET", path, answer)["data"]
+        op = DOCUMENT["paths"][path]["get"]
+        if "text/csv" not in op["responses"]["200"]["content"]:
+            continue
+        as_csv = client.get(f"{path}?{query}&format=csv", headers={"X-API-Key": api_key})
+        conforms("GET", path, as_csv)
+        sent = {name for name, _ in as_csv.headers.items() if name.startswith("X-Svc-")}
+        documented = set(op["responses"]["200"]["headers"])
+        assert sent and sent <= documented, sent - documented
+
+
 def test_public_answers_match_the_document(client: Client) -> None:
     for path in ("/api/status", "/api/v1/openapi.json", "/disclosure", "/pricing"):
         response = client.get(path)
@@ -435,3 +522,69 @@ def test_openapi_path_turns_rule_variables_into_braces(parts: list[Any]) -> None
 @pytest.mark.parametrize("method", ["get", "Get", "GET"])
 def test_operation_keys_use_upper_case_methods(method: str) -> None:
     assert operation_key(method, "/api/auth/me/keys/<key_id>") == "GET /api/auth/me/keys/{key_id}"
+
+
+# the small pure helpers ------------------------------------------------------------------------
+
+
+@given(st.text())
+def test_a_table_cell_is_one_line_without_bare_pipes(text: str) -> None:
+    out = cell(text)
+    assert "\n" not in out and "\r" not in out
+    assert re.search(r"(?<!\\)\|", out) is None
+    assert out.replace("\\|", "|") == " ".join(text.split())
+
+
+@given(st.text())
+def test_slugs_are_anchor_safe(text: str) -> None:
+    out = slug(text)
+    assert out == out.lower()
+    assert not set(out) & set(" .,/{}()[]`*?!#")
+    assert slug(out) == out
+
+
+@given(st.text(alphabet=st.characters(codec="ascii"), max_size=40))
+def test_page_names_are_plain_markdown_file_names(tag: str) -> None:
+    name = page_name(tag)
+    assert re.fullmatch(r"[a-z0-9-]*\.md", name)
+    assert not name.startswith("-")
+
+
+@given(st.lists(st.text(max_size=20), max_size=5))
+def test_notes_are_sentences(parts: list[str]) -> None:
+    out = notes(*parts)
+    kept = [p.strip() for p in parts if p.strip()]
+    if not kept:
+        assert out == ""
+        return
+    assert out.endswith((".", "?", "!", ")"))
+    assert out.startswith(kept[0][0].upper())
+    assert all(part[1:] in out for part in kept)  # nothing dropped
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+SIMPLE = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "integer", "minimum": 0},
+        {"type": "string", "enum": ["a", "b"]},
+        {"type": "object", "properties": {"a": {"type": "integer"}}},
+        {"$ref": "#/components/schemas/RateLimit"},
+    ]
+)
+
+
+@given(SIMPLE, JSON_VALUES)
+def test_nullable_accepts_null_and_exactly_what_the_schema_accepted(
+    schema: dict[str, Any], value: Any
+) -> None:
+    widened = _validator(nullable(schema))
+    assert widened.is_valid(None)
+    if value is not None:
+        assert widened.is_valid(value) == _validator(schema).is_valid(value)

@@ -1,16 +1,19 @@
-"""Schemathesis over every operation of the served OpenAPI document, against a real server.
+"""Schemathesis over every operation of the OpenAPI document, against a real server.
 
 A ``svc serve`` (gunicorn) process runs on the session's demo database; a pro consumer's
 key (with a raised per-minute limit so the fuzzer measures behaviour, not 429s) and a
 signed-in session of its owner authenticate the calls, and writes carry the configured
-site ``Origin``. Every generated case must pass: no 5xx, only documented status codes and
-content types, bodies that match the documented schemas, and rejection of data that
-violates them. The number of cases per operation is written to the terminal.
+site ``Origin``. One test per operation runs schemathesis' engine (the examples, coverage
+and fuzzing phases, as ``schemathesis run`` does) on that operation alone. Every case
+must pass: no 5xx, only documented status codes and content types, bodies that match
+the documented schemas, and rejection of data that violates them. The number of cases
+and their statuses per operation are written to the terminal (stderr under xdist).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import subprocess
@@ -20,6 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
+from schemathesis.engine import Status, events, from_schema
 
 from svc_server import routes
 from svc_server.config import Config
@@ -39,8 +43,7 @@ CHECKS = (
     "response_schema_conformance",
     "negative_data_rejection",
 )
-SIGN_OUT = "DELETE /api/auth/session"
-Tally = collections.defaultdict[str, collections.Counter[int]]
+Tally = dict[str, collections.Counter[int]]
 
 
 def _svc(db_url: str, *args: str) -> str:
@@ -66,7 +69,6 @@ class Target:
         self.api_key = api_key
         self.store = open_store(db_url)
         self.config = Config(secret_key=TEST_SECRET)
-        self.cookie = self.sign_in()
 
     def sign_in(self) -> str:
         """A fresh session cookie for the consumer's owner, minted against the same DB."""
@@ -78,11 +80,6 @@ class Target:
             os.urandom(16),
         )
         return str(data["_cookie"])
-
-    def headers(self, label: str) -> dict[str, str]:
-        # Signing out revokes the session it is sent with: give it a throwaway one.
-        cookie = self.sign_in() if label == SIGN_OUT else self.cookie
-        return {"X-API-Key": self.api_key, "Cookie": f"svc_session={cookie}", "Origin": ORIGIN}
 
 
 @pytest.fixture(scope="module")
@@ -122,54 +119,94 @@ def target(demo_db_url: str) -> Iterator[Target]:
 
 @pytest.fixture(scope="module")
 def cases_per_operation(request: pytest.FixtureRequest) -> Iterator[Tally]:
-    tally: Tally = collections.defaultdict(collections.Counter)
+    tally: Tally = {}
     yield tally
     total = sum(sum(statuses.values()) for statuses in tally.values())
     lines = [f"schemathesis: {total} cases over {len(tally)} operations (cases, statuses)"]
     for label, statuses in sorted(tally.items()):
         mix = " ".join(f"{status}:{n}" for status, n in sorted(statuses.items()))
         lines.append(f"  {sum(statuses.values()):5d}  {label:<50} {mix}")
-    # Shown whatever -s/-q say: the CI log must carry the count per operation.
+    # Shown whatever -s/-q say, and from an xdist worker too (its stderr is the run's):
+    # the CI log must carry the number of cases per operation.
     capture = request.config.pluginmanager.get_plugin("capturemanager")
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if capture is not None and reporter is not None:
-        with capture.global_and_fixture_disabled():
-            reporter.write_line("")
-            for line in lines:
-                reporter.write_line(line)
+    text = "\n" + "\n".join(lines) + "\n"
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        if reporter is not None and not hasattr(request.config, "workerinput"):
+            reporter.write(text)
+        else:
+            sys.stderr.write(text)
+            sys.stderr.flush()
 
 
-CONFIG = schemathesis.Config.from_dict(
-    {
-        "seed": 20260131,
-        "generation": {
-            "max-examples": MAX_EXAMPLES,
-            "allow-x00": True,
-            # Credentials are ours (a real key and cookie), not generated values.
-            "with-security-parameters": False,
-        },
-        "phases": {"stateful": {"enabled": False}},
-        "checks": {"enabled": False, **{name: {"enabled": True} for name in CHECKS}},
-        "request-timeout": 30,
-    }
-)
-# The document the server serves is build_document(ROUTES) with its own address in
-# ``servers`` (tests/http/test_openapi.py proves they are equal); the cases go to the
-# live server's address.
-schema = schemathesis.openapi.from_dict(build_document(routes.ROUTES), config=CONFIG)
+DOCUMENT = build_document(routes.ROUTES)
+# The server serves this document with its own address in ``servers``
+# (tests/http/test_openapi.py proves they are equal); cases go to the live server.
+LABELS = [f"{m.upper()} {path}" for path, item in DOCUMENT["paths"].items() for m in item]
 
 
-@schema.parametrize()
-def test_every_operation_conforms(
-    case: schemathesis.Case, target: Target, cases_per_operation: Tally
-) -> None:
-    headers = target.headers(case.operation.label)
-    response = case.call(base_url=target.server.url, headers=headers)
-    cases_per_operation[case.operation.label][response.status_code] += 1
-    case.validate_response(response, headers=headers)
+def fuzz(target: Target, label: str) -> tuple[collections.Counter[int], list[str]]:
+    """Run schemathesis (examples, coverage and fuzzing phases) on one operation.
+
+    Returns the statuses of every case sent, and a description of every failed check
+    or engine error (with the curl command that reproduces it).
+    """
+    method, path = label.split(" ", 1)
+    config = schemathesis.Config.from_dict(
+        {
+            "base-url": target.server.url,
+            "seed": 20260131,
+            "workers": 1,
+            # Our credentials: a real key, a fresh session of the owner (signing out
+            # then only ends this operation's session), the configured site Origin.
+            "headers": {
+                "X-API-Key": target.api_key,
+                "Cookie": f"svc_session={target.sign_in()}",
+                "Origin": ORIGIN,
+            },
+            "generation": {
+                "max-examples": MAX_EXAMPLES,
+                "allow-x00": True,
+                "with-security-parameters": False,
+            },
+            "phases": {"stateful": {"enabled": False}},
+            "checks": {"enabled": False, **{name: {"enabled": True} for name in CHECKS}},
+            "request-timeout": 30,
+        }
+    )
+    schema = schemathesis.openapi.from_dict(DOCUMENT, config=config)
+    statuses: collections.Counter[int] = collections.Counter()
+    failures: list[str] = []
+    for event in from_schema(schema.include(method=method, path=path)).execute():
+        if isinstance(event, events.ScenarioFinished):
+            for interaction in event.recorder.interactions.values():
+                if interaction.response is not None:
+                    statuses[interaction.response.status_code] += 1
+            for checks in event.recorder.checks.values():
+                for check in checks:
+                    if check.status == Status.FAILURE and check.failure_info is not None:
+                        failure = check.failure_info.failure
+                        failures.append(
+                            f"{check.name}: {failure.title}\n{failure.message}\n"
+                            f"{check.failure_info.code_sample}"
+                        )
+            if event.status == Status.ERROR:
+                failures.append(f"scenario error in {event.phase}")
+        elif isinstance(event, events.NonFatalError):
+            failures.append(f"engine error: {event.info.format()}")
+        elif isinstance(event, events.FatalError):
+            failures.append(f"engine failure: {event.exception!r}")
+    return statuses, sorted(set(failures))
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_operation_conforms(label: str, target: Target, cases_per_operation: Tally) -> None:
+    statuses, failures = fuzz(target, label)
+    cases_per_operation[label] = statuses
+    assert not failures, f"{len(failures)} distinct failures:\n\n" + "\n\n".join(failures)
+    assert sum(statuses.values()) >= MAX_EXAMPLES
 
 
 def test_the_fuzzer_covers_every_route() -> None:
     expected = {operation_key(m, r.path) for r in routes.ROUTES for m in r.methods}
-    labels = {op.ok().label for op in schema.get_all_operations()}
-    assert labels == expected
+    assert set(LABELS) == expected

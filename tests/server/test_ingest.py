@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from svc_core.errors import InvalidParams, SourceError
+from svc_server import cli
 from svc_server.commands.data import ProgressBar
 from svc_server.services import ingest
 from svc_server.store import Store
@@ -404,20 +405,30 @@ def test_options_of_another_kind_are_refused(store: Store) -> None:
 # the command ---------------------------------------------------------------------------------
 
 
-def svc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def svc(*args: str) -> subprocess.CompletedProcess[str]:
+    """``svc`` as a real process (exit status, streams, no traceback)."""
     return subprocess.run(
         [sys.executable, "-m", "svc_server", *args],
         capture_output=True,
         text=True,
         env=dict(os.environ),
-        cwd=cwd,
         timeout=120,
         check=False,
     )
 
 
-def test_svc_ingest_prints_a_summary_per_file_and_totals(sqlite_url: str) -> None:
-    done = svc(
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``svc`` in this process (faster): (exit status, stdout, stderr)."""
+    status = cli.main(list(args))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_svc_ingest_prints_a_summary_per_file_and_totals(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(
+        capsys,
         "ingest",
         "rtms-commercial",
         str(NRG_GANGNAM),
@@ -425,8 +436,7 @@ def test_svc_ingest_prints_a_summary_per_file_and_totals(sqlite_url: str) -> Non
         "--database-url",
         sqlite_url,
     )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
+    assert status == 0, err
     assert f"{NRG_GANGNAM}: read 83, loaded 73, duplicate 0, excluded 10, rejected 0" in out
     assert "  excluded cancelled: 3" in out and "  excluded partial_share: 7" in out
     assert "partial file: page 1 of 4 (10 of 32 items)" in out
@@ -434,9 +444,11 @@ def test_svc_ingest_prints_a_summary_per_file_and_totals(sqlite_url: str) -> Non
         "total (2 of 2 files loaded): read 93, loaded 82, duplicate 0, excluded 11, rejected 0"
         in out
     )
-    assert done.stderr == ""  # no progress bar when stderr is not a terminal
-    again = svc("ingest", "rtms-commercial", str(NRG_GANGNAM), "--database-url", sqlite_url)
-    assert "loaded 0, duplicate 73" in again.stdout
+    assert err == ""  # no progress bar when stderr is not a terminal
+    _, again, _ = run(
+        capsys, "ingest", "rtms-commercial", str(NRG_GANGNAM), "--database-url", sqlite_url
+    )
+    assert "loaded 0, duplicate 73" in again
 
 
 def test_svc_ingest_names_file_and_line_of_bad_input_and_loads_the_rest(
@@ -463,41 +475,38 @@ def test_svc_ingest_names_file_and_line_of_bad_input_and_loads_the_rest(
     assert f"{NRG_JONGNO_PAGE}: read 10, loaded 9" in done.stdout
 
 
-def test_svc_ingest_rejected_rows_show_their_first_lines(sqlite_url: str) -> None:
-    done = svc(
-        "ingest", "samples", str(FIXTURES / "samples" / "samples.csv"), "--database-url", sqlite_url
-    )
-    assert done.returncode == 0
-    assert "rejected invalid_rent: 2 (line 9: " in done.stdout
-    rone = svc(
+def test_svc_ingest_rejected_rows_show_their_first_lines(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = str(FIXTURES / "samples" / "samples.csv")
+    status, out, _ = run(capsys, "ingest", "samples", samples, "--database-url", sqlite_url)
+    assert status == 0
+    assert "rejected invalid_rent: 2 (line 9: " in out
+    vacancy = str(FIXTURES / "rone" / "office_vacancy_openapi.json")
+    status, out, err = run(
+        capsys,
         "ingest",
         "rone-index",
         "--property-type",
         "office",
-        str(FIXTURES / "rone" / "office_vacancy_openapi.json"),
+        vacancy,
         "--database-url",
         sqlite_url,
     )
-    assert rone.returncode == 0, rone.stderr
-    assert "read 10, loaded 12" in rone.stdout  # six rows of areas of two districts
+    assert status == 0, err
+    assert "read 10, loaded 12" in out  # six rows of areas of two districts
 
 
 def test_svc_ingest_with_a_bad_area_map_stops_before_loading(
-    sqlite_url: str, tmp_path: Path
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = tmp_path / "areas.csv"
     table.write_text("market_area,sigungu_code\n서울>도심,1111\n", encoding="utf-8")
-    done = svc(
-        "ingest",
-        "rone-index",
-        "--area-map",
-        str(table),
-        str(FIXTURES / "rone" / "indices.csv"),
-        "--database-url",
-        sqlite_url,
-    )
-    assert done.returncode == 2
-    assert f"svc: error: {table}:2: '1111' is not a known district code" in done.stderr
+    indices = str(FIXTURES / "rone" / "indices.csv")
+    args = ("ingest", "rone-index", "--area-map", str(table), indices, "--database-url", sqlite_url)
+    status, _, err = run(capsys, *args)
+    assert status == 2
+    assert f"svc: error: {table}:2: '1111' is not a known district code" in err
 
 
 def test_the_progress_bar_draws_on_a_terminal_only() -> None:

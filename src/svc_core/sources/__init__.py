@@ -94,7 +94,12 @@ class KeyMaker:
 
     def key(self, prefix: str, sigungu_code: str, month: str, fields: Mapping[str, str]) -> str:
         canonical = json.dumps(
-            sorted((k, v.strip()) for k, v in fields.items() if not is_blank(v)),
+            # is_blank inlined: one strip per value (this runs for every record).
+            sorted(
+                (k, text)
+                for k, v in fields.items()
+                if v is not None and (text := v.strip()) not in ("", "-")
+            ),
             ensure_ascii=False,
             separators=(",", ":"),
         )

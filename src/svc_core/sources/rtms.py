@@ -44,6 +44,7 @@ reported with their 1-based item ordinal as the line.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -122,9 +123,16 @@ def commercial_property_type(building_type: str, building_use: str) -> str:
     return "mixed_use"
 
 
+_SPACE = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=1024)
 def canonical_tag(tag: str) -> str:
-    """Current lower-case tag name for a tag of either API generation."""
-    stripped = re.sub(r"\s+", "", tag)
+    """Current lower-case tag name for a tag of either API generation.
+
+    Remembered per tag: a file repeats the same twenty-odd tags on every item.
+    """
+    stripped = _SPACE.sub("", tag)
     return OLD_TAGS.get(stripped, stripped.lower())
 
 

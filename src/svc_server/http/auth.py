@@ -69,27 +69,30 @@ def _authenticate_data(ctx: Ctx, route: Route) -> None:
         session = _session(ctx, required_error=Unauthorized)
         caller = access.session_caller(store, session.user_id)
     try:
-        caller = access.check_rate(store, caller, now)
+        admitted = access.admit(store, caller, now, counted=route.counted)
     except RateLimited:
         ctx.caller = attrs.evolve(caller, rate_remaining=0)
         raise
+    caller = admitted.caller
     ctx.caller = caller
     ctx.response_headers["X-RateLimit-Limit"] = str(caller.rate_limit_per_minute)
     ctx.response_headers["X-RateLimit-Remaining"] = str(caller.rate_remaining)
-    reservation: list[access.Reservation] = []
+    held = admitted.reservation
 
     def settle(response: Response) -> None:
         # Runs on every response, errors included (the app guarantees it).
-        for held in reservation:
-            access.settle(store, held, 200 <= response.status_code < 300, now)
-        for name, value in access.quota_headers(store, caller, now).items():
+        used = None
+        if held is not None:
+            succeeded = 200 <= response.status_code < 300
+            access.settle(store, held, succeeded, now)
+            if held.mode == "live":
+                used = held.count if succeeded else held.count - 1
+        for name, value in access.quota_headers(store, caller, now, used).items():
             response.headers[name] = value
 
     ctx.after.append(settle)
-    if route.counted:
-        held = access.reserve(store, caller, now)  # 402 once the month's quota is used up
-        if held is not None:
-            reservation.append(held)
+    if admitted.exhausted:
+        raise access.quota_exceeded(caller)  # 402 once the month's quota is used up
 
 
 def authenticate_account(ctx: Ctx, route: Route) -> None:
@@ -107,8 +110,11 @@ def check_origin(ctx: Ctx) -> None:
     if not origin or origin == "null":
         referer = ctx.request.headers.get("Referer")
         if referer:
-            parts = urlsplit(referer)
-            origin = f"{parts.scheme}://{parts.netloc}"
+            try:
+                parts = urlsplit(referer)
+                origin = f"{parts.scheme}://{parts.netloc}"
+            except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
+                origin = None
     allowed = ctx.app.config.site_origins
     if not origin or origin.lower().rstrip("/") not in allowed:
         raise CsrfRejected(

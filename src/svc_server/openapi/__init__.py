@@ -17,10 +17,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+import attrs
+
 from svc_core.events import EVENT_TYPES
 from svc_server.config import Config
 from svc_server.openapi.operations import OPERATIONS, TAGS, Json, Operation, query
-from svc_server.openapi.schemas import SCHEMAS, event_envelope, obj, ref
+from svc_server.openapi.schemas import LAYER_ENVELOPE, SCHEMAS, event_envelope, obj, ref
 
 if TYPE_CHECKING:
     from svc_server.routes import Route
@@ -40,7 +42,6 @@ DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base"
 DEFAULT_SERVER = Config().public_url
 _RULE_VARIABLE = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-BODY_METHODS = WRITE_METHODS - {"DELETE"}
 
 DESCRIPTION = """\
 Aggregate data on Korean commercial real estate and a workspace marketplace, and the
@@ -52,8 +53,9 @@ POST, PATCH and DELETE must carry an `Origin` (or `Referer`) of a configured sit
 else 403 `CSRF_REJECTED`.
 
 **Errors.** Every 4xx and 5xx is JSON, whatever was negotiated:
-`{"error": {"code", "message", "hint"?, "request_id"}, "_meta"?}`. Nothing a client sends
-yields a 500, and a rejected request changes nothing stored.
+`{"error": {"code", "message", "hint"?, "request_id"}, "_meta"?}`. Unknown paths are 404
+`NOT_FOUND` and other methods 405 `METHOD_NOT_ALLOWED` with an `Allow` header. Nothing a
+client sends yields a 500, and a rejected request changes nothing stored.
 
 **Strict parameters.** Unknown query parameters, repeated parameters and malformed values
 are 400 `INVALID_PARAMS` with a `hint` naming what is allowed. Parameters marked
@@ -116,15 +118,21 @@ DATA_HEADERS = (
     "X-Quota-Used",
     "X-Quota-Resets-At",
 )
+CSV_SKIPPED = frozenset({"request_id", "rate_limit"})
+"""Envelope fields a CSV answer carries in their own headers (X-Request-ID, X-RateLimit-*)."""
+
+
+def csv_header(field: str) -> str:
+    """``lease_data_status`` -> ``X-Svc-Lease-Data-Status``."""
+    return "X-Svc-" + "-".join(part.capitalize() for part in field.split("_"))
+
+
 CSV_HEADERS: dict[str, str] = {
-    "X-Svc-Api-Version": "Envelope api_version.",
-    "X-Svc-Tier": "Envelope tier.",
-    "X-Svc-Data-Sources": "Envelope data_sources (JSON array).",
-    "X-Svc-Confidence": "Envelope confidence.",
-    "X-Svc-Count": "Envelope count.",
-    "X-Svc-Generated-At": "Envelope generated_at.",
-    "X-Svc-Disclosure-Url": "Envelope disclosure_url.",
+    csv_header(field): f"CSV answers only: envelope `{field}` (lists, objects as ASCII JSON)."
+    for field in LAYER_ENVELOPE["properties"]
+    if field not in CSV_SKIPPED
 }
+"""On CSV answers the layer envelope travels as headers, one per ``_meta`` field."""
 
 
 def _header_refs(names: Iterable[str]) -> Json:
@@ -179,7 +187,8 @@ SECURITY_SCHEMES: dict[str, Json] = {
         "type": "apiKey",
         "in": "header",
         "name": "X-API-Key",
-        "description": "svc_pk_live_<32 hex> or svc_pk_test_<32 hex>; for server-to-server use.",
+        "description": "`svc_pk_live_<32 hex>` or `svc_pk_test_<32 hex>`, for server-to-server "
+        "use; never in browser code.",
     },
     "sessionCookie": {
         "type": "apiKey",
@@ -467,43 +476,39 @@ def build_document(
 # drift between the router and the table -------------------------------------------------------------
 
 
+@attrs.frozen(kw_only=True)
 class Drift:
-    """What the routing table and ``OPERATIONS`` disagree on; all empty when in sync."""
+    """What the routing table and ``OPERATIONS`` disagree on; falsy when in sync.
 
-    def __init__(self, routes: Sequence[Route]) -> None:
-        keys = {operation_key(m, r.path): r for r in routes for m in r.methods}
-        self.undocumented_operations = sorted(set(keys) - set(OPERATIONS))
-        self.stale_operations = sorted(set(OPERATIONS) - set(keys))
-        self.undocumented_params: list[str] = []
-        self.stale_params: list[str] = []
-        for key, route in sorted(keys.items()):
-            op = OPERATIONS.get(key)
-            if op is None:
-                continue
-            accepted = set(_accepted_params(route))
-            named = {p["name"] for p in op.params}
-            implicit = {"format"} if route.csv else set()
-            self.undocumented_params += [f"{key} ?{n}" for n in sorted(accepted - named - implicit)]
-            self.stale_params += [f"{key} ?{n}" for n in sorted(named - accepted)]
+    Entries read ``"GET /path"`` or ``"GET /path ?name"``.
+    """
+
+    undocumented_operations: tuple[str, ...] = ()
+    stale_operations: tuple[str, ...] = ()
+    undocumented_params: tuple[str, ...] = ()
+    stale_params: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return any(
-            (
-                self.undocumented_operations,
-                self.stale_operations,
-                self.undocumented_params,
-                self.stale_params,
-            )
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"Drift(undocumented_operations={self.undocumented_operations}, "
-            f"stale_operations={self.stale_operations}, "
-            f"undocumented_params={self.undocumented_params}, stale_params={self.stale_params})"
-        )
+        return any(attrs.astuple(self))
 
 
 def drift(routes: Sequence[Route]) -> Drift:
-    """How ``routes`` and the documentation table disagree (falsy when they agree)."""
-    return Drift(routes)
+    """How ``routes`` and the documentation table disagree."""
+    keys = {operation_key(m, r.path): r for r in routes for m in r.methods}
+    undocumented: list[str] = []
+    stale: list[str] = []
+    for key, route in sorted(keys.items()):
+        op = OPERATIONS.get(key)
+        if op is None:
+            continue
+        accepted = set(_accepted_params(route))
+        named = {p["name"] for p in op.params}
+        implicit = {"format"} if route.csv else set()
+        undocumented += [f"{key} ?{n}" for n in sorted(accepted - named - implicit)]
+        stale += [f"{key} ?{n}" for n in sorted(named - accepted)]
+    return Drift(
+        undocumented_operations=tuple(sorted(set(keys) - set(OPERATIONS))),
+        stale_operations=tuple(sorted(set(OPERATIONS) - set(keys))),
+        undocumented_params=tuple(undocumented),
+        stale_params=tuple(stale),
+    )

@@ -187,9 +187,24 @@ def data_ok(row: str, description: str) -> Json:
     )
 
 
-def account_ok(body: Mapping[str, Schema], description: str, example: Any = None) -> Json:
-    """An account body as SPEC shows it, plus ``meta: {request_id, timestamp}``."""
-    return ok(obj({**body, "meta": ref("AccountMeta")}), description, example)
+def account_ok(
+    body: Mapping[str, Schema],
+    description: str,
+    example: Any = None,
+    links: Mapping[str, tuple[str, str]] | None = None,
+) -> Json:
+    """An account body as SPEC shows it, plus ``meta: {request_id, timestamp}``.
+
+    ``links`` names follow-up operations: ``{link: (operationId, path parameter)}``, the
+    parameter taken from the new resource's ``data.id``.
+    """
+    out = ok(obj({**body, "meta": ref("AccountMeta")}), description, example)
+    if links:
+        out["links"] = {
+            name: {"operationId": op_id, "parameters": {param: "$response.body#/data/id"}}
+            for name, (op_id, param) in links.items()
+        }
+    return out
 
 
 def json_body(schema_name: str, *, required: bool = True, example: Any = None) -> Json:
@@ -656,6 +671,11 @@ _OPERATIONS: dict[str, Operation] = {
                     "data": {**KEY_EXAMPLE, "key": "svc_pk_live_3f9a" + "0" * 28},
                     "meta": META_EXAMPLE,
                 },
+                links={
+                    "update": ("updateApiKey", "key_id"),
+                    "rotate": ("rotateApiKey", "key_id"),
+                    "revoke": ("revokeApiKey", "key_id"),
+                },
             ),
             "402": error("PaymentRequired", "KEY_LIMIT_REACHED."),
             "404": error("NotFound", "NO_CONSUMER."),
@@ -736,7 +756,15 @@ _OPERATIONS: dict[str, Operation] = {
             example={"url": "https://example.com/hooks/svc", "events": ["*"]},
         ),
         responses={
-            "200": account_ok({"data": ref("WebhookEndpointCreated")}, "The new endpoint."),
+            "200": account_ok(
+                {"data": ref("WebhookEndpointCreated")},
+                "The new endpoint.",
+                links={
+                    "test": ("testWebhookEndpoint", "endpoint_id"),
+                    "deliveries": ("listWebhookDeliveries", "endpoint_id"),
+                    "revoke": ("deleteWebhookEndpoint", "endpoint_id"),
+                },
+            ),
             "402": error("PaymentRequired", "ENDPOINT_LIMIT_REACHED."),
             "404": error("NotFound", "NO_CONSUMER."),
         },
@@ -825,7 +853,11 @@ _OPERATIONS: dict[str, Operation] = {
         description="Creates a pending invitation (expires after 7 days) for an email.",
         body=json_body("TeamInviteCreate", example={"email": "ana@example.com", "role": "member"}),
         responses={
-            "200": account_ok({"data": ref("TeamInvite")}, "The pending invitation."),
+            "200": account_ok(
+                {"data": ref("TeamInvite")},
+                "The pending invitation.",
+                links={"withdraw": ("removeTeamMember", "member_id")},
+            ),
             "402": error("PaymentRequired", "SEAT_LIMIT_REACHED."),
             "404": error("NotFound", "NO_CONSUMER."),
             "409": error("Conflict", "ALREADY_INVITED: already a member or invited."),

@@ -218,6 +218,21 @@ def operation_section(method: str, path: str, operation: Json, document: Json) -
             description += f" (see [errors](index.md#{slug(shared)}))"
         lines.append(f"| {status} | {cell('; '.join(contents) or '-')} | {cell(description)} |")
     lines.append("")
+    ok = operation["responses"].get("200", {})
+    if ok.get("headers"):
+        plain = [name for name in ok["headers"] if not name.startswith("X-Svc-")]
+        text = "Headers of a 200: " + ", ".join(f"`{name}`" for name in plain)
+        if len(plain) < len(ok["headers"]):
+            text += "; on CSV answers also one `X-Svc-<Field>` per `_meta` field"
+        lines += [text + ".", ""]
+    for status, raw in operation["responses"].items():
+        for name, link in raw.get("links", {}).items():
+            lines.append(
+                f"- Link `{name}` ({status}): `{link['operationId']}` with "
+                + ", ".join(f"`{k}` = `{v}`" for k, v in link["parameters"].items())
+            )
+    if any("links" in raw for raw in operation["responses"].values()):
+        lines.append("")
     for status, media, example in examples:
         lines += [f"Example {status} ({media}):", "", *_example_block(example), ""]
     return lines

@@ -403,7 +403,7 @@ MARKET_DIMENSIONS_META = obj(
 # accounts ------------------------------------------------------------------------------------
 
 ACCOUNT_META = obj(
-    {"request_id": string(), "timestamp": TIMESTAMP, "bogus": string()},
+    {"request_id": string(), "timestamp": TIMESTAMP},
     description="Added to every account response.",
 )
 USAGE = obj(

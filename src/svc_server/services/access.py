@@ -21,10 +21,12 @@ from svc_core.errors import IpNotAllowed, QuotaExceeded, RateLimited, Unauthoriz
 from svc_core.iprules import ip_allowed, parse_allowlist
 from svc_server.services import events as event_service
 from svc_server.store import Store
+from svc_server.store.accounts import UsageClaim
 
 COOKIE_RATE_LIMIT = 60
 TEST_KEY_RATE_LIMIT = 60
 WINDOW_SECONDS = 60.0
+TOUCH_SECONDS = 60
 
 
 @attrs.frozen(kw_only=True)
@@ -36,6 +38,16 @@ class Reservation:
     mode: str
     count: int
     limit: int | None
+
+
+@attrs.frozen(kw_only=True)
+class Admitted:
+    """A request admitted under the rate limit: the caller with ``rate_remaining`` set,
+    the quota unit held for it (if counted), or ``exhausted`` when the quota refused."""
+
+    caller: Caller
+    reservation: Reservation | None
+    exhausted: bool = False
 
 
 def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
@@ -56,7 +68,9 @@ def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float
         row["plan"], row["monthly_quota_override"], row["rate_limit_override"]
     )
     test_mode = parsed.mode == "test"
-    store.accounts.touch_key(row["id"], int(now))
+    last_used = row["last_used_at"]
+    if last_used is None or last_used < int(now) - TOUCH_SECONDS:
+        store.accounts.touch_key(row["id"], int(now))  # at most once a minute per key
     return Caller(
         consumer_id=row["consumer_id"],
         plan=row["plan"],
@@ -93,15 +107,31 @@ def rate_bucket(caller: Caller) -> str:
     return f"consumer:{caller.consumer_id}:{caller.key_mode or 'live'}"
 
 
-def check_rate(store: Store, caller: Caller, now: float) -> Caller:
-    """Admit the request under the per-minute limit or raise 429 with Retry-After."""
+def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitted:
+    """Admit the request under the per-minute limit (429 with Retry-After) and, for a
+    ``counted`` route, hold one unit of the month's quota (402 once it is used up).
+
+    Both happen in one write transaction. Cookie callers have no monthly quota and are
+    not counted; test keys are counted under mode ``test`` and never limited. A request
+    refused with 402 still used its rate-limit slot, as before the merge.
+    """
     limit = caller.rate_limit_per_minute
-    now_ms = int(now * 1000)
-    stamps, admitted = store.accounts.rate_log(
-        rate_bucket(caller), now_ms, int(WINDOW_SECONDS * 1000), limit
+    claim = None
+    if counted and caller.auth_method == "api_key":
+        month, _, _ = quota.month_window(datetime.fromtimestamp(now, UTC))
+        claim = UsageClaim(
+            consumer_id=caller.consumer_id,
+            month=month,
+            mode=caller.key_mode or "live",
+            limit=caller.monthly_quota,
+        )
+    admission = store.accounts.admit(
+        rate_bucket(caller), int(now * 1000), int(WINDOW_SECONDS * 1000), limit, claim
     )
-    decision = ratelimit.decide([s / 1000 for s in stamps], now, limit, WINDOW_SECONDS)
-    if not admitted:
+    if not admission.admitted:
+        # The blocker is the one stamp that must leave the window for a slot to open.
+        blocker = (admission.blocker_ms or 0) / 1000
+        decision = ratelimit.decide([blocker], now, 1, WINDOW_SECONDS)
         retry = max(1, decision.retry_after)
         raise RateLimited(
             f"More than {limit} requests per minute.",
@@ -112,43 +142,48 @@ def check_rate(store: Store, caller: Caller, now: float) -> Caller:
                 "X-RateLimit-Remaining": "0",
             },
         )
-    return attrs.evolve(caller, rate_remaining=max(0, limit - len(stamps) - 1))
+    admitted = attrs.evolve(caller, rate_remaining=max(0, limit - admission.in_window - 1))
+    if claim is None:
+        return Admitted(caller=admitted, reservation=None)
+    if admission.usage_count is None:
+        return Admitted(caller=admitted, reservation=None, exhausted=True)
+    reservation = Reservation(
+        consumer_id=claim.consumer_id,
+        month=claim.month,
+        mode=claim.mode,
+        count=admission.usage_count,
+        limit=claim.limit,
+    )
+    return Admitted(caller=admitted, reservation=reservation)
 
 
-def reserve(store: Store, caller: Caller, now: float) -> Reservation | None:
-    """Hold one unit of the month's quota, or raise 402 when it is used up.
-
-    Cookie callers have no monthly quota and are not counted; test keys are counted
-    under mode ``test`` and never limited.
-    """
-    if caller.auth_method != "api_key":
-        return None
-    month, _, _ = quota.month_window(datetime.fromtimestamp(now, UTC))
-    mode = caller.key_mode or "live"
-    limit = caller.monthly_quota
-    with store.db.transaction() as tx:
-        count = store.accounts.reserve_usage(tx, caller.consumer_id, month, mode, limit)
-    if count is None:
-        raise QuotaExceeded(
-            f"The monthly quota of {limit} requests is used up.",
-            hint="The quota resets at the start of next month (UTC); upgrade for more.",
-        )
-    return Reservation(
-        consumer_id=caller.consumer_id, month=month, mode=mode, count=count, limit=limit
+def quota_exceeded(caller: Caller) -> QuotaExceeded:
+    """The 402 for a caller whose month's quota is used up."""
+    return QuotaExceeded(
+        f"The monthly quota of {caller.monthly_quota} requests is used up.",
+        hint="The quota resets at the start of next month (UTC); upgrade for more.",
     )
 
 
 def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> None:
-    """Keep a successful call's unit (and fire thresholds) or refund a failed one."""
-    with store.db.transaction() as tx:
-        if not succeeded:
+    """Keep a successful call's unit (and fire thresholds) or refund a failed one.
+
+    A success below every threshold (the common case) writes nothing at all.
+    """
+    if not succeeded:
+        with store.db.transaction() as tx:
             store.accounts.refund_usage(
                 tx, reservation.consumer_id, reservation.month, reservation.mode
             )
-            return
-        if reservation.limit is None or reservation.mode != "live":
-            return
-        for name in reached(reservation.count, reservation.limit):
+        return
+    limit = reservation.limit
+    if limit is None or reservation.mode != "live":
+        return
+    names = reached(reservation.count, limit)
+    if not names:
+        return
+    with store.db.transaction() as tx:
+        for name in names:
             if store.accounts.mark_quota_event(
                 tx, reservation.consumer_id, reservation.month, name, int(now)
             ):
@@ -159,7 +194,7 @@ def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) 
                     consumer_id=reservation.consumer_id,
                     month=reservation.month,
                     current=reservation.count,
-                    limit=reservation.limit,
+                    limit=limit,
                     now=now,
                 )
 
@@ -172,12 +207,19 @@ def reached(count: int, limit: int) -> Sequence[str]:
     return [k for k in core_events.QUOTA_KINDS if count >= core_events.quota_threshold(k, limit)]
 
 
-def quota_headers(store: Store, caller: Caller, now: float) -> dict[str, str]:
-    """``X-Quota-*`` headers for quota-bound callers (live API keys)."""
+def quota_headers(
+    store: Store, caller: Caller, now: float, used: int | None = None
+) -> dict[str, str]:
+    """``X-Quota-*`` headers for quota-bound callers (live API keys).
+
+    ``used`` is the count this request's own reservation left behind (so no read is
+    needed); without it the counter is read.
+    """
     if caller.monthly_quota is None:
         return {}
     month, _, resets_at = quota.month_window(datetime.fromtimestamp(now, UTC))
-    used = store.accounts.usage(caller.consumer_id, month, caller.key_mode or "live")
+    if used is None:
+        used = store.accounts.usage(caller.consumer_id, month, caller.key_mode or "live")
     return {
         "X-Quota-Limit": str(caller.monthly_quota),
         "X-Quota-Used": str(used),

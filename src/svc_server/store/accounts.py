@@ -5,7 +5,31 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
+
 from svc_server.store.base import Database, Row, Tx
+
+
+@attrs.frozen(kw_only=True)
+class UsageClaim:
+    """One unit of monthly quota to take along with rate admission."""
+
+    consumer_id: str
+    month: str
+    mode: str
+    limit: int | None
+
+
+@attrs.frozen(kw_only=True)
+class Admission:
+    """What ``admit`` decided: ``in_window`` admitted requests before this one; for a
+    refusal, ``blocker_ms`` is the stamp that must leave first; ``usage_count`` is the
+    new quota count, or None when a claim was refused (or none was made)."""
+
+    in_window: int
+    admitted: bool
+    blocker_ms: int | None = None
+    usage_count: int | None = None
 
 
 class AccountsRepo:
@@ -169,7 +193,8 @@ class AccountsRepo:
         )
 
     def touch_key(self, key_id: str, now: int) -> None:
-        """Record use at most once a minute per key, so reads stay cheap."""
+        """Record use at most once a minute per key (callers skip it when the row they
+        read is fresh, so most requests write nothing here)."""
         with self.db.transaction() as tx:
             tx.execute(
                 "UPDATE api_keys SET last_used_at = ? WHERE id = ? "
@@ -252,14 +277,20 @@ class AccountsRepo:
             )
         return int(row["count"]) if row else 0
 
-    def rate_log(
-        self, bucket: str, now_ms: int, window_ms: int, limit: int
-    ) -> tuple[list[int], bool]:
-        """Sliding log: prune, read the window and admit (insert) when under ``limit``.
+    def admit(
+        self,
+        bucket: str,
+        now_ms: int,
+        window_ms: int,
+        limit: int,
+        usage: UsageClaim | None = None,
+    ) -> Admission:
+        """Rate-limit admission and (when admitted) one unit of quota, in ONE write transaction.
 
-        Runs in one write transaction under a per-bucket lock, so processes sharing the
-        database never admit more than ``limit`` in any window. Returns the in-window
-        timestamps seen before this request and whether it was admitted.
+        The sliding log is pruned, counted (not read back) and appended under a per-bucket
+        lock, so processes sharing the database never admit more than ``limit`` in any
+        window; the quota unit is the atomic conditional upsert of ``reserve_usage``. Only
+        a refusal reads a stamp back: the one that must leave the window first.
         """
         with self.db.transaction() as tx:
             self.db.lock(tx, "rate:" + bucket)
@@ -267,18 +298,26 @@ class AccountsRepo:
                 "DELETE FROM rate_events WHERE bucket = ? AND at_ms <= ?",
                 (bucket, now_ms - window_ms),
             )
-            stamps = [
-                int(r["at_ms"])
-                for r in tx.fetchall(
-                    "SELECT at_ms FROM rate_events WHERE bucket = ? ORDER BY at_ms", (bucket,)
+            row = tx.fetchone("SELECT COUNT(*) AS n FROM rate_events WHERE bucket = ?", (bucket,))
+            in_window = int(row["n"]) if row else 0
+            if in_window >= limit:
+                blocker = tx.fetchone(
+                    "SELECT at_ms FROM rate_events WHERE bucket = ? ORDER BY at_ms "
+                    "LIMIT 1 OFFSET ?",
+                    (bucket, in_window - limit),
                 )
-            ]
-            admitted = len(stamps) < limit
-            if admitted:
-                tx.execute(
-                    "INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, now_ms)
+                return Admission(
+                    in_window=in_window,
+                    admitted=False,
+                    blocker_ms=int(blocker["at_ms"]) if blocker else now_ms,
                 )
-        return stamps, admitted
+            tx.execute("INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, now_ms))
+            count = None
+            if usage is not None:
+                count = self.reserve_usage(
+                    tx, usage.consumer_id, usage.month, usage.mode, usage.limit
+                )
+        return Admission(in_window=in_window, admitted=True, usage_count=count)
 
     def mark_quota_event(
         self, tx: Tx, consumer_id: str, month: str, threshold: str, now: int

@@ -1,0 +1,233 @@
+"""The real-estate store and service below HTTP: index use, versioned caches, precomputed
+coverage, and the pure helpers (hypothesis)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svc_core import stats
+from svc_core.caller import Caller
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_server.services import ingest
+from svc_server.services import realestate as service
+from svc_server.store import Store
+from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load
+
+CALLER = Caller(consumer_id="c", plan="pro", auth_method="api_key", rate_limit_per_minute=120)
+LINKS = service.Links(disclosure_url="https://x/disclosure", upgrade_url="https://x/pricing")
+
+
+def call(store: Store, fn: Any, **params: str) -> tuple[Any, dict[str, Any]]:
+    return fn(store, CALLER, params, request_id="req_test", now=0.0, links=LINKS)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def traced(sqlite_store: Store) -> Iterator[tuple[Store, list[str]]]:
+    """A SQLite store whose statements (with values) are recorded."""
+    statements: list[str] = []
+    with sqlite_store.db.transaction(write=False):
+        pass
+    conn: sqlite3.Connection = sqlite_store.db._local.conn  # type: ignore[attr-defined]
+    conn.set_trace_callback(statements.append)
+    yield sqlite_store, statements
+    conn.set_trace_callback(None)
+
+
+def plan(store: Store, sql: str) -> str:
+    with store.db.transaction(write=False) as tx:
+        return " | ".join(str(r["detail"]) for r in tx.fetchall("EXPLAIN QUERY PLAN " + sql))
+
+
+@pytest.mark.parametrize(
+    ("params", "index"),
+    [
+        (
+            {},
+            "transactions_cohort (sigungu_code=? AND property_type=? AND transaction_type=? AND month=?)",
+        ),
+        (
+            {"property_type": "office"},
+            "transactions_cohort (sigungu_code=? AND property_type=? AND transaction_type=? AND month=?)",
+        ),
+        (
+            {"transaction_type": "sale", "period": "2025-Q2"},
+            "transactions_cohort (sigungu_code=? AND property_type=? AND transaction_type=? AND month=?)",
+        ),
+        (
+            {"geo_precision": "dong", "dong": "역삼동"},
+            "transactions_dong (sigungu_code=? AND dong=? AND property_type=? AND transaction_type=? AND month=?)",
+        ),
+    ],
+)
+def test_pulse_reads_its_cohort_through_an_index_on_every_column(
+    traced: tuple[Store, list[str]], params: dict[str, str], index: str
+) -> None:
+    store, statements = traced
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    statements.clear()
+    call(store, service.pulse, sigungu_code="11680", **params)
+    [sql] = [s for s in statements if "FROM transactions" in s]
+    assert f"SEARCH transactions USING INDEX {index}" in plan(store, sql)
+
+
+def test_coverage_without_a_district_touches_neither_transactions_nor_the_rollup(
+    traced: tuple[Store, list[str]],
+) -> None:
+    store, statements = traced
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    call(store, service.coverage)  # the data version's state is read once and cached
+    statements.clear()
+    rows, _ = call(store, service.coverage, limit="5", property_type="office")
+    assert rows
+    touched = " ".join(statements)
+    assert " transactions " not in touched and "cohort_months" not in touched
+    [sql] = [s for s in statements if "FROM coverage_cohorts" in s]
+    assert "USING INDEX coverage_cohorts_rank" in plan(store, sql)
+
+
+def test_answers_follow_each_load_through_the_versioned_cache(store: Store) -> None:
+    load(store, "rtms-commercial", NRG_JONGNO_PAGE)
+    first = store.realestate.state()
+    assert first is store.realestate.state()  # cached while nothing changes
+    assert first.latest_month == "2025-05"
+    dims, _ = call(store, service.dimensions)
+    assert [d["code"] for d in dims["sigungus"]] == ["11110"]
+    load(store, "rtms-officetel-rent", OFFI_RENT)
+    second = store.realestate.state()
+    assert second.version != first.version and second.latest_month == "2025-06"
+    dims, _ = call(store, service.dimensions)
+    assert [d["code"] for d in dims["sigungus"]] == ["11680", "11110"]
+    assert second.exclusions == {"partial_share": 1}
+
+
+def test_data_loaded_before_coverage_was_precomputed_is_served_and_then_rebuilt(
+    store: Store,
+) -> None:
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    expected, _ = call(store, service.coverage, granularity="month")
+    with store.db.transaction() as tx:  # as a database migrated from before 0003
+        tx.execute("DELETE FROM coverage_cohorts")
+        tx.execute("DELETE FROM coverage_districts")
+        tx.execute("UPDATE ingest_log SET loaded_at = loaded_at + 1")  # a new data version
+    assert not store.realestate.state().coverage_complete
+    assert call(store, service.coverage, granularity="month")[0] == expected
+    load(store, "rtms-commercial", NRG_JONGNO_PAGE)  # the next load rebuilds every district
+    assert store.realestate.state().coverage_complete
+    rows, _ = call(store, service.coverage, granularity="month")
+    assert [r for r in rows if r["sigungu_code"] == "11680"] == expected
+
+
+def test_exclusions_count_each_distinct_file_once(store: Store) -> None:
+    for _ in range(2):
+        load(store, "rtms-commercial", NRG_GANGNAM)
+    load(store, "rtms-commercial", NRG_JONGNO_PAGE)
+    load(store, "samples", NRG_GANGNAM.parents[1] / "samples" / "samples.csv")
+    assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 8}
+    _, meta = call(store, service.pulse, sigungu_code="11680")
+    assert "3 cancelled deals, 8 partial-share deals" in meta["coverage_note"]
+
+
+def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> None:
+    data = (
+        '{"response":{"header":{"resultCode":"000"},"body":{"items":{"item":['
+        '{"sggCd":"99990","sggNm":"가상군","umdNm":"가동","buildingUse":"업무","dealYear":2025,'
+        '"dealMonth":6,"dealDay":1,"dealAmount":"1,000"},'
+        '{"sggCd":"99990","sggNm":"가상군","umdNm":"가동","buildingUse":"업무","dealYear":2025,'
+        '"dealMonth":6,"dealDay":2,"dealAmount":"2,000"}]}}}}'
+    ).encode()
+    ingest.ingest(store, "rtms-commercial", data, path="x.json", now=0)
+    rows, _ = call(store, service.coverage, geo_precision="dong")
+    assert [(r["sigungu"], r["gu"], r["dong"]) for r in rows] == [("가상군", "가상군", "가동")]
+    dims, _ = call(store, service.dimensions, geo_precision="dong")
+    assert dims["sigungus"][0]["value"] == "가상군"
+    assert dims["gu_dongs"][0]["value"] == "가상군 > 가동"
+
+
+# pure helpers ---------------------------------------------------------------------------------
+
+
+@settings(max_examples=100)
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=30))
+def test_median_int_agrees_with_the_statistics_module(values: list[int]) -> None:
+    values.sort()
+    assert service.median_int(values) == stats.quartiles(values)[1]
+
+
+@given(st.text(min_size=1, max_size=20).filter(lambda t: t.strip() != ""))
+def test_gu_name_is_the_last_word(name: str) -> None:
+    gu = service.gu_name(name)
+    assert gu == name.split()[-1]
+    assert service.gu_name(f"성남시 {gu}") == gu
+
+
+def test_type_rank_follows_the_enumerations() -> None:
+    pairs = [(p, t) for p in PROPERTY_TYPES for t in TRANSACTION_TYPES]
+    assert sorted(pairs, key=lambda pt: service.type_rank(*pt)) == pairs
+
+
+MONTHS = [f"2025-{m:02d}" for m in range(1, 13)]
+ROLLUP = st.lists(
+    st.fixed_dictionaries(
+        {
+            "sigungu_code": st.sampled_from(["11680", "11110"]),
+            "dong": st.just(""),
+            "property_type": st.sampled_from(PROPERTY_TYPES[:2]),
+            "transaction_type": st.sampled_from(TRANSACTION_TYPES[:2]),
+            "month": st.sampled_from(MONTHS),
+            "source": st.sampled_from(["rtms_official", "public_assessment"]),
+            "samples": st.integers(min_value=1, max_value=4),
+        }
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60)
+@given(ROLLUP, st.sampled_from(["month", "quarter"]))
+def test_build_coverage_agrees_with_a_plain_count(
+    rows: list[dict[str, Any]], granularity: str
+) -> None:
+    def label(month: str) -> str:
+        return month if granularity == "month" else f"2025-Q{(int(month[5:]) + 2) // 3}"
+
+    per: dict[tuple[str, str, str], Counter[str]] = {}
+    sources: dict[tuple[str, str, str, str], set[str]] = {}
+    for r in rows:
+        cohort = (r["sigungu_code"], r["property_type"], r["transaction_type"])
+        per.setdefault(cohort, Counter())[label(r["month"])] += r["samples"]
+        sources.setdefault((*cohort, label(r["month"])), set()).add(r["source"])
+    expected = {}
+    for cohort, periods in per.items():
+        kept = sorted(p for p, n in periods.items() if n >= 2)
+        if kept:
+            expected[cohort] = (
+                kept,
+                sum(periods[p] for p in kept),
+                sorted(set().union(*(sources[(*cohort, p)] for p in kept))),
+            )
+    built = service.build_coverage(rows, (granularity,), dong_level=False)
+    got = {
+        (c.sigungu_code, c.property_type, c.transaction_type): (
+            c.row["periods_with_data"],
+            c.row["total_samples"],
+            c.row["data_sources"],
+        )
+        for c in built
+    }
+    assert got == expected
+    totals = [c.total_samples for c in built]
+    assert totals == sorted(totals, reverse=True)
+    for c in built:
+        assert sum(c.source_mix.values()) == c.total_samples
+        assert c.row["period_count"] == len(c.row["periods_with_data"])
+        assert (c.row["earliest_period"], c.row["latest_period"]) == (
+            c.row["periods_with_data"][0],
+            c.row["periods_with_data"][-1],
+        )
