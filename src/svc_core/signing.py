@@ -139,7 +139,7 @@ def _keys(secret: str | Sequence[str]) -> list[bytes]:
 
 @functools.lru_cache(maxsize=64)
 def _cached_key(secret: str) -> bytes:
-    """``secret_key`` remembered per secret: receivers verify with the same few secrets."""
+    """``secret_key`` remembered per secret string: a receiver verifies with few of them."""
     return secret_key(secret)
 
 

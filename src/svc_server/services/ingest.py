@@ -98,7 +98,7 @@ def parse_area_map(data: bytes, *, path: str) -> dict[str, tuple[str, ...]]:
     return {area: tuple(codes) for area, codes in out.items()}
 
 
-def _log(
+def log_load(
     tx: Tx, store: Store, kind: str, path: str, data: bytes, report: LoadReport, now: float
 ) -> None:
     """One ``ingest_log`` row: provenance, counts, and the exclusions for coverage_note."""
@@ -174,7 +174,7 @@ def ingest(
             report.loaded, report.duplicate = store.realestate.insert_indices(
                 tx, parsed.observations
             )
-            _log(tx, store, kind, path, data, report, now)
+            log_load(tx, store, kind, path, data, report, now)
         if progress is not None:
             progress(report.read, report.read)
         return report
@@ -198,7 +198,7 @@ def ingest(
         )
         if report.loaded or report.retracted:
             realestate.refresh_coverage(store, tx, touched)
-        _log(tx, store, kind, path, data, report, now)
+        log_load(tx, store, kind, path, data, report, now)
     step(total)
     return report
 

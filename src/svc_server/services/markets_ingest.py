@@ -14,16 +14,14 @@ writers hold one lock, so each recomputation sees every committed change.
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from svc_core import markets
 from svc_core.errors import InvalidParams
 from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import markets as source
+from svc_server.services.ingest import log_load
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
@@ -86,7 +84,7 @@ def ingest(store: Store, kind: str, data: bytes, *, path: str, now: float) -> Lo
             changes = store.markets.upsert_listings(tx, listings)
             publish(store, tx, changes.categories)
             report.loaded, report.duplicate = changes.written, changes.unchanged
-            _log(store, tx, kind, path, data, report, now)
+            log_load(tx, store, kind, path, data, report, now)
         return report
     if kind == ACTIVITY:
         activities, report = source.parse_activity(data, path=path)
@@ -98,33 +96,6 @@ def ingest(store: Store, kind: str, data: bytes, *, path: str, now: float) -> Lo
             changes = store.markets.upsert_activity(tx, activities)
             publish(store, tx, changes.categories)
             report.loaded, report.duplicate = changes.written, changes.unchanged
-            _log(store, tx, kind, path, data, report, now)
+            log_load(tx, store, kind, path, data, report, now)
         return report
     raise InvalidParams(f"Unknown marketplace kind {kind!r}; choose one of: {', '.join(KINDS)}.")
-
-
-def _log(
-    store: Store, tx: Tx, kind: str, path: str, data: bytes, report: LoadReport, now: float
-) -> None:
-    rejected: dict[str, Any] = {
-        reason: {
-            "count": count,
-            "lines": [r.line for r in report.rejections if r.reason == reason],
-        }
-        for reason, count in report.rejected.items()
-    }
-    store.realestate.log_ingest(
-        tx,
-        {
-            "id": str(uuid.uuid4()),
-            "kind": kind,
-            "path": path[:500],
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "read_count": report.read,
-            "loaded": report.loaded,
-            "duplicate": report.duplicate,
-            "excluded": report.excluded,
-            "rejected": rejected,
-            "loaded_at": int(now),
-        },
-    )
