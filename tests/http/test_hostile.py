@@ -42,7 +42,7 @@ PULSE = "/api/v1/real-estate/pulse"
 KEYS = "/api/auth/me/keys"
 VOLATILE = {"sessions": ("expires_at",), "api_keys": ("last_used_at",)}
 """Columns that legitimately move on any authenticated request (sliding session, key use)."""
-SKIPPED_TABLES = ("rate_events", "schema_migrations")
+SKIPPED_TABLES = ("rate_events", "rate_counts", "schema_migrations")
 """The per-minute limiter logs every attempt by design; the migration table is static."""
 
 

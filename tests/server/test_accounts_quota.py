@@ -112,6 +112,10 @@ def test_failed_calls_do_not_count(accounts: Accounts, client: Client, store: St
             assert "X-Quota-Used" in r.headers
             assert r.headers["X-Quota-Used"] == "0"
     assert usage_of(store, consumer_id) == 0
+    with store.db.transaction(write=False) as tx:  # refunded to nothing: no row left behind
+        assert not tx.fetchall(
+            "SELECT count FROM usage_counters WHERE consumer_id = ?", (consumer_id,)
+        )
     assert client.get(DATA_PATH, headers=headers).status_code == 200
     assert client.get(DATA_PATH, headers=headers).status_code == 200
     assert client.get(DATA_PATH, headers=headers).status_code == 402

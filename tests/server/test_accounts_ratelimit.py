@@ -6,6 +6,10 @@ A request at ``t`` is admitted while fewer than ``limit`` admitted requests lie 
 
 from __future__ import annotations
 
+import uuid
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from werkzeug.test import Client
 
 from svc_server.services import accounts as account_service
@@ -129,3 +133,49 @@ def test_rate_limit_holds_across_processes(db_url: str, store: Store, clock: Fak
     statuses = run_processes(db_url, str(row["api_key"]), processes=4, per_process=15, now=clock())
     assert statuses.count(200) == 20
     assert statuses.count(429) == 40
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    limit=st.integers(min_value=1, max_value=4),
+    steps=st.lists(
+        st.tuples(
+            # small steps, steps to just either side of a window edge, and anything
+            st.one_of(
+                st.integers(0, 3),
+                st.sampled_from([59_997, 59_998, 59_999, 60_000, 60_001]),
+                st.integers(0, 70_000),
+            ),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+)
+def test_out_of_order_arrival_stamps_never_overfill_a_window(
+    store: Store, limit: int, steps: list[tuple[int, int]]
+) -> None:
+    """Calls are stamped on arrival but admitted in lock order, so a call can reach the
+    store after a later-stamped one. Whatever the order, no 60-second interval of
+    recorded admissions holds more than the limit, and a call is never recorded before
+    it arrived."""
+    bucket = "prop:" + uuid.uuid4().hex
+    window = 60_000
+    clock = 1_000_000
+    recorded: list[int] = []
+    for advance, lag in steps:
+        clock += advance
+        arrived = clock - lag  # stamped a little earlier than a call already admitted
+        if store.accounts.admit(bucket, arrived, window, limit).admitted:
+            recorded.append(max(_stamps(store, bucket)))  # the newest stamp is this call's
+            assert recorded[-1] >= arrived
+    recorded.sort()
+    for i, first in enumerate(recorded):
+        inside = [t for t in recorded[i:] if t < first + window]
+        assert len(inside) <= limit, (recorded, limit)
+
+
+def _stamps(store: Store, bucket: str) -> list[int]:
+    with store.db.transaction(write=False) as tx:
+        rows = tx.fetchall("SELECT at_ms FROM rate_events WHERE bucket = ?", (bucket,))
+    return [int(r["at_ms"]) for r in rows]

@@ -4,6 +4,7 @@ coverage, and the pure helpers (hypothesis)."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -116,6 +117,7 @@ def test_data_loaded_before_coverage_was_precomputed_is_served_and_then_rebuilt(
         tx.execute("DELETE FROM coverage_cohorts")
         tx.execute("DELETE FROM coverage_districts")
         tx.execute("UPDATE ingest_log SET loaded_at = loaded_at + 1")  # a new data version
+    store.realestate.forget_version()  # as VERSION_TTL later: this write bypassed the store
     assert not store.realestate.state().coverage_complete
     assert call(store, service.coverage, granularity="month")[0] == expected
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)  # the next load rebuilds every district
@@ -231,3 +233,32 @@ def test_build_coverage_agrees_with_a_plain_count(
             c.row["periods_with_data"][0],
             c.row["periods_with_data"][-1],
         )
+
+
+def test_a_load_by_another_process_is_seen_within_the_version_ttl(
+    db_url: str, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process trusts its data version for VERSION_TTL seconds; a load committed
+    elsewhere (here: a second store on the same database) shows once that has passed,
+    and a load through the same store shows at once."""
+    from svc_server.store import open_store
+    from svc_server.store import realestate as repo
+
+    monkeypatch.setattr(repo, "VERSION_TTL", 0.2)
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    assert call(store, service.pulse, sigungu_code="11680")[0]  # served and cached
+    other = open_store(db_url)
+    try:
+        load(other, "rtms-commercial", NRG_JONGNO_PAGE)
+    finally:
+        other.close()
+    deadline = time.monotonic() + 0.2 + 2.0
+    while time.monotonic() < deadline:
+        rows, _ = call(store, service.coverage, granularity="month")
+        if any(r["sigungu_code"] == "11110" for r in rows):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the other store's load was never seen")
+    load(store, "rtms-commercial", NRG_GANGNAM)  # same file again: a new version at once
+    assert store.realestate.state().version[0] == 3

@@ -21,11 +21,22 @@ def _default(value: Any) -> Any:
     raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default
+)
+
+
 def dumps(body: Any) -> bytes:
-    """Compact UTF-8 JSON; non-finite floats become null rather than invalid JSON."""
-    return json.dumps(
-        _finite(body), ensure_ascii=False, separators=(",", ":"), default=_default
-    ).encode("utf-8")
+    """Compact UTF-8 JSON; non-finite floats become null rather than invalid JSON.
+
+    The encoder refuses NaN and infinities, so the walk that replaces them runs only
+    for the rare body that holds one, not for every response.
+    """
+    try:
+        text = _ENCODER.encode(body)
+    except ValueError:
+        text = _ENCODER.encode(_finite(body))
+    return text.encode("utf-8")
 
 
 def _finite(value: Any) -> Any:

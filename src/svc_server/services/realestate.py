@@ -342,6 +342,30 @@ def _synthetic(state: DataState, found: Sequence[Row]) -> bool:
     return any(r["synthetic"] for r in found) if found else state.synthetic
 
 
+def _cohort_rows(
+    store: Store, state: DataState, cohort: Cohort, period_of: Mapping[str, str]
+) -> tuple[list[dict[str, Any]], bool]:
+    """The pulse rows of ``cohort`` over the months in ``period_of`` and whether they are
+    synthetic, computed once per data version (the rows are shared: never mutate them).
+
+    A cache hit costs no query: at 2M transactions a busy district's window holds
+    thousands of samples, and reading and summarizing them is most of a pulse call.
+    """
+
+    def compute() -> tuple[list[dict[str, Any]], bool]:
+        found = store.realestate.samples(
+            _codes(cohort.sigungu_code),
+            sorted(period_of),
+            property_type=cohort.property_type,
+            transaction_type=cohort.transaction_type,
+            dong=cohort.dong,
+        )
+        return _pulse_rows(cohort, found, period_of), _synthetic(state, found)
+
+    key = ("pulse", cohort, tuple(sorted(period_of.items())))
+    return store.realestate.cached(key, compute, version=state.version)
+
+
 def _cohort_query(cohort: Cohort) -> dict[str, Any]:
     return {
         "sigungu_code": cohort.sigungu_code or None,
@@ -370,14 +394,7 @@ def pulse(
     state = store.realestate.state()
     window = periods.resolve_pulse_period(period, _month(state.latest_month))
     _gate(caller, cohort.geo_precision, links)
-    found = store.realestate.samples(
-        _codes(cohort.sigungu_code),
-        window.months,
-        property_type=cohort.property_type,
-        transaction_type=cohort.transaction_type,
-        dong=cohort.dong,
-    )
-    rows = _pulse_rows(cohort, found, {m: window.label for m in window.months})
+    rows, synthetic = _cohort_rows(store, state, cohort, {m: window.label for m in window.months})
     query = _cohort_query(cohort)
     query.update(
         {"period": period, "window_from": window.window_from, "window_to": window.window_to}
@@ -390,7 +407,7 @@ def pulse(
         links,
         count=len(rows),
         source_mix=_mix(rows),
-        synthetic=_synthetic(state, found),
+        synthetic=synthetic,
         grade=confidence.worst(r["confidence"] for r in rows),
         cohort=cohort,
         query=query,
@@ -435,14 +452,7 @@ def series(
     _gate(caller, cohort.geo_precision, links)
     state = store.realestate.state()
     period_of = _series_months(requested)
-    found = store.realestate.samples(
-        _codes(cohort.sigungu_code),
-        sorted(period_of),
-        property_type=cohort.property_type,
-        transaction_type=cohort.transaction_type,
-        dong=cohort.dong,
-    )
-    rows = _pulse_rows(cohort, found, period_of)
+    rows, synthetic = _cohort_rows(store, state, cohort, period_of)
     returned = sorted({r["period"] for r in rows})
     query = _cohort_query(cohort)
     query.update(
@@ -461,7 +471,7 @@ def series(
         links,
         count=len(rows),
         source_mix=_mix(rows),
-        synthetic=_synthetic(state, found),
+        synthetic=synthetic,
         grade=confidence.worst(r["confidence"] for r in rows),
         cohort=cohort,
         query=query,

@@ -262,11 +262,18 @@ class AccountsRepo:
         return int(row["count"]) if row else None
 
     def refund_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> None:
-        """Give back a unit held by a request that did not succeed."""
+        """Give back a unit held by a request that did not succeed; a counter back at
+        zero is removed, as if the request had never been made."""
+        key = (consumer_id, month, mode)
         tx.execute(
             "UPDATE usage_counters SET count = count - 1 "
             "WHERE consumer_id = ? AND month = ? AND mode = ? AND count > 0",
-            (consumer_id, month, mode),
+            key,
+        )
+        tx.execute(
+            "DELETE FROM usage_counters "
+            "WHERE consumer_id = ? AND month = ? AND mode = ? AND count = 0",
+            key,
         )
 
     def usage(self, consumer_id: str, month: str, mode: str = "live") -> int:
@@ -287,37 +294,52 @@ class AccountsRepo:
     ) -> Admission:
         """Rate-limit admission and (when admitted) one unit of quota, in ONE write transaction.
 
-        The sliding log is pruned, counted (not read back) and appended under a per-bucket
-        lock, so processes sharing the database never admit more than ``limit`` in any
-        window; the quota unit is the atomic conditional upsert of ``reserve_usage``. Only
-        a refusal reads a stamp back: the one that must leave the window first.
+        Under a per-bucket lock: the bucket's stamps that left the window are deleted and
+        the ``rate_counts`` summary read and written, so the cost does not grow with the
+        traffic and processes sharing the database never admit more than ``limit`` in
+        any window. A call is stamped no earlier than the bucket's newest stamp: calls
+        are stamped when they arrive but admitted in lock order, and a later-stamped call
+        admitted first must not prune stamps an earlier one still counts. The quota unit
+        is the atomic conditional upsert of ``reserve_usage``. Only a refusal reads a
+        stamp back: the one that must leave the window first.
         """
         with self.db.transaction() as tx:
             self.db.lock(tx, "rate:" + bucket)
-            tx.execute(
-                "DELETE FROM rate_events WHERE bucket = ? AND at_ms <= ?",
-                (bucket, now_ms - window_ms),
+            summary = tx.fetchone(
+                "SELECT in_window, last_ms FROM rate_counts WHERE bucket = ?", (bucket,)
             )
-            row = tx.fetchone("SELECT COUNT(*) AS n FROM rate_events WHERE bucket = ?", (bucket,))
-            in_window = int(row["n"]) if row else 0
-            if in_window >= limit:
+            stamp = max(now_ms, int(summary["last_ms"])) if summary else now_ms
+            held = int(summary["in_window"]) if summary else 0
+            if held:
+                held -= tx.execute(
+                    "DELETE FROM rate_events WHERE bucket = ? AND at_ms <= ?",
+                    (bucket, stamp - window_ms),
+                )
+            if held >= limit:
                 blocker = tx.fetchone(
                     "SELECT at_ms FROM rate_events WHERE bucket = ? ORDER BY at_ms "
                     "LIMIT 1 OFFSET ?",
-                    (bucket, in_window - limit),
+                    (bucket, held - limit),
                 )
+                tx.execute("UPDATE rate_counts SET in_window = ? WHERE bucket = ?", (held, bucket))
                 return Admission(
-                    in_window=in_window,
+                    in_window=held,
                     admitted=False,
                     blocker_ms=int(blocker["at_ms"]) if blocker else now_ms,
                 )
-            tx.execute("INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, now_ms))
+            tx.execute("INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, stamp))
+            tx.execute(
+                "INSERT INTO rate_counts (bucket, in_window, last_ms) VALUES (?, ?, ?) "
+                "ON CONFLICT (bucket) DO UPDATE SET in_window = excluded.in_window, "
+                "last_ms = excluded.last_ms",
+                (bucket, held + 1, stamp),
+            )
             count = None
             if usage is not None:
                 count = self.reserve_usage(
                     tx, usage.consumer_id, usage.month, usage.mode, usage.limit
                 )
-        return Admission(in_window=in_window, admitted=True, usage_count=count)
+        return Admission(in_window=held, admitted=True, usage_count=count)
 
     def mark_quota_event(
         self, tx: Tx, consumer_id: str, month: str, threshold: str, now: int

@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import json
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -42,7 +43,9 @@ Progress = Callable[[int], None]
 
 _IN_CHUNK = 500
 _WRITE_CHUNK = 5000
-_CACHE_ENTRIES = 64
+_CACHE_ENTRIES = 1024
+VERSION_TTL = 1.0
+"""Seconds a process trusts the data version it last read (see ``data_version``)."""
 _TRANSACTION_KINDS_SQL = "kind LIKE 'rtms-%'"
 """Loads whose exclusions describe transactions (coverage_note); R-ONE and marketplace
 exclusions are about other records."""
@@ -54,6 +57,15 @@ RollupKey = tuple[str, str, str, str, str, str]
 
 def _marks(n: int) -> str:
     return ", ".join("?" for _ in range(n))
+
+
+def _select_in(tx: Tx, sql: str, values: Sequence[str]) -> list[Row]:
+    """``sql`` (ending in ``... IN``) for every value, ``_IN_CHUNK`` values a statement,
+    so no statement carries an unbounded parameter list."""
+    rows: list[Row] = []
+    for part in chunks(values, _IN_CHUNK):
+        rows.extend(tx.fetchall(f"{sql} ({_marks(len(part))})", tuple(part)))
+    return rows
 
 
 def rollup_counts(records: Iterable[Transaction]) -> Counter[RollupKey]:
@@ -131,14 +143,30 @@ class RealEstateRepo:
         self.db = db
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._version: tuple[float, tuple[int, int]] | None = None
 
     # versioned cache ---------------------------------------------------------------------
 
     def data_version(self) -> tuple[int, int]:
-        """Changes whenever a load commits (every load writes one ``ingest_log`` row)."""
+        """Changes whenever a load commits (every load writes one ``ingest_log`` row).
+
+        Read from the database at most once per ``VERSION_TTL`` seconds per process: a
+        load committed by another process is seen within that bound, one committed by
+        this process at once (``log_load`` calls ``forget_version``).
+        """
+        now = time.monotonic()
+        known = self._version
+        if known is not None and now - known[0] < VERSION_TTL:
+            return known[1]
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone("SELECT COUNT(*) AS n, MAX(loaded_at) AS at FROM ingest_log")
-        return (int(row["n"] or 0), int(row["at"] or 0)) if row else (0, 0)
+        version = (int(row["n"] or 0), int(row["at"] or 0)) if row else (0, 0)
+        self._version = (now, version)
+        return version
+
+    def forget_version(self) -> None:
+        """Make the next ``data_version`` read the database (called when a load writes)."""
+        self._version = None
 
     def cached(
         self,
@@ -204,13 +232,8 @@ class RealEstateRepo:
         found: set[str] = set()
         if tx.fetchone(f"SELECT natural_key FROM {table} LIMIT 1") is None:
             return found  # an empty table: a first (bulk) load skips the key lookups
-        for start in range(0, len(keys), _IN_CHUNK):
-            part = keys[start : start + _IN_CHUNK]
-            rows = tx.fetchall(
-                f"SELECT natural_key FROM {table} WHERE natural_key IN ({_marks(len(part))})",
-                tuple(part),
-            )
-            found.update(r["natural_key"] for r in rows)
+        rows = _select_in(tx, f"SELECT natural_key FROM {table} WHERE natural_key IN", keys)
+        found.update(r["natural_key"] for r in rows)
         return found
 
     def insert_transactions(
@@ -288,16 +311,12 @@ class RealEstateRepo:
     def delete_transactions(self, tx: Tx, keys: Sequence[str]) -> tuple[int, set[str]]:
         """Remove deals a later report cancelled and take them out of the rollup;
         (records removed, districts touched)."""
-        rows: list[Row] = []
-        for start in range(0, len(keys), _IN_CHUNK):
-            part = list(keys[start : start + _IN_CHUNK])
-            rows.extend(
-                tx.fetchall(
-                    "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
-                    f"month, source FROM transactions WHERE natural_key IN ({_marks(len(part))})",
-                    tuple(part),
-                )
-            )
+        rows = _select_in(
+            tx,
+            "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
+            "month, source FROM transactions WHERE natural_key IN",
+            keys,
+        )
         if not rows:
             return 0, set()
         counts: Counter[RollupKey] = Counter()
@@ -355,6 +374,7 @@ class RealEstateRepo:
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:
         """Record one load (this also moves the data version on)."""
+        self.forget_version()
         row = dict(row)
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)

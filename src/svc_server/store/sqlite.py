@@ -3,21 +3,34 @@
 sqlite-utils opens and tunes the database; statements go through the plain DB-API
 connection so transactions are explicit (``BEGIN IMMEDIATE`` for writes, which takes
 the write lock up front and makes read-modify-write sequences atomic across processes).
+
+Writers queue before ``BEGIN IMMEDIATE``: threads on a lock of the process, processes
+on an ``flock`` of ``<database>-writer`` (POSIX only). SQLite's own busy handler
+polls with sleeps of up to 100 ms, so under load from several server processes most of
+a request's time went to sleeping on a lock that had long been free; a queued writer
+is woken the moment the previous one commits. The busy timeout still applies to
+writers outside svc (and to systems without ``flock``).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from svc_core.errors import ConfigError
+from svc_core.errors import ConfigError, ServiceUnavailable
 from svc_server.store.base import Params, Row
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: SQLite's busy handler alone
+    fcntl = None  # type: ignore[assignment]
 
 MIN_SQLITE = (3, 35, 0)  # RETURNING and ON CONFLICT DO UPDATE ... RETURNING
 
@@ -62,6 +75,34 @@ class SqliteDatabase:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        self._writer = threading.Lock()
+        self._writer_fd: int | None = None
+
+    def _queue_fd(self) -> int | None:
+        """The per-process descriptor of the writers' ``flock`` file (None: no flock)."""
+        if fcntl is None or self.path == ":memory:":
+            return None
+        if self._writer_fd is None:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._writer_fd = os.open(f"{self.path}-writer", os.O_RDWR | os.O_CREAT, 0o600)
+        return self._writer_fd
+
+    @contextmanager
+    def _write_turn(self) -> Iterator[None]:
+        """Wait for this process's and then this machine's turn to write (see above)."""
+        if not self._writer.acquire(timeout=self._busy_timeout_ms / 1000):
+            raise ServiceUnavailable("The database is busy; try again shortly.")
+        try:
+            fd = self._queue_fd()
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                if fd is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            self._writer.release()
 
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -91,13 +132,14 @@ class SqliteDatabase:
         if conn.in_transaction:  # nested use on one thread joins the open transaction
             yield _SqliteTx(conn)
             return
-        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        try:
-            yield _SqliteTx(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._write_turn() if write else nullcontext():
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield _SqliteTx(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def lock(self, tx: Any, key: str) -> None:
         """BEGIN IMMEDIATE already serializes every writer; nothing more to take."""
@@ -111,6 +153,9 @@ class SqliteDatabase:
                 conn.close()
             self._all.clear()
         self._local = threading.local()
+        if self._writer_fd is not None:
+            os.close(self._writer_fd)
+            self._writer_fd = None
 
 
 def sqlite_path(url: str) -> str:
