@@ -21,9 +21,9 @@ in one file get different ordinals and both load.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
+from json.encoder import encode_basestring as _encode_string
 
 import attrs
 
@@ -92,17 +92,28 @@ class KeyMaker:
     def __init__(self) -> None:
         self._seen: dict[str, int] = {}
 
-    def key(self, prefix: str, sigungu_code: str, month: str, fields: Mapping[str, str]) -> str:
-        canonical = json.dumps(
-            # is_blank inlined: one strip per value (this runs for every record).
-            sorted(
+    def key(
+        self,
+        prefix: str,
+        sigungu_code: str,
+        month: str,
+        fields: Mapping[str, str],
+        ignore: frozenset[str] = frozenset(),
+    ) -> str:
+        """The key of one record; fields named in ``ignore`` do not take part."""
+        # The digest input is json.dumps(sorted pairs, ensure_ascii=False, compact), built
+        # by hand from the same string encoder, with list comprehensions rather than
+        # generators: this runs for every record, and the generic encoder cost as much as
+        # the rest of the key. is_blank is inlined.
+        pairs = sorted(
+            [
                 (k, text)
                 for k, v in fields.items()
-                if v is not None and (text := v.strip()) not in ("", "-")
-            ),
-            ensure_ascii=False,
-            separators=(",", ":"),
+                if v is not None and (text := v.strip()) not in ("", "-") and k not in ignore
+            ]
         )
+        enc = _encode_string
+        canonical = "[" + ",".join([f"[{enc(k)},{enc(v)}]" for k, v in pairs]) + "]"
         digest = hashlib.sha256(f"{prefix}|{canonical}".encode()).hexdigest()
         ordinal = self._seen.get(digest, 0)
         self._seen[digest] = ordinal + 1

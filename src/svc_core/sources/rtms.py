@@ -165,19 +165,36 @@ def _gateway_error(fields: Mapping[str, str], path: str) -> SourceError:
 
 
 def _parse_xml(data: bytes, path: str) -> ET.Element:
-    """Parse with expat directly, refusing DOCTYPE (hence any entity definitions)."""
+    """Parse, refusing DOCTYPE (hence any entity definitions).
+
+    ASCII-compatible text (every RTMS response) goes through ElementTree's C parser
+    after a byte check for a DOCTYPE, which can only be spelled ``<!DOCTYPE``; text
+    holding NUL bytes (UTF-16 or UTF-32, where that check would not see one) goes
+    through expat with a handler that refuses the declaration itself.
+    """
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise SourceError("XML with a DOCTYPE is refused", path=path)
+    if b"\x00" in data:
+        return _parse_xml_guarded(data, path)
+    parser = ET.XMLParser()  # noqa: S314 - no DOCTYPE (checked above), so no entities
+    try:
+        parser.feed(data)
+        return parser.close()
+    except ET.ParseError as exc:
+        raise SourceError(f"malformed XML: {exc}", path=path, line=exc.position[0]) from None
+
+
+def _parse_xml_guarded(data: bytes, path: str) -> ET.Element:
+    """Parse with expat directly, refusing DOCTYPE in whatever encoding it comes."""
     parser = expat.ParserCreate()
     builder = ET.TreeBuilder()
 
     def refuse(*_: object) -> None:
         raise SourceError("XML with a DOCTYPE is refused", path=path)
 
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        builder.start(tag, attributes)
-
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
-    parser.StartElementHandler = start
+    parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
     parser.CharacterDataHandler = builder.data
     parser.buffer_text = True
@@ -434,6 +451,7 @@ def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
         num_of_rows=envelope.num_of_rows,
     )
     keys = KeyMaker()
+    prefix = f"rtms:{kind}"
     transactions: list[Transaction] = []
     retracted: list[str] = []
     for ordinal, item in enumerate(envelope.items, start=1):
@@ -441,9 +459,12 @@ def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
         if item is None:
             report.reject(ordinal, "invalid_record", "item is not an object of plain values")
             continue
-        key_fields = {k: v for k, v in item.items() if k not in _KEY_IGNORED}
         key = keys.key(
-            f"rtms:{kind}", item.get("sggcd", "").strip() or "?", _key_month(item), key_fields
+            prefix,
+            item.get("sggcd", "").strip() or "?",
+            _key_month(item),
+            item,
+            ignore=_KEY_IGNORED,
         )
         excluded = _exclusion(kind, item)
         if excluded is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import re
 from collections import Counter
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from svc_core.errors import SourceError
 from svc_core.models import PROPERTY_TYPES
-from svc_core.sources import parse_manwon
+from svc_core.sources import KeyMaker, parse_manwon
 from svc_core.sources.rtms import commercial_property_type, parse_rtms
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -397,3 +398,26 @@ def test_integral_json_floats_match_xml_text() -> None:
     (from_json,) = parse_rtms(json.dumps(doc).encode(), "commercial").transactions
     (from_xml,) = parse_rtms(xml.encode(), "commercial").transactions
     assert from_json == from_xml
+
+
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=12),
+        st.one_of(st.none(), st.text(max_size=20), st.sampled_from([" ", "-", " - "])),
+        max_size=8,
+    )
+)
+def test_natural_keys_keep_their_published_derivation(fields: dict[str, str | None]) -> None:
+    """Keys already stored must be derived again identically whatever the code does to
+    go faster: sha256 of the prefix and the compact json.dumps of the sorted non-blank
+    (name, stripped value) pairs, then the ordinal among equal records."""
+    pairs = sorted(
+        (k, v.strip()) for k, v in fields.items() if v is not None and v.strip() not in ("", "-")
+    )
+    canonical = json.dumps(pairs, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(f"rtms:commercial|{canonical}".encode()).hexdigest()
+    maker = KeyMaker()
+    first = maker.key("rtms:commercial", "11680", "2025-06", fields)  # type: ignore[arg-type]
+    again = maker.key("rtms:commercial", "11680", "2025-06", fields)  # type: ignore[arg-type]
+    assert first == f"rtms:commercial:11680:2025-06:{digest}:0"
+    assert again == f"rtms:commercial:11680:2025-06:{digest}:1"
