@@ -25,7 +25,8 @@ SPEC's error body in one place (``svc_server.http.responses``).
     ├── MethodNotAllowed (405), NotAcceptable (406)
     ├── Conflict (409)
     │   ├── EndpointNotActive, AlreadyInvited
-    ├── PayloadTooLarge (413), UriTooLong (414), UnsupportedMediaType (415)
+    ├── PayloadTooLarge (413), UriTooLong (414), UnsupportedMediaType (415),
+    │   HeadersTooLarge (431)
     ├── RateLimited (429 RATE_LIMITED)
     ├── ServerError (500 INTERNAL)
     │   ├── QueryFailed, UsageFailed
@@ -234,6 +235,12 @@ class UriTooLong(SvcError):
     status = 414
     code = "URI_TOO_LONG"
     default_message = "Request URI too long."
+
+
+class HeadersTooLarge(SvcError):
+    status = 431
+    code = "HEADERS_TOO_LARGE"
+    default_message = "Request header fields too large."
 
 
 class UnsupportedMediaType(SvcError):

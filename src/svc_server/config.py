@@ -114,7 +114,7 @@ class Config:
     threads: int = 4
     log_level: str = "INFO"
     max_body_bytes: int = 1_048_576
-    max_url_bytes: int = 8192
+    max_url_bytes: int = 8000
     db_pool_size: int = 10
     inline_worker: bool = False
 
@@ -145,7 +145,7 @@ _PARSERS: dict[str, Any] = {
     "threads": lambda n, r: _int(n, r, 1, 64),
     "log_level": _log_level,
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),
-    "max_url_bytes": lambda n, r: _int(n, r, 512, 65536),
+    "max_url_bytes": lambda n, r: _int(n, r, 512, 8000),
     "db_pool_size": lambda n, r: _int(n, r, 1, 200),
     "inline_worker": _bool,
 }

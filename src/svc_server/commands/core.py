@@ -75,7 +75,11 @@ def run_gunicorn(config: Config) -> None:
             self.cfg.set("bind", f"{config.host}:{config.port}")
             self.cfg.set("workers", config.workers)
             self.cfg.set("threads", config.threads)
-            self.cfg.set("worker_class", "gthread")
+            # gunicorn's threaded worker, answering its own refusals as svc error JSON
+            self.cfg.set("worker_class", "svc_server.http.wire.JsonErrorWorker")
+            # gunicorn's ceiling for a request line (its default is 4094), so the app's
+            # own SVC_MAX_URL_BYTES check is what a long query meets
+            self.cfg.set("limit_request_line", 8190)
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
             self.cfg.set("loglevel", config.log_level.lower())
