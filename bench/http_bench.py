@@ -161,6 +161,40 @@ def python_load(
     }
 
 
+def status_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}/api/status"
+
+
+def fetch(url: str, headers: dict[str, str]) -> bytes:
+    """One call that must succeed: the load is measured only on a working server."""
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers)) as answer:
+        return bytes(answer.read())
+
+
+def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The round with the median throughput (its latencies belong to the same run)."""
+    ordered = sorted(runs, key=lambda r: r["rps"])
+    return ordered[len(ordered) // 2]
+
+
+def gunicorn_command(args: argparse.Namespace, port: int, app: str) -> list[str]:
+    """gunicorn serving ``app`` from bench/ with the worker settings under test."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--chdir",
+        str(ROOT / "bench"),
+        "-k",
+        "gthread",
+        f"--workers={args.workers}",
+        f"--threads={args.threads}",
+        "-b",
+        f"127.0.0.1:{port}",
+        app,
+    ]
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--transactions", type=int, default=2_000_000)
@@ -169,6 +203,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--db", type=Path, help="reuse a database built earlier")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of duration/rounds seconds"
+    )
+    parser.add_argument(
+        "--decompose",
+        action="store_true",
+        help="also serve bench/stubbed_app.py with the admission write, then also the key "
+        "lookup, stubbed: shows what each part of the pipeline costs",
+    )
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="svc-bench-"))
@@ -212,53 +255,52 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     key = json.loads(created.stdout)["api_key"]
     headers = {"X-API-Key": key}
 
-    port = free_port()
-    env["SVC_PORT"] = str(port)
-    server = start([*svc, "serve"], env, f"http://127.0.0.1:{port}/api/status")
+    load = wrk if shutil.which("wrk") else python_load
+    servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
     try:
-        sample = urllib.request.urlopen(
-            urllib.request.Request(f"http://127.0.0.1:{port}{PULSE}", headers=headers)
-        ).read()
-        load = wrk if shutil.which("wrk") else python_load
-        pulse = load(f"http://127.0.0.1:{port}{PULSE}", headers, args.duration, args.connections)
+        port = free_port()
+        proc = start([*svc, "serve"], dict(env, SVC_PORT=str(port)), status_url(port))
+        servers["pulse"] = (proc, f"http://127.0.0.1:{port}{PULSE}")
+        sample = fetch(servers["pulse"][1], headers)
+        for stub in ("admit", "admit,key") if args.decompose else ():
+            port = free_port()
+            command = gunicorn_command(args, port, "stubbed_app:app")
+            proc = start(command, dict(env, SVC_BENCH_STUB=stub), status_url(port))
+            servers[stub] = (proc, f"http://127.0.0.1:{port}{PULSE}")
+            assert len(fetch(servers[stub][1], headers)) == len(sample), "same answer expected"
+        body_file = work / "body.json"
+        body_file.write_bytes(sample)
+        port = free_port()
+        command = gunicorn_command(args, port, "bare_app:app")
+        bare_url = f"http://127.0.0.1:{port}/"
+        servers["bare"] = (
+            start(command, dict(env, SVC_BENCH_BODY=str(body_file)), bare_url),
+            bare_url,
+        )
+        # Interleaved rounds, median per server: a change of machine load (this is often
+        # a shared virtual machine) then hits every server alike.
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+        for _ in range(args.rounds):
+            for name, (_, url) in servers.items():
+                runs[name].append(
+                    load(url, headers, max(1, args.duration // args.rounds), args.connections)
+                )
     finally:
-        server.terminate()
-        server.wait()
-
-    bare_port = free_port()
-    body_file = work / "body.json"
-    body_file.write_bytes(sample)
-    bare_env = dict(env, SVC_BENCH_BODY=str(body_file))
-    bare = start(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--chdir",
-            str(ROOT / "bench"),
-            "-k",
-            "gthread",
-            f"--workers={args.workers}",
-            f"--threads={args.threads}",
-            "-b",
-            f"127.0.0.1:{bare_port}",
-            "bare_app:app",
-        ],
-        bare_env,
-        f"http://127.0.0.1:{bare_port}/",
-    )
-    try:
-        floor = load(f"http://127.0.0.1:{bare_port}/", headers, args.duration, args.connections)
-    finally:
-        bare.terminate()
-        bare.wait()
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait()
+    figures = {name: median_run(found) for name, found in runs.items()}
+    pulse, floor = figures["pulse"], figures["bare"]
     result = {
         "generator": load.__name__,
         "transactions": args.transactions,
         "body_bytes": len(sample),
+        "rounds": args.rounds,
         "pulse": pulse,
         "bare": floor,
         "ratio_rps": pulse["rps"] / floor["rps"],
+        "stubbed": {name: figures[name] for name in figures if name not in ("pulse", "bare")},
+        "all_rounds": runs,
     }
     print(json.dumps(result, indent=2))
     return result

@@ -10,7 +10,10 @@ district of the bundled table) is ten times larger in the second store. Then, in
 - series: 12 monthly periods of 11680 (``from_period``/``to_period``)
 - coverage: the top 200 cohorts of the whole store (no filter), by quarter and by month
 
-and prints median and p99 latencies per size and the ratio 2M/200k of the medians (the
+Pulse and series are timed twice: "cold" drops the cached answers before each call, so
+it times reading and summarizing the cohort (what the first call after a load does);
+the plain rows time the cached answer every later call gets. It prints median and p99
+latencies per size and the ratio 2M/200k of the medians (the
 two stores are called in alternation, so a change of machine load cannot bias it). Pulse
 and series read only their cohort through an index, and coverage reads precomputed rows,
 so their ratios should stay near 1 (the goal for pulse is below 1.5).
@@ -48,6 +51,7 @@ MONTHS = 60
 LATEST = (2026, 9)
 BATCH = 50_000
 CALLER = Caller(consumer_id="bench", plan="pro", auth_method="api_key", rate_limit_per_minute=10**6)
+NAMES = ("pulse", "pulse cold", "series", "series cold", "coverage")
 LINKS = service.Links(disclosure_url="http://bench/disclosure", upgrade_url="http://bench/pricing")
 SEGMENTS = (
     ("office", "sale"),
@@ -185,13 +189,22 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
             runs,
         ),
     }
+    # Pulse and series answers are cached per data version: "cold" times the computation
+    # (the first call after a load: read the cohort's samples, summarize), "warm" the
+    # cached answer every later call gets.
+    for name in ("pulse", "series"):
+        queries[f"{name} cold"] = queries[name]
     out: dict[int, dict[str, dict[str, float]]] = {size: {} for size in stores}
     for name, (fn, count) in queries.items():
+        cold = name.endswith(" cold")
         samples: dict[int, list[float]] = {size: [] for size in stores}
         for store in stores.values():
             fn(store, 0)  # warm the per-version state cache and the page cache
         for i in range(count):
             for size, store in stores.items():
+                if cold:
+                    store.realestate._cache.clear()  # bench only: drop the cached answers
+                    store.realestate.state()  # ... but keep the per-version state
                 t = time.perf_counter()
                 fn(store, i)
                 samples[size].append((time.perf_counter() - t) * 1000)
@@ -231,20 +244,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     small, large = sizes
     results["ratios"] = {
         name: results["latency"][large][name]["p50_ms"] / results["latency"][small][name]["p50_ms"]
-        for name in ("pulse", "series", "coverage")
+        for name in NAMES
     }
     print()
-    print(f"| query    | {small:>9,} p50 / p99 ms | {large:>9,} p50 / p99 ms | p50 ratio |")
-    print("|----------|--------------------------|--------------------------|-----------|")
-    for name in ("pulse", "series", "coverage"):
+    print(f"| query       | {small:>9,} p50 / p99 ms | {large:>9,} p50 / p99 ms | p50 ratio |")
+    print("|-------------|--------------------------|--------------------------|-----------|")
+    for name in NAMES:
         a, b = results["latency"][small][name], results["latency"][large][name]
         print(
-            f"| {name:<8} | {a['p50_ms']:>10.2f} / {a['p99_ms']:>9.2f} | "
+            f"| {name:<11} | {a['p50_ms']:>10.2f} / {a['p99_ms']:>9.2f} | "
             f"{b['p50_ms']:>10.2f} / {b['p99_ms']:>9.2f} | {results['ratios'][name]:>9.2f} |"
         )
     print(
         f"\nload: {results['load_s']} s; pulse ratio goal < 1.5: "
-        + ("met" if results["ratios"]["pulse"] < 1.5 else "NOT met")
+        + (
+            "met"
+            if max(results["ratios"]["pulse"], results["ratios"]["pulse cold"]) < 1.5
+            else "NOT met"
+        )
     )
     print(json.dumps(results, default=str))
     return results

@@ -1,0 +1,107 @@
+"""Where a pulse call's time goes, in-process (no HTTP server): stage timings and a profile.
+
+Serves ``GET /api/v1/real-estate/pulse`` through the WSGI app ``n`` times on a store you
+give (for instance the 2M-transaction database ``http_bench.py`` builds), with a fresh
+enterprise consumer, and prints microseconds of thread CPU per call for each stage:
+key check, admission (rate limit + quota), the pulse service, the JSON response, and the
+whole app. ``--profile`` adds cProfile's top functions by own time.
+
+    python bench/profile_pulse.py /path/to/bench.db 3000 [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import cProfile
+import functools
+import os
+import pstats
+import time
+from typing import Any
+
+from werkzeug.test import EnvironBuilder
+
+from svc_server.app import SvcApp, create_app
+from svc_server.config import Config
+from svc_server.handlers import realestate as handler
+from svc_server.http import auth
+from svc_server.services import access, accounts
+from svc_server.services import realestate as service
+from svc_server.store import open_store
+from svc_server.store.accounts import AccountsRepo
+
+PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
+SPENT: collections.Counter[str] = collections.Counter()
+
+
+def timed(owner: Any, name: str, label: str) -> None:
+    """Replace ``owner.name`` by a wrapper adding its thread CPU time to ``SPENT[label]``."""
+    original = getattr(owner, name)
+
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            SPENT[label] += time.thread_time() - start
+
+    setattr(owner, name, wrapper)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db", help="a SQLite database file with data")
+    parser.add_argument("n", type=int, nargs="?", default=3000)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    store = open_store(f"sqlite:///{args.db}")
+    store.migrate()
+    made = accounts.create_consumer(
+        store,
+        plan="enterprise",
+        now=time.time(),
+        entropy=os.urandom(16),
+        rate_limit=10**8,
+        monthly_quota=10**9,
+    )
+    secret = os.urandom(24).hex()  # sessions are not used here
+    app: SvcApp = create_app(Config(secret_key=secret), store=store)
+    for owner, name, label in (
+        (SvcApp, "wsgi_app", "whole app"),
+        (auth, "authenticate_data", "auth (key + admission)"),
+        (access, "authenticate_key", "  key check"),
+        (AccountsRepo, "admit", "  admission write"),
+        (handler, "_run", "handler"),
+        (service, "pulse", "  pulse service"),
+        (handler, "json_response", "  JSON response"),
+    ):
+        timed(owner, name, label)
+    environ = EnvironBuilder(
+        PULSE,
+        headers={"X-API-Key": str(made["api_key"])},
+        environ_base={"REMOTE_ADDR": "127.0.0.1"},
+    ).get_environ()
+
+    def call() -> None:
+        b"".join(app(dict(environ), lambda *a: None))
+
+    for _ in range(50):  # fill the answer cache and the page cache
+        call()
+    SPENT.clear()
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        profiler.enable()
+    for _ in range(args.n):
+        call()
+    if profiler:
+        profiler.disable()
+    for label, seconds in SPENT.items():
+        print(f"{seconds / args.n * 1e6:8.1f} µs  {label}")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()
