@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,57 @@ def test_two_stores_on_one_database_see_each_other(db_url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def _read_modify_write(url: str, rounds: int) -> None:
+    """In another process: ``rounds`` transactions that read a counter, then write it + 1
+    (a lost update would show if two writers ever overlapped)."""
+    other = open_store(url)
+    try:
+        for _ in range(rounds):
+            with other.db.transaction() as tx:
+                row = tx.fetchone("SELECT created_at FROM consumers WHERE id = 'n'")
+                assert row is not None
+                tx.execute(
+                    "UPDATE consumers SET created_at = ? WHERE id = 'n'", (row["created_at"] + 1,)
+                )
+    finally:
+        other.close()
+
+
+def _counter(store: Store) -> int:
+    with store.db.transaction(write=False) as tx:
+        row = tx.fetchone("SELECT created_at FROM consumers WHERE id = 'n'")
+    assert row is not None
+    return int(row["created_at"])
+
+
+@pytest.mark.parametrize("queue_file", ["usable", "unusable"])
+def test_sqlite_writers_of_several_processes_and_threads_never_overlap(
+    sqlite_url: str, queue_file: str
+) -> None:
+    """Writers queue (a lock per process, an flock across processes) and each sees the
+    last one's write; where the queue file cannot be made (here: a directory holds its
+    name), SQLite's own busy handler still keeps them apart."""
+    import multiprocessing
+
+    from svc_server.store.sqlite import sqlite_path
+
+    if queue_file == "unusable":
+        Path(sqlite_path(sqlite_url) + "-writer").mkdir(parents=True)
+    store = open_store(sqlite_url)
+    store.migrate()
+    with store.db.transaction() as tx:
+        tx.execute("INSERT INTO consumers (id, plan, created_at) VALUES ('n', 'pro', 0)")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_read_modify_write, args=(sqlite_url, 150)) for _ in range(2)]
+    threads = [
+        threading.Thread(target=_read_modify_write, args=(sqlite_url, 150)) for _ in range(3)
+    ]
+    for worker in (*procs, *threads):
+        worker.start()
+    for worker in (*procs, *threads):
+        worker.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert _counter(store) == 5 * 150
+    store.close()

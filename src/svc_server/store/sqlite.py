@@ -79,12 +79,17 @@ class SqliteDatabase:
         self._writer_fd: int | None = None
 
     def _queue_fd(self) -> int | None:
-        """The per-process descriptor of the writers' ``flock`` file (None: no flock)."""
-        if fcntl is None or self.path == ":memory:":
+        """The per-process descriptor of the writers' ``flock`` file (None: no flock, as
+        where the file cannot be created; SQLite's busy handler then does the waiting)."""
+        if fcntl is None or self.path == ":memory:" or self._writer_fd == -1:
             return None
         if self._writer_fd is None:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._writer_fd = os.open(f"{self.path}-writer", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self._writer_fd = os.open(f"{self.path}-writer", os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                self._writer_fd = -1
+                return None
         return self._writer_fd
 
     @contextmanager
@@ -153,9 +158,9 @@ class SqliteDatabase:
                 conn.close()
             self._all.clear()
         self._local = threading.local()
-        if self._writer_fd is not None:
+        if self._writer_fd is not None and self._writer_fd >= 0:
             os.close(self._writer_fd)
-            self._writer_fd = None
+        self._writer_fd = None
 
 
 def sqlite_path(url: str) -> str:
