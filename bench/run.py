@@ -91,7 +91,10 @@ def main() -> None:
         results["realestate"] = r
         for name, value in (r or {}).get("ratios", {}).items():
             target = "< 1.50" if name.split()[0] in ("pulse", "coverage") else ""
-            rows.append((f"{name} p50 2M/200k", "", "", f"{value:.2f}", target))
+            small, large = (
+                f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M" for n in r["sizes"]
+            )
+            rows.append((f"{name} p50 {large}/{small}", "", "", f"{value:.2f}", target))
     if "http" in wanted:
         r = load("http_bench").main(
             [
