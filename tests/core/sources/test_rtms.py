@@ -306,6 +306,10 @@ def test_doctype_and_entities_are_refused() -> None:
     )
     with pytest.raises(SourceError, match="DOCTYPE"):
         parse_rtms(bomb, "commercial")
+    # UTF-16 hides the declaration from a byte search; the expat path refuses it itself.
+    utf16 = bomb.decode().replace('version="1.0"', 'version="1.0" encoding="UTF-16"')
+    with pytest.raises(SourceError, match="DOCTYPE"):
+        parse_rtms(utf16.encode("utf-16-le"), "commercial")
     with pytest.raises(SourceError, match="malformed XML"):
         parse_rtms(b"<response>&undefined;</response>", "commercial")
 
