@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import functools
 import re
 from collections.abc import Callable
 from typing import Literal
@@ -284,8 +285,13 @@ def rolling_quarters(label: str, latest: Quarter) -> tuple[Quarter, ...]:
     return quarter_range(Quarter.from_index(start), latest)
 
 
+@functools.lru_cache(maxsize=512)
 def resolve_pulse_period(text: str, latest: Month | None) -> PeriodWindow:
-    """Resolve a pulse ``period`` parameter to the months it covers."""
+    """Resolve a pulse ``period`` parameter to the months it covers.
+
+    Remembered (the answer is immutable): every pulse call resolves the same few periods
+    against the same latest month. A refusal raises and is not remembered.
+    """
     if text in ROLLING_MONTHS:
         months = rolling_months(text, latest) if latest is not None else ()
         return _window(text, "rolling", months)
