@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring as _encode_string
+from typing import ParamSpec
 
 import attrs
 
@@ -80,6 +81,58 @@ def parse_manwon(text: str) -> int | None:
 def is_blank(text: str | None) -> bool:
     """Blank in source conventions: missing, empty, a single space, or ``-``."""
     return text is None or text.strip() in ("", "-")
+
+
+P = ParamSpec("P")
+
+
+class Reject(Exception):
+    """A record a reader refuses: ``reason`` (a stable id counted in the load report) and
+    ``detail`` (what was wrong). Raised and caught inside the readers only, where it
+    becomes ``LoadReport.reject``; it never leaves a parse, so it is not an ``SvcError``."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+@attrs.define
+class Collector:
+    """Gathers one file's records into a ``ParseResult``: an excluded record is counted
+    (a cancelled one also retracts its key), a kept one is built, and a ``Reject`` from
+    building it is counted against its line."""
+
+    report: LoadReport
+    transactions: list[Transaction] = attrs.field(factory=list)
+    retracted: list[str] = attrs.field(factory=list)
+
+    def add(
+        self,
+        line: int,
+        key: str,
+        excluded: str | None,
+        build: Callable[P, Transaction],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> None:
+        """Count record ``key`` as ``excluded``, or keep ``build(*args, **kwargs)``."""
+        if excluded is not None:
+            self.report.exclude(excluded)
+            if excluded == "cancelled":
+                self.retracted.append(key)
+            return
+        try:
+            self.transactions.append(build(*args, **kwargs))
+        except Reject as rej:
+            self.report.reject(line, rej.reason, rej.detail)
+
+    def result(self) -> ParseResult:
+        return ParseResult(
+            transactions=self.transactions,
+            report=self.report,
+            retracted_keys=tuple(self.retracted),
+        )
 
 
 class KeyMaker:

@@ -50,6 +50,7 @@ from svc_core.markets import (
     is_region,
 )
 from svc_core.models import LoadReport
+from svc_core.sources import Reject
 
 LISTING_COLUMNS: tuple[str, ...] = (
     "listing_id",
@@ -70,13 +71,6 @@ ACTIVITY_COLUMNS: tuple[str, ...] = (
 
 _DECIMAL = re.compile(r"[0-9]{1,16}(\.[0-9]{1,400})?")
 _INTEGER = re.compile(r"[0-9]{1,13}")
-
-
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
 
 
 def _show(value: str) -> str:
@@ -142,32 +136,30 @@ def _header(rows: Iterator[tuple[int, list[str]]], expected: Sequence[str], path
 
 def _decimal(raw: str, column: str, high: float) -> float:
     if _DECIMAL.fullmatch(raw) is None:
-        raise _Reject(
+        raise Reject(
             f"bad_{column}", f"{column} must be a plain non-negative decimal: {_show(raw)}"
         )
     value = float(raw)
     if value > high:
-        raise _Reject(f"bad_{column}", f"{column} must be at most {high:g}: {_show(raw)}")
+        raise Reject(f"bad_{column}", f"{column} must be at most {high:g}: {_show(raw)}")
     return value
 
 
 def _integer(raw: str, column: str) -> int:
     if _INTEGER.fullmatch(raw) is None or int(raw) > MAX_COUNT:
-        raise _Reject(f"bad_{column}", f"{column} must be a non-negative integer: {_show(raw)}")
+        raise Reject(f"bad_{column}", f"{column} must be a non-negative integer: {_show(raw)}")
     return int(raw)
 
 
 def _listing_id(raw: str) -> str:
     if LISTING_ID.fullmatch(raw) is None:
-        raise _Reject("bad_listing_id", f"listing_id must match {LISTING_ID.pattern}: {_show(raw)}")
+        raise Reject("bad_listing_id", f"listing_id must match {LISTING_ID.pattern}: {_show(raw)}")
     return raw
 
 
 def _choice(raw: str, column: str, choices: tuple[str, ...]) -> str:
     if raw not in choices:
-        raise _Reject(
-            f"bad_{column}", f"{column} must be one of {', '.join(choices)}: {_show(raw)}"
-        )
+        raise Reject(f"bad_{column}", f"{column} must be one of {', '.join(choices)}: {_show(raw)}")
     return raw
 
 
@@ -175,7 +167,7 @@ def _listing(cells: dict[str, str]) -> Listing:
     listing_id = _listing_id(cells["listing_id"])
     region = unicodedata.normalize("NFC", cells["region"])
     if not is_region(region):
-        raise _Reject("bad_region", f"region must be 1 to 64 printable characters: {_show(region)}")
+        raise Reject("bad_region", f"region must be 1 to 64 printable characters: {_show(region)}")
     category = _choice(cells["category"], "category", CATEGORIES)
     product_type = _choice(cells["product_type"], "product_type", PRODUCT_TYPES)
     list_price = _decimal(cells["list_price"], "list_price", MAX_PRICE)
@@ -195,13 +187,13 @@ def _activity(cells: dict[str, str]) -> Activity:
     listing_id = _listing_id(cells["listing_id"])
     period = cells["period"]
     if not is_period(period):
-        raise _Reject("bad_period", f"period must be YYYY-MM (month 01 to 12): {_show(period)}")
+        raise Reject("bad_period", f"period must be YYYY-MM (month 01 to 12): {_show(period)}")
     views = _integer(cells["views"], "views")
     bookings = _integer(cells["bookings"], "bookings")
     booked = _decimal(cells["booked_hours"], "booked_hours", MAX_HOURS)
     available = _decimal(cells["available_hours"], "available_hours", MAX_HOURS)
     if booked > available:
-        raise _Reject(
+        raise Reject(
             "booked_over_available",
             f"booked_hours {cells['booked_hours']} exceeds available_hours "
             f"{cells['available_hours']}",
@@ -238,7 +230,7 @@ def parse_listings(data: bytes, *, path: str = "<bytes>") -> tuple[list[Listing]
     for line, cells in _records(data, path, LISTING_COLUMNS, report):
         try:
             listing = _listing(cells)
-        except _Reject as rej:
+        except Reject as rej:
             report.reject(line, rej.reason, rej.detail)
             continue
         if listing.listing_id in seen:
@@ -260,7 +252,7 @@ def parse_activity(
     for line, cells in _records(data, path, ACTIVITY_COLUMNS, report):
         try:
             activity = _activity(cells)
-        except _Reject as rej:
+        except Reject as rej:
             report.reject(line, rej.reason, rej.detail)
             continue
         if known_listings is not None and activity.listing_id not in known_listings:

@@ -61,7 +61,7 @@ from svc_core.errors import SourceError
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation, LoadReport
 from svc_core.periods import period_end_date
 from svc_core.regions import region_name
-from svc_core.sources import IndexParseResult, decode_text, is_blank
+from svc_core.sources import IndexParseResult, Reject, decode_text, is_blank
 
 SOURCE = "rone_official"
 
@@ -145,13 +145,6 @@ class _Row:
     value: Any
 
 
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
-
-
 class _Exclude(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -166,7 +159,7 @@ def _metric(row: _Row, table_name: str | None) -> str:
         for keyword, metric in METRIC_NAMES:
             if keyword in name:
                 return metric
-    raise _Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
+    raise Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
 
 
 def _property(
@@ -203,7 +196,7 @@ def _property(
                 return mapped, area
     if fallback is not None:
         return fallback, area
-    raise _Reject("unknown_property_class", f"no property class in {row.class_path!r}")
+    raise Reject("unknown_property_class", f"no property class in {row.class_path!r}")
 
 
 def _period(row: _Row) -> str:
@@ -219,9 +212,9 @@ def _period(row: _Row) -> str:
         year = int(pid)
         label = pid
     else:
-        raise _Reject("invalid_period", f"period {pid!r} is not YYYY0Q, YYYY-Qn or YYYY")
+        raise Reject("invalid_period", f"period {pid!r} is not YYYY0Q, YYYY-Qn or YYYY")
     if not 1990 <= year <= 2100:
-        raise _Reject("invalid_period", f"period {pid!r} is out of range")
+        raise Reject("invalid_period", f"period {pid!r} is out of range")
     return label
 
 
@@ -230,15 +223,15 @@ def _value(row: _Row) -> float:
     if raw is None or (isinstance(raw, str) and is_blank(raw)):
         raise _Exclude("no_value")
     if isinstance(raw, bool):
-        raise _Reject("invalid_value", f"value {raw!r} is not a number")
+        raise Reject("invalid_value", f"value {raw!r} is not a number")
     if isinstance(raw, int | float):
         value = float(raw)
     elif isinstance(raw, str) and _NUMBER.fullmatch(raw.strip().replace(",", "")):
         value = float(raw.strip().replace(",", ""))
     else:
-        raise _Reject("invalid_value", f"value {str(raw)[:40]!r} is not a number")
+        raise Reject("invalid_value", f"value {str(raw)[:40]!r} is not a number")
     if not math.isfinite(value):
-        raise _Reject("invalid_value", f"value {raw!r} is not finite")
+        raise Reject("invalid_value", f"value {raw!r} is not finite")
     return value
 
 
@@ -267,7 +260,7 @@ def _observations(
         except _Exclude as exc:
             report.exclude(exc.reason)
             continue
-        except _Reject as rej:
+        except Reject as rej:
             report.reject(row.line, rej.reason, rej.detail)
             continue
         end = period_end_date(period)

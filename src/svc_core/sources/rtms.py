@@ -57,7 +57,7 @@ import attrs
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import region_name
-from svc_core.sources import KeyMaker, ParseResult, is_blank, parse_manwon
+from svc_core.sources import Collector, KeyMaker, ParseResult, Reject, is_blank, parse_manwon
 
 KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
 SOURCE = "rtms_official"
@@ -320,24 +320,17 @@ def _json_envelope(data: bytes, path: str) -> _Envelope:
 # Records -----------------------------------------------------------------------------
 
 
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
-
-
 def _date(item: Mapping[str, str]) -> datetime.date:
     year, month, day = (item.get(k, "").strip() for k in ("dealyear", "dealmonth", "dealday"))
     day_match = _DAY.fullmatch(day)
     if not (_INT.fullmatch(year) and _INT.fullmatch(month) and day_match):
-        raise _Reject("invalid_date", f"contract date {year!r}/{month!r}/{day!r} is malformed")
+        raise Reject("invalid_date", f"contract date {year!r}/{month!r}/{day!r} is malformed")
     try:
         value = datetime.date(int(year), int(month), int(day_match.group(1)))
     except ValueError:
-        raise _Reject("invalid_date", f"no such date {year}-{month}-{day}") from None
+        raise Reject("invalid_date", f"no such date {year}-{month}-{day}") from None
     if not 1990 <= value.year <= 2100:
-        raise _Reject("invalid_date", f"contract year {value.year} is out of range")
+        raise Reject("invalid_date", f"contract year {value.year} is out of range")
     return value
 
 
@@ -345,7 +338,7 @@ def _amount(item: Mapping[str, str], field: str, reason: str) -> int:
     raw = item.get(field, "")
     value = parse_manwon(raw)
     if value is None:
-        raise _Reject(reason, f"{field} {raw!r} is not an amount in 만원")
+        raise Reject(reason, f"{field} {raw!r} is not an amount in 만원")
     return value
 
 
@@ -356,9 +349,9 @@ def _area(item: Mapping[str, str], field: str) -> float | None:
     try:
         value = float(raw.strip().replace(",", ""))
     except ValueError:
-        raise _Reject("invalid_area", f"{field} {raw!r} is not a number") from None
+        raise Reject("invalid_area", f"{field} {raw!r} is not a number") from None
     if value != value or value < 0 or value >= 1e7:
-        raise _Reject("invalid_area", f"{field} {raw!r} is out of range")
+        raise Reject("invalid_area", f"{field} {raw!r} is out of range")
     return value if value > 0 else None
 
 
@@ -386,10 +379,10 @@ def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | Non
 def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
     code = item.get("sggcd", "").strip()
     if _CODE.fullmatch(code) is None:
-        raise _Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
+        raise Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
     name = item.get("sggnm", "").strip() or region_name(code)
     if not name:
-        raise _Reject("unknown_district", f"sggCd {code} has no name and is not in the table")
+        raise Reject("unknown_district", f"sggCd {code} has no name and is not in the table")
     deal_date = _date(item)
     prop, ttype, price, rent, area = _types(kind, item)
     dong = item.get("umdnm", "").strip() or None
@@ -408,7 +401,7 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
             natural_key=key,
         )
     except ValueError as exc:
-        raise _Reject("invalid_record", str(exc)) from None
+        raise Reject("invalid_record", str(exc)) from None
 
 
 def _key_month(item: Mapping[str, str]) -> str:
@@ -452,8 +445,7 @@ def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
     )
     keys = KeyMaker()
     prefix = f"rtms:{kind}"
-    transactions: list[Transaction] = []
-    retracted: list[str] = []
+    found = Collector(report=report)
     for ordinal, item in enumerate(envelope.items, start=1):
         report.read += 1
         if item is None:
@@ -466,14 +458,5 @@ def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
             item,
             ignore=_KEY_IGNORED,
         )
-        excluded = _exclusion(kind, item)
-        if excluded is not None:
-            report.exclude(excluded)
-            if excluded == "cancelled":
-                retracted.append(key)
-            continue
-        try:
-            transactions.append(_transaction(kind, item, key))
-        except _Reject as rej:
-            report.reject(ordinal, rej.reason, rej.detail)
-    return ParseResult(transactions=transactions, report=report, retracted_keys=tuple(retracted))
+        found.add(ordinal, key, _exclusion(kind, item), _transaction, kind, item, key)
+    return found.result()

@@ -39,7 +39,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import split_address
-from svc_core.sources import KeyMaker, ParseResult, decode_text, is_blank, parse_manwon
+from svc_core.sources import (
+    Collector,
+    KeyMaker,
+    ParseResult,
+    Reject,
+    decode_text,
+    is_blank,
+    parse_manwon,
+)
 from svc_core.sources.rtms import KINDS, SOURCE, commercial_property_type
 
 _COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -82,13 +90,6 @@ def normalize_column(name: str) -> str:
     """Column name without spaces, BOM or unit spelling variants."""
     out = re.sub(r"\s+", "", name.replace("\ufeff", ""))
     return out.replace("m²", "㎡").replace("m2", "㎡").replace("M2", "㎡")
-
-
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
 
 
 def _rows(text: str, path: str) -> Iterator[tuple[int, list[str]]]:
@@ -140,20 +141,20 @@ def _date(year_month: str, day: str) -> datetime.date:
     ym = _YM.fullmatch(year_month.strip())
     dm = _DAY.fullmatch(day.strip())
     if ym is None or dm is None:
-        raise _Reject("invalid_date", f"계약년월/계약일 {year_month!r}/{day!r} is malformed")
+        raise Reject("invalid_date", f"계약년월/계약일 {year_month!r}/{day!r} is malformed")
     try:
         value = datetime.date(int(ym.group(1)), int(ym.group(2)), int(dm.group(1)))
     except ValueError:
-        raise _Reject("invalid_date", f"no such date {year_month}{day}") from None
+        raise Reject("invalid_date", f"no such date {year_month}{day}") from None
     if not 1990 <= value.year <= 2100:
-        raise _Reject("invalid_date", f"contract year {value.year} is out of range")
+        raise Reject("invalid_date", f"contract year {value.year} is out of range")
     return value
 
 
 def _amount(raw: str, column: str, reason: str) -> int:
     value = parse_manwon(raw)
     if value is None:
-        raise _Reject(reason, f"{column} {raw!r} is not an amount in 만원")
+        raise Reject(reason, f"{column} {raw!r} is not an amount in 만원")
     return value
 
 
@@ -163,9 +164,9 @@ def _area(raw: str) -> float | None:
     try:
         value = float(raw.strip().replace(",", ""))
     except ValueError:
-        raise _Reject("invalid_area", f"area {raw!r} is not a number") from None
+        raise Reject("invalid_area", f"area {raw!r} is not a number") from None
     if value != value or value < 0 or value >= 1e7:
-        raise _Reject("invalid_area", f"area {raw!r} is out of range")
+        raise Reject("invalid_area", f"area {raw!r} is out of range")
     return value if value > 0 else None
 
 
@@ -182,7 +183,7 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
     found = split_address(address)
     if found is None:
         detail = f"시군구 {address.strip()!r} names no district of the table"
-        raise _Reject("unknown_district", detail)
+        raise Reject("unknown_district", detail)
     region, dong = found
     deal_date = _date(cells["month"], cells["day"])
     price = _amount(cells["amount"], "amount", "invalid_amount")
@@ -212,7 +213,7 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
             natural_key=key,
         )
     except ValueError as exc:
-        raise _Reject("invalid_record", str(exc)) from None
+        raise Reject("invalid_record", str(exc)) from None
 
 
 def _key_parts(cells: Mapping[str, str]) -> tuple[str, str]:
@@ -245,8 +246,7 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
 
     report = LoadReport(path=path)
     keys = KeyMaker()
-    transactions: list[Transaction] = []
-    retracted: list[str] = []
+    found = Collector(report=report)
     for line, cells in rows:
         if all(not c.strip() for c in cells):
             continue
@@ -263,14 +263,5 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
         }
         code, month = _key_parts(by_role)
         key = keys.key(f"rtms_csv:{kind}", code, month, key_fields)
-        excluded = _exclusion(kind, by_role)
-        if excluded is not None:
-            report.exclude(excluded)
-            if excluded == "cancelled":
-                retracted.append(key)
-            continue
-        try:
-            transactions.append(_transaction(kind, by_role, key))
-        except _Reject as rej:
-            report.reject(line, rej.reason, rej.detail)
-    return ParseResult(transactions=transactions, report=report, retracted_keys=tuple(retracted))
+        found.add(line, key, _exclusion(kind, by_role), _transaction, kind, by_role, key)
+    return found.result()

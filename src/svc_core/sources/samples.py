@@ -38,7 +38,7 @@ from svc_core.models import (
     Transaction,
 )
 from svc_core.regions import region_name
-from svc_core.sources import KeyMaker, ParseResult
+from svc_core.sources import KeyMaker, ParseResult, Reject
 
 HEADER: tuple[str, ...] = (
     "source",
@@ -58,16 +58,9 @@ _DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,6})?")
 _CODE = re.compile(r"[0-9]{5}")
 
 
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
-
-
 def _check(ok: bool, reason: str, detail: str) -> None:
     if not ok:
-        raise _Reject(reason, detail)
+        raise Reject(reason, detail)
 
 
 def _row(cells: Mapping[str, str], key: str) -> Transaction:
@@ -84,11 +77,11 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
     raw_date = cells["contract_date"]
     m = _DATE.fullmatch(raw_date)
     if m is None:
-        raise _Reject("invalid_date", f"contract_date {raw_date!r} is not YYYY-MM-DD")
+        raise Reject("invalid_date", f"contract_date {raw_date!r} is not YYYY-MM-DD")
     try:
         deal_date = datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     except ValueError:
-        raise _Reject("invalid_date", f"no such date {raw_date}") from None
+        raise Reject("invalid_date", f"no such date {raw_date}") from None
     _check(1990 <= deal_date.year <= 2100, "invalid_date", f"year of {raw_date} is out of range")
     price = cells["price_krw"]
     _check(_DIGITS.fullmatch(price) is not None, "invalid_amount", f"price_krw {price!r}")
@@ -124,7 +117,7 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
             natural_key=key,
         )
     except ValueError as exc:
-        raise _Reject("invalid_record", str(exc)) from None
+        raise Reject("invalid_record", str(exc)) from None
 
 
 def parse_samples(data: bytes, *, path: str = "<bytes>") -> ParseResult:
@@ -167,6 +160,6 @@ def parse_samples(data: bytes, *, path: str = "<bytes>") -> ParseResult:
         key = keys.key(prefix, by_name["sigungu_code"][:5], month, by_name)
         try:
             out.append(_row(by_name, key))
-        except _Reject as rej:
+        except Reject as rej:
             report.reject(line, rej.reason, rej.detail)
     return ParseResult(transactions=out, report=report)
