@@ -366,6 +366,35 @@ def _cohort_rows(
     return store.realestate.cached(key, compute, version=state.version)
 
 
+def _rows_meta(
+    state: DataState,
+    caller: Caller,
+    request_id: str,
+    now: float,
+    links: Links,
+    rows: Sequence[Mapping[str, Any]],
+    synthetic: bool,
+    cohort: Cohort,
+    query: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The envelope of pulse rows: count, source mix and grade follow from the rows."""
+    return _meta(
+        state,
+        caller,
+        request_id,
+        now,
+        links,
+        count=len(rows),
+        source_mix=_mix(rows),
+        synthetic=synthetic,
+        grade=confidence.worst(r["confidence"] for r in rows),
+        cohort=cohort,
+        query=query,
+        extra=extra,
+    )
+
+
 def _cohort_query(cohort: Cohort) -> dict[str, Any]:
     return {
         "sigungu_code": cohort.sigungu_code or None,
@@ -399,19 +428,7 @@ def pulse(
     query.update(
         {"period": period, "window_from": window.window_from, "window_to": window.window_to}
     )
-    meta = _meta(
-        state,
-        caller,
-        request_id,
-        now,
-        links,
-        count=len(rows),
-        source_mix=_mix(rows),
-        synthetic=synthetic,
-        grade=confidence.worst(r["confidence"] for r in rows),
-        cohort=cohort,
-        query=query,
-    )
+    meta = _rows_meta(state, caller, request_id, now, links, rows, synthetic, cohort, query)
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(
@@ -463,18 +480,16 @@ def series(
             "to_period": params.get("to_period"),
         }
     )
-    meta = _meta(
+    meta = _rows_meta(
         state,
         caller,
         request_id,
         now,
         links,
-        count=len(rows),
-        source_mix=_mix(rows),
-        synthetic=synthetic,
-        grade=confidence.worst(r["confidence"] for r in rows),
-        cohort=cohort,
-        query=query,
+        rows,
+        synthetic,
+        cohort,
+        query,
         extra={
             "periods_requested": list(requested),
             "periods_returned": returned,

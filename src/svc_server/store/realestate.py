@@ -59,6 +59,12 @@ def _marks(n: int) -> str:
     return ", ".join("?" for _ in range(n))
 
 
+def _equal(**filters: Any) -> tuple[str, list[Any]]:
+    """``AND column = ?`` for each filter that is not None, and the parameters."""
+    used = [(column, value) for column, value in filters.items() if value is not None]
+    return "".join(f" AND {column} = ?" for column, _ in used), [value for _, value in used]
+
+
 def _select_in(tx: Tx, sql: str, values: Sequence[str]) -> list[Row]:
     """``sql`` (ending in ``... IN``) for every value, ``_IN_CHUNK`` values a statement,
     so no statement carries an unbounded parameter list."""
@@ -429,16 +435,13 @@ class RealEstateRepo:
             "source, price_krw, monthly_rent_krw, area_m2, synthetic FROM transactions "
             f"WHERE sigungu_code IN ({_marks(len(codes))})"
         )
-        params: list[Any] = [*codes]
-        if dong is not None:
-            sql += " AND dong = ?"
-            params.append(dong)
-        sql += (
+        where, equal = _equal(dong=dong)
+        sql += where + (
             f" AND property_type IN ({_marks(len(ptypes))})"
             f" AND transaction_type IN ({_marks(len(ttypes))})"
             f" AND month IN ({_marks(len(months))})"
         )
-        params.extend([*ptypes, *ttypes, *months])
+        params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
             return tx.fetchall(sql, params)
 
@@ -471,15 +474,11 @@ class RealEstateRepo:
                 return []
             sql += f" AND sigungu_code IN ({_marks(len(codes))})"
             params.extend(codes)
-        if property_type is not None:
-            sql += " AND property_type = ?"
-            params.append(property_type)
-        if transaction_type is not None:
-            sql += " AND transaction_type = ?"
-            params.append(transaction_type)
-        if dong is not None:
-            sql += " AND dong = ?"
-            params.append(dong)
+        where, equal = _equal(
+            property_type=property_type, transaction_type=transaction_type, dong=dong
+        )
+        sql += where
+        params.extend(equal)
         if month_from is not None:
             sql += " AND month >= ?"
             params.append(month_from)
@@ -580,18 +579,11 @@ class RealEstateRepo:
             "SELECT row_json, source_mix FROM coverage_cohorts "
             "WHERE granularity = ? AND dong_level = ?"
         )
-        params: list[Any] = [granularity, int(dong_level)]
-        if property_type is not None:
-            sql += " AND property_type = ?"
-            params.append(property_type)
-        if transaction_type is not None:
-            sql += " AND transaction_type = ?"
-            params.append(transaction_type)
-        if dong is not None:
-            sql += " AND dong = ?"
-            params.append(dong)
-        sql += " ORDER BY total_samples DESC, sigungu_code, dong, type_rank LIMIT ?"
-        params.append(limit)
+        where, equal = _equal(
+            property_type=property_type, transaction_type=transaction_type, dong=dong
+        )
+        sql += where + " ORDER BY total_samples DESC, sigungu_code, dong, type_rank LIMIT ?"
+        params: list[Any] = [granularity, int(dong_level), *equal, limit]
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, params)
         return [(json.loads(r["row_json"]), json.loads(r["source_mix"])) for r in rows]
@@ -612,13 +604,8 @@ class RealEstateRepo:
             "value_pct, source, synthetic FROM index_observations "
             f"WHERE sigungu_code IN ({_marks(len(codes))}) AND period IN ({_marks(len(periods))})"
         )
-        params: list[Any] = [*codes, *periods]
-        if property_type is not None:
-            sql += " AND property_type = ?"
-            params.append(property_type)
-        if metric_type is not None:
-            sql += " AND metric_type = ?"
-            params.append(metric_type)
-        sql += " ORDER BY property_type, metric_type, period, sigungu_code"
+        where, equal = _equal(property_type=property_type, metric_type=metric_type)
+        params = [*codes, *periods, *equal]
+        sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
         with self.db.transaction(write=False) as tx:
             return tx.fetchall(sql, params)
