@@ -37,12 +37,6 @@ def quota_month(now: datetime) -> QuotaMonth:
     )
 
 
-def month_window(now: datetime) -> tuple[str, datetime, datetime]:
-    """``(label, starts_at, resets_at)`` of the quota month containing ``now``."""
-    month = quota_month(now)
-    return month.month, month.starts_at, month.resets_at
-
-
 def remaining(used: int, quota: int) -> int:
     """Calls left this month: quota minus used, never below 0."""
     return max(0, quota - used)

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from svc_core.quota import (
     QuotaMonth,
     is_exhausted,
-    month_window,
     percent_used,
     quota_month,
     remaining,
@@ -25,11 +24,11 @@ zones = st.integers(min_value=-14 * 60, max_value=14 * 60).map(
 )
 
 
-def test_month_window_example() -> None:
-    label, starts, resets = month_window(datetime(2026, 5, 17, 13, 45, tzinfo=UTC))
-    assert label == "2026-05"
-    assert starts == datetime(2026, 5, 1, tzinfo=UTC)
-    assert resets == datetime(2026, 6, 1, tzinfo=UTC)
+def test_quota_month_example() -> None:
+    month = quota_month(datetime(2026, 5, 17, 13, 45, tzinfo=UTC))
+    assert month.month == "2026-05"
+    assert month.starts_at == datetime(2026, 5, 1, tzinfo=UTC)
+    assert month.resets_at == datetime(2026, 6, 1, tzinfo=UTC)
 
 
 def test_december_resets_in_january() -> None:

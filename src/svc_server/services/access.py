@@ -118,10 +118,9 @@ def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitte
     limit = caller.rate_limit_per_minute
     claim = None
     if counted and caller.auth_method == "api_key":
-        month, _, _ = quota.month_window(datetime.fromtimestamp(now, UTC))
         claim = UsageClaim(
             consumer_id=caller.consumer_id,
-            month=month,
+            month=quota.quota_month(datetime.fromtimestamp(now, UTC)).month,
             mode=caller.key_mode or "live",
             limit=caller.monthly_quota,
         )
@@ -217,11 +216,11 @@ def quota_headers(
     """
     if caller.monthly_quota is None:
         return {}
-    month, _, resets_at = quota.month_window(datetime.fromtimestamp(now, UTC))
+    month = quota.quota_month(datetime.fromtimestamp(now, UTC))
     if used is None:
-        used = store.accounts.usage(caller.consumer_id, month, caller.key_mode or "live")
+        used = store.accounts.usage(caller.consumer_id, month.month, caller.key_mode or "live")
     return {
         "X-Quota-Limit": str(caller.monthly_quota),
         "X-Quota-Used": str(used),
-        "X-Quota-Resets-At": resets_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "X-Quota-Resets-At": month.resets_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

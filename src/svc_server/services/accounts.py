@@ -187,18 +187,24 @@ def create_consumer(
                 user = {"id": str(uuid.uuid4())}
                 store.accounts.insert_user(tx, user["id"], None, email, int(now))
             _owner(store, tx, consumer_id, user["id"], email, now)
-        plaintext, _ = _new_key(
-            store,
-            tx,
-            consumer_id,
-            label="default",
-            mode="live",
-            scope="admin",
-            ip_allowlist=(),
-            now=now,
-            entropy=entropy,
-        )
+        plaintext = _first_key(store, tx, consumer_id, now, entropy)
     return {"consumer_id": consumer_id, "plan": plan, "api_key": plaintext}
+
+
+def _first_key(store: Store, tx: Tx, consumer_id: str, now: float, entropy: bytes) -> str:
+    """The live admin key every new consumer starts with; returns its plaintext."""
+    plaintext, _ = _new_key(
+        store,
+        tx,
+        consumer_id,
+        label="default",
+        mode="live",
+        scope="admin",
+        ip_allowlist=(),
+        now=now,
+        entropy=entropy,
+    )
+    return plaintext
 
 
 def normalize_email(email: str) -> str:
@@ -234,17 +240,7 @@ def ensure_user(
         return user, None
     consumer_id = _new_consumer(store, tx, plan="starter", now=now)
     _owner(store, tx, consumer_id, user["id"], user["email"], now)
-    plaintext, _ = _new_key(
-        store,
-        tx,
-        consumer_id,
-        label="default",
-        mode="live",
-        scope="admin",
-        ip_allowlist=(),
-        now=now,
-        entropy=entropy,
-    )
+    plaintext = _first_key(store, tx, consumer_id, now, entropy)
     return user, plaintext
 
 
@@ -431,7 +427,7 @@ def usage_summary(store: Store, user_id: str, now: float) -> dict[str, Any]:
     limits = plans.effective_limits(
         consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
     )
-    month, _, _ = quota.month_window(datetime.fromtimestamp(now, UTC))
+    month = quota.quota_month(datetime.fromtimestamp(now, UTC)).month
     used = store.accounts.usage(consumer["id"], month, "live")
     trial = None
     if consumer["trial_ends_at"] is not None:
