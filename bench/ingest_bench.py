@@ -24,6 +24,7 @@ from pathlib import Path
 from svc_core.sources import rtms
 from svc_server.services import ingest
 from svc_server.store import open_store
+from svc_server.store.realestate import transaction_rows
 
 USES = ("업무", "제1종근린생활", "제2종근린생활", "판매", "숙박", "기타")
 DONGS = ("역삼동", "삼성동", "논현동", "청담동", "대치동", "신사동")
@@ -68,24 +69,9 @@ def main(items: int = 50_000) -> dict[str, float]:
     svc_s = time.perf_counter() - t
     store.close()
 
-    rows = [
-        (
-            r.natural_key,
-            r.source,
-            r.sigungu_code,
-            r.sigungu,
-            r.dong,
-            r.property_type,
-            r.transaction_type,
-            r.deal_date.isoformat(),
-            r.period_month,
-            r.price_krw,
-            r.monthly_rent_krw,
-            r.area_m2,
-            0,
-        )
-        for r in rtms.parse_rtms(data, "commercial", path="bench.xml").transactions
-    ]
+    # The same rows svc writes, from the same function.
+    parsed = rtms.parse_rtms(data, "commercial", path="bench.xml").transactions
+    rows = transaction_rows(parsed, synthetic=False)
     conn = sqlite3.connect(work / "floor.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")

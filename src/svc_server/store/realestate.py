@@ -51,6 +51,23 @@ _TRANSACTION_KINDS_SQL = "kind LIKE 'rtms-%'"
 exclusions are about other records."""
 
 
+TRANSACTION_COLUMNS = (
+    "natural_key",
+    "source",
+    "sigungu_code",
+    "sigungu",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "deal_date",
+    "month",
+    "price_krw",
+    "monthly_rent_krw",
+    "area_m2",
+    "synthetic",
+)
+"""The columns ``transaction_rows`` fills, in order."""
+
 RollupKey = tuple[str, str, str, str, str, str]
 """(sigungu_code, dong or '', property_type, transaction_type, month, source)."""
 
@@ -71,6 +88,35 @@ def _select_in(tx: Tx, sql: str, values: Sequence[str]) -> list[Row]:
     rows: list[Row] = []
     for part in chunks(values, _IN_CHUNK):
         rows.extend(tx.fetchall(f"{sql} ({_marks(len(part))})", tuple(part)))
+    return rows
+
+
+def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list[tuple[Any, ...]]:
+    """The ``transactions`` table's rows for ``records``, in ``TRANSACTION_COLUMNS`` order."""
+    flag = int(synthetic)
+    days: dict[datetime.date, tuple[str, str]] = {}  # a file repeats a few dozen dates
+    rows: list[tuple[Any, ...]] = []
+    for r in records:
+        day = days.get(r.deal_date)
+        if day is None:
+            day = days[r.deal_date] = (r.deal_date.isoformat(), r.period_month)
+        rows.append(
+            (
+                r.natural_key,
+                r.source,
+                r.sigungu_code,
+                r.sigungu,
+                r.dong,
+                r.property_type,
+                r.transaction_type,
+                day[0],
+                day[1],
+                r.price_krw,
+                r.monthly_rent_krw,
+                r.area_m2,
+                flag,
+            )
+        )
     return rows
 
 
@@ -260,38 +306,13 @@ class RealEstateRepo:
         for record in records:
             unique.setdefault(record.natural_key, record)
         existing = self._existing(tx, "transactions", list(unique))
-        flag = int(synthetic)
         fresh = [r for key, r in unique.items() if key not in existing]
-        days: dict[datetime.date, tuple[str, str]] = {}
-        rows: list[tuple[Any, ...]] = []
-        for r in fresh:
-            day = days.get(r.deal_date)
-            if day is None:
-                day = days[r.deal_date] = (r.deal_date.isoformat(), r.period_month)
-            rows.append(
-                (
-                    r.natural_key,
-                    r.source,
-                    r.sigungu_code,
-                    r.sigungu,
-                    r.dong,
-                    r.property_type,
-                    r.transaction_type,
-                    day[0],
-                    day[1],
-                    r.price_krw,
-                    r.monthly_rent_krw,
-                    r.area_m2,
-                    flag,
-                )
-            )
+        rows = transaction_rows(fresh, synthetic=synthetic)
         written = 0
         for part in chunks(rows, _WRITE_CHUNK):
             tx.executemany(
-                "INSERT INTO transactions (natural_key, source, sigungu_code, sigungu, dong, "
-                "property_type, transaction_type, deal_date, month, price_krw, "
-                "monthly_rent_krw, area_m2, synthetic) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                f"INSERT INTO transactions ({', '.join(TRANSACTION_COLUMNS)}) "
+                f"VALUES ({_marks(len(TRANSACTION_COLUMNS))}) ON CONFLICT DO NOTHING",
                 part,
             )
             written += len(part)
