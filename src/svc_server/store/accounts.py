@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from svc_server.store.base import Database, Row, Tx
+from svc_server.store.base import Database, Row, Tx, update_by_id
 
 
 @attrs.frozen(kw_only=True)
@@ -58,10 +58,7 @@ class AccountsRepo:
             )
 
     def update_consumer(self, tx: Tx, consumer_id: str, fields: dict[str, Any]) -> int:
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return tx.execute(
-            f"UPDATE consumers SET {sets} WHERE id = ?", (*fields.values(), consumer_id)
-        )
+        return update_by_id(tx, "consumers", consumer_id, fields)
 
     # users and memberships ---------------------------------------------------------------
 
@@ -120,23 +117,13 @@ class AccountsRepo:
         )
 
     def update_membership(self, tx: Tx, membership_id: str, fields: dict[str, Any]) -> int:
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return tx.execute(
-            f"UPDATE memberships SET {sets} WHERE id = ?", (*fields.values(), membership_id)
-        )
+        return update_by_id(tx, "memberships", membership_id, fields)
 
     def update_membership_if(
         self, tx: Tx, membership_id: str, status: str, fields: dict[str, Any]
     ) -> bool:
         """Update a membership only while it still has ``status`` (compare-and-set)."""
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return (
-            tx.execute(
-                f"UPDATE memberships SET {sets} WHERE id = ? AND status = ?",
-                (*fields.values(), membership_id, status),
-            )
-            == 1
-        )
+        return update_by_id(tx, "memberships", membership_id, fields, status=status) == 1
 
     # API keys -------------------------------------------------------------------------------
 
@@ -178,19 +165,11 @@ class AccountsRepo:
         fields = dict(fields)
         if "ip_allowlist" in fields:
             fields["ip_allowlist"] = json.dumps(list(fields["ip_allowlist"]))
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return tx.execute(f"UPDATE api_keys SET {sets} WHERE id = ?", (*fields.values(), key_id))
+        return update_by_id(tx, "api_keys", key_id, fields)
 
     def update_key_if(self, tx: Tx, key_id: str, status: str, fields: dict[str, Any]) -> bool:
         """Update a key only while it still has ``status`` (compare-and-set)."""
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return (
-            tx.execute(
-                f"UPDATE api_keys SET {sets} WHERE id = ? AND status = ?",
-                (*fields.values(), key_id, status),
-            )
-            == 1
-        )
+        return update_by_id(tx, "api_keys", key_id, fields, status=status) == 1
 
     def touch_key(self, key_id: str, now: int) -> None:
         """Record use at most once a minute per key (callers skip it when the row they

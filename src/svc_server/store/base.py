@@ -8,7 +8,7 @@ placeholders; the PostgreSQL backend translates them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -69,6 +69,18 @@ def fetchone(db: Database, sql: str, params: Params = ()) -> Row | None:
     """Read one row in a short read-only transaction."""
     with db.transaction(write=False) as tx:
         return tx.fetchone(sql, params)
+
+
+def update_by_id(tx: Tx, table: str, row_id: str, fields: Mapping[str, Any], **where: Any) -> int:
+    """``UPDATE table SET fields WHERE id = row_id`` and each ``where`` column equals its
+    value (a compare-and-set when one is given); the number of rows changed. Table and
+    column names come from code, never from input."""
+    sets = ", ".join(f"{name} = ?" for name in fields)
+    also = "".join(f" AND {column} = ?" for column in where)
+    return tx.execute(
+        f"UPDATE {table} SET {sets} WHERE id = ?{also}",
+        (*fields.values(), row_id, *where.values()),
+    )
 
 
 def chunks(rows: Sequence[Params], size: int = 5000) -> Iterator[Sequence[Params]]:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from svc_server.store.base import Database, Row, Tx
+from svc_server.store.base import Database, Row, Tx, update_by_id
 
 FINISHED = ("delivered", "failed")
 IN_FLIGHT = ("claimed", "sending")
@@ -73,14 +73,7 @@ class WebhooksRepo:
         self, tx: Tx, endpoint_id: str, status: str, fields: dict[str, Any]
     ) -> bool:
         """Change an endpoint only while it is in ``status``; False when it was not."""
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        return (
-            tx.execute(
-                f"UPDATE webhook_endpoints SET {sets} WHERE id = ? AND status = ?",
-                (*fields.values(), endpoint_id, status),
-            )
-            == 1
-        )
+        return update_by_id(tx, "webhook_endpoints", endpoint_id, fields, status=status) == 1
 
     def record_success(self, tx: Tx, endpoint_id: str) -> None:
         tx.execute(
@@ -207,12 +200,9 @@ class WebhooksRepo:
 
     def finish(self, tx: Tx, delivery_id: str, worker_id: str, fields: dict[str, Any]) -> bool:
         """``sending`` -> delivered/failed, only for the sender that holds the row."""
-        sets = ", ".join(f"{name} = ?" for name in fields)
         return (
-            tx.execute(
-                f"UPDATE deliveries SET {sets} "
-                "WHERE id = ? AND status = 'sending' AND claimed_by = ?",
-                (*fields.values(), delivery_id, worker_id),
+            update_by_id(
+                tx, "deliveries", delivery_id, fields, status="sending", claimed_by=worker_id
             )
             == 1
         )
