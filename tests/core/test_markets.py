@@ -40,6 +40,8 @@ from svc_core.markets import (
     rows_confidence,
 )
 from svc_core.sources.markets import parse_activity, parse_listings
+from tests import market_strategies as grid
+from tests.market_strategies import market_data
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "markets"
 
@@ -410,55 +412,13 @@ def test_within_a_cell_prices_go_to_all_rows_or_to_one() -> None:
 
 # --- privacy: properties under attack ---------------------------------------------------
 
-_REGIONS = ("강남", "서초")
-_CATS = ("office", "studio")
-_PERIODS = ("2026-01", "2026-02", "2026-03")
-
-
-_LISTING = st.tuples(
-    st.sampled_from(_REGIONS),
-    st.sampled_from(_CATS),
-    st.sampled_from(PRODUCT_TYPES),
-    st.integers(0, 1000),
-    st.none() | st.integers(0, 1000),
-    st.integers(1, 2 ** len(_PERIODS) - 1),
-    st.integers(0, 100),
-    st.integers(0, 10),
-    st.integers(0, 50),
-    st.integers(0, 50),
-)
-
 
 @st.composite
 def market_months(draw: st.DrawFn, max_listings: int = 24) -> list[ListingMonth]:
-    """Random listings over a small grid (2 regions, 2 categories, 3 months, both
-    product types), so cohorts of 1 and 2 listings are common; each listing is active in
-    the months of a random bit mask."""
-    specs = draw(st.lists(_LISTING, max_size=max_listings))
-    out: list[ListingMonth] = []
-    for i, (region, category, product, price, discount, mask, views, bookings, h1, h2) in enumerate(
-        specs
-    ):
-        listing = Listing(
-            listing_id=f"l{i}",
-            region=region,
-            category=category,
-            product_type=product,
-            list_price=float(price),
-            discounted_price=None if discount is None else float(discount),
-        )
-        for k, period in enumerate(_PERIODS):
-            if mask & (1 << k):
-                activity = Activity(
-                    listing_id=listing.listing_id,
-                    period=period,
-                    views=(views * (k + 1)) % 101,
-                    bookings=bookings,
-                    booked_hours=float(min(h1, h2)),
-                    available_hours=float(max(h1, h2) + k),
-                )
-                out.append(ListingMonth(listing=listing, activity=activity))
-    return out
+    """``market_data`` as (listing, month) pairs: cohorts of 1 and 2 listings are common."""
+    listings, activities = draw(market_data(max_listings=max_listings))
+    by_id = {listing.listing_id: listing for listing in listings}
+    return [ListingMonth(listing=by_id[a.listing_id], activity=a) for a in activities]
 
 
 def _members(months: list[ListingMonth], row: MarketRow) -> frozenset[str]:
@@ -569,7 +529,7 @@ def test_listings_outside_published_rows_cannot_move_any_number(
 
 
 @settings(max_examples=60)
-@given(market_months(), st.sampled_from(_PERIODS))
+@given(market_months(), st.sampled_from(grid.PERIODS))
 def test_later_months_never_change_earlier_answers(months: list[ListingMonth], cutoff: str) -> None:
     earlier = [m for m in months if m.period <= cutoff]
     assert publishable_rows(earlier) == [r for r in publishable_rows(months) if r.period <= cutoff]
@@ -579,9 +539,9 @@ def test_later_months_never_change_earlier_answers(months: list[ListingMonth], c
 @given(market_months())
 def test_aggregate_answers_exactly_the_published_rows(months: list[ListingMonth]) -> None:
     rows = {r.key: r for r in publishable_rows(months)}
-    for region in _REGIONS:
-        for category in _CATS:
-            for period in _PERIODS:
+    for region in grid.REGIONS:
+        for category in grid.CATEGORIES:
+            for period in grid.PERIODS:
                 for product_type in (*PRODUCT_TYPES, None):
                     got = aggregate(
                         months,

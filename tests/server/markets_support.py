@@ -7,20 +7,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
-from hypothesis import strategies as st
 
-from svc_core.markets import PRODUCT_TYPES, Activity, Listing, ListingMonth, MarketRow
+from svc_core.markets import Activity, Listing, ListingMonth, MarketRow
 from svc_core.models import LoadReport
 from svc_core.sources.markets import format_activity, format_listings
 from svc_server.services import markets_ingest
 from svc_server.store import Store
+from tests.market_strategies import CATEGORIES, PERIODS, REGIONS, market_data
+
+__all__ = ["CATEGORIES", "PERIODS", "REGIONS", "market_data"]  # re-exported for the tests
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "markets"
 NOW = 1_790_000_000.0
-
-REGIONS = ("강남", "서초")
-CATEGORIES = ("office", "studio")
-PERIODS = ("2026-01", "2026-02", "2026-03")
 
 
 def load_fixture(store: Store, name: str) -> LoadReport:
@@ -55,57 +53,6 @@ def members(months: Sequence[ListingMonth], row: MarketRow) -> frozenset[str]:
         == (row.region, row.category, row.period)
         and row.product_type in (None, m.listing.product_type)
     )
-
-
-_LISTING = st.tuples(
-    st.sampled_from(REGIONS),
-    st.sampled_from(CATEGORIES),
-    st.sampled_from(PRODUCT_TYPES),
-    st.integers(0, 1000),
-    st.none() | st.integers(0, 1000),
-    st.integers(1, 2 ** len(PERIODS) - 1),
-    st.integers(0, 100),
-    st.integers(0, 10),
-    st.integers(0, 50),
-    st.integers(0, 50),
-)
-
-
-@st.composite
-def market_data(
-    draw: st.DrawFn, min_listings: int = 0, max_listings: int = 20
-) -> tuple[list[Listing], list[Activity]]:
-    """Random listings on a small grid (2 regions, 2 categories, 3 months, both product
-    types), so cohorts of 1 and 2 listings are common; each listing is active in the
-    months of a random bit mask."""
-    specs = draw(st.lists(_LISTING, min_size=min_listings, max_size=max_listings))
-    listings: list[Listing] = []
-    activities: list[Activity] = []
-    for i, (region, category, product, price, discount, mask, views, bookings, h1, h2) in enumerate(
-        specs
-    ):
-        listing = Listing(
-            listing_id=f"l{i}",
-            region=region,
-            category=category,
-            product_type=product,
-            list_price=float(price),
-            discounted_price=None if discount is None else float(discount) / 2,
-        )
-        listings.append(listing)
-        for k, period in enumerate(PERIODS):
-            if mask & (1 << k):
-                activities.append(
-                    Activity(
-                        listing_id=listing.listing_id,
-                        period=period,
-                        views=(views * (k + 1)) % 101,
-                        bookings=bookings,
-                        booked_hours=float(min(h1, h2)) + 0.5 * k,
-                        available_hours=float(max(h1, h2)) + k,
-                    )
-                )
-    return listings, activities
 
 
 def corrected(listing: Listing, price: int, move: int) -> Listing:
