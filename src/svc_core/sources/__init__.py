@@ -20,11 +20,14 @@ in one file get different ordinals and both load.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from json.encoder import encode_basestring as _encode_string
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import attrs
 
@@ -68,6 +71,57 @@ def decode_text(data: bytes, path: str) -> str:
         raise SourceError(
             f"not UTF-8 or CP949 text (undecodable byte at offset {exc.start})", path=path
         ) from None
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """UTF-8 text (a BOM allowed); SourceError naming the line of the first undecodable
+    byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"not UTF-8 text (undecodable byte at offset {exc.start})", path=path, line=line
+        ) from None
+
+
+def load_json(data: bytes, path: str) -> Any:
+    """A UTF-8 JSON document; SourceError (with the line) when it is not one."""
+    text = decode_utf8(data, path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
+
+
+def csv_rows(text: str, path: str, *, strict: bool = False) -> Iterator[tuple[int, list[str]]]:
+    """(first physical line, cells) of every CSV row, as read; a malformed row is a
+    SourceError naming its line. ``strict`` refuses stray quotes too."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=strict)
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise SourceError(f"malformed CSV: {exc}", path=path, line=start) from None
+        yield start, row
+
+
+def parse_area(raw: str | None, field: str) -> float | None:
+    """An area in m² (thousands separators allowed); None when blank or 0; Reject when not
+    a number or out of range."""
+    if is_blank(raw):
+        return None
+    assert raw is not None
+    try:
+        value = float(raw.strip().replace(",", ""))
+    except ValueError:
+        raise Reject("invalid_area", f"{field} {raw!r} is not a number") from None
+    if value != value or value < 0 or value >= 1e7:
+        raise Reject("invalid_area", f"{field} {raw!r} is out of range")
+    return value if value > 0 else None
 
 
 def parse_manwon(text: str) -> int | None:

@@ -50,7 +50,7 @@ from svc_core.markets import (
     is_region,
 )
 from svc_core.models import LoadReport
-from svc_core.sources import Reject
+from svc_core.sources import Reject, csv_rows, decode_utf8
 
 LISTING_COLUMNS: tuple[str, ...] = (
     "listing_id",
@@ -78,13 +78,8 @@ def _show(value: str) -> str:
 
 
 def _decode(data: bytes, path: str) -> str:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SourceError(
-            f"not UTF-8 text (undecodable byte at offset {exc.start})", path=path, line=line
-        ) from None
+    """UTF-8 text without NUL bytes (a marketplace export never holds one)."""
+    text = decode_utf8(data, path)
     nul = text.find("\x00")
     if nul >= 0:
         raise SourceError("the file holds a NUL byte", path=path, line=text.count("\n", 0, nul) + 1)
@@ -92,16 +87,8 @@ def _decode(data: bytes, path: str) -> str:
 
 
 def _rows(text: str, path: str) -> Iterator[tuple[int, list[str]]]:
-    """(first physical line, cells) of every non-blank CSV row."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise SourceError(f"malformed CSV: {exc}", path=path, line=start) from None
+    """(first physical line, cells stripped) of every non-blank CSV row."""
+    for start, row in csv_rows(text, path, strict=True):
         if any(cell.strip() for cell in row):
             yield start, [cell.strip() for cell in row]
 

@@ -47,9 +47,6 @@ district, property type, metric and period (a repeat within a file is excluded a
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,7 +58,7 @@ from svc_core.errors import SourceError
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation, LoadReport
 from svc_core.periods import period_end_date
 from svc_core.regions import region_name
-from svc_core.sources import IndexParseResult, Reject, decode_text, is_blank
+from svc_core.sources import IndexParseResult, Reject, csv_rows, decode_text, is_blank, load_json
 
 SOURCE = "rone_official"
 
@@ -291,12 +288,7 @@ def _text(value: Any) -> str:
 
 
 def _json_rows(data: bytes, path: str) -> list[_Row]:
-    try:
-        doc = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"not UTF-8 (byte offset {exc.start})", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    doc = load_json(data, path)
     if not isinstance(doc, dict):
         raise SourceError("JSON is not an object: not an R-ONE response", path=path)
     if "RESULT" in doc and "SttsApiTblData" not in doc:
@@ -346,11 +338,8 @@ CSV_COLUMNS: tuple[str, ...] = ("period", "region", "property_class", "item", "v
 
 
 def _csv_rows(data: bytes, path: str) -> Iterator[_Row]:
-    reader = csv.reader(io.StringIO(decode_text(data, path), newline=""))
-    try:
-        header = [c.strip().lower() for c in next(reader, [])]
-    except csv.Error as exc:
-        raise SourceError(f"malformed CSV: {exc}", path=path, line=1) from None
+    rows = csv_rows(decode_text(data, path), path)
+    header = [c.strip().lower() for c in next(rows, (1, []))[1]]
     missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:
         raise SourceError(
@@ -359,14 +348,7 @@ def _csv_rows(data: bytes, path: str) -> Iterator[_Row]:
             line=1,
         )
     index = {c: header.index(c) for c in CSV_COLUMNS}
-    while True:
-        line = reader.line_num + 1
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise SourceError(f"malformed CSV: {exc}", path=path, line=line) from None
+    for line, cells in rows:
         if all(not c.strip() for c in cells):
             continue
         if len(cells) < len(header):

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -57,7 +56,15 @@ import attrs
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import region_name
-from svc_core.sources import Collector, KeyMaker, ParseResult, Reject, is_blank, parse_manwon
+from svc_core.sources import (
+    Collector,
+    KeyMaker,
+    ParseResult,
+    Reject,
+    load_json,
+    parse_area,
+    parse_manwon,
+)
 
 KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
 SOURCE = "rtms_official"
@@ -281,12 +288,7 @@ def _json_item(value: Any) -> dict[str, str] | None:
 
 
 def _json_envelope(data: bytes, path: str) -> _Envelope:
-    try:
-        doc = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"not UTF-8 (byte offset {exc.start})", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    doc = load_json(data, path)
     top = _lower_keys(doc)
     if "openapi_serviceresponse" in top:
         gateway = _lower_keys(top["openapi_serviceresponse"])
@@ -342,19 +344,6 @@ def _amount(item: Mapping[str, str], field: str, reason: str) -> int:
     return value
 
 
-def _area(item: Mapping[str, str], field: str) -> float | None:
-    raw = item.get(field, "")
-    if is_blank(raw):
-        return None
-    try:
-        value = float(raw.strip().replace(",", ""))
-    except ValueError:
-        raise Reject("invalid_area", f"{field} {raw!r} is not a number") from None
-    if value != value or value < 0 or value >= 1e7:
-        raise Reject("invalid_area", f"{field} {raw!r} is out of range")
-    return value if value > 0 else None
-
-
 def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | None, float | None]:
     """(property_type, transaction_type, price, monthly_rent, area) of an item."""
     if kind == "commercial":
@@ -364,9 +353,9 @@ def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | Non
             "sale",
             _amount(item, "dealamount", "invalid_amount"),
             None,
-            _area(item, "buildingar"),
+            parse_area(item.get("buildingar"), "buildingar"),
         )
-    area = _area(item, "excluusear")
+    area = parse_area(item.get("excluusear"), "excluusear")
     if kind == "officetel_trade":
         return "officetel", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
     deposit = _amount(item, "deposit", "invalid_amount")

@@ -30,11 +30,9 @@ over every cell except ``NO`` and the cancellation columns.
 
 from __future__ import annotations
 
-import csv
 import datetime
-import io
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
@@ -44,8 +42,10 @@ from svc_core.sources import (
     KeyMaker,
     ParseResult,
     Reject,
+    csv_rows,
     decode_text,
     is_blank,
+    parse_area,
     parse_manwon,
 )
 from svc_core.sources.rtms import KINDS, SOURCE, commercial_property_type
@@ -90,20 +90,6 @@ def normalize_column(name: str) -> str:
     """Column name without spaces, BOM or unit spelling variants."""
     out = re.sub(r"\s+", "", name.replace("\ufeff", ""))
     return out.replace("m²", "㎡").replace("m2", "㎡").replace("M2", "㎡")
-
-
-def _rows(text: str, path: str) -> Iterator[tuple[int, list[str]]]:
-    """(first physical line, cells) of every CSV row."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise SourceError(f"malformed CSV: {exc}", path=path, line=start) from None
-        yield start, row
 
 
 def _is_header(cells: Sequence[str]) -> bool:
@@ -158,18 +144,6 @@ def _amount(raw: str, column: str, reason: str) -> int:
     return value
 
 
-def _area(raw: str) -> float | None:
-    if is_blank(raw):
-        return None
-    try:
-        value = float(raw.strip().replace(",", ""))
-    except ValueError:
-        raise Reject("invalid_area", f"area {raw!r} is not a number") from None
-    if value != value or value < 0 or value >= 1e7:
-        raise Reject("invalid_area", f"area {raw!r} is out of range")
-    return value if value > 0 else None
-
-
 def _exclusion(kind: str, cells: Mapping[str, str]) -> str | None:
     if not is_blank(cells.get("cancelled_on")) or cells.get("cancelled_flag", "").strip() == "O":
         return "cancelled"
@@ -209,7 +183,7 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
             deal_date=deal_date,
             price_krw=price,
             monthly_rent_krw=rent,
-            area_m2=_area(cells["area"]),
+            area_m2=parse_area(cells["area"], "area"),
             natural_key=key,
         )
     except ValueError as exc:
@@ -229,7 +203,7 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
     ``officetel_rent``)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-    rows = _rows(decode_text(data, path), path)
+    rows = csv_rows(decode_text(data, path), path)
     header: list[str] | None = None
     header_line = 0
     for line, cells in rows:

@@ -23,9 +23,7 @@ over the row's cells (identical rows in one file get distinct ordinals).
 
 from __future__ import annotations
 
-import csv
 import datetime
-import io
 import re
 from collections.abc import Mapping
 
@@ -38,7 +36,7 @@ from svc_core.models import (
     Transaction,
 )
 from svc_core.regions import region_name
-from svc_core.sources import KeyMaker, ParseResult, Reject
+from svc_core.sources import Collector, KeyMaker, ParseResult, Reject, csv_rows, decode_utf8
 
 HEADER: tuple[str, ...] = (
     "source",
@@ -122,29 +120,15 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
 
 def parse_samples(data: bytes, *, path: str = "<bytes>") -> ParseResult:
     """Read a samples CSV; SourceError for a wrong header or undecodable file."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"not UTF-8 (byte offset {exc.start})", path=path) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise SourceError(f"malformed CSV: {exc}", path=path, line=1) from None
+    rows = csv_rows(decode_utf8(data, path), path)
+    header = next(rows, (1, None))[1]
     if header is None or tuple(header) != HEADER:
         raise SourceError(f"the header must be exactly: {','.join(HEADER)}", path=path, line=1)
 
     report = LoadReport(path=path)
     keys = KeyMaker()
-    out: list[Transaction] = []
-    while True:
-        line = reader.line_num + 1
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise SourceError(f"malformed CSV: {exc}", path=path, line=line) from None
+    found = Collector(report=report)
+    for line, cells in rows:
         if not cells or all(c == "" for c in cells):
             continue
         report.read += 1
@@ -158,8 +142,5 @@ def parse_samples(data: bytes, *, path: str = "<bytes>") -> ParseResult:
         prefix = f"samples:{by_name['source'][:40]}"
         month = by_name["contract_date"][:7]
         key = keys.key(prefix, by_name["sigungu_code"][:5], month, by_name)
-        try:
-            out.append(_row(by_name, key))
-        except Reject as rej:
-            report.reject(line, rej.reason, rej.detail)
-    return ParseResult(transactions=out, report=report)
+        found.add(line, key, None, _row, by_name, key)
+    return found.result()
