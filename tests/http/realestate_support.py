@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -23,7 +24,7 @@ from werkzeug.test import Client, TestResponse
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
 from svc_server.services import accounts, ingest
-from svc_server.store import Store
+from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW, TEST_SECRET, FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +128,18 @@ def load_molit(store: Store) -> None:
     """The four real MOLIT responses."""
     for kind, path in MOLIT_FILES:
         load(store, kind, path)
+
+
+@contextmanager
+def open_molit_store(url: str) -> Iterator[Store]:
+    """A migrated store holding the four real MOLIT responses, closed afterwards."""
+    store = open_store(url, pool_size=4)
+    store.migrate()
+    load_molit(store)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 # calling the API ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from svc_server.services import ingest
-from svc_server.store import Store, open_store
+from svc_server.store import Store
 from tests.http.realestate_support import (
     COVERAGE_FIELDS,
     NRG_GANGNAM,
@@ -15,8 +15,8 @@ from tests.http.realestate_support import (
     assert_error,
     assert_layer_envelope,
     included,
-    load_molit,
     make_app,
+    open_molit_store,
     xml_items,
 )
 
@@ -41,12 +41,9 @@ OFFICE_JUNE = sum(1 for i in included(xml_items(NRG_GANGNAM)) if i["buildingUse"
 
 @pytest.fixture(scope="module")
 def coverage_store(module_db_url: str) -> Iterator[Store]:
-    s = open_store(module_db_url, pool_size=4)
-    s.migrate()
-    load_molit(s)
-    ingest.ingest(s, "samples", EXTRA, path="extra.csv", now=0)
-    yield s
-    s.close()
+    with open_molit_store(module_db_url) as s:
+        ingest.ingest(s, "samples", EXTRA, path="extra.csv", now=0)
+        yield s
 
 
 @pytest.fixture

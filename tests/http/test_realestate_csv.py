@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from werkzeug.test import TestResponse
 
-from svc_server.store import Store, open_store
+from svc_server.store import Store
 from tests.http.realestate_support import (
     COVERAGE_FIELDS,
     FIXTURES,
@@ -20,8 +20,8 @@ from tests.http.realestate_support import (
     Api,
     assert_error,
     load,
-    load_molit,
     make_app,
+    open_molit_store,
 )
 
 CASES: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...] = (
@@ -40,13 +40,10 @@ CASES: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...] = (
 
 @pytest.fixture(scope="module")
 def csv_store(module_db_url: str) -> Iterator[Store]:
-    s = open_store(module_db_url, pool_size=4)
-    s.migrate()
-    load_molit(s)
-    load(s, "rone-index", FIXTURES / "rone" / "indices.csv")
-    load(s, "rone-index", FIXTURES / "rone" / "retail_yields_openapi.json")
-    yield s
-    s.close()
+    with open_molit_store(module_db_url) as s:
+        load(s, "rone-index", FIXTURES / "rone" / "indices.csv")
+        load(s, "rone-index", FIXTURES / "rone" / "retail_yields_openapi.json")
+        yield s
 
 
 @pytest.fixture

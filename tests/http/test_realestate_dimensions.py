@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from svc_server.services import ingest
-from svc_server.store import Store, open_store
+from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -18,8 +18,8 @@ from tests.http.realestate_support import (
     assert_error,
     assert_layer_envelope,
     included,
-    load_molit,
     make_app,
+    open_molit_store,
     xml_items,
 )
 
@@ -33,12 +33,9 @@ OLD = (
 
 @pytest.fixture(scope="module")
 def dims_store(module_db_url: str) -> Iterator[Store]:
-    s = open_store(module_db_url, pool_size=4)
-    s.migrate()
-    load_molit(s)
-    ingest.ingest(s, "samples", OLD, path="old.csv", now=0)
-    yield s
-    s.close()
+    with open_molit_store(module_db_url) as s:
+        ingest.ingest(s, "samples", OLD, path="old.csv", now=0)
+        yield s
 
 
 @pytest.fixture

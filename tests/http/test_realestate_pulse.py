@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from svc_server.store import Store, open_store
+from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -24,10 +24,10 @@ from tests.http.realestate_support import (
     assert_layer_envelope,
     expected_stats,
     included,
-    load_molit,
     make_app,
     manwon,
     mean_area,
+    open_molit_store,
     xml_items,
 )
 
@@ -49,11 +49,8 @@ GANGNAM = included(xml_items(NRG_GANGNAM))
 
 @pytest.fixture(scope="module")
 def molit_store(module_db_url: str) -> Iterator[Store]:
-    s = open_store(module_db_url, pool_size=4)
-    s.migrate()
-    load_molit(s)
-    yield s
-    s.close()
+    with open_molit_store(module_db_url) as s:
+        yield s
 
 
 @pytest.fixture
