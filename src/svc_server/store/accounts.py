@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from svc_server.store.base import Database, Row, Tx, update_by_id
+from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
 
 
 @attrs.frozen(kw_only=True)
@@ -41,9 +41,7 @@ class AccountsRepo:
     # consumers -------------------------------------------------------------------------
 
     def create_consumer(self, tx: Tx, row: dict[str, Any]) -> None:
-        cols = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        tx.execute(f"INSERT INTO consumers ({cols}) VALUES ({marks})", tuple(row.values()))
+        insert_row(tx, "consumers", row)
 
     def get_consumer(self, consumer_id: str) -> Row | None:
         with self.db.transaction(write=False) as tx:
@@ -85,9 +83,7 @@ class AccountsRepo:
         tx.execute("UPDATE users SET subject = ? WHERE id = ?", (subject, user_id))
 
     def insert_membership(self, tx: Tx, row: dict[str, Any]) -> None:
-        cols = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        tx.execute(f"INSERT INTO memberships ({cols}) VALUES ({marks})", tuple(row.values()))
+        insert_row(tx, "memberships", row)
 
     def active_consumers_of_user(self, tx: Tx, user_id: str) -> list[Row]:
         """The consumers a user belongs to (active memberships), with plan and role."""
@@ -130,9 +126,7 @@ class AccountsRepo:
     def insert_key(self, tx: Tx, row: dict[str, Any]) -> None:
         row = dict(row)
         row["ip_allowlist"] = json.dumps(list(row.get("ip_allowlist") or []))
-        cols = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        tx.execute(f"INSERT INTO api_keys ({cols}) VALUES ({marks})", tuple(row.values()))
+        insert_row(tx, "api_keys", row)
 
     def key_by_hash(self, key_hash: str) -> Row | None:
         with self.db.transaction(write=False) as tx:

@@ -71,6 +71,33 @@ def fetchone(db: Database, sql: str, params: Params = ()) -> Row | None:
         return tx.fetchone(sql, params)
 
 
+IN_CHUNK = 500
+"""Values per ``IN (...)`` list: well under every backend's parameter limit."""
+
+
+def marks(n: int) -> str:
+    """``?, ?, ...``: ``n`` placeholders."""
+    return ", ".join("?" * n)
+
+
+def insert_row(tx: Tx, table: str, row: Mapping[str, Any], *, conflict: str = "") -> int:
+    """``INSERT INTO table (columns) VALUES (...)`` for one row (plus ``conflict``, e.g.
+    ``ON CONFLICT DO NOTHING``); the number of rows inserted. Names come from code."""
+    return tx.execute(
+        f"INSERT INTO {table} ({', '.join(row)}) VALUES ({marks(len(row))}) {conflict}".rstrip(),
+        tuple(row.values()),
+    )
+
+
+def select_in(tx: Tx, sql: str, values: Sequence[Any]) -> list[Row]:
+    """``sql`` (ending in ``... IN``) for every value, ``IN_CHUNK`` values a statement,
+    so no statement carries an unbounded parameter list."""
+    rows: list[Row] = []
+    for part in chunks(values, IN_CHUNK):
+        rows.extend(tx.fetchall(f"{sql} ({marks(len(part))})", tuple(part)))
+    return rows
+
+
 def update_by_id(tx: Tx, table: str, row_id: str, fields: Mapping[str, Any], **where: Any) -> int:
     """``UPDATE table SET fields WHERE id = row_id`` and each ``where`` column equals its
     value (a compare-and-set when one is given); the number of rows changed. Table and

@@ -8,7 +8,7 @@ never runs the privacy rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -21,7 +21,7 @@ from svc_core.markets import (
     MarketDimensions,
     MarketRow,
 )
-from svc_server.store.base import Database, Row, Tx, chunks
+from svc_server.store.base import Database, Row, Tx, chunks, marks, select_in
 
 COMBINED = "all"
 """``market_rows.product_type`` of the combined cohort (a key column cannot be NULL)."""
@@ -29,17 +29,7 @@ LOCK_KEY = "svc:markets"
 ROW_COLUMNS: tuple[str, ...] = tuple(f.name for f in attrs.fields(MarketRow))
 _LISTING_COLUMNS = "listing_id, region, category, product_type, list_price, discounted_price"
 _ACTIVITY_COLUMNS = "listing_id, period, views, bookings, booked_hours, available_hours"
-_IN_CHUNK = 500
 _DIMENSIONS = ("region", "category", "period")
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" for _ in range(n))
-
-
-def _in_chunks(values: Sequence[str]) -> Iterable[tuple[str, ...]]:
-    for start in range(0, len(values), _IN_CHUNK):
-        yield tuple(values[start : start + _IN_CHUNK])
 
 
 def _listing_values(item: Listing) -> tuple[Any, ...]:
@@ -114,6 +104,19 @@ class Changes:
         return self.inserted + self.updated
 
 
+def _changes(
+    changed: Sequence[Any], stored: Mapping[Any, Any], total: int, categories: Iterable[str]
+) -> Changes:
+    """The ``Changes`` of an upsert: ``changed`` keys, new where nothing was ``stored``."""
+    inserted = sum(1 for key in changed if key not in stored)
+    return Changes(
+        inserted=inserted,
+        updated=len(changed) - inserted,
+        unchanged=total - len(changed),
+        categories=frozenset(categories),
+    )
+
+
 class MarketsRepo:
     """Every marketplace query, in portable SQL."""
 
@@ -134,28 +137,19 @@ class MarketsRepo:
         ``categories`` holds the old and new category of every inserted or updated listing.
         """
         latest = {item.listing_id: _listing_values(item) for item in listings}
-        current: dict[str, tuple[Any, ...]] = {}
-        for part in _in_chunks(sorted(latest)):
-            for row in tx.fetchall(
-                f"SELECT {_LISTING_COLUMNS} FROM market_listings "
-                f"WHERE listing_id IN ({_marks(len(part))})",
-                part,
-            ):
-                current[row["listing_id"]] = _listing_values(_listing(row))
-        inserted = updated = 0
-        categories: set[str] = set()
-        writes = []
-        for listing_id, values in latest.items():
-            old = current.get(listing_id)
-            if old == values:
-                continue
-            if old is None:
-                inserted += 1
-            else:
-                updated += 1
-                categories.add(old[2])
-            categories.add(values[2])
-            writes.append((*values, int(synthetic)))
+        current = {
+            row["listing_id"]: _listing_values(_listing(row))
+            for row in select_in(
+                tx,
+                f"SELECT {_LISTING_COLUMNS} FROM market_listings WHERE listing_id IN",
+                sorted(latest),
+            )
+        }
+        changed = [key for key, values in latest.items() if current.get(key) != values]
+        categories = {latest[key][2] for key in changed} | {
+            current[key][2] for key in changed if key in current
+        }
+        writes = [(*latest[key], int(synthetic)) for key in changed]
         for batch in chunks(writes):
             tx.executemany(
                 f"INSERT INTO market_listings ({_LISTING_COLUMNS}, synthetic) "
@@ -165,24 +159,18 @@ class MarketsRepo:
                 "list_price = excluded.list_price, discounted_price = excluded.discounted_price",
                 batch,
             )
-        return Changes(
-            inserted=inserted,
-            updated=updated,
-            unchanged=len(listings) - inserted - updated,
-            categories=frozenset(categories),
-        )
+        return _changes(changed, current, len(listings), categories)
 
     def listing_categories(self, tx: Tx, ids: Iterable[str]) -> dict[str, str]:
         """The category of each stored listing among ``ids`` (unknown ids are absent)."""
-        found: dict[str, str] = {}
-        for part in _in_chunks(sorted(set(ids))):
-            for row in tx.fetchall(
-                "SELECT listing_id, category FROM market_listings "
-                f"WHERE listing_id IN ({_marks(len(part))})",
-                part,
-            ):
-                found[row["listing_id"]] = row["category"]
-        return found
+        return {
+            row["listing_id"]: row["category"]
+            for row in select_in(
+                tx,
+                "SELECT listing_id, category FROM market_listings WHERE listing_id IN",
+                sorted(set(ids)),
+            )
+        }
 
     def upsert_activity(self, tx: Tx, activities: Sequence[Activity]) -> Changes:
         """Insert or replace months of activity by ``(listing_id, period)``.
@@ -196,35 +184,24 @@ class MarketsRepo:
         if unknown:
             raise ValueError(f"activity of listings not stored: {', '.join(unknown[:5])}")
         current: dict[tuple[str, str], tuple[Any, ...]] = {}
-        for part in _in_chunks(sorted(category_of)):
-            for row in tx.fetchall(
-                f"SELECT {_ACTIVITY_COLUMNS} FROM market_activity "
-                f"WHERE listing_id IN ({_marks(len(part))})",
-                part,
-            ):
-                key = (row["listing_id"], row["period"])
-                if key in latest:
-                    current[key] = (
-                        row["listing_id"],
-                        row["period"],
-                        int(row["views"]),
-                        int(row["bookings"]),
-                        float(row["booked_hours"]),
-                        float(row["available_hours"]),
-                    )
-        inserted = updated = 0
-        categories: set[str] = set()
-        writes = []
-        for key, values in latest.items():
-            old = current.get(key)
-            if old == values:
-                continue
-            if old is None:
-                inserted += 1
-            else:
-                updated += 1
-            categories.add(category_of[key[0]])
-            writes.append(values)
+        for row in select_in(
+            tx,
+            f"SELECT {_ACTIVITY_COLUMNS} FROM market_activity WHERE listing_id IN",
+            sorted(category_of),
+        ):
+            key = (row["listing_id"], row["period"])
+            if key in latest:
+                current[key] = (
+                    row["listing_id"],
+                    row["period"],
+                    int(row["views"]),
+                    int(row["bookings"]),
+                    float(row["booked_hours"]),
+                    float(row["available_hours"]),
+                )
+        changed = [key for key, values in latest.items() if current.get(key) != values]
+        categories = {category_of[key[0]] for key in changed}
+        writes = [latest[key] for key in changed]
         for batch in chunks(writes):
             tx.executemany(
                 f"INSERT INTO market_activity ({_ACTIVITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
@@ -233,12 +210,7 @@ class MarketsRepo:
                 "available_hours = excluded.available_hours",
                 batch,
             )
-        return Changes(
-            inserted=inserted,
-            updated=updated,
-            unchanged=len(activities) - inserted - updated,
-            categories=frozenset(categories),
-        )
+        return _changes(changed, current, len(activities), categories)
 
     def listing_months(self, tx: Tx, categories: Iterable[str]) -> list[ListingMonth]:
         """Every listing-month of ``categories``: all regions and months, as the privacy
@@ -250,14 +222,14 @@ class MarketsRepo:
             row["listing_id"]: _listing(row)
             for row in tx.fetchall(
                 f"SELECT {_LISTING_COLUMNS} FROM market_listings "
-                f"WHERE category IN ({_marks(len(wanted))})",
+                f"WHERE category IN ({marks(len(wanted))})",
                 wanted,
             )
         }
         rows = tx.fetchall(
             "SELECT a.listing_id, a.period, a.views, a.bookings, a.booked_hours, "
             "a.available_hours FROM market_activity a JOIN market_listings l "
-            f"ON l.listing_id = a.listing_id WHERE l.category IN ({_marks(len(wanted))})",
+            f"ON l.listing_id = a.listing_id WHERE l.category IN ({marks(len(wanted))})",
             wanted,
         )
         return [
@@ -291,7 +263,7 @@ class MarketsRepo:
         stray = {r.category for r in rows} - set(wanted)
         if stray:
             raise ValueError(f"rows of categories not being replaced: {sorted(stray)}")
-        tx.execute(f"DELETE FROM market_rows WHERE category IN ({_marks(len(wanted))})", wanted)
+        tx.execute(f"DELETE FROM market_rows WHERE category IN ({marks(len(wanted))})", wanted)
         values = [
             tuple(
                 COMBINED if name == "product_type" and value is None else value
@@ -302,7 +274,7 @@ class MarketsRepo:
         for batch in chunks(values):
             tx.executemany(
                 f"INSERT INTO market_rows ({', '.join(ROW_COLUMNS)}) "
-                f"VALUES ({_marks(len(ROW_COLUMNS))})",
+                f"VALUES ({marks(len(ROW_COLUMNS))})",
                 batch,
             )
 

@@ -32,7 +32,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
-from svc_server.store.base import Database, Row, Tx, chunks
+from svc_server.store.base import (
+    IN_CHUNK,
+    Database,
+    Row,
+    Tx,
+    chunks,
+    insert_row,
+    marks,
+    select_in,
+)
 
 if TYPE_CHECKING:
     from svc_core.models import IndexObservation, Transaction
@@ -41,7 +50,6 @@ T = TypeVar("T")
 Progress = Callable[[int], None]
 """Called with the number of records written so far during a long write."""
 
-_IN_CHUNK = 500
 _WRITE_CHUNK = 5000
 _CACHE_ENTRIES = 1024
 VERSION_TTL = 1.0
@@ -72,23 +80,10 @@ RollupKey = tuple[str, str, str, str, str, str]
 """(sigungu_code, dong or '', property_type, transaction_type, month, source)."""
 
 
-def _marks(n: int) -> str:
-    return ", ".join("?" for _ in range(n))
-
-
 def _equal(**filters: Any) -> tuple[str, list[Any]]:
     """``AND column = ?`` for each filter that is not None, and the parameters."""
     used = [(column, value) for column, value in filters.items() if value is not None]
     return "".join(f" AND {column} = ?" for column, _ in used), [value for _, value in used]
-
-
-def _select_in(tx: Tx, sql: str, values: Sequence[str]) -> list[Row]:
-    """``sql`` (ending in ``... IN``) for every value, ``_IN_CHUNK`` values a statement,
-    so no statement carries an unbounded parameter list."""
-    rows: list[Row] = []
-    for part in chunks(values, _IN_CHUNK):
-        rows.extend(tx.fetchall(f"{sql} ({_marks(len(part))})", tuple(part)))
-    return rows
 
 
 def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list[tuple[Any, ...]]:
@@ -284,7 +279,7 @@ class RealEstateRepo:
         found: set[str] = set()
         if tx.fetchone(f"SELECT natural_key FROM {table} LIMIT 1") is None:
             return found  # an empty table: a first (bulk) load skips the key lookups
-        rows = _select_in(tx, f"SELECT natural_key FROM {table} WHERE natural_key IN", keys)
+        rows = select_in(tx, f"SELECT natural_key FROM {table} WHERE natural_key IN", keys)
         found.update(r["natural_key"] for r in rows)
         return found
 
@@ -312,7 +307,7 @@ class RealEstateRepo:
         for part in chunks(rows, _WRITE_CHUNK):
             tx.executemany(
                 f"INSERT INTO transactions ({', '.join(TRANSACTION_COLUMNS)}) "
-                f"VALUES ({_marks(len(TRANSACTION_COLUMNS))}) ON CONFLICT DO NOTHING",
+                f"VALUES ({marks(len(TRANSACTION_COLUMNS))}) ON CONFLICT DO NOTHING",
                 part,
             )
             written += len(part)
@@ -338,7 +333,7 @@ class RealEstateRepo:
     def delete_transactions(self, tx: Tx, keys: Sequence[str]) -> tuple[int, set[str]]:
         """Remove deals a later report cancelled and take them out of the rollup;
         (records removed, districts touched)."""
-        rows = _select_in(
+        rows = select_in(
             tx,
             "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
             "month, source FROM transactions WHERE natural_key IN",
@@ -405,10 +400,7 @@ class RealEstateRepo:
         row = dict(row)
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
-        cols = ", ".join(row)
-        tx.execute(
-            f"INSERT INTO ingest_log ({cols}) VALUES ({_marks(len(row))})", tuple(row.values())
-        )
+        insert_row(tx, "ingest_log", row)
 
     def rollup_is_empty(self, tx: Tx) -> bool:
         return tx.fetchone("SELECT month FROM cohort_months LIMIT 1") is None
@@ -454,13 +446,13 @@ class RealEstateRepo:
         sql = (
             "SELECT sigungu_code, sigungu, dong, property_type, transaction_type, month, "
             "source, price_krw, monthly_rent_krw, area_m2, synthetic FROM transactions "
-            f"WHERE sigungu_code IN ({_marks(len(codes))})"
+            f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
         where, equal = _equal(dong=dong)
         sql += where + (
-            f" AND property_type IN ({_marks(len(ptypes))})"
-            f" AND transaction_type IN ({_marks(len(ttypes))})"
-            f" AND month IN ({_marks(len(months))})"
+            f" AND property_type IN ({marks(len(ptypes))})"
+            f" AND transaction_type IN ({marks(len(ttypes))})"
+            f" AND month IN ({marks(len(months))})"
         )
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
@@ -493,7 +485,7 @@ class RealEstateRepo:
         if codes is not None:
             if not codes:
                 return []
-            sql += f" AND sigungu_code IN ({_marks(len(codes))})"
+            sql += f" AND sigungu_code IN ({marks(len(codes))})"
             params.extend(codes)
         where, equal = _equal(
             property_type=property_type, transaction_type=transaction_type, dong=dong
@@ -555,10 +547,9 @@ class RealEstateRepo:
             "INSERT INTO coverage_districts (sigungu_code) VALUES (?) ON CONFLICT DO NOTHING",
             [(code,) for code in codes],
         )
-        for start in range(0, len(codes), _IN_CHUNK):
-            part = list(codes[start : start + _IN_CHUNK])
+        for part in chunks(codes, IN_CHUNK):
             tx.execute(
-                f"DELETE FROM coverage_cohorts WHERE sigungu_code IN ({_marks(len(part))})",
+                f"DELETE FROM coverage_cohorts WHERE sigungu_code IN ({marks(len(part))})",
                 tuple(part),
             )
         values = [
@@ -623,7 +614,7 @@ class RealEstateRepo:
         sql = (
             "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
             "value_pct, source, synthetic FROM index_observations "
-            f"WHERE sigungu_code IN ({_marks(len(codes))}) AND period IN ({_marks(len(periods))})"
+            f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
         )
         where, equal = _equal(property_type=property_type, metric_type=metric_type)
         params = [*codes, *periods, *equal]

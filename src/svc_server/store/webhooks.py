@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from svc_server.store.base import Database, Row, Tx, update_by_id
+from svc_server.store.base import Database, Row, Tx, insert_row, marks, update_by_id
 
 FINISHED = ("delivered", "failed")
 IN_FLIGHT = ("claimed", "sending")
@@ -35,11 +35,7 @@ class WebhooksRepo:
     def insert_endpoint(self, tx: Tx, row: dict[str, Any]) -> None:
         values = dict(row)
         values["events"] = json.dumps(list(values["events"]))
-        cols = ", ".join(values)
-        marks = ", ".join("?" for _ in values)
-        tx.execute(
-            f"INSERT INTO webhook_endpoints ({cols}) VALUES ({marks})", tuple(values.values())
-        )
+        insert_row(tx, "webhook_endpoints", values)
 
     def get_endpoint(self, tx: Tx, endpoint_id: str) -> Row | None:
         row = tx.fetchone("SELECT * FROM webhook_endpoints WHERE id = ?", (endpoint_id,))
@@ -117,15 +113,7 @@ class WebhooksRepo:
 
     def enqueue(self, tx: Tx, row: dict[str, Any]) -> bool:
         """Queue a delivery; the (endpoint, event id) constraint makes it idempotent."""
-        cols = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        return (
-            tx.execute(
-                f"INSERT INTO deliveries ({cols}) VALUES ({marks}) ON CONFLICT DO NOTHING",
-                tuple(row.values()),
-            )
-            == 1
-        )
+        return insert_row(tx, "deliveries", row, conflict="ON CONFLICT DO NOTHING") == 1
 
     def fail_pending(self, tx: Tx, endpoint_id: str, message: str, now: int) -> int:
         """Settle an endpoint's queued deliveries as failed without sending them."""
@@ -176,14 +164,13 @@ class WebhooksRepo:
         """Deliveries with what sending them needs: url, secret and payload."""
         if not delivery_ids:
             return []
-        marks = ", ".join("?" for _ in delivery_ids)
         return tx.fetchall(
             "SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.seq, d.claimed_by,"
             " e.url, e.secret, ev.payload"
             " FROM deliveries d"
             " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
             " JOIN events ev ON ev.id = d.event_id"
-            f" WHERE d.id IN ({marks}) ORDER BY d.seq",
+            f" WHERE d.id IN ({marks(len(delivery_ids))}) ORDER BY d.seq",
             tuple(delivery_ids),
         )
 
