@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
@@ -179,3 +180,32 @@ def _stamps(store: Store, bucket: str) -> list[int]:
     with store.db.transaction(write=False) as tx:
         rows = tx.fetchall("SELECT at_ms FROM rate_events WHERE bucket = ?", (bucket,))
     return [int(r["at_ms"]) for r in rows]
+
+
+def test_upgrading_to_the_rate_summary_keeps_the_window(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database that logged calls before migration 0005 keeps enforcing them after it:
+    the summary rows are filled from the log, so a full window stays full."""
+    from svc_server.store import migrate, open_store
+
+    every = migrate.available()
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 5])
+    old = open_store(db_url)
+    old.migrate()
+    now_ms = 1_790_000_000_000
+    with old.db.transaction() as tx:
+        for i in range(3):
+            tx.execute(
+                "INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", ("b", now_ms - 10 - i)
+            )
+    old.close()
+    monkeypatch.setattr(migrate, "available", lambda: every)
+    store = open_store(db_url)
+    try:
+        assert store.migrate() == ["0005_rate_counts.sql"]
+        refused = store.accounts.admit("b", now_ms, 60_000, 3)
+        assert not refused.admitted and refused.in_window == 3
+        assert store.accounts.admit("b", now_ms + 60_000, 60_000, 3).admitted
+    finally:
+        store.close()
