@@ -78,25 +78,24 @@ def obj(
     return out
 
 
-def string(description: str | None = None, **keywords: Any) -> Schema:
-    out: Schema = {"type": "string", **keywords}
+def scalar(kind: str, description: str | None = None, **keywords: Any) -> Schema:
+    """A schema of JSON type ``kind`` with ``keywords`` (format, minimum, enum, ...)."""
+    out: Schema = {"type": kind, **keywords}
     if description:
         out["description"] = description
     return out
+
+
+def string(description: str | None = None, **keywords: Any) -> Schema:
+    return scalar("string", description, **keywords)
 
 
 def integer(description: str | None = None, **keywords: Any) -> Schema:
-    out: Schema = {"type": "integer", **keywords}
-    if description:
-        out["description"] = description
-    return out
+    return scalar("integer", description, **keywords)
 
 
 def number(description: str | None = None, **keywords: Any) -> Schema:
-    out: Schema = {"type": "number", **keywords}
-    if description:
-        out["description"] = description
-    return out
+    return scalar("number", description, **keywords)
 
 
 def enum(values: Iterable[str], description: str | None = None) -> Schema:
