@@ -29,7 +29,7 @@ def _interval(text: str) -> float:
 
 
 def _concurrency(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 64:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 64:
         raise argparse.ArgumentTypeError("must be a whole number from 1 to 64")
     return int(text)
 

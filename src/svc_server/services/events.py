@@ -103,8 +103,8 @@ def _instant(value: object, name: str) -> int | None:
     ``Z``, or None. Returned as whole Unix seconds."""
     if value is None:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and (digits := value.strip()).isascii() and digits.isdigit():
+        value = int(digits)  # isdigit alone accepts '²', which int() refuses
     if isinstance(value, bool):
         raise InvalidParams(f"subscription {name} must be a time, not a boolean.")
     if isinstance(value, int | float):
