@@ -1,18 +1,112 @@
-"""Strict query-parameter validation shared by every endpoint.
+"""Query parameters, declared once: each ``Param`` validates requests and documents the API.
+
+A declaration names the parameter, its kind (``string``, ``enum``, ``integer``,
+``boolean``), choices, ASCII pattern, bounds, default and description. ``read`` turns a
+strict-parsed query (``strict_query``) into typed values in declaration order; the
+OpenAPI document is built from the same declarations, so the validator and the document
+cannot disagree.
 
 Unknown, repeated and malformed parameters are ``InvalidParams`` (400) with a hint that
-names what is allowed, so a typo never silently falls back to a default.
+names what is allowed, so a typo never silently falls back to a default. Every pattern
+and every number is ASCII-only: ``１１６８０`` or Arabic-Indic digits are malformed, not a
+district.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Literal
+
+import attrs
 
 from svc_core.errors import InvalidParams
 
-_SIGUNGU = re.compile(r"\d{5}")
-_INT = re.compile(r"-?\d{1,18}")
+Kind = Literal["string", "enum", "integer", "boolean"]
+Value = str | int | bool | None
+
+_INT = re.compile(r"-?[0-9]{1,18}", re.ASCII)
+BOOLEANS = {"true": True, "false": False}
+
+
+@attrs.frozen(kw_only=True)
+class Param:
+    """One query parameter: how it is read and how the API reference describes it.
+
+    ``pattern`` is a regular expression the whole value must match (ASCII classes only);
+    ``message`` is what a malformed value is told (a default follows from the kind);
+    ``allow_empty`` makes ``?name=`` mean "absent" (else an empty value is malformed,
+    or "required" for a required parameter).
+    """
+
+    name: str
+    description: str
+    kind: Kind = "string"
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    pattern: str | None = None
+    max_length: int | None = None
+    low: int | None = None
+    high: int | None = None
+    default: Value = None
+    message: str | None = None
+    hint: str | None = None
+    example: str | None = None
+    allow_empty: bool = True
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind == "enum" and not self.choices:
+            raise ValueError(f"enum parameter {self.name!r} needs choices")
+        if self.kind == "integer" and (self.low is None or self.high is None):
+            raise ValueError(f"integer parameter {self.name!r} needs low and high")
+
+    def _bad(self, value: str) -> InvalidParams:
+        if self.kind == "enum":
+            text = f"must be one of: {', '.join(self.choices)}."
+        elif self.kind == "integer":
+            text = f"must be an integer from {self.low} to {self.high}."
+        elif self.kind == "boolean":
+            text = "must be true or false."
+        else:
+            text = "is malformed."
+        message = f"Query parameter {self.name!r} {self.message or text}"
+        return InvalidParams(message, hint=self.hint or f"Got {value[:64]!r}.")
+
+    def read(self, query: Mapping[str, str]) -> Value:
+        """This parameter's typed value from a strict-parsed query, or its default."""
+        raw = query.get(self.name)
+        if raw is None or (raw == "" and (self.allow_empty or self.required)):
+            if self.required:
+                raise InvalidParams(f"Query parameter {self.name!r} is required.", hint=self.hint)
+            return self.default
+        if self.kind == "enum":
+            if raw not in self.choices:
+                raise self._bad(raw)
+            return raw
+        if self.kind == "integer":
+            assert self.low is not None and self.high is not None  # checked at declaration
+            if not _INT.fullmatch(raw) or not self.low <= int(raw) <= self.high:
+                raise self._bad(raw)
+            return int(raw)
+        if self.kind == "boolean":
+            if raw not in BOOLEANS:
+                raise self._bad(raw)
+            return BOOLEANS[raw]
+        if self.max_length is not None and len(raw) > self.max_length:
+            raise self._bad(raw)
+        if self.pattern is not None and not re.fullmatch(self.pattern, raw, re.ASCII):
+            raise self._bad(raw)
+        return raw
+
+
+def names(decls: Iterable[Param]) -> frozenset[str]:
+    """The names a list of declarations accepts."""
+    return frozenset(p.name for p in decls)
+
+
+def read_all(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str, Value]:
+    """Every declared parameter's typed value, validated in declaration order."""
+    return {p.name: p.read(query) for p in decls}
 
 
 def strict_query(pairs: Sequence[tuple[str, str]], allowed: Collection[str]) -> dict[str, str]:
@@ -35,6 +129,9 @@ def strict_query(pairs: Sequence[tuple[str, str]], allowed: Collection[str]) -> 
     return out
 
 
+# Legacy readers, kept until every caller reads through ``Param`` declarations. ------------
+
+
 def optional(params: Mapping[str, str], name: str) -> str | None:
     """A parameter's value, or None when absent. An empty value counts as absent."""
     value = params.get(name)
@@ -43,30 +140,20 @@ def optional(params: Mapping[str, str], name: str) -> str | None:
 
 def required(params: Mapping[str, str], name: str, *, hint: str | None = None) -> str:
     """A parameter that must be present and non-empty."""
-    value = params.get(name)
-    if not value:
-        raise InvalidParams(f"Query parameter {name!r} is required.", hint=hint)
-    return value
+    return str(Param(name=name, description="", required=True, hint=hint).read(params))
 
 
 def enum(
     params: Mapping[str, str], name: str, choices: Sequence[str], default: str | None = None
 ) -> str | None:
     """A parameter restricted to ``choices``; ``default`` when absent."""
-    value = optional(params, name)
-    if value is None:
-        return default
-    if value not in choices:
-        raise InvalidParams(
-            f"Query parameter {name!r} must be one of: {', '.join(choices)}.",
-            hint=f"Got {value[:64]!r}.",
-        )
-    return value
+    value = Param(name=name, description="", kind="enum", choices=tuple(choices)).read(params)
+    return default if value is None else str(value)
 
 
 def sigungu_code(value: str, name: str = "sigungu_code") -> str:
-    """A 5-digit district code."""
-    if not _SIGUNGU.fullmatch(value):
+    """A 5-digit (ASCII) district code."""
+    if not re.fullmatch(r"[0-9]{5}", value, re.ASCII):
         raise InvalidParams(
             f"Query parameter {name!r} must be a 5-digit district code such as 11680.",
             hint="List valid codes with GET /api/v1/real-estate/dimensions.",
@@ -76,12 +163,5 @@ def sigungu_code(value: str, name: str = "sigungu_code") -> str:
 
 def integer(params: Mapping[str, str], name: str, *, low: int, high: int, default: int) -> int:
     """A decimal integer within ``[low, high]``; ``default`` when absent."""
-    value = optional(params, name)
-    if value is None:
-        return default
-    if not _INT.fullmatch(value) or not low <= int(value) <= high:
-        raise InvalidParams(
-            f"Query parameter {name!r} must be an integer from {low} to {high}.",
-            hint=f"Got {value[:64]!r}.",
-        )
-    return int(value)
+    decl = Param(name=name, description="", kind="integer", low=low, high=high, default=default)
+    return int(decl.read(params) or 0) if params.get(name) else default
