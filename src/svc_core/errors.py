@@ -66,8 +66,9 @@ class SvcError(Exception):
             self.code = code  # type: ignore[misc]  # instance override of a class default
         super().__init__(self.message)
 
-    def body(self, request_id: str) -> dict[str, Any]:
-        """SPEC's error body: ``{error: {code, message, hint?, request_id, ...}, _meta?}``."""
+    def body(self, request_id: str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """SPEC's error body: ``{error: {code, message, hint?, request_id, ...}, _meta?}``;
+        ``meta`` is the ``_meta`` to use when the error carries none of its own."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.hint is not None:
             error["hint"] = self.hint
@@ -76,6 +77,8 @@ class SvcError(Exception):
         out: dict[str, Any] = {"error": error}
         if self.meta is not None:
             out["_meta"] = self.meta
+        elif meta is not None:
+            out["_meta"] = dict(meta)
         return out
 
 

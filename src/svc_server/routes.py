@@ -7,32 +7,15 @@ One werkzeug ``Map`` built from ``ROUTES``; the app looks the matched endpoint u
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import attrs
-from werkzeug.routing import Map, Rule
-from werkzeug.wrappers import Response
-
+from svc_core.params import Param
 from svc_server.handlers import accounts, markets, realestate, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
+from svc_server.http.routing import Route
 from svc_server.services import realestate as re_service
 
-Handler = Callable[..., Response]
 
-
-@attrs.frozen(kw_only=True)
-class Route:
-    path: str
-    methods: tuple[str, ...]
-    handler: Handler
-    auth: str = "public"
-    params: frozenset[str] = frozenset()
-    counted: bool = False
-    csv: bool = False
-
-    @property
-    def endpoint(self) -> str:
-        return f"{self.methods[0]} {self.path}"
+def _names(names: frozenset[str]) -> tuple[Param, ...]:
+    return tuple(Param(name=n, description="") for n in sorted(names))
 
 
 ME = "/api/auth/me"
@@ -48,7 +31,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=realestate.pulse,
         auth="data",
-        params=re_service.PULSE_PARAMS,
+        params=_names(re_service.PULSE_PARAMS),
         counted=True,
         csv=True,
     ),
@@ -57,7 +40,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=realestate.series,
         auth="data",
-        params=re_service.SERIES_PARAMS,
+        params=_names(re_service.SERIES_PARAMS),
         counted=True,
         csv=True,
     ),
@@ -66,7 +49,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=realestate.coverage,
         auth="data",
-        params=re_service.COVERAGE_PARAMS,
+        params=_names(re_service.COVERAGE_PARAMS),
         counted=True,
         csv=True,
     ),
@@ -75,7 +58,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=realestate.indices,
         auth="data",
-        params=re_service.INDICES_PARAMS,
+        params=_names(re_service.INDICES_PARAMS),
         counted=True,
         csv=True,
     ),
@@ -84,7 +67,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=realestate.dimensions,
         auth="data",
-        params=re_service.DIMENSIONS_PARAMS,
+        params=_names(re_service.DIMENSIONS_PARAMS),
         counted=True,
     ),
     # marketplace vertical
@@ -93,7 +76,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=markets.pulse,
         auth="data",
-        params=frozenset({"region", "category", "period", "product_type"}),
+        params=_names(frozenset({"region", "category", "period", "product_type"})),
         counted=True,
     ),
     Route(
@@ -170,7 +153,7 @@ ROUTES: tuple[Route, ...] = (
         methods=("GET",),
         handler=webhooks.list_deliveries,
         auth="account",
-        params=webhooks.DELIVERY_PARAMS,
+        params=_names(webhooks.DELIVERY_PARAMS),
     ),
     Route(path=f"{ME}/invites", methods=("GET",), handler=accounts.get_invites, auth="account"),
     Route(
@@ -180,15 +163,6 @@ ROUTES: tuple[Route, ...] = (
         auth="account",
     ),
 )
-
-
-def build_map(routes: tuple[Route, ...] = ROUTES) -> Map:
-    """A werkzeug Map whose endpoints are the Route objects' ``endpoint`` names."""
-    return Map(
-        [Rule(r.path, methods=list(r.methods), endpoint=r.endpoint) for r in routes],
-        strict_slashes=False,
-        merge_slashes=False,
-    )
 
 
 BY_ENDPOINT: dict[str, Route] = {r.endpoint: r for r in ROUTES}

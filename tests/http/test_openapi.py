@@ -26,6 +26,7 @@ from openapi_spec_validator import validate
 from werkzeug.test import Client, TestResponse
 
 from svc_core.events import EVENT_TYPES
+from svc_core.params import Param
 from svc_server import routes
 from svc_server.app import SvcApp
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
@@ -69,7 +70,7 @@ def test_drift_is_detected_in_both_directions() -> None:
         methods=("GET",),
         handler=routes.ROUTES[0].handler,
         auth="data",
-        params=frozenset({"q"}),
+        params=(Param(name="q", description=""),),
     )
     found = drift((*routes.ROUTES, new))
     assert found.undocumented_operations == ("GET /api/v1/new/{thing_id}",)
@@ -83,8 +84,8 @@ def test_drift_is_detected_in_both_directions() -> None:
     assert drift(routes.ROUTES[1:]).stale_operations == (operation_key("GET", first.path),)
 
     pulse = next(r for r in routes.ROUTES if r.path.endswith("/real-estate/pulse"))
-    narrowed = attrs.evolve(pulse, params=pulse.params - {"dong"})
-    widened = attrs.evolve(pulse, params=pulse.params | {"debug"})
+    narrowed = attrs.evolve(pulse, params=tuple(p for p in pulse.params if p.name != "dong"))
+    widened = attrs.evolve(pulse, params=(*pulse.params, Param(name="debug", description="")))
     others = tuple(r for r in routes.ROUTES if r is not pulse)
     assert drift((*others, narrowed)).stale_params == (f"GET {pulse.path} ?dong",)
     assert drift((*others, widened)).undocumented_params == (f"GET {pulse.path} ?debug",)
@@ -105,7 +106,7 @@ def test_parameters_are_the_ones_each_route_accepts() -> None:
     by_key = {operation_key(m, r.path): r for r in routes.ROUTES for m in r.methods}
     for method, path, op in operations():
         route = by_key[f"{method} {path}"]
-        accepted = set(route.params) | ({"format"} if route.csv else set())
+        accepted = {p.name for p in route.params} | ({"format"} if route.csv else set())
         query = {p["name"] for p in op["parameters"] if p["in"] == "query"}
         assert query == accepted, f"{method} {path}"
         path_names = {p["name"] for p in op["parameters"] if p["in"] == "path"}

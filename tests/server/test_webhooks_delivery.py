@@ -342,7 +342,7 @@ def test_inline_worker_thread_delivers_and_stops(
     consumer_id, user_id = owner(store, clock)
     endpoint(store, clock, user_id, hook.url)
     app = make_app(store, webhook_allow_private=True)
-    inline = start_inline(app, interval=0.05)
+    inline = start_inline(app.store, app.config, clock=app.clock, interval=0.05)
     try:
         event = publish_key_revoked(store, consumer_id, clock())
         for _ in range(200):

@@ -9,8 +9,10 @@ import secrets
 import sys
 from typing import Any
 
+from svc_server.app import SvcApp, create_app
 from svc_server.commands.base import config_from_args, store_from_args
 from svc_server.config import Config
+from svc_server.delivery.worker import start_inline
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -66,9 +68,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def run_gunicorn(config: Config) -> None:
     """Serve ``create_app(config)`` with gunicorn's threaded workers."""
-    from gunicorn.app.base import BaseApplication
-
-    from svc_server.app import create_app
+    from gunicorn.app.base import BaseApplication  # the server extra; only serve needs it
 
     class _App(BaseApplication):  # type: ignore[misc]  # gunicorn ships no type hints
         def load_config(self) -> None:
@@ -86,10 +86,19 @@ def run_gunicorn(config: Config) -> None:
 
         def load(self) -> Any:
             setup_logging(config.log_level)
-            return create_app(config, migrate=False)
+            return served_app(config)
 
     print(f"svc: serving on http://{config.host}:{config.port} ({config.database_url})", flush=True)
     _App().run()
+
+
+def served_app(config: Config) -> SvcApp:
+    """The app one server process serves, with the inline webhook worker started in that
+    process when ``SVC_INLINE_WORKER`` is on (building an app never starts threads)."""
+    app = create_app(config, migrate=False)
+    if config.inline_worker:
+        start_inline(app.store, config, clock=app.clock)
+    return app
 
 
 def setup_logging(level: str) -> None:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svc_server import routes
 from svc_server.commands.base import config_from_args
 from svc_server.openapi import build_document
 from svc_server.openapi.reference import render_pages
@@ -41,8 +42,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def reference_pages() -> dict[str, str]:
     """The reference pages, built from the routing table with default settings."""
-    from svc_server import routes
-
     return render_pages(build_document(routes.ROUTES))
 
 
@@ -62,8 +61,6 @@ def cmd_openapi(args: argparse.Namespace) -> int:
         if args.check:
             print("svc: error: --check needs --docs DIR", file=sys.stderr)
             return 2
-        from svc_server import routes
-
         config = config_from_args(args)
         document = build_document(
             routes.ROUTES,

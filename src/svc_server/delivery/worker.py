@@ -32,19 +32,16 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING
 
 import attrs
 
 from svc_core.netguard import Resolver
+from svc_server.config import Config
 from svc_server.delivery.sender import SendResult
 from svc_server.services import events as event_service
 from svc_server.services import webhooks
 from svc_server.services.webhooks import DeliveryJob
 from svc_server.store import Store
-
-if TYPE_CHECKING:
-    from svc_server.app import SvcApp
 
 log = logging.getLogger("svc.worker")
 
@@ -225,15 +222,17 @@ class InlineWorker:
         self.thread.join(timeout)
 
 
-def start_inline(app: SvcApp, *, interval: float = DEFAULT_INTERVAL) -> InlineWorker:
+def start_inline(
+    store: Store,
+    config: Config,
+    *,
+    clock: Callable[[], float] = time.time,
+    interval: float = DEFAULT_INTERVAL,
+) -> InlineWorker:
     """Start delivering from a daemon thread of this server process
-    (``SVC_INLINE_WORKER=true``). Several processes may each run one."""
-    worker = Worker(
-        app.store,
-        allow_private=app.config.webhook_allow_private,
-        clock=app.clock,
-        concurrency=4,
-    )
+    (``SVC_INLINE_WORKER=true``, started by ``svc serve``). Several processes may each
+    run one."""
+    worker = Worker(store, allow_private=config.webhook_allow_private, clock=clock, concurrency=4)
     stopping = threading.Event()
     thread = threading.Thread(
         target=worker.run, args=(stopping, interval), name="svc-webhook-worker", daemon=True

@@ -2,121 +2,98 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from werkzeug.wrappers import Response
 
 from svc_core.errors import InvalidBody, JwtInvalid, SvcError, UsageFailed
 from svc_server.http import auth
-from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
-from svc_server.http.responses import json_response
+from svc_server.http.deps import Deps
+from svc_server.http.replies import account_reply, json_body, user_of
 from svc_server.services import accounts, sessions
-from svc_server.services.accounts import iso
-
-NO_STORE = {"Cache-Control": "private, no-store"}
 
 
-def _reply(ctx: Ctx, body: dict[str, Any], status: int = 200) -> Response:
-    """SPEC bodies as shown, plus ``meta: {request_id, timestamp}``."""
-    body = dict(body)
-    body["meta"] = {"request_id": ctx.request_id, "timestamp": iso(ctx.now)}
-    return json_response(body, status=status, headers=NO_STORE)
-
-
-def _body(ctx: Ctx, *, optional: bool = False) -> dict[str, Any]:
-    return read_json_object(ctx.request, max_bytes=ctx.app.config.max_body_bytes, optional=optional)
-
-
-def _user(ctx: Ctx) -> str:
-    assert ctx.user_id is not None  # the route's auth policy guarantees it
-    return ctx.user_id
-
-
-def post_session(ctx: Ctx) -> Response:
+def post_session(ctx: Ctx, deps: Deps) -> Response:
     if ctx.request.headers.get("Origin") not in (None, ""):
-        auth.check_origin(ctx)  # a browser on another site may not sign anyone in here
-    body = _body(ctx)
+        auth.check_origin(ctx.request, deps.config)  # no sign-in from another site's page
+    body = json_body(ctx, deps)
     unknown = sorted(set(body) - {"jwt"})
     if unknown:
         raise InvalidBody(f"Unknown field {unknown[0]!r}.", hint='Send {"jwt": "<token>"}.')
     token = body.get("jwt")
     if not isinstance(token, str) or not token:
         raise JwtInvalid('Send the identity provider\'s token as {"jwt": "..."}.')
-    identity = ctx.app.jwt_verifier().verify(token, now=ctx.now)
-    data = sessions.sign_in(ctx.app.store, ctx.app.config, identity, ctx.now, ctx.app.entropy(16))
+    identity = deps.verifier().verify(token, now=ctx.now)
+    data = sessions.sign_in(deps.store, deps.config, identity, ctx.now, deps.entropy(16))
     cookie = data.pop("_cookie")
-    response = _reply(ctx, {"data": data})
-    auth.set_cookie(ctx, response, cookie)
-    ctx.user_id = data["user"]["id"]
+    response = account_reply(ctx, {"data": data})
+    auth.set_cookie(deps.config, response, cookie)
     return response
 
 
-def delete_session(ctx: Ctx) -> Response:
+def delete_session(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.session_id is not None
-    sessions.sign_out(ctx.app.store, ctx.session_id, ctx.now)
-    ctx.after.clear()  # do not re-send the cookie we are clearing
-    response = _reply(ctx, {"signed_out": True})
-    auth.clear_cookie(ctx, response)
+    sessions.sign_out(deps.store, ctx.session_id, ctx.now)
+    response = account_reply(ctx, {"signed_out": True})
+    auth.clear_cookie(deps.config, response)  # settlement then does not renew it
     return response
 
 
-def get_usage(ctx: Ctx) -> Response:
+def get_usage(ctx: Ctx, deps: Deps) -> Response:
     try:
-        data = accounts.usage_summary(ctx.app.store, _user(ctx), ctx.now)
+        data = accounts.usage_summary(deps.store, user_of(ctx), ctx.now)
     except SvcError:
         raise
     except Exception as exc:  # SPEC: a failed usage read is 500 USAGE_FAILED (app logs it)
         raise UsageFailed() from exc
-    return _reply(ctx, {"data": data})
+    return account_reply(ctx, {"data": data})
 
 
-def list_keys(ctx: Ctx) -> Response:
-    return _reply(ctx, {"data": accounts.list_keys(ctx.app.store, _user(ctx), ctx.now)})
+def list_keys(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, {"data": accounts.list_keys(deps.store, user_of(ctx), ctx.now)})
 
 
-def create_key(ctx: Ctx) -> Response:
-    body = _body(ctx)
-    row = accounts.create_key(ctx.app.store, _user(ctx), body, ctx.now, ctx.app.entropy(16))
-    return _reply(ctx, {"data": row})
+def create_key(ctx: Ctx, deps: Deps) -> Response:
+    body = json_body(ctx, deps)
+    row = accounts.create_key(deps.store, user_of(ctx), body, ctx.now, deps.entropy(16))
+    return account_reply(ctx, {"data": row})
 
 
-def patch_key(ctx: Ctx, key_id: str) -> Response:
-    body = _body(ctx)
-    return _reply(
-        ctx, {"data": accounts.patch_key(ctx.app.store, _user(ctx), key_id, body, ctx.now)}
+def patch_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
+    body = json_body(ctx, deps)
+    return account_reply(
+        ctx, {"data": accounts.patch_key(deps.store, user_of(ctx), key_id, body, ctx.now)}
     )
 
 
-def rotate_key(ctx: Ctx, key_id: str) -> Response:
-    body = _body(ctx, optional=True)
-    out = accounts.rotate_key(ctx.app.store, _user(ctx), key_id, body, ctx.now, ctx.app.entropy(16))
-    return _reply(ctx, out)
+def rotate_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
+    body = json_body(ctx, deps, optional=True)
+    out = accounts.rotate_key(deps.store, user_of(ctx), key_id, body, ctx.now, deps.entropy(16))
+    return account_reply(ctx, out)
 
 
-def revoke_key(ctx: Ctx, key_id: str) -> Response:
-    accounts.revoke_key(ctx.app.store, key_id, ctx.now, user_id=_user(ctx))
-    return _reply(ctx, {"revoked": True})
+def revoke_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
+    accounts.revoke_key(deps.store, key_id, ctx.now, user_id=user_of(ctx))
+    return account_reply(ctx, {"revoked": True})
 
 
-def get_team(ctx: Ctx) -> Response:
-    return _reply(ctx, accounts.team(ctx.app.store, _user(ctx), ctx.now))
+def get_team(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, accounts.team(deps.store, user_of(ctx), ctx.now))
 
 
-def post_team(ctx: Ctx) -> Response:
-    body = _body(ctx)
-    return _reply(ctx, {"data": accounts.invite(ctx.app.store, _user(ctx), body, ctx.now)})
+def post_team(ctx: Ctx, deps: Deps) -> Response:
+    body = json_body(ctx, deps)
+    return account_reply(ctx, {"data": accounts.invite(deps.store, user_of(ctx), body, ctx.now)})
 
 
-def delete_member(ctx: Ctx, member_id: str) -> Response:
-    accounts.remove_member(ctx.app.store, _user(ctx), member_id, ctx.now)
-    return _reply(ctx, {"removed": True})
+def delete_member(ctx: Ctx, deps: Deps, member_id: str) -> Response:
+    accounts.remove_member(deps.store, user_of(ctx), member_id, ctx.now)
+    return account_reply(ctx, {"removed": True})
 
 
-def get_invites(ctx: Ctx) -> Response:
-    return _reply(ctx, {"invites": accounts.my_invites(ctx.app.store, _user(ctx), ctx.now)})
+def get_invites(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, {"invites": accounts.my_invites(deps.store, user_of(ctx), ctx.now)})
 
 
-def accept_invite(ctx: Ctx, invite_id: str) -> Response:
-    accounts.accept_invite(ctx.app.store, _user(ctx), invite_id, ctx.now)
-    return _reply(ctx, {"accepted": True})
+def accept_invite(ctx: Ctx, deps: Deps, invite_id: str) -> Response:
+    accounts.accept_invite(deps.store, user_of(ctx), invite_id, ctx.now)
+    return account_reply(ctx, {"accepted": True})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from werkzeug.wrappers import Response
 
 from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.services import markets as service
 
@@ -19,17 +20,17 @@ CACHE_HEADERS = {
 }
 
 
-def pulse(ctx: Ctx) -> Response:
+def pulse(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     rows, meta = service.pulse(
-        ctx.app.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
+        deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
     )
     return json_response({"data": rows, "_meta": meta}, headers=CACHE_HEADERS)
 
 
-def dimensions(ctx: Ctx) -> Response:
+def dimensions(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     data, meta = service.dimensions(
-        ctx.app.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
+        deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
     )
     return json_response({"data": data, "_meta": meta}, headers=CACHE_HEADERS)

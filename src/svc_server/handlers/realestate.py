@@ -17,6 +17,7 @@ from typing import Any
 from werkzeug.wrappers import Response
 
 from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
 from svc_server.http.negotiation import wants_csv
 from svc_server.http.responses import csv_response, json_response
 from svc_server.services import realestate as service
@@ -27,9 +28,9 @@ HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
 Service = Callable[..., tuple[Any, dict[str, Any]]]
 
 
-def links(ctx: Ctx) -> service.Links:
+def links(deps: Deps) -> service.Links:
     """The disclosure and pricing pages of this deployment."""
-    base = ctx.app.config.public_url
+    base = deps.config.public_url
     return service.Links(disclosure_url=f"{base}/disclosure", upgrade_url=f"{base}/pricing")
 
 
@@ -62,16 +63,18 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _run(ctx: Ctx, fn: Service, columns: Sequence[str] | None, filename: str) -> Response:
+def _run(
+    ctx: Ctx, deps: Deps, fn: Service, columns: Sequence[str] | None, filename: str
+) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
     data, meta = fn(
-        ctx.app.store,
+        deps.store,
         ctx.caller,
         {k: v for k, v in ctx.params.items() if k != "format"},
         request_id=ctx.request_id,
         now=ctx.now,
-        links=links(ctx),
+        links=links(deps),
     )
     if csv and columns is not None:
         response = csv_response(columns, data, headers=envelope_headers(meta), filename=filename)
@@ -82,21 +85,21 @@ def _run(ctx: Ctx, fn: Service, columns: Sequence[str] | None, filename: str) ->
     return response
 
 
-def pulse(ctx: Ctx) -> Response:
-    return _run(ctx, service.pulse, service.PULSE_COLUMNS, "pulse.csv")
+def pulse(ctx: Ctx, deps: Deps) -> Response:
+    return _run(ctx, deps, service.pulse, service.PULSE_COLUMNS, "pulse.csv")
 
 
-def series(ctx: Ctx) -> Response:
-    return _run(ctx, service.series, service.PULSE_COLUMNS, "pulse-series.csv")
+def series(ctx: Ctx, deps: Deps) -> Response:
+    return _run(ctx, deps, service.series, service.PULSE_COLUMNS, "pulse-series.csv")
 
 
-def coverage(ctx: Ctx) -> Response:
-    return _run(ctx, service.coverage, service.COVERAGE_COLUMNS, "coverage.csv")
+def coverage(ctx: Ctx, deps: Deps) -> Response:
+    return _run(ctx, deps, service.coverage, service.COVERAGE_COLUMNS, "coverage.csv")
 
 
-def indices(ctx: Ctx) -> Response:
-    return _run(ctx, service.indices, service.INDEX_COLUMNS, "indices.csv")
+def indices(ctx: Ctx, deps: Deps) -> Response:
+    return _run(ctx, deps, service.indices, service.INDEX_COLUMNS, "indices.csv")
 
 
-def dimensions(ctx: Ctx) -> Response:
-    return _run(ctx, service.dimensions, None, "dimensions.csv")
+def dimensions(ctx: Ctx, deps: Deps) -> Response:
+    return _run(ctx, deps, service.dimensions, None, "dimensions.csv")

@@ -16,15 +16,16 @@ from svc_core import confidence, envelope, plans, stats
 from svc_core.demo import DEMO_LIMITATION
 from svc_core.sources import rtms
 from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.services import status
 
 PAGE_CACHE = "public, max-age=3600"
 
 
-def get_status(ctx: Ctx) -> Response:
+def get_status(ctx: Ctx, deps: Deps) -> Response:
     """GET /api/status: 200 when every probe answers, 503 otherwise."""
-    healthy, body = status.check(ctx.app.store, ctx.now)
+    healthy, body = status.check(deps.store, ctx.now)
     return json_response(
         body,
         status=200 if healthy else 503,
@@ -165,7 +166,7 @@ def disclosure_body() -> str:
     return "".join(parts)
 
 
-def get_disclosure(ctx: Ctx) -> Response:
+def get_disclosure(ctx: Ctx, deps: Deps) -> Response:
     """GET /disclosure: the page ``_meta.disclosure_url`` points at."""
     return _page("svc real-estate data: disclosure", disclosure_body())
 
@@ -201,6 +202,6 @@ def pricing_body() -> str:
     )
 
 
-def get_pricing(ctx: Ctx) -> Response:
+def get_pricing(ctx: Ctx, deps: Deps) -> Response:
     """GET /pricing: the plans, where a 403's ``upgrade_url`` points."""
     return _page("svc plans", pricing_body())

@@ -4,54 +4,55 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
-from svc_server.handlers.accounts import _body, _reply, _user
 from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
+from svc_server.http.replies import account_reply, json_body, user_of
 from svc_server.services import webhooks
 
 DELIVERY_PARAMS = frozenset({"limit", "offset"})
 
 
-def list_endpoints(ctx: Ctx) -> Response:
-    return _reply(ctx, {"data": webhooks.list_endpoints(ctx.app.store, _user(ctx))})
+def list_endpoints(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, {"data": webhooks.list_endpoints(deps.store, user_of(ctx))})
 
 
-def create_endpoint(ctx: Ctx) -> Response:
-    body = _body(ctx)
+def create_endpoint(ctx: Ctx, deps: Deps) -> Response:
+    body = json_body(ctx, deps)
     row = webhooks.create_endpoint(
-        ctx.app.store,
-        _user(ctx),
+        deps.store,
+        user_of(ctx),
         body,
         ctx.now,
-        ctx.app.entropy(32),
-        allow_private=ctx.app.config.webhook_allow_private,
+        deps.entropy(32),
+        allow_private=deps.config.webhook_allow_private,
     )
-    return _reply(ctx, {"data": row})
+    return account_reply(ctx, {"data": row})
 
 
-def revoke_endpoint(ctx: Ctx, endpoint_id: str) -> Response:
-    webhooks.revoke_endpoint(ctx.app.store, _user(ctx), endpoint_id, ctx.now)
-    return _reply(ctx, {"revoked": True})
+def revoke_endpoint(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
+    webhooks.revoke_endpoint(deps.store, user_of(ctx), endpoint_id, ctx.now)
+    return account_reply(ctx, {"revoked": True})
 
 
-def enable_endpoint(ctx: Ctx, endpoint_id: str) -> Response:
-    row = webhooks.enable_endpoint(ctx.app.store, _user(ctx), endpoint_id, ctx.now)
-    return _reply(ctx, {"data": row})
+def enable_endpoint(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
+    row = webhooks.enable_endpoint(deps.store, user_of(ctx), endpoint_id, ctx.now)
+    return account_reply(ctx, {"data": row})
 
 
-def send_test(ctx: Ctx, endpoint_id: str) -> Response:
+def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
     out = webhooks.send_test(
-        ctx.app.store,
-        _user(ctx),
+        deps.store,
+        user_of(ctx),
         endpoint_id,
         now=ctx.now,
-        entropy=ctx.app.entropy(16),
-        docs_url=f"{ctx.app.config.public_url}/docs/webhooks",
-        clock=ctx.app.clock,
-        allow_private=ctx.app.config.webhook_allow_private,
+        entropy=deps.entropy(16),
+        docs_url=f"{deps.config.public_url}/docs/webhooks",
+        clock=deps.clock,
+        allow_private=deps.config.webhook_allow_private,
     )
-    return _reply(ctx, {"data": out})
+    return account_reply(ctx, {"data": out})
 
 
-def list_deliveries(ctx: Ctx, endpoint_id: str) -> Response:
-    out = webhooks.deliveries(ctx.app.store, _user(ctx), endpoint_id, ctx.params, ctx.now)
-    return _reply(ctx, {"data": out})
+def list_deliveries(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
+    out = webhooks.deliveries(deps.store, user_of(ctx), endpoint_id, ctx.params, ctx.now)
+    return account_reply(ctx, {"data": out})

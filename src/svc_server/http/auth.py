@@ -1,142 +1,180 @@
-"""Authentication of requests: who is calling, and may they call now.
+"""Admission and settlement: who is calling, may they call now, and what the call held.
 
-``authenticate_data`` guards ``/api/v1/*``: an ``X-API-Key`` header (which wins when a
-cookie is also sent) or the ``svc_session`` cookie; then the per-minute limit and the
-monthly quota. ``authenticate_account`` guards ``/api/auth/me/*``: the cookie only, plus
-the CSRF origin check on writes. Each raises an ``SvcError`` or fills the context.
+``admit`` resolves the caller of a route and returns an ``Admission``; it never raises
+for a refusal, it returns it (``refused``), so the dispatcher shows the whole order:
+admit, then the handler (or the refusal), then ``settle``. ``data`` routes (``/api/v1``)
+take an ``X-API-Key`` header (which wins over a cookie) or the ``svc_session`` cookie,
+then the per-minute limit and, when counted, one held unit of monthly quota. ``account``
+routes take the cookie only, plus the CSRF origin check on writes. ``settle`` keeps a
+2xx call's quota unit (or refunds it), adds the rate-limit and quota headers and renews
+the session cookie.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
-from werkzeug.wrappers import Response
+from werkzeug.wrappers import Request, Response
 
+from svc_core.caller import Caller
 from svc_core.errors import CsrfRejected, NotSignedIn, RateLimited, SvcError, Unauthorized
 from svc_core.iprules import client_address
-from svc_server.http.context import Ctx
+from svc_server.config import Config
+from svc_server.http.deps import Deps
+from svc_server.http.routing import Route
 from svc_server.services import access, sessions
-
-if TYPE_CHECKING:
-    from svc_server.routes import Route
 
 COOKIE_NAME = "svc_session"
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-
-
-def client_ip(ctx: Ctx) -> str:
-    """The socket peer, or the forwarded client when the peer is a trusted proxy."""
-    return client_address(
-        ctx.request.remote_addr or "0.0.0.0",  # noqa: S104 - an unknown peer, not a bind
-        ", ".join(ctx.request.headers.getlist("X-Forwarded-For")) or None,
-        ctx.app.config.trusted_proxies,
-    )
-
-
 DATA_ERROR_META = {"service": "svc", "api_version": "v1"}
 
 
-def authenticate_data(ctx: Ctx, route: Route) -> None:
-    """Resolve the caller, admit it under its limits, and arrange usage accounting.
+@attrs.frozen(kw_only=True)
+class Admission:
+    """The outcome of ``admit``: the caller (data routes) or user (account routes), the
+    session to renew, the quota unit held, and the refusal to answer instead, if any,
+    with the ``_meta`` that refusal carries (SPEC's 401 body)."""
 
-    Every refusal here (401, 402, 403, 429) carries ``_meta: {service, api_version}``
-    as SPEC's 401 body shows.
-    """
+    caller: Caller | None = None
+    user_id: str | None = None
+    session: sessions.ActiveSession | None = None
+    held: access.Reservation | None = None
+    refused: SvcError | None = None
+    refusal_meta: dict[str, Any] | None = None
+
+
+def client_ip(request: Request, config: Config) -> str:
+    """The socket peer, or the forwarded client when the peer is a trusted proxy."""
+    return client_address(
+        request.remote_addr or "0.0.0.0",  # noqa: S104 - an unknown peer, not a bind
+        ", ".join(request.headers.getlist("X-Forwarded-For")) or None,
+        config.trusted_proxies,
+    )
+
+
+def refusal_meta(caller: Caller | None) -> dict[str, Any]:
+    """``_meta`` of a data route's refusal: service, version and, once known, the limit."""
+    meta: dict[str, Any] = dict(DATA_ERROR_META)
+    if caller is not None:
+        meta["rate_limit"] = {
+            "limit_per_min": caller.rate_limit_per_minute,
+            "remaining": caller.rate_remaining,
+        }
+    return meta
+
+
+def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
+    """Resolve and admit the caller of ``route`` (see the module docstring)."""
+    if route.auth == "data":
+        return _admit_data(deps, route, request, now)
+    if route.auth == "account":
+        try:
+            session = _session(deps, request, now, required_error=NotSignedIn)
+        except SvcError as err:
+            return Admission(refused=err)
+        try:
+            if request.method in WRITE_METHODS:
+                check_origin(request, deps.config)
+        except SvcError as err:
+            return Admission(refused=err, session=session)
+        return Admission(user_id=session.user_id, session=session)
+    return Admission()
+
+
+def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admission:
+    store = deps.store
+    caller: Caller | None = None
+    session = None
     try:
-        _authenticate_data(ctx, route)
-    except SvcError as err:
-        if err.meta is None:
-            err.meta = dict(DATA_ERROR_META)
-            if ctx.caller is not None:
-                err.meta["rate_limit"] = {
-                    "limit_per_min": ctx.caller.rate_limit_per_minute,
-                    "remaining": ctx.caller.rate_remaining,
-                }
-        raise
-
-
-def _authenticate_data(ctx: Ctx, route: Route) -> None:
-    store, now = ctx.app.store, ctx.now
-    headers = ctx.request.headers
-    api_keys = headers.getlist("X-API-Key")
-    if len(api_keys) > 1:
-        raise Unauthorized("Send exactly one X-API-Key header.")
-    if api_keys:
-        caller = access.authenticate_key(store, api_keys[0], client_ip=client_ip(ctx), now=now)
-    else:
-        session = _session(ctx, required_error=Unauthorized)
-        caller = access.session_caller(store, session.user_id)
-    try:
+        api_keys = request.headers.getlist("X-API-Key")
+        if len(api_keys) > 1:
+            raise Unauthorized("Send exactly one X-API-Key header.")
+        if api_keys:
+            ip = client_ip(request, deps.config)
+            caller = access.authenticate_key(store, api_keys[0], client_ip=ip, now=now)
+        else:
+            session = _session(deps, request, now, required_error=Unauthorized)
+            caller = access.session_caller(store, session.user_id)
         admitted = access.admit(store, caller, now, counted=route.counted)
-    except RateLimited:
-        ctx.caller = attrs.evolve(caller, rate_remaining=0)
-        raise
+    except RateLimited as err:
+        assert caller is not None  # the limit is checked only for a known caller
+        limited = attrs.evolve(caller, rate_remaining=0)
+        return Admission(refused=err, refusal_meta=refusal_meta(limited), session=session)
+    except SvcError as err:
+        return Admission(refused=err, refusal_meta=refusal_meta(caller), session=session)
     caller = admitted.caller
-    ctx.caller = caller
-    ctx.response_headers["X-RateLimit-Limit"] = str(caller.rate_limit_per_minute)
-    ctx.response_headers["X-RateLimit-Remaining"] = str(caller.rate_remaining)
-    held = admitted.reservation
+    refused = access.quota_exceeded(caller) if admitted.exhausted else None
+    return Admission(
+        caller=caller,
+        user_id=caller.user_id,
+        session=session,
+        held=admitted.reservation,
+        refused=refused,
+        refusal_meta=refusal_meta(caller) if refused else None,
+    )
 
-    def settle(response: Response) -> None:
-        # Runs on every response, errors included (the app guarantees it).
+
+def settle(deps: Deps, admission: Admission, response: Response, now: float) -> None:
+    """Settle what ``admission`` held once ``response`` is known (errors included)."""
+    caller = admission.caller
+    if caller is not None:
         used = None
+        held = admission.held
         if held is not None:
             succeeded = 200 <= response.status_code < 300
-            access.settle(store, held, succeeded, now)
+            access.settle(deps.store, held, succeeded, now)
             if held.mode == "live":
                 used = held.count if succeeded else held.count - 1
-        for name, value in access.quota_headers(store, caller, now, used).items():
-            response.headers[name] = value
-
-    ctx.after.append(settle)
-    if admitted.exhausted:
-        raise access.quota_exceeded(caller)  # 402 once the month's quota is used up
-
-
-def authenticate_account(ctx: Ctx, route: Route) -> None:
-    """Resolve the signed-in user of an account endpoint (cookie only)."""
-    session = _session(ctx, required_error=NotSignedIn)
-    if ctx.request.method in WRITE_METHODS:
-        check_origin(ctx)
-    ctx.user_id = session.user_id
-    ctx.session_id = session.session_id
+        headers = response.headers
+        headers.setdefault("X-RateLimit-Limit", str(caller.rate_limit_per_minute))
+        headers.setdefault("X-RateLimit-Remaining", str(caller.rate_remaining))
+        for name, value in access.quota_headers(deps.store, caller, now, used).items():
+            headers[name] = value
+    session = admission.session
+    if session is not None and not _sets_cookie(response):
+        set_cookie(deps.config, response, session.cookie)
 
 
-def check_origin(ctx: Ctx) -> None:
+def _sets_cookie(response: Response) -> bool:
+    """Whether the handler set or cleared the session cookie itself (sign-in, sign-out)."""
+    prefix = COOKIE_NAME + "="
+    return any(v.startswith(prefix) for v in response.headers.getlist("Set-Cookie"))
+
+
+def check_origin(request: Request, config: Config) -> None:
     """Cookie-authenticated writes must come from a configured site origin."""
-    origin = ctx.request.headers.get("Origin")
+    origin = request.headers.get("Origin")
     if not origin or origin == "null":
-        referer = ctx.request.headers.get("Referer")
+        referer = request.headers.get("Referer")
         if referer:
             try:
                 parts = urlsplit(referer)
                 origin = f"{parts.scheme}://{parts.netloc}"
             except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
                 origin = None
-    allowed = ctx.app.config.site_origins
-    if not origin or origin.lower().rstrip("/") not in allowed:
+    if not origin or origin.lower().rstrip("/") not in config.site_origins:
         raise CsrfRejected(
             "Cookie-authenticated writes need an Origin header of this site.",
             hint="Call from the dashboard's origin, or configure SVC_SITE_ORIGINS.",
         )
 
 
-def _session(ctx: Ctx, *, required_error: type[Unauthorized]) -> sessions.ActiveSession:
-    cookie = ctx.request.cookies.get(COOKIE_NAME)
+def _session(
+    deps: Deps, request: Request, now: float, *, required_error: type[Unauthorized]
+) -> sessions.ActiveSession:
+    cookie = request.cookies.get(COOKIE_NAME)
     if not cookie:
         raise required_error()
-    session = sessions.resume(ctx.app.store, ctx.app.config, cookie, ctx.now)
+    session = sessions.resume(deps.store, deps.config, cookie, now)
     if session is None:
         raise required_error("Your session has expired or was signed out; sign in again.")
-    ctx.after.append(lambda response: set_cookie(ctx, response, session.cookie))
     return session
 
 
-def set_cookie(ctx: Ctx, response: Response, value: str) -> None:
+def set_cookie(config: Config, response: Response, value: str) -> None:
     """(Re)send the session cookie: HttpOnly, Secure, SameSite=Lax, 15 minutes."""
-    config = ctx.app.config
     response.set_cookie(
         COOKIE_NAME,
         value,
@@ -149,8 +187,8 @@ def set_cookie(ctx: Ctx, response: Response, value: str) -> None:
     )
 
 
-def clear_cookie(ctx: Ctx, response: Response) -> None:
-    config = ctx.app.config
+def clear_cookie(config: Config, response: Response) -> None:
+    """Tell the browser to forget the session cookie."""
     response.delete_cookie(
         COOKIE_NAME,
         path="/",

@@ -1,24 +1,18 @@
-"""The per-request context handed to handlers: plain values, no globals."""
+"""The per-request values handed to handlers: plain values, no globals, no app."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
 import attrs
-from werkzeug.wrappers import Request, Response
+from werkzeug.wrappers import Request
 
 from svc_core.caller import Caller
 
-if TYPE_CHECKING:
-    from svc_server.app import SvcApp
 
-
-@attrs.define(kw_only=True)
+@attrs.frozen(kw_only=True)
 class Ctx:
-    """What one request knows as it moves through the pipeline."""
+    """One admitted request: the raw request, its id and clock reading, its strict-parsed
+    query, and who is calling (``caller`` on data routes, ``user_id`` on account routes)."""
 
-    app: SvcApp
     request: Request
     request_id: str
     now: float
@@ -26,7 +20,3 @@ class Ctx:
     caller: Caller | None = None
     user_id: str | None = None
     session_id: str | None = None
-    consumer_id: str | None = None
-    response_headers: dict[str, str] = attrs.field(factory=dict)
-    after: list[Callable[[Response], None]] = attrs.field(factory=list)
-    log: dict[str, Any] = attrs.field(factory=dict)

@@ -9,6 +9,7 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
+from svc_core.csvfmt import render_csv
 from svc_core.errors import SvcError
 
 JSON_TYPE = "application/json"
@@ -63,18 +64,18 @@ def csv_response(
     filename: str = "data.csv",
 ) -> Response:
     """An RFC 4180 CSV response with a UTF-8 byte-order mark."""
-    from svc_core.csvfmt import render_csv
-
     out = Response(render_csv(columns, rows), status=200, headers=dict(headers or {}))
     out.headers["Content-Type"] = CSV_TYPE
     out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
     return out
 
 
-def error_response(err: SvcError, request_id: str) -> Response:
-    """SPEC's error body for any ``SvcError``, always JSON whatever was negotiated."""
-    response = json_response(err.body(request_id), status=err.status, headers=err.headers)
-    return response
+def error_response(
+    err: SvcError, request_id: str, meta: Mapping[str, Any] | None = None
+) -> Response:
+    """SPEC's error body for any ``SvcError``, always JSON whatever was negotiated;
+    ``meta`` is the ``_meta`` of an error that carries none of its own."""
+    return json_response(err.body(request_id, meta), status=err.status, headers=err.headers)
 
 
 # Renderers by format name (Datasette-style registry): body -> Response.

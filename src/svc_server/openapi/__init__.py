@@ -15,17 +15,14 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 
 from svc_core.events import EVENT_TYPES
 from svc_server.config import Config
+from svc_server.http.routing import Route
 from svc_server.openapi.operations import OPERATIONS, TAGS, Json, Operation, query
 from svc_server.openapi.schemas import LAYER_ENVELOPE, SCHEMAS, event_envelope, obj, ref
-
-if TYPE_CHECKING:
-    from svc_server.routes import Route
 
 __all__ = [
     "OPENAPI_VERSION",
@@ -305,7 +302,7 @@ def operation_key(method: str, rule: str) -> str:
 
 
 def _accepted_params(route: Route) -> list[str]:
-    return sorted(set(route.params) | ({"format"} if route.csv else set()))
+    return sorted(route.accepted)
 
 
 def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:

@@ -1,0 +1,39 @@
+"""What handlers depend on, handed to them explicitly instead of the whole app."""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable
+
+import attrs
+
+from svc_server.config import Config
+from svc_server.identity import JwtVerifier
+from svc_server.store import Store
+
+
+def new_id() -> str:
+    """A fresh random UUID as text: the default id source."""
+    return str(uuid.uuid4())
+
+
+@attrs.frozen(kw_only=True)
+class Deps:
+    """The store, configuration, clock, id and entropy sources, identity verifier and the
+    API document: everything a handler may use besides its request."""
+
+    store: Store
+    config: Config
+    clock: Callable[[], float]
+    entropy: Callable[[int], bytes]
+    ids: Callable[[], str] = new_id
+    verifier: Callable[[], JwtVerifier]
+    document: Callable[[], tuple[bytes, str]]
+    """The rendered OpenAPI document and its ETag."""
+
+
+def lazy_verifier(config: Config) -> Callable[[], JwtVerifier]:
+    """The identity-token verifier, built from ``config`` on first use (a bad identity
+    configuration then fails sign-ins, not the whole server)."""
+    return functools.cache(lambda: JwtVerifier.from_config(config))

@@ -1,0 +1,127 @@
+"""The dispatcher: one downward walk per request.
+
+match the route → ``admit`` the caller → read the query through the route's
+declarations → the handler (or the admission's refusal) → ``settle`` what admission
+held. Every failure becomes SPEC's JSON error body here, in one place; nothing below
+calls back up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+import attrs
+from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
+from werkzeug.exceptions import NotFound as WzNotFound
+from werkzeug.routing import Map
+from werkzeug.wrappers import Request, Response
+
+from svc_core import params
+from svc_core.errors import (
+    InvalidParams,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    ServerError,
+    SvcError,
+    UriTooLong,
+)
+from svc_server.http import auth
+from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
+from svc_server.http.responses import error_response
+from svc_server.http.routing import Route
+
+error_log = logging.getLogger("svc.error")
+
+
+def parse_query(raw: bytes) -> list[tuple[str, str]]:
+    """Decode a query string strictly: invalid percent-escapes to UTF-8 are a 400."""
+    try:
+        text = raw.decode("ascii")
+        return parse_qsl(
+            text, keep_blank_values=True, strict_parsing=False, encoding="utf-8", errors="strict"
+        )
+    except UnicodeDecodeError:
+        raise InvalidParams(
+            "The query string is not valid UTF-8 after percent-decoding.",
+            hint="Percent-encode parameters as UTF-8.",
+        ) from None
+
+
+def match(
+    url_map: Map, routes: Mapping[str, Route], request: Request
+) -> tuple[Route, Mapping[str, Any]]:
+    """The route and path values of ``request``; 404, 405 or 400 when there is none."""
+    try:
+        adapter = url_map.bind_to_environ(request.environ)
+    except HTTPException:  # werkzeug's BadHost: a Host header it cannot IDNA-encode
+        raise InvalidParams(
+            "The Host header is not a valid host name.", hint="Send the server's host name."
+        ) from None
+    try:
+        endpoint, values = adapter.match()
+    except WzNotFound:
+        raise NotFound(
+            f"No such path: {request.path[:200]}", hint="See /api/v1/openapi.json."
+        ) from None
+    except WzMethodNotAllowed as exc:
+        allowed = sorted(exc.valid_methods or [])
+        raise MethodNotAllowed(
+            f"{request.method} is not allowed here.",
+            headers={"Allow": ", ".join(allowed)},
+            hint=f"Allowed: {', '.join(allowed)}.",
+        ) from None
+    except HTTPException as exc:  # redirects for slashes are disabled; anything else
+        raise InvalidParams(exc.description or "Bad request.") from None
+    return routes[str(endpoint)], values
+
+
+def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None = None) -> Response:
+    if isinstance(err, HTTPException) and err.code == 413:
+        err = PayloadTooLarge()
+    if isinstance(err, SvcError):
+        if err.status >= 500:
+            error_log.error("request %s failed", request_id, exc_info=err)
+        return error_response(err, request_id, meta)
+    error_log.error("request %s failed with an unexpected error", request_id, exc_info=err)
+    return error_response(ServerError("Internal error."), request_id)
+
+
+def dispatch(
+    deps: Deps, url_map: Map, routes: Mapping[str, Route], ctx: Ctx
+) -> tuple[Response, Ctx]:
+    """Answer one request; returns the response and the context as admitted (for the log)."""
+    request = ctx.request
+    max_url = deps.config.max_url_bytes
+    try:
+        if len(request.environ.get("PATH_INFO", "")) + len(request.query_string) > max_url:
+            raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
+        route, values = match(url_map, routes, request)
+    except SvcError as err:
+        return _failure(err, ctx.request_id), ctx
+    admission = auth.admit(deps, route, request, ctx.now)
+    ctx = attrs.evolve(
+        ctx,
+        caller=admission.caller,
+        user_id=admission.user_id,
+        session_id=admission.session.session_id if admission.session else None,
+    )
+    try:
+        if admission.refused is not None:
+            raise admission.refused
+        query = params.strict_query(parse_query(request.query_string), route.accepted)
+        ctx = attrs.evolve(ctx, params=query)
+        response = route.handler(ctx, deps, **values)
+    except Exception as err:  # every failure is answered in SPEC's shape, never raised
+        meta = admission.refusal_meta if err is admission.refused else None
+        response = _failure(err, ctx.request_id, meta)
+    try:
+        auth.settle(deps, admission, response, ctx.now)
+    except Exception:
+        error_log.exception("request %s: settling the call failed", ctx.request_id)
+    return response, ctx

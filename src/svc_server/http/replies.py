@@ -1,0 +1,34 @@
+"""Reply helpers shared by the account handlers: SPEC bodies with ``meta``, JSON bodies
+read under the configured limit, and the signed-in user of an account route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from werkzeug.wrappers import Response
+
+from svc_server.http.body import read_json_object
+from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
+from svc_server.http.responses import json_response
+from svc_server.services.accounts import iso
+
+NO_STORE = {"Cache-Control": "private, no-store"}
+
+
+def account_reply(ctx: Ctx, body: dict[str, Any], status: int = 200) -> Response:
+    """SPEC bodies as shown, plus ``meta: {request_id, timestamp}``; never cached."""
+    out = dict(body)
+    out["meta"] = {"request_id": ctx.request_id, "timestamp": iso(ctx.now)}
+    return json_response(out, status=status, headers=NO_STORE)
+
+
+def json_body(ctx: Ctx, deps: Deps, *, optional: bool = False) -> dict[str, Any]:
+    """The request's JSON object body (``{}`` for none when ``optional``)."""
+    return read_json_object(ctx.request, max_bytes=deps.config.max_body_bytes, optional=optional)
+
+
+def user_of(ctx: Ctx) -> str:
+    """The signed-in user of an account route (its auth policy guarantees one)."""
+    assert ctx.user_id is not None
+    return ctx.user_id

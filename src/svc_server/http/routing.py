@@ -1,0 +1,74 @@
+"""Routes: each path's methods, handler, auth policy, parameters and API-reference text.
+
+A ``Route`` carries everything said about one operation, so nothing is keyed by strings
+in a second table: the dispatcher reads ``auth``, ``params``, ``counted`` and ``csv``;
+the OpenAPI builder reads the same fields plus ``doc``. ``auth`` is ``public``, ``data``
+(API key or cookie; rate-limited; quota-counted when ``counted``) or ``account`` (cookie
+only). The table itself lives in ``svc_server.routes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+from werkzeug.routing import Map, Rule
+from werkzeug.wrappers import Response
+
+from svc_core.params import Param
+
+Handler = Callable[..., Response]
+Json = dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class Operation:
+    """What the API reference says about an operation beyond what the route implies.
+
+    ``responses`` are the operation's own (the builder adds the shared 4xx/5xx that
+    follow from the auth policy and body); ``body`` is the request body object;
+    ``path_params`` describe the path's variables.
+    """
+
+    operation_id: str
+    tag: str
+    summary: str
+    description: str
+    responses: Mapping[str, Json]
+    body: Json | None = None
+    path_params: Mapping[str, str] = attrs.field(factory=dict)
+    extensions: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class Route:
+    """One path and method set, and how the dispatcher treats it."""
+
+    path: str
+    methods: tuple[str, ...]
+    handler: Handler
+    doc: Operation | None = None
+    auth: str = "public"
+    params: tuple[Param, ...] = ()
+    counted: bool = False
+    csv: bool = False
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.methods[0]} {self.path}"
+
+    @property
+    def accepted(self) -> frozenset[str]:
+        """The query parameter names this route accepts (``format`` where CSV applies)."""
+        names = {p.name for p in self.params}
+        return frozenset(names | {"format"}) if self.csv else frozenset(names)
+
+
+def build_map(routes: Sequence[Route]) -> Map:
+    """A werkzeug Map whose endpoints are the routes' ``endpoint`` names."""
+    return Map(
+        [Rule(r.path, methods=list(r.methods), endpoint=r.endpoint) for r in routes],
+        strict_slashes=False,
+        merge_slashes=False,
+    )
