@@ -24,6 +24,9 @@ differenced down to, a group of 1 or 2 listings:
    is computable from published rows and adds no information.
 
 Rounding (Python ``round``, half to even): prices 2 decimals, rates 4, demand index 1.
+
+Long because the privacy argument (rules 1 to 4) must be checked as a whole: the
+publication, complement and differencing rules and the rows they guard live together.
 """
 
 from __future__ import annotations

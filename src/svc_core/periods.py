@@ -9,6 +9,9 @@ to 30 days late, so "today" would always show an empty last month. With no data 
 (``latest`` is None) a rolling window is empty.
 
 Every malformed input raises ``InvalidPeriod`` (400) with a message and a hint.
+
+Long because the whole period grammar (labels, windows, series ranges) is one
+language: its parsers share error messages and hints, and a reader checks one file.
 """
 
 from __future__ import annotations

@@ -43,6 +43,10 @@ other cycles than quarter and year as ``unsupported_cycle``.
 Natural key: ``rone:<sigungu>:<property_type>:<metric_type>:<period>``, one value per
 district, property type, metric and period (a repeat within a file is excluded as
 ``duplicate_in_file``).
+
+Long because one reader covers both of R-ONE's input forms (open-API JSON and CSV) and
+the name-based metric and class mapping they share; split, the mapping would be read
+in two places.
 """
 
 from __future__ import annotations

@@ -39,6 +39,9 @@ cancellation fields, so it equals the key the deal had before it was cancelled).
 Natural key: ``rtms:<kind>:<sigungu>:<YYYY-MM>:<sha256 of the item's fields>:<ordinal>``
 where the ordinal counts identical items earlier in the same file. Rejected items are
 reported with their 1-based item ordinal as the line.
+
+Long because both RTMS API generations (English and Korean tags), three services and
+the XML and JSON envelopes meet in one item mapping; the tables above are its contract.
 """
 
 from __future__ import annotations

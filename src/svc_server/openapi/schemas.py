@@ -4,6 +4,9 @@ JSON Schema 2020-12 (the OpenAPI 3.1 dialect). Enumerations come from the code t
 enforces them (``svc_core``), so a new property type or event type reaches the
 document without an edit here. Response objects are closed (``additionalProperties:
 false``) so the contract tests notice a field the document does not name.
+
+Long because it is a table: one schema per row, envelope and body shape of SPEC, each
+read on its own.
 """
 
 from __future__ import annotations
