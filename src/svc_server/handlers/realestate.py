@@ -16,6 +16,9 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
+from svc_core.convert import to_json
+from svc_core.envelope import Answer
+from svc_core.realestate import query as q
 from svc_server.http.context import Ctx
 from svc_server.http.negotiation import wants_csv
 from svc_server.http.responses import csv_response, json_response
@@ -24,7 +27,7 @@ from svc_server.services import realestate as service
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
 """Envelope fields that already travel in their own headers."""
 
-Service = Callable[..., tuple[Any, dict[str, Any]]]
+Service = Callable[..., Answer]
 
 
 def links(ctx: Ctx) -> service.Links:
@@ -62,17 +65,24 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _run(ctx: Ctx, fn: Service, columns: Sequence[str] | None, filename: str) -> Response:
+def _run(
+    ctx: Ctx,
+    fn: Service,
+    parse: Callable[[Mapping[str, str]], Any],
+    columns: Sequence[str] | None,
+    filename: str,
+) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
-    data, meta = fn(
+    answer = fn(
         ctx.app.store,
+        parse({k: v for k, v in ctx.params.items() if k != "format"}),
         ctx.caller,
-        {k: v for k, v in ctx.params.items() if k != "format"},
         request_id=ctx.request_id,
         now=ctx.now,
         links=links(ctx),
     )
+    data, meta = to_json(answer.data), answer.meta
     if csv and columns is not None:
         response = csv_response(columns, data, headers=envelope_headers(meta), filename=filename)
     else:
@@ -83,20 +93,20 @@ def _run(ctx: Ctx, fn: Service, columns: Sequence[str] | None, filename: str) ->
 
 
 def pulse(ctx: Ctx) -> Response:
-    return _run(ctx, service.pulse, service.PULSE_COLUMNS, "pulse.csv")
+    return _run(ctx, service.pulse, q.parse_pulse, service.PULSE_COLUMNS, "pulse.csv")
 
 
 def series(ctx: Ctx) -> Response:
-    return _run(ctx, service.series, service.PULSE_COLUMNS, "pulse-series.csv")
+    return _run(ctx, service.series, q.parse_series, service.PULSE_COLUMNS, "pulse-series.csv")
 
 
 def coverage(ctx: Ctx) -> Response:
-    return _run(ctx, service.coverage, service.COVERAGE_COLUMNS, "coverage.csv")
+    return _run(ctx, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv")
 
 
 def indices(ctx: Ctx) -> Response:
-    return _run(ctx, service.indices, service.INDEX_COLUMNS, "indices.csv")
+    return _run(ctx, service.indices, q.parse_indices, service.INDEX_COLUMNS, "indices.csv")
 
 
 def dimensions(ctx: Ctx) -> Response:
-    return _run(ctx, service.dimensions, None, "dimensions.csv")
+    return _run(ctx, service.dimensions, q.parse_dimensions, None, "dimensions.csv")
