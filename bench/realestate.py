@@ -40,7 +40,9 @@ from typing import Any
 import attrs
 
 from svc_core.caller import Caller
+from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, Transaction
+from svc_core.realestate import query
 from svc_core.regions import load_regions
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
@@ -162,8 +164,17 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
     """Latencies per store and query. The stores are called in turn (small, large, small,
     ...) so that a change of machine load between them cannot bias the ratio."""
 
+    parsers = {
+        service.pulse: query.parse_pulse,
+        service.series: query.parse_series,
+        service.coverage: query.parse_coverage,
+    }
+
     def call(store: Store, fn: Any, params: dict[str, str]) -> Any:
-        return fn(store, CALLER, params, request_id="bench", now=time.time(), links=LINKS)
+        answer = fn(
+            store, parsers[fn](params), CALLER, request_id="bench", now=time.time(), links=LINKS
+        )
+        return to_json(answer.data), answer.meta
 
     queries: dict[str, tuple[Callable[[Store, int], Any], int]] = {
         "pulse": (

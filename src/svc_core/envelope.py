@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import attrs
+
 from svc_core.caller import Caller
 from svc_core.demo import DEMO_LIMITATION as SYNTHETIC_LIMITATION
 
@@ -27,6 +29,23 @@ BASE_LIMITATIONS: tuple[str, ...] = (
     "units, and exclusive area for officetels.",
     "Lot numbers are partly masked by MOLIT; dong precision uses the legal dong of the record.",
 )
+
+
+@attrs.frozen(kw_only=True)
+class Links:
+    """Absolute URLs the envelope and tier errors point at."""
+
+    disclosure_url: str
+    upgrade_url: str
+
+
+@attrs.frozen(kw_only=True)
+class Answer:
+    """What a use case answers: ``data`` (typed rows or a typed object, made JSON-ready by
+    ``svc_core.convert``) and ``meta`` (the ``_meta`` envelope, already JSON-ready)."""
+
+    data: Any
+    meta: dict[str, Any]
 
 
 def lease_status(property_type: str | None, transaction_type: str | None) -> tuple[str, str]:

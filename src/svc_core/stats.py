@@ -93,6 +93,12 @@ def quartiles(values: Iterable[int]) -> tuple[int, int, int]:
     )
 
 
+def median(values: Iterable[int]) -> int:
+    """The median of integers (type 7, as ``quartiles``), rounded half to even."""
+    items = sorted(values)
+    return round(quantile_exact(items, Fraction(1, 2)))
+
+
 def mean(values: Iterable[int]) -> int:
     """Mean of integers, rounded half to even."""
     return round(mean_exact(values))

@@ -15,7 +15,11 @@ from hypothesis import strategies as st
 
 from svc_core import stats
 from svc_core.caller import Caller
+from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate import query
+from svc_core.realestate.common import gu_name
+from svc_core.realestate.coverage import type_rank
 from svc_server.services import ingest
 from svc_server.services import realestate as service
 from svc_server.store import Store
@@ -25,8 +29,19 @@ CALLER = Caller(consumer_id="c", plan="pro", auth_method="api_key", rate_limit_p
 LINKS = service.Links(disclosure_url="https://x/disclosure", upgrade_url="https://x/pricing")
 
 
+PARSERS = {
+    service.pulse: query.parse_pulse,
+    service.series: query.parse_series,
+    service.coverage: query.parse_coverage,
+    service.indices: query.parse_indices,
+    service.dimensions: query.parse_dimensions,
+}
+
+
 def call(store: Store, fn: Any, **params: str) -> tuple[Any, dict[str, Any]]:
-    return fn(store, CALLER, params, request_id="req_test", now=0.0, links=LINKS)  # type: ignore[no-any-return]
+    parsed = PARSERS[fn](params)
+    answer = fn(store, parsed, CALLER, request_id="req_test", now=0.0, links=LINKS)
+    return to_json(answer.data), answer.meta
 
 
 @pytest.fixture
@@ -157,21 +172,20 @@ def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> N
 
 @settings(max_examples=100)
 @given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=30))
-def test_median_int_agrees_with_the_statistics_module(values: list[int]) -> None:
-    values.sort()
-    assert service.median_int(values) == stats.quartiles(values)[1]
+def test_the_median_agrees_with_the_quartiles(values: list[int]) -> None:
+    assert stats.median(values) == stats.quartiles(values)[1]
 
 
 @given(st.text(min_size=1, max_size=20).filter(lambda t: t.strip() != ""))
 def test_gu_name_is_the_last_word(name: str) -> None:
-    gu = service.gu_name(name)
+    gu = gu_name(name)
     assert gu == name.split()[-1]
-    assert service.gu_name(f"성남시 {gu}") == gu
+    assert gu_name(f"성남시 {gu}") == gu
 
 
 def test_type_rank_follows_the_enumerations() -> None:
     pairs = [(p, t) for p in PROPERTY_TYPES for t in TRANSACTION_TYPES]
-    assert sorted(pairs, key=lambda pt: service.type_rank(*pt)) == pairs
+    assert sorted(pairs, key=lambda pt: type_rank(*pt)) == pairs
 
 
 MONTHS = [f"2025-{m:02d}" for m in range(1, 13)]

@@ -16,6 +16,9 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
+from svc_core.convert import to_json
+from svc_core.envelope import Answer
+from svc_core.realestate import query as q
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.negotiation import wants_csv
@@ -25,7 +28,7 @@ from svc_server.services import realestate as service
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
 """Envelope fields that already travel in their own headers."""
 
-Service = Callable[..., tuple[Any, dict[str, Any]]]
+Service = Callable[..., Answer]
 
 
 def links(deps: Deps) -> service.Links:
@@ -64,18 +67,24 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _run(
-    ctx: Ctx, deps: Deps, fn: Service, columns: Sequence[str] | None, filename: str
+    ctx: Ctx,
+    deps: Deps,
+    fn: Service,
+    parse: Callable[[Mapping[str, str]], Any],
+    columns: Sequence[str] | None,
+    filename: str,
 ) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
-    data, meta = fn(
+    answer = fn(
         deps.store,
+        parse({k: v for k, v in ctx.params.items() if k != "format"}),
         ctx.caller,
-        {k: v for k, v in ctx.params.items() if k != "format"},
         request_id=ctx.request_id,
         now=ctx.now,
         links=links(deps),
     )
+    data, meta = to_json(answer.data), answer.meta
     if csv and columns is not None:
         response = csv_response(columns, data, headers=envelope_headers(meta), filename=filename)
     else:
@@ -86,20 +95,20 @@ def _run(
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.pulse, service.PULSE_COLUMNS, "pulse.csv")
+    return _run(ctx, deps, service.pulse, q.parse_pulse, service.PULSE_COLUMNS, "pulse.csv")
 
 
 def series(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.series, service.PULSE_COLUMNS, "pulse-series.csv")
+    return _run(ctx, deps, service.series, q.parse_series, service.PULSE_COLUMNS, "pulse-series.csv")
 
 
 def coverage(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.coverage, service.COVERAGE_COLUMNS, "coverage.csv")
+    return _run(ctx, deps, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv")
 
 
 def indices(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.indices, service.INDEX_COLUMNS, "indices.csv")
+    return _run(ctx, deps, service.indices, q.parse_indices, service.INDEX_COLUMNS, "indices.csv")
 
 
 def dimensions(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.dimensions, None, "dimensions.csv")
+    return _run(ctx, deps, service.dimensions, q.parse_dimensions, None, "dimensions.csv")

@@ -1,0 +1,86 @@
+"""What every real-estate answer shares: the request context, the envelope, the tier
+gate, district names and the codes a district is stored under."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from svc_core import envelope, plans, regions
+from svc_core.caller import Caller
+from svc_core.envelope import Links
+
+DONG_TIER = "pro"
+DEFAULT_SOURCES = ("rtms_official",)
+
+
+@attrs.frozen(kw_only=True)
+class Context:
+    """Who asks and what the data says about itself: everything an envelope needs
+    besides the rows. ``exclusions`` counts records excluded at ingest, by reason."""
+
+    caller: Caller
+    request_id: str
+    generated_at: datetime
+    links: Links
+    exclusions: Mapping[str, int] = attrs.field(factory=dict)
+
+
+def gate(caller: Caller, geo_precision: str, links: Links) -> None:
+    """403 ``TIER_RESTRICTED`` unless the caller's plan may use ``geo_precision``."""
+    if geo_precision == "dong":
+        plans.require_tier(caller.plan, DONG_TIER, links.upgrade_url)
+
+
+def layer_meta(
+    context: Context,
+    *,
+    count: int,
+    source_mix: Mapping[str, int],
+    synthetic: bool,
+    grade: str | None = None,
+    sources: Iterable[str] = (),
+    property_type: str | None = None,
+    transaction_type: str | None = None,
+    query: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``_meta`` of a real-estate answer; ``data_sources`` are ``sources`` and the
+    sources of the rows, or RTMS when there is neither."""
+    data_sources = set(sources) | set(source_mix) or set(DEFAULT_SOURCES)
+    return envelope.layer_envelope(
+        caller=context.caller,
+        request_id=context.request_id,
+        generated_at=context.generated_at,
+        count=count,
+        confidence=grade,
+        source_mix=source_mix,
+        data_sources=sorted(data_sources),
+        disclosure_url=context.links.disclosure_url,
+        exclusions=context.exclusions,
+        synthetic=synthetic,
+        property_type=property_type,
+        transaction_type=transaction_type,
+        query=query,
+        extra=extra,
+    )
+
+
+def district_name(code: str, fallback: str | None = None) -> str:
+    """A district's name: the bundled table, else ``fallback`` (the name its records
+    carry), else the code itself."""
+    return regions.region_name(code) or fallback or code
+
+
+def gu_name(sigungu: str) -> str:
+    """The gu of a district name: its last word (``성남시 분당구`` → ``분당구``)."""
+    words = sigungu.split()
+    return words[-1] if words else sigungu
+
+
+def codes_of(code: str) -> list[str]:
+    """The requested code and its renumbering aliases, requested code first."""
+    return [code, *sorted(regions.aliases(code))]

@@ -1,0 +1,112 @@
+"""Dimensions: the districts, dongs and types with data, with sample counts (SPEC
+"Real-estate dimensions"). Counted from rollup rows (see ``coverage``) of the
+``last_6m`` window; items by ``sample_count`` descending, then value."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+import attrs
+
+from svc_core import periods
+from svc_core.envelope import Answer
+from svc_core.realestate.common import Context, gu_name, layer_meta
+from svc_core.realestate.coverage import RollupRow
+from svc_core.realestate.query import DimensionsQuery
+
+K = TypeVar("K")
+WINDOW = "last_6m"
+
+
+@attrs.frozen(kw_only=True)
+class CodedCount:
+    """A district (``value`` its name) or ``gu > dong`` with its code and samples."""
+
+    value: str
+    code: str
+    sample_count: int
+
+
+@attrs.frozen(kw_only=True)
+class ValueCount:
+    """A property or transaction type with its samples."""
+
+    value: str
+    sample_count: int
+
+
+@attrs.frozen(kw_only=True)
+class Dimensions:
+    """The ``data`` of the dimensions answer; ``gu_dongs`` only at dong precision."""
+
+    sigungus: tuple[CodedCount, ...]
+    gu_dongs: tuple[CodedCount, ...]
+    property_types: tuple[ValueCount, ...]
+    transaction_types: tuple[ValueCount, ...]
+
+
+def _ranked(counter: Mapping[K, int]) -> list[tuple[K, int]]:
+    return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def dimension_counts(
+    districts: Iterable[RollupRow],
+    dongs: Iterable[RollupRow],
+    names: Mapping[str, str],
+) -> tuple[Dimensions, dict[str, int]]:
+    """The dimensions of district-level rollup rows (and dong-level rows for
+    ``gu_dongs``; pass none below dong precision) with the samples per source.
+    ``names`` names the districts (a missing one shows as its code)."""
+    sigungus: Counter[str] = Counter()
+    ptypes: Counter[str] = Counter()
+    ttypes: Counter[str] = Counter()
+    mix: Counter[str] = Counter()
+    gu_dongs: Counter[tuple[str, str]] = Counter()
+    for r in districts:
+        n = int(r["samples"])
+        sigungus[r["sigungu_code"]] += n
+        ptypes[r["property_type"]] += n
+        ttypes[r["transaction_type"]] += n
+        mix[r["source"]] += n
+    for r in dongs:
+        gu_dongs[(r["sigungu_code"], r["dong"])] += int(r["samples"])
+    data = Dimensions(
+        sigungus=tuple(
+            CodedCount(value=names.get(code, code), code=code, sample_count=n)
+            for code, n in _ranked(sigungus)
+        ),
+        gu_dongs=tuple(
+            CodedCount(
+                value=f"{gu_name(names.get(code, code))} > {dong}", code=code, sample_count=n
+            )
+            for (code, dong), n in _ranked(gu_dongs)
+        ),
+        property_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ptypes)),
+        transaction_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ttypes)),
+    )
+    return data, dict(mix)
+
+
+def dimensions_answer(
+    data: Dimensions,
+    mix: Mapping[str, int],
+    query: DimensionsQuery,
+    window: periods.PeriodWindow,
+    context: Context,
+    *,
+    synthetic: bool,
+) -> Answer:
+    """``GET /api/v1/real-estate/dimensions``'s answer; ``_meta.count`` is the number of
+    districts."""
+    echo: dict[str, Any] = {
+        "geo_precision": query.geo_precision,
+        "period": WINDOW,
+        "window_from": window.window_from,
+        "window_to": window.window_to,
+    }
+    meta = layer_meta(
+        context, count=len(data.sigungus), source_mix=mix, synthetic=synthetic, query=echo
+    )
+    return Answer(data=data, meta=meta)

@@ -1,0 +1,257 @@
+"""Pulse rows: transactions grouped into cohorts and summarized (SPEC "Pulse row").
+
+A cohort is the transactions of one district (and, at dong precision, one legal dong),
+property type, transaction type and period; a cohort with fewer than
+``stats.MIN_SAMPLES`` transactions gives no row. ``pulse_rows`` is the whole computation
+from transactions (what a library user calls); ``group_rows`` is its second half, for a
+caller (the server) whose store already selected the cohort's transactions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+
+from svc_core import confidence, periods, stats
+from svc_core.confidence import ConfidenceFactors
+from svc_core.envelope import Answer
+from svc_core.errors import NotFound
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
+from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
+
+
+@attrs.frozen(kw_only=True)
+class Deal(stats.Sample):
+    """A transaction as the pulse sees it: the statistics' sample plus where, what and
+    when (``month`` is ``YYYY-MM``). ``synthetic`` marks demo data."""
+
+    sigungu_code: str
+    sigungu: str
+    dong: str | None
+    property_type: str
+    transaction_type: str
+    month: str
+    synthetic: bool = False
+
+
+def deal_of(tx: Transaction) -> Deal:
+    """The pulse view of a transaction."""
+    return Deal(
+        price=tx.price_krw,
+        monthly_rent=tx.monthly_rent_krw,
+        area=tx.area_m2,
+        source=tx.source,
+        sigungu_code=tx.sigungu_code,
+        sigungu=tx.sigungu,
+        dong=tx.dong,
+        property_type=tx.property_type,
+        transaction_type=tx.transaction_type,
+        month=tx.period_month,
+    )
+
+
+def deals(records: Iterable[Transaction | Deal]) -> list[Deal]:
+    """Transactions as deals (deals pass through)."""
+    return [r if isinstance(r, Deal) else deal_of(r) for r in records]
+
+
+@attrs.frozen(kw_only=True)
+class PulseRow:
+    """One cohort's row, fields in SPEC order. ``gu`` and ``dong`` are set only at dong
+    precision; amounts are whole KRW; ``avg_area_m2`` is a two-decimal string."""
+
+    sigungu_code: str
+    sigungu: str
+    gu: str | None
+    dong: str | None
+    property_type: str
+    transaction_type: str
+    period: str
+    sample_count: int
+    avg_price: int
+    p25_price: int
+    median_price: int
+    p75_price: int
+    avg_monthly_rent: int | None
+    p25_monthly_rent: int | None
+    median_monthly_rent: int | None
+    p75_monthly_rent: int | None
+    avg_area_m2: str | None
+    confidence: str
+    source_mix: dict[str, int]
+    source_means: dict[str, int]
+    confidence_factors: ConfidenceFactors
+
+
+GroupKey = tuple[str | None, str, str, str]
+"""(dong, property type, transaction type, period label)."""
+
+
+def _row(cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str) -> PulseRow | None:
+    """One pulse row from a cohort's samples, or None below the 2-sample minimum."""
+    summary = stats.summarize(samples)
+    if summary is None:
+        return None
+    dong, property_type, transaction_type, period = key
+    grade = confidence.confidence_of(summary)
+    dong_level = cohort.dong_level
+    return PulseRow(
+        sigungu_code=cohort.sigungu_code,
+        sigungu=name,
+        gu=gu_name(name) if dong_level else None,
+        dong=dong if dong_level else None,
+        property_type=property_type,
+        transaction_type=transaction_type,
+        period=period,
+        sample_count=summary.sample_count,
+        avg_price=summary.avg_price,
+        p25_price=summary.p25_price,
+        median_price=summary.median_price,
+        p75_price=summary.p75_price,
+        avg_monthly_rent=summary.avg_monthly_rent,
+        p25_monthly_rent=summary.p25_monthly_rent,
+        median_monthly_rent=summary.median_monthly_rent,
+        p75_monthly_rent=summary.p75_monthly_rent,
+        avg_area_m2=summary.avg_area_m2,
+        confidence=grade.level,
+        source_mix=summary.source_mix,
+        source_means=summary.source_means,
+        confidence_factors=grade.factors,
+    )
+
+
+def row_order(row: PulseRow) -> tuple[str, int, int, str]:
+    """Rows come by period, property type, transaction type (enumeration order), dong."""
+    return (
+        row.period,
+        PROPERTY_TYPES.index(row.property_type),
+        TRANSACTION_TYPES.index(row.transaction_type),
+        row.dong or "",
+    )
+
+
+def group_rows(
+    cohort: Cohort, samples: Sequence[Deal], period_of: Mapping[str, str]
+) -> list[PulseRow]:
+    """The rows of ``samples`` (already the cohort's transactions): grouped by dong (dong
+    precision only), types and the period ``period_of`` maps each month to.
+
+    At dong precision, records without a dong are left out. The district is named from
+    the bundled table, else from the first sample's name.
+    """
+    dong_level = cohort.dong_level
+    groups: dict[GroupKey, list[Deal]] = {}
+    for s in samples:
+        dong = s.dong if dong_level else None
+        if dong_level and not dong:
+            continue
+        key = (dong, s.property_type, s.transaction_type, period_of[s.month])
+        groups.setdefault(key, []).append(s)
+    name = district_name(cohort.sigungu_code, samples[0].sigungu if samples else None)
+    rows = [r for key, group in groups.items() if (r := _row(cohort, key, group, name))]
+    rows.sort(key=row_order)
+    return rows
+
+
+def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> list[Deal]:
+    """The deals of ``cohort`` (its district or a renumbering alias, its types and dong)
+    in ``months``, in their order: what the store's cohort read returns."""
+    codes = set(codes_of(cohort.sigungu_code)) if cohort.sigungu_code else None
+    wanted = set(months)
+    return [
+        d
+        for d in records
+        if (codes is None or d.sigungu_code in codes)
+        and (cohort.property_type is None or d.property_type == cohort.property_type)
+        and (cohort.transaction_type is None or d.transaction_type == cohort.transaction_type)
+        and (cohort.dong is None or d.dong == cohort.dong)
+        and d.month in wanted
+    ]
+
+
+def latest_month(records: Iterable[Deal]) -> periods.Month | None:
+    """The latest month with a transaction: where rolling windows end."""
+    label = max((d.month for d in records), default=None)
+    return periods.parse_month(label) if label else None
+
+
+def pulse_rows(
+    records: Iterable[Transaction | Deal],
+    query: PulseQuery,
+    *,
+    latest: periods.Month | None = None,
+) -> list[PulseRow]:
+    """The pulse rows of ``query`` computed from transactions: exactly the ``data`` the
+    server answers when it holds the same transactions.
+
+    A rolling period ends at ``latest``, by default the latest month among ``records``
+    (all of them, as the server uses its whole store).
+    """
+    items = deals(records)
+    end = latest if latest is not None else latest_month(items)
+    window = periods.resolve_pulse_period(query.period, end)
+    period_of = {m: window.label for m in window.months}
+    return group_rows(query.cohort, select(query.cohort, items, period_of), period_of)
+
+
+def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:
+    """Samples per source over ``rows``."""
+    total: Counter[str] = Counter()
+    for row in rows:
+        total.update(row.source_mix)
+    return dict(total)
+
+
+def rows_meta(
+    rows: Sequence[PulseRow],
+    cohort: Cohort,
+    context: Context,
+    *,
+    synthetic: bool,
+    query: Mapping[str, object],
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """The envelope of pulse rows: count, source mix and grade follow from the rows."""
+    return layer_meta(
+        context,
+        count=len(rows),
+        source_mix=source_mix(rows),
+        synthetic=synthetic,
+        grade=confidence.worst(r.confidence for r in rows),
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+        query=query,
+        extra=extra,
+    )
+
+
+def pulse_answer(
+    rows: Sequence[PulseRow],
+    query: PulseQuery,
+    window: periods.PeriodWindow,
+    context: Context,
+    *,
+    synthetic: bool,
+) -> Answer:
+    """``GET /api/v1/real-estate/pulse``'s answer; ``NotFound`` (404, with the same
+    envelope) when no cohort has enough transactions."""
+    cohort = query.cohort
+    echo = {
+        **cohort.echo(),
+        "period": query.period,
+        "window_from": window.window_from,
+        "window_to": window.window_to,
+    }
+    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo)
+    if not rows:
+        window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
+        raise NotFound(
+            f"No cohort with at least {stats.MIN_SAMPLES} transactions matches district "
+            f"{cohort.sigungu_code} in {query.period}{window_text}.",
+            hint=DIMENSIONS_HINT,
+            meta=meta,
+        )
+    return Answer(data=list(rows), meta=meta)

@@ -1,0 +1,334 @@
+"""The query parameters of the real-estate endpoints, declared once, and typed queries.
+
+Each endpoint's parameters are a tuple of ``svc_core.params.Param`` (``PULSE_PARAMS``,
+``SERIES_PARAMS``, ...): the same declarations validate requests and describe the API.
+``parse_pulse`` and its siblings read a mapping of strings (a strict-parsed query) into a
+frozen query, validating every parameter in declaration order, so the first malformed
+one is the one reported. Period texts are checked here too (``InvalidPeriod``); rolling
+windows are resolved later against the latest month with data, which only the data
+knows. Nothing here looks at the caller's plan: a query is validated completely (400)
+before any tier gate (403).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from svc_core import periods
+from svc_core.errors import InvalidParams
+from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.params import Param, Value, names, read_all, strict_query
+
+GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
+GRANULARITIES: tuple[str, ...] = ("quarter", "month")
+COVERAGE_LIMIT_DEFAULT = 200
+COVERAGE_LIMIT_MAX = 500
+DIMENSIONS_HINT = (
+    "See GET /api/v1/real-estate/dimensions for the districts and types that have data, "
+    "and GET /api/v1/real-estate/coverage for the periods with data."
+)
+CODE_HINT = "List valid codes with GET /api/v1/real-estate/dimensions."
+DONG_HINT = "List dongs with GET /api/v1/real-estate/dimensions?geo_precision=dong."
+DONG_MESSAGE = "must be a legal dong name such as 역삼동."
+DONG_MAX_LENGTH = 40
+
+
+def _sigungu(*, required: bool) -> Param:
+    return Param(
+        name="sigungu_code",
+        description="5-digit district code; list them with GET /api/v1/real-estate/dimensions.",
+        required=required,
+        pattern="[0-9]{5}",
+        message="must be a 5-digit district code such as 11680.",
+        hint=CODE_HINT,
+        example="11680",
+    )
+
+
+SIGUNGU_REQUIRED = _sigungu(required=True)
+SIGUNGU_OPTIONAL = _sigungu(required=False)
+PROPERTY_TYPE = Param(
+    name="property_type",
+    description="Property type; all types when absent.",
+    kind="enum",
+    choices=PROPERTY_TYPES,
+)
+TRANSACTION_TYPE = Param(
+    name="transaction_type",
+    description="Transaction type; all types when absent.",
+    kind="enum",
+    choices=TRANSACTION_TYPES,
+)
+GEO_PRECISION = Param(
+    name="geo_precision",
+    description="`dong` splits rows by legal dong and needs the pro plan or higher "
+    "(else 403 TIER_RESTRICTED).",
+    kind="enum",
+    choices=GEO_PRECISIONS,
+    default="sigungu",
+)
+DONG = Param(
+    name="dong",
+    description="One legal dong such as 역삼동; used only with geo_precision=dong.",
+    max_length=DONG_MAX_LENGTH,
+    pattern=r"\S(.*\S)?",
+    message=DONG_MESSAGE,
+    hint=DONG_HINT,
+    example="역삼동",
+)
+PULSE_PERIOD = Param(
+    name="period",
+    description="A rolling window (ending at the latest month with data), a month YYYY-MM "
+    "or a quarter YYYY-Qn.",
+    default="last_6m",
+    example="last_6m",
+)
+# The series periods keep an empty value (``?periods=``) as given: the period grammar
+# refuses it with its own message ("The periods list is empty.").
+PERIODS = Param(
+    name="periods",
+    description="Comma-separated periods, no spaces, at most 12, all YYYY-MM or all "
+    "YYYY-Qn. Give this or from_period and to_period.",
+    allow_empty=False,
+    example="2026-Q1,2026-Q2",
+)
+FROM_PERIOD = Param(
+    name="from_period",
+    description="First period of an inclusive range (with to_period; at most 12 periods).",
+    allow_empty=False,
+)
+TO_PERIOD = Param(
+    name="to_period",
+    description="Last period of the range (with from_period).",
+    allow_empty=False,
+)
+GRANULARITY = Param(
+    name="granularity",
+    description="Period labels as quarters (YYYY-Qn) or months (YYYY-MM).",
+    kind="enum",
+    choices=GRANULARITIES,
+    default="quarter",
+)
+LIMIT = Param(
+    name="limit",
+    description="Most rows returned.",
+    kind="integer",
+    low=1,
+    high=COVERAGE_LIMIT_MAX,
+    default=COVERAGE_LIMIT_DEFAULT,
+)
+METRIC_TYPE = Param(
+    name="metric_type",
+    description="One metric; all metrics when absent.",
+    kind="enum",
+    choices=METRIC_TYPES,
+)
+INDEX_PERIOD = Param(
+    name="period",
+    description="A rolling window of quarters, a quarter YYYY-Qn or a year YYYY.",
+    default="last_4q",
+    example="last_4q",
+)
+
+FILTERS = (PROPERTY_TYPE, TRANSACTION_TYPE, GEO_PRECISION, DONG)
+PULSE_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, *FILTERS, PULSE_PERIOD)
+SERIES_PARAMS: tuple[Param, ...] = (
+    SIGUNGU_REQUIRED,
+    *FILTERS,
+    PERIODS,
+    FROM_PERIOD,
+    TO_PERIOD,
+)
+COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *FILTERS, GRANULARITY, LIMIT)
+INDICES_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
+DIMENSIONS_PARAMS: tuple[Param, ...] = (GEO_PRECISION,)
+
+
+_in = attrs.validators.in_
+
+
+def _optional(choices: tuple[str, ...]) -> Any:
+    return attrs.validators.optional(attrs.validators.in_(choices))
+
+
+def _code(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value != "" and not (len(value) == 5 and value.isascii() and value.isdigit()):
+        raise ValueError(f"{attribute.name} must be a 5-digit district code or '': {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class Cohort:
+    """Which transactions rows are built from: a district (``''`` = any district), the
+    type filters (None = every type) and the geography. ``dong`` narrows to one legal
+    dong and is set only at ``geo_precision="dong"``."""
+
+    sigungu_code: str = attrs.field(validator=_code)
+    property_type: str | None = attrs.field(default=None, validator=_optional(PROPERTY_TYPES))
+    transaction_type: str | None = attrs.field(default=None, validator=_optional(TRANSACTION_TYPES))
+    geo_precision: str = attrs.field(default="sigungu", validator=_in(GEO_PRECISIONS))
+    dong: str | None = None
+
+    @property
+    def dong_level(self) -> bool:
+        return self.geo_precision == "dong"
+
+    def echo(self) -> dict[str, Any]:
+        """The cohort part of ``_meta.query``."""
+        return {
+            "sigungu_code": self.sigungu_code or None,
+            "property_type": self.property_type,
+            "transaction_type": self.transaction_type,
+            "geo_precision": self.geo_precision,
+            "dong": self.dong,
+        }
+
+
+@attrs.frozen(kw_only=True)
+class PulseQuery:
+    """``GET /api/v1/real-estate/pulse``: one cohort over one period (a rolling window
+    such as ``last_6m``, a month ``YYYY-MM`` or a quarter ``YYYY-Qn``)."""
+
+    cohort: Cohort
+    period: str = "last_6m"
+
+
+@attrs.frozen(kw_only=True)
+class SeriesQuery:
+    """``GET /api/v1/real-estate/pulse/series``: one cohort over up to 12 calendar
+    periods. ``periods`` are the expanded labels, oldest first; ``periods_text``,
+    ``from_period`` and ``to_period`` are the parameters as sent (echoed in ``_meta``)."""
+
+    cohort: Cohort
+    periods: tuple[str, ...]
+    periods_text: str | None = None
+    from_period: str | None = None
+    to_period: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class CoverageQuery:
+    """``GET /api/v1/real-estate/coverage``: which periods have data, per cohort."""
+
+    cohort: Cohort
+    granularity: str = "quarter"
+    limit: int = COVERAGE_LIMIT_DEFAULT
+
+
+@attrs.frozen(kw_only=True)
+class IndicesQuery:
+    """``GET /api/v1/real-estate/indices``: R-ONE values of one district."""
+
+    sigungu_code: str
+    property_type: str | None = None
+    metric_type: str | None = None
+    period: str = "last_4q"
+
+
+@attrs.frozen(kw_only=True)
+class DimensionsQuery:
+    """``GET /api/v1/real-estate/dimensions``: what has data in the ``last_6m`` window."""
+
+    geo_precision: str = "sigungu"
+
+
+def _read(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str, Value]:
+    """Every declared parameter's value; unknown names are refused first, as the router
+    does, so a library caller gets the same answer as an HTTP client."""
+    strict_query(list(query.items()), names(decls))
+    return read_all(decls, query)
+
+
+def _text(value: Value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _check_dong(value: Value) -> None:
+    """What the ASCII pattern cannot say: no Unicode blank at either end, printable."""
+    if isinstance(value, str) and (value != value.strip() or not value.isprintable()):
+        raise InvalidParams(f"Query parameter 'dong' {DONG_MESSAGE}", hint=DONG_HINT)
+
+
+def _required_code(query: Mapping[str, str]) -> None:
+    """A missing district points at the dimensions; a malformed one at the code list."""
+    if not query.get("sigungu_code"):
+        raise InvalidParams("Query parameter 'sigungu_code' is required.", hint=DIMENSIONS_HINT)
+
+
+def _cohort(values: Mapping[str, Value]) -> Cohort:
+    geo = str(values["geo_precision"])
+    return Cohort(
+        sigungu_code=_text(values["sigungu_code"]) or "",
+        property_type=_text(values["property_type"]),
+        transaction_type=_text(values["transaction_type"]),
+        geo_precision=geo,
+        dong=_text(values["dong"]) if geo == "dong" else None,
+    )
+
+
+def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str, Value]:
+    values: dict[str, Value] = {}
+    for decl in decls:
+        values[decl.name] = decl.read(query)
+        if decl is DONG:
+            _check_dong(values["dong"])
+    return values
+
+
+def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
+    """A ``PulseQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
+    strict_query(list(query.items()), names(PULSE_PARAMS))
+    _required_code(query)
+    values = _cohort_values(PULSE_PARAMS, query)
+    period = str(values["period"])
+    periods.resolve_pulse_period(period, None)  # the grammar; the window needs the data
+    return PulseQuery(cohort=_cohort(values), period=period)
+
+
+def parse_series(query: Mapping[str, str]) -> SeriesQuery:
+    """A ``SeriesQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
+    strict_query(list(query.items()), names(SERIES_PARAMS))
+    _required_code(query)
+    values = _cohort_values(SERIES_PARAMS, query)
+    texts = (_text(values["periods"]), _text(values["from_period"]), _text(values["to_period"]))
+    return SeriesQuery(
+        cohort=_cohort(values),
+        periods=periods.expand_series(*texts),
+        periods_text=texts[0],
+        from_period=texts[1],
+        to_period=texts[2],
+    )
+
+
+def parse_coverage(query: Mapping[str, str]) -> CoverageQuery:
+    """A ``CoverageQuery`` from query parameters; ``InvalidParams`` (400)."""
+    strict_query(list(query.items()), names(COVERAGE_PARAMS))
+    values = _cohort_values(COVERAGE_PARAMS, query)
+    limit = values["limit"]
+    assert isinstance(limit, int)  # an integer declaration with a default
+    return CoverageQuery(
+        cohort=_cohort(values), granularity=str(values["granularity"]), limit=limit
+    )
+
+
+def parse_indices(query: Mapping[str, str]) -> IndicesQuery:
+    """An ``IndicesQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
+    strict_query(list(query.items()), names(INDICES_PARAMS))
+    _required_code(query)
+    values = read_all(INDICES_PARAMS, query)
+    period = str(values["period"])
+    periods.resolve_index_period(period, None)
+    return IndicesQuery(
+        sigungu_code=str(values["sigungu_code"]),
+        property_type=_text(values["property_type"]),
+        metric_type=_text(values["metric_type"]),
+        period=period,
+    )
+
+
+def parse_dimensions(query: Mapping[str, str]) -> DimensionsQuery:
+    """A ``DimensionsQuery`` from query parameters; ``InvalidParams`` (400)."""
+    values = _read(DIMENSIONS_PARAMS, query)
+    return DimensionsQuery(geo_precision=str(values["geo_precision"]))

@@ -1,0 +1,88 @@
+"""svc_core's public surface is exactly ``__all__``, and every name in it imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import svc_core
+
+EXPORTED = [
+    "Answer",
+    "Cohort",
+    "CoverageQuery",
+    "CoverageRow",
+    "DimensionsQuery",
+    "IndexObservation",
+    "IndexRow",
+    "IndicesQuery",
+    "InvalidParams",
+    "InvalidPeriod",
+    "Month",
+    "NotFound",
+    "Param",
+    "PulseQuery",
+    "PulseRow",
+    "Quarter",
+    "SeriesQuery",
+    "SignatureVerificationError",
+    "SourceError",
+    "SvcError",
+    "TierRestricted",
+    "Transaction",
+    "confidence_of",
+    "coverage_rows",
+    "index_rows",
+    "index_value_of",
+    "merge_loads",
+    "parse_coverage",
+    "parse_dimensions",
+    "parse_indices",
+    "parse_pulse",
+    "parse_rone",
+    "parse_rtms",
+    "parse_rtms_csv",
+    "parse_samples",
+    "parse_series",
+    "parse_transactions",
+    "pulse_rows",
+    "rtms_kind",
+    "series_rows",
+    "sign",
+    "summarize",
+    "to_json",
+    "verify",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert svc_core.__all__ == EXPORTED
+
+
+@pytest.mark.parametrize("name", EXPORTED)
+def test_each_exported_name_imports_and_is_what_its_module_defines(name: str) -> None:
+    value = getattr(svc_core, name)
+    assert getattr(value, "__module__", "").startswith("svc_core."), name
+    assert name in dir(svc_core)
+
+
+def test_star_import_gives_exactly_all() -> None:
+    namespace: dict[str, object] = {}
+    exec("from svc_core import *", namespace)  # noqa: S102  (a fixed statement)
+    assert sorted(k for k in namespace if k != "__builtins__") == sorted(EXPORTED)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'pulse_row'"):
+        _ = svc_core.pulse_row
+
+
+def test_importing_the_package_loads_no_submodule_it_does_not_need() -> None:
+    """Names load on first use: ``import svc_core`` alone stays cheap."""
+    code = (
+        "import sys, svc_core; print(sorted(m for m in sys.modules if m.startswith('svc_core.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
