@@ -45,7 +45,8 @@ from svc_core.confidence import worst
 from svc_core.envelope import API_VERSION, SERVICE
 from svc_core.errors import InvalidParams
 from svc_core.events import iso
-from svc_core.periods import MAX_YEAR, MIN_YEAR, parse_month
+from svc_core.params import Param
+from svc_core.periods import MAX_YEAR, MIN_YEAR, MONTH_PATTERN, parse_month
 from svc_core.stats import quantile
 
 CATEGORIES: tuple[str, ...] = (
@@ -70,7 +71,6 @@ MAX_PRICE = 1e12
 MAX_HOURS = 1e6
 MAX_COUNT = 10**12
 MAX_REGION_LENGTH = 64
-QUERY_PARAMS: tuple[str, ...] = ("region", "category", "period", "product_type")
 PERIOD_HINT = "Use a month YYYY-MM (month 01 to 12), e.g. 2026-09."
 DIMENSIONS_HINT = "List regions, categories and periods with GET /api/v1/markets/dimensions."
 
@@ -506,20 +506,70 @@ class MarketQuery:
         return attrs.asdict(self)
 
 
+REGION_PARAM = Param(
+    name="region",
+    description=f"A region from GET /api/v1/markets/dimensions, at most {MAX_REGION_LENGTH} "
+    "characters.",
+    required=True,
+    hint=DIMENSIONS_HINT,
+    example="강남",
+)
+CATEGORY_PARAM = Param(
+    name="category",
+    description="Listing category.",
+    kind="enum",
+    choices=CATEGORIES,
+    required=True,
+    example="office",
+)
+PERIOD_PARAM = Param(
+    name="period",
+    description="A month YYYY-MM.",
+    required=True,
+    doc_pattern=MONTH_PATTERN,
+    hint=PERIOD_HINT,
+    example="2026-09",
+)
+PRODUCT_TYPE_PARAM = Param(
+    name="product_type",
+    description="rental or meeting; both combined when absent.",
+    kind="enum",
+    choices=PRODUCT_TYPES,
+)
+MARKET_PARAMS: tuple[Param, ...] = (
+    REGION_PARAM,
+    CATEGORY_PARAM,
+    PERIOD_PARAM,
+    PRODUCT_TYPE_PARAM,
+)
+"""The query of ``GET /api/v1/markets/pulse``, declared once."""
+QUERY_PARAMS: tuple[str, ...] = tuple(p.name for p in MARKET_PARAMS)
+
+
 def market_query(pairs: Sequence[tuple[str, str]]) -> MarketQuery:
-    """Validate the pulse query strictly; ``InvalidParams`` (or ``InvalidPeriod``) on error."""
+    """Validate the pulse query strictly; ``InvalidParams`` (or ``InvalidPeriod``) on error.
+
+    Parameters are checked in declaration order, so the first bad one is reported."""
     q = params.strict_query(pairs, QUERY_PARAMS)
-    region = unicodedata.normalize("NFC", params.required(q, "region", hint=DIMENSIONS_HINT))
+    region = unicodedata.normalize("NFC", str(REGION_PARAM.read(q)))
     if not is_region(region):
         raise InvalidParams(
             "Query parameter 'region' must be a region name of at most 64 characters.",
             hint=DIMENSIONS_HINT,
         )
-    params.required(q, "category", hint=f"One of: {', '.join(CATEGORIES)}.")
-    category = str(params.enum(q, "category", CATEGORIES))
-    period = parse_month(params.required(q, "period", hint=PERIOD_HINT), hint=PERIOD_HINT).label
-    product_type = params.enum(q, "product_type", PRODUCT_TYPES)
-    return MarketQuery(region=region, category=category, period=period, product_type=product_type)
+    if not q.get("category"):
+        raise InvalidParams(
+            "Query parameter 'category' is required.", hint=f"One of: {', '.join(CATEGORIES)}."
+        )
+    category = str(CATEGORY_PARAM.read(q))
+    period = parse_month(str(PERIOD_PARAM.read(q)), hint=PERIOD_HINT).label
+    product_type = PRODUCT_TYPE_PARAM.read(q)
+    return MarketQuery(
+        region=region,
+        category=category,
+        period=period,
+        product_type=None if product_type is None else str(product_type),
+    )
 
 
 def _rate_limit(rate_limit: Mapping[str, int | None]) -> dict[str, int | None]:

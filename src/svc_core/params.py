@@ -34,6 +34,8 @@ class Param:
     """One query parameter: how it is read and how the API reference describes it.
 
     ``pattern`` is a regular expression the whole value must match (ASCII classes only);
+    ``doc_pattern`` documents the shape of a value that a core grammar checks itself
+    (periods), so the reference shows it without a second, weaker check here;
     ``message`` is what a malformed value is told (a default follows from the kind);
     ``allow_empty`` makes ``?name=`` mean "absent" (else an empty value is malformed,
     or "required" for a required parameter).
@@ -45,6 +47,7 @@ class Param:
     required: bool = False
     choices: tuple[str, ...] = ()
     pattern: str | None = None
+    doc_pattern: str | None = None
     max_length: int | None = None
     low: int | None = None
     high: int | None = None

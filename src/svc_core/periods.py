@@ -27,6 +27,14 @@ import attrs
 
 from svc_core.errors import InvalidPeriod
 
+# The grammar as regular expressions, for documents that describe it (the API reference);
+# the parsers below are what checks a label.
+YEAR_PATTERN = "(199[0-9]|20[0-9]{2}|2100)"
+MONTH_PATTERN = YEAR_PATTERN + "-(0[1-9]|1[0-2])"
+QUARTER_PATTERN = YEAR_PATTERN + "-Q[1-4]"
+MONTH_LIST_PATTERN = f"{MONTH_PATTERN}(,{MONTH_PATTERN}){{0,11}}"
+QUARTER_LIST_PATTERN = f"{QUARTER_PATTERN}(,{QUARTER_PATTERN}){{0,11}}"
+
 MIN_YEAR = 1990
 MAX_YEAR = 2100
 

@@ -1,168 +1,246 @@
-"""The routing table: every path, its methods, handler, auth policy and parameters.
+"""The routing table: every path, its methods, handler, auth policy, parameters and text.
 
-One werkzeug ``Map`` built from ``ROUTES``; the app looks the matched endpoint up here.
-``auth`` is ``public``, ``data`` (API key or cookie; rate-limited; quota-counted when
-``counted``) or ``account`` (cookie only).
+One ``Route`` per operation (``svc_server.http.routing``): the dispatcher reads its auth
+policy, parameter declarations and flags, the OpenAPI builder the same fields plus the
+``Operation`` text in ``doc``. ``auth`` is ``public``, ``data`` (API key or cookie;
+rate-limited; quota-counted when ``counted``) or ``account`` (cookie only).
 """
 
 from __future__ import annotations
 
-from svc_core.params import Param
+from svc_core.markets import MARKET_PARAMS
+from svc_core.paging import PAGE_PARAMS
+from svc_core.realestate import query as re_query
 from svc_server.handlers import accounts, markets, realestate, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Route
-from svc_server.services import realestate as re_service
-
-
-def _names(names: frozenset[str]) -> tuple[Param, ...]:
-    return tuple(Param(name=n, description="") for n in sorted(names))
-
+from svc_server.openapi import account_ops as acc
+from svc_server.openapi import data_ops as ops
 
 ME = "/api/auth/me"
 RE = "/api/v1/real-estate"
+GET, POST, PATCH, DELETE = ("GET",), ("POST",), ("PATCH",), ("DELETE",)
+
 ROUTES: tuple[Route, ...] = (
-    Route(path="/api/status", methods=("GET",), handler=system.get_status),
-    Route(path="/api/v1/openapi.json", methods=("GET",), handler=openapi_handler.get_document),
-    Route(path="/disclosure", methods=("GET",), handler=system.get_disclosure),
-    Route(path="/pricing", methods=("GET",), handler=system.get_pricing),
+    # system and pages
+    Route(path="/api/status", methods=GET, handler=system.get_status, doc=ops.GET_STATUS),
+    Route(
+        path="/api/v1/openapi.json",
+        methods=GET,
+        handler=openapi_handler.get_document,
+        doc=ops.GET_OPEN_API_DOCUMENT,
+    ),
+    Route(
+        path="/disclosure", methods=GET, handler=system.get_disclosure, doc=ops.GET_DISCLOSURE_PAGE
+    ),
+    Route(path="/pricing", methods=GET, handler=system.get_pricing, doc=ops.GET_PRICING_PAGE),
     # real-estate vertical
     Route(
         path=f"{RE}/pulse",
-        methods=("GET",),
+        methods=GET,
         handler=realestate.pulse,
+        doc=ops.GET_REAL_ESTATE_PULSE,
         auth="data",
-        params=_names(re_service.PULSE_PARAMS),
+        params=re_query.PULSE_PARAMS,
         counted=True,
         csv=True,
     ),
     Route(
         path=f"{RE}/pulse/series",
-        methods=("GET",),
+        methods=GET,
         handler=realestate.series,
+        doc=ops.GET_REAL_ESTATE_PULSE_SERIES,
         auth="data",
-        params=_names(re_service.SERIES_PARAMS),
+        params=re_query.SERIES_PARAMS,
         counted=True,
         csv=True,
     ),
     Route(
         path=f"{RE}/coverage",
-        methods=("GET",),
+        methods=GET,
         handler=realestate.coverage,
+        doc=ops.GET_REAL_ESTATE_COVERAGE,
         auth="data",
-        params=_names(re_service.COVERAGE_PARAMS),
+        params=re_query.COVERAGE_PARAMS,
         counted=True,
         csv=True,
     ),
     Route(
         path=f"{RE}/indices",
-        methods=("GET",),
+        methods=GET,
         handler=realestate.indices,
+        doc=ops.GET_REAL_ESTATE_INDICES,
         auth="data",
-        params=_names(re_service.INDICES_PARAMS),
+        params=re_query.INDICES_PARAMS,
         counted=True,
         csv=True,
     ),
     Route(
         path=f"{RE}/dimensions",
-        methods=("GET",),
+        methods=GET,
         handler=realestate.dimensions,
+        doc=ops.GET_REAL_ESTATE_DIMENSIONS,
         auth="data",
-        params=_names(re_service.DIMENSIONS_PARAMS),
+        params=re_query.DIMENSIONS_PARAMS,
         counted=True,
     ),
     # marketplace vertical
     Route(
         path="/api/v1/markets/pulse",
-        methods=("GET",),
+        methods=GET,
         handler=markets.pulse,
+        doc=ops.GET_MARKETS_PULSE,
         auth="data",
-        params=_names(frozenset({"region", "category", "period", "product_type"})),
+        params=MARKET_PARAMS,
         counted=True,
     ),
     Route(
         path="/api/v1/markets/dimensions",
-        methods=("GET",),
+        methods=GET,
         handler=markets.dimensions,
+        doc=ops.GET_MARKETS_DIMENSIONS,
         auth="data",
         counted=True,
     ),
     # sessions and accounts
-    Route(path="/api/auth/session", methods=("POST",), handler=accounts.post_session),
     Route(
         path="/api/auth/session",
-        methods=("DELETE",),
+        methods=POST,
+        handler=accounts.post_session,
+        doc=acc.CREATE_SESSION,
+    ),
+    Route(
+        path="/api/auth/session",
+        methods=DELETE,
         handler=accounts.delete_session,
+        doc=acc.DELETE_SESSION,
         auth="account",
     ),
-    Route(path=f"{ME}/usage", methods=("GET",), handler=accounts.get_usage, auth="account"),
-    Route(path=f"{ME}/keys", methods=("GET",), handler=accounts.list_keys, auth="account"),
-    Route(path=f"{ME}/keys", methods=("POST",), handler=accounts.create_key, auth="account"),
     Route(
-        path=f"{ME}/keys/<key_id>", methods=("PATCH",), handler=accounts.patch_key, auth="account"
+        path=f"{ME}/usage",
+        methods=GET,
+        handler=accounts.get_usage,
+        doc=acc.GET_USAGE,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/keys",
+        methods=GET,
+        handler=accounts.list_keys,
+        doc=acc.LIST_API_KEYS,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/keys",
+        methods=POST,
+        handler=accounts.create_key,
+        doc=acc.CREATE_API_KEY,
+        auth="account",
     ),
     Route(
         path=f"{ME}/keys/<key_id>",
-        methods=("DELETE",),
+        methods=PATCH,
+        handler=accounts.patch_key,
+        doc=acc.UPDATE_API_KEY,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/keys/<key_id>",
+        methods=DELETE,
         handler=accounts.revoke_key,
+        doc=acc.DELETE_API_KEY,
         auth="account",
     ),
     Route(
         path=f"{ME}/keys/<key_id>/rotate",
-        methods=("POST",),
+        methods=POST,
         handler=accounts.rotate_key,
+        doc=acc.ROTATE_API_KEY,
         auth="account",
     ),
     Route(
         path=f"{ME}/keys/<key_id>/revoke",
-        methods=("POST",),
+        methods=POST,
         handler=accounts.revoke_key,
+        doc=acc.REVOKE_API_KEY,
         auth="account",
     ),
-    Route(path=f"{ME}/team", methods=("GET",), handler=accounts.get_team, auth="account"),
-    Route(path=f"{ME}/team", methods=("POST",), handler=accounts.post_team, auth="account"),
+    Route(
+        path=f"{ME}/team",
+        methods=GET,
+        handler=accounts.get_team,
+        doc=acc.GET_TEAM,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/team",
+        methods=POST,
+        handler=accounts.post_team,
+        doc=acc.INVITE_TEAM_MEMBER,
+        auth="account",
+    ),
     Route(
         path=f"{ME}/team/<member_id>",
-        methods=("DELETE",),
+        methods=DELETE,
         handler=accounts.delete_member,
+        doc=acc.REMOVE_TEAM_MEMBER,
         auth="account",
     ),
-    Route(path=f"{ME}/webhooks", methods=("GET",), handler=webhooks.list_endpoints, auth="account"),
     Route(
-        path=f"{ME}/webhooks", methods=("POST",), handler=webhooks.create_endpoint, auth="account"
+        path=f"{ME}/webhooks",
+        methods=GET,
+        handler=webhooks.list_endpoints,
+        doc=acc.LIST_WEBHOOK_ENDPOINTS,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks",
+        methods=POST,
+        handler=webhooks.create_endpoint,
+        doc=acc.CREATE_WEBHOOK_ENDPOINT,
+        auth="account",
     ),
     Route(
         path=f"{ME}/webhooks/<endpoint_id>",
-        methods=("DELETE",),
+        methods=DELETE,
         handler=webhooks.revoke_endpoint,
+        doc=acc.DELETE_WEBHOOK_ENDPOINT,
         auth="account",
     ),
     Route(
         path=f"{ME}/webhooks/<endpoint_id>/enable",
-        methods=("POST",),
+        methods=POST,
         handler=webhooks.enable_endpoint,
+        doc=acc.ENABLE_WEBHOOK_ENDPOINT,
         auth="account",
     ),
     Route(
         path=f"{ME}/webhooks/<endpoint_id>/test",
-        methods=("POST",),
+        methods=POST,
         handler=webhooks.send_test,
+        doc=acc.TEST_WEBHOOK_ENDPOINT,
         auth="account",
     ),
     Route(
         path=f"{ME}/webhooks/<endpoint_id>/deliveries",
-        methods=("GET",),
+        methods=GET,
         handler=webhooks.list_deliveries,
+        doc=acc.LIST_WEBHOOK_DELIVERIES,
         auth="account",
-        params=_names(webhooks.DELIVERY_PARAMS),
+        params=PAGE_PARAMS,
     ),
-    Route(path=f"{ME}/invites", methods=("GET",), handler=accounts.get_invites, auth="account"),
+    Route(
+        path=f"{ME}/invites",
+        methods=GET,
+        handler=accounts.get_invites,
+        doc=acc.LIST_MY_INVITATIONS,
+        auth="account",
+    ),
     Route(
         path=f"{ME}/invites/<invite_id>/accept",
-        methods=("POST",),
+        methods=POST,
         handler=accounts.accept_invite,
+        doc=acc.ACCEPT_INVITATION,
         auth="account",
     ),
 )
-
-
-BY_ENDPOINT: dict[str, Route] = {r.endpoint: r for r in ROUTES}

@@ -84,6 +84,7 @@ PULSE_PERIOD = Param(
     description="A rolling window (ending at the latest month with data), a month YYYY-MM "
     "or a quarter YYYY-Qn.",
     default="last_6m",
+    doc_pattern=f"last_3m|last_6m|last_12m|{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
     example="last_6m",
 )
 # The series periods keep an empty value (``?periods=``) as given: the period grammar
@@ -93,17 +94,20 @@ PERIODS = Param(
     description="Comma-separated periods, no spaces, at most 12, all YYYY-MM or all "
     "YYYY-Qn. Give this or from_period and to_period.",
     allow_empty=False,
+    doc_pattern=f"{periods.MONTH_LIST_PATTERN}|{periods.QUARTER_LIST_PATTERN}",
     example="2026-Q1,2026-Q2",
 )
 FROM_PERIOD = Param(
     name="from_period",
     description="First period of an inclusive range (with to_period; at most 12 periods).",
     allow_empty=False,
+    doc_pattern=f"{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
 )
 TO_PERIOD = Param(
     name="to_period",
     description="Last period of the range (with from_period).",
     allow_empty=False,
+    doc_pattern=f"{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
 )
 GRANULARITY = Param(
     name="granularity",
@@ -130,6 +134,7 @@ INDEX_PERIOD = Param(
     name="period",
     description="A rolling window of quarters, a quarter YYYY-Qn or a year YYYY.",
     default="last_4q",
+    doc_pattern=f"last_4q|last_8q|{periods.QUARTER_PATTERN}|{periods.YEAR_PATTERN}",
     example="last_4q",
 )
 

@@ -99,11 +99,15 @@ def pulse(ctx: Ctx, deps: Deps) -> Response:
 
 
 def series(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.series, q.parse_series, service.PULSE_COLUMNS, "pulse-series.csv")
+    return _run(
+        ctx, deps, service.series, q.parse_series, service.PULSE_COLUMNS, "pulse-series.csv"
+    )
 
 
 def coverage(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv")
+    return _run(
+        ctx, deps, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv"
+    )
 
 
 def indices(ctx: Ctx, deps: Deps) -> Response:

@@ -1,13 +1,13 @@
 """The OpenAPI 3.1 document of the HTTP API, built from the routing table.
 
-``build_document(routes)`` walks ``routes.ROUTES``: every route becomes an operation, its
-path and method from the route, its security from the route's auth policy (``data``: API
-key or cookie; ``account``: cookie; ``public``: none), its query parameter *names* from
-``Route.params`` (plus ``format`` when the route negotiates CSV), the CSV media type and
-the rate-limit headers from the route's flags. ``operations.OPERATIONS`` adds what a
-route cannot know (schemas, descriptions, statuses, examples). A route missing from that
-table still appears, marked ``x-undocumented``, and ``drift(routes)`` names it, so a
-test fails instead of the document silently lying.
+``build_document(routes)`` walks the routes: every route becomes an operation, its path
+and method from the route, its security from the route's auth policy (``data``: API key
+or cookie; ``account``: cookie; ``public``: none), its query parameters from the same
+``Param`` declarations that validate requests (plus ``format`` when the route negotiates
+CSV), the CSV media type and the rate-limit headers from the route's flags, and its
+text, statuses, bodies and examples from the ``Operation`` hanging on the route. A route
+without one still appears, marked ``x-undocumented``, and ``drift(routes)`` names it, so
+a test fails instead of the document silently lying.
 """
 
 from __future__ import annotations
@@ -18,11 +18,24 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core.events import EVENT_TYPES
+from svc_core.params import Param
 from svc_server.config import Config
-from svc_server.http.routing import Route
-from svc_server.openapi.operations import OPERATIONS, TAGS, Json, Operation, query
-from svc_server.openapi.schemas import LAYER_ENVELOPE, SCHEMAS, event_envelope, obj, ref
+from svc_server.http.routing import Operation, Route
+from svc_server.openapi.components import (
+    CSV_EXAMPLE,
+    CSV_HEADERS,
+    DATA_HEADERS,
+    FORMAT,
+    HEADERS,
+    REQUEST_ID_PARAM,
+    RESPONSES,
+    SECURITY,
+    SECURITY_SCHEMES,
+    header_refs,
+)
+from svc_server.openapi.events import webhooks_section
+from svc_server.openapi.operations import TAGS, Json
+from svc_server.openapi.schemas import SCHEMAS
 
 __all__ = [
     "OPENAPI_VERSION",
@@ -75,219 +88,6 @@ byte-order mark for `Accept: text/csv` or `format=csv`; envelope fields travel a
 `/api/v1/*`; per-minute limits give 429 with `Retry-After`.
 """
 
-# headers and shared responses ------------------------------------------------------------------
-
-HEADERS: dict[str, Json] = {
-    "X-Request-ID": {
-        "description": "The request's id (the caller's when acceptable, else generated).",
-        "required": True,
-        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"},
-    },
-    "X-RateLimit-Limit": {
-        "description": "The caller's per-minute limit (once the caller is known).",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-RateLimit-Remaining": {
-        "description": "Calls left in the current minute.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-Quota-Limit": {
-        "description": "Monthly quota (quota-bound callers).",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-Quota-Used": {
-        "description": "Successful calls this UTC month.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-Quota-Resets-At": {
-        "description": "When the quota month resets (UTC).",
-        "schema": {"type": "string"},
-    },
-    "Retry-After": {
-        "description": "Seconds until a call may succeed.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-}
-DATA_HEADERS = (
-    "X-RateLimit-Limit",
-    "X-RateLimit-Remaining",
-    "X-Quota-Limit",
-    "X-Quota-Used",
-    "X-Quota-Resets-At",
-)
-CSV_SKIPPED = frozenset({"request_id", "rate_limit"})
-"""Envelope fields a CSV answer carries in their own headers (X-Request-ID, X-RateLimit-*)."""
-
-
-def csv_header(field: str) -> str:
-    """``lease_data_status`` -> ``X-Svc-Lease-Data-Status``."""
-    return "X-Svc-" + "-".join(part.capitalize() for part in field.split("_"))
-
-
-CSV_HEADERS: dict[str, str] = {
-    csv_header(field): f"CSV answers only: envelope `{field}` (lists, objects as ASCII JSON)."
-    for field in LAYER_ENVELOPE["properties"]
-    if field not in CSV_SKIPPED
-}
-"""On CSV answers the layer envelope travels as headers, one per ``_meta`` field."""
-
-
-def _header_refs(names: Iterable[str]) -> Json:
-    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
-
-
-def _error_response(description: str, headers: Iterable[str] = ()) -> Json:
-    return {
-        "description": description,
-        "headers": _header_refs(("X-Request-ID", *headers)),
-        "content": {"application/json": {"schema": ref("Error")}},
-    }
-
-
-RESPONSES: dict[str, Json] = {
-    "BadRequest": _error_response(
-        "INVALID_PARAMS: a missing, malformed, unknown or repeated query parameter, a "
-        "path id that is not a UUID, or an invalid JSON body; `hint` says what is allowed."
-    ),
-    "Unauthorized": _error_response(
-        "UNAUTHORIZED on /api/v1 (missing, malformed, unknown or revoked key, or no valid "
-        "session; `_meta` is {service, api_version}); NOT_SIGNED_IN or JWT_INVALID on "
-        "account endpoints."
-    ),
-    "PaymentRequired": _error_response(
-        "QUOTA_EXCEEDED: the monthly quota is used up.", DATA_HEADERS
-    ),
-    "Forbidden": _error_response(
-        "TIER_RESTRICTED (with current_tier, required_tier and upgrade_url), or "
-        "IP_NOT_ALLOWED (the key's ip_allowlist excludes the caller).",
-        DATA_HEADERS,
-    ),
-    "AccountForbidden": _error_response(
-        "CSRF_REJECTED (a cookie-authenticated write without a site Origin), or FORBIDDEN "
-        "(members may not write; the owner cannot be removed)."
-    ),
-    "NotFound": _error_response("NOT_FOUND."),
-    "Conflict": _error_response("The resource's state does not allow this."),
-    "PayloadTooLarge": _error_response("PAYLOAD_TOO_LARGE: the body is over the limit."),
-    "UriTooLong": _error_response("URI_TOO_LONG: path and query are over the limit."),
-    "UnsupportedMediaType": _error_response(
-        "UNSUPPORTED_MEDIA_TYPE: the body is not application/json."
-    ),
-    "RateLimited": _error_response(
-        "RATE_LIMITED: the per-minute limit is reached.", ("Retry-After", *DATA_HEADERS)
-    ),
-    "ServerError": _error_response("INTERNAL or QUERY_FAILED: the server failed; retry later."),
-}
-
-SECURITY_SCHEMES: dict[str, Json] = {
-    "apiKey": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-API-Key",
-        "description": "`svc_pk_live_<32 hex>` or `svc_pk_test_<32 hex>`, for server-to-server "
-        "use; never in browser code.",
-    },
-    "sessionCookie": {
-        "type": "apiKey",
-        "in": "cookie",
-        "name": "svc_session",
-        "description": "Set by POST /api/auth/session; 15 minutes, renewed by each request.",
-    },
-}
-SECURITY: dict[str, list[Json]] = {
-    "public": [],
-    "data": [{"apiKey": []}, {"sessionCookie": []}],
-    "account": [{"sessionCookie": []}],
-}
-REQUEST_ID_PARAM: Json = {
-    "name": "X-Request-ID",
-    "in": "header",
-    "required": False,
-    "description": "Your id for this request; echoed when it is 8 to 128 characters of "
-    "[A-Za-z0-9_-], else replaced by a generated one.",
-    "schema": {"type": "string"},
-}
-FORMAT_PARAM = query(
-    "format",
-    {"type": "string", "enum": ["json", "csv"]},
-    "csv for CSV, json for JSON; wins over the Accept header.",
-    allow_empty=True,
-)
-CSV_EXAMPLE = "\ufeffsigungu_code,sigungu,...\r\n11680,강남구,...\r\n"
-
-# outbound events ---------------------------------------------------------------------------------
-
-EVENT_DATA: dict[str, Json] = {
-    "subscription.updated": obj({"subscription": ref("Subscription")}),
-    "subscription.cancelled": obj({"subscription": ref("Subscription")}),
-    "subscription.trial_will_end": obj({"subscription": ref("Subscription")}),
-    "quota.warning_80pct": ref("QuotaEventData"),
-    "quota.exceeded": ref("QuotaEventData"),
-    "key.rotated": ref("KeyEventData"),
-    "key.revoked": ref("KeyEventData"),
-    "webhook.test": ref("TestEventData"),
-}
-EVENT_SUMMARY: dict[str, str] = {
-    "subscription.updated": "A subscription was created or changed",
-    "subscription.cancelled": "A subscription was cancelled",
-    "subscription.trial_will_end": "A trial ends in 3 days",
-    "quota.warning_80pct": "Monthly usage reached 80% of the quota",
-    "quota.exceeded": "Monthly usage reached the quota; data calls now get 402",
-    "key.rotated": "An API key was rotated",
-    "key.revoked": "An API key was revoked",
-    "webhook.test": "A test send from POST /api/auth/me/webhooks/{endpoint_id}/test",
-}
-DELIVERY_HEADERS: tuple[Json, ...] = (
-    {"name": "X-Svc-Event", "in": "header", "required": True, "schema": {"type": "string"}},
-    {"name": "X-Svc-Event-Id", "in": "header", "required": True, "schema": {"type": "string"}},
-    {
-        "name": "X-Svc-Signature",
-        "in": "header",
-        "required": True,
-        "description": "t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>'>, keyed with "
-        "the hex-decoded part of the secret after whsec_. Reject timestamps more than 300 s "
-        "from your clock. Not verifiable with Stripe's libraries.",
-        "schema": {"type": "string", "pattern": "^t=[0-9]+(,v1=[0-9a-f]{64})+$"},
-    },
-    {
-        "name": "User-Agent",
-        "in": "header",
-        "required": True,
-        "schema": {"type": "string", "const": "Svc-Webhooks/1.0"},
-    },
-)
-
-
-def _webhooks() -> Json:
-    out: Json = {}
-    for event_type in EVENT_TYPES:
-        out[event_type] = {
-            "post": {
-                "tags": ["Webhook events"],
-                "operationId": "event_" + event_type.replace(".", "_"),
-                "summary": EVENT_SUMMARY.get(event_type, event_type),
-                "parameters": [dict(p) for p in DELIVERY_HEADERS],
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": event_envelope(
-                                event_type, EVENT_DATA.get(event_type, {"type": "object"})
-                            )
-                        }
-                    },
-                },
-                "responses": {
-                    "2XX": {
-                        "description": "Delivered. Anything else (3xx included), or no "
-                        "answer within 5 s, is a failure; there are no retries."
-                    }
-                },
-            }
-        }
-    return out
-
-
 # routes -> operations ------------------------------------------------------------------------------
 
 
@@ -301,8 +101,46 @@ def operation_key(method: str, rule: str) -> str:
     return f"{method.upper()} {openapi_path(rule)}"
 
 
-def _accepted_params(route: Route) -> list[str]:
-    return sorted(route.accepted)
+def _pattern(text: str) -> str:
+    """``text`` anchored at both ends, grouped when it alternates at the top level."""
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if char == "|" and depth == 0:
+            return f"^({text})$"
+    return f"^{text}$"
+
+
+def param_object(param: Param) -> Json:
+    """A query parameter object from its declaration."""
+    schema: Json
+    if param.kind == "enum":
+        schema = {"type": "string", "enum": list(param.choices)}
+    elif param.kind == "integer":
+        schema = {"type": "integer", "minimum": param.low, "maximum": param.high}
+    elif param.kind == "boolean":
+        schema = {"type": "boolean"}
+    else:
+        schema = {"type": "string"}
+        if param.max_length is not None:
+            schema["maxLength"] = param.max_length
+        pattern = param.pattern or param.doc_pattern
+        if pattern is not None:
+            schema["pattern"] = _pattern(pattern)
+    if param.default is not None:
+        schema["default"] = param.default
+    out: Json = {
+        "name": param.name,
+        "in": "query",
+        "required": param.required,
+        "schema": schema,
+        "description": param.description,
+    }
+    if param.allow_empty and not param.required:
+        out["allowEmptyValue"] = True
+    if param.example is not None:
+        out["example"] = param.example
+    return out
 
 
 def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
@@ -318,25 +156,8 @@ def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
                 "schema": {"type": "string", "format": "uuid"},
             }
         )
-    accepted = _accepted_params(route)
-    documented = [p["name"] for p in op.params] if op else []
-    for name in [
-        *[n for n in documented if n in accepted],
-        *[n for n in accepted if n not in documented],
-    ]:
-        found = op.param(name) if op else None
-        if found is None and name == "format":
-            found = FORMAT_PARAM
-        if found is None:
-            found = {
-                "name": name,
-                "in": "query",
-                "required": False,
-                "schema": {"type": "string"},
-                "description": "Undocumented.",
-                "x-undocumented": True,
-            }
-        params.append(copy.deepcopy(found))
+    declared = (*route.params, FORMAT) if route.csv else route.params
+    params += [param_object(p) for p in declared]
     params.append(dict(REQUEST_ID_PARAM))
     return params
 
@@ -346,7 +167,7 @@ def _with_headers(response: Json, names: Iterable[str]) -> Json:
         return response
     out = copy.deepcopy(response)
     headers = out.setdefault("headers", {})
-    for name, value in _header_refs(("X-Request-ID", *names)).items():
+    for name, value in header_refs(("X-Request-ID", *names)).items():
         headers.setdefault(name, value)
     return out
 
@@ -438,8 +259,7 @@ def build_document(
         path = openapi_path(route.path)
         item = paths.setdefault(path, {})
         for method in route.methods:
-            op = OPERATIONS.get(operation_key(method, route.path))
-            item[method.lower()] = _operation(route, method.upper(), op, path)
+            item[method.lower()] = _operation(route, method.upper(), route.doc, path)
     used_tags = {op["tags"][0] for item in paths.values() for op in item.values()} | {
         "Webhook events"
     }
@@ -459,7 +279,7 @@ def build_document(
         "servers": [{"url": server_url}],
         "tags": tags,
         "paths": paths,
-        "webhooks": _webhooks(),
+        "webhooks": webhooks_section(),
         "components": {
             "schemas": copy.deepcopy(SCHEMAS),
             "responses": copy.deepcopy(RESPONSES),
@@ -470,42 +290,28 @@ def build_document(
     }
 
 
-# drift between the router and the table -------------------------------------------------------------
+# what the routing table leaves undocumented --------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)
 class Drift:
-    """What the routing table and ``OPERATIONS`` disagree on; falsy when in sync.
-
-    Entries read ``"GET /path"`` or ``"GET /path ?name"``.
-    """
+    """What the routing table leaves undocumented; falsy when every route has its text
+    and every parameter a description. Entries read ``"GET /path"`` or
+    ``"GET /path ?name"``."""
 
     undocumented_operations: tuple[str, ...] = ()
-    stale_operations: tuple[str, ...] = ()
-    undocumented_params: tuple[str, ...] = ()
-    stale_params: tuple[str, ...] = ()
+    undescribed_params: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(attrs.astuple(self))
 
 
 def drift(routes: Sequence[Route]) -> Drift:
-    """How ``routes`` and the documentation table disagree."""
+    """Which of ``routes`` lack API-reference text or parameter descriptions."""
     keys = {operation_key(m, r.path): r for r in routes for m in r.methods}
-    undocumented: list[str] = []
-    stale: list[str] = []
-    for key, route in sorted(keys.items()):
-        op = OPERATIONS.get(key)
-        if op is None:
-            continue
-        accepted = set(_accepted_params(route))
-        named = {p["name"] for p in op.params}
-        implicit = {"format"} if route.csv else set()
-        undocumented += [f"{key} ?{n}" for n in sorted(accepted - named - implicit)]
-        stale += [f"{key} ?{n}" for n in sorted(named - accepted)]
     return Drift(
-        undocumented_operations=tuple(sorted(set(keys) - set(OPERATIONS))),
-        stale_operations=tuple(sorted(set(OPERATIONS) - set(keys))),
-        undocumented_params=tuple(undocumented),
-        stale_params=tuple(stale),
+        undocumented_operations=tuple(sorted(k for k, r in keys.items() if r.doc is None)),
+        undescribed_params=tuple(
+            sorted(f"{k} ?{p.name}" for k, r in keys.items() for p in r.params if not p.description)
+        ),
     )

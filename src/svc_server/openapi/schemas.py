@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from svc_core import periods
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.iprules import MAX_ALLOWLIST
 from svc_core.keys import MAX_GRACE_SECONDS, MAX_LABEL_CHARS, MODES, SCOPES, STATUSES
@@ -37,11 +38,8 @@ MAX_WEBHOOK_DESCRIPTION = 500
 MAX_EMAIL = 254
 
 # Period grammar (svc_core.periods): years 1990 to 2100.
-YEAR = "(199[0-9]|20[0-9]{2}|2100)"
-MONTH = YEAR + "-(0[1-9]|1[0-2])"
-QUARTER = YEAR + "-Q[1-4]"
-MONTH_LIST = f"{MONTH}(,{MONTH}){{0,11}}"
-QUARTER_LIST = f"{QUARTER}(,{QUARTER}){{0,11}}"
+YEAR = periods.YEAR_PATTERN
+MONTH = periods.MONTH_PATTERN
 
 
 def ref(name: str) -> Schema:

@@ -1,0 +1,340 @@
+"""API-reference text of the account operations: session, usage, API keys, webhooks and
+team. Each constant hangs on its route in ``svc_server.routes``."""
+
+from __future__ import annotations
+
+from svc_core.keys import MAX_GRACE_SECONDS
+from svc_server.http.routing import Operation
+from svc_server.openapi.operations import (
+    KEY_EXAMPLE,
+    META_EXAMPLE,
+    account_ok,
+    error,
+    json_body,
+    ok,
+)
+from svc_server.openapi.schemas import array, integer, ref, string
+
+# session
+
+CREATE_SESSION = Operation(
+    operation_id="createSession",
+    tag="Session",
+    summary="Sign in",
+    description="Exchange an identity-provider JWT (`exp` required; `iss`/`aud` checked "
+    "when configured) for the `svc_session` cookie (HttpOnly, Secure, SameSite=Lax, "
+    "15 minutes, renewed by each authenticated request). The first sign-in of a new "
+    "user creates a starter consumer whose key is returned once as `api_key`.",
+    body=json_body("SessionCreate", example={"jwt": "eyJhbGciOiJSUzI1NiIs..."}),
+    responses={
+        "200": {
+            **account_ok({"data": ref("Session")}, "Signed in."),
+            "headers": {
+                "Set-Cookie": {
+                    "description": "svc_session=...; HttpOnly; Secure; SameSite=Lax; "
+                    "Path=/; Max-Age=900",
+                    "schema": {"type": "string"},
+                }
+            },
+        },
+        "401": error(
+            "Unauthorized",
+            "JWT_INVALID: the token is missing, malformed, "
+            "expired, or not signed by the configured provider.",
+        ),
+    },
+)
+
+DELETE_SESSION = Operation(
+    operation_id="deleteSession",
+    tag="Session",
+    summary="Sign out",
+    description="Revokes the session server-side (the old cookie then gets 401) and "
+    "clears the cookie.",
+    responses={
+        "200": account_ok({"signed_out": {"type": "boolean", "const": True}}, "Signed out.")
+    },
+)
+
+# usage
+
+GET_USAGE = Operation(
+    operation_id="getUsage",
+    tag="Usage",
+    summary="Plan, limits and this month's usage",
+    description="For the caller's highest-plan consumer. Counters update per minute; poll "
+    "at most every 30 seconds. `Cache-Control: private, no-store`.",
+    responses={
+        "200": account_ok({"data": ref("UsageSummary")}, "The usage summary."),
+        "404": error("NotFound", "NO_CONSUMER: the user has no active consumer."),
+        "500": error("ServerError", "USAGE_FAILED: usage could not be read."),
+    },
+)
+
+# keys
+
+LIST_API_KEYS = Operation(
+    operation_id="listApiKeys",
+    tag="API keys",
+    summary="List API keys",
+    description="Every key of the consumer, with its status (`active`, `grace` until "
+    "`grace_until`, `revoked`, `expired`). Never the secret.",
+    responses={
+        "200": account_ok(
+            {"data": array(ref("ApiKey"))},
+            "The keys.",
+            {"data": [KEY_EXAMPLE], "meta": META_EXAMPLE},
+        ),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+CREATE_API_KEY = Operation(
+    operation_id="createApiKey",
+    tag="API keys",
+    summary="Create an API key",
+    description="The plaintext key is in `key`, in this response only. The body is "
+    "checked first (400), then the role (403), then the plan's key limit (402 "
+    "KEY_LIMIT_REACHED; keys in grace do not count).",
+    body=json_body(
+        "ApiKeyCreate",
+        example={"label": "ci", "mode": "live", "scope": "read_only", "ip_allowlist": []},
+    ),
+    responses={
+        "200": account_ok(
+            {"data": ref("ApiKeyCreated")},
+            "The new key.",
+            {
+                "data": {**KEY_EXAMPLE, "key": "svc_pk_live_3f9a" + "0" * 28},
+                "meta": META_EXAMPLE,
+            },
+            links={
+                "update": ("updateApiKey", "key_id"),
+                "rotate": ("rotateApiKey", "key_id"),
+                "revoke": ("revokeApiKey", "key_id"),
+            },
+        ),
+        "402": error("PaymentRequired", "KEY_LIMIT_REACHED."),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+UPDATE_API_KEY = Operation(
+    operation_id="updateApiKey",
+    tag="API keys",
+    summary="Rename a key or change its IP allowlist",
+    description="Only `label` and `ip_allowlist` can change; `mode`, `scope` and the "
+    "read-only fields are refused with 400.",
+    path_params={"key_id": "The key's id."},
+    body=json_body("ApiKeyPatch", example={"label": "ci-2"}),
+    responses={
+        "200": account_ok({"data": ref("ApiKey")}, "The updated key."),
+        "404": error("NotFound", "No such key for this consumer (or NO_CONSUMER)."),
+    },
+)
+
+DELETE_API_KEY = Operation(
+    operation_id="deleteApiKey",
+    tag="API keys",
+    summary="Revoke a key",
+    description="Same as POST .../revoke: the key gets 401 from now on; emits key.revoked.",
+    path_params={"key_id": "The key's id."},
+    responses={
+        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
+        "404": error("NotFound", "No such key, or already revoked."),
+    },
+)
+
+ROTATE_API_KEY = Operation(
+    operation_id="rotateApiKey",
+    tag="API keys",
+    summary="Rotate a key",
+    description="Issues a new key now; the old one keeps working until `grace_until` "
+    f"(`grace_period_seconds`, 0 to {MAX_GRACE_SECONDS}, default 86400). Emits "
+    "key.rotated. Allowed at the key limit.",
+    path_params={"key_id": "The key's id."},
+    body=json_body("ApiKeyRotate", required=False, example={"grace_period_seconds": 3600}),
+    responses={
+        "200": ok(ref("ApiKeyRotated"), "The new key and the old key's grace."),
+        "404": error("NotFound", "No such key for this consumer."),
+        "409": error("Conflict", "KEY_NOT_ACTIVE: only an active key can be rotated."),
+    },
+)
+
+REVOKE_API_KEY = Operation(
+    operation_id="revokeApiKey",
+    tag="API keys",
+    summary="Revoke a key",
+    description="The key gets 401 from now on; emits key.revoked.",
+    path_params={"key_id": "The key's id."},
+    responses={
+        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
+        "404": error("NotFound", "No such key, or already revoked."),
+    },
+)
+
+# webhooks
+
+LIST_WEBHOOK_ENDPOINTS = Operation(
+    operation_id="listWebhookEndpoints",
+    tag="Webhooks",
+    summary="List webhook endpoints",
+    description="Every endpoint of the consumer, revoked ones included, oldest first; "
+    "never the secret.",
+    responses={
+        "200": account_ok({"data": array(ref("WebhookEndpoint"))}, "The endpoints."),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+CREATE_WEBHOOK_ENDPOINT = Operation(
+    operation_id="createWebhookEndpoint",
+    tag="Webhooks",
+    summary="Register a webhook endpoint",
+    description="The URL must be HTTPS, without user-info, at most 2048 characters, and "
+    "its host must resolve only to public addresses. The signing secret is returned "
+    "once as `secret_plaintext`. At most 16 non-revoked endpoints (402 "
+    "ENDPOINT_LIMIT_REACHED).",
+    body=json_body(
+        "WebhookEndpointCreate",
+        example={"url": "https://example.com/hooks/svc", "events": ["*"]},
+    ),
+    responses={
+        "200": account_ok(
+            {"data": ref("WebhookEndpointCreated")},
+            "The new endpoint.",
+            links={
+                "test": ("testWebhookEndpoint", "endpoint_id"),
+                "deliveries": ("listWebhookDeliveries", "endpoint_id"),
+                "revoke": ("deleteWebhookEndpoint", "endpoint_id"),
+            },
+        ),
+        "402": error("PaymentRequired", "ENDPOINT_LIMIT_REACHED."),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+DELETE_WEBHOOK_ENDPOINT = Operation(
+    operation_id="deleteWebhookEndpoint",
+    tag="Webhooks",
+    summary="Revoke a webhook endpoint",
+    description="Soft revoke: the record stays for the delivery log and cannot be "
+    "re-activated; queued deliveries are settled unsent.",
+    path_params={"endpoint_id": "The endpoint's id."},
+    responses={
+        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
+        "404": error("NotFound", "Not found, or already revoked."),
+    },
+)
+
+ENABLE_WEBHOOK_ENDPOINT = Operation(
+    operation_id="enableWebhookEndpoint",
+    tag="Webhooks",
+    summary="Re-enable a disabled endpoint",
+    description="Turns `disabled_after_failure` back to `active` and resets the failure count.",
+    path_params={"endpoint_id": "The endpoint's id."},
+    responses={
+        "200": account_ok({"data": ref("WebhookEndpoint")}, "The endpoint, active again."),
+        "404": error("NotFound", "No such endpoint."),
+        "409": error("Conflict", "ENDPOINT_NOT_DISABLED: the endpoint is not disabled."),
+    },
+)
+
+TEST_WEBHOOK_ENDPOINT = Operation(
+    operation_id="testWebhookEndpoint",
+    tag="Webhooks",
+    summary="Send a test event",
+    description="Sends `webhook.test` now, whatever the endpoint's event filter, signed "
+    "like any event; the attempt is logged and a failure counts toward disabling.",
+    path_params={"endpoint_id": "The endpoint's id."},
+    responses={
+        "200": account_ok({"data": ref("WebhookTest")}, "The attempt's outcome."),
+        "404": error("NotFound", "No such endpoint."),
+        "409": error("Conflict", "ENDPOINT_NOT_ACTIVE: only active endpoints are tested."),
+    },
+)
+
+LIST_WEBHOOK_DELIVERIES = Operation(
+    operation_id="listWebhookDeliveries",
+    tag="Webhooks",
+    summary="Delivery log of an endpoint",
+    description="Finished deliveries, newest first, with a 24-hour summary. An endpoint "
+    "the caller does not own gives empty rows and a zero summary. Not counted against "
+    "the quota.",
+    path_params={"endpoint_id": "The endpoint's id."},
+    responses={
+        "200": account_ok({"data": ref("DeliveryPage")}, "One page of the log."),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+# team
+
+GET_TEAM = Operation(
+    operation_id="getTeam",
+    tag="Team",
+    summary="Members, invitations and seats",
+    description="Active members and unexpired pending invitations; the owner and pending "
+    "invitations hold seats.",
+    responses={
+        "200": account_ok(
+            {
+                "members": array(ref("TeamMember")),
+                "seat_limit": integer(minimum=1),
+                "plan": string(),
+            },
+            "The team.",
+        ),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+INVITE_TEAM_MEMBER = Operation(
+    operation_id="inviteTeamMember",
+    tag="Team",
+    summary="Invite a member",
+    description="Creates a pending invitation (expires after 7 days) for an email.",
+    body=json_body("TeamInviteCreate", example={"email": "ana@example.com", "role": "member"}),
+    responses={
+        "200": account_ok(
+            {"data": ref("TeamInvite")},
+            "The pending invitation.",
+            links={"withdraw": ("removeTeamMember", "member_id")},
+        ),
+        "402": error("PaymentRequired", "SEAT_LIMIT_REACHED."),
+        "404": error("NotFound", "NO_CONSUMER."),
+        "409": error("Conflict", "ALREADY_INVITED: already a member or invited."),
+    },
+)
+
+REMOVE_TEAM_MEMBER = Operation(
+    operation_id="removeTeamMember",
+    tag="Team",
+    summary="Remove a member or withdraw an invitation",
+    description="Soft revoke; the owner cannot be removed (403).",
+    path_params={"member_id": "The member's or invitation's id."},
+    responses={
+        "200": account_ok({"removed": {"type": "boolean", "const": True}}, "Removed."),
+        "404": error("NotFound", "No such member or invitation."),
+    },
+)
+
+LIST_MY_INVITATIONS = Operation(
+    operation_id="listMyInvitations",
+    tag="Team",
+    summary="Invitations addressed to me",
+    description="Pending, unexpired invitations to the signed-in user's email.",
+    responses={"200": account_ok({"invites": array(ref("Invitation"))}, "The invitations.")},
+)
+
+ACCEPT_INVITATION = Operation(
+    operation_id="acceptInvitation",
+    tag="Team",
+    summary="Accept an invitation",
+    description="Joins the inviting consumer with the invited role.",
+    path_params={"invite_id": "The invitation's id."},
+    responses={
+        "200": account_ok({"accepted": {"type": "boolean", "const": True}}, "Accepted."),
+        "404": error("NotFound", "Not found, expired, or addressed to another email."),
+    },
+)

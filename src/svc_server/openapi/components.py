@@ -1,0 +1,147 @@
+"""Shared components of the OpenAPI document: headers, error responses, security."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from svc_core.params import Param
+from svc_server.openapi.operations import Json
+from svc_server.openapi.schemas import LAYER_ENVELOPE, ref
+
+HEADERS: dict[str, Json] = {
+    "X-Request-ID": {
+        "description": "The request's id (the caller's when acceptable, else generated).",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"},
+    },
+    "X-RateLimit-Limit": {
+        "description": "The caller's per-minute limit (once the caller is known).",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "X-RateLimit-Remaining": {
+        "description": "Calls left in the current minute.",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "X-Quota-Limit": {
+        "description": "Monthly quota (quota-bound callers).",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "X-Quota-Used": {
+        "description": "Successful calls this UTC month.",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "X-Quota-Resets-At": {
+        "description": "When the quota month resets (UTC).",
+        "schema": {"type": "string"},
+    },
+    "Retry-After": {
+        "description": "Seconds until a call may succeed.",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+}
+DATA_HEADERS = (
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-Quota-Limit",
+    "X-Quota-Used",
+    "X-Quota-Resets-At",
+)
+CSV_SKIPPED = frozenset({"request_id", "rate_limit"})
+"""Envelope fields a CSV answer carries in their own headers (X-Request-ID, X-RateLimit-*)."""
+
+
+def csv_header(field: str) -> str:
+    """``lease_data_status`` -> ``X-Svc-Lease-Data-Status``."""
+    return "X-Svc-" + "-".join(part.capitalize() for part in field.split("_"))
+
+
+CSV_HEADERS: dict[str, str] = {
+    csv_header(field): f"CSV answers only: envelope `{field}` (lists, objects as ASCII JSON)."
+    for field in LAYER_ENVELOPE["properties"]
+    if field not in CSV_SKIPPED
+}
+"""On CSV answers the layer envelope travels as headers, one per ``_meta`` field."""
+
+
+def header_refs(names: Iterable[str]) -> Json:
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+
+
+def _error_response(description: str, headers: Iterable[str] = ()) -> Json:
+    return {
+        "description": description,
+        "headers": header_refs(("X-Request-ID", *headers)),
+        "content": {"application/json": {"schema": ref("Error")}},
+    }
+
+
+RESPONSES: dict[str, Json] = {
+    "BadRequest": _error_response(
+        "INVALID_PARAMS: a missing, malformed, unknown or repeated query parameter, a "
+        "path id that is not a UUID, or an invalid JSON body; `hint` says what is allowed."
+    ),
+    "Unauthorized": _error_response(
+        "UNAUTHORIZED on /api/v1 (missing, malformed, unknown or revoked key, or no valid "
+        "session; `_meta` is {service, api_version}); NOT_SIGNED_IN or JWT_INVALID on "
+        "account endpoints."
+    ),
+    "PaymentRequired": _error_response(
+        "QUOTA_EXCEEDED: the monthly quota is used up.", DATA_HEADERS
+    ),
+    "Forbidden": _error_response(
+        "TIER_RESTRICTED (with current_tier, required_tier and upgrade_url), or "
+        "IP_NOT_ALLOWED (the key's ip_allowlist excludes the caller).",
+        DATA_HEADERS,
+    ),
+    "AccountForbidden": _error_response(
+        "CSRF_REJECTED (a cookie-authenticated write without a site Origin), or FORBIDDEN "
+        "(members may not write; the owner cannot be removed)."
+    ),
+    "NotFound": _error_response("NOT_FOUND."),
+    "Conflict": _error_response("The resource's state does not allow this."),
+    "PayloadTooLarge": _error_response("PAYLOAD_TOO_LARGE: the body is over the limit."),
+    "UriTooLong": _error_response("URI_TOO_LONG: path and query are over the limit."),
+    "UnsupportedMediaType": _error_response(
+        "UNSUPPORTED_MEDIA_TYPE: the body is not application/json."
+    ),
+    "RateLimited": _error_response(
+        "RATE_LIMITED: the per-minute limit is reached.", ("Retry-After", *DATA_HEADERS)
+    ),
+    "ServerError": _error_response("INTERNAL or QUERY_FAILED: the server failed; retry later."),
+}
+
+SECURITY_SCHEMES: dict[str, Json] = {
+    "apiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "`svc_pk_live_<32 hex>` or `svc_pk_test_<32 hex>`, for server-to-server "
+        "use; never in browser code.",
+    },
+    "sessionCookie": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "svc_session",
+        "description": "Set by POST /api/auth/session; 15 minutes, renewed by each request.",
+    },
+}
+SECURITY: dict[str, list[Json]] = {
+    "public": [],
+    "data": [{"apiKey": []}, {"sessionCookie": []}],
+    "account": [{"sessionCookie": []}],
+}
+REQUEST_ID_PARAM: Json = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "required": False,
+    "description": "Your id for this request; echoed when it is 8 to 128 characters of "
+    "[A-Za-z0-9_-], else replaced by a generated one.",
+    "schema": {"type": "string"},
+}
+FORMAT = Param(
+    name="format",
+    description="csv for CSV, json for JSON; wins over the Accept header.",
+    kind="enum",
+    choices=("json", "csv"),
+)
+CSV_EXAMPLE = "\ufeffsigungu_code,sigungu,...\r\n11680,강남구,...\r\n"

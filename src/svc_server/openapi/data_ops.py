@@ -1,0 +1,188 @@
+"""API-reference text of the public and data operations: system, pages, real estate,
+marketplace. Each constant hangs on its route in ``svc_server.routes``."""
+
+from __future__ import annotations
+
+from svc_server.http.routing import Operation
+from svc_server.openapi.operations import (
+    ENVELOPE_EXAMPLE,
+    NOT_FOUND_RE,
+    PULSE_EXAMPLE_ROW,
+    QUOTA_NOTE,
+    data_ok,
+    envelope_404,
+    ok,
+)
+from svc_server.openapi.schemas import array, obj, ref
+
+# system
+
+GET_STATUS = Operation(
+    operation_id="getStatus",
+    tag="System",
+    summary="Health probe",
+    description="Runs one timed probe per vertical (real-estate pulse, marketplace pulse) "
+    "against the store. Public; edge-cacheable for 10 s (stale-while-revalidate 30 s).",
+    responses={
+        "200": ok(ref("Status"), "Every probe answered (`status: ok`)."),
+        "503": {
+            "description": "One or more probes failed (`status: degraded`).",
+            "content": {"application/json": {"schema": ref("Status")}},
+        },
+    },
+)
+
+GET_OPEN_API_DOCUMENT = Operation(
+    operation_id="getOpenApiDocument",
+    tag="System",
+    summary="This OpenAPI document",
+    description="The OpenAPI 3.1 description of the API, generated from the server's "
+    "routing table. Public and cacheable; send If-None-Match with the ETag to get a 304.",
+    responses={
+        "200": ok({"type": "object"}, "The document."),
+        "304": {"description": "Not modified since the ETag in If-None-Match."},
+    },
+)
+
+GET_DISCLOSURE_PAGE = Operation(
+    operation_id="getDisclosurePage",
+    tag="Pages",
+    summary="Trust-disclosure page",
+    description="What the real-estate data covers, where it comes from and what it leaves "
+    "out; `_meta.disclosure_url` links here.",
+    responses={
+        "200": {
+            "description": "An HTML page.",
+            "content": {"text/html": {"schema": {"type": "string"}}},
+        }
+    },
+)
+
+GET_PRICING_PAGE = Operation(
+    operation_id="getPricingPage",
+    tag="Pages",
+    summary="Plans and pricing page",
+    description="The plans and their limits; `upgrade_url` of 403 TIER_RESTRICTED links here.",
+    responses={
+        "200": {
+            "description": "An HTML page.",
+            "content": {"text/html": {"schema": {"type": "string"}}},
+        }
+    },
+)
+
+# real estate
+
+GET_REAL_ESTATE_PULSE = Operation(
+    operation_id="getRealEstatePulse",
+    tag="Real estate",
+    summary="Quartile aggregates for one district",
+    description="Sale prices or lease deposits (and monthly rents) per property type and "
+    "transaction type for one district and period. Cohorts with fewer than 2 "
+    f"transactions are left out. {QUOTA_NOTE}",
+    responses={
+        "200": ok(
+            obj({"data": array(ref("PulseRow")), "_meta": ref("LayerEnvelope")}),
+            "Rows ordered by period, property type, transaction type and dong.",
+            {"data": [PULSE_EXAMPLE_ROW], "_meta": ENVELOPE_EXAMPLE},
+        ),
+        "404": envelope_404(NOT_FOUND_RE),
+    },
+)
+
+GET_REAL_ESTATE_PULSE_SERIES = Operation(
+    operation_id="getRealEstatePulseSeries",
+    tag="Real estate",
+    summary="Pulse rows for several periods",
+    description="The pulse row shape for up to 12 calendar periods (all months or all "
+    "quarters), given as a list or as an inclusive range. `_meta` adds "
+    "`periods_requested`, `periods_returned` and `missing_periods`. Costs one call "
+    "whatever the number of periods.",
+    responses={
+        "200": data_ok("PulseRow", "Rows of the periods that have data."),
+        "404": envelope_404(
+            "None of the requested periods has a cohort; `missing_periods` lists them all."
+        ),
+    },
+)
+
+GET_REAL_ESTATE_COVERAGE = Operation(
+    operation_id="getRealEstateCoverage",
+    tag="Real estate",
+    summary="Which periods have data",
+    description="Per cohort, the periods with at least 2 transactions, ordered by "
+    "total samples (descending). Without filters: the top cohorts overall. An empty "
+    f"result is a 200 with empty `data`, never a 404. {QUOTA_NOTE}",
+    responses={"200": data_ok("CoverageRow", "Cohorts with data, busiest first.")},
+)
+
+GET_REAL_ESTATE_INDICES = Operation(
+    operation_id="getRealEstateIndices",
+    tag="Real estate",
+    summary="R-ONE market statistics",
+    description="Vacancy, yields, returns and price indices from the R-ONE survey for "
+    "districts mapped from its market areas. `annualized_cap_rate` is `value_pct` x 4 "
+    f"on income_yield rows. CSV negotiation applies. {QUOTA_NOTE}",
+    responses={
+        "200": data_ok("IndexRow", "Index values, by period."),
+        "404": envelope_404("No index values for the district and period."),
+    },
+)
+
+GET_REAL_ESTATE_DIMENSIONS = Operation(
+    operation_id="getRealEstateDimensions",
+    tag="Real estate",
+    summary="Districts and types with data",
+    description="The districts, property types and transaction types with transactions "
+    "in the last 6 months with data, with sample counts; `gu_dongs` is filled for "
+    f"geo_precision=dong (pro plan or higher). {QUOTA_NOTE}",
+    responses={
+        "200": ok(
+            obj({"data": ref("RealEstateDimensions"), "_meta": ref("LayerEnvelope")}),
+            "The filter values, most samples first.",
+        )
+    },
+)
+
+# marketplace
+
+GET_MARKETS_PULSE = Operation(
+    operation_id="getMarketsPulse",
+    tag="Marketplace",
+    summary="Price and demand of one marketplace cohort",
+    description="Price quartiles, views, bookings, demand index and occupancy of one "
+    "region, category and month (one product type, or all combined). Suppressed and "
+    f"empty cohorts answer the same 404. {QUOTA_NOTE}",
+    responses={
+        "200": ok(
+            obj({"data": array(ref("MarketPulseRow")), "_meta": ref("MarketMeta")}),
+            "The cohort's row.",
+        ),
+        "404": {
+            "description": "No published row for the cohort (none, or fewer than 3 "
+            "listings, or suppressed).",
+            "content": {
+                "application/json": {
+                    "schema": obj(
+                        {"error": ref("ErrorDetail"), "_meta": ref("MarketMeta")},
+                    )
+                }
+            },
+        },
+    },
+)
+
+GET_MARKETS_DIMENSIONS = Operation(
+    operation_id="getMarketsDimensions",
+    tag="Marketplace",
+    summary="Regions, categories and months with data",
+    description="Every value with at least one published cohort, with the number of "
+    "combinations that include it. The data refreshes daily; cache for 6 hours. "
+    f"{QUOTA_NOTE}",
+    responses={
+        "200": ok(
+            obj({"data": ref("MarketDimensions"), "_meta": ref("MarketDimensionsMeta")}),
+            "The dimension values.",
+        )
+    },
+)
