@@ -61,6 +61,8 @@ def parse_json(raw: bytes) -> Any:
         value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     except RecursionError:
         raise InvalidBody(f"The JSON body is nested deeper than {MAX_DEPTH} levels.") from None
+    except InvalidBody:  # a duplicate key or NaN/Infinity, named by the hooks above
+        raise
     except json.JSONDecodeError as exc:
         raise InvalidBody(f"The body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
     except ValueError:  # an integer literal over Python's 4300-digit conversion limit

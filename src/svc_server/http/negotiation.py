@@ -8,21 +8,24 @@ from werkzeug.datastructures import MIMEAccept
 
 from svc_core.errors import InvalidParams
 
+JSON = "application/json"
+CSV = "text/csv"
+OFFERED = (JSON, CSV)
+"""What CSV-capable routes offer, in the server's order of preference."""
+
 
 def wants_csv(accept: MIMEAccept, params: Mapping[str, str]) -> bool:
     """True when the caller asked for CSV.
 
-    ``format`` wins when present (``json`` or ``csv``). Otherwise CSV is chosen when the
-    Accept header names ``text/csv`` with q > 0 and does not name ``application/json``
-    with an equal or higher q; ``*/*``, ``text/*``, no header or other types mean JSON.
+    ``format`` wins when present (``json`` or ``csv``). Otherwise the Accept header
+    decides as RFC 9110 says: each of ``application/json`` and ``text/csv`` gets the q of
+    the most specific range that matches it (``text/csv`` over ``text/*`` over ``*/*``),
+    and CSV is chosen when its q is higher; a tie, no header or only other types mean
+    JSON (the server's preference).
     """
     fmt = params.get("format")
     if fmt:
         if fmt not in {"json", "csv"}:
             raise InvalidParams("Query parameter 'format' must be json or csv.")
         return fmt == "csv"
-    explicit = {value.lower(): q for value, q in accept}
-    if "text/csv" not in explicit or explicit["text/csv"] <= 0:
-        return False
-    json_q = explicit.get("application/json")
-    return json_q is None or explicit["text/csv"] > json_q
+    return accept.best_match(OFFERED, default=JSON) == CSV
