@@ -261,8 +261,10 @@ def confidence_for(sample_size: int) -> str:
     return "low"
 
 
-def _ratio(numerator: float, denominator: float, digits: int) -> float | None:
-    return None if denominator == 0 else round(numerator / denominator, digits)
+def _ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator`` unrounded (SPEC defines the ratio, not a rounding of
+    it: a 4-decimal rate was off by up to 0.6 % and could not be undone), None for 0/0."""
+    return None if denominator == 0 else numerator / denominator
 
 
 @attrs.frozen(kw_only=True)
@@ -342,7 +344,7 @@ def _row(cohort: _Cohort, *, prices: bool, baseline: tuple[int, int]) -> MarketR
     base_views, base_listings = baseline
     demand = None
     if base_views > 0:
-        demand = round(100 * (views / n) / (base_views / base_listings), 1)
+        demand = 100 * views * base_listings / (n * base_views)  # one division: exact when it can be
     values = sorted(m.listing.effective_price for m in cohort.members)
 
     def price(value: float) -> float | None:
@@ -363,8 +365,8 @@ def _row(cohort: _Cohort, *, prices: bool, baseline: tuple[int, int]) -> MarketR
         total_views=views,
         total_bookings=bookings,
         demand_index=demand,
-        booking_conv_rate=_ratio(bookings, views, 4),
-        occupancy_proxy=_ratio(booked, available, 4),
+        booking_conv_rate=_ratio(bookings, views),
+        occupancy_proxy=_ratio(booked, available),
         confidence=confidence_for(n),
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
+from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
 
@@ -216,7 +217,7 @@ def test_demand_index_compares_views_per_listing_with_the_category_average() -> 
     rows = {r: _row(r, "office", "rental") for r in ("강남", "서초", "마포")}
     assert {r: row.demand_index for r, row in rows.items() if row} == {
         "강남": 125.0,  # 100 * 15 / 12
-        "서초": 166.7,  # 100 * 20 / 12 = 166.67
+        "서초": 100 * 60 * 10 / (3 * 120),  # 166.66..., unrounded
         "마포": 0.0,
     }
 
@@ -268,8 +269,8 @@ def test_rounding_prices_2_rates_4_demand_1() -> None:
     row = aggregate(months, region="강남", category="office", period="2026-05", product_type=None)
     assert row is not None
     assert row.avg_price == 0.78  # 2.3333 / 3
-    assert row.booking_conv_rate == 0.0968  # 3 / 31
-    assert row.demand_index == 119.2  # 100 * (31 / 3) / (52 / 6)
+    assert row.booking_conv_rate == 3 / 31  # unrounded: SPEC defines the ratio itself
+    assert row.demand_index == 100 * 31 * 6 / (3 * 52)  # (31 / 3) / (52 / 6), unrounded
 
 
 @pytest.mark.parametrize(
@@ -506,7 +507,8 @@ def test_demand_index_is_computable_from_published_rows_alone(
         listings = sum(r.sample_size for r in peers)
         expected = None
         if views:
-            expected = round(100 * (row.total_views / row.sample_size) / (views / listings), 1)
+            # views per listing over the published average, exact then rounded once
+            expected = float(Fraction(100 * row.total_views * listings, row.sample_size * views))
         assert row.demand_index == expected
 
 

@@ -14,6 +14,7 @@ import unicodedata
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def test_demand_index_prices_and_undefined_rates(
         2500.0,
     ]
     assert (seocho["min_price"], seocho["max_price"]) == (1000.0, 3000.0)
-    assert seocho["demand_index"] == 166.7  # 100 * 20 / 12
+    assert seocho["demand_index"] == 100 * 20 / 12  # unrounded: 166.66...
     assert (seocho["booking_conv_rate"], seocho["occupancy_proxy"]) == (0.05, 0.2)
     combined = row("서초")
     assert combined["product_type"] is None
@@ -546,8 +547,8 @@ def test_no_http_answer_or_pair_of_answers_reveals_fewer_than_three_listings(
         listings_n = sum(p.sample_size for p in peers)
         expected_index = None
         if views:
-            expected_index = round(
-                100 * (row.total_views / row.sample_size) / (views / listings_n), 1
+            expected_index = float(
+                Fraction(100 * row.total_views * listings_n, row.sample_size * views)
             )
         assert row.demand_index == expected_index
 
