@@ -199,7 +199,8 @@ class PulseQuery:
 class SeriesQuery:
     """``GET /api/v1/real-estate/pulse/series``: one cohort over up to 12 calendar
     periods. ``periods`` are the expanded labels, oldest first; ``periods_text``,
-    ``from_period`` and ``to_period`` are the parameters as sent (echoed in ``_meta``)."""
+    ``from_period`` and ``to_period`` are the parameters as sent (the range is echoed in
+    ``_meta.query``)."""
 
     cohort: Cohort
     periods: tuple[str, ...]
