@@ -278,15 +278,23 @@ def _coverage_rows(
             ("coverage", cohort, query.granularity), build, version=state.version
         )
         return [(c.row, c.source_mix) for c in built[: query.limit]]
-    stored = store.realestate.coverage(
-        granularity=query.granularity,
-        dong_level=cohort.dong_level,
-        limit=query.limit,
-        property_type=cohort.property_type,
-        transaction_type=cohort.transaction_type,
-        dong=cohort.dong,
-    )
-    return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
+
+    def top() -> list[tuple[CoverageRow, Mapping[str, int]]]:
+        stored = store.realestate.coverage(
+            granularity=query.granularity,
+            dong_level=cohort.dong_level,
+            limit=q.COVERAGE_LIMIT_MAX,
+            property_type=cohort.property_type,
+            transaction_type=cohort.transaction_type,
+            dong=cohort.dong,
+        )
+        return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
+
+    # The largest answer is read and typed once per data version and filters, and each
+    # limit takes its head (the order is total): a hit reads nothing. Keys leave the
+    # limit out, so the entries stay few and each holds at most COVERAGE_LIMIT_MAX rows.
+    key = ("coverage-top", cohort, query.granularity)
+    return store.realestate.cached(key, top, version=state.version)[: query.limit]
 
 
 def coverage(
@@ -302,7 +310,8 @@ def coverage(
 
     Rows are ordered by ``total_samples`` descending (then code, dong and types); an
     empty answer is a 200 with no rows. Without a district the rows come precomputed
-    (maintained at ingest), so the call reads ``limit`` rows whatever the table size.
+    (maintained at ingest), so the call reads at most ``COVERAGE_LIMIT_MAX`` rows
+    whatever the table size, once per data version and filters.
     """
     gate(caller, query.cohort.geo_precision, links)
     state = store.realestate.state()
