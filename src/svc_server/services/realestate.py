@@ -40,26 +40,6 @@ from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 from svc_server.store.realestate import CoverageRecord, DataState
 
-__all__ = [
-    "COVERAGE_COLUMNS",
-    "COVERAGE_PARAMS",
-    "DIMENSIONS_PARAMS",
-    "INDEX_COLUMNS",
-    "INDICES_PARAMS",
-    "PULSE_COLUMNS",
-    "PULSE_PARAMS",
-    "SERIES_PARAMS",
-    "Links",
-    "build_coverage",
-    "coverage",
-    "dimensions",
-    "district_names",
-    "indices",
-    "pulse",
-    "refresh_coverage",
-    "series",
-]
-
 GRANULARITY = q.GRANULARITIES
 PULSE_PARAMS = names(q.PULSE_PARAMS)
 SERIES_PARAMS = names(q.SERIES_PARAMS)
