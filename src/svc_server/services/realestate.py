@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 
 from svc_core import convert, periods, regions
 from svc_core.caller import Caller
-from svc_core.envelope import Answer, Links
+from svc_core.envelope import Answer
+from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.params import names
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import dimensions as core_dimensions
