@@ -4,8 +4,8 @@ library users alike, so both produce the same bytes.
 attrs values become dicts with their fields in declaration order (SPEC order for rows);
 tuples, lists and sets become lists; dicts keep their order. Fields whose type holds
 only plain values (``str``, ``int``, ``float``, ``bool``, ``None``, and dicts of them)
-are copied by reference, not walked: the pulse hot path converts cached rows on every
-call, and results are never mutated.
+are copied by reference, not walked, and sequences of them are copied with ``list``:
+the pulse hot path converts cached rows on every call, and results are never mutated.
 """
 
 from __future__ import annotations
@@ -32,8 +32,16 @@ def _plain(kind: Any) -> bool:
     return False
 
 
+def _plain_sequence(kind: Any) -> bool:
+    """A tuple, list or set type of plain values (``tuple[str, ...]``)."""
+    if typing.get_origin(kind) not in (tuple, list, set, frozenset):
+        return False
+    return all(arg is Ellipsis or _plain(arg) for arg in typing.get_args(kind))
+
+
 converter = cattrs.Converter(unstruct_collection_overrides={Sequence: list, Set: list})
 converter.register_unstructure_hook_func(_plain, identity)
+converter.register_unstructure_hook_func(_plain_sequence, list)
 converter.register_unstructure_hook(tuple, lambda value: [converter.unstructure(v) for v in value])
 
 

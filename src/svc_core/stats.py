@@ -21,6 +21,7 @@ import math
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from typing import Protocol
 
 import attrs
 
@@ -37,6 +38,22 @@ class Sample:
     monthly_rent: int | None
     area: float | None
     source: str
+
+
+class SampleLike(Protocol):
+    """What ``summarize`` reads of a sample (``Sample``, or a richer record)."""
+
+    @property
+    def price(self) -> int: ...
+
+    @property
+    def monthly_rent(self) -> int | None: ...
+
+    @property
+    def area(self) -> float | None: ...
+
+    @property
+    def source(self) -> str: ...
 
 
 def sample_of(tx: Transaction) -> Sample:
@@ -144,7 +161,7 @@ def _area_text(areas: Sequence[float]) -> str | None:
     return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
 
 
-def summarize(samples: Sequence[Sample]) -> CohortStats | None:
+def summarize(samples: Sequence[SampleLike]) -> CohortStats | None:
     """Statistics of a cohort, or None when it has fewer than ``MIN_SAMPLES`` samples."""
     if len(samples) < MIN_SAMPLES:
         return None

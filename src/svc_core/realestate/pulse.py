@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 import attrs
 
@@ -23,11 +24,19 @@ from svc_core.realestate.common import Context, codes_of, district_name, gu_name
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 
 
-@attrs.frozen(kw_only=True)
-class Deal(stats.Sample):
-    """A transaction as the pulse sees it: the statistics' sample plus where, what and
-    when (``month`` is ``YYYY-MM``). ``synthetic`` marks demo data."""
+class Deal(NamedTuple):
+    """A transaction as the pulse sees it: the statistics' sample (``stats.SampleLike``)
+    plus where, what and when (``month`` is ``YYYY-MM``); ``synthetic`` marks demo data.
 
+    A NamedTuple rather than a frozen attrs value: as immutable and typed, and built
+    several times faster, which matters because a cold pulse builds one per transaction
+    of its window.
+    """
+
+    price: int
+    monthly_rent: int | None
+    area: float | None
+    source: str
     sigungu_code: str
     sigungu: str
     dong: str | None

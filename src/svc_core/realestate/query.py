@@ -150,18 +150,10 @@ SERIES_PARAMS: tuple[Param, ...] = (
 COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *FILTERS, GRANULARITY, LIMIT)
 INDICES_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
 DIMENSIONS_PARAMS: tuple[Param, ...] = (GEO_PRECISION,)
-
-
-_in = attrs.validators.in_
-
-
-def _optional(choices: tuple[str, ...]) -> Any:
-    return attrs.validators.optional(attrs.validators.in_(choices))
-
-
-def _code(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value != "" and not (len(value) == 5 and value.isascii() and value.isdigit()):
-        raise ValueError(f"{attribute.name} must be a 5-digit district code or '': {value!r}")
+PULSE_NAMES = names(PULSE_PARAMS)
+SERIES_NAMES = names(SERIES_PARAMS)
+COVERAGE_NAMES = names(COVERAGE_PARAMS)
+INDICES_NAMES = names(INDICES_PARAMS)
 
 
 @attrs.frozen(kw_only=True)
@@ -170,11 +162,24 @@ class Cohort:
     type filters (None = every type) and the geography. ``dong`` narrows to one legal
     dong and is set only at ``geo_precision="dong"``."""
 
-    sigungu_code: str = attrs.field(validator=_code)
-    property_type: str | None = attrs.field(default=None, validator=_optional(PROPERTY_TYPES))
-    transaction_type: str | None = attrs.field(default=None, validator=_optional(TRANSACTION_TYPES))
-    geo_precision: str = attrs.field(default="sigungu", validator=_in(GEO_PRECISIONS))
+    sigungu_code: str
+    property_type: str | None = None
+    transaction_type: str | None = None
+    geo_precision: str = "sigungu"
     dong: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        # One check rather than a validator per field: every request builds a cohort.
+        code = self.sigungu_code
+        if (
+            (code != "" and not (len(code) == 5 and code.isascii() and code.isdigit()))
+            or (self.property_type is not None and self.property_type not in PROPERTY_TYPES)
+            or (
+                self.transaction_type is not None and self.transaction_type not in TRANSACTION_TYPES
+            )
+            or self.geo_precision not in GEO_PRECISIONS
+        ):
+            raise ValueError(f"not a cohort the API can ask for: {self!r}")
 
     @property
     def dong_level(self) -> bool:
@@ -204,7 +209,8 @@ class PulseQuery:
 class SeriesQuery:
     """``GET /api/v1/real-estate/pulse/series``: one cohort over up to 12 calendar
     periods. ``periods`` are the expanded labels, oldest first; ``periods_text``,
-    ``from_period`` and ``to_period`` are the parameters as sent (echoed in ``_meta``)."""
+    ``from_period`` and ``to_period`` are the parameters as sent (the range is echoed in
+    ``_meta.query``)."""
 
     cohort: Cohort
     periods: tuple[str, ...]
@@ -239,10 +245,16 @@ class DimensionsQuery:
     geo_precision: str = "sigungu"
 
 
+def _known(allowed: frozenset[str], query: Mapping[str, str]) -> None:
+    """Refuse unknown names first, as the router does, so a library caller gets the same
+    answer as an HTTP client (the set test is cheap; ``strict_query`` words the error)."""
+    if not allowed.issuperset(query):
+        strict_query(list(query.items()), allowed)
+
+
 def _read(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str, Value]:
-    """Every declared parameter's value; unknown names are refused first, as the router
-    does, so a library caller gets the same answer as an HTTP client."""
-    strict_query(list(query.items()), names(decls))
+    """Every declared parameter's value, unknown names refused first."""
+    _known(names(decls), query)
     return read_all(decls, query)
 
 
@@ -284,7 +296,7 @@ def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str
 
 def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
     """A ``PulseQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
-    strict_query(list(query.items()), names(PULSE_PARAMS))
+    _known(PULSE_NAMES, query)
     _required_code(query)
     values = _cohort_values(PULSE_PARAMS, query)
     period = str(values["period"])
@@ -294,7 +306,7 @@ def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
 
 def parse_series(query: Mapping[str, str]) -> SeriesQuery:
     """A ``SeriesQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
-    strict_query(list(query.items()), names(SERIES_PARAMS))
+    _known(SERIES_NAMES, query)
     _required_code(query)
     values = _cohort_values(SERIES_PARAMS, query)
     texts = (_text(values["periods"]), _text(values["from_period"]), _text(values["to_period"]))
@@ -309,7 +321,7 @@ def parse_series(query: Mapping[str, str]) -> SeriesQuery:
 
 def parse_coverage(query: Mapping[str, str]) -> CoverageQuery:
     """A ``CoverageQuery`` from query parameters; ``InvalidParams`` (400)."""
-    strict_query(list(query.items()), names(COVERAGE_PARAMS))
+    _known(COVERAGE_NAMES, query)
     values = _cohort_values(COVERAGE_PARAMS, query)
     limit = values["limit"]
     assert isinstance(limit, int)  # an integer declaration with a default
@@ -320,7 +332,7 @@ def parse_coverage(query: Mapping[str, str]) -> CoverageQuery:
 
 def parse_indices(query: Mapping[str, str]) -> IndicesQuery:
     """An ``IndicesQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod`` (400)."""
-    strict_query(list(query.items()), names(INDICES_PARAMS))
+    _known(INDICES_NAMES, query)
     _required_code(query)
     values = read_all(INDICES_PARAMS, query)
     period = str(values["period"])

@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 
 from svc_core import convert, periods, regions
 from svc_core.caller import Caller
-from svc_core.envelope import Answer, Links
+from svc_core.envelope import Answer
+from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.params import names
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import dimensions as core_dimensions
@@ -39,26 +40,6 @@ from svc_core.realestate.query import (
 from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 from svc_server.store.realestate import CoverageRecord, DataState
-
-__all__ = [
-    "COVERAGE_COLUMNS",
-    "COVERAGE_PARAMS",
-    "DIMENSIONS_PARAMS",
-    "INDEX_COLUMNS",
-    "INDICES_PARAMS",
-    "PULSE_COLUMNS",
-    "PULSE_PARAMS",
-    "SERIES_PARAMS",
-    "Links",
-    "build_coverage",
-    "coverage",
-    "dimensions",
-    "district_names",
-    "indices",
-    "pulse",
-    "refresh_coverage",
-    "series",
-]
 
 GRANULARITY = q.GRANULARITIES
 PULSE_PARAMS = names(q.PULSE_PARAMS)
@@ -278,15 +259,23 @@ def _coverage_rows(
             ("coverage", cohort, query.granularity), build, version=state.version
         )
         return [(c.row, c.source_mix) for c in built[: query.limit]]
-    stored = store.realestate.coverage(
-        granularity=query.granularity,
-        dong_level=cohort.dong_level,
-        limit=query.limit,
-        property_type=cohort.property_type,
-        transaction_type=cohort.transaction_type,
-        dong=cohort.dong,
-    )
-    return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
+
+    def top() -> list[tuple[CoverageRow, Mapping[str, int]]]:
+        stored = store.realestate.coverage(
+            granularity=query.granularity,
+            dong_level=cohort.dong_level,
+            limit=q.COVERAGE_LIMIT_MAX,
+            property_type=cohort.property_type,
+            transaction_type=cohort.transaction_type,
+            dong=cohort.dong,
+        )
+        return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
+
+    # The largest answer is read and typed once per data version and filters, and each
+    # limit takes its head (the order is total): a hit reads nothing. Keys leave the
+    # limit out, so the entries stay few and each holds at most COVERAGE_LIMIT_MAX rows.
+    key = ("coverage-top", cohort, query.granularity)
+    return store.realestate.cached(key, top, version=state.version)[: query.limit]
 
 
 def coverage(
@@ -302,7 +291,8 @@ def coverage(
 
     Rows are ordered by ``total_samples`` descending (then code, dong and types); an
     empty answer is a 200 with no rows. Without a district the rows come precomputed
-    (maintained at ingest), so the call reads ``limit`` rows whatever the table size.
+    (maintained at ingest), so the call reads at most ``COVERAGE_LIMIT_MAX`` rows
+    whatever the table size, once per data version and filters.
     """
     gate(caller, query.cohort.geo_precision, links)
     state = store.realestate.state()
