@@ -16,7 +16,9 @@ import pytest
 
 from tests.conftest import LiveServer
 
-SESSION = b"POST /api/auth/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+SESSION = (
+    b"POST /api/auth/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+)
 SMALL_LIMIT = 2048  # SVC_MAX_BODY_BYTES (its minimum is 1024)
 
 
@@ -105,11 +107,11 @@ def test_garbage_after_a_chunk_is_400(server: LiveServer) -> None:
 
 
 def test_a_truncated_chunked_body_is_400(server: LiveServer) -> None:
-    assert_bad_body(exchange(server, chunked(b"10\r\n{\"a\""), half_close=True))
+    assert_bad_body(exchange(server, chunked(b'10\r\n{"a"'), half_close=True))
 
 
 def test_a_truncated_content_length_body_is_400(server: LiveServer) -> None:
-    request = SESSION + b"Content-Length: 100\r\n\r\n{\"jwt\":"
+    request = SESSION + b'Content-Length: 100\r\n\r\n{"jwt":'
     assert_bad_body(exchange(server, request, half_close=True))
 
 
