@@ -102,6 +102,10 @@ def run_granian(config: Config) -> None:
         ),
         log_level=LogLevels(config.log_level.lower()),
         factory=True,
+        # as gunicorn does: a worker that dies is replaced; one that does not stop within
+        # 30 s of SIGTERM is killed
+        respawn_failed_workers=True,
+        workers_kill_timeout=30,
     ).serve()
 
 
