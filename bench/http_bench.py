@@ -12,8 +12,9 @@ rounds (the median round per server is reported):
   alternative measured and not chosen: it gives a thread to a request whose body is
   still arriving).
 
-Then ``pulse`` once more while 200 slow clients (half stopped inside the headers, half
-inside a declared body) hold connections to it: its p99 beside the idle rounds' p99.
+Then ``pulse`` in alternate rounds idle and while 200 slow clients (half stopped inside
+the headers, half inside a declared body) hold connections to it, and ``pulse_gunicorn``
+once with the slow clients: p99 and req/s beside the idle rounds'.
 
 The load generator is wrk when installed (``apt-get install wrk``), otherwise a
 documented Python client (threads, keep-alive, http.client).
@@ -40,6 +41,7 @@ import urllib.request
 from datetime import date
 from http.client import HTTPConnection
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
@@ -124,11 +126,13 @@ def wrk(url: str, headers: dict[str, str], duration: int, connections: int) -> d
 
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    timeouts = re.search(r"Socket errors:.*timeout (\d+)", out)
     return {
         "rps": rps,
         "p50": ms("50"),
         "p99": ms("99"),
         "errors": float(non2xx.group(1)) if non2xx else 0.0,
+        "timeouts": float(timeouts.group(1)) if timeouts else 0.0,
     }
 
 
@@ -227,6 +231,18 @@ def hold_slow_clients(port: int, count: int) -> list[socket.socket]:
     return held
 
 
+def with_slow_clients(
+    url: str, args: argparse.Namespace, load: Any, headers: dict[str, str], seconds: int
+) -> dict[str, float]:
+    """One load round against ``url`` while ``args.slow_clients`` slow clients hold it."""
+    held = hold_slow_clients(int(url.split(":")[2].split("/")[0]), args.slow_clients)
+    try:
+        return dict(load(url, headers, seconds, args.connections))
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def gunicorn_command(args: argparse.Namespace, port: int, app: str) -> list[str]:
     """gunicorn serving ``app`` from bench/ with the worker settings under test."""
     return [
@@ -316,7 +332,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
     load = wrk if shutil.which("wrk") else python_load
     servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
-    slow: dict[str, float] = {}
+    slow: dict[str, dict[str, float]] = {}
     try:
         port = free_port()
         proc = start([*svc, "serve"], dict(env, SVC_PORT=str(port)), status_url(port))
@@ -363,13 +379,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         for _ in range(args.rounds):
             for name, (_, url) in servers.items():
                 runs[name].append(load(url, headers, seconds, args.connections))
-        pulse_port = int(servers["pulse"][1].split(":")[2].split("/")[0])
-        held = hold_slow_clients(pulse_port, args.slow_clients)
-        try:
-            slow = load(servers["pulse"][1], headers, seconds, args.connections)
-        finally:
-            for sock in held:
-                sock.close()
+        # pulse idle and pulse with the slow clients, alternately; gunicorn once.
+        quiet: list[dict[str, float]] = []
+        crowded: list[dict[str, float]] = []
+        for _ in range(args.rounds):
+            quiet.append(load(servers["pulse"][1], headers, seconds, args.connections))
+            crowded.append(with_slow_clients(servers["pulse"][1], args, load, headers, seconds))
+        slow["pulse_idle"], slow["pulse"] = median_run(quiet), median_run(crowded)
+        url = servers["pulse_gunicorn"][1]
+        slow["pulse_gunicorn"] = with_slow_clients(url, args, load, headers, seconds)
     finally:
         for proc, _ in servers.values():
             proc.terminate()
@@ -390,7 +408,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "ratio_pulse_vs_gunicorn_floor": pulse["rps"] / old["rps"],
         "ratio_floor_vs_gunicorn_floor": floor["rps"] / old["rps"],
         "ratio_pulse_vs_pulse_gunicorn": pulse["rps"] / figures["pulse_gunicorn"]["rps"],
-        "slow_clients": {"count": args.slow_clients, **slow},
+        "slow_clients": {"count": args.slow_clients, **slow["pulse"]},
+        "slow_clients_idle": slow["pulse_idle"],
+        "slow_clients_gunicorn": slow["pulse_gunicorn"],
         "stubbed": {name: figures[name] for name in figures if name in ("admit", "admit,key")},
         "all_rounds": runs,
     }
