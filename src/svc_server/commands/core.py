@@ -78,7 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def run_granian(config: Config) -> None:
     """Serve ``create_app(config)`` under granian through ``BufferedFront`` (RSGI)."""
-    from granian.constants import Interfaces
+    from granian.constants import HTTPModes, Interfaces
     from granian.http import HTTP1Settings
     from granian.log import LogLevels
     from granian.server import Server
@@ -94,6 +94,7 @@ def run_granian(config: Config) -> None:
         address=config.host,
         port=config.port,
         interface=Interfaces.RSGI,
+        http=HTTPModes.http1,  # the front frames bodies by HTTP/1.x rules
         workers=config.workers,
         backlog=BACKLOG,
         websockets=False,

@@ -7,6 +7,9 @@ environ to one of ``threads`` Python threads. A client that sends part of a requ
 then nothing therefore holds a coroutine and a socket, never a thread: the threads serve
 only requests that have fully arrived (docs/security.md).
 
+``svc serve`` runs granian for HTTP/1.x only: the body framing below
+(``Content-Length`` or chunked, else no body) is HTTP/1's.
+
 Its own refusals carry SPEC's error body and an ``X-Request-ID``, with ``Connection:
 close`` so a client is never promised a connection that is then dropped:
 
@@ -108,7 +111,10 @@ class BufferedFront:
         while (job := self.jobs.get()) is not None:
             loop, future, environ = job
             answer = self.call(environ)
-            loop.call_soon_threadsafe(_settle, future, answer)
+            try:
+                loop.call_soon_threadsafe(_settle, future, answer)
+            except RuntimeError:  # the worker's loop closed while the app ran: shutting down
+                return
 
     async def __rsgi__(self, scope: Any, protocol: Any) -> None:
         if scope.proto != "http":  # websockets are not served
@@ -142,7 +148,7 @@ class BufferedFront:
     async def read_body(self, protocol: Any, headers: Headers) -> bytes:
         """The whole body, read on the event loop; refusals for size, form and time."""
         declared, chunked = _framing(headers)
-        if declared is None and not chunked:  # HTTP/1.1: no body (most GETs)
+        if declared is None and not chunked:  # HTTP/1.x: no body (most GETs)
             return b""
         if declared is not None and declared > self.max_body_bytes:
             raise _Refused(PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes."))
