@@ -1,10 +1,23 @@
-"""HTTP benchmark: real-estate pulse through the whole pipeline vs a bare werkzeug floor.
+"""HTTP benchmark: real-estate pulse through the whole pipeline vs bare werkzeug floors.
 
-Both apps run under gunicorn with the same settings (gthread, --workers, --threads) on
-loopback; the load generator is wrk when installed (``apt-get install wrk``), otherwise
-a documented Python client (threads, keep-alive, http.client). The bare app returns a
-fixed body of the same size as the pulse response, so the ratio isolates svc's own cost
-(key check, rate limit, quota reservation, query, statistics, envelope, JSON).
+Servers, all with the same --workers and --threads, on loopback, measured in interleaved
+rounds (the median round per server is reported):
+
+- ``pulse``: ``svc serve`` as shipped (granian, svc's buffering front);
+- ``bare``: a bare werkzeug app returning a body of the pulse response's size, under the
+  same granian front (the floor for the same server);
+- ``bare_gunicorn``: the same bare app under gunicorn's gthread worker (the old floor);
+- ``pulse_gunicorn``: ``svc serve --server gunicorn`` (pulse as it was served before);
+- ``bare_granian_wsgi``: the bare app under granian's own WSGI interface (the
+  alternative measured and not chosen: it gives a thread to a request whose body is
+  still arriving).
+
+Then ``pulse`` in alternate rounds idle and while 200 slow clients (half stopped inside
+the headers, half inside a declared body) hold connections to it, and ``pulse_gunicorn``
+once with the slow clients: p99 and req/s beside the idle rounds'.
+
+The load generator is wrk when installed (``apt-get install wrk``), otherwise a
+documented Python client (threads, keep-alive, http.client).
 
     python bench/http_bench.py --transactions 2000000 --duration 10
 """
@@ -28,6 +41,7 @@ import urllib.request
 from datetime import date
 from http.client import HTTPConnection
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
@@ -112,11 +126,13 @@ def wrk(url: str, headers: dict[str, str], duration: int, connections: int) -> d
 
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    timeouts = re.search(r"Socket errors:.*timeout (\d+)", out)
     return {
         "rps": rps,
         "p50": ms("50"),
         "p99": ms("99"),
         "errors": float(non2xx.group(1)) if non2xx else 0.0,
+        "timeouts": float(timeouts.group(1)) if timeouts else 0.0,
     }
 
 
@@ -177,6 +193,56 @@ def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
     return ordered[len(ordered) // 2]
 
 
+def granian_command(args: argparse.Namespace, port: int, target: str, *, wsgi: bool) -> list[str]:
+    """granian serving ``target`` from bench/: svc's RSGI front, or granian's own WSGI."""
+    interface = ["--interface", "wsgi", f"--blocking-threads={args.threads}"]
+    if not wsgi:
+        interface = ["--interface", "rsgi", "--factory"]
+    return [
+        sys.executable,
+        "-m",
+        "granian",
+        "--working-dir",
+        str(ROOT / "bench"),
+        *interface,
+        f"--workers={args.workers}",
+        "--host",
+        "127.0.0.1",
+        f"--port={port}",
+        "--log-level",
+        "warning",
+        target,
+    ]
+
+
+def hold_slow_clients(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections that send part of a request and then nothing."""
+    head = b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+    body = (
+        b"POST /api/auth/session HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+    )
+    held = []
+    for n in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(head if n % 2 else body)
+        held.append(sock)
+    time.sleep(0.5)
+    return held
+
+
+def with_slow_clients(
+    url: str, args: argparse.Namespace, load: Any, headers: dict[str, str], seconds: int
+) -> dict[str, float]:
+    """One load round against ``url`` while ``args.slow_clients`` slow clients hold it."""
+    held = hold_slow_clients(int(url.split(":")[2].split("/")[0]), args.slow_clients)
+    try:
+        return dict(load(url, headers, seconds, args.connections))
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def gunicorn_command(args: argparse.Namespace, port: int, app: str) -> list[str]:
     """gunicorn serving ``app`` from bench/ with the worker settings under test."""
     return [
@@ -212,6 +278,14 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         help="also serve bench/stubbed_app.py with the admission write, then also the key "
         "lookup, stubbed: shows what each part of the pipeline costs",
     )
+    parser.add_argument(
+        "--slow-clients", type=int, default=200, help="held during the last pulse round"
+    )
+    parser.add_argument(
+        "--no-alternatives",
+        action="store_true",
+        help="skip the bare app under granian's own WSGI interface",
+    )
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="svc-bench-"))
@@ -229,6 +303,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             "SVC_DATABASE_URL": f"sqlite:///{db}",
             "SVC_SECRET_KEY": "bench-secret-key-0123456789",
             "SVC_LOG_LEVEL": "WARNING",
+            "SVC_SERVER": "granian",
             "SVC_WORKERS": str(args.workers),
             "SVC_THREADS": str(args.threads),
         }
@@ -257,49 +332,86 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
     load = wrk if shutil.which("wrk") else python_load
     servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+    slow: dict[str, dict[str, float]] = {}
     try:
         port = free_port()
         proc = start([*svc, "serve"], dict(env, SVC_PORT=str(port)), status_url(port))
         servers["pulse"] = (proc, f"http://127.0.0.1:{port}{PULSE}")
         sample = fetch(servers["pulse"][1], headers)
+        body_file = work / "body.json"
+        body_file.write_bytes(sample)
+        bare_env = dict(env, SVC_BENCH_BODY=str(body_file))
+        port = free_port()
+        command = granian_command(args, port, "bare_front:make", wsgi=False)
+        servers["bare"] = (start(command, bare_env, status_url(port)), f"http://127.0.0.1:{port}/")
+        port = free_port()
+        command = gunicorn_command(args, port, "bare_app:app")
+        servers["bare_gunicorn"] = (
+            start(command, bare_env, status_url(port)),
+            f"http://127.0.0.1:{port}/",
+        )
+        port = free_port()
+        proc = start(
+            [*svc, "serve", "--server", "gunicorn"],
+            dict(env, SVC_PORT=str(port)),
+            status_url(port),
+        )
+        servers["pulse_gunicorn"] = (proc, f"http://127.0.0.1:{port}{PULSE}")
+        if not args.no_alternatives:
+            port = free_port()
+            command = granian_command(args, port, "bare_app:app", wsgi=True)
+            servers["bare_granian_wsgi"] = (
+                start(command, bare_env, status_url(port)),
+                f"http://127.0.0.1:{port}/",
+            )
         for stub in ("admit", "admit,key") if args.decompose else ():
             port = free_port()
-            command = gunicorn_command(args, port, "stubbed_app:app")
+            command = granian_command(args, port, "bare_front:stubbed", wsgi=False)
             proc = start(command, dict(env, SVC_BENCH_STUB=stub), status_url(port))
             servers[stub] = (proc, f"http://127.0.0.1:{port}{PULSE}")
             assert len(fetch(servers[stub][1], headers)) == len(sample), "same answer expected"
-        body_file = work / "body.json"
-        body_file.write_bytes(sample)
-        port = free_port()
-        command = gunicorn_command(args, port, "bare_app:app")
-        bare_url = f"http://127.0.0.1:{port}/"
-        servers["bare"] = (
-            start(command, dict(env, SVC_BENCH_BODY=str(body_file)), bare_url),
-            bare_url,
-        )
+        for name in ("pulse_gunicorn",):
+            assert len(fetch(servers[name][1], headers)) == len(sample), "same answer expected"
         # Interleaved rounds, median per server: a change of machine load (this is often
         # a shared virtual machine) then hits every server alike.
+        seconds = max(1, args.duration // args.rounds)
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
         for _ in range(args.rounds):
             for name, (_, url) in servers.items():
-                runs[name].append(
-                    load(url, headers, max(1, args.duration // args.rounds), args.connections)
-                )
+                runs[name].append(load(url, headers, seconds, args.connections))
+        # pulse idle and pulse with the slow clients, alternately; gunicorn once.
+        quiet: list[dict[str, float]] = []
+        crowded: list[dict[str, float]] = []
+        for _ in range(args.rounds):
+            quiet.append(load(servers["pulse"][1], headers, seconds, args.connections))
+            crowded.append(with_slow_clients(servers["pulse"][1], args, load, headers, seconds))
+        slow["pulse_idle"], slow["pulse"] = median_run(quiet), median_run(crowded)
+        url = servers["pulse_gunicorn"][1]
+        slow["pulse_gunicorn"] = with_slow_clients(url, args, load, headers, seconds)
     finally:
         for proc, _ in servers.values():
             proc.terminate()
             proc.wait()
     figures = {name: median_run(found) for name, found in runs.items()}
-    pulse, floor = figures["pulse"], figures["bare"]
+    pulse, floor, old = figures["pulse"], figures["bare"], figures["bare_gunicorn"]
     result = {
         "generator": load.__name__,
         "transactions": args.transactions,
         "body_bytes": len(sample),
         "rounds": args.rounds,
+        "seconds_per_round": seconds,
+        "connections": args.connections,
+        "figures": figures,
         "pulse": pulse,
         "bare": floor,
         "ratio_rps": pulse["rps"] / floor["rps"],
-        "stubbed": {name: figures[name] for name in figures if name not in ("pulse", "bare")},
+        "ratio_pulse_vs_gunicorn_floor": pulse["rps"] / old["rps"],
+        "ratio_floor_vs_gunicorn_floor": floor["rps"] / old["rps"],
+        "ratio_pulse_vs_pulse_gunicorn": pulse["rps"] / figures["pulse_gunicorn"]["rps"],
+        "slow_clients": {"count": args.slow_clients, **slow["pulse"]},
+        "slow_clients_idle": slow["pulse_idle"],
+        "slow_clients_gunicorn": slow["pulse_gunicorn"],
+        "stubbed": {name: figures[name] for name in figures if name in ("admit", "admit,key")},
         "all_rounds": runs,
     }
     print(json.dumps(result, indent=2))

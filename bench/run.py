@@ -7,7 +7,7 @@ Each figure is measured side by side with its baseline in the same run:
 | signing | ``svc_core.signing.verify`` (parses JSON) | stripe-python ``Webhook.construct_event`` (parses JSON); also ``verify_header`` alone (no parse) |
 | ingest | ``svc ingest rtms-commercial`` rows/s; also the bare XML read | ``sqlite3.executemany`` of the same rows |
 | realestate | pulse/series (cached and cold)/coverage at 200k and 2M | the same at 200k (ratio 2M/200k) |
-| http | pulse through gunicorn; also with the admission write, then the key lookup, stubbed | a bare werkzeug app, same body size and settings, rounds interleaved |
+| http | pulse through ``svc serve`` (granian); also under gunicorn, and with the admission write, then the key lookup, stubbed | a bare werkzeug app, same body size and settings, under the same server and under gunicorn (the old floor), rounds interleaved; pulse p99 while 200 slow clients hold connections |
 
 ``--quick`` shrinks every data set so the whole run takes about a minute; the full run
 takes about ten (it builds a 2M-transaction store twice).
@@ -38,6 +38,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small data sets")
     parser.add_argument("--only", nargs="*", help="signing ingest realestate http")
+    parser.add_argument(
+        "--http-db", help="http: reuse a store built earlier (bench/http_bench.py --db)"
+    )
     args = parser.parse_args()
     wanted = set(args.only or ["signing", "ingest", "realestate", "http"])
     rows: list[tuple[str, str, str, str, str]] = []
@@ -103,16 +106,85 @@ def main() -> None:
                 "--duration",
                 "5" if args.quick else "10",
                 "--decompose",
+                *(["--db", args.http_db] if args.http_db else []),
             ]
         )
         results["http"] = r
+        fig = r["figures"]
+        old_floor = fig["bare_gunicorn"]["rps"]
         rows.append(
             (
-                "pulse over HTTP (req/s)",
+                "pulse vs bare app, both under granian (req/s)",
                 f"{r['pulse']['rps']:.0f}",
                 f"{r['bare']['rps']:.0f}",
                 f"{r['ratio_rps']:.2f}",
                 ">= 0.50",
+            )
+        )
+        rows.append(
+            (
+                "pulse (granian) vs bare app under gunicorn (req/s)",
+                f"{r['pulse']['rps']:.0f}",
+                f"{old_floor:.0f}",
+                f"{r['ratio_pulse_vs_gunicorn_floor']:.2f}",
+                "",
+            )
+        )
+        rows.append(
+            (
+                "bare app: granian front vs gunicorn (req/s)",
+                f"{r['bare']['rps']:.0f}",
+                f"{old_floor:.0f}",
+                f"{r['ratio_floor_vs_gunicorn_floor']:.2f}",
+                "",
+            )
+        )
+        if "bare_granian_wsgi" in fig:
+            wsgi = fig["bare_granian_wsgi"]["rps"]
+            rows.append(
+                (
+                    "bare app: granian front vs granian's WSGI (req/s)",
+                    f"{r['bare']['rps']:.0f}",
+                    f"{wsgi:.0f}",
+                    f"{r['bare']['rps'] / wsgi:.2f}",
+                    "",
+                )
+            )
+        rows.append(
+            (
+                "pulse: granian vs gunicorn (req/s)",
+                f"{r['pulse']['rps']:.0f}",
+                f"{fig['pulse_gunicorn']['rps']:.0f}",
+                f"{r['ratio_pulse_vs_pulse_gunicorn']:.2f}",
+                ">= 3.00",
+            )
+        )
+        slow, slow_old = r["slow_clients"], r["slow_clients_gunicorn"]
+        rows.append(
+            (
+                f"pulse p99 (ms), {slow['count']} slow clients vs idle",
+                f"{slow['p99']:.1f}",
+                f"{r['slow_clients_idle']['p99']:.1f}",
+                f"{slow['p99'] / r['slow_clients_idle']['p99']:.2f}",
+                "<= 1.00",
+            )
+        )
+        rows.append(
+            (
+                f"pulse req/s, {slow['count']} slow clients vs idle",
+                f"{slow['rps']:.0f}",
+                f"{r['slow_clients_idle']['rps']:.0f}",
+                f"{slow['rps'] / r['slow_clients_idle']['rps']:.2f}",
+                "",
+            )
+        )
+        rows.append(
+            (
+                f"  same under gunicorn: req/s with {slow['count']} slow clients vs idle",
+                f"{slow_old['rps']:.0f}",
+                f"{fig['pulse_gunicorn']['rps']:.0f}",
+                f"{slow_old['rps'] / fig['pulse_gunicorn']['rps']:.2f}",
+                "",
             )
         )
         for stub, label in (("admit", "admission"), ("admit,key", "admission+key lookup")):
@@ -129,7 +201,7 @@ def main() -> None:
                 )
         rows.append(
             (
-                "pulse over HTTP p50/p99 (ms)",
+                "pulse vs bare app, granian, p50/p99 (ms)",
                 f"{r['pulse']['p50']:.1f}/{r['pulse']['p99']:.1f}",
                 f"{r['bare']['p50']:.1f}/{r['bare']['p99']:.1f}",
                 "",

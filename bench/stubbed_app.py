@@ -10,7 +10,7 @@ to stub (comma-separated):
   and never counts as due for its once-a-minute ``last_used_at`` write).
 
 Everything else (routing, parameter checks, the cached pulse answer, the envelope, JSON,
-werkzeug, gunicorn) runs as in ``svc serve``.
+werkzeug, granian and svc's front) runs as in ``svc serve``.
 """
 
 from __future__ import annotations

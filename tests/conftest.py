@@ -139,7 +139,7 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """A real ``svc serve`` (gunicorn) process on a free port."""
+    """A real ``svc serve`` process on a free port (granian, or ``SVC_SERVER``)."""
 
     def __init__(self, db_url: str, env: dict[str, str] | None = None, workers: int = 1) -> None:
         self.port = free_port()

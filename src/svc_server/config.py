@@ -85,6 +85,13 @@ def _log_level(name: str, raw: str) -> str:
     return value
 
 
+def _server(name: str, raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in {"granian", "gunicorn"}:
+        raise ConfigError(f"{name} must be granian or gunicorn, not {raw!r}")
+    return value
+
+
 def _base_url(name: str, raw: str) -> str:
     parts = urlsplit(raw.strip())
     if parts.scheme not in {"http", "https"} or not parts.netloc:
@@ -110,8 +117,10 @@ class Config:
     public_url: str = "http://127.0.0.1:8000"
     host: str = "127.0.0.1"
     port: int = 8000
+    server: str = "granian"
     workers: int = 2
     threads: int = 4
+    read_timeout: int = 30
     log_level: str = "INFO"
     max_body_bytes: int = 1_048_576
     max_url_bytes: int = 8000
@@ -141,8 +150,10 @@ _PARSERS: dict[str, Any] = {
     "public_url": _base_url,
     "host": lambda n, r: r.strip(),
     "port": lambda n, r: _int(n, r, 1, 65535),
+    "server": _server,
     "workers": lambda n, r: _int(n, r, 1, 64),
     "threads": lambda n, r: _int(n, r, 1, 64),
+    "read_timeout": lambda n, r: _int(n, r, 1, 60),
     "log_level": _log_level,
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),
     "max_url_bytes": lambda n, r: _int(n, r, 512, 8000),

@@ -1,6 +1,6 @@
 """Two servers, one database, many clients at once (issue 8, point 2).
 
-Two ``svc serve`` processes (separate ports, two gunicorn workers of four threads each)
+Two ``svc serve`` processes (separate ports, two workers of four threads each)
 share one freshly migrated database (a PostgreSQL schema; also one SQLite file) while a
 pool of client threads calls a counted data endpoint on both at the same time. What docs/plans-and-limits.md promises
 must hold across all four worker processes:

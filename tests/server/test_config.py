@@ -26,6 +26,14 @@ def test_environment_and_flags_flags_win() -> None:
     assert config.port == 9000
 
 
+def test_the_server_defaults_to_granian_and_gunicorn_can_be_chosen() -> None:
+    assert load_config({}).server == "granian"
+    assert load_config({}).read_timeout == 30
+    chosen = load_config({"SVC_SERVER": "granian"}, {"server": "Gunicorn", "read_timeout": "5"})
+    assert chosen.server == "gunicorn"
+    assert chosen.read_timeout == 5
+
+
 def test_lists_are_parsed() -> None:
     config = load_config(
         {
@@ -51,6 +59,9 @@ def test_lists_are_parsed() -> None:
         ("SVC_SITE_ORIGINS", "app.example.com", "SVC_SITE_ORIGINS"),
         ("SVC_TRUSTED_PROXIES", "10.0.0.300", "SVC_TRUSTED_PROXIES"),
         ("SVC_LOG_LEVEL", "loud", "SVC_LOG_LEVEL"),
+        ("SVC_SERVER", "uwsgi", "SVC_SERVER"),
+        ("SVC_READ_TIMEOUT", "0", "SVC_READ_TIMEOUT"),
+        ("SVC_READ_TIMEOUT", "61", "SVC_READ_TIMEOUT"),
     ],
 )
 def test_bad_values_name_the_setting(name: str, value: str, needle: str) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from svc_server.app import SvcApp, create_app
 from svc_server.commands.base import config_from_args, store_from_args
-from svc_server.config import Config
+from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
+from svc_server.http.front import HEAD_BUFFER, BufferedFront
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -27,8 +28,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "serve",
         parents=[common],
-        help="run the HTTP server (gunicorn)",
-        description="Run the API with gunicorn: --workers processes x --threads threads.",
+        help="run the HTTP server (granian, or gunicorn with --server gunicorn)",
+        description=(
+            "Run the API: --workers processes x --threads threads. granian (the default) "
+            "reads each request whole before a thread runs it; --server gunicorn runs "
+            "gunicorn's threaded workers instead."
+        ),
     )
     p.set_defaults(func=cmd_serve)
 
@@ -62,13 +67,71 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config = config_from_args(args)
     store = store_from_args(args)  # migrate once in the parent, before workers fork
     store.close()
-    run_gunicorn(config)
+    if config.server == "gunicorn":
+        run_gunicorn(config)
+    else:
+        # granian's workers are new processes that build the app from the environment:
+        # hand them the flags given here as the SVC_* variables they stand for.
+        for setting in SETTINGS:
+            if hasattr(args, setting):
+                os.environ[env_name(setting)] = str(getattr(args, setting))
+        run_granian(config)
     return 0
+
+
+def run_granian(config: Config) -> None:
+    """Serve ``create_app(config)`` under granian through ``BufferedFront`` (RSGI)."""
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
+    from granian.log import LogLevels
+    from granian.server import Server
+
+    print(
+        f"svc: serving on http://{config.host}:{config.port} ({config.database_url}; granian)",
+        flush=True,
+    )
+    Server(
+        "svc_server.commands.core:granian_app",
+        address=config.host,
+        port=config.port,
+        interface=Interfaces.RSGI,
+        http=HTTPModes.http1,  # the front frames bodies by HTTP/1.x rules
+        workers=config.workers,
+        backlog=BACKLOG,
+        websockets=False,
+        http1_settings=HTTP1Settings(
+            header_read_timeout=config.read_timeout * 1000, max_buffer_size=HEAD_BUFFER
+        ),
+        log_level=LogLevels(config.log_level.lower()),
+        factory=True,
+        # as gunicorn does: a worker that dies is replaced; one that does not stop within
+        # 30 s of SIGTERM is killed
+        respawn_failed_workers=True,
+        workers_kill_timeout=30,
+    ).serve()
+
+
+def granian_app() -> Any:
+    """The app one granian worker serves, configured from the ``SVC_*`` environment."""
+    config = load_config(os.environ)
+    setup_logging(config.log_level)
+    return BufferedFront(
+        served_app(config),
+        threads=config.threads,
+        max_body_bytes=config.max_body_bytes,
+        read_timeout=config.read_timeout,
+    )
+
+
+BACKLOG = 2048  # gunicorn's default, kept for both servers
 
 
 def run_gunicorn(config: Config) -> None:
     """Serve ``create_app(config)`` with gunicorn's threaded workers."""
-    from gunicorn.app.base import BaseApplication  # the server extra; only serve needs it
+    # gunicorn is optional (a deployment may prefer it): imported only when chosen
+    from gunicorn.app.base import BaseApplication
+
+    from svc_server.http.wire import BodyGuard
 
     class _App(BaseApplication):  # type: ignore[misc]  # gunicorn ships no type hints
         def load_config(self) -> None:
@@ -81,12 +144,14 @@ def run_gunicorn(config: Config) -> None:
             # own SVC_MAX_URL_BYTES check is what a long query meets
             self.cfg.set("limit_request_line", 8190)
             self.cfg.set("timeout", 60)
+            self.cfg.set("backlog", BACKLOG)
+            self.cfg.set("keepalive", 2)
             self.cfg.set("accesslog", None)
             self.cfg.set("loglevel", config.log_level.lower())
 
         def load(self) -> Any:
             setup_logging(config.log_level)
-            return served_app(config)
+            return BodyGuard(served_app(config), config.max_body_bytes)
 
     print(f"svc: serving on http://{config.host}:{config.port} ({config.database_url})", flush=True)
     _App().run()

@@ -10,8 +10,10 @@ never meets HTML: 414 for a request line over the limit, 431 for headers over th
 
 from __future__ import annotations
 
+import io
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from gunicorn.http import errors as wire_errors
 from gunicorn.util import write_nonblock
@@ -21,11 +23,15 @@ from svc_core import requestid
 from svc_core.errors import (
     HeadersTooLarge,
     InvalidParams,
+    PayloadTooLarge,
     ServerError,
     SvcError,
     UriTooLong,
 )
-from svc_server.http.responses import dumps
+from svc_server.http.refusals import REASONS, error_parts
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
 def wire_error(exc: BaseException) -> SvcError:
@@ -43,17 +49,10 @@ def wire_error(exc: BaseException) -> SvcError:
 
 def error_bytes(err: SvcError, request_id: str) -> bytes:
     """A whole HTTP/1.1 response (connection closed after it) carrying ``err``."""
-    body = dumps(err.body(request_id))
-    reason = {400: "Bad Request", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
-    head = (
-        f"HTTP/1.1 {err.status} {reason.get(err.status, 'Internal Server Error')}\r\n"
-        "Connection: close\r\n"
-        "Content-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n"
-        f"X-Request-ID: {request_id}\r\n"
-        "\r\n"
-    )
-    return head.encode("ascii") + body
+    status, headers, body = error_parts(err, request_id)
+    reason = REASONS.get(status, "Internal Server Error")
+    lines = [f"HTTP/1.1 {status} {reason}", *(f"{n}: {v}" for n, v in headers)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + body
 
 
 class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no type hints
@@ -70,3 +69,48 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no 
             write_nonblock(client, error_bytes(err, requestid.generate(os.urandom(16))))
         except Exception:
             self.log.debug("Failed to send error message.")
+
+
+class BodyGuard:
+    """WSGI middleware for gunicorn: the request body is read whole before the app runs.
+
+    A malformed or truncated body (a bad chunk size, a connection closed early) is a 400
+    and a body over ``max_body_bytes`` a 413, both with ``Connection: close``, instead of
+    a 500 from inside the app or a keep-alive promise gunicorn then breaks.
+    """
+
+    def __init__(self, app: WSGIApplication, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        raw_length = environ.get("CONTENT_LENGTH") or ""
+        if not chunked and not raw_length:
+            return self.app(environ, start_response)
+        declared = int(raw_length) if raw_length.isdigit() else None
+        err: SvcError | None = None
+        if declared is not None and declared > self.max_body_bytes:
+            err = PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
+        else:
+            try:
+                body = environ["wsgi.input"].read(self.max_body_bytes + 1)
+            except (wire_errors.ParseException, wire_errors.NoMoreData, OSError):
+                body, err = b"", InvalidParams("The request body is malformed or incomplete.")
+            if err is None and len(body) > self.max_body_bytes:
+                err = PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
+            elif err is None and declared is not None and len(body) != declared:
+                err = InvalidParams("The request body is malformed or incomplete.")
+        if err is not None:
+            supplied = environ.get("HTTP_X_REQUEST_ID")
+            status, headers, payload = error_parts(err, requestid.resolve(supplied, os.urandom(16)))
+            # gunicorn drops an app's Connection header; its response object (the owner
+            # of start_response) is told to close instead.
+            force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+            if force_close is not None:
+                force_close()
+            start_response(f"{status} {REASONS.get(status, 'Error')}", headers)
+            return [payload]
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        return self.app(environ, start_response)

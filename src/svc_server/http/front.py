@@ -1,0 +1,277 @@
+"""The bundled server's front: granian reads each request whole, then a thread runs the app.
+
+granian (a Rust HTTP server) parses connections on its own event loop; ``BufferedFront``
+is the RSGI application it calls. It checks the request head, reads the body on the
+event loop under a deadline and a size limit, and only then hands a complete WSGI
+environ to one of ``threads`` Python threads. A client that sends part of a request and
+then nothing therefore holds a coroutine and a socket, never a thread: the threads serve
+only requests that have fully arrived (docs/security.md).
+
+``svc serve`` runs granian for HTTP/1.x only: the body framing below
+(``Content-Length`` or chunked, else no body) is HTTP/1's.
+
+Its own refusals carry SPEC's error body and an ``X-Request-ID``, with ``Connection:
+close`` so a client is never promised a connection that is then dropped:
+
+- 414 ``URI_TOO_LONG`` for a request line over ``MAX_LINE`` bytes;
+- 431 ``HEADERS_TOO_LARGE`` for a header line over ``MAX_LINE`` bytes;
+- 413 ``PAYLOAD_TOO_LARGE`` for a body over ``SVC_MAX_BODY_BYTES`` (before reading it
+  when ``Content-Length`` says so, else as soon as the chunks pass the limit);
+- 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not);
+- 408 ``REQUEST_TIMEOUT`` for a body not complete within ``SVC_READ_TIMEOUT``;
+- 500 ``INTERNAL`` when the app itself raises.
+
+What granian answers itself (an empty body, ``Connection: close``; it offers no way to
+replace these): 400 for a request line or header it cannot parse, 431 for more than 100
+headers or a request head over ``HEAD_BUFFER`` bytes, 414 for a request target over
+64 KiB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from svc_core import requestid
+from svc_core.errors import (
+    HeadersTooLarge,
+    InvalidParams,
+    PayloadTooLarge,
+    ServerError,
+    SvcError,
+    UriTooLong,
+)
+from svc_server.http.refusals import RequestTimeout, error_parts
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+log = logging.getLogger("svc.error")
+
+MAX_LINE = 8190  # gunicorn's ceiling, kept: a request line and each header line
+# granian's read buffer for a request head: 100 headers (granian's own maximum) of
+# MAX_LINE bytes fit, so a head within the limits always reaches the checks below.
+HEAD_BUFFER = 8192 + 100 * 8192
+
+Headers = list[tuple[str, str]]
+Answer = tuple[int, Headers, bytes]
+
+
+class _Refused(Exception):
+    """A request the front answers itself with ``err``."""
+
+    def __init__(self, err: SvcError) -> None:
+        super().__init__(err.message)
+        self.err = err
+
+
+class BufferedFront:
+    """RSGI application serving a WSGI app on a pool of ``threads`` threads."""
+
+    def __init__(
+        self,
+        app: WSGIApplication,
+        *,
+        threads: int,
+        max_body_bytes: int,
+        read_timeout: float,
+    ) -> None:
+        self.app = app
+        self.threads = threads
+        self.max_body_bytes = max_body_bytes
+        self.read_timeout = read_timeout
+        self.jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self.workers: list[threading.Thread] = []
+
+    def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the request threads (granian calls this once per worker process)."""
+        if self.workers:
+            return
+        for n in range(self.threads):
+            worker = threading.Thread(target=self._serve, name=f"svc-request-{n}", daemon=True)
+            worker.start()
+            self.workers.append(worker)
+
+    def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let the request threads finish what they hold, then end them."""
+        for _ in self.workers:
+            self.jobs.put(None)
+        for worker in self.workers:
+            worker.join(timeout=30)
+        self.workers = []
+
+    def _serve(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            loop, future, environ = job
+            answer = self.call(environ)
+            try:
+                loop.call_soon_threadsafe(_settle, future, answer)
+            except RuntimeError:  # the worker's loop closed while the app ran: shutting down
+                return
+
+    async def __rsgi__(self, scope: Any, protocol: Any) -> None:
+        if scope.proto != "http":  # websockets are not served
+            protocol.close()
+            return
+        headers: Headers = scope.headers.items()
+        try:
+            self.check_head(scope, headers)
+            body = await self.read_body(protocol, headers)
+        except _Refused as refused:
+            protocol.response_bytes(*self.refusal(refused.err, headers))
+            return
+        loop = asyncio.get_running_loop()
+        if not self.workers:
+            self.__rsgi_init__(loop)
+        future: asyncio.Future[Answer] = loop.create_future()
+        self.jobs.put((loop, future, build_environ(scope, headers, body)))
+        protocol.response_bytes(*await future)
+
+    def check_head(self, scope: Any, headers: Headers) -> None:
+        """Refuse a request line or header line over gunicorn's limit (414, 431)."""
+        target = len(scope.path.encode("utf-8")) + len(scope.query_string) + 1
+        if len(scope.method) + target + len(" HTTP/1.1") + 1 > MAX_LINE:
+            raise _Refused(UriTooLong(f"The request line is longer than {MAX_LINE} bytes."))
+        for name, value in headers:
+            if len(name) + len(value) + 2 > MAX_LINE:
+                raise _Refused(
+                    HeadersTooLarge(f"Request header {name[:64]!r} is over {MAX_LINE} bytes.")
+                )
+
+    async def read_body(self, protocol: Any, headers: Headers) -> bytes:
+        """The whole body, read on the event loop; refusals for size, form and time."""
+        declared, chunked = _framing(headers)
+        if declared is None and not chunked:  # HTTP/1.x: no body (most GETs)
+            return b""
+        if declared is not None and declared > self.max_body_bytes:
+            raise _Refused(PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes."))
+        try:
+            return await asyncio.wait_for(self._collect(protocol, declared), self.read_timeout)
+        except TimeoutError:
+            raise _Refused(
+                RequestTimeout(f"The request body did not arrive within {self.read_timeout:g} s.")
+            ) from None
+
+    async def _collect(self, protocol: Any, declared: int | None) -> bytes:
+        # granian's body iterator yields an empty chunk at the end of the body and a
+        # second one when the body ended in an error (a malformed chunk, a closed
+        # connection): one empty chunk is a complete body, two are a broken one.
+        parts: list[bytes] = []
+        size = 0
+        ends = 0
+        async for chunk in protocol:
+            if not chunk:
+                ends += 1
+                continue
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise _Refused(
+                    PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
+                )
+            parts.append(chunk)
+        if ends != 1 or (declared is not None and size != declared):
+            raise _Refused(InvalidParams("The request body is malformed or incomplete."))
+        return b"".join(parts)
+
+    def refusal(self, err: SvcError, headers: Headers) -> Answer:
+        """The front's own answer: SPEC's error body, connection closed after it."""
+        supplied = next((v for n, v in headers if n == "x-request-id"), None)
+        return error_parts(err, requestid.resolve(supplied, os.urandom(16)))
+
+    def call(self, environ: dict[str, Any]) -> Answer:
+        """Run the WSGI app on this (pool) thread; its whole answer as bytes."""
+        started: list[Any] = []
+
+        def start_response(
+            status: str, response_headers: Headers, exc_info: Any = None
+        ) -> Callable[[bytes], object]:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        try:
+            result: Iterable[bytes] = self.app(environ, start_response)
+            try:
+                body = b"".join(result)
+            finally:
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+            return int(started[0][:3]), list(started[1]), body
+        except Exception:
+            log.exception("the app failed outside its own error handling")
+            supplied = environ.get("HTTP_X_REQUEST_ID")
+            return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
+
+
+def _no_write(data: bytes) -> object:
+    raise RuntimeError("the write() callable of start_response is not supported")
+
+
+_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Answer]", dict[str, Any]]
+
+
+def _settle(future: asyncio.Future[Answer], answer: Answer) -> None:
+    if not future.done():  # cancelled when granian dropped the request
+        future.set_result(answer)
+
+
+def _framing(headers: Headers) -> tuple[int | None, bool]:
+    """(Content-Length, whether the body is chunked) from the request headers."""
+    declared: int | None = None
+    chunked = False
+    for name, value in headers:
+        if name == "content-length":
+            try:
+                declared = int(value)
+            except ValueError:  # granian refuses these before the app; keep it a 400
+                raise _Refused(InvalidParams("Content-Length is not a number.")) from None
+        elif name == "transfer-encoding":
+            chunked = True
+    return declared, chunked
+
+
+def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
+    """A PEP 3333 environ for one request granian has read."""
+    server_host, _, server_port = scope.server.rpartition(":")
+    client_host = scope.client.rpartition(":")[0].strip("[]")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": scope.method,
+        "SCRIPT_NAME": "",
+        # granian hands the path percent-decoded; WSGI wants its bytes as latin-1
+        "PATH_INFO": scope.path.encode("utf-8", "surrogateescape").decode("latin-1"),
+        "QUERY_STRING": scope.query_string,
+        "SERVER_NAME": server_host.strip("[]"),
+        "SERVER_PORT": server_port,
+        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
+        "REMOTE_ADDR": client_host,
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.scheme,
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.input_terminated": True,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers:
+        if name == "content-type":
+            environ["CONTENT_TYPE"] = value
+            continue
+        if name == "content-length":
+            environ["CONTENT_LENGTH"] = value
+            continue
+        key = "HTTP_" + name.upper().replace("-", "_")
+        if key in environ:
+            environ[key] += "," + value
+        else:
+            environ[key] = value
+    if body and "CONTENT_LENGTH" not in environ:  # a chunked body, now whole
+        environ["CONTENT_LENGTH"] = str(len(body))
+    return environ
