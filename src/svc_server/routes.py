@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 from svc_server.handlers import accounts, markets, realestate, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.services import realestate as re_service
+from svc_server.web import pages as web
 
 Handler = Callable[..., Response]
 
@@ -42,6 +43,13 @@ ROUTES: tuple[Route, ...] = (
     Route(path="/api/v1/openapi.json", methods=("GET",), handler=openapi_handler.get_document),
     Route(path="/disclosure", methods=("GET",), handler=system.get_disclosure),
     Route(path="/pricing", methods=("GET",), handler=system.get_pricing),
+    # browser pages (svc_server.web): dashboard, sign-in, API reference, their assets
+    Route(path="/dashboard", methods=("GET",), handler=web.dashboard),
+    Route(path="/dashboard/<section>", methods=("GET",), handler=web.dashboard_section),
+    Route(path="/signin", methods=("GET",), handler=web.signin),
+    Route(path="/api/auth/dev-session", methods=("POST",), handler=web.dev_session),
+    Route(path="/docs", methods=("GET",), handler=web.docs),
+    Route(path="/static/<path:name>", methods=("GET",), handler=web.asset),
     # real-estate vertical
     Route(
         path=f"{RE}/pulse",
