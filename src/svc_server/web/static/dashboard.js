@@ -592,7 +592,7 @@
   function drawChart(rows, heading) {
     const W = 760;
     const H = 340;
-    const m = { l: 80, r: 20, t: 36, b: 56 };
+    const m = { l: 80, r: 44, t: 36, b: 56 };
     const lo = Math.min(...rows.map((r) => r.p25_price));
     const hi = Math.max(...rows.map((r) => r.p75_price));
     const pad = (hi - lo) * 0.1 || hi * 0.1 || 1;
