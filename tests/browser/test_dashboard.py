@@ -49,10 +49,11 @@ class Person:
 
     # finding things as a person does -------------------------------------------------------
 
-    def by_label(self, text: str) -> Any:
+    def by_label(self, text: str, within: str | None = None) -> Any:
         from selenium.webdriver.common.by import By
 
-        label = self.driver.find_element(By.XPATH, f"//label[normalize-space()={_x(text)}]")
+        scope = self.driver.find_element(By.CSS_SELECTOR, within) if within else self.driver
+        label = scope.find_element(By.XPATH, f".//label[normalize-space()={_x(text)}]")
         return self.driver.find_element(By.ID, label.get_attribute("for"))
 
     def button(self, name: str, within: Any = None) -> Any:
@@ -244,7 +245,24 @@ def test_keys_create_once_use_rotate_revoke(
     pulse = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office"
     assert call(web_server.url, pulse, key) == 200
 
-    person.button("Rotate", within=row).click()
+    # Edit the label and the allowlist: another network locks this browser's host out.
+    for label, allowlist, status in (
+        ("browser test, elsewhere", "203.0.113.0/24", 403),
+        ("browser test, here", "127.0.0.1/32", 200),
+    ):
+        person.button("Edit", within=person.row("keys-table", key[:16])).click()
+        edit_label = person.by_label("Label", within="#edit-dialog")
+        edit_label.clear()
+        edit_label.send_keys(label)
+        allow = person.by_label("IP allowlist (one address or CIDR per line)")
+        allow.clear()
+        allow.send_keys(allowlist)
+        person.confirm("edit", "Save changes")
+        person.wait.until(lambda d, a=allowlist: a in person.row("keys-table", key[:16]).text)
+        assert label in person.row("keys-table", key[:16]).text
+        assert call(web_server.url, pulse, key) == status
+
+    person.button("Rotate", within=person.row("keys-table", key[:16])).click()
     Select(person.by_label("Grace period of the old key")).select_by_value("0")
     person.confirm("rotate", "Rotate key")
     person.wait.until(lambda d: person.visible("#secret-panel"))

@@ -108,6 +108,7 @@
     messages.replaceChildren(...parts);
   }
 
+  // Called once the tables are re-rendered: a notice means the page is up to date.
   function say(text) {
     notice.replaceChildren(h("p", { text }));
   }
@@ -317,8 +318,8 @@
         label: $("#edit-label").value.trim(),
         ip_allowlist: cidrs($("#edit-allowlist").value),
       });
-      say(`Key ${key.prefix} saved.`);
       await load();
+      say(`Key ${key.prefix} saved.`);
     };
 
     const rotate = async (key, name) => {
@@ -339,8 +340,8 @@
       if (!(await ask("revoke", name))) return;
       clearMessages();
       await api("POST", `/api/auth/me/keys/${key.id}/revoke`);
-      say(`Key ${key.prefix} revoked: it no longer works.`);
       await load();
+      say(`Key ${key.prefix} revoked: it no longer works.`);
     };
 
     $("#key-form").addEventListener(
@@ -412,6 +413,7 @@
       result.className = "result";
       result.textContent = `Sending a test event to ${hook.url}…`;
       const out = (await api("POST", `/api/auth/me/webhooks/${hook.id}/test`)).data;
+      await load();
       const d = out.delivery;
       const ok = d.status === "delivered";
       result.className = `result ${ok ? "ok" : "failed"}`;
@@ -421,7 +423,6 @@
         (d.duration_ms !== null && d.duration_ms !== undefined ? ` in ${d.duration_ms} ms` : "") +
         (d.error ? ` (${d.error})` : "") +
         ".";
-      await load();
       if (log.endpoint && log.endpoint.id === hook.id) await openLog(hook, 0);
     };
 
@@ -468,16 +469,16 @@
     const enable = async (hook) => {
       clearMessages();
       await api("POST", `/api/auth/me/webhooks/${hook.id}/enable`);
-      say(`${hook.url} is active again; its failure count was reset.`);
       await load();
+      say(`${hook.url} is active again; its failure count was reset.`);
     };
 
     const revoke = async (hook) => {
       if (!(await ask("revoke", hook.url))) return;
       clearMessages();
       await api("DELETE", `/api/auth/me/webhooks/${hook.id}`);
-      say(`${hook.url} revoked.`);
       await load();
+      say(`${hook.url} revoked.`);
     };
 
     const allBox = $("#event-all");
@@ -557,15 +558,15 @@
       if (!(await ask("remove", m.email))) return;
       clearMessages();
       await api("DELETE", `/api/auth/me/team/${m.id}`);
-      say(`${m.email} removed.`);
       await load();
+      say(`${m.email} removed.`);
     };
 
     const accept = async (inv, account) => {
       clearMessages();
       await api("POST", `/api/auth/me/invites/${inv.id}/accept`);
-      say(`You joined ${account} as ${inv.role}.`);
       await load();
+      say(`You joined ${account} as ${inv.role}.`);
     };
 
     $("#invite-form").addEventListener(
@@ -577,8 +578,8 @@
           await api("POST", "/api/auth/me/team", { email: $("#invite-email").value.trim(), role: $("#invite-role").value })
         ).data;
         event.target.reset();
-        say(`Invitation sent to ${row.email} as ${row.role}; it expires ${when(row.expires_at)}.`);
         await load();
+        say(`Invitation sent to ${row.email} as ${row.role}; it expires ${when(row.expires_at)}.`);
       }),
     );
     await load();
