@@ -89,7 +89,7 @@ def _dialog(name: str, title: str, inner: str, confirm: str) -> str:
 
 
 ONCE_PANEL = (
-    '<div id="secret-panel" class="secret" hidden tabindex="-1" aria-labelledby="secret-title">\n'
+    '<div id="secret-panel" class="secret" role="region" hidden tabindex="-1" aria-labelledby="secret-title">\n'
     '<h2 id="secret-title">New secret</h2>\n'
     "<p><strong>Copy it now: you will not see this again.</strong> svc keeps only a "
     "digest of it.</p>\n"
