@@ -454,3 +454,29 @@ def test_keyboard_reaches_every_section(person: Person) -> None:
     person.driver.switch_to.active_element.send_keys(Keys.ENTER)
     person.wait.until(lambda d: d.current_url.endswith("/dashboard/explorer"))
     assert person.console_errors() == []
+
+
+def test_a_revocation_is_confirmed_by_keyboard_and_escape_cancels(person: Person) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    person.sign_in(unique_email("keys-by-keyboard"))
+    person.open("/dashboard/keys")
+    row = person.row("keys-table", "active")
+    prefix = row.find_elements("tag name", "td")[1].text
+    person.button("Revoke", within=row).send_keys(Keys.ENTER)
+    dialog = person.driver.find_element("id", "revoke-dialog")
+    person.wait.until(lambda d: dialog.is_displayed())
+    assert prefix in dialog.text
+    assert person.driver.switch_to.active_element.text == "Cancel"  # Enter now would cancel
+    person.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    person.wait.until(lambda d: not dialog.is_displayed())
+    assert "active" in person.row("keys-table", prefix).text
+
+    person.button("Revoke", within=person.row("keys-table", prefix)).send_keys(Keys.ENTER)
+    person.wait.until(lambda d: dialog.is_displayed())
+    person.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+    assert person.driver.switch_to.active_element.text == "Revoke key"
+    person.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    person.wait_text("#notice", "revoked")
+    assert "revoked" in person.row("keys-table", prefix).text
+    assert person.console_errors() == []

@@ -78,12 +78,17 @@ def _nav(current: str) -> str:
 
 
 def _dialog(name: str, title: str, inner: str, confirm: str) -> str:
+    """A modal confirmation (native ``<dialog>``: focus kept inside, Escape cancels).
+
+    Without a field to fill, focus starts on Cancel, so a stray Enter destroys nothing.
+    """
+    first = "" if "<input" in inner or "<select" in inner or "<textarea" in inner else " autofocus"
     return (
         f'<dialog id="{name}-dialog" aria-labelledby="{name}-dialog-title">\n'
         f'<form method="dialog">\n<h2 id="{name}-dialog-title">{escape(title)}</h2>\n'
         f'{inner}<p class="actions"><button type="submit" value="confirm" id="{name}-confirm">'
         f"{escape(confirm)}</button> "
-        '<button type="submit" value="cancel" formnovalidate>Cancel</button></p>\n'
+        f'<button type="submit" value="cancel" formnovalidate{first}>Cancel</button></p>\n'
         "</form>\n</dialog>\n"
     )
 
