@@ -234,6 +234,15 @@ def test_signin_page_offers_the_email_form_with_its_banner(dev_app: SvcApp) -> N
     assert '<button type="submit">Sign in</button>' in html
 
 
+def test_signin_page_says_who_is_signed_in_already(dev_app: SvcApp) -> None:
+    browser = Client(dev_app)
+    assert "You are signed in" not in browser.get("/signin").get_data(as_text=True)
+    dev_sign_in(browser, "ana@example.com")
+    html = assert_strict_page(browser.get("/signin"))
+    assert "You are signed in as ana@example.com" in html
+    assert '<a href="/dashboard">go to the dashboard</a>' in html
+
+
 def test_an_unknown_section_is_a_json_404(dev_app: SvcApp) -> None:
     browser = Client(dev_app)
     dev_sign_in(browser, "ana@example.com")

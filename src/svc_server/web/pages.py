@@ -367,16 +367,23 @@ BODIES = {
 }
 
 
-def _dashboard(ctx: Ctx, section: str) -> Response:
+def _signed_in(ctx: Ctx) -> str | None:
+    """The email of the visitor's live session (renewed, cookie re-sent), else None."""
     cookie = ctx.request.cookies.get(auth.COOKIE_NAME)
     session = sessions.resume(ctx.app.store, ctx.app.config, cookie, ctx.now) if cookie else None
     if session is None:
+        return None
+    ctx.after.append(lambda response: auth.set_cookie(ctx, response, session.cookie))
+    user = ctx.app.store.accounts.get_user(session.user_id)
+    return str(user["email"]) if user else ""
+
+
+def _dashboard(ctx: Ctx, section: str) -> Response:
+    email = _signed_in(ctx)
+    if email is None:
         return Response(
             b"", status=303, headers={"Location": "/signin", "Cache-Control": "private, no-store"}
         )
-    ctx.after.append(lambda response: auth.set_cookie(ctx, response, session.cookie))
-    user = ctx.app.store.accounts.get_user(session.user_id)
-    email = user["email"] if user else ""
     title = SECTIONS[section]
     body = (
         '<a class="skip" href="#main">Skip to content</a>\n'
@@ -431,9 +438,17 @@ def signin(ctx: Ctx) -> Response:
             'spellcheck="false"></textarea></p>\n'
             '<p><button type="submit">Sign in</button></p>\n</form>\n'
         )
+    email = _signed_in(ctx)
+    already = (
+        f'<p class="notice" id="signed-in">You are signed in as {escape(email)}: '
+        '<a href="/dashboard">go to the dashboard</a>, or sign in as someone else.</p>\n'
+        if email is not None
+        else ""
+    )
     body = (
         '<main id="main" class="narrow">\n<h1>Sign in to svc</h1>\n'
         + MESSAGES
+        + already
         + form
         + ONCE_PANEL
         + '<p id="continue" hidden><a href="/dashboard">Continue to the dashboard</a></p>\n'
