@@ -2,6 +2,7 @@
 """Bootstrap for a fresh clone: needs only Python 3.11+ and pip.
 
     python3 dev.py demo    # install, load the demo data, serve on http://127.0.0.1:8000
+                           # (dashboard with development sign-in at /signin)
     python3 dev.py test    # install, then lint, type-check and run the whole test suite
     python3 dev.py bench   # install, then run the benchmarks in bench/
 
@@ -46,15 +47,40 @@ def ensure_venv(extras: str) -> None:
     stamp.write_text(digest)
 
 
+def _flag(args: list[str], name: str, default: str) -> str:
+    """The value of ``--name VALUE`` or ``--name=VALUE`` in ``args``, else ``default``."""
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return default
+
+
 def demo(args: list[str]) -> None:
     ensure_venv("server,postgres")
     env = dict(os.environ)
     env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
     env.setdefault("SVC_COOKIE_SECURE", "false")
+    # The dashboard's sign-in form (no identity provider needed) and the browser's Origin
+    # for its cookie-authenticated writes.
+    env.setdefault("SVC_DEV_SIGNIN", "true")
+    host = _flag(args, "--host", env.get("SVC_HOST", "127.0.0.1"))
+    port = _flag(args, "--port", env.get("SVC_PORT", "8000"))
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
+    origins = {f"http://{shown}:{port}", f"http://127.0.0.1:{port}", f"http://localhost:{port}"}
+    env.setdefault("SVC_SITE_ORIGINS", ",".join(sorted(origins)))
     svc = BIN / "svc"
     run(svc, "init", env=env)
     run(svc, "demo-data", "--if-empty", env=env)
     run(svc, "consumer", "create", "--plan", "pro", "--email", "demo@example.com", env=env)
+    if env["SVC_DEV_SIGNIN"].strip().lower() in ("1", "true", "yes", "on"):
+        print(
+            f"\ndev.py: dashboard: open http://{shown}:{port}/signin and sign in with "
+            "demo@example.com (the pro account above) or any email (a new starter account)."
+            f"\ndev.py: API reference: http://{shown}:{port}/docs\n",
+            flush=True,
+        )
     run(svc, "serve", *args, env=env)
 
 

@@ -141,8 +141,14 @@ def free_port() -> int:
 class LiveServer:
     """A real ``svc serve`` process on a free port (granian, or ``SVC_SERVER``)."""
 
-    def __init__(self, db_url: str, env: dict[str, str] | None = None, workers: int = 1) -> None:
-        self.port = free_port()
+    def __init__(
+        self,
+        db_url: str,
+        env: dict[str, str] | None = None,
+        workers: int = 1,
+        port: int | None = None,
+    ) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ)
         self.env.update(

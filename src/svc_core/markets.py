@@ -344,7 +344,9 @@ def _row(cohort: _Cohort, *, prices: bool, baseline: tuple[int, int]) -> MarketR
     base_views, base_listings = baseline
     demand = None
     if base_views > 0:
-        demand = 100 * views * base_listings / (n * base_views)  # one division: exact when it can be
+        demand = (
+            100 * views * base_listings / (n * base_views)
+        )  # one division: exact when it can be
     values = sorted(m.listing.effective_price for m in cohort.members)
 
     def price(value: float) -> float | None:

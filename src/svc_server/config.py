@@ -126,6 +126,19 @@ class Config:
     max_url_bytes: int = 8000
     db_pool_size: int = 10
     inline_worker: bool = False
+    dev_signin: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if self.dev_signin and self.cookie_secure:
+            raise ConfigError(
+                "SVC_DEV_SIGNIN=true needs SVC_COOKIE_SECURE=false (secure cookies are the "
+                "default): development sign-in is for a local http server only"
+            )
+        if self.dev_signin and (self.jwt_jwks_file or self.jwt_hs256_secret):
+            raise ConfigError(
+                "SVC_DEV_SIGNIN cannot run with an identity provider "
+                "(SVC_JWT_JWKS_FILE or SVC_JWT_HS256_SECRET); turn one off"
+            )
 
     def require_secret(self) -> str:
         """The signing key for cookies; servers refuse to start without one."""
@@ -159,6 +172,7 @@ _PARSERS: dict[str, Any] = {
     "max_url_bytes": lambda n, r: _int(n, r, 512, 8000),
     "db_pool_size": lambda n, r: _int(n, r, 1, 200),
     "inline_worker": _bool,
+    "dev_signin": _bool,
 }
 
 SETTINGS: tuple[str, ...] = tuple(_PARSERS)

@@ -16,6 +16,8 @@ from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Route
 from svc_server.openapi import account_ops as acc
 from svc_server.openapi import data_ops as ops
+from svc_server.openapi import web_ops as pages
+from svc_server.web import pages as web
 
 ME = "/api/auth/me"
 RE = "/api/v1/real-estate"
@@ -34,6 +36,30 @@ ROUTES: tuple[Route, ...] = (
         path="/disclosure", methods=GET, handler=system.get_disclosure, doc=ops.GET_DISCLOSURE_PAGE
     ),
     Route(path="/pricing", methods=GET, handler=system.get_pricing, doc=ops.GET_PRICING_PAGE),
+    # browser pages (svc_server.web): dashboard, sign-in, API reference, their assets
+    Route(
+        path="/dashboard",
+        methods=GET,
+        handler=web.dashboard,
+        doc=pages.GET_DASHBOARD_PAGE,
+        auth="page",
+    ),
+    Route(
+        path="/dashboard/<section>",
+        methods=GET,
+        handler=web.dashboard_section,
+        doc=pages.GET_DASHBOARD_SECTION,
+        auth="page",
+    ),
+    Route(path="/signin", methods=GET, handler=web.signin, doc=pages.GET_SIGN_IN_PAGE, auth="page"),
+    Route(
+        path="/api/auth/dev-session",
+        methods=POST,
+        handler=web.dev_session,
+        doc=pages.CREATE_DEV_SESSION,
+    ),
+    Route(path="/docs", methods=GET, handler=web.docs, doc=pages.GET_API_REFERENCE_PAGE),
+    Route(path="/static/<path:name>", methods=GET, handler=web.asset, doc=pages.GET_STATIC_FILE),
     # real-estate vertical
     Route(
         path=f"{RE}/pulse",

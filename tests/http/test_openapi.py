@@ -132,6 +132,7 @@ def test_security_follows_each_routes_auth_policy() -> None:
         "public": [],
         "data": [{"apiKey": []}, {"sessionCookie": []}],
         "account": [{"sessionCookie": []}],
+        "page": [{}, {"sessionCookie": []}],  # the cookie is optional on pages
     }
     for method, path, op in operations():
         route = by_key[f"{method} {path}"]

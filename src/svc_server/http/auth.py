@@ -5,7 +5,8 @@ for a refusal, it returns it (``refused``), so the dispatcher shows the whole or
 admit, then the handler (or the refusal), then ``settle``. ``data`` routes (``/api/v1``)
 take an ``X-API-Key`` header (which wins over a cookie) or the ``svc_session`` cookie,
 then the per-minute limit and, when counted, one held unit of monthly quota. ``account``
-routes take the cookie only, plus the CSRF origin check on writes. ``settle`` keeps a
+routes take the cookie only, plus the CSRF origin check on writes; ``page`` routes (the
+dashboard) take the cookie when it is there and renew it. ``settle`` keeps a
 2xx call's quota unit (or refunds it), adds the rate-limit and quota headers and renews
 the session cookie.
 """
@@ -79,6 +80,12 @@ def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
                 check_origin(request, deps.config)
         except SvcError as err:
             return Admission(refused=err, session=session)
+        return Admission(user_id=session.user_id, session=session)
+    if route.auth == "page":
+        try:
+            session = _session(deps, request, now, required_error=NotSignedIn)
+        except SvcError:
+            return Admission()  # a page for signed-out visitors too (it may redirect)
         return Admission(user_id=session.user_id, session=session)
     return Admission()
 

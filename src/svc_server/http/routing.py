@@ -28,7 +28,8 @@ class Operation:
 
     ``responses`` are the operation's own (the builder adds the shared 4xx/5xx that
     follow from the auth policy and body); ``body`` is the request body object;
-    ``path_params`` describe the path's variables.
+    ``path_params`` describe the path's variables, ``path_schemas`` give those that are
+    not UUIDs their schema.
     """
 
     operation_id: str
@@ -38,6 +39,7 @@ class Operation:
     responses: Mapping[str, Json]
     body: Json | None = None
     path_params: Mapping[str, str] = attrs.field(factory=dict)
+    path_schemas: Mapping[str, Json] = attrs.field(factory=dict)
     extensions: Mapping[str, Any] = attrs.field(factory=dict)
 
 

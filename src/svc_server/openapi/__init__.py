@@ -147,13 +147,17 @@ def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
     params: list[Json] = []
     for name in re.findall(r"{([^}]+)}", path):
         description = (op.path_params.get(name) if op else None) or "Undocumented."
+        schema = op.path_schemas.get(name) if op else None
+        if schema is None:
+            description += " A UUID; anything else is 400."
+            schema = {"type": "string", "format": "uuid"}
         params.append(
             {
                 "name": name,
                 "in": "path",
                 "required": True,
-                "description": description + " A UUID; anything else is 400.",
-                "schema": {"type": "string", "format": "uuid"},
+                "description": description,
+                "schema": dict(schema),
             }
         )
     declared = (*route.params, FORMAT) if route.csv else route.params

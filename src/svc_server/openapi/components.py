@@ -129,6 +129,7 @@ SECURITY: dict[str, list[Json]] = {
     "public": [],
     "data": [{"apiKey": []}, {"sessionCookie": []}],
     "account": [{"sessionCookie": []}],
+    "page": [{}, {"sessionCookie": []}],
 }
 REQUEST_ID_PARAM: Json = {
     "name": "X-Request-ID",

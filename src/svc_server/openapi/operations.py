@@ -58,7 +58,8 @@ TAGS: tuple[Json, ...] = (
     {"name": "System", "description": "The public health probe and this document."},
     {
         "name": "Pages",
-        "description": "Human-readable pages the API links to (disclosure, pricing).",
+        "description": "Human-readable pages: disclosure and pricing (which the API links "
+        "to), the dashboard, sign-in, this reference in a viewer, and their static files.",
     },
     {
         "name": "Webhook events",

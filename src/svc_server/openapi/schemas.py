@@ -495,6 +495,13 @@ KEY_ROTATED = obj(
 SESSION_CREATE = obj(
     {"jwt": string("The identity provider's token (RS256, ES256 or HS256).", minLength=1)}
 )
+DEV_SESSION_CREATE = obj(
+    {
+        "email": string(
+            "Who to sign in (development sign-in only).", maxLength=MAX_EMAIL, format="email"
+        )
+    }
+)
 SESSION = obj(
     {
         "user": obj({"id": UUID, "email": string()}),
@@ -723,6 +730,7 @@ SCHEMAS: dict[str, Schema] = {
     "ApiKeyRotate": KEY_ROTATE,
     "ApiKeyRotated": KEY_ROTATED,
     "SessionCreate": SESSION_CREATE,
+    "DevSessionCreate": DEV_SESSION_CREATE,
     "Session": SESSION,
     "TeamMember": MEMBER,
     "TeamInvite": MEMBER_INVITED,

@@ -1,0 +1,780 @@
+/* svc dashboard: fills the server-rendered pages from the JSON API (same origin, the
+ * session cookie). Plain JavaScript, no build step, no third-party code. Every API error
+ * is shown as a readable message in #messages; nothing is written with innerHTML. */
+"use strict";
+
+(function () {
+  const page = document.body.dataset.page;
+  if (!page || page === "docs") return;
+
+  const $ = (selector) => document.querySelector(selector);
+  const messages = $("#messages");
+  const notice = $("#notice");
+
+  // ---- small helpers ------------------------------------------------------------------
+
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") el.className = value;
+      else if (key === "text") el.textContent = value;
+      else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else if (value === true) el.setAttribute(key, "");
+      else el.setAttribute(key, String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  const SVG = "http://www.w3.org/2000/svg";
+  function s(tag, attrs, ...children) {
+    const el = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, String(value));
+    for (const child of children) {
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  function when(iso) {
+    if (!iso) return "—";
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return iso;
+    return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  }
+
+  const number = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en-US"));
+  const krw = (n) => (n === null || n === undefined ? "—" : `${number(n)} KRW`);
+
+  class ApiError extends Error {
+    constructor(message, code, hint, requestId, status) {
+      super(message);
+      this.code = code;
+      this.hint = hint;
+      this.requestId = requestId;
+      this.status = status;
+    }
+  }
+
+  async function api(method, path, body) {
+    const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      throw new ApiError("The server could not be reached. Check the connection and try again.", "NETWORK");
+    }
+    const text = await response.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (err) {
+      data = null;
+    }
+    if (!response.ok) {
+      const e = (data && data.error) || {};
+      throw new ApiError(
+        e.message || `The server answered ${response.status} without an explanation.`,
+        e.code || `HTTP_${response.status}`,
+        e.hint,
+        e.request_id,
+        response.status,
+      );
+    }
+    return data;
+  }
+
+  function clearMessages() {
+    messages.replaceChildren();
+    notice.replaceChildren();
+  }
+
+  function showError(err) {
+    const parts = [h("p", {}, h("strong", { text: "Something went wrong: " }), err.message || String(err))];
+    if (err.hint) parts.push(h("p", { text: err.hint }));
+    if (err.status === 401) {
+      parts.push(h("p", {}, h("a", { href: "/signin", text: "Sign in again" })));
+    }
+    const small = [err.code, err.requestId && `request ${err.requestId}`].filter(Boolean).join(" · ");
+    if (small) parts.push(h("p", {}, h("small", { text: small })));
+    messages.replaceChildren(...parts);
+  }
+
+  // Called once the tables are re-rendered: a notice means the page is up to date.
+  function say(text) {
+    notice.replaceChildren(h("p", { text }));
+  }
+
+  function guard(fn) {
+    return async (...args) => {
+      try {
+        await fn(...args);
+      } catch (err) {
+        showError(err);
+      }
+    };
+  }
+
+  window.addEventListener("unhandledrejection", (event) => showError(event.reason || "unknown error"));
+
+  function fillTable(table, rows, emptyText) {
+    const body = table.tBodies[0];
+    const columns = table.tHead.rows[0].cells.length;
+    if (!rows.length) {
+      body.replaceChildren(h("tr", {}, h("td", { colspan: columns, text: emptyText })));
+      return;
+    }
+    body.replaceChildren(...rows);
+  }
+
+  function cell(value, cls) {
+    return h("td", { class: cls, text: value === null || value === undefined || value === "" ? "—" : value });
+  }
+
+  function ask(name, target) {
+    const dialog = $(`#${name}-dialog`);
+    dialog.querySelectorAll(".target-name").forEach((el) => {
+      el.textContent = target;
+    });
+    dialog.returnValue = "";
+    return new Promise((resolve) => {
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "confirm"), { once: true });
+      dialog.showModal();
+    });
+  }
+
+  // ---- the once-shown secret (API key or webhook signing secret) -----------------------
+
+  function showSecret(title, label, value) {
+    const panel = $("#secret-panel");
+    $("#secret-title").textContent = title;
+    $("#secret-label").textContent = label;
+    $("#secret-value").value = value;
+    $("#copy-status").textContent = "";
+    panel.hidden = false;
+    panel.focus();
+  }
+
+  function setupSecretPanel(afterDismiss) {
+    const panel = $("#secret-panel");
+    if (!panel) return;
+    $("#copy-secret").addEventListener("click", async () => {
+      const input = $("#secret-value");
+      try {
+        await navigator.clipboard.writeText(input.value);
+        $("#copy-status").textContent = "Copied to the clipboard.";
+      } catch (err) {
+        input.select();
+        $("#copy-status").textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+      }
+    });
+    $("#dismiss-secret").addEventListener("click", () => {
+      $("#secret-value").value = "";
+      panel.hidden = true;
+      if (afterDismiss) afterDismiss();
+    });
+  }
+
+  const signOut = $("#sign-out");
+  if (signOut) {
+    signOut.addEventListener(
+      "click",
+      guard(async () => {
+        await api("DELETE", "/api/auth/session");
+        window.location.assign("/signin");
+      }),
+    );
+  }
+
+  // ---- sign-in ---------------------------------------------------------------------------
+
+  function signinPage() {
+    const done = (data) => {
+      if (data.data.api_key) {
+        showSecret("Your first API key", "API key", data.data.api_key);
+        $("#continue").hidden = false;
+      } else {
+        window.location.assign("/dashboard");
+      }
+    };
+    setupSecretPanel(() => $("#continue a").focus());
+    const devForm = $("#dev-signin-form");
+    if (devForm) {
+      devForm.addEventListener(
+        "submit",
+        guard(async (event) => {
+          event.preventDefault();
+          clearMessages();
+          done(await api("POST", "/api/auth/dev-session", { email: $("#signin-email").value.trim() }));
+        }),
+      );
+    }
+    const tokenForm = $("#token-signin-form");
+    if (tokenForm) {
+      tokenForm.addEventListener(
+        "submit",
+        guard(async (event) => {
+          event.preventDefault();
+          clearMessages();
+          done(await api("POST", "/api/auth/session", { jwt: $("#signin-token").value.trim() }));
+        }),
+      );
+    }
+  }
+
+  // ---- overview ----------------------------------------------------------------------------
+
+  function facts(dl, pairs) {
+    dl.replaceChildren(...pairs.flatMap(([term, value]) => [h("dt", { text: term }), h("dd", { text: value })]));
+  }
+
+  async function overviewPage() {
+    const usage = (await api("GET", "/api/auth/me/usage")).data;
+    const period = usage.current_period;
+    facts($("#plan-facts"), [
+      ["Plan", usage.plan],
+      ["Monthly quota", `${number(usage.limits.monthly_request_quota)} live calls`],
+      ["Per-minute limit", `${number(usage.limits.rate_limit_per_minute)} calls per minute`],
+    ]);
+    const bar = $("#quota-bar");
+    bar.max = 100;
+    bar.value = period.percent_used;
+    $("#quota-text").textContent = `${period.percent_used}% used`;
+    facts($("#quota-facts"), [
+      ["Month", period.month],
+      ["Used", number(period.requests_used)],
+      ["Remaining", number(period.requests_remaining)],
+      ["Resets at", when(period.resets_at)],
+    ]);
+    const trial = usage.trial;
+    facts($("#trial-facts"), [
+      [
+        "Trial",
+        trial
+          ? trial.is_active
+            ? `active, ${trial.days_remaining} day(s) left (ends ${when(trial.trial_ends_at)})`
+            : `ended ${when(trial.trial_ends_at)}`
+          : "no trial",
+      ],
+      ["Founding member", trial ? (trial.founding_member ? "yes" : "no") : "—"],
+      ["Subscription", usage.subscription.status || "none"],
+    ]);
+  }
+
+  // ---- API keys ------------------------------------------------------------------------------
+
+  const cidrs = (text) => text.split(/[\s,]+/).filter(Boolean);
+
+  async function keysPage() {
+    setupSecretPanel(() => $("#keys-h").focus());
+    $("#keys-h").tabIndex = -1;
+    const load = async () => {
+      const rows = (await api("GET", "/api/auth/me/keys")).data;
+      fillTable(
+        $("#keys-table"),
+        rows.map((key) => {
+          const name = `${key.label} (${key.prefix})`;
+          const live = key.status === "active" || key.status === "grace";
+          const actions = h(
+            "div",
+            { class: "actions" },
+            live && h("button", { type: "button", class: "secondary", "aria-label": `Edit key ${name}`, onclick: guard(() => edit(key)) }, "Edit"),
+            key.status === "active" && h("button", { type: "button", "aria-label": `Rotate key ${name}`, onclick: guard(() => rotate(key, name)) }, "Rotate"),
+            live && h("button", { type: "button", class: "danger", "aria-label": `Revoke key ${name}`, onclick: guard(() => revoke(key, name)) }, "Revoke"),
+          );
+          return h(
+            "tr",
+            { "data-key-id": key.id, "data-status": key.status },
+            cell(key.label),
+            h("td", {}, h("code", { text: key.prefix })),
+            cell(key.mode),
+            cell(key.scope),
+            cell((key.ip_allowlist || []).join(", ") || "any address"),
+            cell(key.status),
+            cell(when(key.created_at)),
+            cell(when(key.last_used_at)),
+            cell(key.grace_until ? when(key.grace_until) : "—"),
+            h("td", {}, actions),
+          );
+        }),
+        "No keys yet.",
+      );
+    };
+
+    const edit = async (key) => {
+      $("#edit-label").value = key.label;
+      $("#edit-allowlist").value = (key.ip_allowlist || []).join("\n");
+      if (!(await ask("edit", key.label))) return;
+      clearMessages();
+      await api("PATCH", `/api/auth/me/keys/${key.id}`, {
+        label: $("#edit-label").value.trim(),
+        ip_allowlist: cidrs($("#edit-allowlist").value),
+      });
+      await load();
+      say(`Key ${key.prefix} saved.`);
+    };
+
+    const rotate = async (key, name) => {
+      if (!(await ask("rotate", name))) return;
+      clearMessages();
+      const grace = Number($("#rotate-grace").value);
+      const out = await api("POST", `/api/auth/me/keys/${key.id}/rotate`, { grace_period_seconds: grace });
+      await load();
+      say(
+        grace
+          ? `Key ${key.prefix} rotated; the old key keeps working until ${when(out.previous.grace_until)}.`
+          : `Key ${key.prefix} rotated; the old key no longer works.`,
+      );
+      showSecret(`The new key replacing ${name}`, "API key", out.data.key);
+    };
+
+    const revoke = async (key, name) => {
+      if (!(await ask("revoke", name))) return;
+      clearMessages();
+      await api("POST", `/api/auth/me/keys/${key.id}/revoke`);
+      await load();
+      say(`Key ${key.prefix} revoked: it no longer works.`);
+    };
+
+    $("#key-form").addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        clearMessages();
+        const label = $("#key-label").value.trim();
+        const row = (
+          await api("POST", "/api/auth/me/keys", {
+            label,
+            mode: $("#key-mode").value,
+            scope: $("#key-scope").value,
+            ip_allowlist: cidrs($("#key-allowlist").value),
+          })
+        ).data;
+        event.target.reset();
+        await load();
+        showSecret(`Your new key “${label}”`, "API key", row.key);
+      }),
+    );
+    await load();
+  }
+
+  // ---- webhooks ------------------------------------------------------------------------------
+
+  async function webhooksPage() {
+    setupSecretPanel(() => $("#hooks-h").focus());
+    $("#hooks-h").tabIndex = -1;
+    const PAGE = 10;
+    const log = { endpoint: null, offset: 0, total: 0 };
+
+    const load = async () => {
+      const rows = (await api("GET", "/api/auth/me/webhooks")).data;
+      fillTable(
+        $("#hooks-table"),
+        rows.map((hook) => {
+          const name = hook.url;
+          const actions = h(
+            "div",
+            { class: "actions" },
+            hook.status === "active" && h("button", { type: "button", "aria-label": `Send test to ${name}`, onclick: guard(() => sendTest(hook)) }, "Send test"),
+            h("button", { type: "button", class: "secondary", "aria-label": `Show deliveries of ${name}`, onclick: guard(() => openLog(hook, 0)) }, "Deliveries"),
+            hook.status === "disabled_after_failure" &&
+              h("button", { type: "button", "aria-label": `Re-enable ${name}`, onclick: guard(() => enable(hook)) }, "Re-enable"),
+            hook.status !== "revoked" &&
+              h("button", { type: "button", class: "danger", "aria-label": `Revoke ${name}`, onclick: guard(() => revoke(hook)) }, "Revoke"),
+          );
+          return h(
+            "tr",
+            { "data-endpoint-id": hook.id, "data-status": hook.status },
+            h("td", {}, h("code", { text: hook.url })),
+            cell(hook.description),
+            cell((hook.events || []).join(", ")),
+            cell(hook.status),
+            cell(number(hook.consecutive_failures), "num"),
+            cell(when(hook.disabled_at)),
+            cell(when(hook.created_at)),
+            h("td", {}, actions),
+          );
+        }),
+        "No endpoints yet.",
+      );
+    };
+
+    const sendTest = async (hook) => {
+      clearMessages();
+      const result = $("#test-result");
+      result.className = "result";
+      result.textContent = `Sending a test event to ${hook.url}…`;
+      const out = (await api("POST", `/api/auth/me/webhooks/${hook.id}/test`)).data;
+      await load();
+      const d = out.delivery;
+      const ok = d.status === "delivered";
+      result.className = `result ${ok ? "ok" : "failed"}`;
+      result.textContent =
+        `Test event ${out.event_id} to ${hook.url}: ${d.status}` +
+        (d.http_status ? `, HTTP ${d.http_status}` : "") +
+        (d.duration_ms !== null && d.duration_ms !== undefined ? ` in ${d.duration_ms} ms` : "") +
+        (d.error ? ` (${d.error})` : "") +
+        ".";
+      if (log.endpoint && log.endpoint.id === hook.id) await openLog(hook, 0);
+    };
+
+    const openLog = async (hook, offset) => {
+      const out = (
+        await api("GET", `/api/auth/me/webhooks/${hook.id}/deliveries?limit=${PAGE}&offset=${offset}`)
+      ).data;
+      log.endpoint = hook;
+      log.offset = offset;
+      log.total = out.summary.total_count;
+      $("#deliveries").hidden = false;
+      $("#deliveries-h").textContent = `Deliveries to ${hook.url}`;
+      $("#delivery-summary").textContent =
+        `${number(out.summary.total_count)} in all; last 24 hours: ` +
+        `${number(out.summary.delivered_24h)} delivered, ${number(out.summary.failed_24h)} failed.`;
+      fillTable(
+        $("#deliveries-table"),
+        out.rows.map((row) =>
+          h(
+            "tr",
+            {},
+            cell(when(row.created_at)),
+            cell(row.event_type),
+            h("td", {}, h("code", { text: row.event_id })),
+            cell(row.status),
+            cell(row.http_status, "num"),
+            cell(row.duration_ms === null ? null : `${row.duration_ms} ms`, "num"),
+            cell(row.error_message),
+          ),
+        ),
+        "No deliveries on this page.",
+      );
+      const returned = out.pagination.returned;
+      $("#deliveries-page").textContent = returned
+        ? `Showing ${offset + 1}–${offset + returned} of ${number(log.total)}.`
+        : "";
+      $("#deliveries-prev").disabled = offset === 0;
+      $("#deliveries-next").disabled = offset + returned >= log.total;
+    };
+
+    $("#deliveries-prev").addEventListener("click", guard(() => openLog(log.endpoint, Math.max(0, log.offset - PAGE))));
+    $("#deliveries-next").addEventListener("click", guard(() => openLog(log.endpoint, log.offset + PAGE)));
+
+    const enable = async (hook) => {
+      clearMessages();
+      await api("POST", `/api/auth/me/webhooks/${hook.id}/enable`);
+      await load();
+      say(`${hook.url} is active again; its failure count was reset.`);
+    };
+
+    const revoke = async (hook) => {
+      if (!(await ask("revoke", hook.url))) return;
+      clearMessages();
+      await api("DELETE", `/api/auth/me/webhooks/${hook.id}`);
+      await load();
+      say(`${hook.url} revoked.`);
+    };
+
+    const allBox = $("#event-all");
+    const typeBoxes = [...document.querySelectorAll('input[name="events"]')].filter((b) => b !== allBox);
+    allBox.addEventListener("change", () => {
+      if (allBox.checked) typeBoxes.forEach((b) => (b.checked = false));
+    });
+    typeBoxes.forEach((b) => b.addEventListener("change", () => b.checked && (allBox.checked = false)));
+
+    $("#hook-form").addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        clearMessages();
+        const events = [...document.querySelectorAll('input[name="events"]:checked')].map((b) => b.value);
+        if (!events.length) throw new ApiError("Choose at least one event, or all events.", "NO_EVENTS");
+        const body = { url: $("#hook-url").value.trim(), events };
+        const description = $("#hook-description").value.trim();
+        if (description) body.description = description;
+        const row = (await api("POST", "/api/auth/me/webhooks", body)).data;
+        event.target.reset();
+        await load();
+        showSecret(`Signing secret of ${row.url}`, "Signing secret", row.secret_plaintext);
+      }),
+    );
+    await load();
+  }
+
+  // ---- team ----------------------------------------------------------------------------------
+
+  async function teamPage() {
+    const load = async () => {
+      const team = await api("GET", "/api/auth/me/team");
+      const taken = team.members.filter((m) => m.status === "active" || m.status === "pending").length;
+      $("#seats").textContent = `${taken} of ${team.seat_limit} seats taken (plan ${team.plan}); pending invitations hold a seat.`;
+      fillTable(
+        $("#members-table"),
+        team.members.map((m) =>
+          h(
+            "tr",
+            { "data-member-id": m.id, "data-status": m.status },
+            cell(m.email),
+            cell(m.role),
+            cell(m.status),
+            cell(when(m.invited_at)),
+            cell(when(m.joined_at)),
+            h(
+              "td",
+              {},
+              m.role !== "owner" && m.status !== "removed"
+                ? h("button", { type: "button", class: "danger", "aria-label": `Remove ${m.email}`, onclick: guard(() => remove(m)) }, "Remove")
+                : "—",
+            ),
+          ),
+        ),
+        "No members.",
+      );
+      const invites = (await api("GET", "/api/auth/me/invites")).invites;
+      fillTable(
+        $("#invites-table"),
+        invites.map((inv) => {
+          const account = inv.company_name || `account ${inv.consumer_id}`;
+          return h(
+            "tr",
+            { "data-invite-id": inv.id },
+            cell(account),
+            cell(inv.role),
+            cell(when(inv.invited_at)),
+            h("td", {}, h("button", { type: "button", "aria-label": `Accept the invitation to ${account}`, onclick: guard(() => accept(inv, account)) }, "Accept")),
+          );
+        }),
+        "No invitations for you.",
+      );
+    };
+
+    const remove = async (m) => {
+      if (!(await ask("remove", m.email))) return;
+      clearMessages();
+      await api("DELETE", `/api/auth/me/team/${m.id}`);
+      await load();
+      say(`${m.email} removed.`);
+    };
+
+    const accept = async (inv, account) => {
+      clearMessages();
+      await api("POST", `/api/auth/me/invites/${inv.id}/accept`);
+      await load();
+      say(`You joined ${account} as ${inv.role}.`);
+    };
+
+    $("#invite-form").addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        clearMessages();
+        const row = (
+          await api("POST", "/api/auth/me/team", { email: $("#invite-email").value.trim(), role: $("#invite-role").value })
+        ).data;
+        event.target.reset();
+        await load();
+        say(`Invitation sent to ${row.email} as ${row.role}; it expires ${when(row.expires_at)}.`);
+      }),
+    );
+    await load();
+  }
+
+  // ---- explorer ------------------------------------------------------------------------------
+
+  const MAX_PERIODS = 12;
+  const RE = "/api/v1/real-estate";
+
+  function drawChart(rows, heading) {
+    const W = 760;
+    const H = 340;
+    const m = { l: 80, r: 44, t: 36, b: 56 };
+    const lo = Math.min(...rows.map((r) => r.p25_price));
+    const hi = Math.max(...rows.map((r) => r.p75_price));
+    const pad = (hi - lo) * 0.1 || hi * 0.1 || 1;
+    const y0 = Math.max(0, lo - pad);
+    const y1 = hi + pad;
+    const step = rows.length > 1 ? (W - m.l - m.r) / (rows.length - 1) : 0;
+    const x = (i) => (rows.length > 1 ? m.l + i * step : (W + m.l - m.r) / 2);
+    const y = (v) => m.t + (H - m.t - m.b) * (1 - (v - y0) / (y1 - y0));
+    const millions = (v) => `${(v / 1e6).toLocaleString("en-US", { maximumFractionDigits: 0 })}`;
+
+    const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "chart-title chart-desc" });
+    svg.append(
+      s("title", { id: "chart-title" }, heading),
+      s(
+        "desc",
+        { id: "chart-desc" },
+        `Median price per period with the 25th to 75th percentile band, in million KRW, ${rows.length} period(s). The table below lists every point.`,
+      ),
+    );
+    for (let i = 0; i <= 4; i += 1) {
+      const v = y0 + ((y1 - y0) * i) / 4;
+      svg.append(
+        s("line", { class: "chart-grid", x1: m.l, x2: W - m.r, y1: y(v), y2: y(v) }),
+        s("text", { class: "chart-label", x: m.l - 8, y: y(v) + 4, "text-anchor": "end" }, millions(v)),
+      );
+    }
+    svg.append(
+      s("line", { class: "chart-axis", x1: m.l, x2: m.l, y1: m.t, y2: H - m.b }),
+      s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
+      s("text", { class: "chart-label", x: 12, y: m.t - 14 }, "million KRW"),
+    );
+    const upper = rows.map((r, i) => `${x(i)},${y(r.p75_price)}`);
+    const lower = rows.map((r, i) => `${x(i)},${y(r.p25_price)}`).reverse();
+    svg.append(s("polygon", { class: "chart-band", points: [...upper, ...lower].join(" ") }));
+    svg.append(s("polyline", { class: "chart-median", points: rows.map((r, i) => `${x(i)},${y(r.median_price)}`).join(" ") }));
+    rows.forEach((r, i) => {
+      svg.append(
+        s(
+          "circle",
+          { class: "chart-point", cx: x(i), cy: y(r.median_price), r: 5, "data-period": r.period },
+          s("title", {}, `${r.period}: median ${krw(r.median_price)} (p25 ${krw(r.p25_price)}, p75 ${krw(r.p75_price)}), ${r.sample_count} samples, ${r.confidence} confidence`),
+        ),
+        s("text", { class: "chart-label", x: x(i), y: H - m.b + 18, "text-anchor": "middle" }, r.period),
+      );
+    });
+    const lx = W - m.r - 230;
+    svg.append(
+      s("rect", { class: "chart-legend-band", x: lx, y: 10, width: 18, height: 12 }),
+      s("text", { class: "chart-label", x: lx + 24, y: 20 }, "p25–p75"),
+      s("circle", { class: "chart-legend-median", cx: lx + 110, cy: 16, r: 5 }),
+      s("text", { class: "chart-label", x: lx + 120, y: 20 }, "median"),
+    );
+    $("#chart").replaceChildren(svg);
+  }
+
+  async function explorerPage() {
+    const district = $("#x-district");
+    const property = $("#x-property");
+    const transaction = $("#x-transaction");
+    const granularity = $("#x-granularity");
+    const periods = $("#x-periods");
+    let coverage = [];
+
+    const updatePeriods = () => {
+      const row = coverage.find((r) => r.property_type === property.value && r.transaction_type === transaction.value);
+      const list = row ? row.periods_with_data : [];
+      const chosen = new Set(list.slice(-MAX_PERIODS));
+      periods.replaceChildren(...list.map((p) => h("option", { value: p, selected: chosen.has(p), text: p })));
+      if (!row) {
+        say("No data for this property and transaction type in this district; the coverage table lists what exists.");
+      }
+    };
+
+    const loadCoverage = async () => {
+      clearMessages();
+      const q = new URLSearchParams({ sigungu_code: district.value, granularity: granularity.value, limit: "500" });
+      coverage = (await api("GET", `${RE}/coverage?${q}`)).data;
+      fillTable(
+        $("#coverage-table"),
+        coverage.map((r) =>
+          h(
+            "tr",
+            {},
+            cell(r.property_type),
+            cell(r.transaction_type),
+            cell(r.earliest_period),
+            cell(r.latest_period),
+            cell(number(r.period_count), "num"),
+            cell(number(r.total_samples), "num"),
+            cell(number(r.samples_per_period_median), "num"),
+            cell((r.data_sources || []).join(", ")),
+          ),
+        ),
+        "No transactions in this district.",
+      );
+      const current = coverage.find((r) => r.property_type === property.value && r.transaction_type === transaction.value);
+      if (!current && coverage.length) {
+        property.value = coverage[0].property_type;
+        transaction.value = coverage[0].transaction_type;
+      }
+      updatePeriods();
+    };
+
+    const show = async () => {
+      clearMessages();
+      const chosen = [...periods.selectedOptions].map((o) => o.value);
+      if (!chosen.length) throw new ApiError("Choose at least one period with data.", "NO_PERIODS");
+      if (chosen.length > MAX_PERIODS) {
+        throw new ApiError(`Choose at most ${MAX_PERIODS} periods (${chosen.length} are selected).`, "TOO_MANY_PERIODS");
+      }
+      const q = new URLSearchParams({
+        sigungu_code: district.value,
+        property_type: property.value,
+        transaction_type: transaction.value,
+        periods: chosen.join(","),
+      });
+      const out = await api("GET", `${RE}/pulse/series?${q}`);
+      const rows = out.data.slice().sort((a, b) => (a.period < b.period ? -1 : 1));
+      const name = rows.length ? rows[0].sigungu : district.selectedOptions[0].textContent;
+      const heading = `${name} · ${property.value} · ${transaction.value}`;
+      drawChart(rows, heading);
+      const missing = out._meta.missing_periods || [];
+      $("#chart-note").textContent =
+        `${heading}: ${rows.length} period(s); confidence of the series ${out._meta.confidence || "—"}` +
+        (missing.length ? `; no data for ${missing.join(", ")}` : "") +
+        ".";
+      fillTable(
+        $("#points-table"),
+        rows.map((r) =>
+          h(
+            "tr",
+            { "data-period": r.period },
+            cell(r.period),
+            cell(number(r.sample_count), "num"),
+            cell(krw(r.p25_price), "num"),
+            cell(krw(r.median_price), "num"),
+            cell(krw(r.p75_price), "num"),
+            cell(r.confidence),
+            cell(Object.entries(r.source_mix || {}).map(([k, v]) => `${k}: ${v}`).join(", ")),
+          ),
+        ),
+        "No points.",
+      );
+      const link = $("#csv-link");
+      q.set("format", "csv");
+      link.href = `${RE}/pulse/series?${q}`;
+      link.setAttribute("download", `svc-series-${district.value}-${property.value}-${transaction.value}.csv`);
+      link.hidden = false;
+    };
+
+    const dims = (await api("GET", `${RE}/dimensions`)).data;
+    district.replaceChildren(
+      ...dims.sigungus.map((d) => h("option", { value: d.code, text: `${d.value} (${d.code})` })),
+    );
+    if (!dims.sigungus.length) {
+      say("No districts have transactions yet: load data first (svc demo-data or svc ingest).");
+      return;
+    }
+    district.addEventListener("change", guard(loadCoverage));
+    granularity.addEventListener("change", guard(loadCoverage));
+    property.addEventListener("change", updatePeriods);
+    transaction.addEventListener("change", updatePeriods);
+    $("#explorer-form").addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        await show();
+      }),
+    );
+    await loadCoverage();
+    if (periods.selectedOptions.length) await show();
+  }
+
+  const PAGES = {
+    signin: signinPage,
+    overview: overviewPage,
+    keys: keysPage,
+    webhooks: webhooksPage,
+    team: teamPage,
+    explorer: explorerPage,
+  };
+  const run = PAGES[page];
+  if (run) guard(run)().finally(() => document.body.setAttribute("data-ready", "true"));
+})();

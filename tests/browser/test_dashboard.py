@@ -1,0 +1,482 @@
+"""The dashboard as a person uses it: headless Chromium against ``svc serve``.
+
+Each test signs in through the development sign-in form, works through one page by its
+visible labels and button names, checks the outcome on the page and through the API,
+saves a screenshot of the page under tests/browser/artifacts/, and reads the browser
+console: no errors, other than the failed request a test provokes on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from svc_server.services import accounts
+from svc_server.store import open_store
+from tests.browser.conftest import ARTIFACTS, require_browser
+from tests.conftest import LiveServer, Receiver
+
+require_browser()  # skips this module when there is no browser (fails it in CI)
+Select = pytest.importorskip(
+    "selenium.webdriver.support.ui", reason="selenium is not installed"
+).Select
+KEY_PATTERN = re.compile(r"svc_pk_live_[0-9a-f]{32}")
+
+
+def unique_email(who: str) -> str:
+    return f"{who}-{uuid.uuid4().hex[:8]}@example.com"
+
+
+class Person:
+    """One browser, driven by labels and button names, plus what it may check."""
+
+    def __init__(self, driver: Any, base: str) -> None:
+        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver = driver
+        self.base = base
+        # a table re-rendered while a condition reads it: look again
+        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
+
+    # finding things as a person does -------------------------------------------------------
+
+    def by_label(self, text: str, within: str | None = None) -> Any:
+        from selenium.webdriver.common.by import By
+
+        scope = self.driver.find_element(By.CSS_SELECTOR, within) if within else self.driver
+        label = scope.find_element(By.XPATH, f".//label[normalize-space()={_x(text)}]")
+        return self.driver.find_element(By.ID, label.get_attribute("for"))
+
+    def button(self, name: str, within: Any = None) -> Any:
+        from selenium.webdriver.common.by import By
+
+        scope = within if within is not None else self.driver
+        buttons = [
+            b
+            for b in scope.find_elements(By.XPATH, f".//button[normalize-space()={_x(name)}]")
+            if b.is_displayed()
+        ]
+        assert len(buttons) == 1, f"{len(buttons)} visible buttons named {name!r}"
+        return buttons[0]
+
+    def row(self, table_id: str, text: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        return self.wait.until(
+            lambda d: next(
+                (
+                    r
+                    for r in d.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr")
+                    if text in r.text
+                ),
+                None,
+            )
+        )
+
+    def text(self, selector: str) -> str:
+        from selenium.webdriver.common.by import By
+
+        return str(self.driver.find_element(By.CSS_SELECTOR, selector).text)
+
+    def wait_text(self, selector: str, expected: str) -> str:
+        self.wait.until(lambda d: expected in self.text(selector))
+        return self.text(selector)
+
+    def visible(self, selector: str) -> bool:
+        from selenium.webdriver.common.by import By
+
+        found = self.driver.find_elements(By.CSS_SELECTOR, selector)
+        return bool(found) and bool(found[0].is_displayed())
+
+    # moving around --------------------------------------------------------------------------
+
+    def open(self, path: str) -> None:
+        self.driver.get(self.base + path)
+        self.wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "true")
+
+    def sign_in(self, email: str) -> str | None:
+        """Sign in by the form; the first sign-in's key plaintext, if one is shown."""
+        self.open("/signin")
+        self.by_label("Email").send_keys(email)
+        self.button("Sign in").click()
+        self.wait.until(
+            lambda d: d.current_url.endswith("/dashboard") or self.visible("#secret-panel")
+        )
+        if self.driver.current_url.endswith("/dashboard"):
+            self.wait.until(lambda d: d.execute_script("return document.body.dataset.ready"))
+            return None
+        return str(self.by_label("API key").get_attribute("value"))
+
+    def sign_out(self) -> None:
+        self.button("Sign out").click()
+        self.wait.until(lambda d: d.current_url.endswith("/signin"))
+
+    def confirm(self, dialog: str, name: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        box = self.driver.find_element(By.ID, f"{dialog}-dialog")
+        self.wait.until(lambda d: box.is_displayed())
+        self.button(name, within=box).click()
+        self.wait.until(lambda d: not box.is_displayed())
+
+    def shot(self, name: str) -> None:
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        height = self.driver.execute_script("return document.documentElement.scrollHeight")
+        self.driver.set_window_size(1280, max(1000, min(int(height) + 40, 6000)))
+        self.driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+        self.driver.set_window_size(1280, 1000)
+
+    def console_errors(self) -> list[str]:
+        return [
+            str(e["message"])
+            for e in self.driver.get_log("browser")
+            if e["level"] in ("SEVERE", "ERROR")
+        ]
+
+
+def failures(person: Person, url: str) -> str:
+    """The "Consecutive failures" cell of an endpoint's row."""
+    return str(person.row("hooks-table", url).find_elements("tag name", "td")[4].text)
+
+
+def _x(text: str) -> str:
+    """An XPath string literal."""
+    return f'"{text}"' if '"' not in text else f"'{text}'"
+
+
+def call(base: str, path: str, key: str) -> int:
+    request = urllib.request.Request(base + path, headers={"X-API-Key": key})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+@pytest.fixture
+def person(driver: Any, web_server: LiveServer) -> Iterator[Person]:
+    driver.delete_all_cookies()
+    driver.get_log("browser")  # start each test with an empty console
+    person = Person(driver, web_server.url)
+    yield person
+    driver.get(web_server.url + "/signin")
+    driver.delete_all_cookies()
+
+
+@pytest.fixture(scope="module")
+def pro_owner(demo_db_url: str) -> Callable[[], str]:
+    """Make a pro account (5 keys, 3 seats) owned by a new email; returns the email."""
+
+    def make() -> str:
+        email = unique_email("owner")
+        store = open_store(demo_db_url)
+        try:
+            accounts.create_consumer(
+                store,
+                plan="pro",
+                now=time.time(),
+                entropy=os.urandom(16),
+                email=email,
+                company="Browser Test Co",
+            )
+        finally:
+            store.close()
+        return email
+
+    return make
+
+
+def test_sign_in_and_the_overview(person: Person, pro_owner: Callable[[], str]) -> None:
+    person.sign_in(pro_owner())
+    assert "Development sign-in" in person.text("body")
+    facts = person.text("#plan-facts")
+    assert "pro" in facts and "100,000 live calls" in facts and "120 calls per minute" in facts
+    assert person.by_label("Live calls used this month").tag_name == "progress"
+    assert "Resets at" in person.text("#quota-facts")
+    assert "no trial" in person.text("#trial-facts")
+    person.shot("overview")
+    assert person.console_errors() == []
+
+
+def test_a_first_sign_in_shows_its_key_once(person: Person, web_server: LiveServer) -> None:
+    key = person.sign_in(unique_email("newcomer"))
+    assert key is not None and KEY_PATTERN.fullmatch(key)
+    assert "you will not see this again" in person.text("#secret-panel")
+    person.shot("signin-first-key")
+    person.button("I have saved it").click()
+    assert not person.visible("#secret-panel")
+    person.driver.find_element("link text", "Continue to the dashboard").click()
+    person.wait.until(lambda d: d.execute_script("return document.body.dataset.ready"))
+    assert key not in person.driver.page_source
+    assert call(web_server.url, "/api/v1/real-estate/dimensions", key) == 200
+    assert person.console_errors() == []
+
+
+def test_keys_create_once_use_rotate_revoke(
+    person: Person, web_server: LiveServer, pro_owner: Callable[[], str]
+) -> None:
+    person.sign_in(pro_owner())
+    person.open("/dashboard/keys")
+    person.by_label("Label").send_keys("browser test")
+    person.button("Create key").click()
+    person.wait.until(lambda d: person.visible("#secret-panel"))
+    key = str(person.by_label("API key").get_attribute("value"))
+    assert KEY_PATTERN.fullmatch(key)
+    assert "you will not see this again" in person.text("#secret-panel")
+    assert person.button("Copy").is_displayed()
+    person.shot("keys-created")
+
+    person.driver.refresh()  # the plaintext is gone for good
+    person.wait.until(lambda d: d.execute_script("return document.body.dataset.ready"))
+    assert not person.visible("#secret-panel")
+    assert key not in person.driver.page_source
+    row = person.row("keys-table", "browser test")
+    assert key[:16] in row.text and "active" in row.text
+
+    pulse = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office"
+    assert call(web_server.url, pulse, key) == 200
+
+    # Edit the label and the allowlist: another network locks this browser's host out.
+    for label, allowlist, status in (
+        ("browser test, elsewhere", "203.0.113.0/24", 403),
+        ("browser test, here", "127.0.0.1/32", 200),
+    ):
+        person.button("Edit", within=person.row("keys-table", key[:16])).click()
+        edit_label = person.by_label("Label", within="#edit-dialog")
+        edit_label.clear()
+        edit_label.send_keys(label)
+        allow = person.by_label("IP allowlist (one address or CIDR per line)")
+        allow.clear()
+        allow.send_keys(allowlist)
+        person.confirm("edit", "Save changes")
+        person.wait.until(lambda d, a=allowlist: a in person.row("keys-table", key[:16]).text)
+        assert label in person.row("keys-table", key[:16]).text
+        assert call(web_server.url, pulse, key) == status
+
+    person.button("Rotate", within=person.row("keys-table", key[:16])).click()
+    Select(person.by_label("Grace period of the old key")).select_by_value("0")
+    person.confirm("rotate", "Rotate key")
+    person.wait.until(lambda d: person.visible("#secret-panel"))
+    new_key = str(person.by_label("API key").get_attribute("value"))
+    assert KEY_PATTERN.fullmatch(new_key) and new_key != key
+    assert "no longer works" in person.text("#notice")
+    assert call(web_server.url, pulse, key) == 401
+    assert call(web_server.url, pulse, new_key) == 200
+    person.button("I have saved it").click()
+
+    new_row = person.row("keys-table", new_key[:16])
+    person.button("Revoke", within=new_row).click()
+    person.confirm("revoke", "Revoke key")
+    person.wait_text("#notice", "revoked")
+    person.wait.until(lambda d: "revoked" in person.row("keys-table", new_key[:16]).text)
+    assert call(web_server.url, pulse, new_key) == 401
+    person.shot("keys")
+    assert person.console_errors() == []
+
+
+def test_api_errors_are_readable_messages(person: Person, pro_owner: Callable[[], str]) -> None:
+    person.sign_in(pro_owner())
+    person.open("/dashboard/keys")
+    person.by_label("Label").send_keys("bad allowlist")
+    person.by_label(
+        "IP allowlist (one address or CIDR per line; empty allows any address)"
+    ).send_keys("10.0.0.1/8")
+    person.button("Create key").click()
+    message = person.wait_text("#messages", "Something went wrong")
+    assert "INVALID_PARAMS" in message and "10.0.0.1/8" in message
+    assert not person.visible("#secret-panel")
+    person.shot("keys-error")
+    errors = person.console_errors()  # only the refused request itself
+    assert len(errors) == 1 and "400" in errors[0], errors
+
+
+def test_webhooks_create_test_log_reenable_revoke(
+    person: Person, receiver: Callable[..., Receiver], pro_owner: Callable[[], str]
+) -> None:
+    hook = receiver(status=500)
+    person.sign_in(pro_owner())
+    person.open("/dashboard/webhooks")
+    person.by_label("Endpoint URL (https)").send_keys(hook.url)
+    person.by_label("Description").send_keys("local receiver")
+    person.button("Add endpoint").click()
+    person.wait.until(lambda d: person.visible("#secret-panel"))
+    secret = str(person.by_label("Signing secret").get_attribute("value"))
+    assert re.fullmatch(r"whsec_[0-9a-f]{64}", secret)
+    person.button("I have saved it").click()
+    row = person.row("hooks-table", hook.url)
+    assert "active" in row.text
+
+    # Eleven failed tests: the endpoint is disabled after failure (SPEC: more than 10).
+    for attempt in range(1, 12):
+        person.button("Send test", within=person.row("hooks-table", hook.url)).click()
+        person.wait.until(lambda d, n=attempt: failures(person, hook.url) == str(n))
+        assert "failed, HTTP 500" in person.text("#test-result")
+    person.wait.until(
+        lambda d: "disabled_after_failure" in person.row("hooks-table", hook.url).text
+    )
+    person.button("Re-enable", within=person.row("hooks-table", hook.url)).click()
+    person.wait_text("#notice", "active again")
+
+    hook.status = 200
+    person.button("Send test", within=person.row("hooks-table", hook.url)).click()
+    result = person.wait_text("#test-result", "delivered")
+    assert "HTTP 200" in result
+    assert len(hook.requests) == 12
+    assert hook.requests[-1].headers["X-Svc-Event"] == "webhook.test"
+    assert hook.requests[-1].headers["X-Svc-Signature"].startswith("t=")
+
+    person.button("Deliveries", within=person.row("hooks-table", hook.url)).click()
+    person.wait_text("#deliveries-page", "Showing 1–10 of 12")
+    first = person.text("#deliveries-table tbody tr")
+    assert "webhook.test" in first and "delivered" in first
+    person.shot("webhooks")
+    person.button("Next page").click()
+    person.wait_text("#deliveries-page", "Showing 11–12 of 12")
+    assert "failed" in person.text("#deliveries-table tbody")
+    assert not person.button("Next page").is_enabled()
+
+    person.button("Revoke", within=person.row("hooks-table", hook.url)).click()
+    person.confirm("revoke", "Revoke endpoint")
+    person.wait_text("#notice", "revoked")
+    assert person.console_errors() == []
+
+
+def test_invite_a_member_who_accepts(person: Person, pro_owner: Callable[[], str]) -> None:
+    owner = pro_owner()
+    member = unique_email("member")
+    person.sign_in(owner)
+    person.open("/dashboard/team")
+    assert "1 of 3 seats taken" in person.text("#seats")
+    person.by_label("Email").send_keys(member)
+    Select(person.by_label("Role")).select_by_value("admin")
+    person.button("Invite").click()
+    person.wait_text("#notice", f"Invitation sent to {member}")
+    assert "pending" in person.row("members-table", member).text
+    assert "2 of 3 seats taken" in person.text("#seats")
+    person.sign_out()
+
+    assert person.sign_in(member) is not None  # a new user: a starter account and its key
+    person.button("I have saved it").click()
+    person.open("/dashboard/team")
+    invite = person.row("invites-table", "Browser Test Co")
+    assert "admin" in invite.text
+    person.button("Accept", within=invite).click()
+    person.wait_text("#notice", "You joined Browser Test Co as admin")
+    # The member now acts on the pro account (the highest plan) and sees its team.
+    person.wait.until(lambda d: "active" in person.row("members-table", member).text)
+    assert owner in person.text("#members-table")
+    assert "No invitations for you." in person.text("#invites-table")
+    person.shot("team")
+    person.sign_out()
+
+    person.sign_in(owner)  # the owner removes the member again, after confirming
+    person.open("/dashboard/team")
+    person.button("Remove", within=person.row("members-table", member)).click()
+    person.confirm("remove", "Remove member")
+    person.wait_text("#notice", f"{member} removed")
+    person.wait.until(lambda d: "removed" in person.row("members-table", member).text)
+    assert "1 of 3 seats taken" in person.text("#seats")
+    assert person.console_errors() == []
+
+
+def test_the_explorer_draws_the_series_of_a_demo_district(person: Person) -> None:
+    person.sign_in(unique_email("analyst"))
+    person.open("/dashboard/explorer")
+    person.wait.until(lambda d: person.visible("#chart svg"))
+    points = person.driver.find_elements("css selector", "#chart svg circle.chart-point")
+    rows = person.driver.find_elements("css selector", "#points-table tbody tr")
+    assert len(points) >= 2 and len(points) == len(rows)
+    assert person.driver.find_elements("css selector", "#chart svg polygon.chart-band")
+    assert re.fullmatch(r"\d{5}", str(person.by_label("District").get_attribute("value")))
+    first = rows[0].text
+    assert re.search(r"(low|medium|high)", first) and "rtms_official" in first
+    assert person.driver.find_elements("css selector", "#coverage-table tbody tr")
+
+    # Another cohort, fewer periods: the chart follows what is chosen.
+    periods = person.by_label("Periods (up to 12; the latest are chosen for you)")
+    chosen = [o for o in periods.find_elements("tag name", "option") if o.is_selected()]
+    keep = min(3, len(chosen))
+    person.driver.execute_script(
+        "arguments[0].forEach(o => { o.selected = false; });", chosen[:-keep]
+    )
+    person.button("Show chart").click()
+    person.wait.until(
+        lambda d: len(d.find_elements("css selector", "#chart svg circle.chart-point")) == keep
+    )
+
+    link = person.driver.find_element("link text", "Download CSV of this series")
+    assert "format=csv" in str(link.get_attribute("href"))
+    csv_text = person.driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(arguments[0], {credentials: 'same-origin'}).then(r => r.text()).then(done);",
+        link.get_attribute("href"),
+    )
+    lines = [line for line in str(csv_text).lstrip("\ufeff").splitlines() if line]
+    assert lines[0].startswith("sigungu_code,") and len(lines) == 1 + keep
+    person.shot("explorer")
+    assert person.console_errors() == []
+
+
+def test_docs_shows_the_reference(person: Person) -> None:
+    person.driver.get(person.base + "/docs")
+    person.wait.until(lambda d: person.visible(".swagger-ui .info .title"))
+    assert "svc API" in person.text(".swagger-ui .info .title")
+    person.wait.until(lambda d: "Real estate" in person.text("#swagger-ui"))
+    person.shot("docs")
+    assert person.console_errors() == []
+
+
+def test_keyboard_reaches_every_section(person: Person) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    person.sign_in(unique_email("keyboard"))
+    person.open("/dashboard")
+    body = person.driver.find_element("tag name", "body")
+    body.send_keys(Keys.TAB)  # the skip link
+    assert person.driver.switch_to.active_element.text == "Skip to content"
+    reached = []
+    for _ in range(8):
+        person.driver.switch_to.active_element.send_keys(Keys.TAB)
+        reached.append(person.driver.switch_to.active_element.text)
+    assert reached[:6] == ["Overview", "API keys", "Webhooks", "Team", "Explorer", "Sign out"]
+    for _ in range(3):
+        person.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+    assert person.driver.switch_to.active_element.text == "Explorer"
+    person.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    person.wait.until(lambda d: d.current_url.endswith("/dashboard/explorer"))
+    assert person.console_errors() == []
+
+
+def test_a_revocation_is_confirmed_by_keyboard_and_escape_cancels(person: Person) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    person.sign_in(unique_email("keys-by-keyboard"))
+    person.open("/dashboard/keys")
+    row = person.row("keys-table", "active")
+    prefix = row.find_elements("tag name", "td")[1].text
+    person.button("Revoke", within=row).send_keys(Keys.ENTER)
+    dialog = person.driver.find_element("id", "revoke-dialog")
+    person.wait.until(lambda d: dialog.is_displayed())
+    assert prefix in dialog.text
+    assert person.driver.switch_to.active_element.text == "Cancel"  # Enter now would cancel
+    person.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    person.wait.until(lambda d: not dialog.is_displayed())
+    assert "active" in person.row("keys-table", prefix).text
+
+    person.button("Revoke", within=person.row("keys-table", prefix)).send_keys(Keys.ENTER)
+    person.wait.until(lambda d: dialog.is_displayed())
+    person.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+    assert person.driver.switch_to.active_element.text == "Revoke key"
+    person.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    person.wait_text("#notice", "revoked")
+    assert "revoked" in person.row("keys-table", prefix).text
+    assert person.console_errors() == []
