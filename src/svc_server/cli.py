@@ -47,7 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # ``svc ingest [KIND] PATH...`` takes paths after options too (argparse stops a
+        # variable-length positional at the first option).
+        if not hasattr(args, "items") or any(e.startswith("-") for e in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.items = [*args.items, *extra]
     try:
         return int(args.func(args))
     except SvcError as err:

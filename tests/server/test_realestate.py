@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from svc_core import stats
 from svc_core.caller import Caller
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
-from svc_server.services import ingest
+from svc_server import ingest
 from svc_server.services import realestate as service
 from svc_server.store import Store
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load
