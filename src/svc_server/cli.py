@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from svc_core.errors import SvcError
-from svc_server.commands import accounts, core, data, openapi, webhooks
+from svc_server.commands import accounts, core, data, openapi, sync, webhooks
 from svc_server.config import SETTINGS, env_name, flag_name
 
-COMMAND_MODULES = [core, data, accounts, webhooks, openapi]
+COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi]
 
 
 def common_parser() -> argparse.ArgumentParser:
