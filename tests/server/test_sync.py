@@ -7,6 +7,7 @@ Expected counts come from the sample files (regular expressions in
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from svc_server.commands.sync import Bar
 from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
@@ -116,6 +118,11 @@ def test_a_multi_page_month_arrives_complete_and_serves_what_ingest_serves(
         for params in ({}, {"property_type": "office"}, {"property_type": "officetel"}):
             assert pulse(synced, **params) == pulse(ingested, **params)
         assert sum(r["sample_count"] for r in pulse(synced)) > 0
+        coverage = [
+            Api(make_app(s)).ok("coverage", {"sigungu_code": "11680"})["data"]
+            for s in (synced, ingested)
+        ]
+        assert coverage[0] == coverage[1] and coverage[0]
     finally:
         synced.close()
         ingested.close()
@@ -327,3 +334,20 @@ def test_sync_status_reports_the_months_exactly(sqlite_url: str, standin: StandI
     assert by_code["11680"]["last_synced_at"].endswith("Z")
     text = svc(sqlite_url, standin, "sync", "status")
     assert "commercial 11110 종로구: complete 0, partial 0, failed 1 (2025-05)" in text.stdout
+
+
+def test_the_sync_progress_bar_draws_on_a_terminal_only() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = Bar(screen)
+    bar.show(1, 4, "commercial 11680 2025-06")
+    bar.clear()
+    drawn = screen.getvalue()
+    assert "[#######---------------------] 1/4 commercial 11680 2025-06" in drawn
+    assert drawn.endswith("\r")
+    quiet = io.StringIO()
+    Bar(quiet).show(1, 4, "x")
+    assert quiet.getvalue() == ""
