@@ -33,6 +33,7 @@ from svc_core.sync import (
     district_status,
     planned_calls,
 )
+from svc_server.commands import sync_rone
 from svc_server.commands.base import store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
@@ -138,6 +139,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--to", dest="last", metavar="YYYY-MM")
     s.add_argument("--json", action="store_true", help="one JSON document, for scripts")
     s.set_defaults(func=cmd_status)
+    sync_rone.register(inner, common)
 
 
 def _codes(raw: str) -> tuple[str, ...]:

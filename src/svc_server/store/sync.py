@@ -1,5 +1,7 @@
-"""Sync state: one ``sync_months`` row per (kind, sigungu, month) read by ``svc sync``,
-and the natural keys a month's stored records carry (to find what a re-read retracts).
+"""Sync state: one ``sync_months`` row per (kind, sigungu, month) read by ``svc sync
+rtms``, the natural keys a month's stored records carry (to find what a re-read
+retracts), and one ``sync_tables`` row per R-ONE table and market-area era read by
+``svc sync rone``.
 """
 
 from __future__ import annotations
@@ -150,3 +152,54 @@ class SyncRepo:
             (code, *properties, *transactions, month.label),
         )
         return {r["natural_key"] for r in rows if r["natural_key"].startswith(prefix)}
+
+    def record_table(
+        self,
+        tx: Tx,
+        *,
+        table_id: str,
+        era: str,
+        table_name: str,
+        status: str,
+        at: float,
+        total_count: int | None,
+        pages: int,
+        loaded: int,
+        detail: str = "",
+    ) -> None:
+        """Write an R-ONE table's state for one era (insert or replace)."""
+        columns = (
+            "table_id",
+            "era",
+            "table_name",
+            "status",
+            "fetched_at",
+            "total_count",
+            "pages",
+            "loaded",
+            "detail",
+        )
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns[2:])
+        tx.execute(
+            f"INSERT INTO sync_tables ({', '.join(columns)}) VALUES ({marks(len(columns))}) "
+            f"ON CONFLICT (table_id, era) DO UPDATE SET {updates}",
+            (
+                table_id,
+                era,
+                table_name[:300],
+                status,
+                int(at),
+                total_count,
+                pages,
+                loaded,
+                detail[:500],
+            ),
+        )
+
+    def tables(self) -> list[Row]:
+        """Every R-ONE table state, by table and era."""
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT table_id, era, table_name, status, fetched_at, total_count, pages, "
+                "loaded, detail FROM sync_tables ORDER BY table_id, era"
+            )

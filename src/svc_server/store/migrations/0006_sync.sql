@@ -20,3 +20,18 @@ CREATE TABLE sync_months (
     detail TEXT NOT NULL,
     PRIMARY KEY (kind, sigungu_code, month)
 );
+
+-- The state of `svc sync rone` per R-ONE statistic table and market-area era (the survey
+-- redrew its areas in 2024 Q3: the eras are two series, loaded and recorded apart).
+CREATE TABLE sync_tables (
+    table_id TEXT NOT NULL,
+    era TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    fetched_at BIGINT,
+    total_count BIGINT,
+    pages BIGINT NOT NULL,
+    loaded BIGINT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (table_id, era)
+);
