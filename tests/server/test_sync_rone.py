@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -100,6 +101,13 @@ def test_the_survey_tables_load_by_name_paged_and_one_era_only(
             str(FIXTURES / name),
         )
         assert loaded.returncode == 0, loaded.stderr
+    status = svc(db_url, standin, "sync", "status", "--json")
+    listed = json.loads(status.stdout)["rone_tables"]
+    assert [(t["table_id"], t["era"], t["status"], t["loaded"]) for t in listed] == [
+        (VACANCY, "from-2024Q3", "complete", 12),  # six areas of two districts
+        (YIELDS, "from-2024Q3", "complete", 10),
+    ]
+    assert all(t["fetched_at"].endswith("Z") for t in listed)
     synced = rows(db_url, OBSERVATIONS)
     assert synced and synced == rows(other, OBSERVATIONS)
     assert all(r["period"] >= "2024" for r in synced)

@@ -287,7 +287,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _iso(at: float | None) -> str | None:
+def _iso(at: float | int | None) -> str | None:
     if at is None:
         return None
     return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -301,6 +301,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         states = store.sync.states(kinds=kinds, codes=codes)
+        tables = store.sync.tables()
     finally:
         store.close()
     rows = district_status(states.values(), kinds=kinds, districts=codes, first=first, last=last)
@@ -318,12 +319,18 @@ def cmd_status(args: argparse.Namespace) -> int:
                     "last_synced_at": _iso(r.last_synced_at),
                 }
                 for r in rows
-            ]
+            ],
+            "rone_tables": [{**t, "fetched_at": _iso(t["fetched_at"])} for t in tables],
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
-    if not rows:
+    if not rows and not tables:
         print("sync status: nothing synced yet")
+    for t in tables:
+        print(
+            f"rone {t['table_id']} {t['table_name']} ({t['era']}): {t['status']}, "
+            f"{t['loaded']} values loaded; last sync {_iso(t['fetched_at']) or 'never'}"
+        )
     for r in rows:
         parts = []
         for name in ("complete", "partial", "failed", "missing"):
