@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from svc_core.sources import rtms
-from svc_server.services import ingest
+from svc_server import ingest
 from svc_server.store import open_store
 from svc_server.store.realestate import transaction_rows
 

@@ -12,6 +12,7 @@ SPEC's error body in one place (``svc_server.http.responses``).
     │   ├── InvalidPeriod
     │   └── InvalidBody
     ├── SourceError (400 INVALID_SOURCE, ValueError): a source file cannot be read
+    │   └── GatewayError: the data.go.kr gateway refused the call (reason code)
     ├── SignatureVerificationError (400 INVALID_SIGNATURE, ValueError): receiver side
     ├── Unauthorized (401 UNAUTHORIZED)
     │   ├── NotSignedIn (401 NOT_SIGNED_IN)
@@ -31,7 +32,8 @@ SPEC's error body in one place (``svc_server.http.responses``).
     ├── ServerError (500 INTERNAL)
     │   ├── QueryFailed, UsageFailed
     │   └── ConfigError (CONFIG_INVALID)
-    └── ServiceUnavailable (503)
+    ├── ServiceUnavailable (503)
+    └── UpstreamKeyRefused (502 UPSTREAM_KEY_REFUSED): a data API refused our key
 """
 
 from __future__ import annotations
@@ -112,6 +114,24 @@ class SourceError(SvcError, ValueError):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(where + (message or self.default_message))
+
+
+class GatewayError(SourceError):
+    """The data.go.kr gateway answered with ``OpenAPI_ServiceResponse/cmmMsgHeader``
+    instead of data: ``reason_code`` (``returnReasonCode``, e.g. ``30`` unregistered key,
+    ``22`` daily limit) and ``auth_message`` (``returnAuthMsg``) say why."""
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        path: str | None = None,
+        reason_code: str = "",
+        auth_message: str = "",
+    ) -> None:
+        self.reason_code = reason_code
+        self.auth_message = auth_message
+        super().__init__(message, path=path)
 
 
 class SignatureVerificationError(SvcError, ValueError):
@@ -282,3 +302,12 @@ class ServiceUnavailable(SvcError):
     status = 503
     code = "UNAVAILABLE"
     default_message = "Service unavailable."
+
+
+class UpstreamKeyRefused(SvcError):
+    """An official data API (data.go.kr) refused svc's service key: unregistered,
+    expired, not approved for the service or the address. No retry can help."""
+
+    status = 502
+    code = "UPSTREAM_KEY_REFUSED"
+    default_message = "The data API refused the service key."

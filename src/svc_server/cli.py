@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from svc_core.errors import SvcError
-from svc_server.commands import accounts, core, data, openapi, webhooks
+from svc_server.commands import accounts, core, data, openapi, sync, webhooks
 from svc_server.config import SETTINGS, env_name, flag_name
 
-COMMAND_MODULES = [core, data, accounts, webhooks, openapi]
+COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi]
 
 
 def common_parser() -> argparse.ArgumentParser:
@@ -47,7 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # ``svc ingest [KIND] PATH...`` takes paths after options too (argparse stops a
+        # variable-length positional at the first option).
+        if not hasattr(args, "items") or any(e.startswith("-") for e in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.items = [*args.items, *extra]
     try:
         return int(args.func(args))
     except SvcError as err:

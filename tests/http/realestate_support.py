@@ -21,9 +21,10 @@ from urllib.parse import urlencode
 
 from werkzeug.test import Client, TestResponse
 
+from svc_server import ingest
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
-from svc_server.services import accounts, ingest
+from svc_server.services import accounts
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW, TEST_SECRET, FakeClock
 

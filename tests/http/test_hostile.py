@@ -28,11 +28,12 @@ import attrs
 import pytest
 from werkzeug.test import Client, TestResponse
 
+from svc_server import ingest
 from svc_server.app import SvcApp
 from svc_server.config import Config
 from svc_server.identity import Identity
 from svc_server.services import accounts as account_service
-from svc_server.services import ingest, sessions
+from svc_server.services import sessions
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, FakeClock, LiveServer
 

@@ -421,7 +421,7 @@ SAMPLES = (
 def test_data_answers_and_csv_headers_match_the_document(
     store: Store, app: SvcApp, clock: FakeClock
 ) -> None:
-    from svc_server.services import ingest
+    from svc_server import ingest
 
     ingest.ingest(store, "samples", SAMPLES.encode(), path="samples.csv", now=clock())
     _, api_key = Accounts(store, app, clock).consumer("pro")

@@ -364,7 +364,7 @@ def test_codes_of_a_renumbered_district_are_found_by_either_code(store: Store) -
         doc = {"response": {"header": {"resultCode": "000"}, "body": {"items": {"item": items}}}}
         return json.dumps(doc).encode()
 
-    from svc_server.services import ingest
+    from svc_server import ingest
 
     for code, day in (("42110", 1), ("51110", 2), ("51110", 3)):
         ingest.ingest(store, "rtms-commercial", response(code, day), path=f"{code}-{day}", now=0)

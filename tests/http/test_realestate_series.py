@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from svc_server.services import ingest
+from svc_server import ingest
 from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,

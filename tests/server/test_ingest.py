@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -18,10 +19,9 @@ from typing import Any
 import pytest
 
 from svc_core.errors import InvalidParams, SourceError
-from svc_server import cli
+from svc_server import cli, ingest
 from svc_server.commands.data import ProgressBar
-from svc_server.services import ingest
-from svc_server.store import Store
+from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
     FIXTURES,
     MOLIT,
@@ -525,3 +525,78 @@ def test_the_progress_bar_draws_on_a_terminal_only() -> None:
     quiet = io.StringIO()
     ProgressBar(quiet, files=1).show(1, MOLIT / "x.xml", 1, 2)
     assert quiet.getvalue() == ""
+
+
+# kinds recognised from content ---------------------------------------------------------------
+
+
+SHARED_KINDS = {
+    "NRG_11110_202505.xml": ("rtms-commercial", "commercial"),
+    "NRG_11680_202506.xml": ("rtms-commercial", "commercial"),
+    "OFFICETEL_11680_202506.xml": ("rtms-officetel-trade", "officetel_trade"),
+    "OFFICETEL_RENT_11680_202506.xml": ("rtms-officetel-rent", "officetel_rent"),
+}
+
+
+def test_a_file_of_another_kind_is_refused_and_nothing_is_written(sqlite_url: str) -> None:
+    """An officetel sale file given as commercial once became 55 mixed_use sales."""
+    store = open_store(sqlite_url)
+    store.migrate()
+    before = snapshot(store)
+    done = svc("ingest", "rtms-commercial", str(OFFI_TRADE), "--database-url", sqlite_url)
+    assert done.returncode == 1
+    assert (
+        f"svc: error: {OFFI_TRADE}: this looks like an officetel sale file (RTMS OffiTrade) "
+        "(rtms-officetel-trade), not rtms-commercial; nothing loaded"
+    ) in done.stderr
+    assert "Traceback" not in done.stderr
+    with pytest.raises(SourceError, match="officetel lease"):
+        load(store, "rtms-officetel-trade", OFFI_RENT)
+    with pytest.raises(SourceError, match="svc samples CSV"):
+        load(store, "rtms-commercial", FIXTURES / "samples" / "samples.csv")
+    assert snapshot(store) == before
+    store.close()
+
+
+def test_without_kind_every_shared_sample_loads_as_its_true_kind(sqlite_url: str) -> None:
+    paths = sorted(SHARED_SAMPLES.glob("*.xml"))
+    assert sorted(p.name for p in paths) == sorted(SHARED_KINDS)
+    done = svc("ingest", *map(str, paths), "--database-url", sqlite_url)
+    assert done.returncode == 0, done.stderr
+    store = open_store(sqlite_url)
+    try:
+        kinds = Counter(r["kind"] for r in rows(store, "SELECT kind FROM ingest_log"))
+        keys = rows(store, "SELECT natural_key, property_type FROM transactions")
+    finally:
+        store.close()
+    assert kinds == Counter(kind for kind, _ in SHARED_KINDS.values())
+    prefixes = {k["natural_key"].split(":")[1] for k in keys}
+    assert prefixes == {"commercial", "officetel_trade", "officetel_rent"}
+    officetel = [k for k in keys if k["natural_key"].startswith("rtms:officetel")]
+    assert {k["property_type"] for k in officetel} == {"officetel"}
+
+
+def test_content_that_shows_no_kind_needs_one(sqlite_url: str, tmp_path: Path) -> None:
+    empty = FIXTURES / "rtms" / "offi_rent_empty.json"
+    done = svc("ingest", str(empty), "--database-url", sqlite_url)
+    assert done.returncode == 1
+    assert "cannot tell what kind of file this is; give its KIND" in done.stderr
+    done = svc("ingest", "rtms-officetel-rent", str(empty), "--database-url", sqlite_url)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_file_whose_every_record_is_rejected_exits_non_zero(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    store = open_store(sqlite_url)
+    store.migrate()
+    bad = tmp_path / "bad.csv"
+    text = (FIXTURES / "samples" / "samples.csv").read_text("utf-8").splitlines()
+    wrong = [re.sub(r",[0-9]{5},", ",99999,", line, count=1) for line in text[1:]]
+    bad.write_text("\n".join([text[0], *wrong]))
+    before = snapshot(store)
+    done = svc("ingest", str(bad), "--database-url", sqlite_url)
+    assert done.returncode == 1
+    assert "records was rejected" in done.stderr and "nothing loaded" in done.stderr
+    assert snapshot(store) == before
+    store.close()

@@ -20,7 +20,7 @@ from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate import query
 from svc_core.realestate.common import gu_name
 from svc_core.realestate.coverage import type_rank
-from svc_server.services import ingest
+from svc_server import ingest
 from svc_server.services import realestate as service
 from svc_server.store import Store
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load

@@ -50,13 +50,13 @@ import datetime
 import functools
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.parsers import expat
 
 import attrs
 
-from svc_core.errors import SourceError
+from svc_core.errors import GatewayError, SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import region_name
 from svc_core.sources import (
@@ -163,12 +163,14 @@ def _int_or_none(text: str | None) -> int | None:
     return int(value) if value.isascii() and value.isdigit() and len(value) < 10 else None
 
 
-def _gateway_error(fields: Mapping[str, str], path: str) -> SourceError:
+def _gateway_error(fields: Mapping[str, str], path: str) -> GatewayError:
     code = fields.get("returnreasoncode", "").strip() or "?"
     msg = fields.get("errmsg", "").strip() or "error"
     auth = fields.get("returnauthmsg", "").strip()
     detail = f" ({auth})" if auth else ""
-    return SourceError(f"API gateway error {code}: {msg}{detail}", path=path)
+    return GatewayError(
+        f"API gateway error {code}: {msg}{detail}", path=path, reason_code=code, auth_message=auth
+    )
 
 
 # XML ---------------------------------------------------------------------------------
@@ -411,10 +413,24 @@ def _exclusion(kind: str, item: Mapping[str, str]) -> str | None:
     return None
 
 
-def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
-    """Read one RTMS API response (XML or JSON, detected) of ``kind`` (see ``KINDS``)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+@attrs.frozen(kw_only=True)
+class Page:
+    """One successful RTMS response: its items (fields by current tag name; None for an
+    item that is not an object of plain values) and its paging figures."""
+
+    items: tuple[dict[str, str] | None, ...]
+    total_count: int | None
+    page_no: int | None
+    num_of_rows: int | None
+
+
+def read_page(data: bytes, *, path: str = "<bytes>") -> Page:
+    """Read one RTMS API response (XML or JSON, detected) without building records.
+
+    ``GatewayError`` for the gateway's ``OpenAPI_ServiceResponse``, ``SourceError`` for
+    anything else that is not a successful response (malformed, truncated, another
+    result code).
+    """
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head == b"<":
         envelope = _xml_envelope(data, path)
@@ -428,17 +444,41 @@ def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
         raise SourceError(
             f"API error {envelope.result_code}: {envelope.result_msg or 'no message'}", path=path
         )
-
-    report = LoadReport(
-        path=path,
+    return Page(
+        items=tuple(envelope.items),
         total_count=envelope.total_count,
         page_no=envelope.page_no,
         num_of_rows=envelope.num_of_rows,
     )
+
+
+def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
+    """Read one RTMS API response (XML or JSON, detected) of ``kind`` (see ``KINDS``)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    return parse_pages([read_page(data, path=path)], kind, path=path)
+
+
+def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> ParseResult:
+    """The records of consecutive pages of one query (a month of one district), read
+    as one file: natural keys and their ordinals equal those of a single response
+    holding every item in the same order. Paging figures come from the first page
+    (one page) or describe the whole read (several)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    first = pages[0] if pages else Page(items=(), total_count=None, page_no=None, num_of_rows=None)
+    items = [item for page in pages for item in page.items]
+    several = len(pages) > 1
+    report = LoadReport(
+        path=path,
+        total_count=first.total_count,
+        page_no=1 if several else first.page_no,
+        num_of_rows=len(items) if several else first.num_of_rows,
+    )
     keys = KeyMaker()
     prefix = f"rtms:{kind}"
     found = Collector(report=report)
-    for ordinal, item in enumerate(envelope.items, start=1):
+    for ordinal, item in enumerate(items, start=1):
         report.read += 1
         if item is None:
             report.reject(ordinal, "invalid_record", "item is not an object of plain values")

@@ -1,10 +1,12 @@
 """``svc ingest`` and ``svc demo-data``: getting data into the store.
 
-``svc ingest KIND PATH...`` loads each file in its own transaction and prints, per file,
-what was read, loaded, already present, excluded (by reason) and rejected (by reason,
-with the first lines), then totals. On a terminal a progress bar runs on stderr. A file
-that cannot be read is reported as ``svc: error: PATH:LINE: ...`` and changes nothing;
-the exit status is then 1.
+``svc ingest [KIND] PATH...`` loads each file in its own transaction and prints, per
+file, what was read, loaded, already present, excluded (by reason) and rejected (by
+reason, with the first lines), then totals. Each file's kind is recognised from its
+content; a KIND given is checked against it. On a terminal a progress bar runs on
+stderr. A file that cannot be read, whose content is of another kind than KIND, or whose
+every record is rejected is reported as ``svc: error: PATH[:LINE]: ...`` and changes
+nothing; the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from svc_core.errors import SourceError
+from svc_server import ingest
 from svc_server.commands.base import store_from_args
-from svc_server.services import demo, ingest
+from svc_server.services import demo
 
 BAR_WIDTH = 28
 
@@ -29,14 +32,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="load source files (MOLIT RTMS, R-ONE, samples CSV, marketplace CSV)",
         description=(
             "Load source files, one transaction per file: a file that cannot be read "
-            "changes nothing, and loading a file twice adds nothing. KIND is one of: "
+            "changes nothing, and loading a file twice adds nothing. The kind of each "
+            "file is recognised from its content; KIND, when given, is one of: "
             + ", ".join(ingest.KINDS)
-            + ". RTMS kinds read the open-API XML/JSON and the web site's CSV export "
-            "(CP949 or UTF-8). See docs/data-sources.md."
+            + ", and a file whose content shows another kind is refused. RTMS kinds read "
+            "the open-API XML/JSON and the web site's CSV export (CP949 or UTF-8). "
+            "See docs/data-sources.md."
         ),
     )
-    p.add_argument("kind", choices=ingest.KINDS, metavar="KIND")
-    p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    p.add_argument("items", nargs="+", metavar="[KIND] PATH", help="optional KIND, then files")
     p.add_argument(
         "--area-map",
         type=Path,
@@ -95,10 +99,19 @@ class ProgressBar:
             self._last = ""
 
 
+def _kind_and_paths(items: list[str]) -> tuple[str | None, list[Path]]:
+    """``[KIND] PATH...``: a first word naming a kind is the kind when paths follow."""
+    if len(items) > 1 and items[0] in ingest.KINDS:
+        return items[0], [Path(p) for p in items[1:]]
+    if items[0] in ingest.KINDS:
+        raise SourceError(f"give the files to load as {items[0]}", path=items[0])
+    return None, [Path(p) for p in items]
+
+
 def _area_map(args: argparse.Namespace) -> ingest.AreaMap | None:
     if args.area_map is None:
         return None
-    if args.kind != "rone-index":
+    if args.kind not in (None, "rone-index"):
         raise SourceError("--area-map applies to rone-index only", path=str(args.area_map))
     try:
         data = args.area_map.read_bytes()
@@ -109,6 +122,7 @@ def _area_map(args: argparse.Namespace) -> ingest.AreaMap | None:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     try:
+        args.kind, args.paths = _kind_and_paths(args.items)
         area_map = _area_map(args)
     except SourceError as exc:
         print(f"svc: error: {exc.message}", file=sys.stderr)

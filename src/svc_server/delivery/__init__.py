@@ -1,1 +1,2 @@
-"""Outbound webhook delivery: the SSRF-safe HTTP sender."""
+"""The network edge: outbound webhook delivery (the SSRF-safe sender) and the client of
+the official data APIs (``rtms``)."""

@@ -21,7 +21,6 @@ from svc_core.errors import InvalidParams
 from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import markets as source
-from svc_server.services.ingest import log_load
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
@@ -69,33 +68,59 @@ def write(
     return {"listings": listed.written, "activity": active.written, "rows": published}
 
 
+def write_listings(
+    store: Store, tx: Tx, listings: Sequence[Listing], report: LoadReport
+) -> LoadReport:
+    """Upsert parsed listings and publish, inside ``tx``; ``report`` gets the counts."""
+    store.markets.lock(tx)
+    changes = store.markets.upsert_listings(tx, listings)
+    publish(store, tx, changes.categories)
+    report.loaded, report.duplicate = changes.written, changes.unchanged
+    return report
+
+
+def write_activity(
+    store: Store,
+    tx: Tx,
+    activities: Sequence[Activity],
+    report: LoadReport,
+    *,
+    data: bytes,
+    path: str,
+) -> LoadReport:
+    """Upsert parsed activity and publish, inside ``tx``; return the report.
+
+    Activity of a listing the store does not know is rejected as ``unknown_listing``:
+    the file (``data``) is read again knowing the stored listings, and that report is
+    returned.
+    """
+    store.markets.lock(tx)
+    known = store.markets.listing_categories(tx, (a.listing_id for a in activities))
+    if any(a.listing_id not in known for a in activities):
+        activities, report = source.parse_activity(data, path=path, known_listings=known)
+    changes = store.markets.upsert_activity(tx, activities)
+    publish(store, tx, changes.categories)
+    report.loaded, report.duplicate = changes.written, changes.unchanged
+    return report
+
+
 def ingest(store: Store, kind: str, data: bytes, *, path: str, now: float) -> LoadReport:
     """Load one ``market-listings`` or ``market-activity`` file.
 
     The file is parsed before anything is written: an unreadable file raises
     ``SourceError`` and changes nothing. ``loaded`` counts records new or changed,
-    ``duplicate`` records already stored with the same values. Activity of a listing the
-    store does not know is rejected as ``unknown_listing``.
+    ``duplicate`` records already stored with the same values.
     """
     if kind == LISTINGS:
         listings, report = source.parse_listings(data, path=path)
         with store.db.transaction() as tx:
-            store.markets.lock(tx)
-            changes = store.markets.upsert_listings(tx, listings)
-            publish(store, tx, changes.categories)
-            report.loaded, report.duplicate = changes.written, changes.unchanged
-            log_load(tx, store, kind, path, data, report, now)
+            write_listings(store, tx, listings, report)
+            store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
         return report
     if kind == ACTIVITY:
         activities, report = source.parse_activity(data, path=path)
         with store.db.transaction() as tx:
-            store.markets.lock(tx)
-            known = store.markets.listing_categories(tx, (a.listing_id for a in activities))
-            if any(a.listing_id not in known for a in activities):
-                activities, report = source.parse_activity(data, path=path, known_listings=known)
-            changes = store.markets.upsert_activity(tx, activities)
-            publish(store, tx, changes.categories)
-            report.loaded, report.duplicate = changes.written, changes.unchanged
-            log_load(tx, store, kind, path, data, report, now)
+            report = write_activity(store, tx, activities, report, data=data, path=path)
+            store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
         return report
     raise InvalidParams(f"Unknown marketplace kind {kind!r}; choose one of: {', '.join(KINDS)}.")

@@ -22,9 +22,11 @@ processes stay consistent.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import threading
 import time
+import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -44,7 +46,7 @@ from svc_server.store.base import (
 )
 
 if TYPE_CHECKING:
-    from svc_core.models import IndexObservation, Transaction
+    from svc_core.models import IndexObservation, LoadReport, Transaction
 
 T = TypeVar("T")
 Progress = Callable[[int], None]
@@ -253,14 +255,15 @@ class RealEstateRepo:
             )
             demo = tx.fetchone("SELECT id FROM ingest_log WHERE kind = 'demo' LIMIT 1")
             logged = tx.fetchall(
-                f"SELECT sha256, excluded FROM ingest_log WHERE {_TRANSACTION_KINDS_SQL}"
+                f"SELECT sha256, excluded FROM ingest_log WHERE {_TRANSACTION_KINDS_SQL} "
+                "ORDER BY loaded_at DESC, id"
             )
             stale = self.stale_coverage_districts(tx)
         totals: Counter[str] = Counter()
         seen: set[str] = set()
         for row in logged:
             if row["sha256"] in seen:
-                continue  # the same file loaded again excludes the same records again
+                continue  # the same file (or sync month) read again: its latest read counts
             seen.add(row["sha256"])
             for reason, n in json.loads(row["excluded"]).items():
                 totals[reason] += int(n)
@@ -401,6 +404,44 @@ class RealEstateRepo:
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
         insert_row(tx, "ingest_log", row)
+
+    def record_load(
+        self,
+        tx: Tx,
+        *,
+        kind: str,
+        report: LoadReport,
+        now: float,
+        data: bytes | None = None,
+        digest: str | None = None,
+    ) -> None:
+        """One ``ingest_log`` row for a load: provenance (``report.path``, the SHA-256 of
+        ``data`` or the given ``digest``), counts, and the exclusions coverage_note
+        reports. Rows of the same digest count their exclusions once."""
+        if digest is None:
+            digest = hashlib.sha256(data or b"").hexdigest()
+        rejected: dict[str, Any] = {
+            reason: {
+                "count": count,
+                "lines": [r.line for r in report.rejections if r.reason == reason],
+            }
+            for reason, count in report.rejected.items()
+        }
+        self.log_ingest(
+            tx,
+            {
+                "id": str(uuid.uuid4()),
+                "kind": kind,
+                "path": report.path[:500],
+                "sha256": digest,
+                "read_count": report.read,
+                "loaded": report.loaded,
+                "duplicate": report.duplicate,
+                "excluded": report.excluded,
+                "rejected": rejected,
+                "loaded_at": int(now),
+            },
+        )
 
     def rollup_is_empty(self, tx: Tx) -> bool:
         return tx.fetchone("SELECT month FROM cohort_months LIMIT 1") is None

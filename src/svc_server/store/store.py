@@ -9,6 +9,7 @@ from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
 from svc_server.store.markets import MarketsRepo
 from svc_server.store.realestate import RealEstateRepo
+from svc_server.store.sync import SyncRepo
 from svc_server.store.webhooks import WebhooksRepo
 
 
@@ -21,6 +22,7 @@ class Store:
         self.webhooks = WebhooksRepo(db)
         self.realestate = RealEstateRepo(db)
         self.markets = MarketsRepo(db)
+        self.sync = SyncRepo(db)
 
     def migrate(self) -> list[str]:
         """Create or upgrade the schema; return the migrations applied."""

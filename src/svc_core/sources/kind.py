@@ -1,0 +1,147 @@
+"""What kind of source file some bytes are, from their content alone.
+
+``recognise(data)`` names the ingest kind a file's content shows, or None when the
+content does not tell (an empty RTMS page, an unknown layout). It reads the tags of an
+RTMS response (either API generation), the header row of a CSV file, or the root of an
+R-ONE answer; it never parses records, so it is cheap and never raises. Loading uses it
+to refuse a file given the wrong kind (an officetel sale file read as commercial sales
+would be stored as mixed-use deals) and to load a file without a kind.
+
+| evidence | kind |
+|---|---|
+| RTMS tags ``buildingUse``, ``buildingAr``, ``plottageAr`` or ``buildingType`` | ``rtms-commercial`` |
+| RTMS tags ``deposit`` or ``monthlyRent`` | ``rtms-officetel-rent`` |
+| RTMS tags ``offiNm`` or ``excluUseAr`` (and none of the above) | ``rtms-officetel-trade`` |
+| JSON ``SttsApiTblData`` root | ``rone-index`` |
+| web CSV header with ``건축물주용도``/``건물주용도`` | ``rtms-commercial`` |
+| web CSV header with ``보증금(만원)`` | ``rtms-officetel-rent`` |
+| web CSV header with ``전용면적(㎡)`` and ``거래금액(만원)`` | ``rtms-officetel-trade`` |
+| CSV header ``period,region,property_class,item,value`` (any order, more allowed) | ``rone-index`` |
+| svc samples header | ``samples`` |
+| marketplace listing or activity columns | ``market-listings``, ``market-activity`` |
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
+from svc_core.sources.rone import CSV_COLUMNS as RONE_COLUMNS
+from svc_core.sources.rtms import canonical_tag
+from svc_core.sources.rtms_csv import normalize_column
+from svc_core.sources.samples import HEADER as SAMPLES_HEADER
+
+KINDS: tuple[str, ...] = (
+    "rtms-commercial",
+    "rtms-officetel-trade",
+    "rtms-officetel-rent",
+    "rone-index",
+    "samples",
+    "market-listings",
+    "market-activity",
+)
+DESCRIPTIONS: dict[str, str] = {
+    "rtms-commercial": "a commercial-building sale file (RTMS NrgTrade)",
+    "rtms-officetel-trade": "an officetel sale file (RTMS OffiTrade)",
+    "rtms-officetel-rent": "an officetel lease file (RTMS OffiRent)",
+    "rone-index": "an R-ONE statistics file",
+    "samples": "an svc samples CSV",
+    "market-listings": "a marketplace listings CSV",
+    "market-activity": "a marketplace activity CSV",
+}
+"""What each kind is, in words, for messages."""
+
+HEAD_BYTES = 1 << 20
+"""Bytes looked at: the tags and headers that decide are at the start of a file."""
+_CSV_ROWS = 60
+_XML_TAG = re.compile(r"<([^\s/>!?=\"']{1,40})[\s/>]")
+_JSON_KEY = re.compile(r'"([^"\\]{1,40})"\s*:')
+_COMMERCIAL_TAGS = frozenset({"buildinguse", "buildingar", "plottagear", "buildingtype"})
+_RENT_TAGS = frozenset({"deposit", "monthlyrent"})
+_OFFICETEL_TAGS = frozenset({"offinm", "excluusear"})
+
+
+def _text(head: bytes) -> str:
+    """The head as text: UTF-8 when it is (a character cut at the end tolerated), else
+    CP949, undecodable bytes replaced."""
+    try:
+        return head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3 and exc.reason == "unexpected end of data":
+            return head[: exc.start].decode("utf-8-sig")
+    return head.decode("cp949", errors="replace")
+
+
+def _rtms_kind(tags: set[str]) -> str | None:
+    if tags & _COMMERCIAL_TAGS:
+        return "rtms-commercial"
+    if tags & _RENT_TAGS:
+        return "rtms-officetel-rent"
+    if tags & _OFFICETEL_TAGS:
+        return "rtms-officetel-trade"
+    return None
+
+
+def _structured(text: str) -> str | None:
+    if text[:1] == "<":
+        tags = {canonical_tag(t.split(":")[-1]) for t in _XML_TAG.findall(text)}
+    else:
+        keys = {k.strip().lower() for k in _JSON_KEY.findall(text)}
+        if "sttsapitbldata" in keys:
+            return "rone-index"
+        tags = {canonical_tag(k) for k in keys}
+    return _rtms_kind(tags)
+
+
+def _header_kind(cells: list[str]) -> str | None:
+    plain = [c.strip().lstrip("\ufeff").strip() for c in cells]
+    lower = {c.lower() for c in plain}
+    if tuple(plain) == SAMPLES_HEADER:
+        return "samples"
+    if lower >= set(LISTING_COLUMNS):
+        return "market-listings"
+    if lower >= set(ACTIVITY_COLUMNS):
+        return "market-activity"
+    if lower >= set(RONE_COLUMNS):
+        return "rone-index"
+    names = {normalize_column(c) for c in plain}
+    if "시군구" not in names:
+        return None
+    if names & {"건축물주용도", "건물주용도"}:
+        return "rtms-commercial"
+    if "보증금(만원)" in names:
+        return "rtms-officetel-rent"
+    if "전용면적(㎡)" in names and "거래금액(만원)" in names:
+        return "rtms-officetel-trade"
+    return None
+
+
+def _tabular(text: str) -> str | None:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for number, row in enumerate(reader):
+            if number >= _CSV_ROWS:
+                break
+            found = _header_kind(row)
+            if found is not None:
+                return found
+    except csv.Error:
+        return None
+    return None
+
+
+def recognise(data: bytes) -> str | None:
+    """The ingest kind (one of ``KINDS``) the content of ``data`` shows, or None."""
+    text = _text(data[:HEAD_BYTES]).lstrip("\ufeff \t\r\n")
+    if "\x00" in text:
+        return None
+    if text[:1] in ("<", "{", "["):
+        return _structured(text)
+    return _tabular(text)
+
+
+def describe(kind: str) -> str:
+    """``kind`` in words (the kind itself when unknown)."""
+    return DESCRIPTIONS.get(kind, kind)

@@ -1,0 +1,345 @@
+"""``svc sync rtms`` and ``svc sync status``: keeping the store current from the official
+MOLIT RTMS open API, and showing what it holds. See docs/sync.md.
+
+Exit status of ``svc sync rtms`` (``EXIT_*``):
+
+| code | meaning |
+|---|---|
+| 0 | every planned month is complete (or there was nothing to do) |
+| 1 | some months failed or are partial after retries; the others are done |
+| 2 | bad usage or configuration, or the API refused the key: nothing written |
+| 3 | the key's daily call limit was reached: run again after midnight KST |
+| 4 | the budget (``--budget``) was used up before the plan was done: run again |
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from svc_core.errors import InvalidParams
+from svc_core.periods import Month, parse_month
+from svc_core.regions import load_regions, region_name
+from svc_core.sync import (
+    DEFAULT_BUDGET,
+    DEFAULT_PAGE_ROWS,
+    DEFAULT_REFRESH_MONTHS,
+    KINDS,
+    district_status,
+    planned_calls,
+)
+from svc_server.commands import sync_rone
+from svc_server.commands.base import store_from_args
+from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
+from svc_server.services import sync
+
+EXIT_OK = 0
+EXIT_INCOMPLETE = 1
+EXIT_USAGE = 2
+EXIT_DAILY_LIMIT = 3
+EXIT_BUDGET = 4
+KEY_ENV = "SVC_DATA_GO_KR_KEY"
+BASE_URL_ENV = "SVC_RTMS_BASE_URL"
+KST = datetime.timezone(datetime.timedelta(hours=9))
+BAR_WIDTH = 28
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "sync",
+        help="fetch MOLIT RTMS data from the official API into the store (docs/sync.md)",
+        description="Keep the store complete and current from the official APIs.",
+    )
+    inner = p.add_subparsers(dest="sync_command", metavar="SUBCOMMAND")
+    inner.required = True
+
+    r = inner.add_parser(
+        "rtms",
+        parents=[common],
+        help="read MOLIT RTMS months from the open API",
+        description=(
+            "Read months x districts x kinds from the MOLIT RTMS open API (base URL from "
+            f"{BASE_URL_ENV}, default {DEFAULT_BASE_URL}). Complete months older than the "
+            "refresh window are skipped; the latest --refresh-months are re-read and what "
+            "changed is applied. Exit 0 all complete, 1 some months failed or partial, "
+            "2 usage error or key refused, 3 daily limit reached, 4 budget used up."
+        ),
+    )
+    r.add_argument(
+        "--service-key", metavar="KEY", help=f"data.go.kr key, either form (env {KEY_ENV})"
+    )
+    where = r.add_mutually_exclusive_group(required=True)
+    where.add_argument("--sigungu", metavar="CODE[,CODE...]", help="5-digit district codes")
+    where.add_argument(
+        "--all", action="store_true", help="every district of the bundled code table"
+    )
+    r.add_argument("--from", dest="first", required=True, metavar="YYYY-MM")
+    r.add_argument(
+        "--to", dest="last", metavar="YYYY-MM", help="last month (default: the current one, KST)"
+    )
+    r.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        metavar="KIND[,KIND...]",
+        help=f"of {', '.join(KINDS)} (default: all)",
+    )
+    r.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        metavar="N",
+        help=f"most API calls this run makes (default {DEFAULT_BUDGET})",
+    )
+    r.add_argument(
+        "--refresh-months",
+        type=int,
+        default=DEFAULT_REFRESH_MONTHS,
+        metavar="N",
+        help=f"latest months re-read even when complete (default {DEFAULT_REFRESH_MONTHS})",
+    )
+    r.add_argument(
+        "--page-size",
+        type=int,
+        default=DEFAULT_PAGE_ROWS,
+        metavar="N",
+        help=f"numOfRows asked per call (default {DEFAULT_PAGE_ROWS})",
+    )
+    r.add_argument(
+        "--retries", type=int, default=3, metavar="N", help="retries of a failing call (3)"
+    )
+    r.add_argument(
+        "--backoff",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="first retry delay, doubled each retry (2)",
+    )
+    r.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (30)")
+    r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
+    r.set_defaults(func=cmd_rtms)
+
+    s = inner.add_parser(
+        "status",
+        parents=[common],
+        help="months complete / partial / failed / missing per kind and district",
+        description=(
+            "Per kind and district: the months complete, partial, failed and missing (months "
+            "of the range without a state; the range defaults to the first and last month "
+            "recorded) and the last sync time (UTC)."
+        ),
+    )
+    s.add_argument("--sigungu", metavar="CODE[,CODE...]")
+    s.add_argument("--kinds", metavar="KIND[,KIND...]")
+    s.add_argument("--from", dest="first", metavar="YYYY-MM")
+    s.add_argument("--to", dest="last", metavar="YYYY-MM")
+    s.add_argument("--json", action="store_true", help="one JSON document, for scripts")
+    s.set_defaults(func=cmd_status)
+    sync_rone.register(inner, common)
+
+
+def _codes(raw: str) -> tuple[str, ...]:
+    codes = tuple(dict.fromkeys(c.strip() for c in raw.split(",") if c.strip()))
+    unknown = [c for c in codes if region_name(c) is None]
+    if not codes or unknown:
+        raise InvalidParams(
+            f"unknown district code(s) {', '.join(unknown) or '(none given)'}: "
+            "use 5-digit codes of the bundled table"
+        )
+    return codes
+
+
+def _kinds(raw: str) -> tuple[str, ...]:
+    kinds = tuple(dict.fromkeys(k.strip() for k in raw.split(",") if k.strip()))
+    wrong = [k for k in kinds if k not in KINDS]
+    if not kinds or wrong:
+        raise InvalidParams(f"--kinds takes {', '.join(KINDS)}; got {raw!r}")
+    return kinds
+
+
+def _month(raw: str, flag: str) -> Month:
+    return parse_month(raw.strip(), hint=f"{flag} takes YYYY-MM, e.g. 2025-06")
+
+
+def _positive(value: int, flag: str, low: int = 1) -> int:
+    if value < low:
+        raise InvalidParams(f"{flag} must be at least {low}")
+    return value
+
+
+def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
+    """The run's options; ``InvalidParams`` for a bad flag."""
+    current = Month.of(datetime.datetime.fromtimestamp(now, KST).date())
+    first = _month(args.first, "--from")
+    last = _month(args.last, "--to") if args.last else current
+    if last < first:
+        raise InvalidParams("--to is before --from")
+    districts = tuple(r.code for r in load_regions()) if args.all else _codes(args.sigungu)
+    return sync.SyncOptions(
+        kinds=_kinds(args.kinds),
+        districts=districts,
+        first=first,
+        last=last,
+        current=current,
+        refresh_months=_positive(args.refresh_months, "--refresh-months", 0),
+        budget=_positive(args.budget, "--budget"),
+        page_rows=_positive(args.page_size, "--page-size"),
+        retries=_positive(args.retries, "--retries", 0),
+        backoff=max(args.backoff, 0.0),
+    )
+
+
+class Bar:
+    """A one-line progress bar on a terminal (nothing otherwise)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._width = 0
+
+    def show(self, done: int, total: int, label: str) -> None:
+        if not self.enabled:
+            return
+        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+        text = f"\r[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{total} {label}"
+        self._width = max(self._width, len(text))
+        print(text.ljust(self._width), end="", file=self.stream, flush=True)
+
+    def clear(self) -> None:
+        if self.enabled and self._width:
+            print("\r" + " " * self._width + "\r", end="", file=self.stream, flush=True)
+
+
+def _summary(report: sync.SyncReport) -> str:
+    return (
+        f"sync rtms: {report.calls} calls, {report.pages} pages; months: "
+        f"{report.count('complete')} complete ({report.unchanged} unchanged), "
+        f"{report.count('partial')} partial, {report.count('failed')} failed, "
+        f"{report.planned - len(report.months)} not reached; rows: {report.added} added, "
+        f"{report.retracted} retracted"
+        + (" (0 changes)" if report.added == report.retracted == 0 else "")
+    )
+
+
+def cmd_rtms(args: argparse.Namespace) -> int:
+    now = time.time()
+    options = options_from_args(args, now)
+    key = args.service_key or os.environ.get(KEY_ENV, "")
+    base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
+    store = store_from_args(args)
+    try:
+        tasks = sync.plan_sync(store, options)
+        if args.dry_run:
+            months = len({t.month for t in tasks})
+            print(
+                f"plan: {len(tasks)} month reads ({months} months x "
+                f"{len(options.districts)} districts x {len(options.kinds)} kinds, "
+                f"complete months before the refresh window skipped); "
+                f"at least {planned_calls(tasks)} calls of a budget of {options.budget}"
+            )
+            for task in tasks:
+                print(
+                    f"  {task.kind} {task.sigungu_code} {task.month.label} "
+                    f"({task.reason}, {task.calls} call{'s' if task.calls > 1 else ''})"
+                )
+            return EXIT_OK
+        if not key.strip():
+            raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
+        client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
+        bar = Bar(sys.stderr)
+        try:
+            report = sync.sync_rtms(
+                store, client, tasks, options, clock=time.time, sleep=time.sleep, progress=bar.show
+            )
+        finally:
+            bar.clear()
+            client.close()
+    finally:
+        store.close()
+    for month in report.months:
+        if month.status != "complete":
+            task = month.task
+            print(
+                f"  {month.status}: {task.kind} {task.sigungu_code} {task.month.label}: "
+                f"{month.detail}",
+                file=sys.stderr,
+            )
+    print(_summary(report))
+    if report.stopped == "limit":
+        print(
+            f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "
+            "command again after midnight KST to resume.",
+            file=sys.stderr,
+        )
+        return EXIT_DAILY_LIMIT
+    if report.stopped == "budget":
+        print(
+            f"svc: stopped: {report.stop_detail}; run the same command again to continue.",
+            file=sys.stderr,
+        )
+        return EXIT_BUDGET
+    if report.count("partial") or report.count("failed"):
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _iso(at: float | int | None) -> str | None:
+    if at is None:
+        return None
+    return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    kinds = _kinds(args.kinds) if args.kinds else ()
+    codes = _codes(args.sigungu) if args.sigungu else ()
+    first = _month(args.first, "--from") if args.first else None
+    last = _month(args.last, "--to") if args.last else None
+    store = store_from_args(args)
+    try:
+        states = store.sync.states(kinds=kinds, codes=codes)
+        tables = store.sync.tables()
+    finally:
+        store.close()
+    rows = district_status(states.values(), kinds=kinds, districts=codes, first=first, last=last)
+    if args.json:
+        doc = {
+            "districts": [
+                {
+                    "kind": r.kind,
+                    "sigungu_code": r.sigungu_code,
+                    "sigungu": region_name(r.sigungu_code),
+                    "complete": list(r.complete),
+                    "partial": list(r.partial),
+                    "failed": list(r.failed),
+                    "missing": list(r.missing),
+                    "last_synced_at": _iso(r.last_synced_at),
+                }
+                for r in rows
+            ],
+            "rone_tables": [{**t, "fetched_at": _iso(t["fetched_at"])} for t in tables],
+        }
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not rows and not tables:
+        print("sync status: nothing synced yet")
+    for t in tables:
+        print(
+            f"rone {t['table_id']} {t['table_name']} ({t['era']}): {t['status']}, "
+            f"{t['loaded']} values loaded; last sync {_iso(t['fetched_at']) or 'never'}"
+        )
+    for r in rows:
+        parts = []
+        for name in ("complete", "partial", "failed", "missing"):
+            months = getattr(r, name)
+            shown = f" ({', '.join(months)})" if months and name != "complete" else ""
+            parts.append(f"{name} {len(months)}{shown}")
+        print(
+            f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
+            + ", ".join(parts)
+            + f"; last sync {_iso(r.last_synced_at) or 'never'}"
+        )
+    return EXIT_OK

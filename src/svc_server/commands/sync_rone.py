@@ -1,0 +1,113 @@
+"""``svc sync rone``: the R-ONE commercial rental survey from its open API (docs/sync.md).
+
+Exit status as ``svc sync rtms`` (``commands.sync``): 0 every table complete, 1 some
+failed or partial, 2 usage error or key refused, 3 daily limit, 4 budget used up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from svc_core.errors import InvalidParams, SourceError
+from svc_core.rone_sync import ERAS
+from svc_core.sources import rone
+from svc_core.sync import DEFAULT_BUDGET
+from svc_server import ingest
+from svc_server.commands.base import store_from_args
+from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
+from svc_server.services import sync_rone
+
+KEY_ENV = "SVC_RONE_KEY"
+BASE_URL_ENV = "SVC_RONE_BASE_URL"
+
+
+def register(inner: Any, common: argparse.ArgumentParser) -> None:
+    p = inner.add_parser(
+        "rone",
+        parents=[common],
+        help="read the R-ONE commercial rental survey from its open API",
+        description=(
+            "List the R-ONE statistic tables, choose the commercial rental survey's "
+            "(임대동향) tables of vacancy, rent index and returns by name, read each "
+            "1,000 rows a call, and load the rows of one market-area era (the survey "
+            "redrew its areas in 2024 Q3; the eras are never joined silently). Base URL "
+            f"from {BASE_URL_ENV} (default {DEFAULT_BASE_URL})."
+        ),
+    )
+    p.add_argument("--service-key", metavar="KEY", help=f"the R-ONE key (env {KEY_ENV})")
+    p.add_argument(
+        "--era",
+        choices=ERAS,
+        default=ERAS[0],
+        help=f"market-area era to load (default {ERAS[0]}); the area map must be drawn for it",
+    )
+    p.add_argument(
+        "--area-map",
+        type=Path,
+        metavar="CSV",
+        help="market-area table (market_area,sigungu_code) for the era; default: the "
+        "built-in Seoul office areas",
+    )
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N")
+    p.add_argument("--retries", type=int, default=3, metavar="N")
+    p.add_argument("--backoff", type=float, default=2.0, metavar="SECONDS")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
+    p.set_defaults(func=cmd_rone)
+
+
+def cmd_rone(args: argparse.Namespace) -> int:
+    key = args.service_key or os.environ.get(KEY_ENV, "")
+    if not key.strip():
+        raise InvalidParams(f"give the R-ONE key: --service-key KEY or {KEY_ENV}")
+    if args.budget < 1 or args.retries < 0:
+        raise InvalidParams("--budget must be at least 1 and --retries at least 0")
+    area_map: ingest.AreaMap = rone.DEFAULT_AREA_MAP
+    if args.area_map is not None:
+        try:
+            area_map = ingest.parse_area_map(args.area_map.read_bytes(), path=str(args.area_map))
+        except OSError as exc:
+            raise SourceError(exc.strerror or str(exc), path=str(args.area_map)) from None
+    base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
+    store = store_from_args(args)
+    client = RoneClient(key, base_url=base_url, timeout=args.timeout)
+    try:
+        report = sync_rone.sync_rone(
+            store,
+            client,
+            era=args.era,
+            area_map=area_map,
+            budget=args.budget,
+            now=time.time(),
+            sleep=time.sleep,
+            retries=args.retries,
+            backoff=max(args.backoff, 0.0),
+        )
+    finally:
+        client.close()
+        store.close()
+    for t in report.tables:
+        line = (
+            f"  {t.table.table_id} {t.table.name}: {t.status}, {t.rows} rows, "
+            f"{t.loaded} loaded, {t.other_era} of the other era"
+        )
+        print(line + (f" ({t.detail})" if t.detail else ""))
+    print(
+        f"sync rone ({report.era}): {report.calls} calls; tables: "
+        f"{report.count('complete')} complete, {report.count('partial')} partial, "
+        f"{report.count('failed')} failed; {sum(t.loaded for t in report.tables)} values loaded"
+    )
+    if report.stopped == "limit":
+        print(f"svc: stopped: {report.stop_detail}; run again tomorrow.", file=sys.stderr)
+        return 3
+    if report.stopped == "budget":
+        print(f"svc: stopped: {report.stop_detail}; run again to continue.", file=sys.stderr)
+        return 4
+    if report.stopped == "failed":
+        print(f"svc: error: {report.stop_detail}", file=sys.stderr)
+        return 1
+    return 1 if report.count("failed") or report.count("partial") else 0

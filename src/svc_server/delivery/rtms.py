@@ -1,0 +1,74 @@
+"""The MOLIT RTMS open-API client: one page of one month of one district per call.
+
+The base URL comes from ``SVC_RTMS_BASE_URL`` (default ``DEFAULT_BASE_URL``), so a test
+or a mirror can stand in for data.go.kr. Keys are issued in an encoded (percent-encoded)
+and a decoded form; sending the encoded form through a client that encodes again gives
+a 403, so the key is decoded once here and encoded exactly once by httpx.
+
+The client only moves bytes: ``get_page`` returns the HTTP status and body, and raises
+``httpx.TransportError`` (timeouts, refused connections) as httpx does. Deciding what
+an answer means (data, gateway refusal, malformed) is the sync service's job.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+import attrs
+import httpx
+
+from svc_core.periods import Month
+from svc_core.sync import SERVICES
+
+DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"
+DEFAULT_TIMEOUT = 30.0
+
+
+def decoded_key(key: str) -> str:
+    """The decoded form of a data.go.kr key given in either form."""
+    key = key.strip()
+    return unquote(key) if "%" in key else key
+
+
+@attrs.frozen
+class Answer:
+    """One HTTP answer: status and body."""
+
+    status: int
+    body: bytes
+
+
+class RtmsClient:
+    """Fetches RTMS pages over one pooled httpx client; close it when done."""
+
+    def __init__(
+        self,
+        service_key: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._key = decoded_key(service_key)
+        self._http = httpx.Client(timeout=timeout, follow_redirects=True)
+
+    def url(self, kind: str) -> str:
+        """The operation URL of a sync kind."""
+        return f"{self.base_url}/{SERVICES[kind]}"
+
+    def get_page(
+        self, kind: str, sigungu_code: str, month: Month, *, page_no: int, rows: int
+    ) -> Answer:
+        """One page of ``kind`` for ``sigungu_code`` and ``month``."""
+        params = {
+            "serviceKey": self._key,
+            "LAWD_CD": sigungu_code,
+            "DEAL_YMD": f"{month.year:04d}{month.month:02d}",
+            "pageNo": str(page_no),
+            "numOfRows": str(rows),
+        }
+        response = self._http.get(self.url(kind), params=params)
+        return Answer(response.status_code, response.content)
+
+    def close(self) -> None:
+        self._http.close()

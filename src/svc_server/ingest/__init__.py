@@ -1,0 +1,201 @@
+"""Loading source files into the store: a registry of loaders (parse → write), one
+transaction per file, idempotent, reported, and refused when the content contradicts
+the kind.
+
+``ingest(store, kind, data, path=..., now=...)`` recognises what the bytes are
+(``svc_core.sources.kind``): a file whose content shows another kind than the one given
+is refused (``SourceError`` naming what it looks like) and ``kind=None`` loads a file as
+what it shows. The kind's loader (``loaders.LOADERS``) parses the bytes before any
+transaction opens, then writes the records and one ingest-log row in one transaction,
+so a file either loads completely or changes nothing. A file whose every item is
+rejected is refused too: it would load nothing and look like success. Natural keys make
+a second load of the same file (or an overlapping page) add nothing. The returned
+``LoadReport`` says what was read, loaded, already present, retracted (stored deals the
+file reports as cancelled), excluded by rule and rejected as malformed.
+
+| kind | reader | records |
+|---|---|---|
+| ``rtms-commercial`` | RTMS NrgTrade API (XML/JSON) or web CSV export | sales |
+| ``rtms-officetel-trade`` | RTMS OffiTrade API or web CSV export | officetel sales |
+| ``rtms-officetel-rent`` | RTMS OffiRent API or web CSV export | officetel leases |
+| ``rone-index`` | R-ONE ``SttsApiTblData`` JSON or the documented CSV | index values |
+| ``samples`` | svc's normalized samples CSV | transactions of any source |
+| ``market-listings``, ``market-activity`` | marketplace files | (marketplace) |
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from svc_core.errors import InvalidParams, SourceError
+from svc_core.models import PROPERTY_TYPES, LoadReport
+from svc_core.regions import region_name
+from svc_core.sources import decode_text
+from svc_core.sources.kind import describe, recognise
+from svc_server.ingest.loaders import (
+    LOADERS,
+    RTMS_KINDS,
+    AreaMap,
+    Loader,
+    Options,
+    Progress,
+    parse_transactions,
+    write_transactions,
+)
+from svc_server.services import realestate
+from svc_server.store import Store
+
+KINDS: tuple[str, ...] = tuple(LOADERS)
+AREA_MAP_HEADER = ("market_area", "sigungu_code")
+
+__all__ = [
+    "KINDS",
+    "LOADERS",
+    "RTMS_KINDS",
+    "AreaMap",
+    "Loader",
+    "Options",
+    "Progress",
+    "ingest",
+    "parse_area_map",
+    "parse_transactions",
+    "realestate",
+    "resolve_kind",
+    "summary_lines",
+    "write_transactions",
+]
+
+
+def resolve_kind(kind: str | None, data: bytes, *, path: str) -> str:
+    """The kind to load ``data`` as: ``kind`` when the content agrees (or shows
+    nothing), what the content shows when ``kind`` is None; ``SourceError`` when they
+    contradict or nothing tells."""
+    seen = recognise(data)
+    if kind is None:
+        if seen is None:
+            raise SourceError(
+                f"cannot tell what kind of file this is; give its KIND ({', '.join(KINDS)})",
+                path=path,
+            )
+        return seen
+    if kind not in LOADERS:
+        raise InvalidParams(f"Unknown kind {kind!r}; choose one of: {', '.join(KINDS)}.")
+    if seen is not None and seen != kind:
+        raise SourceError(
+            f"this looks like {describe(seen)} ({seen}), not {kind}; nothing loaded",
+            path=path,
+        )
+    return kind
+
+
+def _all_rejected(report: LoadReport) -> bool:
+    return report.read > 0 and report.rejected_total == report.read
+
+
+def ingest(
+    store: Store,
+    kind: str | None,
+    data: bytes,
+    *,
+    path: str,
+    now: float,
+    progress: Progress | None = None,
+    area_map: AreaMap | None = None,
+    table_name: str | None = None,
+    property_type: str | None = None,
+) -> LoadReport:
+    """Load one file (of ``kind``, or of the kind its content shows when None);
+    ``SourceError`` (nothing written) when unreadable, of another kind, or every item
+    is rejected.
+
+    ``rone-index`` only: ``area_map`` maps R-ONE market areas to district codes (default
+    ``svc_core.sources.rone.DEFAULT_AREA_MAP``); ``table_name`` (the statistic table's
+    name) and ``property_type`` help when the rows do not name their metric or
+    property class themselves.
+    """
+    if kind is not None and kind not in LOADERS:
+        raise InvalidParams(f"Unknown kind {kind!r}; choose one of: {', '.join(KINDS)}.")
+    rone_options = (area_map, table_name, property_type)
+    if kind not in (None, "rone-index") and any(o is not None for o in rone_options):
+        raise InvalidParams("area_map, table_name and property_type apply to rone-index only.")
+    if property_type is not None and property_type not in PROPERTY_TYPES:
+        raise InvalidParams(f"property_type must be one of: {', '.join(PROPERTY_TYPES)}.")
+    kind = resolve_kind(kind, data, path=path)
+    if kind != "rone-index" and any(o is not None for o in rone_options):
+        raise InvalidParams("area_map, table_name and property_type apply to rone-index only.")
+    loader = LOADERS[kind]
+    options = Options(
+        path=path,
+        area_map=area_map,
+        table_name=table_name,
+        property_type=property_type,
+        progress=progress,
+    )
+    parsed = loader.parse(data, options)
+    if _all_rejected(parsed.report):
+        raise SourceError(
+            f"every one of its {parsed.report.read} records was rejected "
+            f"({', '.join(sorted(parsed.report.rejected))}); nothing loaded",
+            path=path,
+        )
+    with store.db.transaction() as tx:
+        report = loader.write(store, tx, parsed, options)
+        store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
+    if progress is not None:
+        progress(report.read, report.read)
+    return report
+
+
+def parse_area_map(data: bytes, *, path: str) -> dict[str, tuple[str, ...]]:
+    """Read a market-area table: CSV ``market_area,sigungu_code``, one district a line.
+
+    An area covering several districts takes several lines. ``SourceError`` names the
+    file and line of the first problem (unknown code, malformed line).
+    """
+    reader = csv.reader(io.StringIO(decode_text(data, path), newline=""))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise SourceError(f"malformed CSV: {exc}", path=path, line=reader.line_num) from None
+    if not rows or tuple(c.strip().lower() for c in rows[0]) != AREA_MAP_HEADER:
+        raise SourceError(f"the header must be {','.join(AREA_MAP_HEADER)}", path=path, line=1)
+    out: dict[str, list[str]] = {}
+    for line, cells in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != 2 or not cells[0].strip():
+            raise SourceError("expected a market area and a 5-digit code", path=path, line=line)
+        area, code = cells[0].strip(), cells[1].strip()
+        if region_name(code) is None:
+            raise SourceError(f"{code!r} is not a known district code", path=path, line=line)
+        out.setdefault(area, []).append(code)
+    if not out:
+        raise SourceError("the market-area table is empty", path=path)
+    return {area: tuple(codes) for area, codes in out.items()}
+
+
+def summary_lines(report: LoadReport) -> list[str]:
+    """A human summary of a load, for the CLI: counts, then each reason on its own line
+    with the first rejected lines."""
+    lines = [
+        f"{report.path}: read {report.read}, loaded {report.loaded}, "
+        f"duplicate {report.duplicate}, excluded {report.excluded_total}, "
+        f"rejected {report.rejected_total}"
+        + (f", retracted {report.retracted}" if report.retracted else "")
+    ]
+    page = report.page_info()
+    if page:
+        lines.append(f"  partial file: {page}; load the other pages too")
+    for reason, count in sorted(report.excluded.items()):
+        lines.append(f"  excluded {reason}: {count}")
+    for reason, count in sorted(report.rejected.items()):
+        shown = [r for r in report.rejections if r.reason == reason]
+        where = "; ".join(f"line {r.line}: {r.detail}" for r in shown)
+        line = f"  rejected {reason}: {count}"
+        if shown:
+            line += f" (first {len(shown)}: {where})" if count > len(shown) else f" ({where})"
+        lines.append(line)
+    if report.retracted:
+        lines.append(f"  retracted (cancelled after an earlier load): {report.retracted}")
+    return lines

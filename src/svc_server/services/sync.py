@@ -1,0 +1,368 @@
+"""``svc sync rtms``: keep the store complete and current from the MOLIT RTMS open API.
+
+For each planned month (``svc_core.sync.plan``) the service reads page 1, learns
+``totalCount``, reads the other pages, and when every item is in writes the month in one
+transaction exactly as ``svc ingest`` writes a file holding the same items (same natural
+keys, same coverage), retracting what the new read no longer holds: deals now cancelled
+and deals gone from the source. The month's state, digest and an ingest-log line are
+written in the same transaction.
+
+Failures, by what a retry can fix:
+
+- a refused key (gateway reason 30, 31, 20, ..., or HTTP 401/403) stops the run at
+  once with nothing written (``UpstreamKeyRefused``);
+- the daily limit (reason 22, or HTTP 429) stops the run cleanly; the month being read
+  is recorded and the run reports where it stopped (``stopped == "limit"``);
+- timeouts, 5xx and malformed or truncated answers are retried ``retries`` times with
+  doubling back-off, then the month is recorded failed (no page read) or partial (some
+  pages read) and the run goes on with the others;
+- the budget: no call is made that would pass it; a month that cannot be finished inside
+  it is recorded partial and the run stops (``stopped == "budget"``).
+
+A month read incompletely never replaces a complete one: its state stays complete and
+only the attempt is noted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import attrs
+import httpx
+
+from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
+from svc_core.periods import Month
+from svc_core.sources.rtms import Page, parse_pages, read_page
+from svc_core.sync import (
+    INGEST_KINDS,
+    PARSE_KINDS,
+    Budget,
+    Task,
+    classify_gateway,
+    gone_keys,
+    month_digest,
+    month_prefix,
+    pages_for,
+    plan,
+)
+from svc_server.delivery.rtms import Answer, RtmsClient
+from svc_server.ingest import write_transactions
+from svc_server.store import Store
+
+Progress = Callable[[int, int, str], None]
+"""``progress(done, total, label)``: months finished out of the plan, and the month now."""
+
+
+class _Stop(Exception):
+    """The run must stop: ``reason`` is ``limit`` or ``budget``."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+class _Failed(Exception):
+    """A page could not be read after every retry."""
+
+
+@attrs.frozen(kw_only=True)
+class SyncOptions:
+    """What a run reads and how hard it tries."""
+
+    kinds: tuple[str, ...]
+    districts: tuple[str, ...]
+    first: Month
+    last: Month
+    current: Month
+    refresh_months: int
+    budget: int
+    page_rows: int
+    retries: int = 3
+    backoff: float = 2.0
+
+
+@attrs.define
+class MonthOutcome:
+    """One month's result: ``status`` complete/partial/failed, ``unchanged`` when a
+    re-read found the same records."""
+
+    task: Task
+    status: str
+    pages: int = 0
+    added: int = 0
+    retracted: int = 0
+    unchanged: bool = False
+    detail: str = ""
+
+
+@attrs.define
+class SyncReport:
+    """A run: calls made, months by outcome, rows added and retracted, and where it
+    stopped (``stopped`` is ``limit`` or ``budget``, None when the plan finished)."""
+
+    planned: int
+    calls: int = 0
+    pages: int = 0
+    months: list[MonthOutcome] = attrs.field(factory=list)
+    stopped: str | None = None
+    stop_detail: str = ""
+
+    def count(self, status: str) -> int:
+        return sum(1 for m in self.months if m.status == status)
+
+    @property
+    def added(self) -> int:
+        return sum(m.added for m in self.months)
+
+    @property
+    def retracted(self) -> int:
+        return sum(m.retracted for m in self.months)
+
+    @property
+    def unchanged(self) -> int:
+        return sum(1 for m in self.months if m.unchanged)
+
+
+def plan_sync(store: Store, options: SyncOptions) -> tuple[Task, ...]:
+    """The months this run would read, from the stored states."""
+    states = store.sync.states(kinds=options.kinds, codes=options.districts)
+    return plan(
+        options.kinds,
+        options.districts,
+        options.first,
+        options.last,
+        states,
+        current=options.current,
+        refresh_months=options.refresh_months,
+        page_rows=options.page_rows,
+    )
+
+
+@attrs.define
+class _Run:
+    store: Store
+    client: RtmsClient
+    options: SyncOptions
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    report: SyncReport
+    budget: Budget
+
+    def call(self, task: Task, page_no: int) -> Page:
+        """One page, retried on passing trouble; raises ``UpstreamKeyRefused``, ``_Stop`` or
+        ``_Failed``."""
+        problem = ""
+        for attempt in range(self.options.retries + 1):
+            if not self.budget.allows(1):
+                raise _Stop("budget", f"the budget of {self.budget.limit} calls is used up")
+            if attempt:
+                self.sleep(self.options.backoff * 2 ** (attempt - 1))
+            self.budget = self.budget.spend(1)
+            self.report.calls += 1
+            try:
+                answer = self.client.get_page(
+                    task.kind,
+                    task.sigungu_code,
+                    task.month,
+                    page_no=page_no,
+                    rows=self.options.page_rows,
+                )
+            except httpx.TransportError as exc:
+                problem = f"page {page_no}: {type(exc).__name__}: {exc}".rstrip(": ")
+                continue
+            try:
+                return self._page(answer, task, page_no)
+            except _Retry as exc:
+                problem = str(exc)
+        raise _Failed(f"{problem} (after {self.options.retries + 1} tries)")
+
+    def _page(self, answer: Answer, task: Task, page_no: int) -> Page:
+        where = f"{task.kind} {task.sigungu_code} {task.month.label} page {page_no}"
+        try:
+            page = read_page(answer.body, path=where)
+        except GatewayError as exc:
+            verdict = classify_gateway(exc.reason_code, exc.auth_message)
+            if verdict == "key":
+                raise UpstreamKeyRefused(
+                    f"the API refused the service key ({exc.auth_message or exc.reason_code}); "
+                    "check --service-key / SVC_DATA_GO_KR_KEY and that the key is approved "
+                    "for this service"
+                ) from None
+            if verdict == "limit":
+                raise _Stop("limit", "the key's daily call limit is reached") from None
+            raise _Retry(exc.message) from None
+        except SourceError as exc:
+            if answer.status in (401, 403):
+                raise UpstreamKeyRefused(
+                    f"the API answered HTTP {answer.status}: the service key was refused; "
+                    "check --service-key / SVC_DATA_GO_KR_KEY"
+                ) from None
+            if answer.status == 429:
+                raise _Stop("limit", "the API answered HTTP 429 (too many requests)") from None
+            status = f"HTTP {answer.status}: " if answer.status != 200 else ""
+            raise _Retry(f"{status}{exc.message}") from None
+        if answer.status != 200:
+            raise _Retry(f"{where}: HTTP {answer.status}")
+        if page.total_count is None:
+            raise _Retry(f"{where}: the answer has no totalCount")
+        return page
+
+    def month(self, task: Task) -> MonthOutcome:
+        """Read and write one month; a ``_Stop`` is recorded and raised on."""
+        pages: list[Page] = []
+        try:
+            first = self.call(task, 1)
+            pages.append(first)
+            total = first.total_count or 0
+            size = self.options.page_rows
+            if 0 < len(first.items) < min(size, total):
+                size = len(first.items)  # the service honours a smaller page than asked
+            needed = pages_for(total, size)
+            if needed - 1 > self.budget.left:
+                raise _Stop(
+                    "budget",
+                    f"the budget of {self.budget.limit} calls cannot finish this month "
+                    f"({needed} pages, {self.budget.left} calls left)",
+                )
+            for page_no in range(2, needed + 1):
+                pages.append(self.call(task, page_no))
+        except _Failed as exc:
+            self.report.pages += len(pages)
+            return self.incomplete(task, pages, str(exc))
+        except _Stop as exc:
+            if pages or exc.reason == "limit":  # a call was made for this month
+                self.report.pages += len(pages)
+                self.report.months.append(self.incomplete(task, pages, exc.detail))
+            raise
+        self.report.pages += len(pages)
+        read = sum(len(p.items) for p in pages)
+        if read != total:
+            return self.incomplete(
+                task, pages, f"read {read} items of totalCount {total} (changed while paging?)"
+            )
+        return self.write(task, pages, total)
+
+    def incomplete(self, task: Task, pages: Sequence[Page], detail: str) -> MonthOutcome:
+        status = "partial" if pages else "failed"
+        now = self.clock()
+        with self.store.db.transaction() as tx:
+            old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
+            if old is not None and old.status == "complete":
+                self.store.sync.note_attempt(
+                    tx,
+                    kind=task.kind,
+                    code=task.sigungu_code,
+                    month=task.month,
+                    attempt=status,
+                    at=now,
+                    detail=detail,
+                )
+            else:
+                self.store.sync.record(
+                    tx,
+                    kind=task.kind,
+                    code=task.sigungu_code,
+                    month=task.month,
+                    status=status,
+                    attempt=status,
+                    attempted_at=now,
+                    detail=detail,
+                    total_count=pages[0].total_count if pages else None,
+                    pages=len(pages),
+                )
+        return MonthOutcome(task=task, status=status, pages=len(pages), detail=detail)
+
+    def write(self, task: Task, pages: Sequence[Page], total: int) -> MonthOutcome:
+        path = (
+            f"{self.client.url(task.kind)}?LAWD_CD={task.sigungu_code}"
+            f"&DEAL_YMD={task.month.year:04d}{task.month.month:02d}"
+        )
+        result = parse_pages(pages, PARSE_KINDS[task.kind], path=path)
+        read_keys = {t.natural_key for t in result.transactions}
+        digest = month_digest(read_keys, result.retracted_keys)
+        prefix = month_prefix(task.kind, task.sigungu_code, task.month)
+        now = self.clock()
+        with self.store.db.transaction() as tx:
+            old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
+            stored = self.store.sync.stored_keys(
+                tx, task.kind, task.sigungu_code, task.month, prefix
+            )
+            gone = gone_keys(stored, read_keys)
+            report = write_transactions(self.store, tx, result, also_retract=gone)
+            self.store.sync.record(
+                tx,
+                kind=task.kind,
+                code=task.sigungu_code,
+                month=task.month,
+                status="complete",
+                attempt="complete",
+                attempted_at=now,
+                fetched_at=now,
+                total_count=total,
+                pages=len(pages),
+                digest=digest,
+            )
+            month_id = f"sync|{task.kind}|{task.sigungu_code}|{task.month.label}"
+            self.store.realestate.record_load(
+                tx,
+                kind=INGEST_KINDS[task.kind],
+                report=report,
+                now=now,
+                digest=hashlib.sha256(month_id.encode()).hexdigest(),
+            )
+        unchanged = (
+            old is not None
+            and old.status == "complete"
+            and old.digest == digest
+            and report.loaded == 0
+            and report.retracted == 0
+        )
+        return MonthOutcome(
+            task=task,
+            status="complete",
+            pages=len(pages),
+            added=report.loaded,
+            retracted=report.retracted,
+            unchanged=unchanged,
+        )
+
+
+class _Retry(Exception):
+    """An answer worth asking again for (5xx, malformed, truncated, gateway trouble)."""
+
+
+def sync_rtms(
+    store: Store,
+    client: RtmsClient,
+    tasks: Sequence[Task],
+    options: SyncOptions,
+    *,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Read ``tasks`` (from ``plan_sync``) in order; ``UpstreamKeyRefused`` when the key is
+    refused (nothing written by this run)."""
+    run = _Run(
+        store=store,
+        client=client,
+        options=options,
+        clock=clock,
+        sleep=sleep,
+        report=SyncReport(planned=len(tasks)),
+        budget=Budget(options.budget),
+    )
+    for done, task in enumerate(tasks):
+        if progress is not None:
+            progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
+        try:
+            run.report.months.append(run.month(task))
+        except _Stop as stop:
+            run.report.stopped = stop.reason
+            run.report.stop_detail = stop.detail
+            break
+    if progress is not None:
+        progress(len(run.report.months), len(tasks), "")
+    return run.report

@@ -1,0 +1,111 @@
+"""Recognising a source file's kind from its content (``svc_core.sources.kind``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc_core.sources.kind import KINDS, describe, recognise
+from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
+from svc_core.sources.samples import HEADER as SAMPLES_HEADER
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+TRUE_KINDS = {
+    "molit/NRG_11110_202505.xml": "rtms-commercial",
+    "molit/NRG_11680_202506.xml": "rtms-commercial",
+    "molit/OFFICETEL_11680_202506.xml": "rtms-officetel-trade",
+    "molit/OFFICETEL_RENT_11680_202506.xml": "rtms-officetel-rent",
+    "rtms/nrg_11110_quirks.xml": "rtms-commercial",
+    "rtms/nrg_11680_202506.json": "rtms-commercial",
+    "rtms/nrg_old_korean_tags.xml": "rtms-commercial",
+    "rtms/offi_trade_single_item.json": "rtms-officetel-trade",
+    "rtms_csv/commercial_11680_202506_cp949.csv": "rtms-commercial",
+    "rtms_csv/officetel_trade_11680_202506_cp949.csv": "rtms-officetel-trade",
+    "rtms_csv/officetel_rent_11680_202103_old_utf8.csv": "rtms-officetel-rent",
+    "rone/indices.csv": "rone-index",
+    "rone/office_vacancy_openapi.json": "rone-index",
+    "rone/no_data_openapi.json": "rone-index",
+    "samples/samples.csv": "samples",
+    "markets/listings.csv": "market-listings",
+    "markets/listings_bom_reordered.csv": "market-listings",
+    "markets/activity.csv": "market-activity",
+}
+ITEM = re.compile(rb"<item>.*?</item>", re.S)
+
+
+@pytest.mark.parametrize(("name", "kind"), sorted(TRUE_KINDS.items()))
+def test_every_fixture_is_recognised_as_its_true_kind(name: str, kind: str) -> None:
+    assert recognise((FIXTURES / name).read_bytes()) == kind
+
+
+@pytest.mark.parametrize("name", ["rtms/gateway_error.xml", "rtms/offi_rent_empty.json"])
+def test_content_that_shows_no_kind_is_none(name: str) -> None:
+    assert recognise((FIXTURES / name).read_bytes()) is None
+
+
+def _page(items: list[bytes]) -> bytes:
+    return (
+        b"<response><header><resultCode>000</resultCode></header><body><items>"
+        + b"".join(items)
+        + b"</items></body></response>"
+    )
+
+
+SAMPLE_ITEMS = {
+    kind: ITEM.findall((FIXTURES / "molit" / name).read_bytes())
+    for kind, name in (
+        ("rtms-commercial", "NRG_11680_202506.xml"),
+        ("rtms-officetel-trade", "OFFICETEL_11680_202506.xml"),
+        ("rtms-officetel-rent", "OFFICETEL_RENT_11680_202506.xml"),
+    )
+}
+
+
+@given(
+    kind=st.sampled_from(sorted(SAMPLE_ITEMS)),
+    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=5),
+)
+def test_any_page_of_real_items_shows_its_kind(kind: str, picks: list[int]) -> None:
+    items = SAMPLE_ITEMS[kind]
+    assert recognise(_page([items[i % len(items)] for i in picks])) == kind
+
+
+@given(
+    kind=st.sampled_from(sorted(SAMPLE_ITEMS)),
+    index=st.integers(min_value=0, max_value=10_000),
+)
+def test_the_json_form_of_an_item_shows_the_same_kind(kind: str, index: int) -> None:
+    item = SAMPLE_ITEMS[kind][index % len(SAMPLE_ITEMS[kind])].decode()
+    fields = dict(re.findall(r"<([A-Za-z]+)>([^<]*)</\1>", item))
+    doc = {"response": {"header": {"resultCode": "00"}, "body": {"items": {"item": [fields]}}}}
+    assert recognise(json.dumps(doc, ensure_ascii=False).encode()) == kind
+
+
+@given(
+    columns=st.permutations(LISTING_COLUMNS) | st.permutations(ACTIVITY_COLUMNS),
+    bom=st.booleans(),
+)
+def test_marketplace_headers_in_any_order(columns: list[str], bom: bool) -> None:
+    data = ("\ufeff" if bom else "") + ",".join(columns) + "\r\nx,y\r\n"
+    expected = "market-listings" if "list_price" in columns else "market-activity"
+    assert recognise(data.encode()) == expected
+
+
+def test_a_samples_header_with_a_column_missing_is_not_samples() -> None:
+    assert recognise(",".join(SAMPLES_HEADER).encode()) == "samples"
+    assert recognise(",".join(SAMPLES_HEADER[:-1]).encode()) is None
+
+
+@given(st.binary(max_size=2000))
+def test_any_bytes_give_a_kind_or_none_and_never_raise(data: bytes) -> None:
+    assert recognise(data) in (*KINDS, None)
+
+
+def test_every_kind_is_described() -> None:
+    assert all(describe(k) != k for k in KINDS)
+    assert describe("other") == "other"

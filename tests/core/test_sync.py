@@ -1,0 +1,188 @@
+"""Planning a sync, pure (``svc_core.sync``)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc_core.periods import Month
+from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
+from svc_core.sync import (
+    KINDS,
+    Budget,
+    MonthState,
+    classify_gateway,
+    district_status,
+    gone_keys,
+    month_digest,
+    months,
+    pages_for,
+    plan,
+    planned_calls,
+)
+
+month_st = st.builds(
+    Month, year=st.integers(min_value=2015, max_value=2030), month=st.integers(1, 12)
+)
+codes_st = st.lists(st.sampled_from(["11110", "11680", "26350", "41135"]), min_size=1, unique=True)
+kinds_st = st.lists(st.sampled_from(KINDS), min_size=1, unique=True)
+status_st = st.sampled_from(["complete", "partial", "failed"])
+
+
+@given(total=st.integers(min_value=0, max_value=100_000), rows=st.integers(1, 5000))
+def test_pages_hold_every_item_and_no_page_is_empty_but_the_first(total: int, rows: int) -> None:
+    pages = pages_for(total, rows)
+    assert pages >= 1
+    assert pages * rows >= total
+    assert total == 0 or (pages - 1) * rows < total
+
+
+@given(
+    kinds=kinds_st,
+    codes=codes_st,
+    first=month_st,
+    span=st.integers(0, 14),
+    current=month_st,
+    refresh=st.integers(0, 6),
+    recorded=st.lists(
+        st.tuples(
+            st.sampled_from(KINDS),
+            st.sampled_from(["11110", "11680"]),
+            st.integers(0, 14),
+            status_st,
+            st.none() | st.integers(0, 5000),
+        ),
+        max_size=20,
+    ),
+)
+def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_window(
+    kinds: list[str],
+    codes: list[str],
+    first: Month,
+    span: int,
+    current: Month,
+    refresh: int,
+    recorded: list[tuple[str, str, int, str, int | None]],
+) -> None:
+    last = first.shift(span)
+    states = {
+        (k, c, first.shift(offset).label): MonthState(
+            kind=k, sigungu_code=c, month=first.shift(offset), status=s, total_count=total
+        )
+        for k, c, offset, s, total in recorded
+    }
+    tasks = plan(
+        kinds, codes, first, last, states, current=current, refresh_months=refresh, page_rows=100
+    )
+    chosen = {(t.kind, t.sigungu_code, t.month.label) for t in tasks}
+    assert len(chosen) == len(tasks)  # no month twice
+    for month in months(first, last):
+        for code in codes:
+            for kind in kinds:
+                state = states.get((kind, code, month.label))
+                skip = (
+                    state is not None
+                    and state.status == "complete"
+                    and month.index <= current.index - refresh
+                )
+                assert ((kind, code, month.label) in chosen) is not skip
+    assert [t.month for t in tasks] == sorted(t.month for t in tasks)
+    assert planned_calls(tasks) >= len(tasks)
+    for t in tasks:
+        state = states.get((t.kind, t.sigungu_code, t.month.label))
+        if state is not None and state.total_count is not None:
+            assert t.calls == pages_for(state.total_count, 100)
+
+
+@given(limit=st.integers(0, 50), asks=st.lists(st.integers(1, 10), max_size=30))
+def test_a_budget_never_lets_calls_pass_its_limit(limit: int, asks: list[int]) -> None:
+    budget = Budget(limit)
+    for n in asks:
+        if budget.allows(n):
+            budget = budget.spend(n)
+        else:
+            with pytest.raises(ValueError):
+                budget.spend(n)
+        assert 0 <= budget.used <= limit
+        assert budget.left == limit - budget.used
+
+
+def test_gateway_reasons_are_sorted_by_what_a_retry_can_fix() -> None:
+    assert classify_gateway("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR") == "key"
+    assert classify_gateway("", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR") == "key"
+    assert classify_gateway("31") == "key"
+    assert classify_gateway("22", "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR") == "limit"
+    assert classify_gateway("05", "SERVICE_TIMEOUT_ERROR") == "retry"
+    assert classify_gateway("99") == "retry"
+
+
+@given(
+    stored=st.sets(st.text(min_size=1, max_size=5), max_size=15),
+    read=st.sets(st.text(min_size=1, max_size=5), max_size=15),
+)
+def test_what_changed_between_two_reads(stored: set[str], read: set[str]) -> None:
+    gone = gone_keys(stored, read)
+    assert set(gone) == stored - read
+    assert list(gone) == sorted(gone)
+    assert (month_digest(stored, ()) == month_digest(read, ())) is (stored == read)
+    assert month_digest(sorted(read), ()) == month_digest(sorted(read, reverse=True), ())
+    if read:
+        assert month_digest(read, ()) != month_digest((), read)
+
+
+def test_district_status_lists_each_month_once_and_the_gaps() -> None:
+    def state(label: str, status: str, at: float) -> MonthState:
+        year, month = label.split("-")
+        return MonthState(
+            kind="commercial",
+            sigungu_code="11680",
+            month=Month(year=int(year), month=int(month)),
+            status=status,
+            attempted_at=at,
+        )
+
+    rows = district_status(
+        [
+            state("2025-01", "complete", 5),
+            state("2025-04", "failed", 9),
+            state("2025-03", "partial", 7),
+        ],
+        kinds=("commercial", "officetel-rent"),
+        districts=("11680",),
+    )
+    assert [
+        (r.kind, r.complete, r.partial, r.failed, r.missing, r.last_synced_at) for r in rows
+    ] == [
+        ("commercial", ("2025-01",), ("2025-03",), ("2025-04",), ("2025-02",), 9),
+        ("officetel-rent", (), (), (), (), None),
+    ]
+
+
+MOLIT = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
+
+
+@given(cuts=st.lists(st.integers(1, 82), max_size=8, unique=True))
+def test_a_month_read_in_pages_has_the_keys_of_the_whole_file(cuts: list[int]) -> None:
+    data = (MOLIT / "NRG_11680_202506.xml").read_bytes()
+    items = re.findall(rb"<item>.*?</item>", data, re.S)
+    bounds = [0, *sorted(cuts), len(items)]
+    pages = [
+        read_page(
+            b"<response><header><resultCode>000</resultCode></header><body><items>"
+            + b"".join(items[a:b])
+            + f"</items><totalCount>{len(items)}</totalCount></body></response>".encode()
+        )
+        for a, b in itertools.pairwise(bounds)
+    ]
+    whole = parse_rtms(data, "commercial")
+    paged = parse_pages(pages, "commercial")
+    assert [t.natural_key for t in paged.transactions] == [
+        t.natural_key for t in whole.transactions
+    ]
+    assert paged.retracted_keys == whole.retracted_keys
+    assert paged.report.read == whole.report.read == len(items)

@@ -1,0 +1,353 @@
+"""``svc sync rtms`` and ``svc sync status`` through the real ``svc`` command, against a
+local stand-in of the MOLIT RTMS API serving the real samples (``rtms_standin``).
+
+Expected counts come from the sample files (regular expressions in
+``tests.http.realestate_support``), not from svc's readers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_server.commands.sync import Bar
+from svc_server.store import Store, open_store
+from tests.http.realestate_support import (
+    NRG_GANGNAM,
+    OFFI_RENT,
+    OFFI_TRADE,
+    Api,
+    included,
+    make_app,
+    xml_items,
+)
+from tests.server.rtms_standin import ENCODED_KEY, KEY, SERVICES, StandIn, serve
+
+SVC = Path(sys.executable).with_name("svc")
+NRG = SERVICES["NRG"]
+JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
+GANGNAM_TOTAL = len(xml_items(NRG_GANGNAM))  # 83 items
+GANGNAM_KEPT = len(included(xml_items(NRG_GANGNAM)))  # after cancellations and shares
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    with serve() as state:
+        yield state
+
+
+def svc(url: str, standin: StandIn, *args: str, key: str = KEY) -> subprocess.CompletedProcess[str]:
+    """The real ``svc`` executable, pointed at the stand-in and the database."""
+    env = {
+        **os.environ,
+        "SVC_RTMS_BASE_URL": standin.url,
+        "SVC_DATABASE_URL": url,
+        "SVC_DATA_GO_KR_KEY": key,
+    }
+    return subprocess.run(
+        [str(SVC), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+def sync(
+    url: str, standin: StandIn, *args: str, key: str = KEY
+) -> subprocess.CompletedProcess[str]:
+    return svc(url, standin, "sync", "rtms", "--backoff", "0", "--timeout", "1", *args, key=key)
+
+
+def rows(url: str, sql: str) -> list[dict[str, Any]]:
+    store = open_store(url)
+    try:
+        with store.db.transaction(write=False) as tx:
+            return tx.fetchall(sql)
+    finally:
+        store.close()
+
+
+def states(url: str) -> dict[tuple[str, str], dict[str, Any]]:
+    found = rows(url, "SELECT * FROM sync_months")
+    return {(r["kind"], r["month"]): r for r in found}
+
+
+def pulse(store: Store, **params: str) -> list[dict[str, Any]]:
+    api = Api(make_app(store))
+    data: list[dict[str, Any]] = api.ok(
+        "pulse", {"sigungu_code": "11680", "period": "2025-06", **params}
+    )["data"]
+    return data
+
+
+def test_a_multi_page_month_arrives_complete_and_serves_what_ingest_serves(
+    db_url: str, standin: StandIn, tmp_path: Path
+) -> None:
+    done = sync(db_url, standin, *JUNE, "--page-size", "10")
+    assert done.returncode == 0, done.stderr
+    commercial = [c for c in standin.calls if c["path"] == "/" + NRG]
+    assert [c["pageNo"] for c in commercial] == [str(p) for p in range(1, 10)]  # 83 by 10
+    assert {c["numOfRows"] for c in standin.calls} == {"10"}
+    state = states(db_url)[("commercial", "2025-06")]
+    assert (state["status"], state["total_count"], state["pages"]) == (
+        "complete",
+        GANGNAM_TOTAL,
+        9,
+    )
+    assert {s["status"] for s in states(db_url).values()} == {"complete"}
+    officetel = len(xml_items(OFFI_TRADE)), len(xml_items(OFFI_RENT))
+    assert len(standin.calls) == len(commercial) + sum(-(-n // 10) for n in officetel)
+    logged = rows(db_url, "SELECT kind, loaded FROM ingest_log ORDER BY kind")
+    assert [r["kind"] for r in logged] == [
+        "rtms-commercial",
+        "rtms-officetel-rent",
+        "rtms-officetel-trade",
+    ]
+    assert logged[0]["loaded"] == GANGNAM_KEPT
+
+    other = f"sqlite:///{tmp_path / 'ingested.db'}"
+    loaded = svc(other, standin, "ingest", str(NRG_GANGNAM), str(OFFI_TRADE), str(OFFI_RENT))
+    assert loaded.returncode == 0, loaded.stderr
+    synced, ingested = open_store(db_url), open_store(other)
+    try:
+        for params in ({}, {"property_type": "office"}, {"property_type": "officetel"}):
+            assert pulse(synced, **params) == pulse(ingested, **params)
+        assert sum(r["sample_count"] for r in pulse(synced)) > 0
+        coverage = [
+            Api(make_app(s)).ok("coverage", {"sigungu_code": "11680"})["data"]
+            for s in (synced, ingested)
+        ]
+        assert coverage[0] == coverage[1] and coverage[0]
+    finally:
+        synced.close()
+        ingested.close()
+
+
+def test_a_second_sync_in_the_refresh_window_changes_nothing_and_says_so(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    first = sync(sqlite_url, standin, *JUNE, "--kinds", "commercial", "--refresh-months", "240")
+    assert first.returncode == 0, first.stderr
+    assert f"rows: {GANGNAM_KEPT} added, 0 retracted" in first.stdout
+    before = rows(sqlite_url, "SELECT natural_key FROM transactions ORDER BY 1")
+    again = sync(sqlite_url, standin, *JUNE, "--kinds", "commercial", "--refresh-months", "240")
+    assert again.returncode == 0, again.stderr
+    assert "1 complete (1 unchanged)" in again.stdout
+    assert "rows: 0 added, 0 retracted (0 changes)" in again.stdout
+    assert rows(sqlite_url, "SELECT natural_key FROM transactions ORDER BY 1") == before
+    # outside the refresh window a complete month is not read again
+    calls = len(standin.calls)
+    skipped = sync(sqlite_url, standin, *JUNE, "--kinds", "commercial", "--refresh-months", "1")
+    assert skipped.returncode == 0, skipped.stderr
+    assert len(standin.calls) == calls and "0 calls" in skipped.stdout
+
+
+def test_a_re_read_adds_new_deals_and_retracts_cancelled_ones_from_pulse(
+    db_url: str, standin: StandIn
+) -> None:
+    args = (*JUNE, "--kinds", "commercial", "--refresh-months", "240")
+    assert sync(db_url, standin, *args).returncode == 0
+    store = open_store(db_url)
+    try:
+        before = pulse(store, property_type="commercial_complex")
+    finally:
+        store.close()
+    count = sum(r["sample_count"] for r in before)
+    units = [
+        i
+        for i, item in enumerate(xml_items(NRG_GANGNAM))
+        if included([item])
+        and item["buildingType"] == "집합"
+        and item["buildingUse"] in ("제1종근린생활", "제2종근린생활")
+    ]  # commercial_complex deals
+    standin.cancel(NRG, "11680", "202506", units[0])
+    standin.add_copy(NRG, "11680", "202506", units[1])
+    done = sync(db_url, standin, *args)
+    assert done.returncode == 0, done.stderr
+    assert "rows: 1 added, 1 retracted" in done.stdout
+    store = open_store(db_url)
+    try:
+        after = pulse(store, property_type="commercial_complex")
+    finally:
+        store.close()
+    assert sum(r["sample_count"] for r in after) == count - 1 + 1
+    stored = rows(db_url, "SELECT COUNT(*) AS n FROM transactions")[0]["n"]
+    assert stored == GANGNAM_KEPT - 1 + 1
+    # a deal gone from the source is retracted too
+    standin.months[(NRG, "11680", "202506")].pop()
+    gone = sync(db_url, standin, *args)
+    assert "rows: 0 added, 1 retracted" in gone.stdout, gone.stdout + gone.stderr
+    assert rows(db_url, "SELECT COUNT(*) AS n FROM transactions")[0]["n"] == GANGNAM_KEPT - 1
+
+
+def test_the_daily_limit_stops_cleanly_and_the_rest_resumes(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    standin.limit_after = 11  # commercial (9 pages) done, officetel sale stops on page 3
+    done = sync(sqlite_url, standin, *JUNE, "--page-size", "10")
+    assert done.returncode == 3, done.stderr
+    assert "daily call limit" in done.stderr and "after midnight KST" in done.stderr
+    found = states(sqlite_url)
+    assert found[("commercial", "2025-06")]["status"] == "complete"
+    assert found[("officetel-trade", "2025-06")]["status"] == "partial"
+    assert ("officetel-rent", "2025-06") not in found
+    kept = rows(sqlite_url, "SELECT COUNT(*) AS n FROM transactions")[0]["n"]
+    assert kept == GANGNAM_KEPT  # nothing of the partial month was written
+
+    standin.limit_after = None
+    standin.calls.clear()
+    resumed = sync(sqlite_url, standin, *JUNE, "--page-size", "10")
+    assert resumed.returncode == 0, resumed.stderr
+    assert all(c["path"] != "/" + NRG for c in standin.calls)  # complete and old: skipped
+    assert {s["status"] for s in states(sqlite_url).values()} == {"complete"}
+
+
+def test_an_unregistered_key_stops_at_once_and_writes_nothing(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    done = sync(sqlite_url, standin, *JUNE, key="not-a-registered-key")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("svc: error: the API refused the service key")
+    assert "SERVICE_KEY_IS_NOT_REGISTERED_ERROR" in lines[0]
+    assert len(standin.calls) == 1
+    assert rows(sqlite_url, "SELECT COUNT(*) AS n FROM transactions")[0]["n"] == 0
+    assert states(sqlite_url) == {}
+
+
+def test_the_encoded_form_of_the_key_is_accepted(sqlite_url: str, standin: StandIn) -> None:
+    done = sync(sqlite_url, standin, *JUNE, "--kinds", "officetel-trade", key=ENCODED_KEY)
+    assert done.returncode == 0, done.stderr
+    assert {c["serviceKey"] for c in standin.calls} == {KEY}
+
+
+@pytest.mark.parametrize("budget", [1, 5, 12])
+def test_the_budget_is_never_exceeded(sqlite_url: str, standin: StandIn, budget: int) -> None:
+    done = sync(sqlite_url, standin, *JUNE, "--page-size", "10", "--budget", str(budget))
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert len(standin.calls) <= budget
+    assert f"the budget of {budget} calls" in done.stderr
+    assert "run the same command again" in done.stderr
+    assert f"sync rtms: {len(standin.calls)} calls" in done.stdout
+
+
+def test_passing_failures_are_retried_and_a_month_that_keeps_failing_is_recorded(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    standin.fail.extend(["500", "timeout", "truncated"])
+    done = sync(sqlite_url, standin, *JUNE, "--kinds", "officetel-trade", "--retries", "3")
+    assert done.returncode == 0, done.stderr
+    assert len(standin.calls) == 4
+    assert states(sqlite_url)[("officetel-trade", "2025-06")]["status"] == "complete"
+
+    standin.calls.clear()
+    standin.fail.extend(["500"] * 3)
+    failing = sync(
+        sqlite_url, standin, *JUNE, "--kinds", "commercial,officetel-rent", "--retries", "2"
+    )
+    assert failing.returncode == 1, failing.stderr
+    assert "failed: commercial 11680 2025-06: HTTP 500" in failing.stderr
+    found = states(sqlite_url)
+    assert found[("commercial", "2025-06")]["status"] == "failed"
+    assert found[("officetel-rent", "2025-06")]["status"] == "complete"  # the sync went on
+
+
+def test_a_failed_re_read_never_replaces_a_complete_month(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    args = (*JUNE, "--kinds", "commercial", "--refresh-months", "240", "--page-size", "10")
+    assert sync(sqlite_url, standin, *args).returncode == 0
+    before = rows(sqlite_url, "SELECT natural_key FROM transactions ORDER BY 1")
+    standin.fail.extend(["", "", "500", "500"])  # page 3 keeps failing
+    done = sync(sqlite_url, standin, *args, "--retries", "1")
+    assert done.returncode == 1
+    state = states(sqlite_url)[("commercial", "2025-06")]
+    assert (state["status"], state["attempt"]) == ("complete", "partial")
+    assert rows(sqlite_url, "SELECT natural_key FROM transactions ORDER BY 1") == before
+
+
+def test_dry_run_prints_the_plan_and_calls_nothing(sqlite_url: str, standin: StandIn) -> None:
+    done = sync(
+        sqlite_url,
+        standin,
+        "--sigungu",
+        "11680,11110",
+        "--from",
+        "2025-05",
+        "--to",
+        "2025-06",
+        "--dry-run",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "plan: 12 month reads (2 months x 2 districts x 3 kinds" in done.stdout
+    assert "at least 12 calls of a budget of 9000" in done.stdout
+    assert "  commercial 11110 2025-05 (new, 1 call)" in done.stdout
+    assert standin.calls == []
+
+
+def test_sync_status_reports_the_months_exactly(sqlite_url: str, standin: StandIn) -> None:
+    assert (
+        sync(
+            sqlite_url,
+            standin,
+            "--sigungu",
+            "11680",
+            "--from",
+            "2025-04",
+            "--to",
+            "2025-06",
+            "--kinds",
+            "commercial",
+        ).returncode
+        == 0
+    )
+    standin.fail.extend(["500"] * 2)
+    sync(
+        sqlite_url,
+        standin,
+        "--sigungu",
+        "11110",
+        "--from",
+        "2025-05",
+        "--to",
+        "2025-05",
+        "--kinds",
+        "commercial",
+        "--retries",
+        "1",
+    )
+    done = svc(sqlite_url, standin, "sync", "status", "--json", "--from", "2025-03")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    by_code = {d["sigungu_code"]: d for d in doc["districts"]}
+    assert by_code["11680"]["complete"] == ["2025-04", "2025-05", "2025-06"]
+    assert by_code["11680"]["missing"] == ["2025-03"]
+    assert by_code["11110"]["failed"] == ["2025-05"]
+    assert by_code["11110"]["missing"] == ["2025-03", "2025-04"]
+    assert by_code["11110"]["complete"] == [] and by_code["11110"]["partial"] == []
+    assert by_code["11680"]["sigungu"] == "강남구"
+    assert by_code["11680"]["last_synced_at"].endswith("Z")
+    text = svc(sqlite_url, standin, "sync", "status")
+    assert "commercial 11110 종로구: complete 0, partial 0, failed 1 (2025-05)" in text.stdout
+
+
+def test_the_sync_progress_bar_draws_on_a_terminal_only() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = Bar(screen)
+    bar.show(1, 4, "commercial 11680 2025-06")
+    bar.clear()
+    drawn = screen.getvalue()
+    assert "[#######---------------------] 1/4 commercial 11680 2025-06" in drawn
+    assert drawn.endswith("\r")
+    quiet = io.StringIO()
+    Bar(quiet).show(1, 4, "x")
+    assert quiet.getvalue() == ""
