@@ -1,0 +1,316 @@
+"""The HTML of each dashboard section (server-rendered; the plain JavaScript in
+``static/dashboard.js`` fills the tables from the JSON API). Every control has a visible
+label, buttons are named by their action and tables have headers."""
+
+from __future__ import annotations
+
+from html import escape
+
+from svc_core.events import EVENT_TYPES
+
+SECTIONS: dict[str, str] = {
+    "overview": "Overview",
+    "keys": "API keys",
+    "webhooks": "Webhooks",
+    "team": "Team",
+    "explorer": "Explorer",
+}
+
+
+def nav(current: str) -> str:
+    items = []
+    for section, label in SECTIONS.items():
+        href = "/dashboard" if section == "overview" else f"/dashboard/{section}"
+        mark = ' aria-current="page"' if section == current else ""
+        items.append(f'<li><a href="{href}"{mark}>{escape(label)}</a></li>')
+    return '<nav aria-label="Dashboard sections"><ul>' + "".join(items) + "</ul></nav>\n"
+
+
+def _dialog(name: str, title: str, inner: str, confirm: str) -> str:
+    """A modal confirmation (native ``<dialog>``: focus kept inside, Escape cancels).
+
+    Without a field to fill, focus starts on Cancel, so a stray Enter destroys nothing.
+    """
+    first = "" if "<input" in inner or "<select" in inner or "<textarea" in inner else " autofocus"
+    return (
+        f'<dialog id="{name}-dialog" aria-labelledby="{name}-dialog-title">\n'
+        f'<form method="dialog">\n<h2 id="{name}-dialog-title">{escape(title)}</h2>\n'
+        f'{inner}<p class="actions"><button type="submit" value="confirm" id="{name}-confirm">'
+        f"{escape(confirm)}</button> "
+        f'<button type="submit" value="cancel" formnovalidate{first}>Cancel</button></p>\n'
+        "</form>\n</dialog>\n"
+    )
+
+
+ONCE_PANEL = (
+    '<div id="secret-panel" class="secret" role="region" hidden tabindex="-1" aria-labelledby="secret-title">\n'
+    '<h2 id="secret-title">New secret</h2>\n'
+    "<p><strong>Copy it now: you will not see this again.</strong> svc keeps only a "
+    "digest of it.</p>\n"
+    '<p><label for="secret-value" id="secret-label">Plaintext</label>\n'
+    '<input id="secret-value" readonly size="48" spellcheck="false">\n'
+    '<button type="button" id="copy-secret">Copy</button>\n'
+    '<span id="copy-status" role="status"></span></p>\n'
+    '<p><button type="button" id="dismiss-secret">I have saved it</button></p>\n'
+    "</div>\n"
+)
+
+
+def _table(table_id: str, caption: str, headers: tuple[str, ...]) -> str:
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headers)
+    return (
+        f'<table id="{table_id}"><caption>{escape(caption)}</caption>\n'
+        f"<thead><tr>{head}</tr></thead>\n<tbody></tbody></table>\n"
+    )
+
+
+def _options(values: tuple[tuple[str, str], ...], selected: str | None = None) -> str:
+    return "".join(
+        f'<option value="{escape(v)}"{" selected" if v == selected else ""}>{escape(t)}</option>'
+        for v, t in values
+    )
+
+
+def _overview_body() -> str:
+    return (
+        '<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>\n'
+        '<dl id="plan-facts" class="facts"></dl></section>\n'
+        '<section aria-labelledby="quota-h"><h2 id="quota-h">Monthly quota</h2>\n'
+        '<p><label for="quota-bar">Live calls used this month</label>\n'
+        '<progress id="quota-bar" max="100" value="0"></progress>\n'
+        '<span id="quota-text"></span></p>\n'
+        '<dl id="quota-facts" class="facts"></dl></section>\n'
+        '<section aria-labelledby="trial-h"><h2 id="trial-h">Trial and subscription</h2>\n'
+        '<dl id="trial-facts" class="facts"></dl></section>\n'
+    )
+
+
+def _keys_body() -> str:
+    return (
+        '<section aria-labelledby="new-key-h"><h2 id="new-key-h">Create a key</h2>\n'
+        '<form id="key-form" class="stack">\n'
+        '<p><label for="key-label">Label</label>\n'
+        '<input id="key-label" name="label" maxlength="64" required></p>\n'
+        '<p><label for="key-mode">Mode</label>\n<select id="key-mode" name="mode">'
+        + _options((("live", "live: counts against the quota"), ("test", "test: 60 per minute")))
+        + "</select></p>\n"
+        '<p><label for="key-scope">Scope</label>\n<select id="key-scope" name="scope">'
+        + _options((("read_only", "read_only"), ("admin", "admin")))
+        + "</select></p>\n"
+        '<p><label for="key-allowlist">IP allowlist (one address or CIDR per line; '
+        "empty allows any address)</label>\n"
+        '<textarea id="key-allowlist" name="ip_allowlist" rows="3" cols="40"></textarea></p>\n'
+        '<p><button type="submit">Create key</button></p>\n</form>\n' + ONCE_PANEL + "</section>\n"
+        '<section aria-labelledby="keys-h"><h2 id="keys-h">Your keys</h2>\n'
+        + _table(
+            "keys-table",
+            "API keys of this account",
+            (
+                "Label",
+                "Prefix",
+                "Mode",
+                "Scope",
+                "IP allowlist",
+                "Status",
+                "Created",
+                "Last used",
+                "Grace until",
+                "Actions",
+            ),
+        )
+        + "</section>\n"
+        + _dialog(
+            "rotate",
+            "Rotate key",
+            '<p>A new key replaces <strong class="target-name"></strong>. The old key keeps '
+            "working during the grace period.</p>\n"
+            '<p><label for="rotate-grace">Grace period of the old key</label>\n'
+            '<select id="rotate-grace">'
+            + _options(
+                (
+                    ("0", "none: the old key stops at once"),
+                    ("3600", "1 hour"),
+                    ("86400", "24 hours"),
+                    ("604800", "7 days"),
+                ),
+                selected="86400",
+            )
+            + "</select></p>\n",
+            "Rotate key",
+        )
+        + _dialog(
+            "revoke",
+            "Revoke key",
+            '<p>Revoke <strong class="target-name"></strong>? It stops working at once and '
+            "cannot be restored.</p>\n",
+            "Revoke key",
+        )
+        + _dialog(
+            "edit",
+            "Edit key",
+            '<p><label for="edit-label">Label</label>\n'
+            '<input id="edit-label" maxlength="64" required></p>\n'
+            '<p><label for="edit-allowlist">IP allowlist (one address or CIDR per line)</label>\n'
+            '<textarea id="edit-allowlist" rows="3" cols="40"></textarea></p>\n',
+            "Save changes",
+        )
+    )
+
+
+def _webhooks_body() -> str:
+    events = "".join(
+        f'<li><input type="checkbox" name="events" id="event-{escape(e)}" value="{escape(e)}">'
+        f' <label for="event-{escape(e)}">{escape(e)}</label></li>'
+        for e in EVENT_TYPES
+    )
+    return (
+        '<section aria-labelledby="new-hook-h"><h2 id="new-hook-h">Add an endpoint</h2>\n'
+        '<form id="hook-form" class="stack">\n'
+        '<p><label for="hook-url">Endpoint URL (https)</label>\n'
+        '<input id="hook-url" name="url" type="url" size="50" required></p>\n'
+        '<p><label for="hook-description">Description</label>\n'
+        '<input id="hook-description" name="description" size="50"></p>\n'
+        '<fieldset><legend>Events</legend>\n<ul class="plain">'
+        '<li><input type="checkbox" name="events" id="event-all" value="*" checked>'
+        ' <label for="event-all">all events (*)</label></li>'
+        f"{events}</ul></fieldset>\n"
+        '<p><button type="submit">Add endpoint</button></p>\n</form>\n'
+        + ONCE_PANEL
+        + "</section>\n"
+        '<section aria-labelledby="hooks-h"><h2 id="hooks-h">Endpoints</h2>\n'
+        '<div id="test-result" role="status" class="result"></div>\n'
+        + _table(
+            "hooks-table",
+            "Webhook endpoints of this account",
+            (
+                "URL",
+                "Description",
+                "Events",
+                "Status",
+                "Consecutive failures",
+                "Disabled at",
+                "Created",
+                "Actions",
+            ),
+        )
+        + "</section>\n"
+        '<section id="deliveries" aria-labelledby="deliveries-h" hidden>\n'
+        '<h2 id="deliveries-h">Deliveries</h2>\n<p id="delivery-summary"></p>\n'
+        + _table(
+            "deliveries-table",
+            "Delivery log, newest first",
+            ("Time", "Event type", "Event id", "Status", "HTTP status", "Duration", "Error"),
+        )
+        + '<p class="actions"><button type="button" id="deliveries-prev">Previous page</button> '
+        '<button type="button" id="deliveries-next">Next page</button> '
+        '<span id="deliveries-page"></span></p>\n</section>\n'
+        + _dialog(
+            "revoke",
+            "Revoke endpoint",
+            '<p>Revoke <strong class="target-name"></strong>? Nothing more is sent to it and '
+            "it cannot be re-enabled.</p>\n",
+            "Revoke endpoint",
+        )
+    )
+
+
+def _team_body() -> str:
+    return (
+        '<section aria-labelledby="members-h"><h2 id="members-h">Members</h2>\n'
+        '<p id="seats"></p>\n'
+        + _table(
+            "members-table",
+            "Members and pending invitations",
+            ("Email", "Role", "Status", "Invited", "Joined", "Actions"),
+        )
+        + "</section>\n"
+        '<section aria-labelledby="invite-h"><h2 id="invite-h">Invite a member</h2>\n'
+        '<form id="invite-form" class="stack">\n'
+        '<p><label for="invite-email">Email</label>\n'
+        '<input id="invite-email" name="email" type="email" size="40" required></p>\n'
+        '<p><label for="invite-role">Role</label>\n<select id="invite-role" name="role">'
+        + _options((("member", "member: reads"), ("admin", "admin: manages keys and team")))
+        + "</select></p>\n"
+        '<p><button type="submit">Invite</button></p>\n</form></section>\n'
+        '<section aria-labelledby="invites-h"><h2 id="invites-h">Invitations for you</h2>\n'
+        + _table(
+            "invites-table",
+            "Invitations addressed to you",
+            ("Account", "Role", "Invited", "Actions"),
+        )
+        + "</section>\n"
+        + _dialog(
+            "remove",
+            "Remove member",
+            '<p>Remove <strong class="target-name"></strong> from this account?</p>\n',
+            "Remove member",
+        )
+    )
+
+
+def _explorer_body() -> str:
+    return (
+        '<section aria-labelledby="query-h"><h2 id="query-h">Choose a cohort</h2>\n'
+        '<form id="explorer-form" class="stack">\n'
+        '<p><label for="x-district">District</label>\n<select id="x-district" required>'
+        "</select></p>\n"
+        '<p><label for="x-property">Property type</label>\n<select id="x-property">'
+        + _options(
+            tuple(
+                (v, v) for v in ("office", "retail", "commercial_complex", "mixed_use", "officetel")
+            )
+        )
+        + "</select></p>\n"
+        '<p><label for="x-transaction">Transaction type</label>\n<select id="x-transaction">'
+        + _options(tuple((v, v) for v in ("sale", "chartered_lease", "monthly_lease")))
+        + "</select></p>\n"
+        '<p><label for="x-granularity">Period kind</label>\n<select id="x-granularity">'
+        + _options((("quarter", "quarters"), ("month", "months")))
+        + "</select></p>\n"
+        '<p><label for="x-periods">Periods (up to 12; the latest are chosen for you)</label>\n'
+        '<select id="x-periods" multiple size="8"></select></p>\n'
+        '<p><button type="submit">Show chart</button></p>\n</form></section>\n'
+        '<section aria-labelledby="chart-h"><h2 id="chart-h">Median price with p25–p75 band</h2>\n'
+        '<p id="chart-note"></p>\n<div id="chart"></div>\n'
+        '<p><a id="csv-link" href="/api/v1/real-estate/pulse/series" hidden>'
+        "Download CSV of this series</a></p>\n"
+        + _table(
+            "points-table",
+            "The points of the chart",
+            (
+                "Period",
+                "Samples",
+                "p25",
+                "Median",
+                "p75",
+                "Confidence",
+                "Sources",
+            ),
+        )
+        + "</section>\n"
+        '<section aria-labelledby="coverage-h"><h2 id="coverage-h">Coverage of the district</h2>\n'
+        + _table(
+            "coverage-table",
+            "Cohorts of the district with data",
+            (
+                "Property type",
+                "Transaction type",
+                "Earliest",
+                "Latest",
+                "Periods",
+                "Samples",
+                "Median samples per period",
+                "Sources",
+            ),
+        )
+        + "</section>\n"
+    )
+
+
+BODIES = {
+    "overview": _overview_body,
+    "keys": _keys_body,
+    "webhooks": _webhooks_body,
+    "team": _team_body,
+    "explorer": _explorer_body,
+}
