@@ -15,12 +15,12 @@ import hashlib
 import hmac
 import re
 import unicodedata
-from collections.abc import Mapping
 
 import attrs
 
 from svc_core.errors import InvalidBody, Unauthorized
-from svc_core.iprules import format_allowlist, parse_allowlist
+from svc_core.fields import Field, read_body
+from svc_core.iprules import MAX_ALLOWLIST, format_allowlist, parse_allowlist
 
 MODES: tuple[str, ...] = ("live", "test")
 SCOPES: tuple[str, ...] = ("read_only", "admin")
@@ -46,9 +46,6 @@ READ_ONLY_FIELDS: tuple[str, ...] = (
     "last_used_at",
     "revoked_at",
 )
-CREATE_FIELDS: tuple[str, ...] = ("label", "mode", "scope", "ip_allowlist")
-PATCH_FIELDS: tuple[str, ...] = ("label", "ip_allowlist")
-ROTATE_FIELDS: tuple[str, ...] = ("grace_period_seconds",)
 
 # Bidirectional controls can make a label display as something else (U+202E and friends).
 _BIDI_CONTROLS = frozenset(
@@ -143,35 +140,7 @@ def is_usable(stored_status: str, grace_until: float | None, now: float) -> bool
 # bodies --------------------------------------------------------------------------------
 
 
-def _object(
-    body: object, allowed: tuple[str, ...], read_only: tuple[str, ...]
-) -> Mapping[str, object]:
-    if not isinstance(body, Mapping):
-        raise InvalidBody(
-            "The request body must be a JSON object.",
-            hint=f"Allowed fields: {', '.join(allowed)}.",
-        )
-    fixed = sorted(str(name) for name in body if name in read_only)
-    if fixed:
-        raise InvalidBody(
-            f"Read-only field(s) cannot be set: {', '.join(fixed)}.",
-            hint=f"Allowed fields: {', '.join(allowed)}.",
-        )
-    unknown = sorted(repr(name)[:66] for name in body if name not in allowed)
-    if unknown:
-        raise InvalidBody(
-            f"Unknown field(s): {', '.join(unknown)}.",
-            hint=f"Allowed fields: {', '.join(allowed)}.",
-        )
-    return body
-
-
-def _label(value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidBody(
-            f"label must be a string, not {_kind(value)}.",
-            hint=f"Send 1 to {MAX_LABEL_CHARS} characters.",
-        )
+def _label(value: str) -> str:
     if not value.strip():
         raise InvalidBody("label must not be empty or only whitespace.")
     if len(value) > MAX_LABEL_CHARS:
@@ -192,72 +161,77 @@ def _label(value: object) -> str:
     return value
 
 
-def _choice(body: Mapping[str, object], name: str, choices: tuple[str, ...]) -> str:
-    if name not in body:
-        raise InvalidBody(
-            f"{name} is required.", hint=f"{name} must be one of: {', '.join(choices)}."
-        )
-    value = body[name]
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidBody(
-            f"{name} must be one of: {', '.join(choices)}.", hint=f"Got {_shown(value)}."
-        )
-    return value
-
-
-def _allowlist(value: object) -> tuple[str, ...]:
-    if value is None:
-        raise InvalidBody(
-            "ip_allowlist must be an array of CIDR strings, not null.",
-            hint="Send [] to allow any address, or omit the field.",
-        )
+def _allowlist(value: list[object]) -> tuple[str, ...]:
     return tuple(format_allowlist(parse_allowlist(value, field="ip_allowlist")))
 
 
-def _shown(value: object) -> str:
-    """A short, safe rendering of a client value for a hint."""
-    if isinstance(value, str):
-        return repr(value[:64])
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
-        return repr(value)
-    if isinstance(value, float) and abs(value) < 1e15:
-        return repr(value)
-    return _kind(value)
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
+LABEL = Field(
+    name="label",
+    description=f"1 to {MAX_LABEL_CHARS} printable characters, no surrounding whitespace.",
+    required=True,
+    check=_label,
+    hint=f"Send 1 to {MAX_LABEL_CHARS} characters.",
+    doc={"minLength": 1, "maxLength": MAX_LABEL_CHARS, "pattern": "^\\S(.*\\S)?$"},
+)
+MODE = Field(
+    name="mode",
+    description="live keys count against the monthly quota; test keys never do.",
+    kind="enum",
+    choices=MODES,
+    required=True,
+)
+SCOPE = Field(
+    name="scope",
+    description="Recorded and shown; both scopes read every /api/v1 endpoint.",
+    kind="enum",
+    choices=SCOPES,
+    required=True,
+)
+IP_ALLOWLIST = Field(
+    name="ip_allowlist",
+    description="Addresses allowed to use the key; empty = any.",
+    kind="array",
+    max_length=MAX_ALLOWLIST,
+    check=_allowlist,
+    hint="Send [] to allow any address, or omit the field.",
+    doc={
+        "items": {
+            "type": "string",
+            "description": "IPv4 or IPv6 CIDR such as 203.0.113.0/24.",
+            "maxLength": 64,
+        }
+    },
+)
+GRACE_PERIOD = Field(
+    name="grace_period_seconds",
+    description="How long the old key keeps working.",
+    kind="integer",
+    low=0,
+    high=MAX_GRACE_SECONDS,
+    default=DEFAULT_GRACE_SECONDS,
+    hint=f"The default is {DEFAULT_GRACE_SECONDS} (one day).",
+)
+CREATE_FIELDS: tuple[Field, ...] = (LABEL, MODE, SCOPE, IP_ALLOWLIST)
+PATCH_FIELDS: tuple[Field, ...] = (attrs.evolve(LABEL, required=False), IP_ALLOWLIST)
+ROTATE_FIELDS: tuple[Field, ...] = (GRACE_PERIOD,)
+"""The bodies of create, patch and rotate, declared once (validation and the reference)."""
 
 
 def validate_key_create(body: object) -> KeyCreate:
     """Validate a create body: ``label``, ``mode`` and ``scope`` required; 400 otherwise."""
-    fields = _object(body, CREATE_FIELDS, READ_ONLY_FIELDS)
-    if "label" not in fields:
-        raise InvalidBody("label is required.", hint=f"Send 1 to {MAX_LABEL_CHARS} characters.")
-    label = _label(fields["label"])
-    mode = _choice(fields, "mode", MODES)
-    scope = _choice(fields, "scope", SCOPES)
-    allowlist = _allowlist(fields["ip_allowlist"]) if "ip_allowlist" in fields else ()
-    return KeyCreate(label=label, mode=mode, scope=scope, ip_allowlist=allowlist)
+    fields = read_body(CREATE_FIELDS, body, read_only=READ_ONLY_FIELDS)
+    return KeyCreate(
+        label=fields["label"],
+        mode=fields["mode"],
+        scope=fields["scope"],
+        ip_allowlist=fields.get("ip_allowlist", ()),
+    )
 
 
 def validate_key_patch(body: object) -> KeyPatch:
     """Validate a patch body: only ``label`` and ``ip_allowlist`` may change."""
-    fields = _object(body, PATCH_FIELDS, (*READ_ONLY_FIELDS, "mode", "scope"))
-    return KeyPatch(
-        label=_label(fields["label"]) if "label" in fields else None,
-        ip_allowlist=_allowlist(fields["ip_allowlist"]) if "ip_allowlist" in fields else None,
-    )
+    fields = read_body(PATCH_FIELDS, body, read_only=(*READ_ONLY_FIELDS, "mode", "scope"))
+    return KeyPatch(label=fields.get("label"), ip_allowlist=fields.get("ip_allowlist"))
 
 
 def validate_rotate(body: object) -> int:
@@ -267,13 +241,4 @@ def validate_rotate(body: object) -> int:
     """
     if body is None:
         return DEFAULT_GRACE_SECONDS
-    fields = _object(body, ROTATE_FIELDS, ())
-    if "grace_period_seconds" not in fields:
-        return DEFAULT_GRACE_SECONDS
-    value = fields["grace_period_seconds"]
-    if type(value) is not int or not 0 <= value <= MAX_GRACE_SECONDS:
-        raise InvalidBody(
-            f"grace_period_seconds must be an integer from 0 to {MAX_GRACE_SECONDS}.",
-            hint=f"Got {_shown(value)}; the default is {DEFAULT_GRACE_SECONDS} (one day).",
-        )
-    return value
+    return int(read_body(ROTATE_FIELDS, body)["grace_period_seconds"])

@@ -16,6 +16,7 @@ from typing import Any
 
 from svc_core import periods
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
+from svc_core.fields import Field
 from svc_core.iprules import MAX_ALLOWLIST
 from svc_core.keys import MAX_GRACE_SECONDS, MAX_LABEL_CHARS, MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
@@ -108,6 +109,41 @@ def array(items: Schema, description: str | None = None, **keywords: Any) -> Sch
     if description:
         out["description"] = description
     return out
+
+
+def field_schema(field: Field) -> Schema:
+    """The schema of a body field, from the declaration that validates it."""
+    out: Schema
+    if field.kind == "enum":
+        out = {"type": "string", "enum": list(field.choices)}
+    elif field.kind == "integer":
+        out = {"type": "integer", "minimum": field.low, "maximum": field.high}
+    elif field.kind in ("strings", "array"):
+        out = {"type": "array", "items": {"type": "string"}}
+        if field.max_length is not None:
+            out["maxItems"] = field.max_length
+    else:
+        out = {"type": "string"}
+        if field.max_length is not None:
+            out["maxLength"] = field.max_length
+    out.update(field.doc)
+    if field.description:
+        out["description"] = field.description
+    if field.nullable:
+        out = nullable(out)
+    if field.default is not None:
+        out["default"] = field.default
+    return out
+
+
+def body(fields: Iterable[Field], description: str | None = None) -> Schema:
+    """A request body schema from its field declarations (closed: unknown fields are 400)."""
+    declared = list(fields)
+    return obj(
+        {f.name: field_schema(f) for f in declared},
+        required=[f.name for f in declared if f.required],
+        description=description,
+    )
 
 
 def counts(description: str) -> Schema:
