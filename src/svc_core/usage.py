@@ -8,13 +8,14 @@ processor internals never enter it.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import attrs
 
 from svc_core import quota
 from svc_core.events import SUBSCRIPTION_STATUSES
+from svc_core.instants import iso
 from svc_core.plans import Plan
 
 _DAY_SECONDS = 86_400
@@ -33,10 +34,6 @@ class TrialState:
     founding_member: bool = attrs.field(validator=attrs.validators.instance_of(bool))
 
 
-def _iso(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def trial_summary(trial: TrialState, now: datetime) -> dict[str, Any]:
     """``trial``: active while ``trial_ends_at`` is after ``now``; days rounded up, 0 after."""
     if now.tzinfo is None or now.utcoffset() is None:
@@ -44,7 +41,7 @@ def trial_summary(trial: TrialState, now: datetime) -> dict[str, Any]:
     left = (trial.trial_ends_at - now).total_seconds()
     return {
         "is_active": left > 0,
-        "trial_ends_at": _iso(trial.trial_ends_at),
+        "trial_ends_at": iso(trial.trial_ends_at),
         "days_remaining": math.ceil(left / _DAY_SECONDS) if left > 0 else 0,
         "founding_member": trial.founding_member,
     }
@@ -73,8 +70,8 @@ def usage_summary(
         },
         "current_period": {
             "month": month.month,
-            "starts_at": _iso(month.starts_at),
-            "resets_at": _iso(month.resets_at),
+            "starts_at": iso(month.starts_at),
+            "resets_at": iso(month.resets_at),
             "requests_used": used,
             "requests_remaining": quota.remaining(used, limit),
             "percent_used": quota.percent_used(used, limit),
