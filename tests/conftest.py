@@ -216,9 +216,9 @@ class Accounts:
 
     def consumer(self, plan: str = "pro", **kwargs: object) -> tuple[str, str]:
         """A consumer with one live key: (consumer_id, api_key)."""
-        from svc_server.services import accounts
+        from svc_server.services import consumers
 
-        out = accounts.create_consumer(
+        out = consumers.create_consumer(
             self.store, plan=plan, now=self.clock(), entropy=os.urandom(16), **kwargs  # type: ignore[arg-type]
         )
         return str(out["consumer_id"]), str(out["api_key"])

@@ -18,7 +18,7 @@ import attrs
 
 from svc_server.config import Config
 from svc_server.identity import Identity
-from svc_server.services import accounts, sessions
+from svc_server.services import consumers, sessions
 from svc_server.store import Store
 from svc_server.store.base import fetchall
 from tests.conftest import TEST_SECRET, LiveServer
@@ -222,7 +222,7 @@ def consumer(store: Store, email: str, *, monthly_quota: int, rate_limit: int) -
     """A pro consumer owned by ``email`` with one live key and its own limits:
     (consumer_id, api_key). The operator's path, as ``svc consumer create
     --monthly-quota N --rate-limit N`` takes it."""
-    out = accounts.create_consumer(
+    out = consumers.create_consumer(
         store,
         plan="pro",
         now=time.time(),

@@ -31,7 +31,7 @@ from werkzeug.test import Client, TestResponse
 from svc_server.app import SvcApp
 from svc_server.config import Config
 from svc_server.identity import Identity
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.services import ingest, sessions
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, FakeClock, LiveServer
@@ -745,7 +745,7 @@ def live(
     db_url: str, live_server_factory: Callable[..., LiveServer], store: Store
 ) -> tuple[LiveServer, str, str]:
     """A server with small configured limits, its store, a key and an owner's cookie."""
-    created = account_service.create_consumer(
+    created = consumer_service.create_consumer(
         store, plan="pro", now=1_790_000_000, entropy=b"k" * 16, email="live@example.com"
     )
     server = live_server_factory(

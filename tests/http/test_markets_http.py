@@ -32,7 +32,7 @@ from svc_core.markets import (
     publishable_rows,
 )
 from svc_server.app import SvcApp
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.store import Store, open_store
 from tests.conftest import Accounts, FakeClock, LiveServer
 from tests.server.markets_support import (
@@ -511,7 +511,7 @@ def test_no_http_answer_or_pair_of_answers_reveals_fewer_than_three_listings(
             load_activity(store, activities[::2], path="a1.csv")
             load_activity(store, activities[1::2], path="a2.csv")
             client = Client(make_app(store))
-            key = account_service.create_consumer(
+            key = consumer_service.create_consumer(
                 store, plan="internal", now=clock(), entropy=os.urandom(16)
             )["api_key"]
             answers = _answers(client, key)
@@ -581,7 +581,7 @@ def test_pulse_and_headers_through_a_real_server(
         store.migrate()
         load_fixture(store, "listings")
         load_fixture(store, "activity")
-        key = account_service.create_consumer(
+        key = consumer_service.create_consumer(
             store, plan="pro", now=time.time(), entropy=os.urandom(16)
         )["api_key"]
     finally:

@@ -237,10 +237,10 @@ def test_the_examples_run_with_curl_against_svc_serve(
     server: LiveServer = live_server_factory(demo_db_url)
     store = open_store(demo_db_url)
     try:
-        from svc_server.services import accounts
+        from svc_server.services import consumers
 
         def key(plan: str) -> str:
-            out = accounts.create_consumer(store, plan=plan, now=2e9, entropy=os.urandom(16))
+            out = consumers.create_consumer(store, plan=plan, now=2e9, entropy=os.urandom(16))
             return str(out["api_key"])
 
         env = {

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from werkzeug.test import Client
 
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock
 from tests.server.accounts_support import DATA_PATH, events_of, execute, run_processes
@@ -230,7 +230,7 @@ def test_quota_is_exact_across_processes(
     db_url: str, store: Store, accounts: Accounts, clock: FakeClock
 ) -> None:
     """4 processes x 50 requests at a quota of 100: exactly 100 succeed, the rest 402."""
-    row = account_service.create_consumer(
+    row = consumer_service.create_consumer(
         store,
         plan="pro",
         now=clock(),

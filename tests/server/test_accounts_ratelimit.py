@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
+from svc_server.services import keys as key_service
 from svc_server.store import Store
 from tests.conftest import Accounts, FakeClock
 from tests.server.accounts_support import DATA_PATH, run_processes
@@ -94,7 +95,7 @@ def test_keys_of_one_consumer_share_its_limit(
 ) -> None:
     consumer_id, first = accounts.consumer("pro", rate_limit=2, email="ana@example.com")
     with store.db.transaction() as tx:
-        second, _ = account_service._new_key(
+        second, _ = key_service.new_key(
             store,
             tx,
             consumer_id,
@@ -128,7 +129,7 @@ def test_cookie_callers_get_60_per_minute_per_user(accounts: Accounts, clock: Fa
 
 def test_rate_limit_holds_across_processes(db_url: str, store: Store, clock: FakeClock) -> None:
     """4 processes x 15 requests against a limit of 20 in one window: exactly 20 admitted."""
-    row = account_service.create_consumer(
+    row = consumer_service.create_consumer(
         store, plan="pro", now=clock(), entropy=bytes(range(16)), rate_limit=20
     )
     statuses = run_processes(db_url, str(row["api_key"]), processes=4, per_process=15, now=clock())

@@ -18,7 +18,7 @@ from svc_core import events as core_events
 from svc_core import signing
 from svc_core.errors import InvalidParams
 from svc_server.delivery.worker import STOPPED_DURING_SEND, Worker
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import webhooks
 from svc_server.store import Store
@@ -30,7 +30,7 @@ PUBLIC_IP = "93.184.216.34"
 def owner(store: Store, clock: FakeClock, email: str | None = None) -> tuple[str, str]:
     """A pro consumer and its owner: (consumer_id, user_id)."""
     email = email or f"{uuid.uuid4().hex[:8]}@example.com"
-    out = account_service.create_consumer(
+    out = consumer_service.create_consumer(
         store, plan="pro", now=clock(), entropy=os.urandom(16), email=email
     )
     with store.db.transaction(write=False) as tx:

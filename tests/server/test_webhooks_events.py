@@ -23,8 +23,9 @@ from svc_core.errors import InvalidParams, NotFound
 from svc_server.app import SvcApp
 from svc_server.cli import main
 from svc_server.delivery.worker import Worker
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
+from svc_server.services import keys as key_service
 from svc_server.services import webhooks
 from svc_server.store import Store
 from tests.conftest import ORIGIN, ROOT, Accounts, FakeClock, Receiver
@@ -54,7 +55,7 @@ def consumer_with_endpoints(
 ) -> tuple[str, str, str, list[dict[str, Any]]]:
     """A pro consumer with endpoints: (consumer_id, api_key, user_id, endpoints)."""
     email = f"{uuid.uuid4().hex[:8]}@example.com"
-    out = account_service.create_consumer(
+    out = consumer_service.create_consumer(
         store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, **consumer
     )
     user_id = user_of(store, email)
@@ -249,7 +250,7 @@ def test_key_rotation_and_revocation_publish_their_events(
     )
     revoked_at = int(clock())
     clock.advance(5)
-    account_service.revoke_key(store, old["id"], clock(), actor="admin")  # svc key revoke
+    key_service.revoke_key(store, old["id"], clock(), actor="admin")  # svc key revoke
     assert deliver(store, clock) == 3
 
     first, second, third = hook.events()

@@ -10,8 +10,10 @@ from typing import Any
 
 from svc_core import plans
 from svc_core.errors import NotFound
+from svc_core.instants import iso_or_none
 from svc_server.commands.base import store_from_args
-from svc_server.services import accounts
+from svc_server.services import consumers, keys
+from svc_server.services.membership import parse_id
 
 
 def _positive(text: str) -> int:
@@ -69,7 +71,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_create(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        out = accounts.create_consumer(
+        out = consumers.create_consumer(
             store,
             plan=args.plan,
             now=time.time(),
@@ -102,7 +104,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "company_name": row["company_name"],
             "status": row["status"],
             "active_keys": int(row["active_keys"]),
-            "created_at": accounts.iso(row["created_at"]),
+            "created_at": iso_or_none(row["created_at"]),
         }
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
@@ -114,7 +116,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_set_plan(args: argparse.Namespace) -> int:
-    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    consumer_id = parse_id(args.consumer_id, "consumer id")
     store = store_from_args(args)
     try:
         with store.db.transaction() as tx:
@@ -127,7 +129,7 @@ def cmd_set_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
-    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    consumer_id = parse_id(args.consumer_id, "consumer id")
     store = store_from_args(args)
     now = time.time()
     try:
@@ -136,7 +138,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
     finally:
         store.close()
     for row in rows:
-        item = accounts.key_row(row, now)
+        item = keys.key_row(row, now)
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
         else:
@@ -149,7 +151,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 def cmd_key_revoke(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        accounts.revoke_key(store, args.key_id, time.time(), actor="admin")
+        keys.revoke_key(store, args.key_id, time.time(), actor="admin")
     finally:
         store.close()
     print(f"key {args.key_id} revoked")

@@ -29,11 +29,12 @@ from svc_core.errors import (
     InvalidParams,
     NotFound,
 )
+from svc_core.instants import iso_or_none
 from svc_core.netguard import ParsedTarget, Resolver, check_webhook_url, literal_address
 from svc_core.netguard import resolve_and_check as netguard_resolve_and_check
 from svc_server.delivery import sender
 from svc_server.services import events as event_service
-from svc_server.services.accounts import account, iso, parse_id, require_manager
+from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 
@@ -111,8 +112,8 @@ def job_from_row(row: Row) -> DeliveryJob:
 def endpoint_row(row: Row) -> dict[str, Any]:
     """An endpoint as listed: never the secret."""
     out = {name: row.get(name) for name in ENDPOINT_FIELDS}
-    out["created_at"] = iso(out["created_at"])
-    out["disabled_at"] = iso(out["disabled_at"])
+    out["created_at"] = iso_or_none(out["created_at"])
+    out["disabled_at"] = iso_or_none(out["disabled_at"])
     out["consecutive_failures"] = int(out["consecutive_failures"] or 0)
     return out
 
@@ -120,7 +121,7 @@ def endpoint_row(row: Row) -> dict[str, Any]:
 def delivery_row(row: Row) -> dict[str, Any]:
     """A delivery log line: never the payload."""
     out = {name: row.get(name) for name in DELIVERY_FIELDS}
-    out["created_at"] = iso(out["created_at"])
+    out["created_at"] = iso_or_none(out["created_at"])
     return out
 
 
