@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import attrs
 
 from svc_server.config import Config
+from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.services import consumers, sessions
 from svc_server.store import Store
@@ -230,8 +231,9 @@ def consumer(store: Store, email: str, *, monthly_quota: int, rate_limit: int) -
         email=email,
         monthly_quota=monthly_quota,
         rate_limit=rate_limit,
+        ids=new_id,
     )
-    return str(out["consumer_id"]), str(out["api_key"])
+    return str(out.consumer_id), str(out.api_key)
 
 
 def session_cookie(store: Store, email: str) -> str:
@@ -242,6 +244,7 @@ def session_cookie(store: Store, email: str) -> str:
         Identity(sub="idp|" + email, email=email),
         time.time(),
         os.urandom(16),
+        ids=new_id,
     )
     return f"svc_session={signed['_cookie']}"
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from werkzeug.test import Client
 
+from svc_server.http.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock
@@ -238,8 +239,9 @@ def test_quota_is_exact_across_processes(
         email="load@example.com",
         monthly_quota=100,
         rate_limit=100_000,
+        ids=new_id,
     )
-    consumer_id, key = str(row["consumer_id"]), str(row["api_key"])
+    consumer_id, key = str(row.consumer_id), str(row.api_key)
     statuses = run_processes(db_url, key, processes=4, per_process=50, now=clock())
     assert len(statuses) == 200
     assert statuses.count(200) == 100

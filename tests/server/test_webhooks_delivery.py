@@ -18,6 +18,7 @@ from svc_core import events as core_events
 from svc_core import signing
 from svc_core.errors import InvalidParams
 from svc_server.delivery.worker import STOPPED_DURING_SEND, Worker
+from svc_server.http.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import webhooks
@@ -31,12 +32,12 @@ def owner(store: Store, clock: FakeClock, email: str | None = None) -> tuple[str
     """A pro consumer and its owner: (consumer_id, user_id)."""
     email = email or f"{uuid.uuid4().hex[:8]}@example.com"
     out = consumer_service.create_consumer(
-        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email
+        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, ids=new_id
     )
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(out["consumer_id"]), str(user["id"])
+    return str(out.consumer_id), str(user["id"])
 
 
 def endpoint(

@@ -23,6 +23,7 @@ from svc_core.errors import InvalidParams, NotFound
 from svc_server.app import SvcApp
 from svc_server.cli import main
 from svc_server.delivery.worker import Worker
+from svc_server.http.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import keys as key_service
@@ -56,7 +57,7 @@ def consumer_with_endpoints(
     """A pro consumer with endpoints: (consumer_id, api_key, user_id, endpoints)."""
     email = f"{uuid.uuid4().hex[:8]}@example.com"
     out = consumer_service.create_consumer(
-        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, **consumer
+        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, ids=new_id, **consumer
     )
     user_id = user_of(store, email)
     made = [
@@ -65,7 +66,7 @@ def consumer_with_endpoints(
         )
         for url in urls
     ]
-    return str(out["consumer_id"]), str(out["api_key"]), user_id, made
+    return str(out.consumer_id), str(out.api_key), user_id, made
 
 
 def deliveries_by_type(store: Store, endpoint_id: str) -> dict[str, int]:

@@ -12,6 +12,8 @@ from svc_core import plans
 from svc_core.errors import NotFound
 from svc_core.instants import iso_or_none
 from svc_server.commands.base import store_from_args
+from svc_server.http.convert import to_json
+from svc_server.http.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
 
@@ -76,6 +78,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             plan=args.plan,
             now=time.time(),
             entropy=os.urandom(16),
+            ids=new_id,
             email=args.email,
             company=args.company,
             monthly_quota=args.monthly_quota,
@@ -84,10 +87,10 @@ def cmd_create(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps({"consumer_id": out["consumer_id"], "api_key": out["api_key"]}))
+        print(json.dumps({"consumer_id": out.consumer_id, "api_key": out.api_key}))
     else:
-        print(f"consumer {out['consumer_id']} (plan {out['plan']})")
-        print(f"API key (shown once): {out['api_key']}")
+        print(f"consumer {out.consumer_id} (plan {out.plan})")
+        print(f"API key (shown once): {out.api_key}")
     return 0
 
 
@@ -138,7 +141,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
     finally:
         store.close()
     for row in rows:
-        item = keys.key_row(row, now)
+        item = to_json(keys.key_row(row, now))
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
         else:

@@ -7,6 +7,7 @@ from werkzeug.wrappers import Response
 from svc_core.errors import InvalidBody, JwtInvalid, SvcError, UsageFailed
 from svc_server.http import auth
 from svc_server.http.context import Ctx
+from svc_server.http.convert import to_json
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
 from svc_server.services import keys, sessions, team, usage
@@ -23,7 +24,9 @@ def post_session(ctx: Ctx, deps: Deps) -> Response:
     if not isinstance(token, str) or not token:
         raise JwtInvalid('Send the identity provider\'s token as {"jwt": "..."}.')
     identity = deps.verifier().verify(token, now=ctx.now)
-    data = sessions.sign_in(deps.store, deps.config, identity, ctx.now, deps.entropy(16))
+    data = sessions.sign_in(
+        deps.store, deps.config, identity, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
     cookie = data.pop("_cookie")
     response = account_reply(ctx, {"data": data})
     auth.set_cookie(deps.config, response, cookie)
@@ -54,7 +57,9 @@ def list_keys(ctx: Ctx, deps: Deps) -> Response:
 
 def create_key(ctx: Ctx, deps: Deps) -> Response:
     body = json_body(ctx, deps)
-    row = keys.create_key(deps.store, user_of(ctx), body, ctx.now, deps.entropy(16))
+    row = keys.create_key(
+        deps.store, user_of(ctx), body, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
     return account_reply(ctx, {"data": row})
 
 
@@ -67,8 +72,10 @@ def patch_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
 
 def rotate_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
     body = json_body(ctx, deps, optional=True)
-    out = keys.rotate_key(deps.store, user_of(ctx), key_id, body, ctx.now, deps.entropy(16))
-    return account_reply(ctx, out)
+    out = keys.rotate_key(
+        deps.store, user_of(ctx), key_id, body, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
+    return account_reply(ctx, {"data": out.key, "previous": out.previous})
 
 
 def revoke_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
@@ -77,12 +84,14 @@ def revoke_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
 
 
 def get_team(ctx: Ctx, deps: Deps) -> Response:
-    return account_reply(ctx, team.team(deps.store, user_of(ctx), ctx.now))
+    return account_reply(ctx, to_json(team.team(deps.store, user_of(ctx), ctx.now)))
 
 
 def post_team(ctx: Ctx, deps: Deps) -> Response:
     body = json_body(ctx, deps)
-    return account_reply(ctx, {"data": team.invite(deps.store, user_of(ctx), body, ctx.now)})
+    return account_reply(
+        ctx, {"data": team.invite(deps.store, user_of(ctx), body, now=ctx.now, ids=deps.ids)}
+    )
 
 
 def delete_member(ctx: Ctx, deps: Deps, member_id: str) -> Response:

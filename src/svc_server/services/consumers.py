@@ -3,8 +3,9 @@ starter consumer and its first key) that a first sign-in creates."""
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
+from collections.abc import Callable
+
+import attrs
 
 from svc_core import plans
 from svc_core.errors import InvalidParams
@@ -15,17 +16,27 @@ from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 
 
+@attrs.frozen(kw_only=True)
+class CreatedConsumer:
+    """A consumer made by an operator, with the plaintext of its first key (shown once)."""
+
+    consumer_id: str
+    plan: str
+    api_key: str = attrs.field(repr=False)
+
+
 def _new_consumer(
     store: Store,
     tx: Tx,
     *,
     plan: str,
     now: float,
+    ids: Callable[[], str],
     company: str | None = None,
     monthly_quota: int | None = None,
     rate_limit: int | None = None,
 ) -> str:
-    consumer_id = str(uuid.uuid4())
+    consumer_id = ids()
     store.accounts.create_consumer(
         tx,
         {
@@ -43,12 +54,19 @@ def _new_consumer(
 
 
 def _owner(
-    store: Store, tx: Tx, consumer_id: str, user_id: str | None, email: str, now: float
+    store: Store,
+    tx: Tx,
+    consumer_id: str,
+    user_id: str | None,
+    email: str,
+    *,
+    now: float,
+    ids: Callable[[], str],
 ) -> None:
     store.accounts.insert_membership(
         tx,
         {
-            "id": str(uuid.uuid4()),
+            "id": ids(),
             "consumer_id": consumer_id,
             "user_id": user_id,
             "email": email,
@@ -66,11 +84,12 @@ def create_consumer(
     plan: str,
     now: float,
     entropy: bytes,
+    ids: Callable[[], str],
     email: str | None = None,
     company: str | None = None,
     monthly_quota: int | None = None,
     rate_limit: int | None = None,
-) -> dict[str, Any]:
+) -> CreatedConsumer:
     """Operator path (``svc consumer create``): a consumer with one live key.
 
     With ``email``, the user with that email (existing, or created now and claimed at
@@ -86,6 +105,7 @@ def create_consumer(
             tx,
             plan=plan,
             now=now,
+            ids=ids,
             company=company,
             monthly_quota=monthly_quota,
             rate_limit=rate_limit,
@@ -94,15 +114,21 @@ def create_consumer(
             email = normalize_email(email)
             user = store.accounts.get_user_by_email(tx, email)
             if user is None:
-                user = {"id": str(uuid.uuid4())}
+                user = {"id": ids()}
                 store.accounts.insert_user(tx, user["id"], None, email, int(now))
-            _owner(store, tx, consumer_id, user["id"], email, now)
-        plaintext = first_key(store, tx, consumer_id, now, entropy)
-    return {"consumer_id": consumer_id, "plan": plan, "api_key": plaintext}
+            _owner(store, tx, consumer_id, user["id"], email, now=now, ids=ids)
+        key = first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids)
+    return CreatedConsumer(consumer_id=consumer_id, plan=plan, api_key=key.key)
 
 
 def ensure_user(
-    store: Store, tx: Tx, identity: Identity, now: float, entropy: bytes
+    store: Store,
+    tx: Tx,
+    identity: Identity,
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
 ) -> tuple[Row, str | None]:
     """Find or create the user of a verified identity; returns a new key's plaintext
     when this sign-in created the user's first (starter) consumer."""
@@ -116,18 +142,17 @@ def ensure_user(
         if user is not None and user["subject"] is None:
             store.accounts.set_user_subject(tx, user["id"], identity.sub)
         elif user is None:
-            user_id = str(uuid.uuid4())
+            user_id = ids()
             store.accounts.insert_user(tx, user_id, identity.sub, email, int(now))
             user = {"id": user_id, "email": email, "subject": identity.sub}
         else:
             # The email belongs to another identity: keep them apart.
-            user_id = str(uuid.uuid4())
+            user_id = ids()
             alt = f"{identity.sub}@users.invalid"
             store.accounts.insert_user(tx, user_id, identity.sub, alt, int(now))
             user = {"id": user_id, "email": alt, "subject": identity.sub}
     if store.accounts.active_consumers_of_user(tx, user["id"]):
         return user, None
-    consumer_id = _new_consumer(store, tx, plan="starter", now=now)
-    _owner(store, tx, consumer_id, user["id"], user["email"], now)
-    plaintext = first_key(store, tx, consumer_id, now, entropy)
-    return user, plaintext
+    consumer_id = _new_consumer(store, tx, plan="starter", now=now, ids=ids)
+    _owner(store, tx, consumer_id, user["id"], user["email"], now=now, ids=ids)
+    return user, first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids).key

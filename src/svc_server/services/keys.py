@@ -1,35 +1,65 @@
 """API key use cases: list, create, patch, rotate (with grace) and revoke a consumer's
-keys; the first key of a new consumer. Plaintext keys exist only in the return value of
-the call that made them."""
+keys; the first key of a new consumer. Plaintext keys exist only in the result of the
+call that made them."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
+
+import attrs
 
 from svc_core import events as core_events
 from svc_core import keys, plans
 from svc_core.errors import Conflict, KeyLimitReached, NotFound
-from svc_core.instants import iso_or_none
+from svc_core.instants import utc, utc_or_none
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 
-KEY_ROW_FIELDS = (
-    "id",
-    "label",
-    "prefix",
-    "mode",
-    "scope",
-    "ip_allowlist",
-    "status",
-    "created_at",
-    "grace_until",
-    "last_used_at",
-)
+
+@attrs.frozen(kw_only=True)
+class KeyRow:
+    """A key as listed: never the hash, never the plaintext (attribute order is the
+    JSON field order)."""
+
+    id: str
+    label: str
+    prefix: str
+    mode: str
+    scope: str
+    ip_allowlist: tuple[str, ...]
+    status: str
+    """``active``, ``grace`` (rotated, still working), ``expired`` or ``revoked``."""
+    created_at: datetime
+    grace_until: datetime | None
+    last_used_at: datetime | None
+
+
+@attrs.frozen(kw_only=True)
+class CreatedKey(KeyRow):
+    """A key just made, with its plaintext: shown once, never stored."""
+
+    key: str = attrs.field(repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class RetiredKey:
+    """The key a rotation replaced: it works until ``grace_until``."""
+
+    id: str
+    status: str
+    grace_until: datetime
+
+
+@attrs.frozen(kw_only=True)
+class Rotation:
+    """What ``rotate_key`` did: the new key (with plaintext) and the one in grace."""
+
+    key: CreatedKey
+    previous: RetiredKey
 
 
 def new_key(
@@ -43,10 +73,12 @@ def new_key(
     ip_allowlist: Sequence[str],
     now: float,
     entropy: bytes,
-) -> tuple[str, Row]:
+    ids: Callable[[], str],
+) -> CreatedKey:
+    """Insert a new active key; the result carries its plaintext."""
     plaintext = keys.generate_key(mode, entropy)
     row: dict[str, Any] = {
-        "id": str(uuid.uuid4()),
+        "id": ids(),
         "consumer_id": consumer_id,
         "label": label,
         "prefix": keys.key_prefix(plaintext),
@@ -58,12 +90,25 @@ def new_key(
         "created_at": int(now),
     }
     store.accounts.insert_key(tx, row)
-    return plaintext, row
+    return CreatedKey(
+        **attrs.asdict(
+            key_row(row | {"grace_until": None, "last_used_at": None}, now), recurse=False
+        ),
+        key=plaintext,
+    )
 
 
-def first_key(store: Store, tx: Tx, consumer_id: str, now: float, entropy: bytes) -> str:
-    """The live admin key every new consumer starts with; returns its plaintext."""
-    plaintext, _ = new_key(
+def first_key(
+    store: Store,
+    tx: Tx,
+    consumer_id: str,
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    """The live admin key every new consumer starts with."""
+    return new_key(
         store,
         tx,
         consumer_id,
@@ -73,20 +118,27 @@ def first_key(store: Store, tx: Tx, consumer_id: str, now: float, entropy: bytes
         ip_allowlist=(),
         now=now,
         entropy=entropy,
+        ids=ids,
     )
-    return plaintext
 
 
-def key_row(row: Row, now: float) -> dict[str, Any]:
-    """A key as listed: never the hash, never the plaintext."""
-    out = {name: row.get(name) for name in KEY_ROW_FIELDS}
-    out["status"] = keys.key_status(row["status"], row["grace_until"], int(now))
-    for name in ("created_at", "grace_until", "last_used_at"):
-        out[name] = iso_or_none(out[name])
-    return out
+def key_row(row: Row, now: float) -> KeyRow:
+    """A stored key as listed, its status as of ``now``."""
+    return KeyRow(
+        id=row["id"],
+        label=row["label"],
+        prefix=row["prefix"],
+        mode=row["mode"],
+        scope=row["scope"],
+        ip_allowlist=tuple(row.get("ip_allowlist") or ()),
+        status=keys.key_status(row["status"], row["grace_until"], int(now)),
+        created_at=utc(row["created_at"]),
+        grace_until=utc_or_none(row["grace_until"]),
+        last_used_at=utc_or_none(row.get("last_used_at")),
+    )
 
 
-def list_keys(store: Store, user_id: str, now: float) -> list[dict[str, Any]]:
+def list_keys(store: Store, user_id: str, now: float) -> list[KeyRow]:
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
         rows = store.accounts.keys_of_consumer(tx, consumer["id"])
@@ -94,8 +146,14 @@ def list_keys(store: Store, user_id: str, now: float) -> list[dict[str, Any]]:
 
 
 def create_key(
-    store: Store, user_id: str, body: dict[str, Any], now: float, entropy: bytes
-) -> dict[str, Any]:
+    store: Store,
+    user_id: str,
+    body: dict[str, Any],
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
     spec = keys.validate_key_create(body)
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
@@ -109,7 +167,7 @@ def create_key(
                 f"The {consumer['plan']} plan allows {limit} active API key(s).",
                 hint="Revoke a key or upgrade the plan.",
             )
-        plaintext, row = new_key(
+        return new_key(
             store,
             tx,
             consumer["id"],
@@ -119,10 +177,8 @@ def create_key(
             ip_allowlist=spec.ip_allowlist,
             now=now,
             entropy=entropy,
+            ids=ids,
         )
-    out = key_row(row | {"grace_until": None, "last_used_at": None}, now)
-    out["key"] = plaintext
-    return out
 
 
 def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> Row:
@@ -132,9 +188,7 @@ def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> Row:
     return row
 
 
-def patch_key(
-    store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float
-) -> dict[str, Any]:
+def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float) -> KeyRow:
     patch = keys.validate_key_patch(body)
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
@@ -156,9 +210,11 @@ def rotate_key(
     user_id: str,
     key_id: str,
     body: dict[str, Any],
+    *,
     now: float,
     entropy: bytes,
-) -> dict[str, Any]:
+    ids: Callable[[], str],
+) -> Rotation:
     """New key now; the old one keeps working until ``grace_until`` (``key.rotated``)."""
     grace = keys.validate_rotate(body)
     with store.db.transaction() as tx:
@@ -175,7 +231,7 @@ def rotate_key(
                 "and cannot be rotated.",
                 code="KEY_NOT_ACTIVE",
             )
-        plaintext, new = new_key(
+        new = new_key(
             store,
             tx,
             consumer["id"],
@@ -185,24 +241,22 @@ def rotate_key(
             ip_allowlist=old["ip_allowlist"],
             now=now,
             entropy=entropy,
+            ids=ids,
         )
-        store.accounts.update_key(tx, old["id"], {"replaced_by": new["id"]})
+        store.accounts.update_key(tx, old["id"], {"replaced_by": new.id})
         event = core_events.key_rotated(
             key_id=old["id"],
             prefix=old["prefix"],
-            new_key_id=new["id"],
-            new_key_prefix=new["prefix"],
-            grace_until=datetime.fromtimestamp(grace_until, UTC),
+            new_key_id=new.id,
+            new_key_prefix=new.prefix,
+            grace_until=grace_until,
             actor="self",
             now=now,
         )
         event_service.publish(store, tx, consumer["id"], event, now)
-    data = key_row(new | {"grace_until": None, "last_used_at": None}, now)
-    data["key"] = plaintext
-    return {
-        "data": data,
-        "previous": {"id": old["id"], "status": "grace", "grace_until": iso_or_none(grace_until)},
-    }
+    return Rotation(
+        key=new, previous=RetiredKey(id=old["id"], status="grace", grace_until=utc(grace_until))
+    )
 
 
 def revoke_key(
@@ -225,7 +279,7 @@ def revoke_key(
         event = core_events.key_revoked(
             key_id=row["id"],
             prefix=row["prefix"],
-            revoked_at=datetime.fromtimestamp(int(now), UTC),
+            revoked_at=now,
             actor=actor,
             now=now,
         )

@@ -7,7 +7,7 @@ then fails. Every authenticated request slides the 15-minute window forward.
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -56,15 +56,21 @@ def resume(store: Store, config: Config, cookie: str, now: float) -> ActiveSessi
 
 
 def sign_in(
-    store: Store, config: Config, identity: Identity, now: float, entropy: bytes
+    store: Store,
+    config: Config,
+    identity: Identity,
+    now: float,
+    entropy: bytes,
+    *,
+    ids: Callable[[], str],
 ) -> dict[str, Any]:
     """Create the session for a verified identity; first sign-in makes a starter consumer.
 
     Returns the response ``data`` plus the cookie value under ``_cookie``.
     """
     with store.db.transaction() as tx:
-        user, created_key = ensure_user(store, tx, identity, now, entropy)
-        session_id = str(uuid.uuid4())
+        user, created_key = ensure_user(store, tx, identity, now=now, entropy=entropy, ids=ids)
+        session_id = ids()
         expires = int(now) + SESSION_SECONDS
         store.accounts.insert_session(tx, session_id, user["id"], int(now), expires)
         consumers = store.accounts.active_consumers_of_user(tx, user["id"])

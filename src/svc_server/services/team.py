@@ -3,13 +3,15 @@ the invitations waiting for the signed-in user."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
+
+import attrs
 
 from svc_core import plans
 from svc_core.errors import AlreadyInvited, Forbidden, InvalidBody, NotFound, SeatLimitReached
-from svc_core.instants import iso_or_none
+from svc_core.instants import utc, utc_or_none
 from svc_server.services.membership import account, normalize_email, parse_id, require_manager
 from svc_server.store import Store
 from svc_server.store.base import Row
@@ -17,16 +19,56 @@ from svc_server.store.base import Row
 INVITE_SECONDS = 7 * 24 * 3600
 
 
-def _member_row(row: Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "user_id": row["user_id"],
-        "email": row["email"],
-        "role": row["role"],
-        "status": row["status"],
-        "invited_at": iso_or_none(row["invited_at"]),
-        "joined_at": iso_or_none(row["joined_at"]),
-    }
+@attrs.frozen(kw_only=True)
+class MemberRow:
+    """A member or a pending invitation of the team (attribute order is JSON order)."""
+
+    id: str
+    user_id: str | None
+    email: str
+    role: str
+    status: str
+    invited_at: datetime | None
+    joined_at: datetime | None
+
+
+@attrs.frozen(kw_only=True)
+class InvitedMember(MemberRow):
+    """A new invitation: a member row plus when it lapses."""
+
+    expires_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class Team:
+    """The team of the primary consumer: visible members and its seats."""
+
+    members: tuple[MemberRow, ...]
+    seat_limit: int
+    plan: str
+
+
+@attrs.frozen(kw_only=True)
+class InviteRow:
+    """An invitation waiting for the signed-in user."""
+
+    id: str
+    consumer_id: str
+    company_name: str | None
+    role: str
+    invited_at: datetime | None
+
+
+def _member_row(row: Row) -> MemberRow:
+    return MemberRow(
+        id=row["id"],
+        user_id=row["user_id"],
+        email=row["email"],
+        role=row["role"],
+        status=row["status"],
+        invited_at=utc_or_none(row["invited_at"]),
+        joined_at=utc_or_none(row["joined_at"]),
+    )
 
 
 def _seats_taken(rows: Sequence[Row], now: float) -> int:
@@ -38,7 +80,7 @@ def _seats_taken(rows: Sequence[Row], now: float) -> int:
     )
 
 
-def team(store: Store, user_id: str, now: float) -> dict[str, Any]:
+def team(store: Store, user_id: str, now: float) -> Team:
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
         rows = store.accounts.memberships_of_consumer(tx, consumer["id"])
@@ -48,14 +90,14 @@ def team(store: Store, user_id: str, now: float) -> dict[str, Any]:
         for r in rows
         if r["status"] != "pending" or r["expires_at"] is None or r["expires_at"] > now
     ]
-    return {
-        "members": [_member_row(r) for r in visible],
-        "seat_limit": seats,
-        "plan": consumer["plan"],
-    }
+    return Team(
+        members=tuple(_member_row(r) for r in visible), seat_limit=seats, plan=consumer["plan"]
+    )
 
 
-def invite(store: Store, user_id: str, body: dict[str, Any], now: float) -> dict[str, Any]:
+def invite(
+    store: Store, user_id: str, body: dict[str, Any], *, now: float, ids: Callable[[], str]
+) -> InvitedMember:
     email, role = validate_invite(body)
     with store.db.transaction() as tx:
         consumer, my_role = account(store, tx, user_id)
@@ -73,7 +115,7 @@ def invite(store: Store, user_id: str, body: dict[str, Any], now: float) -> dict
                 hint="Remove a member or upgrade the plan.",
             )
         row = {
-            "id": str(uuid.uuid4()),
+            "id": ids(),
             "consumer_id": consumer["id"],
             "user_id": None,
             "email": email,
@@ -83,9 +125,10 @@ def invite(store: Store, user_id: str, body: dict[str, Any], now: float) -> dict
             "expires_at": int(now) + INVITE_SECONDS,
         }
         store.accounts.insert_membership(tx, row)
-    out = _member_row(row | {"joined_at": None})
-    out["expires_at"] = iso_or_none(row["expires_at"])
-    return out
+    return InvitedMember(
+        **attrs.asdict(_member_row(row | {"joined_at": None}), recurse=False),
+        expires_at=utc(row["expires_at"]),
+    )
 
 
 def validate_invite(body: dict[str, Any]) -> tuple[str, str]:
@@ -122,20 +165,20 @@ def remove_member(store: Store, user_id: str, member_id: str, now: float) -> Non
         )
 
 
-def my_invites(store: Store, user_id: str, now: float) -> list[dict[str, Any]]:
+def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
     user = store.accounts.get_user(user_id)
     if user is None:
         return []
     with store.db.transaction(write=False) as tx:
         rows = store.accounts.pending_invites_for_email(tx, user["email"], int(now))
     return [
-        {
-            "id": r["id"],
-            "consumer_id": r["consumer_id"],
-            "company_name": r["company_name"],
-            "role": r["role"],
-            "invited_at": iso_or_none(r["invited_at"]),
-        }
+        InviteRow(
+            id=r["id"],
+            consumer_id=r["consumer_id"],
+            company_name=r["company_name"],
+            role=r["role"],
+            invited_at=utc_or_none(r["invited_at"]),
+        )
         for r in rows
     ]
 
