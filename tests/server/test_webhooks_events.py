@@ -62,7 +62,7 @@ def consumer_with_endpoints(
     user_id = user_of(store, email)
     made = [
         webhooks.create_endpoint(
-            store, user_id, {"url": url}, clock(), os.urandom(32), allow_private=True
+            store, user_id, {"url": url}, clock(), os.urandom(32), allow_private=True, ids=new_id
         )
         for url in urls
     ]
@@ -118,7 +118,7 @@ def test_quota_events_fire_once_per_threshold_and_month(
     assert exceeded["data"]["usage"]["percent"] == 100.0
     for request in hook.requests:
         signing.verify(
-            request.body, request.headers["X-Svc-Signature"], ep["secret_plaintext"], now=clock()
+            request.body, request.headers["X-Svc-Signature"], ep.secret_plaintext, now=clock()
         )
 
     # a new UTC month resets the markers
@@ -142,9 +142,9 @@ def test_one_call_can_cross_both_thresholds(
     _, key, _, [ep] = consumer_with_endpoints(store, clock, [hook.url], monthly_quota=2)
     client = Client(hook_app)
     assert client.get(DATA, headers={"X-API-Key": key}).status_code == 200
-    assert deliveries_by_type(store, ep["id"]) == {}
+    assert deliveries_by_type(store, ep.id) == {}
     assert client.get(DATA, headers={"X-API-Key": key}).status_code == 200  # 80% and 100%
-    assert deliveries_by_type(store, ep["id"]) == {"quota.warning_80pct": 1, "quota.exceeded": 1}
+    assert deliveries_by_type(store, ep.id) == {"quota.warning_80pct": 1, "quota.exceeded": 1}
     deliver(store, clock)
     assert [(e["type"], e["data"]["usage"]["current"]) for e in hook.events()] == [
         ("quota.warning_80pct", 2),
@@ -207,7 +207,7 @@ def test_processes_crossing_the_thresholds_together_fire_each_once(
     assert sorted(codes) == [200] * 10 + [402] * 8
 
     for ep in endpoints:
-        assert deliveries_by_type(store, ep["id"]) == {
+        assert deliveries_by_type(store, ep.id) == {
             "quota.warning_80pct": 1,
             "quota.exceeded": 1,
         }
@@ -407,7 +407,7 @@ def test_relay_command(
     code = main([*relay, *cancelled])
     assert code == 0
     assert "subscription.cancelled evt_cancel_1: 1" in capsys.readouterr().out
-    assert deliveries_by_type(store, ep["id"]) == {
+    assert deliveries_by_type(store, ep.id) == {
         "subscription.updated": 1,
         "subscription.cancelled": 1,
     }
