@@ -111,7 +111,7 @@ def target(demo_db_url: str) -> Iterator[Target]:
             "SVC_THREADS": "8",
         },
     )
-    out = Target(server, db_url, created.api_key)
+    out = Target(server, db_url, created["api_key"])
     try:
         yield out
     finally:
