@@ -38,6 +38,15 @@ def utc(at: Instant, name: str = "time") -> datetime:
         raise ValueError(f"{name} is out of range: {at!r}") from exc
 
 
+def utc_exact(seconds: float, name: str = "time") -> datetime:
+    """Unix seconds as an aware UTC datetime keeping the fraction of a second: for a
+    clock reading that a duration is measured from (a trial's days left round up)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise ValueError(f"{name} must be finite Unix seconds")
+    utc(seconds, name)  # the same type, finiteness and range checks
+    return datetime.fromtimestamp(seconds, UTC)
+
+
 def utc_or_none(at: Instant | None, name: str = "time") -> datetime | None:
     """``utc`` that lets None (a time that has not happened) through."""
     return None if at is None else utc(at, name)

@@ -74,3 +74,18 @@ def test_parse_refuses_text_without_a_zone_distinctly() -> None:
     with pytest.raises(ValueError):
         instants.parse_iso("0001-01-01T00:00:00+01:00")  # before year 1 in UTC
     assert instants.parse_iso(" 2026-05-01T09:00:00+09:00 ") == datetime(2026, 5, 1, tzinfo=UTC)
+
+
+@given(st.floats(0, MAX_SECONDS - 1, allow_nan=False))
+def test_exact_keeps_the_fraction_of_a_second(seconds: float) -> None:
+    exact = instants.utc_exact(seconds)
+    assert exact.tzinfo is UTC
+    # the fraction is kept to the microsecond (rounded, so at most up to the next second)
+    assert 0 <= (exact - instants.utc(seconds)).total_seconds() <= 1
+    assert abs(exact.timestamp() - seconds) < 1e-3 * max(1.0, seconds / 1e9)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), True, 1e20, "1"])
+def test_exact_refuses_what_utc_refuses(bad: Any) -> None:
+    with pytest.raises(ValueError):
+        instants.utc_exact(bad)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from svc_core import plans, quota
 from svc_core import usage as core_usage
-from svc_core.instants import utc
+from svc_core.instants import utc, utc_exact
 from svc_server.services.membership import account
 from svc_server.store import Store
 
@@ -21,7 +19,7 @@ def usage_summary(store: Store, user_id: str, now: float) -> core_usage.UsageSum
     limits = plans.effective_limits(
         consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
     )
-    at = datetime.fromtimestamp(now, UTC)
+    at = utc_exact(now)
     month = quota.quota_month(at).month
     used = store.accounts.usage(consumer["id"], month, "live")
     trial = None
