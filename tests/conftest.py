@@ -18,6 +18,7 @@ from werkzeug.test import Client
 
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
+from svc_server.http.deps import new_id
 from svc_server.store import Store, open_store
 
 settings.register_profile("ci", max_examples=100, deadline=None)
@@ -222,12 +223,17 @@ class Accounts:
 
     def consumer(self, plan: str = "pro", **kwargs: object) -> tuple[str, str]:
         """A consumer with one live key: (consumer_id, api_key)."""
-        from svc_server.services import accounts
+        from svc_server.services import consumers
 
-        out = accounts.create_consumer(
-            self.store, plan=plan, now=self.clock(), entropy=os.urandom(16), **kwargs  # type: ignore[arg-type]
+        out = consumers.create_consumer(
+            self.store,
+            plan=plan,
+            now=self.clock(),
+            entropy=os.urandom(16),
+            ids=new_id,
+            **kwargs,  # type: ignore[arg-type]
         )
-        return str(out["consumer_id"]), str(out["api_key"])
+        return str(out.consumer_id), str(out.api_key)
 
     def browser(self, email: str = "owner@example.com", sub: str | None = None) -> Client:
         """A werkzeug client holding a valid svc_session cookie for ``email``."""
@@ -235,7 +241,9 @@ class Accounts:
         from svc_server.services import sessions
 
         identity = Identity(sub=sub or "sub-" + email, email=email)
-        data = sessions.sign_in(self.store, self.app.config, identity, self.clock(), os.urandom(16))
+        data = sessions.sign_in(
+            self.store, self.app.config, identity, self.clock(), os.urandom(16), ids=new_id
+        )
         client = Client(self.app)
         client.set_cookie("svc_session", data["_cookie"], domain="localhost")
         client.user_data = data  # type: ignore[attr-defined]

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
+
+from svc_core.instants import iso
 
 BOM = "\ufeff"
 CRLF = "\r\n"
@@ -62,7 +64,7 @@ def cell_text(value: object) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("CSV datetimes must be aware (UTC)")
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return iso(value)
     if isinstance(value, date):
         return value.isoformat()
     raise TypeError(f"cannot render a {type(value).__name__} in a CSV cell")

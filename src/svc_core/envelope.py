@@ -14,6 +14,7 @@ import attrs
 
 from svc_core.caller import Caller
 from svc_core.demo import DEMO_LIMITATION as SYNTHETIC_LIMITATION
+from svc_core.instants import iso
 
 SERVICE = "svc"
 API_VERSION = "v1"
@@ -141,7 +142,7 @@ def layer_envelope(
         "disclosure_url": disclosure_url,
         "confidence": confidence,
         "source_mix": dict(sorted(source_mix.items())),
-        "generated_at": generated_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": iso(generated_at, "generated_at"),
         "count": count,
     }
     if query is not None:

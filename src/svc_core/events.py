@@ -12,17 +12,18 @@ aware ``datetime`` or Unix seconds (``int``/``float``, floored to whole seconds)
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from svc_core.errors import InvalidParams
+from svc_core.instants import Instant as Instant
+from svc_core.instants import iso as iso
+from svc_core.instants import iso_or_none
+from svc_core.instants import unix as unix
 
 Event = dict[str, Any]
-Instant = datetime | int | float
 
 WILDCARD = "*"
 EVENT_TYPES: tuple[str, ...] = (
@@ -47,36 +48,6 @@ TEST_MESSAGE = "This is a test event from svc. If your endpoint verified it, web
 _EVENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,255}")
 _ID_PART = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
-
-
-def _utc(at: Instant, name: str) -> datetime:
-    if isinstance(at, datetime):
-        if at.tzinfo is None or at.utcoffset() is None:
-            raise ValueError(f"{name} must be an aware datetime (UTC), not a naive one")
-        return at.astimezone(UTC)
-    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
-        raise ValueError(f"{name} must be an aware datetime or finite Unix seconds")
-    try:
-        return datetime.fromtimestamp(math.floor(at), UTC)
-    except (OverflowError, OSError) as exc:
-        raise ValueError(f"{name} is out of range: {at!r}") from exc
-
-
-def iso(at: Instant, name: str = "time") -> str:
-    """``at`` as ISO-8601 UTC with ``Z``, in whole seconds."""
-    return _utc(at, name).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def unix(at: Instant, name: str = "time") -> int:
-    """``at`` as whole Unix seconds (floored)."""
-    if isinstance(at, datetime):
-        return math.floor(_utc(at, name).timestamp())
-    _utc(at, name)
-    return math.floor(at)
-
-
-def _optional_iso(at: Instant | None, name: str) -> str | None:
-    return None if at is None else iso(at, name)
 
 
 def _id_part(value: str, name: str) -> str:
@@ -257,8 +228,8 @@ def _subscription(
     return {
         "id": subscription_id,
         "status": status,
-        "current_period_end": _optional_iso(current_period_end, "current_period_end"),
-        "trial_end": _optional_iso(trial_end, "trial_end"),
+        "current_period_end": iso_or_none(current_period_end, "current_period_end"),
+        "trial_end": iso_or_none(trial_end, "trial_end"),
     }
 
 

@@ -2,7 +2,7 @@
 the API, as ``Param`` does for query parameters.
 
 A declaration names the field, its JSON kind (``string``, ``enum``, ``integer``,
-``strings``), bounds, choices and description, and optionally ``check``: the domain's
+``strings``, ``array``, or ``any`` when ``check`` alone decides), bounds, choices and description, and optionally ``check``: the domain's
 own rule for the value (an ``array``'s items, a key label's characters, a CIDR list, a webhook URL, an email),
 which runs after the shape is right and returns the value to use. ``read_body`` applies
 a list of declarations to a parsed body: unknown and read-only fields, missing required
@@ -18,7 +18,7 @@ import attrs
 
 from svc_core.errors import InvalidBody
 
-FieldKind = Literal["string", "enum", "integer", "strings", "array"]
+FieldKind = Literal["string", "enum", "integer", "strings", "array", "any"]
 
 
 def kind_of(value: object) -> str:
@@ -110,7 +110,7 @@ class Field:
                     f"{self.name} has {len(value)} entries; at most {self.max_length} are allowed.",
                     hint=self.hint,
                 )
-        else:
+        elif self.kind == "string":
             if not isinstance(value, str):
                 raise InvalidBody(
                     f"{self.name} must be a string, not {kind_of(value)}.", hint=self.hint

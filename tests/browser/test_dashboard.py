@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from svc_server.services import accounts
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import open_store
 from tests.browser.conftest import ARTIFACTS, require_browser
 from tests.conftest import LiveServer, Receiver
@@ -180,11 +181,12 @@ def pro_owner(demo_db_url: str) -> Callable[[], str]:
         email = unique_email("owner")
         store = open_store(demo_db_url)
         try:
-            accounts.create_consumer(
+            consumers.create_consumer(
                 store,
                 plan="pro",
                 now=time.time(),
                 entropy=os.urandom(16),
+                ids=new_id,
                 email=email,
                 company="Browser Test Co",
             )

@@ -1,28 +1,33 @@
-"""The usage summary object of GET /api/auth/me/usage."""
+"""The usage summary object of GET /api/auth/me/usage, as served (through to_json)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.plans import DEFAULT_PLANS, effective_limits
-from svc_core.usage import TrialState, trial_summary, usage_summary
+from svc_core.usage import TrialState, usage_summary
+from svc_core.usage import trial_summary as typed_trial_summary
+from svc_server.http.convert import to_json
 
 NOW = datetime(2026, 5, 17, 12, 30, 5, tzinfo=UTC)
 
 
 def test_full_summary_shape_and_values() -> None:
     trial = TrialState(trial_ends_at=NOW + timedelta(days=2, hours=1), founding_member=True)
-    data = usage_summary(
-        plan="pro",
-        limits=effective_limits("pro", None, None),
-        used=80_000,
-        now=NOW,
-        trial=trial,
-        subscription_status="trialing",
+    data = to_json(
+        usage_summary(
+            plan="pro",
+            limits=effective_limits("pro", None, None),
+            used=80_000,
+            now=NOW,
+            trial=trial,
+            subscription_status="trialing",
+        )
     )
     assert data == {
         "plan": "pro",
@@ -46,7 +51,7 @@ def test_full_summary_shape_and_values() -> None:
 
 
 def test_starter_without_trial_or_subscription() -> None:
-    data = usage_summary("starter", DEFAULT_PLANS["starter"], 0, NOW, None, None)
+    data = to_json(usage_summary("starter", DEFAULT_PLANS["starter"], 0, NOW, None, None))
     assert data["trial"] is None
     assert data["subscription"] == {"status": None}
     assert data["current_period"]["requests_remaining"] == 1000
@@ -55,7 +60,7 @@ def test_starter_without_trial_or_subscription() -> None:
 
 def test_overrides_show_in_limits() -> None:
     limits = effective_limits("team", 500_000, 250)
-    data = usage_summary("team", limits, 600_000, NOW, None, "active")
+    data = to_json(usage_summary("team", limits, 600_000, NOW, None, "active"))
     assert data["limits"] == {"monthly_request_quota": 500_000, "rate_limit_per_minute": 250}
     assert data["current_period"]["requests_remaining"] == 0
     assert data["current_period"]["percent_used"] == 100.0
@@ -63,7 +68,9 @@ def test_overrides_show_in_limits() -> None:
 
 def test_december_period_resets_in_january() -> None:
     at = datetime(2026, 12, 31, 23, 59, tzinfo=UTC)
-    period = usage_summary("pro", DEFAULT_PLANS["pro"], 1, at, None, None)["current_period"]
+    period = to_json(usage_summary("pro", DEFAULT_PLANS["pro"], 1, at, None, None))[
+        "current_period"
+    ]
     assert (period["month"], period["resets_at"]) == ("2026-12", "2027-01-01T00:00:00Z")
 
 
@@ -104,7 +111,9 @@ def test_trial_properties(seconds_left: int, founding: bool) -> None:
 
 @given(st.integers(min_value=0, max_value=10**9))
 def test_used_and_remaining_add_up(used: int) -> None:
-    period = usage_summary("pro", DEFAULT_PLANS["pro"], used, NOW, None, None)["current_period"]
+    period = to_json(usage_summary("pro", DEFAULT_PLANS["pro"], used, NOW, None, None))[
+        "current_period"
+    ]
     assert period["requests_used"] == used
     assert period["requests_remaining"] == max(0, 100_000 - used)
     assert 0 <= period["percent_used"] <= 100
@@ -119,3 +128,8 @@ def test_bad_inputs_are_programming_errors() -> None:
         usage_summary("pro", DEFAULT_PLANS["pro"], 0, NOW.replace(tzinfo=None), None, None)
     with pytest.raises(ValueError, match="aware"):
         TrialState(trial_ends_at=NOW.replace(tzinfo=None), founding_member=False)
+
+
+def trial_summary(trial: TrialState, now: datetime) -> Any:
+    """The trial object as served."""
+    return to_json(typed_trial_summary(trial, now))

@@ -17,8 +17,9 @@ from urllib.parse import urlsplit
 import attrs
 
 from svc_server.config import Config
+from svc_server.http.deps import new_id
 from svc_server.identity import Identity
-from svc_server.services import accounts, sessions
+from svc_server.services import consumers, sessions
 from svc_server.store import Store
 from svc_server.store.base import fetchall
 from tests.conftest import TEST_SECRET, LiveServer
@@ -222,7 +223,7 @@ def consumer(store: Store, email: str, *, monthly_quota: int, rate_limit: int) -
     """A pro consumer owned by ``email`` with one live key and its own limits:
     (consumer_id, api_key). The operator's path, as ``svc consumer create
     --monthly-quota N --rate-limit N`` takes it."""
-    out = accounts.create_consumer(
+    out = consumers.create_consumer(
         store,
         plan="pro",
         now=time.time(),
@@ -230,8 +231,9 @@ def consumer(store: Store, email: str, *, monthly_quota: int, rate_limit: int) -
         email=email,
         monthly_quota=monthly_quota,
         rate_limit=rate_limit,
+        ids=new_id,
     )
-    return str(out["consumer_id"]), str(out["api_key"])
+    return str(out.consumer_id), str(out.api_key)
 
 
 def session_cookie(store: Store, email: str) -> str:
@@ -242,6 +244,7 @@ def session_cookie(store: Store, email: str) -> str:
         Identity(sub="idp|" + email, email=email),
         time.time(),
         os.urandom(16),
+        ids=new_id,
     )
     return f"svc_session={signed['_cookie']}"
 

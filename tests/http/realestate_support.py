@@ -24,7 +24,8 @@ from werkzeug.test import Client, TestResponse
 from svc_server import ingest
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
-from svc_server.services import accounts
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW, TEST_SECRET, FakeClock
 
@@ -159,10 +160,12 @@ class Api:
     """A werkzeug client calling the real-estate API with one consumer's key."""
 
     def __init__(self, app: SvcApp, plan: str = "pro") -> None:
-        out = accounts.create_consumer(app.store, plan=plan, now=RE_NOW, entropy=os.urandom(16))
+        out = consumers.create_consumer(
+            app.store, plan=plan, now=RE_NOW, entropy=os.urandom(16), ids=new_id
+        )
         self.app = app
-        self.consumer_id = str(out["consumer_id"])
-        self.key = str(out["api_key"])
+        self.consumer_id = str(out.consumer_id)
+        self.key = str(out.api_key)
         self.client = Client(app)
 
     def get(

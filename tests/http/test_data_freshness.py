@@ -17,7 +17,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from svc_server.services import accounts
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import open_store
 from svc_server.store.realestate import VERSION_TTL
 from tests.conftest import LiveServer
@@ -83,9 +84,9 @@ def test_another_process_load_is_served_within_a_second(
     store = open_store(url)
     store.migrate()
     key = str(
-        accounts.create_consumer(store, plan="pro", now=time.time(), entropy=os.urandom(16))[
-            "api_key"
-        ]
+        consumers.create_consumer(
+            store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
+        ).api_key
     )
     store.close()
     server = live_server_factory(url, workers=2)

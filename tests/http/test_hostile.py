@@ -31,8 +31,9 @@ from werkzeug.test import Client, TestResponse
 from svc_server import ingest
 from svc_server.app import SvcApp
 from svc_server.config import Config
+from svc_server.http.deps import new_id
 from svc_server.identity import Identity
-from svc_server.services import accounts as account_service
+from svc_server.services import consumers as consumer_service
 from svc_server.services import sessions
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, FakeClock, LiveServer
@@ -746,8 +747,13 @@ def live(
     db_url: str, live_server_factory: Callable[..., LiveServer], store: Store
 ) -> tuple[LiveServer, str, str]:
     """A server with small configured limits, its store, a key and an owner's cookie."""
-    created = account_service.create_consumer(
-        store, plan="pro", now=1_790_000_000, entropy=b"k" * 16, email="live@example.com"
+    created = consumer_service.create_consumer(
+        store,
+        plan="pro",
+        now=1_790_000_000,
+        entropy=b"k" * 16,
+        email="live@example.com",
+        ids=new_id,
     )
     server = live_server_factory(
         db_url,
@@ -763,8 +769,9 @@ def live(
         Identity(sub="idp|live", email="live@example.com"),
         time.time(),
         b"s" * 16,
+        ids=new_id,
     )
-    return server, str(created["api_key"]), str(signed["_cookie"])
+    return server, str(created.api_key), str(signed["_cookie"])
 
 
 def keys_post(cookie: str, body: bytes, **extra: bytes) -> bytes:

@@ -33,7 +33,8 @@ from svc_core.markets import (
     publishable_rows,
 )
 from svc_server.app import SvcApp
-from svc_server.services import accounts as account_service
+from svc_server.http.deps import new_id
+from svc_server.services import consumers as consumer_service
 from svc_server.store import Store, open_store
 from tests.conftest import Accounts, FakeClock, LiveServer
 from tests.server.markets_support import (
@@ -512,9 +513,9 @@ def test_no_http_answer_or_pair_of_answers_reveals_fewer_than_three_listings(
             load_activity(store, activities[::2], path="a1.csv")
             load_activity(store, activities[1::2], path="a2.csv")
             client = Client(make_app(store))
-            key = account_service.create_consumer(
-                store, plan="internal", now=clock(), entropy=os.urandom(16)
-            )["api_key"]
+            key = consumer_service.create_consumer(
+                store, plan="internal", now=clock(), entropy=os.urandom(16), ids=new_id
+            ).api_key
             answers = _answers(client, key)
             dims = get(client, DIMENSIONS, key).get_json()
         finally:
@@ -582,9 +583,9 @@ def test_pulse_and_headers_through_a_real_server(
         store.migrate()
         load_fixture(store, "listings")
         load_fixture(store, "activity")
-        key = account_service.create_consumer(
-            store, plan="pro", now=time.time(), entropy=os.urandom(16)
-        )["api_key"]
+        key = consumer_service.create_consumer(
+            store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
+        ).api_key
     finally:
         store.close()
     server = live_server_factory(sqlite_url)

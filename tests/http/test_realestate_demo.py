@@ -23,6 +23,7 @@ import pytest
 from svc_core.demo import DEMO_LIMITATION, SEOUL_DONGS, demo_districts
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_server.app import SvcApp
+from svc_server.http.deps import new_id
 from svc_server.store import Store, open_store
 from tests.conftest import LiveServer
 from tests.http.realestate_support import ROOT, Api, assert_layer_envelope, make_app
@@ -237,11 +238,13 @@ def test_the_examples_run_with_curl_against_svc_serve(
     server: LiveServer = live_server_factory(demo_db_url)
     store = open_store(demo_db_url)
     try:
-        from svc_server.services import accounts
+        from svc_server.services import consumers
 
         def key(plan: str) -> str:
-            out = accounts.create_consumer(store, plan=plan, now=2e9, entropy=os.urandom(16))
-            return str(out["api_key"])
+            out = consumers.create_consumer(
+                store, plan=plan, now=2e9, entropy=os.urandom(16), ids=new_id
+            )
+            return str(out.api_key)
 
         env = {
             "BASE": server.url,

@@ -27,6 +27,7 @@ from schemathesis.engine import Status, events, from_schema
 
 from svc_server import routes
 from svc_server.config import Config
+from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.openapi import build_document, operation_key
 from svc_server.services import sessions
@@ -78,6 +79,7 @@ class Target:
             Identity(sub="idp|fuzz", email=OWNER),
             time.time(),
             os.urandom(16),
+            ids=new_id,
         )
         return str(data["_cookie"])
 

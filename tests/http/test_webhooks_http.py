@@ -18,6 +18,7 @@ from werkzeug.test import Client
 from svc_core import signing
 from svc_server.config import Config
 from svc_server.delivery import sender
+from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.services import sessions
 from svc_server.store import Store, open_store
@@ -551,6 +552,7 @@ def test_live_server_with_inline_worker_delivers_a_key_event(
             Identity(sub="live-owner", email="live@example.com"),
             time.time(),
             os.urandom(16),
+            ids=new_id,
         )
     finally:
         store.close()

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 from werkzeug.test import Client
 
-from svc_server.services import accounts as account_service
+from svc_server.http.deps import new_id
+from svc_server.services import consumers as consumer_service
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock
 from tests.server.accounts_support import DATA_PATH, events_of, execute, run_processes
@@ -230,7 +231,7 @@ def test_quota_is_exact_across_processes(
     db_url: str, store: Store, accounts: Accounts, clock: FakeClock
 ) -> None:
     """4 processes x 50 requests at a quota of 100: exactly 100 succeed, the rest 402."""
-    row = account_service.create_consumer(
+    row = consumer_service.create_consumer(
         store,
         plan="pro",
         now=clock(),
@@ -238,8 +239,9 @@ def test_quota_is_exact_across_processes(
         email="load@example.com",
         monthly_quota=100,
         rate_limit=100_000,
+        ids=new_id,
     )
-    consumer_id, key = str(row["consumer_id"]), str(row["api_key"])
+    consumer_id, key = str(row.consumer_id), str(row.api_key)
     statuses = run_processes(db_url, key, processes=4, per_process=50, now=clock())
     assert len(statuses) == 200
     assert statuses.count(200) == 100

@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
-from svc_server.services import accounts as account_service
+from svc_server.http.deps import new_id
+from svc_server.services import consumers as consumer_service
+from svc_server.services import keys as key_service
 from svc_server.store import Store
 from tests.conftest import Accounts, FakeClock
 from tests.server.accounts_support import DATA_PATH, run_processes
@@ -94,7 +96,7 @@ def test_keys_of_one_consumer_share_its_limit(
 ) -> None:
     consumer_id, first = accounts.consumer("pro", rate_limit=2, email="ana@example.com")
     with store.db.transaction() as tx:
-        second, _ = account_service._new_key(
+        second = key_service.new_key(
             store,
             tx,
             consumer_id,
@@ -104,7 +106,8 @@ def test_keys_of_one_consumer_share_its_limit(
             ip_allowlist=(),
             now=clock(),
             entropy=bytes(16),
-        )
+            ids=new_id,
+        ).key
     assert call(client, first)[0] == 200
     assert call(client, second)[0] == 200
     assert call(client, first)[0] == 429
@@ -128,10 +131,10 @@ def test_cookie_callers_get_60_per_minute_per_user(accounts: Accounts, clock: Fa
 
 def test_rate_limit_holds_across_processes(db_url: str, store: Store, clock: FakeClock) -> None:
     """4 processes x 15 requests against a limit of 20 in one window: exactly 20 admitted."""
-    row = account_service.create_consumer(
-        store, plan="pro", now=clock(), entropy=bytes(range(16)), rate_limit=20
+    row = consumer_service.create_consumer(
+        store, plan="pro", now=clock(), entropy=bytes(range(16)), rate_limit=20, ids=new_id
     )
-    statuses = run_processes(db_url, str(row["api_key"]), processes=4, per_process=15, now=clock())
+    statuses = run_processes(db_url, str(row.api_key), processes=4, per_process=15, now=clock())
     assert statuses.count(200) == 20
     assert statuses.count(429) == 40
 

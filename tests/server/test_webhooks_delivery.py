@@ -17,8 +17,10 @@ import pytest
 from svc_core import events as core_events
 from svc_core import signing
 from svc_core.errors import InvalidParams
+from svc_server.delivery import attempt as delivery
 from svc_server.delivery.worker import STOPPED_DURING_SEND, Worker
-from svc_server.services import accounts as account_service
+from svc_server.http.deps import new_id
+from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import webhooks
 from svc_server.store import Store
@@ -30,13 +32,13 @@ PUBLIC_IP = "93.184.216.34"
 def owner(store: Store, clock: FakeClock, email: str | None = None) -> tuple[str, str]:
     """A pro consumer and its owner: (consumer_id, user_id)."""
     email = email or f"{uuid.uuid4().hex[:8]}@example.com"
-    out = account_service.create_consumer(
-        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email
+    out = consumer_service.create_consumer(
+        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, ids=new_id
     )
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(out["consumer_id"]), str(user["id"])
+    return str(out.consumer_id), str(user["id"])
 
 
 def endpoint(
@@ -48,7 +50,7 @@ def endpoint(
     *,
     allow_private: bool = True,
     resolver: Callable[[str, int], list[str]] | None = None,
-) -> dict[str, Any]:
+) -> webhooks.CreatedEndpoint:
     body: dict[str, Any] = {"url": url}
     if events is not None:
         body["events"] = events
@@ -60,6 +62,7 @@ def endpoint(
         os.urandom(32),
         allow_private=allow_private,
         resolver=resolver,
+        ids=new_id,
     )
 
 
@@ -112,17 +115,15 @@ def test_delivery_request_headers_body_and_signature(
     match = re.fullmatch(r"t=(\d+),v1=([0-9a-f]{64})", headers["X-Svc-Signature"])
     assert match is not None
     assert int(match.group(1)) == int(clock())
-    key = bytes.fromhex(ep["secret_plaintext"].removeprefix("whsec_"))
+    key = bytes.fromhex(ep.secret_plaintext.removeprefix("whsec_"))
     expected = hmac.new(key, match.group(1).encode() + b"." + request.body, hashlib.sha256)
     assert hmac.compare_digest(expected.hexdigest(), match.group(2))
     assert (
-        signing.verify(
-            request.body, headers["X-Svc-Signature"], ep["secret_plaintext"], now=clock()
-        )
+        signing.verify(request.body, headers["X-Svc-Signature"], ep.secret_plaintext, now=clock())
         == event
     )
 
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "delivered"
     assert row["http_status"] == 200
     assert row["attempt_count"] == 1
@@ -139,15 +140,15 @@ def test_server_error_is_failed_with_an_excerpt_and_counted(
     publish_key_revoked(store, consumer_id, clock())
     Worker(store, allow_private=True, clock=clock).run_once()
 
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "failed"
     assert row["http_status"] == 500
     assert row["error_message"] == "HTTP 500: boom database down"
-    assert endpoint_state(store, ep["id"])["consecutive_failures"] == 1
+    assert endpoint_state(store, ep.id)["consecutive_failures"] == 1
     hook.status = 204
     publish_key_revoked(store, consumer_id, clock())
     Worker(store, allow_private=True, clock=clock).run_once()
-    assert endpoint_state(store, ep["id"])["consecutive_failures"] == 0
+    assert endpoint_state(store, ep.id)["consecutive_failures"] == 0
 
 
 def test_redirect_is_a_failure_and_is_not_followed(
@@ -160,7 +161,7 @@ def test_redirect_is_a_failure_and_is_not_followed(
     ep = endpoint(store, clock, user_id, hook.url)
     publish_key_revoked(store, consumer_id, clock())
     Worker(store, allow_private=True, clock=clock).run_once()
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert (row["status"], row["http_status"]) == ("failed", 307)
     assert "redirect" in row["error_message"]
     assert len(hook.requests) == 1
@@ -176,12 +177,12 @@ def test_receiver_slower_than_5_seconds_is_failed(
     ep = endpoint(store, clock, user_id, hook.url)
     publish_key_revoked(store, consumer_id, clock())
     Worker(store, allow_private=True, clock=clock).run_once()
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "failed"
     assert row["http_status"] is None
     assert row["error_message"].startswith("timeout after 5.0s")
     assert 4900 <= row["duration_ms"] < 6000
-    assert endpoint_state(store, ep["id"])["consecutive_failures"] == 1
+    assert endpoint_state(store, ep.id)["consecutive_failures"] == 1
 
 
 def test_eleventh_consecutive_failure_disables_and_later_events_are_not_sent(
@@ -196,17 +197,17 @@ def test_eleventh_consecutive_failure_disables_and_later_events_are_not_sent(
     Worker(store, allow_private=True, clock=clock).run_once()
 
     assert len(hook.requests) == 11
-    state = endpoint_state(store, ep["id"])
+    state = endpoint_state(store, ep.id)
     assert state["status"] == "disabled_after_failure"
     assert state["consecutive_failures"] == 11
     assert state["disabled_at"] == int(clock())
-    rows = delivery_rows(store, ep["id"])
+    rows = delivery_rows(store, ep.id)
     assert [r["attempt_count"] for r in rows] == [1] * 11 + [0]
     assert rows[-1]["status"] == "failed"
-    assert rows[-1]["error_message"] == webhooks.NOT_SENT_DISABLED
+    assert rows[-1]["error_message"] == delivery.NOT_SENT_DISABLED
     # a disabled endpoint is not queued for new events
     publish_key_revoked(store, consumer_id, clock())
-    assert len(delivery_rows(store, ep["id"])) == 12
+    assert len(delivery_rows(store, ep.id)) == 12
 
 
 def test_failures_below_the_limit_keep_the_endpoint_active(
@@ -219,7 +220,7 @@ def test_failures_below_the_limit_keep_the_endpoint_active(
         publish_key_revoked(store, consumer_id, clock())
         clock.advance(1)
     Worker(store, allow_private=True, clock=clock).run_once()
-    state = endpoint_state(store, ep["id"])
+    state = endpoint_state(store, ep.id)
     assert (state["status"], state["consecutive_failures"]) == ("active", 10)
 
 
@@ -274,13 +275,13 @@ def test_revoking_settles_queued_deliveries_unsent(
     consumer_id, user_id = owner(store, clock)
     ep = endpoint(store, clock, user_id, hook.url)
     publish_key_revoked(store, consumer_id, clock())
-    webhooks.revoke_endpoint(store, user_id, ep["id"], clock())
+    webhooks.revoke_endpoint(store, user_id, ep.id, clock())
     Worker(store, allow_private=True, clock=clock).run_once()
     assert hook.requests == []
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert (row["status"], row["error_message"], row["attempt_count"]) == (
         "failed",
-        webhooks.NOT_SENT_REVOKED,
+        delivery.NOT_SENT_REVOKED,
         0,
     )
 
@@ -304,7 +305,7 @@ def test_claim_of_a_crashed_worker_is_sent_later_exactly_once(
     assert healthy.run_once() == 1
     assert crashed.deliver(job) is None  # the old claim is gone: no second send
     assert len(hook.requests) == 1
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "delivered"
 
 
@@ -325,9 +326,9 @@ def test_send_interrupted_by_a_crash_is_failed_and_never_resent(
     assert (maintenance.released, maintenance.failed) == (0, 1)
     assert Worker(store, allow_private=True, clock=clock).run_once() == 0
     assert hook.requests == []
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert (row["status"], row["error_message"]) == ("failed", STOPPED_DURING_SEND)
-    assert endpoint_state(store, ep["id"])["consecutive_failures"] == 0
+    assert endpoint_state(store, ep.id)["consecutive_failures"] == 0
 
 
 def test_inline_worker_thread_delivers_and_stops(
@@ -367,7 +368,7 @@ def test_loopback_target_is_refused_when_the_development_setting_is_off(
     publish_key_revoked(store, consumer_id, clock())
     Worker(store, allow_private=False, clock=clock).run_once()
     assert hook.requests == []
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "failed"
     assert row["error_message"].startswith("refused:")
     assert row["http_status"] is None
@@ -410,7 +411,7 @@ def test_host_that_resolves_differently_at_send_time_is_refused(
     Worker(store, allow_private=False, clock=clock, resolver=dns).run_once()
     assert dns.calls == 2
     assert hook.requests == []
-    [row] = delivery_rows(store, ep["id"])
+    [row] = delivery_rows(store, ep.id)
     assert row["status"] == "failed"
     assert row["error_message"].startswith("refused: The webhook url resolves to a non-public")
 

@@ -23,8 +23,10 @@ from svc_core.errors import InvalidParams, NotFound
 from svc_server.app import SvcApp
 from svc_server.cli import main
 from svc_server.delivery.worker import Worker
-from svc_server.services import accounts as account_service
+from svc_server.http.deps import new_id
+from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
+from svc_server.services import keys as key_service
 from svc_server.services import webhooks
 from svc_server.store import Store
 from tests.conftest import ORIGIN, ROOT, Accounts, FakeClock, Receiver
@@ -54,17 +56,17 @@ def consumer_with_endpoints(
 ) -> tuple[str, str, str, list[dict[str, Any]]]:
     """A pro consumer with endpoints: (consumer_id, api_key, user_id, endpoints)."""
     email = f"{uuid.uuid4().hex[:8]}@example.com"
-    out = account_service.create_consumer(
-        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, **consumer
+    out = consumer_service.create_consumer(
+        store, plan="pro", now=clock(), entropy=os.urandom(16), email=email, ids=new_id, **consumer
     )
     user_id = user_of(store, email)
     made = [
         webhooks.create_endpoint(
-            store, user_id, {"url": url}, clock(), os.urandom(32), allow_private=True
+            store, user_id, {"url": url}, clock(), os.urandom(32), allow_private=True, ids=new_id
         )
         for url in urls
     ]
-    return str(out["consumer_id"]), str(out["api_key"]), user_id, made
+    return str(out.consumer_id), str(out.api_key), user_id, made
 
 
 def deliveries_by_type(store: Store, endpoint_id: str) -> dict[str, int]:
@@ -116,7 +118,7 @@ def test_quota_events_fire_once_per_threshold_and_month(
     assert exceeded["data"]["usage"]["percent"] == 100.0
     for request in hook.requests:
         signing.verify(
-            request.body, request.headers["X-Svc-Signature"], ep["secret_plaintext"], now=clock()
+            request.body, request.headers["X-Svc-Signature"], ep.secret_plaintext, now=clock()
         )
 
     # a new UTC month resets the markers
@@ -140,9 +142,9 @@ def test_one_call_can_cross_both_thresholds(
     _, key, _, [ep] = consumer_with_endpoints(store, clock, [hook.url], monthly_quota=2)
     client = Client(hook_app)
     assert client.get(DATA, headers={"X-API-Key": key}).status_code == 200
-    assert deliveries_by_type(store, ep["id"]) == {}
+    assert deliveries_by_type(store, ep.id) == {}
     assert client.get(DATA, headers={"X-API-Key": key}).status_code == 200  # 80% and 100%
-    assert deliveries_by_type(store, ep["id"]) == {"quota.warning_80pct": 1, "quota.exceeded": 1}
+    assert deliveries_by_type(store, ep.id) == {"quota.warning_80pct": 1, "quota.exceeded": 1}
     deliver(store, clock)
     assert [(e["type"], e["data"]["usage"]["current"]) for e in hook.events()] == [
         ("quota.warning_80pct", 2),
@@ -205,7 +207,7 @@ def test_processes_crossing_the_thresholds_together_fire_each_once(
     assert sorted(codes) == [200] * 10 + [402] * 8
 
     for ep in endpoints:
-        assert deliveries_by_type(store, ep["id"]) == {
+        assert deliveries_by_type(store, ep.id) == {
             "quota.warning_80pct": 1,
             "quota.exceeded": 1,
         }
@@ -249,7 +251,7 @@ def test_key_rotation_and_revocation_publish_their_events(
     )
     revoked_at = int(clock())
     clock.advance(5)
-    account_service.revoke_key(store, old["id"], clock(), actor="admin")  # svc key revoke
+    key_service.revoke_key(store, old["id"], clock(), actor="admin")  # svc key revoke
     assert deliver(store, clock) == 3
 
     first, second, third = hook.events()
@@ -405,7 +407,7 @@ def test_relay_command(
     code = main([*relay, *cancelled])
     assert code == 0
     assert "subscription.cancelled evt_cancel_1: 1" in capsys.readouterr().out
-    assert deliveries_by_type(store, ep["id"]) == {
+    assert deliveries_by_type(store, ep.id) == {
         "subscription.updated": 1,
         "subscription.cancelled": 1,
     }

@@ -9,8 +9,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams
+from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import SendResult
-from svc_server.services import webhooks
+from svc_server.services import delivery_log
 from svc_server.services.events import _instant
 
 
@@ -18,7 +19,7 @@ from svc_server.services.events import _instant
 def test_limit_is_a_plain_decimal_from_1_to_200_or_400(limit: str | None) -> None:
     params = {} if limit is None else {"limit": limit}
     try:
-        got, offset = webhooks.page(params)
+        got, offset = delivery_log.page(params)
     except InvalidParams:
         assert limit is not None
         assert not (limit.isascii() and limit.isdigit() and 1 <= int(limit) <= 200)
@@ -31,7 +32,7 @@ def test_limit_is_a_plain_decimal_from_1_to_200_or_400(limit: str | None) -> Non
 @given(offset=st.one_of(st.text(max_size=12), st.integers(-5, 2**32).map(str)))
 def test_offset_is_a_plain_decimal_up_to_2_31_minus_1_or_400(offset: str) -> None:
     try:
-        _, got = webhooks.page({"offset": offset})
+        _, got = delivery_log.page({"offset": offset})
     except InvalidParams:
         assert not (offset.isascii() and offset.isdigit() and int(offset) <= 2**31 - 1)
         return
@@ -87,13 +88,13 @@ def test_logged_errors_are_printable_and_bounded(
         response_excerpt=excerpt,
         address=None,
     )
-    text = webhooks.error_text(result)
+    text = delivery.error_text(result)
     if ok:
         assert text is None
         return
     assert text is not None
     assert text.isprintable()
     assert text == text.strip()
-    assert len(text) <= 2 * webhooks.ERROR_EXCERPT + 2
+    assert len(text) <= 2 * delivery.ERROR_EXCERPT + 2
     if excerpt and excerpt.strip() and excerpt.isprintable() and len(excerpt) < 100:
         assert text.endswith(": " + " ".join(excerpt.split()))

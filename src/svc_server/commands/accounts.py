@@ -10,8 +10,12 @@ from typing import Any
 
 from svc_core import plans
 from svc_core.errors import NotFound
+from svc_core.instants import iso_or_none
 from svc_server.commands.base import store_from_args
-from svc_server.services import accounts
+from svc_server.http.convert import to_json
+from svc_server.http.deps import new_id
+from svc_server.services import consumers, keys
+from svc_server.services.membership import parse_id
 
 
 def _positive(text: str) -> int:
@@ -69,11 +73,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_create(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        out = accounts.create_consumer(
+        out = consumers.create_consumer(
             store,
             plan=args.plan,
             now=time.time(),
             entropy=os.urandom(16),
+            ids=new_id,
             email=args.email,
             company=args.company,
             monthly_quota=args.monthly_quota,
@@ -82,10 +87,10 @@ def cmd_create(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps({"consumer_id": out["consumer_id"], "api_key": out["api_key"]}))
+        print(json.dumps({"consumer_id": out.consumer_id, "api_key": out.api_key}))
     else:
-        print(f"consumer {out['consumer_id']} (plan {out['plan']})")
-        print(f"API key (shown once): {out['api_key']}")
+        print(f"consumer {out.consumer_id} (plan {out.plan})")
+        print(f"API key (shown once): {out.api_key}")
     return 0
 
 
@@ -102,7 +107,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "company_name": row["company_name"],
             "status": row["status"],
             "active_keys": int(row["active_keys"]),
-            "created_at": accounts.iso(row["created_at"]),
+            "created_at": iso_or_none(row["created_at"]),
         }
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
@@ -114,7 +119,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_set_plan(args: argparse.Namespace) -> int:
-    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    consumer_id = parse_id(args.consumer_id, "consumer id")
     store = store_from_args(args)
     try:
         with store.db.transaction() as tx:
@@ -127,7 +132,7 @@ def cmd_set_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
-    consumer_id = accounts.parse_id(args.consumer_id, "consumer id")
+    consumer_id = parse_id(args.consumer_id, "consumer id")
     store = store_from_args(args)
     now = time.time()
     try:
@@ -136,7 +141,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
     finally:
         store.close()
     for row in rows:
-        item = accounts.key_row(row, now)
+        item = to_json(keys.key_row(row, now))
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
         else:
@@ -149,7 +154,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 def cmd_key_revoke(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        accounts.revoke_key(store, args.key_id, time.time(), actor="admin")
+        keys.revoke_key(store, args.key_id, time.time(), actor="admin")
     finally:
         store.close()
     print(f"key {args.key_id} revoked")

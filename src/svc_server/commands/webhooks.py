@@ -15,7 +15,7 @@ from svc_server.commands.base import config_from_args, store_from_args
 from svc_server.commands.core import setup_logging
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
 from svc_server.services import events as event_service
-from svc_server.services.accounts import parse_id
+from svc_server.services.membership import parse_id
 
 
 def _interval(text: str) -> float:

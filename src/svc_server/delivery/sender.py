@@ -8,6 +8,9 @@ default) covers DNS, connect, TLS, sending and reading the status and headers; e
 socket operation gets only what is left of it. Redirects are never followed (a 3xx is a
 failure), at most ``max_body`` bytes of the reply are read, and network problems come
 back as a failed ``SendResult`` instead of an exception.
+
+``resolve_public`` is the same address check with the same bounded lookup, for the
+moment a URL is registered.
 """
 
 from __future__ import annotations
@@ -130,25 +133,24 @@ class _DeadlineSocket:
         return None
 
 
-def _resolve_within(
-    resolver: Resolver, host: str, port: int, deadline: _Deadline
-) -> Resolver | None:
-    """Run the resolver in a helper thread; None when it outlives the deadline.
+def _resolve_within(resolver: Resolver, host: str, port: int, seconds: float) -> Resolver | None:
+    """Run the resolver in a helper thread; None when it outlives ``seconds``.
 
-    ``getaddrinfo`` has no timeout of its own. A lookup still running at the deadline is
-    abandoned in its daemon thread.
+    ``getaddrinfo`` has no timeout of its own. A lookup still running then is abandoned
+    in its daemon thread. The returned resolver replays the answer (or its error) for
+    ``resolve_and_check``.
     """
     outcome: list[list[str] | Exception] = []
 
     def run() -> None:
         try:
             outcome.append(list(resolver(host, port)))
-        except Exception as exc:  # handed back to resolve_and_check below
+        except Exception as exc:  # handed back to resolve_and_check
             outcome.append(exc)
 
     worker = threading.Thread(target=run, name="svc-webhook-resolve", daemon=True)
     worker.start()
-    worker.join(max(0.0, deadline.at - time.monotonic()))
+    worker.join(max(0.0, seconds))
     if not outcome:
         return None
     result = outcome[0]
@@ -159,6 +161,26 @@ def _resolve_within(
         return result
 
     return answer
+
+
+def resolve_public(
+    target: ParsedTarget,
+    *,
+    allow_private: bool,
+    resolver: Resolver | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[str]:
+    """The target's addresses, refusing non-public ones (``InvalidParams``): the check a
+    URL passes when it is registered, with ``timeout`` seconds for the lookup."""
+    lookup = resolver or system_resolver
+    if literal_address(target.host) is None:  # a literal is judged without a lookup
+        answered = _resolve_within(lookup, target.host, target.port, timeout)
+        if answered is None:
+            raise InvalidParams(
+                f"The webhook url's host {target.host!r} did not resolve within {timeout:g} s."
+            )
+        lookup = answered
+    return resolve_and_check(target.host, target.port, lookup, allow_private)
 
 
 def _connect(
@@ -282,7 +304,9 @@ def send(
     try:
         target = check_webhook_url(url, allow_private=allow_private, allow_http=allow_http)
         if literal_address(target.host) is None:
-            answered = _resolve_within(resolve, target.host, target.port, deadline)
+            answered = _resolve_within(
+                resolve, target.host, target.port, deadline.at - time.monotonic()
+            )
             if answered is None:
                 return failed(f"timeout after {float(timeout)}s (resolving {target.host})")
             resolve = answered

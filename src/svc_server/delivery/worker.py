@@ -8,7 +8,7 @@ coordinate only through the ``deliveries`` table:
    oldest pending row of each active endpoint that has nothing in flight, so each
    endpoint gets its events one at a time, in creation order (best effort).
 2. **Send.** Just before the request, ``claimed`` becomes ``sending`` (compare-and-set on
-   the claim), then ``services.webhooks.attempt`` signs with a fresh timestamp, sends
+   the claim), then ``delivery.attempt.attempt`` signs with a fresh timestamp, sends
    through the SSRF-checked sender (5 s in all, no redirects, no retries) and records
    ``delivered`` or ``failed`` with the endpoint's failure count in one transaction.
 3. **Sweep.** A worker that stops (crash, kill, restart) leaves rows behind. After
@@ -18,7 +18,11 @@ coordinate only through the ``deliveries`` table:
    retried": the request may have reached the receiver, and v1 never sends twice. Such
    a failure does not count toward disabling the endpoint (it was not the receiver's).
 
-The periodic job publishes ``subscription.trial_will_end`` (``services.events``).
+The periodic job publishes ``subscription.trial_will_end`` (``services.events``): that
+use case is the only thing ``delivery/`` imports from ``services/``, and only this
+module does. ``services.webhooks`` calls down into ``delivery.attempt`` and
+``delivery.sender``; ``services.events`` imports nothing from ``delivery/``, so no
+import circle runs through here.
 """
 
 from __future__ import annotations
@@ -37,10 +41,10 @@ import attrs
 
 from svc_core.netguard import Resolver
 from svc_server.config import Config
+from svc_server.delivery import attempt as delivery
+from svc_server.delivery.attempt import DeliveryJob
 from svc_server.delivery.sender import SendResult
 from svc_server.services import events as event_service
-from svc_server.services import webhooks
-from svc_server.services.webhooks import DeliveryJob
 from svc_server.store import Store
 
 log = logging.getLogger("svc.worker")
@@ -100,8 +104,8 @@ class Worker:
             released = self.store.webhooks.release_stale_claims(tx, before)
             failed = self.store.webhooks.fail_stale_sends(tx, before, STOPPED_DURING_SEND, now)
             for status, message in (
-                ("revoked", webhooks.NOT_SENT_REVOKED),
-                ("disabled_after_failure", webhooks.NOT_SENT_DISABLED),
+                ("revoked", delivery.NOT_SENT_REVOKED),
+                ("disabled_after_failure", delivery.NOT_SENT_DISABLED),
             ):
                 self.store.webhooks.fail_orphans(tx, status, message, now)
         notices = event_service.notify_trials_ending(self.store, self.clock())
@@ -115,7 +119,7 @@ class Worker:
         """Claim up to ``limit`` deliveries (at most one per endpoint)."""
         with self.store.db.transaction() as tx:
             rows = self.store.webhooks.claim(tx, self.worker_id, int(self.clock()), limit)
-        return [webhooks.job_from_row(r) for r in rows]
+        return [delivery.job_from_row(r) for r in rows]
 
     def deliver(self, job: DeliveryJob) -> SendResult | None:
         """Send one claimed delivery; None when the claim was lost to a sweep."""
@@ -125,7 +129,7 @@ class Worker:
             )
         if not started:
             return None
-        result = webhooks.attempt(
+        result = delivery.attempt(
             self.store,
             job,
             self.worker_id,

@@ -4,26 +4,28 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
-from svc_core.errors import InvalidBody, JwtInvalid, SvcError, UsageFailed
+from svc_core.bodies import SESSION_FIELDS
+from svc_core.errors import JwtInvalid, SvcError, UsageFailed
+from svc_core.fields import read_body
 from svc_server.http import auth
 from svc_server.http.context import Ctx
+from svc_server.http.convert import to_json
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import accounts, sessions
+from svc_server.services import keys, sessions, team, usage
 
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
     if ctx.request.headers.get("Origin") not in (None, ""):
         auth.check_origin(ctx.request, deps.config)  # no sign-in from another site's page
     body = json_body(ctx, deps)
-    unknown = sorted(set(body) - {"jwt"})
-    if unknown:
-        raise InvalidBody(f"Unknown field {unknown[0]!r}.", hint='Send {"jwt": "<token>"}.')
-    token = body.get("jwt")
-    if not isinstance(token, str) or not token:
+    if not body:  # a sign-in without a token is a refused token (401); unknown fields are 400
         raise JwtInvalid('Send the identity provider\'s token as {"jwt": "..."}.')
+    token = read_body(SESSION_FIELDS, body)["jwt"]
     identity = deps.verifier().verify(token, now=ctx.now)
-    data = sessions.sign_in(deps.store, deps.config, identity, ctx.now, deps.entropy(16))
+    data = sessions.sign_in(
+        deps.store, deps.config, identity, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
     cookie = data.pop("_cookie")
     response = account_reply(ctx, {"data": data})
     auth.set_cookie(deps.config, response, cookie)
@@ -40,7 +42,7 @@ def delete_session(ctx: Ctx, deps: Deps) -> Response:
 
 def get_usage(ctx: Ctx, deps: Deps) -> Response:
     try:
-        data = accounts.usage_summary(deps.store, user_of(ctx), ctx.now)
+        data = usage.usage_summary(deps.store, user_of(ctx), ctx.now)
     except SvcError:
         raise
     except Exception as exc:  # SPEC: a failed usage read is 500 USAGE_FAILED (app logs it)
@@ -49,51 +51,57 @@ def get_usage(ctx: Ctx, deps: Deps) -> Response:
 
 
 def list_keys(ctx: Ctx, deps: Deps) -> Response:
-    return account_reply(ctx, {"data": accounts.list_keys(deps.store, user_of(ctx), ctx.now)})
+    return account_reply(ctx, {"data": keys.list_keys(deps.store, user_of(ctx), ctx.now)})
 
 
 def create_key(ctx: Ctx, deps: Deps) -> Response:
     body = json_body(ctx, deps)
-    row = accounts.create_key(deps.store, user_of(ctx), body, ctx.now, deps.entropy(16))
+    row = keys.create_key(
+        deps.store, user_of(ctx), body, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
     return account_reply(ctx, {"data": row})
 
 
 def patch_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
     body = json_body(ctx, deps)
     return account_reply(
-        ctx, {"data": accounts.patch_key(deps.store, user_of(ctx), key_id, body, ctx.now)}
+        ctx, {"data": keys.patch_key(deps.store, user_of(ctx), key_id, body, ctx.now)}
     )
 
 
 def rotate_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
     body = json_body(ctx, deps, optional=True)
-    out = accounts.rotate_key(deps.store, user_of(ctx), key_id, body, ctx.now, deps.entropy(16))
-    return account_reply(ctx, out)
+    out = keys.rotate_key(
+        deps.store, user_of(ctx), key_id, body, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
+    )
+    return account_reply(ctx, {"data": out.key, "previous": out.previous})
 
 
 def revoke_key(ctx: Ctx, deps: Deps, key_id: str) -> Response:
-    accounts.revoke_key(deps.store, key_id, ctx.now, user_id=user_of(ctx))
+    keys.revoke_key(deps.store, key_id, ctx.now, user_id=user_of(ctx))
     return account_reply(ctx, {"revoked": True})
 
 
 def get_team(ctx: Ctx, deps: Deps) -> Response:
-    return account_reply(ctx, accounts.team(deps.store, user_of(ctx), ctx.now))
+    return account_reply(ctx, to_json(team.team(deps.store, user_of(ctx), ctx.now)))
 
 
 def post_team(ctx: Ctx, deps: Deps) -> Response:
     body = json_body(ctx, deps)
-    return account_reply(ctx, {"data": accounts.invite(deps.store, user_of(ctx), body, ctx.now)})
+    return account_reply(
+        ctx, {"data": team.invite(deps.store, user_of(ctx), body, now=ctx.now, ids=deps.ids)}
+    )
 
 
 def delete_member(ctx: Ctx, deps: Deps, member_id: str) -> Response:
-    accounts.remove_member(deps.store, user_of(ctx), member_id, ctx.now)
+    team.remove_member(deps.store, user_of(ctx), member_id, ctx.now)
     return account_reply(ctx, {"removed": True})
 
 
 def get_invites(ctx: Ctx, deps: Deps) -> Response:
-    return account_reply(ctx, {"invites": accounts.my_invites(deps.store, user_of(ctx), ctx.now)})
+    return account_reply(ctx, {"invites": team.my_invites(deps.store, user_of(ctx), ctx.now)})
 
 
 def accept_invite(ctx: Ctx, deps: Deps, invite_id: str) -> Response:
-    accounts.accept_invite(deps.store, user_of(ctx), invite_id, ctx.now)
+    team.accept_invite(deps.store, user_of(ctx), invite_id, ctx.now)
     return account_reply(ctx, {"accepted": True})

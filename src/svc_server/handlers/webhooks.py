@@ -7,7 +7,7 @@ from werkzeug.wrappers import Response
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import webhooks
+from svc_server.services import delivery_log, webhooks
 
 DELIVERY_PARAMS = frozenset({"limit", "offset"})
 
@@ -24,6 +24,7 @@ def create_endpoint(ctx: Ctx, deps: Deps) -> Response:
         body,
         ctx.now,
         deps.entropy(32),
+        ids=deps.ids,
         allow_private=deps.config.webhook_allow_private,
     )
     return account_reply(ctx, {"data": row})
@@ -48,11 +49,12 @@ def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
         entropy=deps.entropy(16),
         docs_url=f"{deps.config.public_url}/docs/webhooks",
         clock=deps.clock,
+        ids=deps.ids,
         allow_private=deps.config.webhook_allow_private,
     )
     return account_reply(ctx, {"data": out})
 
 
 def list_deliveries(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
-    out = webhooks.deliveries(deps.store, user_of(ctx), endpoint_id, ctx.params, ctx.now)
+    out = delivery_log.deliveries(deps.store, user_of(ctx), endpoint_id, ctx.params, ctx.now)
     return account_reply(ctx, {"data": out})

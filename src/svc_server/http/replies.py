@@ -1,24 +1,30 @@
-"""Reply helpers shared by the account handlers: SPEC bodies with ``meta``, JSON bodies
-read under the configured limit, and the signed-in user of an account route."""
+"""Reply helpers shared by the account handlers: SPEC bodies (typed service results
+turned to JSON by ``convert.to_json``) with ``meta``, JSON bodies read under the
+configured limit, and the signed-in user of an account route."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from werkzeug.wrappers import Response
 
+from svc_core.instants import iso
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
+from svc_server.http.convert import to_json
 from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
-from svc_server.services.accounts import iso
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 
 
-def account_reply(ctx: Ctx, body: dict[str, Any], status: int = 200) -> Response:
-    """SPEC bodies as shown, plus ``meta: {request_id, timestamp}``; never cached."""
-    out = dict(body)
+def account_reply(ctx: Ctx, body: Mapping[str, Any], status: int = 200) -> Response:
+    """SPEC bodies as shown, plus ``meta: {request_id, timestamp}``; never cached.
+
+    ``body`` may hold typed results (attrs values, datetimes): they become JSON here.
+    """
+    out: dict[str, Any] = to_json(dict(body))
     out["meta"] = {"request_id": ctx.request_id, "timestamp": iso(ctx.now)}
     return json_response(out, status=status, headers=NO_STORE)
 

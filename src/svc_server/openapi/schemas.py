@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from svc_core import periods
+from svc_core import bodies, keys, periods
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
-from svc_core.iprules import MAX_ALLOWLIST
-from svc_core.keys import MAX_GRACE_SECONDS, MAX_LABEL_CHARS, MODES, SCOPES, STATUSES
+from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
@@ -30,13 +29,9 @@ CONFIDENCE: tuple[str, ...] = ("low", "medium", "high")
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")
 ROLES: tuple[str, ...] = ("owner", "admin", "member")
-INVITE_ROLES: tuple[str, ...] = ("member", "admin")
 MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
 ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
 DELIVERY_STATUSES: tuple[str, ...] = ("delivered", "failed")
-MAX_WEBHOOK_URL = 2048
-MAX_WEBHOOK_DESCRIPTION = 500
-MAX_EMAIL = 254
 
 # Period grammar (svc_core.periods): years 1990 to 2100.
 YEAR = periods.YEAR_PATTERN
@@ -122,10 +117,12 @@ def field_schema(field: Field) -> Schema:
         out = {"type": "array", "items": {"type": "string"}}
         if field.max_length is not None:
             out["maxItems"] = field.max_length
-    else:
+    elif field.kind == "string":
         out = {"type": "string"}
         if field.max_length is not None:
             out["maxLength"] = field.max_length
+    else:
+        out = {}
     out.update(field.doc)
     if field.description:
         out["description"] = field.description
@@ -475,17 +472,6 @@ USAGE = obj(
     },
     description="The usage summary of the caller's highest-plan consumer.",
 )
-CIDR_LIST = array(
-    string("IPv4 or IPv6 CIDR such as 203.0.113.0/24.", maxLength=64),
-    "Addresses allowed to use the key; empty = any.",
-    maxItems=MAX_ALLOWLIST,
-)
-LABEL = string(
-    f"1 to {MAX_LABEL_CHARS} printable characters, no surrounding whitespace.",
-    minLength=1,
-    maxLength=MAX_LABEL_CHARS,
-    pattern="^\\S(.*\\S)?$",
-)
 KEY_ROW_PROPERTIES: dict[str, Schema] = {
     "id": UUID,
     "label": string(),
@@ -505,22 +491,9 @@ KEY_CREATED = obj(
     {**KEY_ROW_PROPERTIES, "key": API_KEY},
     description="A new key: the list row plus the plaintext `key`, shown only once.",
 )
-KEY_CREATE = obj(
-    {"label": LABEL, "mode": enum(MODES), "scope": enum(SCOPES), "ip_allowlist": CIDR_LIST},
-    required=("label", "mode", "scope"),
-)
-KEY_PATCH = obj({"label": LABEL, "ip_allowlist": CIDR_LIST}, required=())
-KEY_ROTATE = obj(
-    {
-        "grace_period_seconds": integer(
-            "How long the old key keeps working.",
-            minimum=0,
-            maximum=MAX_GRACE_SECONDS,
-            default=86_400,
-        )
-    },
-    required=(),
-)
+KEY_CREATE = body(keys.CREATE_FIELDS)
+KEY_PATCH = body(keys.PATCH_FIELDS)
+KEY_ROTATE = body(keys.ROTATE_FIELDS)
 KEY_ROTATED = obj(
     {
         "data": ref("ApiKeyCreated"),
@@ -528,16 +501,8 @@ KEY_ROTATED = obj(
         "meta": ref("AccountMeta"),
     }
 )
-SESSION_CREATE = obj(
-    {"jwt": string("The identity provider's token (RS256, ES256 or HS256).", minLength=1)}
-)
-DEV_SESSION_CREATE = obj(
-    {
-        "email": string(
-            "Who to sign in (development sign-in only).", maxLength=MAX_EMAIL, format="email"
-        )
-    }
-)
+SESSION_CREATE = body(bodies.SESSION_FIELDS)
+DEV_SESSION_CREATE = body(bodies.DEV_SESSION_FIELDS)
 SESSION = obj(
     {
         "user": obj({"id": UUID, "email": string()}),
@@ -562,13 +527,7 @@ MEMBER_INVITED = obj(
     {**MEMBER_PROPERTIES, "expires_at": TIMESTAMP},
     description="A new pending invitation; it expires after 7 days.",
 )
-INVITE_CREATE = obj(
-    {
-        "email": string(maxLength=MAX_EMAIL, format="email"),
-        "role": {**enum(INVITE_ROLES), "default": "member"},
-    },
-    required=("email",),
-)
+INVITE_CREATE = body(bodies.INVITE_FIELDS)
 INVITATION = obj(
     {
         "id": UUID,
@@ -604,19 +563,7 @@ WEBHOOK_CREATED = obj(
         ),
     },
 )
-WEBHOOK_CREATE = obj(
-    {
-        "url": string(
-            "HTTPS URL whose host resolves only to public addresses.",
-            format="uri",
-            pattern="^https://",
-            maxLength=MAX_WEBHOOK_URL,
-        ),
-        "description": nullable(string(maxLength=MAX_WEBHOOK_DESCRIPTION)),
-        "events": {**nullable(EVENTS), "default": ["*"]},
-    },
-    required=("url",),
-)
+WEBHOOK_CREATE = body(bodies.WEBHOOK_FIELDS)
 DELIVERY_RESULT = obj(
     {
         "status": enum(DELIVERY_STATUSES),

@@ -10,7 +10,6 @@ reservation is one atomic ``UPDATE ... WHERE count < quota RETURNING count``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import attrs
 
@@ -18,6 +17,7 @@ from svc_core import events as core_events
 from svc_core import keys, plans, quota, ratelimit
 from svc_core.caller import Caller
 from svc_core.errors import IpNotAllowed, QuotaExceeded, RateLimited, Unauthorized
+from svc_core.instants import iso, utc
 from svc_core.iprules import ip_allowed, parse_allowlist
 from svc_server.services import events as event_service
 from svc_server.store import Store
@@ -120,7 +120,7 @@ def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitte
     if counted and caller.auth_method == "api_key":
         claim = UsageClaim(
             consumer_id=caller.consumer_id,
-            month=quota.quota_month(datetime.fromtimestamp(now, UTC)).month,
+            month=quota.quota_month(utc(now)).month,
             mode=caller.key_mode or "live",
             limit=caller.monthly_quota,
         )
@@ -216,11 +216,11 @@ def quota_headers(
     """
     if caller.monthly_quota is None:
         return {}
-    month = quota.quota_month(datetime.fromtimestamp(now, UTC))
+    month = quota.quota_month(utc(now))
     if used is None:
         used = store.accounts.usage(caller.consumer_id, month.month, caller.key_mode or "live")
     return {
         "X-Quota-Limit": str(caller.monthly_quota),
         "X-Quota-Used": str(used),
-        "X-Quota-Resets-At": month.resets_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "X-Quota-Resets-At": iso(month.resets_at),
     }

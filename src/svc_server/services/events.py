@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc_core import events as core_events
+from svc_core import instants
 from svc_core.errors import InvalidParams, NotFound
 from svc_server.store import Store
 from svc_server.store.base import Tx
@@ -113,15 +114,14 @@ def _instant(value: object, name: str) -> int | None:
         return math.floor(value)
     if isinstance(value, str):
         try:
-            parsed = datetime.fromisoformat(value.strip())
+            return instants.unix(instants.parse_iso(value, name))
+        except instants.MissingZone:
+            raise InvalidParams(f"subscription {name} needs a time zone (Z or +09:00).") from None
         except ValueError:
             raise InvalidParams(
                 f"subscription {name} is not a time: {value[:64]!r}.",
                 hint="Use Unix seconds or ISO-8601 such as 2026-06-01T00:00:00Z.",
             ) from None
-        if parsed.tzinfo is None:
-            raise InvalidParams(f"subscription {name} needs a time zone (Z or +09:00).")
-        return math.floor(parsed.timestamp())
     raise InvalidParams(f"subscription {name} must be Unix seconds or an ISO-8601 string.")
 
 

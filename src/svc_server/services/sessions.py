@@ -7,15 +7,17 @@ then fails. Every authenticated request slides the 15-minute window forward.
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 from itsdangerous import BadData, URLSafeSerializer
 
+from svc_core.instants import iso
 from svc_server.config import Config
 from svc_server.identity import Identity
-from svc_server.services import accounts
+from svc_server.services.consumers import ensure_user
+from svc_server.services.membership import primary_consumer
 from svc_server.store import Store
 
 SESSION_SECONDS = 15 * 60
@@ -54,23 +56,29 @@ def resume(store: Store, config: Config, cookie: str, now: float) -> ActiveSessi
 
 
 def sign_in(
-    store: Store, config: Config, identity: Identity, now: float, entropy: bytes
+    store: Store,
+    config: Config,
+    identity: Identity,
+    now: float,
+    entropy: bytes,
+    *,
+    ids: Callable[[], str],
 ) -> dict[str, Any]:
     """Create the session for a verified identity; first sign-in makes a starter consumer.
 
     Returns the response ``data`` plus the cookie value under ``_cookie``.
     """
     with store.db.transaction() as tx:
-        user, created_key = accounts.ensure_user(store, tx, identity, now, entropy)
-        session_id = str(uuid.uuid4())
+        user, created_key = ensure_user(store, tx, identity, now=now, entropy=entropy, ids=ids)
+        session_id = ids()
         expires = int(now) + SESSION_SECONDS
         store.accounts.insert_session(tx, session_id, user["id"], int(now), expires)
         consumers = store.accounts.active_consumers_of_user(tx, user["id"])
-    consumer = accounts.primary_consumer(consumers)
+    consumer = primary_consumer(consumers)
     data: dict[str, Any] = {
         "user": {"id": user["id"], "email": user["email"]},
         "consumer": {"id": consumer["id"], "plan": consumer["plan"]} if consumer else None,
-        "session_expires_at": accounts.iso(expires),
+        "session_expires_at": iso(expires),
     }
     if created_key is not None:
         data["api_key"] = created_key

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
+from svc_core.instants import iso
 from svc_server.store import Store
 
 Probe = Callable[[Store], None]
@@ -50,6 +50,6 @@ def check(store: Store, now: float) -> tuple[bool, dict[str, Any]]:
     body = {
         "status": "ok" if healthy else "degraded",
         "checks": checks,
-        "checked_at": datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "checked_at": iso(now),
     }
     return healthy, body

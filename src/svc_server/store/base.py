@@ -114,3 +114,24 @@ def chunks(rows: Sequence[Params], size: int = 5000) -> Iterator[Sequence[Params
     """Split a large batch so one statement never carries unbounded parameters."""
     for start in range(0, len(rows), size):
         yield rows[start : start + size]
+
+
+WRITE_CHUNK = 5000
+"""Rows per executemany batch of a bulk write."""
+
+
+def equal_filters(**filters: Any) -> tuple[str, list[Any]]:
+    """``AND column = ?`` for each filter that is not None, and the parameters."""
+    used = [(column, value) for column, value in filters.items() if value is not None]
+    return "".join(f" AND {column} = ?" for column, _ in used), [value for _, value in used]
+
+
+def existing_keys(tx: Tx, table: str, keys: Sequence[str]) -> set[str]:
+    """Which of ``keys`` ``table`` already holds (by ``natural_key``); an empty table
+    answers without a lookup, so a first bulk load skips them."""
+    found: set[str] = set()
+    if tx.fetchone(f"SELECT natural_key FROM {table} LIMIT 1") is None:
+        return found
+    rows = select_in(tx, f"SELECT natural_key FROM {table} WHERE natural_key IN", keys)
+    found.update(r["natural_key"] for r in rows)
+    return found

@@ -9,15 +9,17 @@ from typing import Any
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Response
 
-from svc_core.errors import InvalidBody, NotFound
+from svc_core.bodies import DEV_SESSION_FIELDS
+from svc_core.errors import NotFound
+from svc_core.fields import read_body
+from svc_core.instants import iso
 from svc_server.http import auth
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.identity import Identity
-from svc_server.services import accounts, sessions
-from svc_server.services.accounts import iso
+from svc_server.services import sessions
 from svc_server.web.sections import BODIES, ONCE_PANEL, SECTIONS, nav
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -164,12 +166,11 @@ def dev_session(ctx: Ctx, deps: Deps) -> Response:
         )
     auth.check_origin(ctx.request, deps.config)
     body = read_json_object(ctx.request, max_bytes=deps.config.max_body_bytes)
-    unknown = sorted(set(body) - {"email"})
-    if unknown:
-        raise InvalidBody(f"Unknown field {unknown[0]!r}.", hint='Send {"email": "..."}.')
-    email, _ = accounts.validate_invite({"email": body.get("email")})
+    email = read_body(DEV_SESSION_FIELDS, body)["email"]
     identity = Identity(sub=DEV_SUBJECT_PREFIX + email, email=email)
-    data = sessions.sign_in(deps.store, deps.config, identity, ctx.now, deps.entropy(16))
+    data = sessions.sign_in(
+        deps.store, deps.config, identity, ctx.now, deps.entropy(16), ids=deps.ids
+    )
     cookie = data.pop("_cookie")
     out: dict[str, Any] = {
         "data": data,

@@ -1,0 +1,120 @@
+"""The delivery log of a webhook endpoint: finished deliveries, newest first, a page at
+a time, with a 24-hour summary (``GET /api/auth/me/webhooks/{id}/deliveries``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+
+import attrs
+
+from svc_core.errors import InvalidParams
+from svc_core.instants import utc
+from svc_server.services.membership import account, parse_id
+from svc_server.store import Store
+from svc_server.store.base import Row
+
+PAGE_DEFAULT = 50
+PAGE_MAX = 200
+OFFSET_MAX = 2**31 - 1
+LOG_WINDOW = 24 * 3600
+
+_PAGE_NUMBER = re.compile(r"[0-9]{1,10}")
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryRow:
+    """A delivery log line: never the payload."""
+
+    id: str
+    event_type: str
+    event_id: str
+    status: str
+    http_status: int | None
+    duration_ms: int | None
+    error_message: str | None
+    attempt_count: int
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class Pagination:
+    limit: int
+    offset: int
+    returned: int
+
+
+@attrs.frozen(kw_only=True)
+class DeliverySummary:
+    """Finished deliveries of an endpoint: all of them, and those of the last 24 hours."""
+
+    total_count: int
+    delivered_24h: int
+    failed_24h: int
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryLog:
+    """One page of an endpoint's delivery log, newest first."""
+
+    rows: tuple[DeliveryRow, ...]
+    pagination: Pagination
+    summary: DeliverySummary
+
+
+def delivery_row(row: Row) -> DeliveryRow:
+    return DeliveryRow(
+        id=row["id"],
+        event_type=row["event_type"],
+        event_id=row["event_id"],
+        status=row["status"],
+        http_status=row.get("http_status"),
+        duration_ms=row.get("duration_ms"),
+        error_message=row.get("error_message"),
+        attempt_count=row["attempt_count"],
+        created_at=utc(row["created_at"]),
+    )
+
+
+def _page_number(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = params.get(name)
+    if raw is None:
+        return default
+    if _PAGE_NUMBER.fullmatch(raw) is None or not low <= int(raw) <= high:
+        raise InvalidParams(
+            f"Query parameter {name!r} must be a whole number from {low} to {high}.",
+            hint=f"Got {raw[:32]!r}; {name} defaults to {default}.",
+        )
+    return int(raw)
+
+
+def page(params: Mapping[str, str]) -> tuple[int, int]:
+    """``limit`` (1 to 200, default 50) and ``offset`` (0 or more, default 0)."""
+    limit = _page_number(params, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
+    offset = _page_number(params, "offset", 0, 0, OFFSET_MAX)
+    return limit, offset
+
+
+def deliveries(
+    store: Store, user_id: str, endpoint_id: str, params: Mapping[str, str], now: float
+) -> DeliveryLog:
+    """Finished deliveries of an endpoint, newest first, with a 24-hour summary.
+
+    Queued and in-flight deliveries are not listed (a row is ``delivered`` or
+    ``failed``). An endpoint the caller's consumer does not own (or that does not exist)
+    gives empty rows and a zero summary, never a 404, so ids cannot be probed.
+    """
+    endpoint_id = parse_id(endpoint_id, "endpoint id")
+    limit, offset = page(params)
+    with store.db.transaction(write=False) as tx:
+        consumer, _ = account(store, tx, user_id)
+        rows = store.webhooks.list_deliveries(tx, consumer["id"], endpoint_id, limit, offset)
+        summary = store.webhooks.delivery_summary(
+            tx, consumer["id"], endpoint_id, int(now) - LOG_WINDOW
+        )
+    return DeliveryLog(
+        rows=tuple(delivery_row(r) for r in rows),
+        pagination=Pagination(limit=limit, offset=offset, returned=len(rows)),
+        summary=DeliverySummary(**summary),
+    )

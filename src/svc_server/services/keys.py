@@ -1,0 +1,286 @@
+"""API key use cases: list, create, patch, rotate (with grace) and revoke a consumer's
+keys; the first key of a new consumer. Plaintext keys exist only in the result of the
+call that made them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from svc_core import events as core_events
+from svc_core import keys, plans
+from svc_core.errors import Conflict, KeyLimitReached, NotFound
+from svc_core.instants import utc, utc_or_none
+from svc_server.services import events as event_service
+from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.store import Store
+from svc_server.store.base import Row, Tx
+
+
+@attrs.frozen(kw_only=True)
+class KeyRow:
+    """A key as listed: never the hash, never the plaintext (attribute order is the
+    JSON field order)."""
+
+    id: str
+    label: str
+    prefix: str
+    mode: str
+    scope: str
+    ip_allowlist: tuple[str, ...]
+    status: str
+    """``active``, ``grace`` (rotated, still working), ``expired`` or ``revoked``."""
+    created_at: datetime
+    grace_until: datetime | None
+    last_used_at: datetime | None
+
+
+@attrs.frozen(kw_only=True)
+class CreatedKey(KeyRow):
+    """A key just made, with its plaintext: shown once, never stored."""
+
+    key: str = attrs.field(repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class RetiredKey:
+    """The key a rotation replaced: it works until ``grace_until``."""
+
+    id: str
+    status: str
+    grace_until: datetime
+
+
+@attrs.frozen(kw_only=True)
+class Rotation:
+    """What ``rotate_key`` did: the new key (with plaintext) and the one in grace."""
+
+    key: CreatedKey
+    previous: RetiredKey
+
+
+def new_key(
+    store: Store,
+    tx: Tx,
+    consumer_id: str,
+    *,
+    label: str,
+    mode: str,
+    scope: str,
+    ip_allowlist: Sequence[str],
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    """Insert a new active key; the result carries its plaintext."""
+    plaintext = keys.generate_key(mode, entropy)
+    row: dict[str, Any] = {
+        "id": ids(),
+        "consumer_id": consumer_id,
+        "label": label,
+        "prefix": keys.key_prefix(plaintext),
+        "key_hash": keys.hash_key(plaintext),
+        "mode": mode,
+        "scope": scope,
+        "ip_allowlist": list(ip_allowlist),
+        "status": "active",
+        "created_at": int(now),
+    }
+    store.accounts.insert_key(tx, row)
+    return CreatedKey(
+        **attrs.asdict(
+            key_row(row | {"grace_until": None, "last_used_at": None}, now), recurse=False
+        ),
+        key=plaintext,
+    )
+
+
+def first_key(
+    store: Store,
+    tx: Tx,
+    consumer_id: str,
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    """The live admin key every new consumer starts with."""
+    return new_key(
+        store,
+        tx,
+        consumer_id,
+        label="default",
+        mode="live",
+        scope="admin",
+        ip_allowlist=(),
+        now=now,
+        entropy=entropy,
+        ids=ids,
+    )
+
+
+def key_row(row: Row, now: float) -> KeyRow:
+    """A stored key as listed, its status as of ``now``."""
+    return KeyRow(
+        id=row["id"],
+        label=row["label"],
+        prefix=row["prefix"],
+        mode=row["mode"],
+        scope=row["scope"],
+        ip_allowlist=tuple(row.get("ip_allowlist") or ()),
+        status=keys.key_status(row["status"], row["grace_until"], int(now)),
+        created_at=utc(row["created_at"]),
+        grace_until=utc_or_none(row["grace_until"]),
+        last_used_at=utc_or_none(row.get("last_used_at")),
+    )
+
+
+def list_keys(store: Store, user_id: str, now: float) -> list[KeyRow]:
+    with store.db.transaction(write=False) as tx:
+        consumer, _ = account(store, tx, user_id)
+        rows = store.accounts.keys_of_consumer(tx, consumer["id"])
+    return [key_row(r, now) for r in rows]
+
+
+def create_key(
+    store: Store,
+    user_id: str,
+    body: dict[str, Any],
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    spec = keys.validate_key_create(body)
+    with store.db.transaction() as tx:
+        consumer, role = account(store, tx, user_id)
+        require_manager(role)
+        store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent creates see each other
+        limit = plans.effective_limits(
+            consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
+        ).max_keys
+        if store.accounts.count_active_keys(tx, consumer["id"]) >= limit:
+            raise KeyLimitReached(
+                f"The {consumer['plan']} plan allows {limit} active API key(s).",
+                hint="Revoke a key or upgrade the plan.",
+            )
+        return new_key(
+            store,
+            tx,
+            consumer["id"],
+            label=spec.label,
+            mode=spec.mode,
+            scope=spec.scope,
+            ip_allowlist=spec.ip_allowlist,
+            now=now,
+            entropy=entropy,
+            ids=ids,
+        )
+
+
+def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> Row:
+    row = store.accounts.get_key(tx, parse_id(key_id, "key id"))
+    if row is None or row["consumer_id"] != consumer_id:
+        raise NotFound("No such API key.")
+    return row
+
+
+def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float) -> KeyRow:
+    patch = keys.validate_key_patch(body)
+    with store.db.transaction() as tx:
+        consumer, role = account(store, tx, user_id)
+        require_manager(role)
+        row = _owned_key(store, tx, consumer["id"], key_id)
+        fields: dict[str, Any] = {}
+        if patch.label is not None:
+            fields["label"] = patch.label
+        if patch.ip_allowlist is not None:
+            fields["ip_allowlist"] = list(patch.ip_allowlist)
+        if fields:
+            store.accounts.update_key(tx, row["id"], fields)
+        row = store.accounts.get_key(tx, row["id"]) or row
+    return key_row(row, now)
+
+
+def rotate_key(
+    store: Store,
+    user_id: str,
+    key_id: str,
+    body: dict[str, Any],
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> Rotation:
+    """New key now; the old one keeps working until ``grace_until`` (``key.rotated``)."""
+    grace = keys.validate_rotate(body)
+    with store.db.transaction() as tx:
+        consumer, role = account(store, tx, user_id)
+        require_manager(role)
+        old = _owned_key(store, tx, consumer["id"], key_id)
+        grace_until = int(now) + grace
+        # Only an active key rotates; a concurrent second rotation finds it in grace.
+        if not store.accounts.update_key_if(
+            tx, old["id"], "active", {"status": "grace", "grace_until": grace_until}
+        ):
+            raise Conflict(
+                f"This key is {keys.key_status(old['status'], old['grace_until'], int(now))} "
+                "and cannot be rotated.",
+                code="KEY_NOT_ACTIVE",
+            )
+        new = new_key(
+            store,
+            tx,
+            consumer["id"],
+            label=old["label"],
+            mode=old["mode"],
+            scope=old["scope"],
+            ip_allowlist=old["ip_allowlist"],
+            now=now,
+            entropy=entropy,
+            ids=ids,
+        )
+        store.accounts.update_key(tx, old["id"], {"replaced_by": new.id})
+        event = core_events.key_rotated(
+            key_id=old["id"],
+            prefix=old["prefix"],
+            new_key_id=new.id,
+            new_key_prefix=new.prefix,
+            grace_until=grace_until,
+            actor="self",
+            now=now,
+        )
+        event_service.publish(store, tx, consumer["id"], event, now)
+    return Rotation(
+        key=new, previous=RetiredKey(id=old["id"], status="grace", grace_until=utc(grace_until))
+    )
+
+
+def revoke_key(
+    store: Store, key_id: str, now: float, *, user_id: str | None = None, actor: str = "self"
+) -> None:
+    """Revoke a key (owner/admin, or an operator with ``actor='admin'``): ``key.revoked``."""
+    with store.db.transaction() as tx:
+        if user_id is not None:
+            consumer, role = account(store, tx, user_id)
+            require_manager(role)
+            row = _owned_key(store, tx, consumer["id"], key_id)
+        else:
+            found = store.accounts.get_key(tx, parse_id(key_id, "key id"))
+            if found is None:
+                raise NotFound("No such API key.")
+            row = found
+        if row["status"] == "revoked":
+            raise NotFound("This API key is already revoked.")
+        store.accounts.update_key(tx, row["id"], {"status": "revoked", "revoked_at": int(now)})
+        event = core_events.key_revoked(
+            key_id=row["id"],
+            prefix=row["prefix"],
+            revoked_at=now,
+            actor=actor,
+            now=now,
+        )
+        event_service.publish(store, tx, row["consumer_id"], event, now)

@@ -1,0 +1,194 @@
+"""Team use cases: members and invitations of the primary consumer, seats per plan, and
+the invitations waiting for the signed-in user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from svc_core import plans
+from svc_core.bodies import INVITE_FIELDS
+from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReached
+from svc_core.fields import read_body
+from svc_core.instants import utc, utc_or_none
+from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.store import Store
+from svc_server.store.base import Row
+
+INVITE_SECONDS = 7 * 24 * 3600
+
+
+@attrs.frozen(kw_only=True)
+class MemberRow:
+    """A member or a pending invitation of the team (attribute order is JSON order)."""
+
+    id: str
+    user_id: str | None
+    email: str
+    role: str
+    status: str
+    invited_at: datetime | None
+    joined_at: datetime | None
+
+
+@attrs.frozen(kw_only=True)
+class InvitedMember(MemberRow):
+    """A new invitation: a member row plus when it lapses."""
+
+    expires_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class Team:
+    """The team of the primary consumer: visible members and its seats."""
+
+    members: tuple[MemberRow, ...]
+    seat_limit: int
+    plan: str
+
+
+@attrs.frozen(kw_only=True)
+class InviteRow:
+    """An invitation waiting for the signed-in user."""
+
+    id: str
+    consumer_id: str
+    company_name: str | None
+    role: str
+    invited_at: datetime | None
+
+
+def _member_row(row: Row) -> MemberRow:
+    return MemberRow(
+        id=row["id"],
+        user_id=row["user_id"],
+        email=row["email"],
+        role=row["role"],
+        status=row["status"],
+        invited_at=utc_or_none(row["invited_at"]),
+        joined_at=utc_or_none(row["joined_at"]),
+    )
+
+
+def _seats_taken(rows: Sequence[Row], now: float) -> int:
+    return sum(
+        1
+        for r in rows
+        if r["status"] == "active"
+        or (r["status"] == "pending" and (r["expires_at"] is None or r["expires_at"] > now))
+    )
+
+
+def team(store: Store, user_id: str, now: float) -> Team:
+    with store.db.transaction(write=False) as tx:
+        consumer, _ = account(store, tx, user_id)
+        rows = store.accounts.memberships_of_consumer(tx, consumer["id"])
+    seats = plans.effective_limits(consumer["plan"], None, None).seats
+    visible = [
+        r
+        for r in rows
+        if r["status"] != "pending" or r["expires_at"] is None or r["expires_at"] > now
+    ]
+    return Team(
+        members=tuple(_member_row(r) for r in visible), seat_limit=seats, plan=consumer["plan"]
+    )
+
+
+def invite(
+    store: Store, user_id: str, body: dict[str, Any], *, now: float, ids: Callable[[], str]
+) -> InvitedMember:
+    email, role = validate_invite(body)
+    with store.db.transaction() as tx:
+        consumer, my_role = account(store, tx, user_id)
+        require_manager(my_role)
+        store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent invites see each other
+        rows = store.accounts.memberships_of_consumer(tx, consumer["id"])
+        for r in rows:
+            live_pending = r["status"] == "pending" and (r["expires_at"] or 0) > now
+            if r["email"] == email and (r["status"] == "active" or live_pending):
+                raise AlreadyInvited(f"{email} is already a member or invited.")
+        seats = plans.effective_limits(consumer["plan"], None, None).seats
+        if _seats_taken(rows, now) >= seats:
+            raise SeatLimitReached(
+                f"The {consumer['plan']} plan has {seats} seat(s), all taken or invited.",
+                hint="Remove a member or upgrade the plan.",
+            )
+        row = {
+            "id": ids(),
+            "consumer_id": consumer["id"],
+            "user_id": None,
+            "email": email,
+            "role": role,
+            "status": "pending",
+            "invited_at": int(now),
+            "expires_at": int(now) + INVITE_SECONDS,
+        }
+        store.accounts.insert_membership(tx, row)
+    return InvitedMember(
+        **attrs.asdict(_member_row(row | {"joined_at": None}), recurse=False),
+        expires_at=utc(row["expires_at"]),
+    )
+
+
+def validate_invite(body: dict[str, Any]) -> tuple[str, str]:
+    """The invitee's normalised email and role (``svc_core.bodies.INVITE_FIELDS``)."""
+    fields = read_body(INVITE_FIELDS, body)
+    return str(fields["email"]), str(fields["role"])
+
+
+def remove_member(store: Store, user_id: str, member_id: str, now: float) -> None:
+    with store.db.transaction() as tx:
+        consumer, role = account(store, tx, user_id)
+        require_manager(role)
+        row = store.accounts.get_membership(tx, parse_id(member_id, "member id"))
+        if row is None or row["consumer_id"] != consumer["id"] or row["status"] == "removed":
+            raise NotFound("No such team member or invitation.")
+        if row["role"] == "owner":
+            raise Forbidden("The owner cannot be removed.")
+        store.accounts.update_membership(
+            tx, row["id"], {"status": "removed", "removed_at": int(now)}
+        )
+
+
+def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
+    user = store.accounts.get_user(user_id)
+    if user is None:
+        return []
+    with store.db.transaction(write=False) as tx:
+        rows = store.accounts.pending_invites_for_email(tx, user["email"], int(now))
+    return [
+        InviteRow(
+            id=r["id"],
+            consumer_id=r["consumer_id"],
+            company_name=r["company_name"],
+            role=r["role"],
+            invited_at=utc_or_none(r["invited_at"]),
+        )
+        for r in rows
+    ]
+
+
+def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> None:
+    invite_id = parse_id(invite_id, "invite id")
+    with store.db.transaction() as tx:
+        user = store.accounts.get_user_by_id(tx, user_id)
+        row = store.accounts.get_membership(tx, invite_id)
+        if (
+            user is None
+            or row is None
+            or row["status"] != "pending"
+            or (row["expires_at"] is not None and row["expires_at"] <= now)
+            or row["email"] != user["email"]
+        ):
+            raise NotFound("No such invitation for you, or it has expired.")
+        # Compare-and-set: of two concurrent accepts only one finds the invite pending.
+        if not store.accounts.update_membership_if(
+            tx,
+            invite_id,
+            "pending",
+            {"status": "active", "user_id": user_id, "joined_at": int(now)},
+        ):
+            raise NotFound("No such invitation for you, or it has expired.")

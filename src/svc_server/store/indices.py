@@ -1,0 +1,82 @@
+"""R-ONE index observations (``index_observations``): part of ``RealEstateRepo``, kept
+in its own module."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from svc_server.store.base import (
+    WRITE_CHUNK,
+    Database,
+    Row,
+    Tx,
+    chunks,
+    equal_filters,
+    existing_keys,
+    marks,
+)
+
+if TYPE_CHECKING:
+    from svc_core.models import IndexObservation
+
+
+class IndexTable:
+    """Writes and reads of index observations."""
+
+    db: Database
+
+    def insert_indices(
+        self, tx: Tx, records: Sequence[IndexObservation], *, synthetic: bool = False
+    ) -> tuple[int, int]:
+        """Insert new index observations by natural key; (loaded, duplicate)."""
+        unique: dict[str, IndexObservation] = {}
+        for record in records:
+            unique.setdefault(record.natural_key, record)
+        existing = existing_keys(tx, "index_observations", list(unique))
+        fresh = [r for k, r in unique.items() if k not in existing]
+        rows = [
+            (
+                r.natural_key,
+                r.sigungu_code,
+                r.sigungu,
+                r.property_type,
+                r.metric_type,
+                r.period,
+                r.period_end_date.isoformat(),
+                r.value_pct,
+                r.source,
+                int(synthetic),
+            )
+            for r in fresh
+        ]
+        for part in chunks(rows, WRITE_CHUNK):
+            tx.executemany(
+                "INSERT INTO index_observations (natural_key, sigungu_code, sigungu, "
+                "property_type, metric_type, period, period_end_date, value_pct, source, "
+                "synthetic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                part,
+            )
+        return len(fresh), len(records) - len(fresh)
+
+    def indices(
+        self,
+        codes: Sequence[str],
+        periods: Sequence[str],
+        *,
+        property_type: str | None = None,
+        metric_type: str | None = None,
+    ) -> list[Row]:
+        """Index observations of districts ``codes`` in ``periods``, ordered for output."""
+        if not codes or not periods:
+            return []
+        sql = (
+            "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
+            "value_pct, source, synthetic FROM index_observations "
+            f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
+        )
+        where, equal = equal_filters(property_type=property_type, metric_type=metric_type)
+        params = [*codes, *periods, *equal]
+        sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(sql, params)

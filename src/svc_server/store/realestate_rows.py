@@ -1,0 +1,135 @@
+"""Rows of the real-estate tables built in memory: transactions, the ``cohort_months``
+rollup, and the records the repository hands to services (``DataState``,
+``CoverageRecord``). No SQL: shared by the store, demo data and the ingest bench."""
+
+from __future__ import annotations
+
+import datetime
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from svc_server.store.base import Row
+
+if TYPE_CHECKING:
+    from svc_core.models import Transaction
+
+
+TRANSACTION_COLUMNS = (
+    "natural_key",
+    "source",
+    "sigungu_code",
+    "sigungu",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "deal_date",
+    "month",
+    "price_krw",
+    "monthly_rent_krw",
+    "area_m2",
+    "synthetic",
+)
+"""The columns ``transaction_rows`` fills, in order."""
+
+RollupKey = tuple[str, str, str, str, str, str]
+"""(sigungu_code, dong or '', property_type, transaction_type, month, source)."""
+
+
+def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list[tuple[Any, ...]]:
+    """The ``transactions`` table's rows for ``records``, in ``TRANSACTION_COLUMNS`` order."""
+    flag = int(synthetic)
+    days: dict[datetime.date, tuple[str, str]] = {}  # a file repeats a few dozen dates
+    rows: list[tuple[Any, ...]] = []
+    for r in records:
+        day = days.get(r.deal_date)
+        if day is None:
+            day = days[r.deal_date] = (r.deal_date.isoformat(), r.period_month)
+        rows.append(
+            (
+                r.natural_key,
+                r.source,
+                r.sigungu_code,
+                r.sigungu,
+                r.dong,
+                r.property_type,
+                r.transaction_type,
+                day[0],
+                day[1],
+                r.price_krw,
+                r.monthly_rent_krw,
+                r.area_m2,
+                flag,
+            )
+        )
+    return rows
+
+
+def rollup_counts(records: Iterable[Transaction]) -> Counter[RollupKey]:
+    """The ``cohort_months`` rows ``records`` add: each counts once for its district
+    (dong ``''``) and once more for its dong when it has one."""
+    counts: Counter[RollupKey] = Counter()
+    months: dict[datetime.date, str] = {}
+    for r in records:
+        month = months.get(r.deal_date)
+        if month is None:
+            month = months[r.deal_date] = r.period_month
+        counts[(r.sigungu_code, "", r.property_type, r.transaction_type, month, r.source)] += 1
+        if r.dong:
+            counts[
+                (r.sigungu_code, r.dong, r.property_type, r.transaction_type, month, r.source)
+            ] += 1
+    return counts
+
+
+def rollup_rows(counts: Mapping[RollupKey, int]) -> list[Row]:
+    """Rollup counts as the rows ``RealEstateRepo.rollup`` returns."""
+    return [
+        {
+            "sigungu_code": code,
+            "dong": dong,
+            "property_type": ptype,
+            "transaction_type": ttype,
+            "month": month,
+            "source": source,
+            "samples": n,
+        }
+        for (code, dong, ptype, ttype, month, source), n in counts.items()
+    ]
+
+
+@attrs.frozen(kw_only=True)
+class CoverageRecord:
+    """One finished coverage row of a cohort at one granularity (``dong`` ``''`` for a
+    district-level row), with its per-source samples and ordering keys."""
+
+    granularity: str
+    sigungu_code: str
+    dong: str
+    property_type: str
+    transaction_type: str
+    type_rank: int
+    total_samples: int
+    row: dict[str, Any]
+    source_mix: dict[str, int]
+
+
+@attrs.frozen(kw_only=True)
+class DataState:
+    """What every real-estate answer needs to know about the store, per data version.
+
+    ``latest_month`` ends rolling pulse windows, ``latest_index_period`` rolling index
+    windows; ``exclusions`` (transactions excluded at ingest, by reason, each distinct
+    RTMS file counted once) feed ``coverage_note``; ``synthetic`` is true once demo data
+    was loaded; ``coverage_complete`` is false while some district lacks precomputed
+    coverage rows.
+    """
+
+    version: tuple[int, int]
+    latest_month: str | None
+    latest_index_period: str | None
+    exclusions: Mapping[str, int]
+    synthetic: bool
+    coverage_complete: bool = True

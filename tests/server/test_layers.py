@@ -1,0 +1,57 @@
+"""Who may import whom in the account and webhook shell, read from the source.
+
+``delivery/`` owns the network: no module under ``services/`` imports a network module
+or starts a lookup thread, and ``delivery/`` reaches into ``services/`` only from the worker, for
+the periodic trial notices. Services get ids injected: none calls ``uuid.uuid4``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import svc_server
+
+SERVER = Path(svc_server.__file__).parent
+NETWORK = {"socket", "ssl", "http.client", "urllib.request", "selectors"}
+ACCOUNT_SERVICES = ("membership", "consumers", "keys", "team", "usage", "webhooks")
+
+
+def imports(path: Path) -> set[str]:
+    """Every module named by an import statement of ``path``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_no_service_does_network_io_itself() -> None:
+    for path in sorted((SERVER / "services").glob("*.py")):
+        assert not imports(path) & NETWORK, f"{path.name} imports a network module"
+        # a lookup thread (getaddrinfo has no timeout) is network code too
+        assert "threading.Thread" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_delivery_reaches_services_only_from_the_worker_for_trial_notices() -> None:
+    for path in sorted((SERVER / "delivery").glob("*.py")):
+        into_services = {m for m in imports(path) if m.startswith("svc_server.services")}
+        if path.name == "worker.py":
+            assert into_services <= {"svc_server.services", "svc_server.services.events"}
+        else:
+            assert not into_services, f"delivery/{path.name} imports {into_services}"
+
+
+def test_account_services_take_their_ids_from_outside() -> None:
+    for name in ACCOUNT_SERVICES:
+        source = (SERVER / "services" / f"{name}.py").read_text(encoding="utf-8")
+        assert "uuid4" not in source, f"services/{name}.py makes its own ids"
+
+
+def test_no_account_module_is_a_god_module() -> None:
+    for name in (*ACCOUNT_SERVICES, "delivery_log"):
+        lines = (SERVER / "services" / f"{name}.py").read_text(encoding="utf-8").count("\n")
+        assert lines <= 400, f"services/{name}.py has {lines} lines"

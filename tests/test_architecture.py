@@ -1,0 +1,196 @@
+"""The shape of the code: no import circles, no lazy import dodging one, modules that
+stay small, and a request path that only walks down.
+
+Imports are read from the source (``ast``), so the test sees what a reader sees:
+``from svc_server.x import y`` is an edge to ``svc_server.x.y`` when that is a module,
+else to ``svc_server.x``. Imports under ``if TYPE_CHECKING:`` count too: a circle that
+exists only for the type checker is still a circle for the reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+MAX_LINES = 400
+REASON_MARK = "Long because"
+LAZY_ALLOWED = {
+    # The PostgreSQL backend imports psycopg, an optional extra: a SQLite deployment
+    # must not need it installed. Not a circle: store/postgres imports nothing above it.
+    ("svc_server.store", "svc_server.store.postgres"),
+    ("svc_server.store", "svc_server.store.sqlite"),
+    # The gunicorn adapter imports gunicorn, an optional server a deployment may choose.
+    ("svc_server.commands.core", "svc_server.http.wire"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {
+    _module_name(p): p for p in sorted(SRC.rglob("*.py")) if "svc_" in p.relative_to(SRC).parts[0]
+}
+
+
+def _resolve(name: str) -> str | None:
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(node: ast.Import | ast.ImportFrom, here: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = here if MODULES[here].name == "__init__.py" else here.rpartition(".")[0]
+            for _ in range(node.level - 1):
+                package = package.rpartition(".")[0]
+            base = f"{package}.{base}".rstrip(".")
+        names = [f"{base}.{alias.name}" for alias in node.names]
+    out = []
+    for name in names:
+        target = _resolve(name)
+        if target is not None and target != here:
+            out.append(target)
+    return out
+
+
+def _imports(module: str) -> tuple[set[str], set[str]]:
+    """(module-level imports, imports inside functions) of svc modules."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    top: set[str] = set()
+    lazy: set[str] = set()
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                (lazy if in_function else top).update(_targets(child, module))
+            nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            visit(child, nested)
+
+    visit(tree, False)
+    return top, lazy
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return out
+
+
+def _graph(prefix: str) -> dict[str, set[str]]:
+    return {
+        m: {t for t in _imports(m)[0] if t.startswith(prefix)}
+        for m in MODULES
+        if m.startswith(prefix)
+    }
+
+
+def test_no_import_circles_in_svc_server() -> None:
+    graph = _graph("svc_server")
+    # A package's __init__ re-exporting its submodules is not a circle with them.
+    for name, targets in graph.items():
+        if MODULES[name].name == "__init__.py":
+            continue
+        targets.difference_update(p for p in list(targets) if name.startswith(p + "."))
+    assert _cycles(graph) == []
+
+
+def test_no_import_circles_in_svc_core() -> None:
+    graph = _graph("svc_core")
+    for name, targets in graph.items():
+        targets.difference_update(p for p in list(targets) if name.startswith(p + "."))
+    assert _cycles(graph) == []
+
+
+def test_svc_core_never_imports_svc_server() -> None:
+    offenders = {
+        m: sorted(t for t in _imports(m)[0] | _imports(m)[1] if t.startswith("svc_server"))
+        for m in MODULES
+        if m.startswith("svc_core")
+    }
+    assert {m: t for m, t in offenders.items() if t} == {}
+
+
+def test_no_lazy_imports_of_our_own_modules() -> None:
+    lazy = {(m, t) for m in MODULES for t in _imports(m)[1]}
+    assert lazy - LAZY_ALLOWED == set()
+
+
+def test_long_modules_say_why_at_their_top() -> None:
+    long_without_reason = []
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") <= MAX_LINES:
+            continue
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+        if REASON_MARK not in docstring:
+            long_without_reason.append(f"{name} ({text.count(chr(10))} lines)")
+    assert long_without_reason == []
+
+
+def test_the_request_path_walks_down() -> None:
+    """Layers import only layers below them: handlers never import the app, the routes
+    or the dispatcher; services never import handlers or http; the store imports none
+    of them; delivery is not imported by services."""
+    layers = {
+        "svc_server.handlers": {"svc_server.app", "svc_server.routes", "svc_server.http.dispatch"},
+        "svc_server.services": {"svc_server.handlers", "svc_server.http", "svc_server.app"},
+        "svc_server.store": {
+            "svc_server.services",
+            "svc_server.handlers",
+            "svc_server.http",
+            "svc_server.app",
+        },
+        "svc_server.http": {"svc_server.handlers", "svc_server.routes", "svc_server.app"},
+    }
+    found = []
+    for name in MODULES:
+        for layer, forbidden in layers.items():
+            if name == layer or name.startswith(layer + "."):
+                top, lazy = _imports(name)
+                for target in top | lazy:
+                    if any(target == f or target.startswith(f + ".") for f in forbidden):
+                        found.append(f"{name} -> {target}")
+    assert found == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
