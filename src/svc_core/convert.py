@@ -2,7 +2,8 @@
 library users alike, so both produce the same bytes.
 
 attrs values become dicts with their fields in declaration order (SPEC order for rows);
-tuples, lists and sets become lists; dicts keep their order. Fields whose type holds
+tuples, lists and sets become lists; dicts keep their order; every ``datetime`` becomes
+ISO-8601 UTC with ``Z`` (``svc_core.instants.iso``). Fields whose type holds
 only plain values (``str``, ``int``, ``float``, ``bool``, ``None``, and dicts of them)
 are copied by reference, not walked, and sequences of them are copied with ``list``:
 the pulse hot path converts cached rows on every call, and results are never mutated.
@@ -13,10 +14,13 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Sequence, Set
+from datetime import datetime
 from typing import Any
 
 import cattrs
 from cattrs.fns import identity
+
+from svc_core.instants import iso
 
 PLAIN: frozenset[Any] = frozenset({str, int, float, bool, type(None)})
 
@@ -43,6 +47,7 @@ converter = cattrs.Converter(unstruct_collection_overrides={Sequence: list, Set:
 converter.register_unstructure_hook_func(_plain, identity)
 converter.register_unstructure_hook_func(_plain_sequence, list)
 converter.register_unstructure_hook(tuple, lambda value: [converter.unstructure(v) for v in value])
+converter.register_unstructure_hook(datetime, iso)
 
 
 def to_json(value: Any) -> Any:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from svc_core.convert import to_json
 from svc_core.plans import DEFAULT_PLANS, effective_limits
 from svc_core.usage import TrialState, usage_summary
 from svc_core.usage import trial_summary as typed_trial_summary
-from svc_server.http.convert import to_json
 
 NOW = datetime(2026, 5, 17, 12, 30, 5, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""http.convert.to_json: typed results become the JSON the account API has always served."""
+"""svc_core.convert.to_json: typed results become the JSON the account API has always served."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
+from svc_core.convert import to_json
 from svc_core.instants import iso
-from svc_server.http.convert import to_json
 from svc_server.services.keys import CreatedKey, KeyRow, RetiredKey, Rotation
 from svc_server.services.team import InvitedMember, MemberRow, Team
 

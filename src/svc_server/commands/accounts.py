@@ -9,10 +9,10 @@ import time
 from typing import Any
 
 from svc_core import plans
+from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.instants import iso_or_none
 from svc_server.commands.base import store_from_args
-from svc_server.http.convert import to_json
 from svc_server.http.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id

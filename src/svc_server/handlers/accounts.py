@@ -5,11 +5,11 @@ from __future__ import annotations
 from werkzeug.wrappers import Response
 
 from svc_core.bodies import SESSION_FIELDS
+from svc_core.convert import to_json
 from svc_core.errors import JwtInvalid, SvcError, UsageFailed
 from svc_core.fields import read_body
 from svc_server.http import auth
 from svc_server.http.context import Ctx
-from svc_server.http.convert import to_json
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
 from svc_server.services import keys, sessions, team, usage
