@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
+from svc_core.convert import to_json
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
@@ -22,15 +23,17 @@ CACHE_HEADERS = {
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
-    rows, meta = service.pulse(
+    answer = service.pulse(
         deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
     )
-    return json_response({"data": rows, "_meta": meta}, headers=CACHE_HEADERS)
+    return json_response(
+        {"data": to_json(answer.data), "_meta": answer.meta}, headers=CACHE_HEADERS
+    )
 
 
 def dimensions(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
-    data, meta = service.dimensions(
+    answer = service.dimensions(
         deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
     )
-    return json_response({"data": data, "_meta": meta}, headers=CACHE_HEADERS)
+    return json_response({"data": answer.data, "_meta": answer.meta}, headers=CACHE_HEADERS)

@@ -2,7 +2,7 @@
 
 Both read answers the loader materialized (``services.markets_ingest``): pulse is one
 primary-key lookup, dimensions one small ordered read. Each takes the store, the caller
-and the strict-parsed query parameters and returns ``(data, meta)``; a cohort that is
+and the strict-parsed query parameters and returns an ``Answer`` (data and ``_meta``); a cohort that is
 empty or suppressed raises ``NotFound`` (the same answer for both, so a 404 says nothing
 about why). No HTTP objects here: an embedding application can call these directly.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from svc_core import markets
 from svc_core.caller import Caller
+from svc_core.envelope import Answer
 from svc_core.errors import InvalidParams, NotFound
 from svc_server.store import Store
 
@@ -34,7 +34,7 @@ def pulse(
     *,
     request_id: str | None,
     now: float,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> Answer:
     """GET /api/v1/markets/pulse: the published row of one cohort.
 
     ``InvalidParams`` for a missing or malformed parameter; ``NotFound`` (with the
@@ -63,7 +63,7 @@ def pulse(
             ),
             meta=meta,
         )
-    return [row.as_dict()], meta
+    return Answer(data=[row], meta=meta)
 
 
 def dimensions(
@@ -73,7 +73,7 @@ def dimensions(
     *,
     request_id: str | None,
     now: float,
-) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+) -> Answer:
     """GET /api/v1/markets/dimensions: the regions, categories and periods with data.
 
     Takes no parameters (``InvalidParams`` for any). Without published data the lists
@@ -92,4 +92,4 @@ def dimensions(
         rate_limit=rate_limit(caller),
         request_id=request_id,
     )
-    return dims.as_dict(), meta
+    return Answer(data=dims.as_dict(), meta=meta)
