@@ -133,6 +133,27 @@ class WebhooksRepo:
             (message, now, endpoint_status),
         )
 
+    def test_send_load(self, tx: Tx, consumer_id: str, since: int) -> Row:
+        """The consumer's test sends (``trigger = 'manual'``, on any of its endpoints,
+        revoked ones included) created after ``since``: ``recent`` (how many) and
+        ``oldest`` (when the first was made); ``in_flight`` (still ``sending``) and
+        ``last_started`` (when the newest of those began)."""
+        row = tx.fetchone(
+            "SELECT COUNT(*) AS recent, MIN(d.created_at) AS oldest,"
+            " SUM(CASE WHEN d.status = 'sending' THEN 1 ELSE 0 END) AS in_flight,"
+            " MAX(CASE WHEN d.status = 'sending' THEN d.claimed_at END) AS last_started"
+            " FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE e.consumer_id = ? AND d.trigger = 'manual' AND d.created_at > ?",
+            (consumer_id, since),
+        )
+        row = row or {}
+        return {
+            "recent": int(row.get("recent") or 0),
+            "oldest": row.get("oldest"),
+            "in_flight": int(row.get("in_flight") or 0),
+            "last_started": row.get("last_started"),
+        }
+
     def has_pending(self) -> bool:
         """A cheap read: is there anything for a worker to claim?"""
         with self.db.transaction(write=False) as tx:
