@@ -113,6 +113,7 @@ class Config:
     cookie_domain: str | None = None
     cookie_secure: bool = True
     webhook_allow_private: bool = False
+    webhook_test_sends_per_minute: int = 5
     trusted_proxies: tuple[Network, ...] = ()
     public_url: str = "http://127.0.0.1:8000"
     host: str = "127.0.0.1"
@@ -159,6 +160,7 @@ _PARSERS: dict[str, Any] = {
     "cookie_domain": lambda n, r: r.strip() or None,
     "cookie_secure": _bool,
     "webhook_allow_private": _bool,
+    "webhook_test_sends_per_minute": lambda n, r: _int(n, r, 1, 60),
     "trusted_proxies": _networks,
     "public_url": _base_url,
     "host": lambda n, r: r.strip(),

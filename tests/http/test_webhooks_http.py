@@ -376,13 +376,14 @@ def test_test_send_not_found_and_bad_ids(
 
 
 def test_eleven_failed_test_sends_disable_then_409_until_re_enabled(
-    hook_accounts: Accounts, receiver: Callable[..., Receiver]
+    hook_accounts: Accounts, receiver: Callable[..., Receiver], clock: FakeClock
 ) -> None:
     hook = receiver(status=500, reply=b"nope")
     browser = pro_owner(hook_accounts)
     made = register(browser, hook.url)
     test = f"{HOOKS}/{made['id']}/test"
     for n in range(1, 11):
+        clock.advance(12)  # five test sends a minute
         r = browser.post(test, headers=ORIGIN)
         assert r.status_code == 200
         assert r.get_json()["data"]["delivery"] == {
@@ -393,6 +394,7 @@ def test_eleven_failed_test_sends_disable_then_409_until_re_enabled(
         }
         [row] = browser.get(HOOKS).get_json()["data"]
         assert (row["status"], row["consecutive_failures"]) == ("active", n)
+    clock.advance(12)
     assert browser.post(test, headers=ORIGIN).status_code == 200  # the 11th failure
     [row] = browser.get(HOOKS).get_json()["data"]
     assert (row["status"], row["consecutive_failures"]) == ("disabled_after_failure", 11)
@@ -410,9 +412,93 @@ def test_eleven_failed_test_sends_disable_then_409_until_re_enabled(
     again = browser.post(f"{HOOKS}/{made['id']}/enable", headers=ORIGIN)
     assert (again.status_code, again.get_json()["error"]["code"]) == (409, "ENDPOINT_NOT_DISABLED")
     hook.status = 200
+    clock.advance(12)
     assert (
         browser.post(test, headers=ORIGIN).get_json()["data"]["delivery"]["status"] == "delivered"
     )
+
+
+def test_test_sends_are_limited_per_account_across_endpoints_and_re_enables(
+    store: Store,
+    make_app: Callable[..., Any],
+    receiver: Callable[..., Receiver],
+    clock: FakeClock,
+) -> None:
+    """The rate counts per consumer: over all its endpoints, through revoking one and
+    registering another, and through a disable/re-enable cycle; others are unaffected."""
+    accounts = Accounts(store, make_app(store, webhook_allow_private=True), clock)
+    hook = receiver(status=500, reply=b"nope")
+    browser = pro_owner(accounts)
+    first, second = register(browser, hook.url), register(browser, hook.url)
+    start = clock()
+    for n in range(5):
+        target = (first, second)[n % 2]
+        r = browser.post(f"{HOOKS}/{target['id']}/test", headers=ORIGIN)
+        assert r.status_code == 200, r.get_json()
+        clock.advance(1)
+    refused = browser.post(f"{HOOKS}/{second['id']}/test", headers=ORIGIN)
+    assert refused.status_code == 429
+    assert refused.get_json()["error"]["code"] == "RATE_LIMITED"
+    assert "5 test sends per minute" in refused.get_json()["error"]["message"]
+    assert refused.headers["Retry-After"] == str(int(start) + 60 - int(clock()))
+
+    # disabled after failures, then re-enabled: still limited
+    with store.db.transaction() as tx:
+        tx.execute(
+            "UPDATE webhook_endpoints SET status = 'disabled_after_failure', disabled_at = ? "
+            "WHERE id = ?",
+            (int(clock()), first["id"]),
+        )
+    assert browser.post(f"{HOOKS}/{first['id']}/enable", headers=ORIGIN).status_code == 200
+    assert browser.post(f"{HOOKS}/{first['id']}/test", headers=ORIGIN).status_code == 429
+    # a revoked endpoint's sends still count; a fresh endpoint is limited too
+    assert browser.delete(f"{HOOKS}/{first['id']}", headers=ORIGIN).status_code == 200
+    third = register(browser, hook.url)
+    assert browser.post(f"{HOOKS}/{third['id']}/test", headers=ORIGIN).status_code == 429
+
+    other = pro_owner(accounts)
+    theirs = register(other, hook.url)
+    assert other.post(f"{HOOKS}/{theirs['id']}/test", headers=ORIGIN).status_code == 200
+    assert len(hook.requests) == 6
+
+    clock.advance(int(start) + 60 - int(clock()))  # the first send leaves the window
+    assert browser.post(f"{HOOKS}/{third['id']}/test", headers=ORIGIN).status_code == 200
+    assert browser.post(f"{HOOKS}/{third['id']}/test", headers=ORIGIN).status_code == 429
+
+
+def test_test_send_rate_is_a_setting(
+    store: Store,
+    make_app: Callable[..., Any],
+    receiver: Callable[..., Receiver],
+    clock: FakeClock,
+) -> None:
+    app = make_app(store, webhook_allow_private=True, webhook_test_sends_per_minute=2)
+    browser = pro_owner(Accounts(store, app, clock))
+    made = register(browser, receiver().url)
+    codes = [browser.post(f"{HOOKS}/{made['id']}/test", headers=ORIGIN).status_code for _ in "abc"]
+    assert codes == [200, 200, 429]
+
+
+def test_a_test_send_left_sending_by_a_stopped_server_holds_the_slot_for_a_minute(
+    hook_accounts: Accounts, receiver: Callable[..., Receiver], clock: FakeClock
+) -> None:
+    """One test send at a time: a ``sending`` test row (here: a server that stopped
+    mid-send) refuses the next with a short Retry-After until it is a minute old."""
+    browser = pro_owner(hook_accounts)
+    made = register(browser, receiver().url)
+    assert browser.post(f"{HOOKS}/{made['id']}/test", headers=ORIGIN).status_code == 200
+    with hook_accounts.store.db.transaction() as tx:
+        tx.execute(
+            "UPDATE deliveries SET status = 'sending', claimed_at = ? WHERE endpoint_id = ?",
+            (int(clock()), made["id"]),
+        )
+    clock.advance(2)
+    busy = browser.post(f"{HOOKS}/{made['id']}/test", headers=ORIGIN)
+    assert busy.status_code == 429
+    assert "one runs at a time" in busy.get_json()["error"]["message"]
+    assert busy.headers["Retry-After"] == "4"
+    clock.advance(58)
+    assert browser.post(f"{HOOKS}/{made['id']}/test", headers=ORIGIN).status_code == 200
 
 
 def test_revoked_endpoint_cannot_be_tested_or_re_enabled(

@@ -6,7 +6,10 @@ coordinate only through the ``deliveries`` table:
 
 1. **Claim.** One transaction marks ``pending`` rows ``claimed`` by this worker: the
    oldest pending row of each active endpoint that has nothing in flight, so each
-   endpoint gets its events one at a time, in creation order (best effort).
+   endpoint gets its events one at a time, in creation order (best effort). Consumers
+   take turns (the one with the fewest deliveries in flight first), and no consumer
+   holds more than ``per_consumer`` of a worker's slots (half of them by default), so
+   one tenant's dead endpoints leave the other half free for everyone else.
 2. **Send.** Just before the request, ``claimed`` becomes ``sending`` (compare-and-set on
    the claim), then ``delivery.attempt.attempt`` signs with a fresh timestamp, sends
    through the SSRF-checked sender (5 s in all, no redirects, no retries) and records
@@ -81,16 +84,20 @@ class Worker:
         clock: Callable[[], float] = time.time,
         resolver: Resolver | None = None,
         concurrency: int = 8,
+        per_consumer: int | None = None,
         stale_after: int = STALE_AFTER,
         worker_id: str | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if per_consumer is not None and per_consumer < 1:
+            raise ValueError("per_consumer must be at least 1")
         self.store = store
         self.allow_private = allow_private
         self.clock = clock
         self.resolver = resolver
         self.concurrency = concurrency
+        self.per_consumer = per_consumer or max(1, concurrency // 2)
         self.stale_after = stale_after
         self.worker_id = worker_id or default_worker_id()
 
@@ -116,9 +123,12 @@ class Worker:
         return Maintenance(released=released, failed=failed, trial_notices=notices)
 
     def claim(self, limit: int) -> list[DeliveryJob]:
-        """Claim up to ``limit`` deliveries (at most one per endpoint)."""
+        """Claim up to ``limit`` deliveries: at most one per endpoint, consumers in turn,
+        and at most ``per_consumer`` of this worker's slots for any one consumer."""
         with self.store.db.transaction() as tx:
-            rows = self.store.webhooks.claim(tx, self.worker_id, int(self.clock()), limit)
+            rows = self.store.webhooks.claim(
+                tx, self.worker_id, int(self.clock()), limit, self.per_consumer
+            )
         return [delivery.job_from_row(r) for r in rows]
 
     def deliver(self, job: DeliveryJob) -> SendResult | None:

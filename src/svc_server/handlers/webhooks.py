@@ -51,6 +51,7 @@ def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
         clock=deps.clock,
         ids=deps.ids,
         allow_private=deps.config.webhook_allow_private,
+        per_minute=deps.config.webhook_test_sends_per_minute,
     )
     return account_reply(ctx, {"data": out})
 

@@ -245,12 +245,14 @@ TEST_WEBHOOK_ENDPOINT = Operation(
     tag="Webhooks",
     summary="Send a test event",
     description="Sends `webhook.test` now, whatever the endpoint's event filter, signed "
-    "like any event; the attempt is logged and a failure counts toward disabling.",
+    "like any event; the attempt is logged and a failure counts toward disabling. Per "
+    "account: one test send at a time and 5 a minute (configurable), else 429.",
     path_params={"endpoint_id": "The endpoint's id."},
     responses={
         "200": account_ok({"data": ref("WebhookTest")}, "The attempt's outcome."),
         "404": error("NotFound", "No such endpoint."),
         "409": error("Conflict", "ENDPOINT_NOT_ACTIVE: only active endpoints are tested."),
+        "429": error("TestSendLimited"),
     },
 )
 

@@ -107,6 +107,11 @@ RESPONSES: dict[str, Json] = {
     "RateLimited": _error_response(
         "RATE_LIMITED: the per-minute limit is reached.", ("Retry-After", *DATA_HEADERS)
     ),
+    "TestSendLimited": _error_response(
+        "RATE_LIMITED: a test send of the account is running (one at a time), or it has "
+        "started its test sends for this minute (5 by default).",
+        ("Retry-After",),
+    ),
     "ServerError": _error_response("INTERNAL or QUERY_FAILED: the server failed; retry later."),
 }
 

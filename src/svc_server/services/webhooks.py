@@ -8,6 +8,7 @@ URL, the test send) is done by ``delivery/``, which this module calls down into.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from svc_core.errors import (
     EndpointNotActive,
     InvalidBody,
     NotFound,
+    RateLimited,
 )
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
@@ -36,6 +38,13 @@ from svc_server.store.base import Row, Tx
 
 MAX_ENDPOINTS = 16
 """Non-revoked endpoints per consumer (DECISIONS)."""
+TEST_SENDS_PER_MINUTE = 5
+"""Default test sends a consumer may start in any 60 s (``SVC_WEBHOOK_TEST_SENDS_PER_MINUTE``)."""
+TEST_SENDS_IN_FLIGHT = 1
+"""Test sends of one consumer that may run at once."""
+TEST_WINDOW = 60
+"""Seconds of the test-send rate window; a ``sending`` test older than this is a leftover
+of a stopped process and no longer holds the consumer's slot."""
 
 
 Clock = Callable[[], float]
@@ -237,6 +246,26 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
 # the test send ------------------------------------------------------------------------
 
 
+def admit_test_send(load: Row, now: int, per_minute: int) -> None:
+    """Refuse a test send (429 with ``Retry-After``) when the consumer already has one in
+    flight or has started ``per_minute`` in the window (``WebhooksRepo.test_send_load``)."""
+    if load["in_flight"] >= TEST_SENDS_IN_FLIGHT:
+        started = int(load["last_started"] or now)
+        retry = max(1, started + math.ceil(delivery.DELIVERY_TIMEOUT) + 1 - now)
+        raise RateLimited(
+            "A test send of this account is still running; one runs at a time.",
+            hint=f"Retry after {retry} seconds.",
+            headers={"Retry-After": str(retry)},
+        )
+    if load["recent"] >= per_minute:
+        retry = max(1, int(load["oldest"]) + TEST_WINDOW - now)
+        raise RateLimited(
+            f"At most {per_minute} test sends per minute per account.",
+            hint=f"Retry after {retry} seconds.",
+            headers={"Retry-After": str(retry)},
+        )
+
+
 def send_test(
     store: Store,
     user_id: str,
@@ -249,9 +278,16 @@ def send_test(
     ids: Callable[[], str],
     allow_private: bool = False,
     resolver: Resolver | None = None,
+    per_minute: int = TEST_SENDS_PER_MINUTE,
 ) -> TestSend:
     """Send ``webhook.test`` to one active endpoint now, whatever its event filter; the
-    attempt is logged and counts toward disabling like any delivery."""
+    attempt is logged and counts toward disabling like any delivery.
+
+    Per consumer, across its endpoints and every server process (the limits read the
+    delivery log under a per-consumer lock): one test send at a time and ``per_minute``
+    started in any 60 s, else 429 ``RATE_LIMITED`` with ``Retry-After``. Revoking,
+    disabling or re-enabling an endpoint resets neither.
+    """
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
@@ -262,6 +298,9 @@ def send_test(
                 "can be tested.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
+        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
+        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        admit_test_send(load, int(now), per_minute)
         event = core_events.webhook_test(
             event_id=core_events.webhook_test_id(entropy), now=now, docs_url=docs_url
         )

@@ -10,7 +10,9 @@ never sent), ``sending`` becomes ``failed`` (it may have been sent; never sent t
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -133,30 +135,68 @@ class WebhooksRepo:
             (message, now, endpoint_status),
         )
 
+    def test_send_load(self, tx: Tx, consumer_id: str, since: int) -> Row:
+        """The consumer's test sends (``trigger = 'manual'``, on any of its endpoints,
+        revoked ones included) created after ``since``: ``recent`` (how many) and
+        ``oldest`` (when the first was made); ``in_flight`` (still ``sending``) and
+        ``last_started`` (when the newest of those began)."""
+        row = tx.fetchone(
+            "SELECT COUNT(*) AS recent, MIN(d.created_at) AS oldest,"
+            " SUM(CASE WHEN d.status = 'sending' THEN 1 ELSE 0 END) AS in_flight,"
+            " MAX(CASE WHEN d.status = 'sending' THEN d.claimed_at END) AS last_started"
+            " FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE e.consumer_id = ? AND d.trigger = 'manual' AND d.created_at > ?",
+            (consumer_id, since),
+        )
+        row = row or {}
+        return {
+            "recent": int(row.get("recent") or 0),
+            "oldest": row.get("oldest"),
+            "in_flight": int(row.get("in_flight") or 0),
+            "last_started": row.get("last_started"),
+        }
+
     def has_pending(self) -> bool:
         """A cheap read: is there anything for a worker to claim?"""
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone("SELECT id FROM deliveries WHERE status = 'pending' LIMIT 1")
         return row is not None
 
-    def claim(self, tx: Tx, worker_id: str, now: int, limit: int) -> list[Row]:
-        """Claim up to ``limit`` deliveries: the oldest pending one of each active endpoint
-        that has nothing in flight. Returns them with the endpoint's url and secret and
-        the event's payload, oldest first."""
+    def claim(
+        self, tx: Tx, worker_id: str, now: int, limit: int, per_consumer: int | None = None
+    ) -> list[Row]:
+        """Claim up to ``limit`` deliveries, fairly across consumers (``fair_pick``): only
+        the oldest pending one of an active endpoint with nothing in flight, and none for
+        a consumer that already has ``per_consumer`` in flight with this worker. Returns
+        them with the endpoint's url and secret and the event's payload, oldest first."""
         self.db.lock(tx, "svc:deliveries:claim")
-        claimed = tx.fetchall(
-            "UPDATE deliveries SET status = 'claimed', claimed_by = ?, claimed_at = ? "
-            "WHERE status = 'pending' AND id IN ("
-            " SELECT d.id FROM deliveries d"
+        candidates = tx.fetchall(
+            "SELECT d.id, d.seq, e.consumer_id FROM deliveries d"
             " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
             " WHERE d.status = 'pending' AND e.status = 'active'"
             " AND d.seq = (SELECT MIN(p.seq) FROM deliveries p"
             "  WHERE p.endpoint_id = d.endpoint_id AND p.status = 'pending')"
             " AND NOT EXISTS (SELECT 1 FROM deliveries b"
             "  WHERE b.endpoint_id = d.endpoint_id AND b.status IN ('claimed', 'sending'))"
-            " ORDER BY d.seq LIMIT ?"
-            ") RETURNING id",
-            (worker_id, now, limit),
+            " ORDER BY d.seq LIMIT ?",
+            (CLAIM_CANDIDATES,),
+        )
+        if not candidates:
+            return []
+        busy = tx.fetchall(
+            "SELECT e.consumer_id, COUNT(*) AS in_flight,"
+            " SUM(CASE WHEN d.claimed_by = ? THEN 1 ELSE 0 END) AS mine"
+            " FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " WHERE d.status IN ('claimed', 'sending') GROUP BY e.consumer_id",
+            (worker_id,),
+        )
+        chosen = fair_pick(candidates, busy, limit, per_consumer)
+        if not chosen:
+            return []
+        claimed = tx.fetchall(
+            "UPDATE deliveries SET status = 'claimed', claimed_by = ?, claimed_at = ? "
+            f"WHERE status = 'pending' AND id IN ({marks(len(chosen))}) RETURNING id",
+            (worker_id, now, *chosen),
         )
         return self.jobs(tx, [r["id"] for r in claimed])
 
@@ -277,6 +317,39 @@ class WebhooksRepo:
 
 
 FIELDS_SUMMARY = ("total_count", "delivered_24h", "failed_24h")
+CLAIM_CANDIDATES = 1000
+"""Endpoint heads (oldest first) a claim chooses among."""
+
+
+def fair_pick(
+    candidates: Sequence[Row], busy: Sequence[Row], limit: int, per_consumer: int | None
+) -> list[str]:
+    """The ids to claim, round-robin across consumers.
+
+    ``candidates``: ``id, seq, consumer_id`` of the claimable deliveries; ``busy``:
+    ``consumer_id, in_flight, mine`` (deliveries in flight everywhere, and with this
+    worker). The consumer with the fewest in flight goes next (ties: the oldest waiting
+    delivery), so one consumer's slow endpoints take turns with everyone else's; a
+    consumer with ``per_consumer`` in flight with this worker gets no more.
+    """
+    load = {r["consumer_id"]: int(r["in_flight"]) for r in busy}
+    mine = {r["consumer_id"]: int(r["mine"] or 0) for r in busy}
+    queues: dict[str, deque[Row]] = {}
+    for row in sorted(candidates, key=lambda r: int(r["seq"])):
+        queues.setdefault(row["consumer_id"], deque()).append(row)
+    turns = [(load.get(c, 0), int(q[0]["seq"]), c) for c, q in queues.items()]
+    heapq.heapify(turns)
+    chosen: list[str] = []
+    while turns and len(chosen) < limit:
+        in_flight, _, consumer = heapq.heappop(turns)
+        if per_consumer is not None and mine.get(consumer, 0) >= per_consumer:
+            continue
+        queue = queues[consumer]
+        chosen.append(queue.popleft()["id"])
+        mine[consumer] = mine.get(consumer, 0) + 1
+        if queue:
+            heapq.heappush(turns, (in_flight + 1, int(queue[0]["seq"]), consumer))
+    return chosen
 
 
 def decode_endpoint(row: Row) -> Row:
