@@ -3,6 +3,7 @@ real cause, and content negotiation follows RFC 9110."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -256,3 +257,34 @@ def test_rotating_without_grace_says_the_old_key_expired(
     assert (status, error["code"]) == (409, "KEY_NOT_ACTIVE")
     assert "is grace" not in error["message"]
     assert "grace period is over" in error["message"]
+
+
+def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[Any]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _commands(sub, (*path, name))
+    yield path, parser
+
+
+@pytest.mark.parametrize("command", ["init", "serve", "consumer create", "sync rone"])
+def test_a_command_help_shows_its_own_options_not_the_configuration(command: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "svc_server", *command.split(), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--jwt-issuer" not in done.stdout and "VALUE" not in done.stdout
+
+
+def test_every_option_of_every_command_has_a_one_line_description() -> None:
+    from svc_server.cli import build_parser
+
+    for path, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if action.help != argparse.SUPPRESS and not isinstance(
+                action, argparse._SubParsersAction
+            ):
+                assert action.help and "\n" not in action.help, (path, action.dest)
