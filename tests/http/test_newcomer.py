@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -288,3 +289,20 @@ def test_every_option_of_every_command_has_a_one_line_description() -> None:
                 action, argparse._SubParsersAction
             ):
                 assert action.help and "\n" not in action.help, (path, action.dest)
+
+
+def test_a_bad_postgresql_url_fails_fast_with_one_line() -> None:
+    env = dict(os.environ)
+    env["SVC_DATABASE_URL"] = "postgresql://nobody@127.0.0.1:1/none"  # nothing listens on 1
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "svc_server", "init"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 8
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("svc: error: cannot connect to PostgreSQL")
