@@ -1,6 +1,7 @@
 """A minimal receiver for svc webhooks: verify, dedupe, acknowledge.
 
-    SVC_WEBHOOK_SECRET=whsec_... python examples/webhook_receiver.py
+    SVC_WEBHOOK_SECRET=whsec_... python examples/webhook_receiver.py [--port 8001]
+    # (or --secret whsec_...; SVC_WEBHOOK_HOST / SVC_WEBHOOK_PORT also work)
     # listens on http://127.0.0.1:8001/ ; register that URL (with the development
     # setting that allows http and loopback targets) or put it behind an https tunnel.
 
@@ -14,6 +15,7 @@ answered 200 so svc counts it as delivered.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -90,11 +92,30 @@ def _print_event(event: dict[str, Any]) -> None:
     print(f"{event.get('type')} {event.get('id')}: {event.get('data')}", flush=True)
 
 
-def main() -> None:
-    secret = os.environ.get("SVC_WEBHOOK_SECRET")
-    if not secret:
-        sys.exit("set SVC_WEBHOOK_SECRET to the endpoint's whsec_... secret")
-    run_simple("127.0.0.1", 8001, Receiver(secret))
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve the receiver; flags win over ``SVC_WEBHOOK_SECRET``/``_HOST``/``_PORT``."""
+    env = os.environ
+    parser = argparse.ArgumentParser(description="Receive and verify svc webhooks.")
+    parser.add_argument(
+        "--secret",
+        default=env.get("SVC_WEBHOOK_SECRET"),
+        help="the endpoint's whsec_... secret (env SVC_WEBHOOK_SECRET)",
+    )
+    parser.add_argument(
+        "--host",
+        default=env.get("SVC_WEBHOOK_HOST", "127.0.0.1"),
+        help="address to listen on (env SVC_WEBHOOK_HOST, default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env.get("SVC_WEBHOOK_PORT", "8001")),
+        help="port to listen on (env SVC_WEBHOOK_PORT, default 8001)",
+    )
+    args = parser.parse_args(argv)
+    if not args.secret:
+        sys.exit("give the endpoint's whsec_... secret with --secret or SVC_WEBHOOK_SECRET")
+    run_simple(args.host, args.port, Receiver(args.secret))
 
 
 if __name__ == "__main__":

@@ -19,23 +19,27 @@ COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi]
 
 
 def common_parser() -> argparse.ArgumentParser:
-    """The configuration flags every subcommand accepts."""
+    """The configuration flags every subcommand accepts, left out of its ``--help`` (which
+    shows the command's own options; ``svc --help`` and docs/configuration.md list them)."""
     common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("configuration (flags override SVC_* variables)")
     for setting in SETTINGS:
-        group.add_argument(
-            flag_name(setting),
-            dest=setting,
-            default=argparse.SUPPRESS,
-            metavar="VALUE",
-            help=f"(env {env_name(setting)})",
+        common.add_argument(
+            flag_name(setting), dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
     return common
 
 
+CONFIGURATION = (
+    "Every command also takes the configuration as SVC_* variables or the matching flags "
+    "(flags win; see docs/configuration.md): "
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="svc", description="svc: Korean real-estate and marketplace data API."
+        prog="svc",
+        description="svc: Korean real-estate and marketplace data API.",
+        epilog=CONFIGURATION + ", ".join(f"{flag_name(s)} ({env_name(s)})" for s in SETTINGS),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

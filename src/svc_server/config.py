@@ -115,6 +115,8 @@ class Config:
     webhook_allow_private: bool = False
     webhook_test_sends_per_minute: int = 5
     trusted_proxies: tuple[Network, ...] = ()
+    # the base of every link the API writes (disclosure_url, upgrade_url, hints, the
+    # OpenAPI servers entry); unset, load_config derives it from host and port
     public_url: str = "http://127.0.0.1:8000"
     host: str = "127.0.0.1"
     port: int = 8000
@@ -209,4 +211,17 @@ def load_config(
             if not isinstance(raw, str):
                 raw = str(raw)
             values[setting] = parse(label, raw)
+    if "public_url" not in values:
+        values["public_url"] = served_url(values.get("host", "127.0.0.1"), values.get("port", 8000))
     return Config(**values)
+
+
+def served_url(host: str, port: int) -> str:
+    """The address a local client reaches ``svc serve --host H --port P`` at: the public
+    URL when ``SVC_PUBLIC_URL`` is not set (a wildcard host is reached on loopback)."""
+    shown = host or "127.0.0.1"
+    if shown in ("0.0.0.0", "::"):  # noqa: S104
+        shown = "127.0.0.1"
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"

@@ -86,7 +86,7 @@ def catalogue() -> list[dict[str, Any]]:
         events.webhook_test(
             event_id="evt_webhook_test_5f1d0c9e8b7a69584736251403f2e1d0",
             now=NOW,
-            docs_url="https://svc.example.com/docs/webhooks",
+            docs_url="https://svc.example.com/docs#/Webhooks",
         ),
     ]
 
@@ -472,7 +472,7 @@ def test_webhook_test_event() -> None:
         "test": True,
         "message": events.TEST_MESSAGE,
         "sent_at": "2026-05-14T09:30:00Z",
-        "docs_url": "https://svc.example.com/docs/webhooks",
+        "docs_url": "https://svc.example.com/docs#/Webhooks",
     }
 
 

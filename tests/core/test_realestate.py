@@ -291,8 +291,10 @@ def test_the_first_malformed_parameter_in_declaration_order_is_reported() -> Non
         query.parse_pulse({"sigungu_code": "11680", "property_type": "villa", "period": "nope"})
 
 
-def test_dong_counts_only_at_dong_precision_and_defaults_apply() -> None:
-    plain = query.parse_pulse({"sigungu_code": "11680", "dong": "역삼동", "period": ""})
+def test_dong_needs_dong_precision_and_defaults_apply() -> None:
+    with pytest.raises(InvalidParams, match="needs geo_precision=dong"):
+        query.parse_pulse({"sigungu_code": "11680", "dong": "역삼동", "period": ""})
+    plain = query.parse_pulse({"sigungu_code": "11680", "period": ""})
     assert plain.cohort.dong is None and plain.period == "last_6m"
     assert plain.cohort.geo_precision == "sigungu"
     fine = query.parse_pulse({"sigungu_code": "11680", "dong": "역삼동", "geo_precision": "dong"})

@@ -121,3 +121,40 @@ def test_the_script_refuses_to_start_without_a_secret() -> None:
     )
     assert done.returncode == 1
     assert "SVC_WEBHOOK_SECRET" in done.stderr
+
+
+@pytest.mark.parametrize("by", ["flags", "environment"])
+def test_the_script_takes_port_and_secret_from_flags_or_environment(by: str) -> None:
+    import os
+    import time
+    import urllib.request
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    args = [sys.executable, str(EXAMPLE)]
+    if by == "flags":
+        args += ["--secret", SECRET, "--port", str(port)]
+    else:
+        env |= {"SVC_WEBHOOK_SECRET": SECRET, "SVC_WEBHOOK_PORT": str(port)}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        body, signature = delivery(ts=int(time.time()))
+        deadline = time.monotonic() + 20
+        while True:
+            req = urllib.request.Request(
+                f"http://127.0.0.1:{port}/",
+                data=body,
+                headers={"X-Svc-Signature": signature, "Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(req, timeout=5) as r:
+                    assert r.status == 200
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the receiver did not listen on the port"
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

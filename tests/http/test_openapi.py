@@ -249,7 +249,7 @@ def test_a_test_event_payload_matches_its_documented_schema() -> None:
     event = events.webhook_test(
         event_id=events.webhook_test_id(b"\x01" * 16),
         now=1_790_000_000,
-        docs_url="https://svc.example.com/docs/webhooks",
+        docs_url="https://svc.example.com/docs#/Webhooks",
     )
     schema = DOCUMENT["webhooks"]["webhook.test"]["post"]["requestBody"]["content"][
         "application/json"

@@ -194,11 +194,11 @@ def test_dong_precision_gives_one_row_per_legal_dong(api: Api) -> None:
     assert one["_meta"]["query"]["dong"] == dong
 
 
-def test_dong_is_ignored_without_dong_precision(api: Api) -> None:
-    body = api.ok("pulse", {"sigungu_code": "11680", "property_type": "office", "dong": "역삼동"})
-    [row] = body["data"]
-    assert row["dong"] is None and row["sample_count"] == len(office_prices())
-    assert body["_meta"]["query"]["dong"] is None
+def test_dong_without_dong_precision_is_refused(api: Api) -> None:
+    r = api.get("pulse", {"sigungu_code": "11680", "property_type": "office", "dong": "역삼동"})
+    error = r.get_json()["error"]
+    assert (r.status_code, error["code"]) == (400, "INVALID_PARAMS")
+    assert "geo_precision=dong" in error["hint"]
 
 
 def test_the_envelope_has_every_field_and_echoes_the_resolved_query(api: Api) -> None:

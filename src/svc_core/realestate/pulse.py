@@ -258,8 +258,8 @@ def pulse_answer(
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(
-            f"No cohort with at least {stats.MIN_SAMPLES} transactions matches district "
-            f"{cohort.sigungu_code} in {query.period}{window_text}.",
+            f"No cohort with at least {stats.MIN_SAMPLES} transactions matches "
+            f"{cohort.place()} in {query.period}{window_text}.",
             hint=DIMENSIONS_HINT,
             meta=meta,
         )

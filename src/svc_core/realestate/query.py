@@ -72,7 +72,8 @@ GEO_PRECISION = Param(
 )
 DONG = Param(
     name="dong",
-    description="One legal dong such as 역삼동; used only with geo_precision=dong.",
+    description="One legal dong such as 역삼동; needs geo_precision=dong "
+    "(else 400 INVALID_PARAMS).",
     max_length=DONG_MAX_LENGTH,
     pattern=r"\S(.*\S)?",
     message=DONG_MESSAGE,
@@ -185,6 +186,12 @@ class Cohort:
     def dong_level(self) -> bool:
         return self.geo_precision == "dong"
 
+    def place(self) -> str:
+        """Where the cohort is, for messages: ``district 11680`` or ``dong 역삼동 of
+        district 11680``."""
+        district = f"district {self.sigungu_code}"
+        return f"dong {self.dong} of {district}" if self.dong else district
+
     def echo(self) -> dict[str, Any]:
         """The cohort part of ``_meta.query``."""
         return {
@@ -291,6 +298,11 @@ def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str
         values[decl.name] = decl.read(query)
         if decl is DONG:
             _check_dong(values["dong"])
+    if values.get("dong") is not None and values.get("geo_precision") != "dong":
+        raise InvalidParams(
+            "Query parameter 'dong' needs geo_precision=dong.",
+            hint="Add geo_precision=dong (pro plan or higher) or leave dong out.",
+        )
     return values
 
 

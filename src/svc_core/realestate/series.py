@@ -58,7 +58,7 @@ def series_answer(
     if not rows:
         raise NotFound(
             f"None of the {len(requested)} requested periods has a cohort with at least "
-            f"{stats.MIN_SAMPLES} transactions in district {query.cohort.sigungu_code}.",
+            f"{stats.MIN_SAMPLES} transactions in {query.cohort.place()}.",
             hint=DIMENSIONS_HINT,
             meta=meta,
         )

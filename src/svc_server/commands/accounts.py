@@ -39,7 +39,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="create a consumer and print its id and a live API key",
         description="Create a consumer with one live API key (printed once).",
     )
-    p.add_argument("--plan", required=True, choices=list(plans.DEFAULT_PLANS))
+    p.add_argument(
+        "--plan", required=True, choices=list(plans.DEFAULT_PLANS), help="the consumer's plan"
+    )
     p.add_argument("--email", help="the owner's email (now, or at first sign-in)")
     p.add_argument("--company", help="company name shown on invitations")
     p.add_argument("--monthly-quota", type=_positive, help="override the plan's monthly quota")
@@ -52,21 +54,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_list)
 
     p = csub.add_parser("set-plan", parents=[common], help="change a consumer's plan")
-    p.add_argument("consumer_id")
-    p.add_argument("plan", choices=list(plans.DEFAULT_PLANS))
+    p.add_argument("consumer_id", help="the consumer's id")
+    p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
     p.set_defaults(func=cmd_set_plan)
 
     key = sub.add_parser("key", help="list and revoke API keys as an operator")
     ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
     ksub.required = True
     p = ksub.add_parser("list", parents=[common], help="list a consumer's keys (never secrets)")
-    p.add_argument("consumer_id")
+    p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_key_list)
     p = ksub.add_parser(
         "revoke", parents=[common], help="revoke a key (key.revoked with actor admin)"
     )
-    p.add_argument("key_id")
+    p.add_argument("key_id", help="the key's id")
     p.set_defaults(func=cmd_key_revoke)
 
 

@@ -78,7 +78,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     where.add_argument(
         "--all", action="store_true", help="every district of the bundled code table"
     )
-    r.add_argument("--from", dest="first", required=True, metavar="YYYY-MM")
+    r.add_argument(
+        "--from", dest="first", required=True, metavar="YYYY-MM", help="first month to fetch"
+    )
     r.add_argument(
         "--to", dest="last", metavar="YYYY-MM", help="last month (default: the current one, KST)"
     )
@@ -133,10 +135,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "recorded) and the last sync time (UTC)."
         ),
     )
-    s.add_argument("--sigungu", metavar="CODE[,CODE...]")
-    s.add_argument("--kinds", metavar="KIND[,KIND...]")
-    s.add_argument("--from", dest="first", metavar="YYYY-MM")
-    s.add_argument("--to", dest="last", metavar="YYYY-MM")
+    s.add_argument("--sigungu", metavar="CODE[,CODE...]", help="only these districts")
+    s.add_argument("--kinds", metavar="KIND[,KIND...]", help="only these kinds")
+    s.add_argument("--from", dest="first", metavar="YYYY-MM", help="months from this one")
+    s.add_argument("--to", dest="last", metavar="YYYY-MM", help="months up to this one")
     s.add_argument("--json", action="store_true", help="one JSON document, for scripts")
     s.set_defaults(func=cmd_status)
     sync_rone.register(inner, common)

@@ -53,10 +53,16 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         help="market-area table (market_area,sigungu_code) for the era; default: the "
         "built-in Seoul office areas",
     )
-    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N")
-    p.add_argument("--retries", type=int, default=3, metavar="N")
-    p.add_argument("--backoff", type=float, default=2.0, metavar="SECONDS")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
+    p.add_argument(
+        "--budget", type=int, default=DEFAULT_BUDGET, metavar="N", help="most calls this run makes"
+    )
+    p.add_argument(
+        "--retries", type=int, default=3, metavar="N", help="retries of a failing call (3)"
+    )
+    p.add_argument(
+        "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
+    )
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (30)")
     p.set_defaults(func=cmd_rone)
 
 

@@ -80,12 +80,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         ),
     )
     p.add_argument("--consumer", required=True, metavar="ID", help="the consumer's id")
-    p.add_argument("--type", required=True, choices=event_service.RELAY_KINDS, dest="kind")
+    p.add_argument(
+        "--type",
+        required=True,
+        choices=event_service.RELAY_KINDS,
+        dest="kind",
+        help="the subscription event to relay",
+    )
     p.add_argument("--json-file", metavar="PATH", help="the subscription as a JSON object")
     p.add_argument("--subscription-id", metavar="ID", help="the processor's subscription id")
     p.add_argument("--status", help="trialing, active, past_due, canceled or unpaid")
-    p.add_argument("--current-period-end", metavar="TIME")
-    p.add_argument("--trial-end", metavar="TIME")
+    p.add_argument("--current-period-end", metavar="TIME", help="end of the paid period")
+    p.add_argument("--trial-end", metavar="TIME", help="end of the trial")
     p.add_argument("--canceled-at", metavar="TIME", help="cancelled only (default now)")
     p.add_argument(
         "--cancel-at-period-end", action="store_true", default=None, help="cancelled only"

@@ -47,7 +47,7 @@ def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
         endpoint_id,
         now=ctx.now,
         entropy=deps.entropy(16),
-        docs_url=f"{deps.config.public_url}/docs/webhooks",
+        docs_url=f"{deps.config.public_url}/docs#/Webhooks",  # the Swagger UI tag
         clock=deps.clock,
         ids=deps.ids,
         allow_private=deps.config.webhook_allow_private,

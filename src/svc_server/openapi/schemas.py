@@ -497,7 +497,17 @@ KEY_ROTATE = body(keys.ROTATE_FIELDS)
 KEY_ROTATED = obj(
     {
         "data": ref("ApiKeyCreated"),
-        "previous": obj({"id": UUID, "status": string(const="grace"), "grace_until": TIMESTAMP}),
+        "previous": obj(
+            {
+                "id": UUID,
+                "status": enum(
+                    ("grace", "expired"),
+                    "grace while the old key still works; expired at once when "
+                    "grace_period_seconds is 0.",
+                ),
+                "grace_until": TIMESTAMP,
+            }
+        ),
         "meta": ref("AccountMeta"),
     }
 )
@@ -523,20 +533,21 @@ MEMBER_PROPERTIES: dict[str, Schema] = {
     "joined_at": nullable(TIMESTAMP),
 }
 MEMBER = obj(MEMBER_PROPERTIES, description="A team member or pending invitation.")
+INVITATION_PROPERTIES: dict[str, Schema] = {
+    "id": UUID,
+    "consumer_id": UUID,
+    "company_name": nullable(string()),
+    "role": enum(ROLES),
+    "invited_at": TIMESTAMP,
+}
 MEMBER_INVITED = obj(
-    {**MEMBER_PROPERTIES, "expires_at": TIMESTAMP},
-    description="A new pending invitation; it expires after 7 days.",
+    {**INVITATION_PROPERTIES, **MEMBER_PROPERTIES, "expires_at": TIMESTAMP},
+    description="A new pending invitation: the invitation row, the member fields and when "
+    "it expires (after 7 days).",
 )
 INVITE_CREATE = body(bodies.INVITE_FIELDS)
 INVITATION = obj(
-    {
-        "id": UUID,
-        "consumer_id": UUID,
-        "company_name": nullable(string()),
-        "role": enum(ROLES),
-        "invited_at": TIMESTAMP,
-    },
-    description="An invitation addressed to the caller's email.",
+    INVITATION_PROPERTIES, description="An invitation addressed to the caller's email."
 )
 EVENTS = array(enum(SUBSCRIBABLE), "Event types, or * for all.", minItems=1)
 ENDPOINT_PROPERTIES: dict[str, Schema] = {

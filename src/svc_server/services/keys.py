@@ -227,9 +227,9 @@ def rotate_key(
             tx, old["id"], "active", {"status": "grace", "grace_until": grace_until}
         ):
             raise Conflict(
-                f"This key is {keys.key_status(old['status'], old['grace_until'], int(now))} "
-                "and cannot be rotated.",
+                NOT_ROTATABLE[keys.key_status(old["status"], old["grace_until"], now)],
                 code="KEY_NOT_ACTIVE",
+                hint="Rotate the key that replaced it, or create a new key.",
             )
         new = new_key(
             store,
@@ -254,9 +254,20 @@ def rotate_key(
             now=now,
         )
         event_service.publish(store, tx, consumer["id"], event, now)
+    # with grace_period_seconds 0 the old key stops working at once: say so
+    status = keys.key_status("grace", grace_until, now)
     return Rotation(
-        key=new, previous=RetiredKey(id=old["id"], status="grace", grace_until=utc(grace_until))
+        key=new, previous=RetiredKey(id=old["id"], status=status, grace_until=utc(grace_until))
     )
+
+
+NOT_ROTATABLE = {
+    "grace": "This key was already rotated and works only until its grace period ends; "
+    "it cannot be rotated again.",
+    "expired": "This key was rotated and its grace period is over; it cannot be rotated.",
+    "revoked": "This key is revoked and cannot be rotated.",
+}
+"""Why a key that is not active cannot rotate, by its status in force."""
 
 
 def revoke_key(

@@ -35,9 +35,19 @@ class MemberRow:
 
 
 @attrs.frozen(kw_only=True)
-class InvitedMember(MemberRow):
-    """A new invitation: a member row plus when it lapses."""
+class InvitedMember:
+    """A new invitation: SPEC's pending invite row (``id``, ``consumer_id``,
+    ``company_name``, ``role``, ``invited_at``), then the member fields and when it lapses."""
 
+    id: str
+    consumer_id: str
+    company_name: str | None
+    role: str
+    invited_at: datetime
+    user_id: str | None
+    email: str
+    status: str
+    joined_at: datetime | None
     expires_at: datetime
 
 
@@ -128,7 +138,15 @@ def invite(
         }
         store.accounts.insert_membership(tx, row)
     return InvitedMember(
-        **attrs.asdict(_member_row(row | {"joined_at": None}), recurse=False),
+        id=row["id"],
+        consumer_id=consumer["id"],
+        company_name=consumer["company_name"],
+        role=role,
+        invited_at=utc(row["invited_at"]),
+        user_id=None,
+        email=email,
+        status="pending",
+        joined_at=None,
         expires_at=utc(row["expires_at"]),
     )
 

@@ -58,6 +58,13 @@ class PostgresDatabase:
             ) from exc
         self.url = url
         self._psycopg = psycopg
+        # One plain connection first: a bad URL or a server that is down fails here at
+        # once, in one line, rather than after the pool's 10 s of logged retries.
+        try:
+            psycopg.connect(url, connect_timeout=5).close()
+        except psycopg.Error as exc:
+            reason = " ".join(part.strip() for part in str(exc).splitlines()) or type(exc).__name__
+            raise ConfigError(f"cannot connect to PostgreSQL at {redact(url)}: {reason}") from None
         self._pool = ConnectionPool(
             url,
             min_size=min_size,
