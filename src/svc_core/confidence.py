@@ -9,6 +9,9 @@ The ladder, first matching rule wins (``MAX_SPREAD`` = 0.20, ``MIN_SAMPLES`` = 5
 4. a single source with at least 5 samples → ``medium``
 5. a single source with fewer than 5 samples → ``low``
 
+A cohort mixing whole buildings and units (``cap_mixed``) is at most ``medium``, with
+``mixed_building_types`` set and the reason extended.
+
 Independent sources that agree are the strongest evidence; one source is at best
 ``medium``. ``relative_spread`` is (max per-source mean − min per-source mean) / average
 price, as computed by ``svc_core.stats``. For a series, ``worst`` gives the weakest level.
@@ -36,6 +39,7 @@ class ConfidenceFactors:
     relative_spread: float
     sample_count: int
     ladder_reason: str
+    mixed_building_types: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +47,7 @@ class ConfidenceFactors:
             "relative_spread": self.relative_spread,
             "sample_count": self.sample_count,
             "ladder_reason": self.ladder_reason,
+            "mixed_building_types": self.mixed_building_types,
         }
 
 
@@ -98,6 +103,21 @@ def confidence_of(stats: CohortStats) -> Confidence:
         relative_spread=stats.relative_spread,
         sample_count=stats.sample_count,
     )
+
+
+MIXED_REASON = "mixes whole buildings and units: at most medium"
+
+
+def cap_mixed(grade: Confidence) -> Confidence:
+    """The grade of a cohort that mixes whole buildings and units: their prices describe
+    different goods, so the row says so and is never ``high``."""
+    factors = attrs.evolve(
+        grade.factors,
+        mixed_building_types=True,
+        ladder_reason=f"{grade.factors.ladder_reason}; {MIXED_REASON}",
+    )
+    level = "medium" if grade.level == "high" else grade.level
+    return Confidence(level=level, factors=factors)
 
 
 def worst(levels: Iterable[str | None]) -> str | None:

@@ -226,6 +226,7 @@ def demo_transactions(seed: int) -> Iterator[Transaction]:
                         rent = _manwon(area * rent_unit * noise)
                         price = rent * _DEPOSIT_MONTHS[int(rand() * len(_DEPOSIT_MONTHS))]
                     serial += 1
+                    btype = _building_type(ptype, area, serial * _GOLDEN % 1.0)
                     yield Transaction(
                         source=source,
                         sigungu_code=code,
@@ -238,7 +239,23 @@ def demo_transactions(seed: int) -> Iterator[Transaction]:
                         monthly_rent_krw=rent,
                         area_m2=area,
                         natural_key=f"{DEMO_KEY_PREFIX}{seed}:tx:{serial}",
+                        building_type=btype,
+                        land_area_m2=round(area * 0.45, 2) if btype == "whole_building" else None,
                     )
+
+
+_GOLDEN = 0.6180339887498949
+"""Spreads serial numbers evenly over [0, 1): the building type draws no random number,
+so every other demo value stays what it was."""
+
+
+def _building_type(ptype: str, area: float, draw: float) -> str:
+    """A realistic split: officetels and commercial complexes are units; an office or
+    retail deal is a whole building more often the larger it is (about 1 in 10 overall)."""
+    if ptype in ("officetel", "commercial_complex"):
+        return "unit"
+    share = 0.05 if area < 300 else 0.35
+    return "whole_building" if draw < share else "unit"
 
 
 def demo_indices(seed: int) -> Iterator[IndexObservation]:

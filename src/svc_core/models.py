@@ -27,6 +27,9 @@ PROPERTY_TYPES: tuple[str, ...] = (
     "officetel",
 )
 TRANSACTION_TYPES: tuple[str, ...] = ("sale", "chartered_lease", "monthly_lease")
+BUILDING_TYPES: tuple[str, ...] = ("whole_building", "unit")
+"""RTMS ``buildingType``: ``일반`` (a whole building) and ``집합`` (a unit of a multi-unit
+building); officetels are units."""
 METRIC_TYPES: tuple[str, ...] = (
     "vacancy_rate",
     "income_yield",
@@ -120,7 +123,9 @@ class Transaction:
     ``price_krw`` is the sale price for ``sale`` and the deposit for leases;
     ``monthly_rent_krw`` is set (and positive) exactly for ``monthly_lease``. ``area_m2``
     is the area the source reports (building, unit or exclusive area). ``dong`` is the
-    legal dong when the source names it.
+    legal dong when the source names it. ``building_type`` is ``whole_building`` or
+    ``unit`` when the source says (None when unknown) and ``land_area_m2`` the land area
+    of a whole building; neither is part of ``natural_key``.
     """
 
     source: str = attrs.field(validator=_pattern(SOURCE_ID))
@@ -134,6 +139,10 @@ class Transaction:
     monthly_rent_krw: int | None = attrs.field(validator=_optional(_amount))
     area_m2: float | None = attrs.field(validator=_optional(_area))
     natural_key: str = attrs.field(validator=_text(MAX_KEY_LENGTH))
+    building_type: str | None = attrs.field(
+        default=None, validator=_optional(_one_of(BUILDING_TYPES))
+    )
+    land_area_m2: float | None = attrs.field(default=None, validator=_optional(_area))
 
     def __attrs_post_init__(self) -> None:
         if self.transaction_type == "monthly_lease":

@@ -12,6 +12,11 @@ rounded half to even (Python's ``round``). ``avg_area_m2`` is the mean of the kn
 as a string with two decimals (half to even on the exact value). ``relative_spread`` is
 rounded to 4 decimals; the confidence ladder compares that rounded value.
 
+Prices per area (``per_area_quartiles``): price ÷ area per deal, exactly (the area as
+published: the shortest decimal that reads back as the stored float), then the same
+type-7 quartiles, rounded half to even to whole KRW; deals without an area are left out.
+Per pyeong, the area is first divided by ``M2_PER_PYEONG`` (1 pyeong = 3.305785 m²).
+
 A cohort needs ``MIN_SAMPLES`` (2) samples; ``summarize`` returns None below that.
 """
 
@@ -28,6 +33,9 @@ import attrs
 from svc_core.models import Transaction
 
 MIN_SAMPLES = 2
+AREA_UNITS: tuple[str, ...] = ("m2", "pyeong")
+M2_PER_PYEONG = Fraction("3.305785")
+QUARTERS = (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4))
 
 
 @attrs.frozen(kw_only=True)
@@ -71,8 +79,8 @@ def mean_exact(values: Iterable[int]) -> Fraction:
     return Fraction(sum(items), len(items))
 
 
-def quantile_exact(sorted_values: Sequence[int], p: Fraction) -> Fraction:
-    """Type-7 quantile of already sorted integers, exactly."""
+def quantile_exact(sorted_values: Sequence[int | Fraction], p: Fraction) -> Fraction:
+    """Type-7 quantile of already sorted integers (or fractions), exactly."""
     if not sorted_values:
         raise ValueError("quantile of no values")
     if not 0 <= p <= 1:
@@ -108,6 +116,23 @@ def quartiles(values: Iterable[int]) -> tuple[int, int, int]:
         round(quantile_exact(items, Fraction(1, 2))),
         round(quantile_exact(items, Fraction(3, 4))),
     )
+
+
+def per_area_quartiles(
+    deals: Iterable[tuple[int, float | None]], *, area_unit: str = "m2"
+) -> tuple[int, int, int] | None:
+    """(p25, median, p75) of price ÷ area over ``(price, area in m²)`` pairs, per m² or
+    per pyeong; None when no pair has an area."""
+    if area_unit not in AREA_UNITS:
+        raise ValueError(f"area_unit must be one of {', '.join(AREA_UNITS)}")
+    per = M2_PER_PYEONG if area_unit == "pyeong" else Fraction(1)
+    ratios: list[int | Fraction] = sorted(
+        Fraction(price) * per / Fraction(repr(area)) for price, area in deals if area
+    )
+    if not ratios:
+        return None
+    p25, mid, p75 = (round(quantile_exact(ratios, p)) for p in QUARTERS)
+    return p25, mid, p75
 
 
 def median(values: Iterable[int]) -> int:

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.confidence import MAX_SPREAD, MIN_SAMPLES, assess, confidence_of, worst
+from svc_core.confidence import (
+    LEVELS,
+    MAX_SPREAD,
+    MIN_SAMPLES,
+    assess,
+    cap_mixed,
+    confidence_of,
+    worst,
+)
 from svc_core.stats import Sample, summarize
 
 
@@ -19,7 +27,30 @@ def test_sources_that_agree_are_high() -> None:
         "relative_spread": 0.081,
         "sample_count": 3,
         "ladder_reason": "2 sources agree within 20% spread (8.1%)",
+        "mixed_building_types": False,
     }
+
+
+def test_a_mix_of_building_types_is_never_high_and_says_so() -> None:
+    high = assess(distinct_sources=2, relative_spread=0.081, sample_count=3)
+    capped = cap_mixed(high)
+    assert capped.level == "medium"
+    assert capped.factors.mixed_building_types
+    assert capped.factors.ladder_reason.endswith("mixes whole buildings and units: at most medium")
+    low = assess(distinct_sources=1, relative_spread=0.0, sample_count=3)
+    assert cap_mixed(low).level == "low"
+
+
+@given(
+    st.integers(min_value=1, max_value=4),
+    st.floats(min_value=0, max_value=2, allow_nan=False),
+    st.integers(min_value=4, max_value=50),
+)
+def test_capping_a_mix_never_raises_a_level(sources: int, spread: float, count: int) -> None:
+    grade = assess(distinct_sources=sources, relative_spread=spread, sample_count=count)
+    capped = cap_mixed(grade)
+    assert capped.level != "high"
+    assert LEVELS.index(capped.level) <= LEVELS.index(grade.level)
 
 
 def test_spread_threshold_is_inclusive() -> None:

@@ -18,7 +18,7 @@ from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.realestate import coverage, dimensions, indices, pulse, query, series
 from svc_core.realestate.pulse import Deal
-from tests.http.realestate_support import COVERAGE_FIELDS, INDEX_FIELDS, PULSE_FIELDS
+from tests.http.realestate_support import COVERAGE_FIELDS, INDEX_FIELDS, ROW_FIELDS
 
 CODES = ("11680", "11110")
 MONTHS = tuple(f"2025-{m:02d}" for m in range(1, 7))
@@ -232,7 +232,7 @@ def transaction(month: int, price: int, key: str) -> Transaction:
 def test_rows_convert_to_spec_order_json() -> None:
     items = [transaction(6, 100, "a"), transaction(6, 301, "b")]
     [row] = convert.to_json(pulse.pulse_rows(items, pulse_query(period="2025-06")))
-    assert tuple(row) == PULSE_FIELDS
+    assert tuple(row) == ROW_FIELDS
     assert row["median_price"] == 200  # (100 + 301) / 2 = 200.5, half to even
     assert row["confidence_factors"]["sample_count"] == 2
     [cov] = convert.to_json(coverage.coverage_rows(items, query.parse_coverage({})))

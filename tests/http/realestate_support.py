@@ -91,6 +91,17 @@ PULSE_FIELDS = (
     "source_means",
     "confidence_factors",
 )
+"""SPEC's pulse row, in order: every row starts with exactly these."""
+ADDED_PULSE_FIELDS = (
+    "building_type",
+    "building_type_mix",
+    "p25_price_per_m2",
+    "median_price_per_m2",
+    "p75_price_per_m2",
+    "median_land_price_per_m2",
+)
+"""Issue 14's additions, after SPEC's fields."""
+ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
 COVERAGE_FIELDS = (
     "sigungu_code",
     "sigungu",
@@ -259,3 +270,42 @@ def expected_stats(values: list[int]) -> dict[str, int]:
 def mean_area(areas: list[str]) -> str:
     total = sum((Decimal(a) for a in areas), Decimal(0)) / len(areas)
     return str(total.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
+
+
+M2_PER_PYEONG = Fraction("3.305785")
+BUILDING_TYPES = {"일반": "whole_building", "집합": "unit"}
+
+
+def building_type(item: Mapping[str, str]) -> str | None:
+    """The documented building type of a raw item: officetels (``excluUseAr``) are units,
+    a commercial deal's ``buildingType`` 일반/집합 is a whole building/unit."""
+    if "excluUseAr" in item:
+        return "unit"
+    return BUILDING_TYPES.get(item.get("buildingType", "").strip())
+
+
+def type_mix(items: Iterable[Mapping[str, str]]) -> dict[str, int]:
+    """Samples per building type (``unknown`` when the item does not say)."""
+    counts: dict[str, int] = {}
+    for item in items:
+        kind = building_type(item) or "unknown"
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def per_area(
+    pairs: Iterable[tuple[int, str]], *, per: Fraction = Fraction(1)
+) -> tuple[int, int, int] | None:
+    """Type-7 quartiles of price / area per deal (the area text as published, ``per`` m²),
+    each rounded half to even; None when no deal has an area."""
+    ratios = sorted(
+        Fraction(price) * per / Fraction(area.strip())
+        for price, area in pairs
+        if area.strip() and Fraction(area.strip()) > 0
+    )
+    if not ratios:
+        return None
+    if len(ratios) == 1:
+        return (round(ratios[0]),) * 3
+    q1, q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return round(q1), round(q2), round(q3)

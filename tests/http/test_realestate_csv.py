@@ -16,7 +16,7 @@ from tests.http.realestate_support import (
     COVERAGE_FIELDS,
     FIXTURES,
     INDEX_FIELDS,
-    PULSE_FIELDS,
+    ROW_FIELDS,
     Api,
     assert_error,
     load,
@@ -25,13 +25,13 @@ from tests.http.realestate_support import (
 )
 
 CASES: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...] = (
-    ("pulse", {"sigungu_code": "11680"}, PULSE_FIELDS),
+    ("pulse", {"sigungu_code": "11680"}, ROW_FIELDS),
     (
         "pulse",
         {"sigungu_code": "11680", "geo_precision": "dong", "period": "2025-Q2"},
-        PULSE_FIELDS,
+        ROW_FIELDS,
     ),
-    ("pulse/series", {"sigungu_code": "11680", "periods": "2025-05,2025-06"}, PULSE_FIELDS),
+    ("pulse/series", {"sigungu_code": "11680", "periods": "2025-05,2025-06"}, ROW_FIELDS),
     ("coverage", {"granularity": "month"}, COVERAGE_FIELDS),
     ("coverage", {"geo_precision": "dong", "limit": "20"}, COVERAGE_FIELDS),
     ("indices", {"sigungu_code": "11680", "period": "2025"}, INDEX_FIELDS),

@@ -18,7 +18,7 @@ from tests.http.realestate_support import (
     NRG_JONGNO_PAGE,
     OFFI_RENT,
     OFFI_TRADE,
-    PULSE_FIELDS,
+    ROW_FIELDS,
     Api,
     assert_error,
     assert_layer_envelope,
@@ -76,7 +76,7 @@ def test_gangnam_office_sales_match_values_computed_from_the_raw_xml(api: Api) -
         },
     )
     [row] = body["data"]
-    assert tuple(row) == PULSE_FIELDS
+    assert tuple(row) == ROW_FIELDS
     assert row["sigungu_code"] == "11680"
     assert row["sigungu"] == "강남구"
     assert (row["gu"], row["dong"]) == (None, None)
@@ -214,6 +214,8 @@ def test_the_envelope_has_every_field_and_echoes_the_resolved_query(api: Api) ->
         "dong": None,
         "window_from": "2025-01",
         "window_to": "2025-06",
+        "building_type": None,
+        "area_unit": "m2",
     }
     assert meta["request_id"] == response.headers["X-Request-ID"]
     assert meta["count"] == len(response.get_json()["data"])

@@ -10,7 +10,7 @@ from svc_server import ingest
 from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
-    PULSE_FIELDS,
+    ROW_FIELDS,
     Api,
     assert_error,
     assert_layer_envelope,
@@ -51,7 +51,7 @@ def test_some_periods_with_data_list_the_missing_ones_and_the_worst_confidence(a
         ("2025-05", 2, "low"),
         ("2025-06", OFFICE_JUNE, "medium"),
     ]
-    assert all(tuple(r) == PULSE_FIELDS for r in rows)
+    assert all(tuple(r) == ROW_FIELDS for r in rows)
     meta = body["_meta"]
     assert_layer_envelope(meta)
     assert meta["periods_requested"] == ["2025-04", "2025-05", "2025-06"]

@@ -71,6 +71,13 @@ class IndexRow:
     annualized_cap_rate: float | None
 
 
+CAP_RATE_METHOD = (
+    "annualized_cap_rate = value_pct x 4 on income_yield rows: R-ONE's quarterly income "
+    "(NOI) yield annualized by simple multiplication, not compounded; null on other metrics."
+)
+"""How ``annualized_cap_rate`` is computed, stated in every indices envelope."""
+
+
 def cap_rate(metric_type: str, value_pct: float) -> float | None:
     """The annualized cap rate of a quarterly ``income_yield``; None for other metrics."""
     if metric_type != "income_yield":
@@ -158,6 +165,7 @@ def indices_answer(
         synthetic=any(v.synthetic for v in kept) if kept else synthetic,
         sources=INDEX_SOURCES,
         query=echo,
+        extra={"cap_rate_method": CAP_RATE_METHOD},
     )
     if not rows:
         raise NotFound(

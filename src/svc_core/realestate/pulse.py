@@ -19,7 +19,7 @@ from svc_core import confidence, periods, stats
 from svc_core.confidence import ConfidenceFactors
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.models import BUILDING_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 
@@ -44,6 +44,8 @@ class Deal(NamedTuple):
     transaction_type: str
     month: str
     synthetic: bool = False
+    building_type: str | None = None
+    land_area: float | None = None
 
 
 def deal_of(tx: Transaction) -> Deal:
@@ -59,6 +61,8 @@ def deal_of(tx: Transaction) -> Deal:
         property_type=tx.property_type,
         transaction_type=tx.transaction_type,
         month=tx.period_month,
+        building_type=tx.building_type,
+        land_area=tx.land_area_m2,
     )
 
 
@@ -69,8 +73,13 @@ def deals(records: Iterable[Transaction | Deal]) -> list[Deal]:
 
 @attrs.frozen(kw_only=True)
 class PulseRow:
-    """One cohort's row, fields in SPEC order. ``gu`` and ``dong`` are set only at dong
-    precision; amounts are whole KRW; ``avg_area_m2`` is a two-decimal string."""
+    """One cohort's row, fields in SPEC order, then the additions of issue 14. ``gu`` and
+    ``dong`` are set only at dong precision; amounts are whole KRW; ``avg_area_m2`` is a
+    two-decimal string. ``building_type`` is the filter's value (None: both);
+    ``building_type_mix`` counts samples per type (``unknown`` when the source does not
+    say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
+    query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
+    the whole buildings; each is None when no deal reports the area."""
 
     sigungu_code: str
     sigungu: str
@@ -93,19 +102,54 @@ class PulseRow:
     source_mix: dict[str, int]
     source_means: dict[str, int]
     confidence_factors: ConfidenceFactors
+    building_type: str | None = None
+    building_type_mix: dict[str, int] = attrs.field(factory=dict)
+    p25_price_per_m2: int | None = None
+    median_price_per_m2: int | None = None
+    p75_price_per_m2: int | None = None
+    median_land_price_per_m2: int | None = None
+
+
+UNKNOWN_TYPE = "unknown"
+MIX_LIMITATION = (
+    "A row without building_type mixes whole buildings (RTMS 일반) and units (RTMS 집합) "
+    "when building_type_mix names both: their prices describe different goods; filter with "
+    "building_type or compare the *_price_per_m2 fields."
+)
+
+
+def building_type_mix(samples: Iterable[Deal]) -> dict[str, int]:
+    """Samples per building type (``unknown`` when the source does not say)."""
+    counts = Counter(s.building_type or UNKNOWN_TYPE for s in samples)
+    return dict(sorted(counts.items()))
+
+
+def is_mixed(mix: Mapping[str, int]) -> bool:
+    """True when a cohort holds both whole buildings and units."""
+    return all(mix.get(t, 0) > 0 for t in BUILDING_TYPES)
 
 
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""
 
 
-def _row(cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str) -> PulseRow | None:
+def _row(
+    cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str, area_unit: str
+) -> PulseRow | None:
     """One pulse row from a cohort's samples, or None below the 2-sample minimum."""
     summary = stats.summarize(samples)
     if summary is None:
         return None
     dong, property_type, transaction_type, period = key
     grade = confidence.confidence_of(summary)
+    mix = building_type_mix(samples)
+    if is_mixed(mix):
+        grade = confidence.cap_mixed(grade)
+    per_area = stats.per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
+    land = stats.per_area_quartiles(
+        ((s.price, s.land_area) for s in samples if s.building_type == "whole_building"),
+        area_unit=area_unit,
+    )
     dong_level = cohort.dong_level
     return PulseRow(
         sigungu_code=cohort.sigungu_code,
@@ -129,6 +173,12 @@ def _row(cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str) -> P
         source_mix=summary.source_mix,
         source_means=summary.source_means,
         confidence_factors=grade.factors,
+        building_type=cohort.building_type,
+        building_type_mix=mix,
+        p25_price_per_m2=per_area[0] if per_area else None,
+        median_price_per_m2=per_area[1] if per_area else None,
+        p75_price_per_m2=per_area[2] if per_area else None,
+        median_land_price_per_m2=land[1] if land else None,
     )
 
 
@@ -143,10 +193,15 @@ def row_order(row: PulseRow) -> tuple[str, int, int, str]:
 
 
 def group_rows(
-    cohort: Cohort, samples: Sequence[Deal], period_of: Mapping[str, str]
+    cohort: Cohort,
+    samples: Sequence[Deal],
+    period_of: Mapping[str, str],
+    *,
+    area_unit: str = "m2",
 ) -> list[PulseRow]:
     """The rows of ``samples`` (already the cohort's transactions): grouped by dong (dong
-    precision only), types and the period ``period_of`` maps each month to.
+    precision only), types and the period ``period_of`` maps each month to; per-area
+    prices in ``area_unit``.
 
     At dong precision, records without a dong are left out. The district is named from
     the bundled table, else from the first sample's name.
@@ -160,7 +215,7 @@ def group_rows(
         key = (dong, s.property_type, s.transaction_type, period_of[s.month])
         groups.setdefault(key, []).append(s)
     name = district_name(cohort.sigungu_code, samples[0].sigungu if samples else None)
-    rows = [r for key, group in groups.items() if (r := _row(cohort, key, group, name))]
+    rows = [r for key, group in groups.items() if (r := _row(cohort, key, group, name, area_unit))]
     rows.sort(key=row_order)
     return rows
 
@@ -177,6 +232,7 @@ def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> li
         and (cohort.property_type is None or d.property_type == cohort.property_type)
         and (cohort.transaction_type is None or d.transaction_type == cohort.transaction_type)
         and (cohort.dong is None or d.dong == cohort.dong)
+        and (cohort.building_type is None or d.building_type == cohort.building_type)
         and d.month in wanted
     ]
 
@@ -203,7 +259,8 @@ def pulse_rows(
     end = latest if latest is not None else latest_month(items)
     window = periods.resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
-    return group_rows(query.cohort, select(query.cohort, items, period_of), period_of)
+    chosen = select(query.cohort, items, period_of)
+    return group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:
@@ -223,8 +280,9 @@ def rows_meta(
     query: Mapping[str, object],
     extra: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """The envelope of pulse rows: count, source mix and grade follow from the rows."""
-    return layer_meta(
+    """The envelope of pulse rows: count, source mix and grade follow from the rows; a
+    row mixing building types adds ``MIX_LIMITATION``."""
+    meta = layer_meta(
         context,
         count=len(rows),
         source_mix=source_mix(rows),
@@ -235,6 +293,9 @@ def rows_meta(
         query=query,
         extra=extra,
     )
+    if any(r.confidence_factors.mixed_building_types for r in rows):
+        meta["known_limitations"].append(MIX_LIMITATION)
+    return meta
 
 
 def pulse_answer(
@@ -253,6 +314,8 @@ def pulse_answer(
         "period": query.period,
         "window_from": window.window_from,
         "window_to": window.window_to,
+        "building_type": cohort.building_type,
+        "area_unit": query.area_unit,
     }
     meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo)
     if not rows:

@@ -19,8 +19,9 @@ import attrs
 
 from svc_core import periods
 from svc_core.errors import InvalidParams
-from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.params import Param, Value, names, read_all, strict_query
+from svc_core.stats import AREA_UNITS
 
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")
@@ -61,6 +62,22 @@ TRANSACTION_TYPE = Param(
     description="Transaction type; all types when absent.",
     kind="enum",
     choices=TRANSACTION_TYPES,
+)
+BUILDING_TYPE = Param(
+    name="building_type",
+    description="`whole_building` (RTMS 일반) or `unit` (RTMS 집합; officetels are units); "
+    "both when absent, and deals whose type is unknown count only then.",
+    kind="enum",
+    choices=BUILDING_TYPES,
+)
+AREA_UNIT = Param(
+    name="area_unit",
+    description="Unit of the per-area prices (`*_price_per_m2`): `m2`, or `pyeong` "
+    "(1 pyeong = 3.305785 m²; the fields keep their names and `_meta.query.area_unit` "
+    "says which).",
+    kind="enum",
+    choices=AREA_UNITS,
+    default="m2",
 )
 GEO_PRECISION = Param(
     name="geo_precision",
@@ -140,13 +157,21 @@ INDEX_PERIOD = Param(
 )
 
 FILTERS = (PROPERTY_TYPE, TRANSACTION_TYPE, GEO_PRECISION, DONG)
-PULSE_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, *FILTERS, PULSE_PERIOD)
+PULSE_PARAMS: tuple[Param, ...] = (
+    SIGUNGU_REQUIRED,
+    *FILTERS,
+    BUILDING_TYPE,
+    PULSE_PERIOD,
+    AREA_UNIT,
+)
 SERIES_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *FILTERS,
+    BUILDING_TYPE,
     PERIODS,
     FROM_PERIOD,
     TO_PERIOD,
+    AREA_UNIT,
 )
 COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *FILTERS, GRANULARITY, LIMIT)
 INDICES_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
@@ -161,13 +186,15 @@ INDICES_NAMES = names(INDICES_PARAMS)
 class Cohort:
     """Which transactions rows are built from: a district (``''`` = any district), the
     type filters (None = every type) and the geography. ``dong`` narrows to one legal
-    dong and is set only at ``geo_precision="dong"``."""
+    dong and is set only at ``geo_precision="dong"``. ``building_type`` keeps one
+    building type (None = every deal, whatever its type)."""
 
     sigungu_code: str
     property_type: str | None = None
     transaction_type: str | None = None
     geo_precision: str = "sigungu"
     dong: str | None = None
+    building_type: str | None = None
 
     def __attrs_post_init__(self) -> None:
         # One check rather than a validator per field: every request builds a cohort.
@@ -179,6 +206,7 @@ class Cohort:
                 self.transaction_type is not None and self.transaction_type not in TRANSACTION_TYPES
             )
             or self.geo_precision not in GEO_PRECISIONS
+            or (self.building_type is not None and self.building_type not in BUILDING_TYPES)
         ):
             raise ValueError(f"not a cohort the API can ask for: {self!r}")
 
@@ -210,6 +238,7 @@ class PulseQuery:
 
     cohort: Cohort
     period: str = "last_6m"
+    area_unit: str = "m2"
 
 
 @attrs.frozen(kw_only=True)
@@ -224,6 +253,7 @@ class SeriesQuery:
     periods_text: str | None = None
     from_period: str | None = None
     to_period: str | None = None
+    area_unit: str = "m2"
 
 
 @attrs.frozen(kw_only=True)
@@ -289,6 +319,7 @@ def _cohort(values: Mapping[str, Value]) -> Cohort:
         transaction_type=_text(values["transaction_type"]),
         geo_precision=geo,
         dong=_text(values["dong"]) if geo == "dong" else None,
+        building_type=_text(values.get("building_type")),
     )
 
 
@@ -313,7 +344,7 @@ def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
     values = _cohort_values(PULSE_PARAMS, query)
     period = str(values["period"])
     periods.resolve_pulse_period(period, None)  # the grammar; the window needs the data
-    return PulseQuery(cohort=_cohort(values), period=period)
+    return PulseQuery(cohort=_cohort(values), period=period, area_unit=str(values["area_unit"]))
 
 
 def parse_series(query: Mapping[str, str]) -> SeriesQuery:
@@ -328,6 +359,7 @@ def parse_series(query: Mapping[str, str]) -> SeriesQuery:
         periods_text=texts[0],
         from_period=texts[1],
         to_period=texts[2],
+        area_unit=str(values["area_unit"]),
     )
 
 

@@ -32,7 +32,8 @@ def series_months(requested: Sequence[str]) -> dict[str, str]:
 def series_rows(records: Iterable[Transaction | Deal], query: SeriesQuery) -> list[PulseRow]:
     """The rows of ``query`` computed from transactions, as the server answers them."""
     period_of = series_months(query.periods)
-    return group_rows(query.cohort, select(query.cohort, deals(records), period_of), period_of)
+    chosen = select(query.cohort, deals(records), period_of)
+    return group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
 
 
 def series_answer(
@@ -48,6 +49,8 @@ def series_answer(
         "periods": requested,
         "from_period": query.from_period,
         "to_period": query.to_period,
+        "building_type": query.cohort.building_type,
+        "area_unit": query.area_unit,
     }
     extra = {
         "periods_requested": requested,

@@ -8,6 +8,10 @@ Three kinds of response:
 | ``officetel_trade`` | OffiTrade | ``officetel`` | ``sale`` | dealAmount | excluUseAr |
 | ``officetel_rent`` | OffiRent | ``officetel`` | see below | deposit | excluUseAr |
 
+Building type: ``buildingType`` ``일반`` → ``whole_building`` (with ``plottageAr`` as
+``land_area_m2``), ``집합`` → ``unit``, blank → None; officetels are ``unit``. Neither
+enters the natural key.
+
 Officetel rent: ``monthlyRent`` 0 → ``chartered_lease``, otherwise ``monthly_lease`` with
 the rent as ``monthly_rent_krw``.
 
@@ -117,6 +121,28 @@ _USE_SPLIT = re.compile(r"[,/·+;]")
 
 OFFICE_USES = frozenset({"업무"})
 RETAIL_USES = frozenset({"제1종근린생활", "제2종근린생활", "근린생활", "판매"})
+
+
+BUILDING_TYPE_OF = {"일반": "whole_building", "집합": "unit"}
+"""RTMS ``buildingType`` → ``Transaction.building_type`` (officetels are units)."""
+
+
+def building_type_of(kind: str, raw: str) -> str | None:
+    """The building type of a deal of ``kind`` whose ``buildingType`` reads ``raw``."""
+    if kind != "commercial":
+        return "unit"
+    return BUILDING_TYPE_OF.get(raw.strip())
+
+
+def land_area_of(building_type: str | None, raw: str | None) -> float | None:
+    """``plottageAr`` of a whole building; None for units and when blank or malformed
+    (the land area never rejects a deal)."""
+    if building_type != "whole_building":
+        return None
+    try:
+        return parse_area(raw, "plottagear")
+    except Reject:
+        return None
 
 
 def commercial_property_type(building_type: str, building_use: str) -> str:
@@ -380,6 +406,7 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
     deal_date = _date(item)
     prop, ttype, price, rent, area = _types(kind, item)
     dong = item.get("umdnm", "").strip() or None
+    btype = building_type_of(kind, item.get("buildingtype", ""))
     try:
         return Transaction(
             source=SOURCE,
@@ -393,6 +420,8 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
             monthly_rent_krw=rent,
             area_m2=area,
             natural_key=key,
+            building_type=btype,
+            land_area_m2=land_area_of(btype, item.get("plottagear")),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

@@ -15,7 +15,9 @@ enter the natural key):
   계약년월, 계약일
 
 Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``) and,
-for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``).
+for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``) and
+``대지면적(㎡)`` (the land area of a whole building). ``유형`` gives the building type as in
+``svc_core.sources.rtms`` (``일반`` whole building, ``집합`` unit; officetels are units).
 
 ``시군구`` is the full address (``서울특별시 강남구 수서동``): the district is found in the
 bundled table by province and district name (``svc_core.regions.split_address``), the rest
@@ -48,7 +50,13 @@ from svc_core.sources import (
     parse_area,
     parse_manwon,
 )
-from svc_core.sources.rtms import KINDS, SOURCE, commercial_property_type
+from svc_core.sources.rtms import (
+    KINDS,
+    SOURCE,
+    building_type_of,
+    commercial_property_type,
+    land_area_of,
+)
 
 _COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
     "commercial": {
@@ -80,6 +88,7 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "cancelled_on": ("해제사유발생일",),
     "cancelled_flag": ("해제여부",),
     "share": ("지분구분",),
+    "land": ("대지면적(㎡)",),
 }
 _KEY_IGNORED = frozenset({"NO", "해제사유발생일", "해제여부"})
 _YM = re.compile(r"([0-9]{4})([0-9]{2})")
@@ -172,6 +181,7 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
         monthly = _amount(cells["rent"], "monthly rent", "invalid_rent")
         ttype = "monthly_lease" if monthly else "chartered_lease"
         rent = monthly or None
+    btype = building_type_of(kind, cells.get("building_type", ""))
     try:
         return Transaction(
             source=SOURCE,
@@ -185,6 +195,8 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
             monthly_rent_krw=rent,
             area_m2=parse_area(cells["area"], "area"),
             natural_key=key,
+            building_type=btype,
+            land_area_m2=land_area_of(btype, cells.get("land")),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

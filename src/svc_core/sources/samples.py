@@ -113,6 +113,7 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
             monthly_rent_krw=rent,
             area_m2=area,
             natural_key=key,
+            building_type="unit" if ptype == "officetel" else None,
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

@@ -169,8 +169,16 @@ PULSE_EXAMPLE_ROW: Json = {
         "distinct_sources": 3,
         "relative_spread": 0.4794,
         "sample_count": 81,
-        "ladder_reason": "3 sources disagree beyond 20% spread (47.9%), 81 samples >= 5",
+        "ladder_reason": "3 sources disagree beyond 20% spread (47.9%), 81 samples >= 5; "
+        "mixes whole buildings and units: at most medium",
+        "mixed_building_types": True,
     },
+    "building_type": None,
+    "building_type_mix": {"unit": 74, "whole_building": 7},
+    "p25_price_per_m2": 12_480_000,
+    "median_price_per_m2": 14_310_000,
+    "p75_price_per_m2": 17_050_000,
+    "median_land_price_per_m2": 61_200_000,
 }
 ENVELOPE_EXAMPLE: Json = {
     "service": "svc",
@@ -205,6 +213,8 @@ ENVELOPE_EXAMPLE: Json = {
         "period": "last_6m",
         "window_from": "2026-04",
         "window_to": "2026-09",
+        "building_type": None,
+        "area_unit": "m2",
     },
     "rate_limit": {"limit_per_min": 120, "remaining": 119},
     "request_id": "req_GoJtE09Oo289lKte7g6VSg",

@@ -19,7 +19,7 @@ from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
 from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
-from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
 
 Schema = dict[str, Any]
@@ -93,6 +93,10 @@ def integer(description: str | None = None, **keywords: Any) -> Schema:
 
 def number(description: str | None = None, **keywords: Any) -> Schema:
     return scalar("number", description, **keywords)
+
+
+def boolean(description: str | None = None) -> Schema:
+    return scalar("boolean", description)
 
 
 def enum(values: Iterable[str], description: str | None = None) -> Schema:
@@ -238,6 +242,9 @@ LAYER_ENVELOPE = obj(
         "missing_periods": array(string(), "pulse/series only."),
         "granularity": enum(GRANULARITIES, "coverage only."),
         "row_cap": integer("coverage only: the limit applied.", minimum=1),
+        "cap_rate_method": string(
+            "indices only: how annualized_cap_rate is computed (income_yield value_pct x 4)."
+        ),
         "request_id": string(),
     },
     required=(
@@ -265,6 +272,13 @@ LAYER_ENVELOPE = obj(
 )
 KRW = integer("KRW.")
 KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
+PER_AREA = nullable(
+    integer(
+        "Quartile of price / area per deal (building area for whole buildings, exclusive "
+        "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); null when "
+        "no deal reports an area."
+    )
+)
 PULSE_ROW = obj(
     {
         "sigungu_code": SIGUNGU_CODE,
@@ -293,7 +307,27 @@ PULSE_ROW = obj(
                 "relative_spread": number("(max - min of source means) / avg_price."),
                 "sample_count": integer(minimum=2),
                 "ladder_reason": string(),
+                "mixed_building_types": boolean(
+                    "True when the row holds both whole buildings and units (then its "
+                    "confidence is at most medium)."
+                ),
             }
+        ),
+        "building_type": nullable(
+            enum(BUILDING_TYPES, "The building_type filter; null when the row holds both.")
+        ),
+        "building_type_mix": counts(
+            "Samples per building type: whole_building, unit, and unknown when the source "
+            "does not say."
+        ),
+        "p25_price_per_m2": PER_AREA,
+        "median_price_per_m2": PER_AREA,
+        "p75_price_per_m2": PER_AREA,
+        "median_land_price_per_m2": nullable(
+            integer(
+                "Median of price / land area (plottageAr) over the row's whole buildings, KRW "
+                "per m² (per pyeong with area_unit=pyeong); null when none reports it."
+            )
         ),
     },
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "

@@ -84,11 +84,17 @@ def _deal(r: Row) -> Deal:
         transaction_type=r["transaction_type"],
         month=r["month"],
         synthetic=bool(r["synthetic"]),
+        building_type=r["building_type"],
+        land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
     )
 
 
 def _cohort_rows(
-    store: Store, state: DataState, cohort: q.Cohort, period_of: Mapping[str, str]
+    store: Store,
+    state: DataState,
+    cohort: q.Cohort,
+    period_of: Mapping[str, str],
+    area_unit: str,
 ) -> tuple[list[PulseRow], bool]:
     """The pulse rows of ``cohort`` over the months in ``period_of`` and whether they are
     synthetic, computed once per data version (the rows are shared and frozen).
@@ -104,12 +110,13 @@ def _cohort_rows(
             property_type=cohort.property_type,
             transaction_type=cohort.transaction_type,
             dong=cohort.dong,
+            building_type=cohort.building_type,
         )
         samples = [_deal(r) for r in found]
-        rows = core_pulse.group_rows(cohort, samples, period_of)
+        rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
         return rows, any(s.synthetic for s in samples) if samples else state.synthetic
 
-    key = ("pulse", cohort, tuple(sorted(period_of.items())))
+    key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
     return store.realestate.cached(key, compute, version=state.version)
 
 
@@ -127,7 +134,7 @@ def pulse(
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
     rows, synthetic = _cohort_rows(
-        store, state, query.cohort, {m: window.label for m in window.months}
+        store, state, query.cohort, {m: window.label for m in window.months}, query.area_unit
     )
     context = _context(state, caller, request_id, now, links)
     return core_pulse.pulse_answer(rows, query, window, context, synthetic=synthetic)
@@ -146,7 +153,7 @@ def series(
     gate(caller, query.cohort.geo_precision, links)
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
-    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of)
+    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
     context = _context(state, caller, request_id, now, links)
     return core_series.series_answer(rows, query, context, synthetic=synthetic)
 

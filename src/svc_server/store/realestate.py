@@ -45,12 +45,14 @@ from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
+    TYPE_UPDATE_SQL,
     CoverageRecord,
     DataState,
     RollupKey,
     rollup_counts,
     rollup_rows,
     transaction_rows,
+    type_updates,
 )
 from svc_server.store.versioned import VERSION_TTL, VersionedCache
 
@@ -151,6 +153,8 @@ class RealEstateRepo(CoverageTables, IndexTable):
         added: Counter[RollupKey] | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
+        A record already stored without a building type (stored before migration 0009)
+        gets the type and land area the reader found now.
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives
         the rollup counts the new records added.
@@ -171,6 +175,8 @@ class RealEstateRepo(CoverageTables, IndexTable):
             written += len(part)
             if progress is not None:
                 progress(written)
+        for part in chunks(type_updates(unique.values(), existing), WRITE_CHUNK):
+            tx.executemany(TYPE_UPDATE_SQL, part)
         counts = rollup_counts(fresh)
         self._bump_rollup(tx, counts)
         if added is not None:
@@ -298,20 +304,23 @@ class RealEstateRepo(CoverageTables, IndexTable):
         property_type: str | None = None,
         transaction_type: str | None = None,
         dong: str | None = None,
+        building_type: str | None = None,
     ) -> list[Row]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
-        used on every column and nothing outside the cohort is read."""
+        used on every column and nothing outside the cohort is read; ``building_type``
+        then filters the cohort's rows."""
         if not codes or not months:
             return []
         ptypes = PROPERTY_TYPES if property_type is None else (property_type,)
         ttypes = TRANSACTION_TYPES if transaction_type is None else (transaction_type,)
         sql = (
             "SELECT sigungu_code, sigungu, dong, property_type, transaction_type, month, "
-            "source, price_krw, monthly_rent_krw, area_m2, synthetic FROM transactions "
+            "source, price_krw, monthly_rent_krw, area_m2, synthetic, building_type, "
+            "land_area_m2 FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
-        where, equal = equal_filters(dong=dong)
+        where, equal = equal_filters(dong=dong, building_type=building_type)
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"
             f" AND transaction_type IN ({marks(len(ttypes))})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -31,6 +31,8 @@ TRANSACTION_COLUMNS = (
     "monthly_rent_krw",
     "area_m2",
     "synthetic",
+    "building_type",
+    "land_area_m2",
 )
 """The columns ``transaction_rows`` fills, in order."""
 
@@ -62,9 +64,29 @@ def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list
                 r.monthly_rent_krw,
                 r.area_m2,
                 flag,
+                r.building_type,
+                r.land_area_m2,
             )
         )
     return rows
+
+
+TYPE_UPDATE_SQL = (
+    "UPDATE transactions SET building_type = ?, land_area_m2 = ? "
+    "WHERE natural_key = ? AND building_type IS NULL"
+)
+"""Gives a record stored before migration 0009 the building type a new read found."""
+
+
+def type_updates(
+    records: Iterable[Transaction], stored: Collection[str]
+) -> list[tuple[str, float | None, str]]:
+    """``TYPE_UPDATE_SQL`` parameters for the ``stored`` records whose type is known now."""
+    return [
+        (r.building_type, r.land_area_m2, r.natural_key)
+        for r in records
+        if r.building_type is not None and r.natural_key in stored
+    ]
 
 
 def rollup_counts(records: Iterable[Transaction]) -> Counter[RollupKey]:
