@@ -8,6 +8,10 @@ only**, local part and domain alike. Unicode case folding is never applied: it m
 ``\u212a`` (KELVIN SIGN) to ``k``, so ``\u212aelly@example.com`` would become
 ``kelly@example.com`` and sign in as Kelly; so would NFC normalisation, which maps the
 KELVIN SIGN to ``K``. Non-ASCII characters are compared exactly as sent.
+
+Addresses in the reserved ``.invalid`` top-level domain (RFC 6761: it never resolves, so
+no mailbox lives there) are refused too: svc names users without a usable address
+``<subject>@users.invalid``, and no token, invitation or operator may claim one of those.
 """
 
 from __future__ import annotations
@@ -36,4 +40,7 @@ def normalize_email(text: str, *, field: str = "email") -> str:
         raise bad
     if domain.startswith(".") or domain.endswith(".") or ".." in domain:
         raise bad
-    return text.translate(_ASCII_LOWER)
+    lowered = text.translate(_ASCII_LOWER)
+    if lowered.endswith(".invalid"):
+        raise bad
+    return lowered

@@ -130,6 +130,7 @@ class Config:
     db_pool_size: int = 10
     inline_worker: bool = False
     dev_signin: bool = False
+    session_max_age: int = 12 * 3600
 
     def __attrs_post_init__(self) -> None:
         if self.dev_signin and self.cookie_secure:
@@ -177,6 +178,7 @@ _PARSERS: dict[str, Any] = {
     "db_pool_size": lambda n, r: _int(n, r, 1, 200),
     "inline_worker": _bool,
     "dev_signin": _bool,
+    "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),
 }
 
 SETTINGS: tuple[str, ...] = tuple(_PARSERS)

@@ -9,6 +9,11 @@ followed. ``exp`` is required; ``nbf`` and ``iat`` are checked when present; all
 with a leeway (30 s by default) against the injected clock. ``iss`` and ``aud`` are
 checked when configured. Tokens above 8 KB are refused unread. Every failure is a
 ``JwtInvalid`` (401) with a short reason.
+
+The ``email`` claim is read by the one email rule (``svc_core.emails``): an address that
+the rule refuses (whitespace, invisible characters, no domain) or one in the reserved
+``.invalid`` domain, where svc's placeholder addresses live, refuses the token. An
+address the provider marks ``email_verified: false`` is dropped: it identifies no one.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ import attrs
 import jwt
 from jwt.algorithms import HMACAlgorithm
 
-from svc_core.errors import ConfigError, JwtInvalid
+from svc_core.emails import normalize_email
+from svc_core.errors import ConfigError, InvalidBody, JwtInvalid
 
 if TYPE_CHECKING:
     from svc_server.config import Config
@@ -262,6 +268,14 @@ class JwtVerifier:
         email = payload.get("email")
         if email is not None and (not isinstance(email, str) or len(email) > MAX_EMAIL_CHARS):
             raise JwtInvalid("The identity token's 'email' claim is not a valid string.")
-        if payload.get("email_verified") is False:
-            email = None  # an address the provider has not verified does not identify anyone
-        return Identity(sub=sub, email=email or None)
+        if payload.get("email_verified") is False or not email:
+            return Identity(sub=sub)  # an unverified address does not identify anyone
+        try:
+            email = normalize_email(email)
+        except InvalidBody:
+            raise JwtInvalid(
+                "The identity token's 'email' claim is not a usable email address.",
+                hint="No spaces or invisible characters, one @ between a name and a domain, "
+                "and not in the reserved .invalid domain.",
+            ) from None
+        return Identity(sub=sub, email=email)

@@ -33,6 +33,8 @@ def test_ascii_case_is_folded_and_nothing_else() -> None:
         "kelly@.example.com",
         "kelly@example..com",
         "a" * 250 + "@x.co",
+        "idp|ana@users.invalid",  # svc's placeholder domain (RFC 6761 .invalid)
+        "ana@USERS.INVALID",
         "",
     ],
 )
@@ -44,7 +46,7 @@ def test_invisible_or_malformed_addresses_are_refused(text: str) -> None:
 @given(st.emails())
 @example("Ana.B+tag@Sub.Example.org")
 def test_valid_addresses_survive_and_are_idempotent(text: str) -> None:
-    if len(text) > 254:
+    if len(text) > 254 or text.lower().endswith(".invalid"):
         return
     once = normalize_email(text)
     assert normalize_email(once) == once

@@ -28,7 +28,8 @@ def post_session(ctx: Ctx, deps: Deps) -> Response:
     )
     cookie = data.pop("_cookie")
     response = account_reply(ctx, {"data": data})
-    auth.set_cookie(deps.config, response, cookie)
+    lifetime = min(sessions.SESSION_SECONDS, deps.config.session_max_age)
+    auth.set_cookie(deps.config, response, cookie, lifetime)
     return response
 
 

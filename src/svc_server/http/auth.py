@@ -141,7 +141,7 @@ def settle(deps: Deps, admission: Admission, response: Response, now: float) -> 
             headers[name] = value
     session = admission.session
     if session is not None and not _sets_cookie(response):
-        set_cookie(deps.config, response, session.cookie)
+        set_cookie(deps.config, response, session.cookie, max(1, session.expires_at - int(now)))
 
 
 def _sets_cookie(response: Response) -> bool:
@@ -180,12 +180,15 @@ def _session(
     return session
 
 
-def set_cookie(config: Config, response: Response, value: str) -> None:
-    """(Re)send the session cookie: HttpOnly, Secure, SameSite=Lax, 15 minutes."""
+def set_cookie(
+    config: Config, response: Response, value: str, max_age: int = sessions.SESSION_SECONDS
+) -> None:
+    """(Re)send the session cookie: HttpOnly, Secure, SameSite=Lax, for ``max_age``
+    seconds (15 minutes, less when the session's absolute lifetime ends sooner)."""
     response.set_cookie(
         COOKIE_NAME,
         value,
-        max_age=sessions.SESSION_SECONDS,
+        max_age=max_age,
         path="/",
         domain=config.cookie_domain,
         secure=config.cookie_secure,

@@ -131,8 +131,18 @@ def ensure_user(
     ids: Callable[[], str],
 ) -> tuple[Row, str | None]:
     """Find or create the user of a verified identity; returns a new key's plaintext
-    when this sign-in created the user's first (starter) consumer."""
-    email = normalize_email(identity.email) if identity.email else f"{identity.sub}@users.invalid"
+    when this sign-in created the user's first (starter) consumer.
+
+    The subject is the identity; the email only binds. A known subject is its user,
+    whatever email it brings now. A new subject claims the user reserved for its email
+    (by ``svc consumer create --email``) when no subject holds it yet; an email that
+    another subject already holds, or none (absent or unverified), gets the subject a
+    user of its own at the placeholder ``<sub>@users.invalid``. No email can be in the
+    ``.invalid`` domain (``svc_core.emails``) and subjects are unique, so a placeholder
+    is never taken and one subject's claim can never block another's sign-in.
+    """
+    placeholder = f"{identity.sub}@users.invalid"
+    email = normalize_email(identity.email) if identity.email else placeholder
     # Two first sign-ins of one person at once must not both create the user.
     store.db.lock(tx, "subject:" + identity.sub)
     store.db.lock(tx, "email:" + email)
@@ -145,12 +155,10 @@ def ensure_user(
             user_id = ids()
             store.accounts.insert_user(tx, user_id, identity.sub, email, int(now))
             user = {"id": user_id, "email": email, "subject": identity.sub}
-        else:
-            # The email belongs to another identity: keep them apart.
+        else:  # the email belongs to another subject: keep them apart
             user_id = ids()
-            alt = f"{identity.sub}@users.invalid"
-            store.accounts.insert_user(tx, user_id, identity.sub, alt, int(now))
-            user = {"id": user_id, "email": alt, "subject": identity.sub}
+            store.accounts.insert_user(tx, user_id, identity.sub, placeholder, int(now))
+            user = {"id": user_id, "email": placeholder, "subject": identity.sub}
     if store.accounts.active_consumers_of_user(tx, user["id"]):
         return user, None
     consumer_id = _new_consumer(store, tx, plan="starter", now=now, ids=ids)

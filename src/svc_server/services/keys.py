@@ -284,9 +284,9 @@ def revoke_key(
             if found is None:
                 raise NotFound("No such API key.")
             row = found
-        if row["status"] == "revoked":
+        # Compare-and-set: of concurrent revokes only one changes the row and emits.
+        if row["status"] == "revoked" or not store.accounts.revoke_key(tx, row["id"], int(now)):
             raise NotFound("This API key is already revoked.")
-        store.accounts.update_key(tx, row["id"], {"status": "revoked", "revoked_at": int(now)})
         event = core_events.key_revoked(
             key_id=row["id"],
             prefix=row["prefix"],

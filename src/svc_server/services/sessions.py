@@ -2,7 +2,11 @@
 
 The cookie holds only a session id signed with itsdangerous (salt ``svc.session``);
 the session row is the authority, so sign-out revokes server-side and a replayed cookie
-then fails. Every authenticated request slides the 15-minute window forward.
+then fails. Every authenticated request slides the 15-minute window forward, but never
+past the absolute lifetime (``SVC_SESSION_MAX_AGE``, 12 hours by default) counted from
+sign-in: then the session ends however busy it is, and the user signs in again. The
+lifetime is checked against the row's ``created_at`` on every request, so lowering the
+setting also ends older sessions.
 """
 
 from __future__ import annotations
@@ -47,7 +51,10 @@ def resume(store: Store, config: Config, cookie: str, now: float) -> ActiveSessi
     row = store.accounts.get_session(session_id)
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
         return None
-    expires = int(now) + SESSION_SECONDS
+    ends = int(row["created_at"]) + config.session_max_age
+    if ends <= now:
+        return None
+    expires = min(int(now) + SESSION_SECONDS, ends)
     if expires - row["expires_at"] >= 30:  # write at most every 30 s per session
         store.accounts.renew_session(session_id, expires)
     return ActiveSession(
@@ -71,7 +78,7 @@ def sign_in(
     with store.db.transaction() as tx:
         user, created_key = ensure_user(store, tx, identity, now=now, entropy=entropy, ids=ids)
         session_id = ids()
-        expires = int(now) + SESSION_SECONDS
+        expires = int(now) + min(SESSION_SECONDS, config.session_max_age)
         store.accounts.insert_session(tx, session_id, user["id"], int(now), expires)
         consumers = store.accounts.active_consumers_of_user(tx, user["id"])
     consumer = primary_consumer(consumers)

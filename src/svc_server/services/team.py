@@ -166,9 +166,9 @@ def remove_member(store: Store, user_id: str, member_id: str, now: float) -> Non
             raise NotFound("No such team member or invitation.")
         if row["role"] == "owner":
             raise Forbidden("The owner cannot be removed.")
-        store.accounts.update_membership(
-            tx, row["id"], {"status": "removed", "removed_at": int(now)}
-        )
+        # Compare-and-set: of concurrent removals only one changes the row.
+        if not store.accounts.remove_membership(tx, row["id"], int(now)):
+            raise NotFound("No such team member or invitation.")
 
 
 def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:

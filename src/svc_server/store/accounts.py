@@ -112,14 +112,23 @@ class AccountsRepo:
             (email, now),
         )
 
-    def update_membership(self, tx: Tx, membership_id: str, fields: dict[str, Any]) -> int:
-        return update_by_id(tx, "memberships", membership_id, fields)
-
     def update_membership_if(
         self, tx: Tx, membership_id: str, status: str, fields: dict[str, Any]
     ) -> bool:
         """Update a membership only while it still has ``status`` (compare-and-set)."""
         return update_by_id(tx, "memberships", membership_id, fields, status=status) == 1
+
+    def remove_membership(self, tx: Tx, membership_id: str, now: int) -> bool:
+        """Mark a membership removed; True only for the one caller that removed it (a
+        compare-and-set: concurrent removals wait on the row and then find it removed)."""
+        return (
+            tx.execute(
+                "UPDATE memberships SET status = 'removed', removed_at = ? "
+                "WHERE id = ? AND status <> 'removed'",
+                (now, membership_id),
+            )
+            == 1
+        )
 
     # API keys -------------------------------------------------------------------------------
 
@@ -164,6 +173,18 @@ class AccountsRepo:
     def update_key_if(self, tx: Tx, key_id: str, status: str, fields: dict[str, Any]) -> bool:
         """Update a key only while it still has ``status`` (compare-and-set)."""
         return update_by_id(tx, "api_keys", key_id, fields, status=status) == 1
+
+    def revoke_key(self, tx: Tx, key_id: str, now: int) -> bool:
+        """Revoke a key; True only for the one caller that revoked it (a compare-and-set:
+        concurrent revokes wait on the row and then find it revoked)."""
+        return (
+            tx.execute(
+                "UPDATE api_keys SET status = 'revoked', revoked_at = ? "
+                "WHERE id = ? AND status <> 'revoked'",
+                (now, key_id),
+            )
+            == 1
+        )
 
     def touch_key(self, key_id: str, now: int) -> None:
         """Record use at most once a minute per key (callers skip it when the row they
