@@ -31,7 +31,13 @@ def test_fresh_starter_usage_is_exactly_the_spec_shape(accounts: Accounts) -> No
         "timestamp": body["meta"]["timestamp"],
     }
     assert body["meta"]["timestamp"] == "2026-09-21T14:13:20Z"
-    assert body["data"] == {
+    data = body["data"]
+    # The additions to SPEC come last: the caller's role and the month's days so far.
+    assert data.pop("role") == "owner"
+    days = data.pop("daily")
+    assert [d["date"] for d in days] == [f"2026-09-{n:02d}" for n in range(1, 22)]
+    assert all(d["calls"] == d["test_calls"] == 0 for d in days)
+    assert data == {
         "plan": "starter",
         "limits": {"monthly_request_quota": 1000, "rate_limit_per_minute": 60},
         "current_period": {
