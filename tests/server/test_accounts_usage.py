@@ -73,6 +73,7 @@ def test_usage_reports_the_highest_plan_consumer(accounts: Accounts, client: Cli
     invite = boss.post("/api/auth/me/team", json={"email": "ana@example.com"}, headers=ORIGIN)
     ana = accounts.browser("ana@example.com")  # owns a starter consumer of her own
     assert ana.get(USAGE).get_json()["data"]["plan"] == "starter"
+    assert ana.get(USAGE).get_json()["data"]["role"] == "owner"  # of her own consumer
     invite_id = invite.get_json()["data"]["id"]
     assert ana.post(f"/api/auth/me/invites/{invite_id}/accept", headers=ORIGIN).status_code == 200
     client.get(DATA_PATH, headers={"X-API-Key": team_key})
@@ -80,6 +81,8 @@ def test_usage_reports_the_highest_plan_consumer(accounts: Accounts, client: Cli
     assert data["plan"] == "team"
     assert data["current_period"]["requests_used"] == 1
     assert data["limits"]["monthly_request_quota"] == 300_000
+    assert data["role"] == "member"  # invited with the default role
+    assert boss.get(USAGE).get_json()["data"]["role"] == "owner"
 
 
 def test_trial_state_and_subscription_status(
