@@ -10,6 +10,7 @@ from svc_core.emails import MAX_EMAIL, normalize_email
 from svc_core.errors import InvalidBody, JwtInvalid
 from svc_core.fields import Field
 
+ROLES: tuple[str, ...] = ("owner", "admin", "member")
 INVITE_ROLES: tuple[str, ...] = ("member", "admin")
 MAX_WEBHOOK_URL = 2048
 MAX_WEBHOOK_DESCRIPTION = 500

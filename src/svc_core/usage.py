@@ -1,18 +1,21 @@
 """The usage summary (SPEC "Usage summary"): the ``data`` of ``GET /api/auth/me/usage``.
 
 Built from plain values: the plan and its effective limits, this month's count of
-successful calls, the clock, and the consumer's trial and subscription state. Payment
-processor internals never enter it.
+successful calls and its counts per day, the caller's role, the clock, and the
+consumer's trial and subscription state. Payment processor internals never enter it.
+``role`` and ``daily`` are additions to SPEC's fields (the dashboard's needs).
 """
 
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 
 import attrs
 
 from svc_core import quota
+from svc_core.bodies import ROLES
 from svc_core.events import SUBSCRIPTION_STATUSES
 from svc_core.instants import utc
 from svc_core.plans import Plan
@@ -67,6 +70,15 @@ class Subscription:
 
 
 @attrs.frozen(kw_only=True)
+class DayUsage:
+    """One UTC day of the month: successful counted calls of live keys and of test keys."""
+
+    date: str
+    calls: int
+    test_calls: int
+
+
+@attrs.frozen(kw_only=True)
 class UsageSummary:
     """The ``data`` of ``GET /api/auth/me/usage`` (attribute order is JSON order; times
     are aware datetimes, written as ISO-8601 at the edge)."""
@@ -76,6 +88,8 @@ class UsageSummary:
     current_period: CurrentPeriod
     trial: TrialSummary | None
     subscription: Subscription
+    role: str
+    daily: tuple[DayUsage, ...]
 
 
 def trial_summary(trial: TrialState, now: datetime) -> TrialSummary:
@@ -91,6 +105,26 @@ def trial_summary(trial: TrialState, now: datetime) -> TrialSummary:
     )
 
 
+def daily_usage(counts: Mapping[tuple[str, str], int], now: datetime) -> tuple[DayUsage, ...]:
+    """Every UTC day of ``now``'s month from the 1st through today, oldest first.
+
+    ``counts`` maps (``YYYY-MM-DD``, mode) to successful calls; a day without calls is
+    zeros, and counts of other days or months are ignored.
+    """
+    month = quota.quota_month(now)
+    today = now.astimezone(UTC).date()
+    days = []
+    day = month.starts_at.date()
+    while day <= today:
+        date = day.isoformat()
+        calls, test_calls = counts.get((date, "live"), 0), counts.get((date, "test"), 0)
+        if min(calls, test_calls) < 0:
+            raise ValueError(f"negative count on {date}")
+        days.append(DayUsage(date=date, calls=calls, test_calls=test_calls))
+        day += timedelta(days=1)
+    return tuple(days)
+
+
 def usage_summary(
     plan: str,
     limits: Plan,
@@ -98,10 +132,16 @@ def usage_summary(
     now: datetime,
     trial: TrialState | None,
     subscription_status: str | None,
+    *,
+    role: str,
+    daily: tuple[DayUsage, ...],
 ) -> UsageSummary:
-    """The usage summary; ``used`` counts this month's successful live calls."""
+    """The usage summary; ``used`` counts this month's successful live calls, ``role``
+    is the caller's in the consumer and ``daily`` its calls per day (``daily_usage``)."""
     if type(used) is not int or used < 0:
         raise ValueError(f"used must be an int >= 0: {used!r}")
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
     if subscription_status is not None and subscription_status not in SUBSCRIPTION_STATUSES:
         raise ValueError(f"unknown subscription status {subscription_status!r}")
     month = quota.quota_month(now)
@@ -121,4 +161,6 @@ def usage_summary(
         ),
         trial=None if trial is None else trial_summary(trial, now),
         subscription=Subscription(status=subscription_status),
+        role=role,
+        daily=daily,
     )

@@ -8,6 +8,7 @@ console: no errors, other than the failed request a test provokes on purpose.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -15,6 +16,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -481,4 +483,110 @@ def test_a_revocation_is_confirmed_by_keyboard_and_escape_cancels(person: Person
     person.driver.switch_to.active_element.send_keys(Keys.ENTER)
     person.wait_text("#notice", "revoked")
     assert "revoked" in person.row("keys-table", prefix).text
+    assert person.console_errors() == []
+
+
+def _visible_buttons(person: Person, name: str) -> list[Any]:
+    found = person.driver.find_elements("xpath", f"//button[normalize-space()={_x(name)}]")
+    return [b for b in found if b.is_displayed()]
+
+
+def test_the_overview_charts_calls_per_day(
+    person: Person, web_server: LiveServer, demo_db_url: str
+) -> None:
+    email = unique_email("daily")
+    today = datetime.now(UTC).date()
+    # Earlier days of this month, stored as the counting would have left them (the
+    # server's clock is real, so only today's calls can be made through it).
+    earlier = {d: n for d, n in ((1, 4), (today.day // 2, 2)) if 1 <= d < today.day}
+    store = open_store(demo_db_url)
+    try:
+        made = consumers.create_consumer(
+            store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id, email=email
+        )
+        consumer_id, key = str(made.consumer_id), str(made.api_key)
+        with store.db.transaction() as tx:
+            for day, n in earlier.items():
+                for _ in range(n):
+                    store.accounts.increment_usage(tx, consumer_id, f"{today:%Y-%m}", "live")
+                    store.accounts.count_day(tx, consumer_id, f"{today:%Y-%m}-{day:02d}", "live")
+    finally:
+        store.close()
+    dims = "/api/v1/real-estate/dimensions"
+    assert [call(web_server.url, dims, key) for _ in range(3)] == [200, 200, 200]
+    assert call(web_server.url, dims + "?bogus=1", key) == 400  # refunded: not a call
+
+    person.sign_in(email)
+    person.wait.until(lambda d: person.visible("#daily-chart svg"))
+    expected = {f"{today:%Y-%m}-{d:02d}": n for d, n in {**earlier, today.day: 3}.items()}
+    points = person.driver.find_elements("css selector", "#daily-chart svg circle.chart-point")
+    drawn = {p.get_attribute("data-date"): int(p.get_attribute("data-calls")) for p in points}
+    assert len(points) == len(expected) and drawn == expected
+    assert not person.driver.find_elements("css selector", "#daily-chart svg .chart-test")
+    rows = person.driver.find_elements("css selector", "#days-table tbody tr")
+    assert [r.get_attribute("data-date") for r in rows] == sorted(expected)
+    total = sum(expected.values())
+    assert f"Used\n{total}" in person.text("#quota-facts")
+    assert f"{total} live call(s) on {len(expected)} day(s)" in person.text("#daily-note")
+    assert "owner: manages keys" in person.text("#plan-facts")
+    person.shot("overview-daily")
+    assert person.console_errors() == []
+
+
+def _as(base: str, method: str, path: str, cookie: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        base + path,
+        data=json.dumps(body).encode(),
+        method=method,
+        headers={"Content-Type": "application/json", "Origin": base, "Cookie": cookie},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.headers, json.loads(response.read())
+
+
+def test_a_member_sees_no_write_controls(
+    person: Person, web_server: LiveServer, pro_owner: Callable[[], str]
+) -> None:
+    base = web_server.url
+    owner, member = pro_owner(), unique_email("reader")
+    headers, _ = _as(base, "POST", "/api/auth/dev-session", "", {"email": owner})
+    cookie = headers["Set-Cookie"].split(";")[0]
+    _as(base, "POST", "/api/auth/me/team", cookie, {"email": member, "role": "member"})
+    hook = "http://127.0.0.1:9/member-view"
+    _as(base, "POST", "/api/auth/me/webhooks", cookie, {"url": hook, "events": ["*"]})
+
+    assert person.sign_in(member) is not None  # a new user: owner of a starter account
+    person.button("I have saved it").click()
+    person.open("/dashboard/team")
+    assert _visible_buttons(person, "Invite")  # owner of the starter account: writes
+    person.button("Accept", within=person.row("invites-table", "Browser Test Co")).click()
+    person.wait_text("#notice", "You joined Browser Test Co as member")
+    # Now on the pro account (the highest plan) as a member: a note, no write controls.
+    person.wait.until(lambda d: person.visible(".role-note"))
+    assert "You are a member of this account" in person.text(".role-note")
+    assert owner in person.text("#members-table")
+    for name in ("Invite", "Remove"):
+        assert not _visible_buttons(person, name), name
+    assert not person.visible("#invite-form")
+    person.shot("team-member")
+
+    person.open("/dashboard/keys")
+    assert "only its owner or an admin can create, edit, rotate or revoke" in person.text(
+        ".role-note"
+    )
+    assert "active" in person.row("keys-table", "svc_pk_live_").text
+    for name in ("Create key", "Edit", "Rotate", "Revoke"):
+        assert not _visible_buttons(person, name), name
+    person.shot("keys-member")
+
+    person.open("/dashboard/webhooks")
+    row = person.row("hooks-table", hook)
+    for name in ("Add endpoint", "Send test", "Re-enable", "Revoke"):
+        assert not _visible_buttons(person, name), name
+    person.button("Deliveries", within=row).click()  # reading stays open to members
+    person.wait_text("#delivery-summary", "0 in all")
+    person.shot("webhooks-member")
+
+    person.open("/dashboard")
+    assert "member: reads" in person.text("#plan-facts")
     assert person.console_errors() == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from svc_core.convert import to_json
 from svc_core.plans import DEFAULT_PLANS, effective_limits
-from svc_core.usage import TrialState, usage_summary
+from svc_core.usage import DayUsage, TrialState, daily_usage
 from svc_core.usage import trial_summary as typed_trial_summary
+from svc_core.usage import usage_summary as typed_usage_summary
 
 NOW = datetime(2026, 5, 17, 12, 30, 5, tzinfo=UTC)
 
@@ -20,15 +21,20 @@ NOW = datetime(2026, 5, 17, 12, 30, 5, tzinfo=UTC)
 def test_full_summary_shape_and_values() -> None:
     trial = TrialState(trial_ends_at=NOW + timedelta(days=2, hours=1), founding_member=True)
     data = to_json(
-        usage_summary(
+        typed_usage_summary(
             plan="pro",
             limits=effective_limits("pro", None, None),
             used=80_000,
             now=NOW,
             trial=trial,
             subscription_status="trialing",
+            role="admin",
+            daily=daily_usage({("2026-05-02", "live"): 7}, NOW),
         )
     )
+    days = data.pop("daily")
+    assert len(days) == 17 and days[0] == {"date": "2026-05-01", "calls": 0, "test_calls": 0}
+    assert days[1] == {"date": "2026-05-02", "calls": 7, "test_calls": 0}
     assert data == {
         "plan": "pro",
         "limits": {"monthly_request_quota": 100_000, "rate_limit_per_minute": 120},
@@ -47,6 +53,7 @@ def test_full_summary_shape_and_values() -> None:
             "founding_member": True,
         },
         "subscription": {"status": "trialing"},
+        "role": "admin",
     }
 
 
@@ -128,6 +135,43 @@ def test_bad_inputs_are_programming_errors() -> None:
         usage_summary("pro", DEFAULT_PLANS["pro"], 0, NOW.replace(tzinfo=None), None, None)
     with pytest.raises(ValueError, match="aware"):
         TrialState(trial_ends_at=NOW.replace(tzinfo=None), founding_member=False)
+    with pytest.raises(ValueError, match="role"):
+        usage_summary("pro", DEFAULT_PLANS["pro"], 0, NOW, None, None, role="viewer")
+    with pytest.raises(ValueError, match="negative"):
+        daily_usage({("2026-05-03", "test"): -1}, NOW)
+
+
+def test_daily_runs_from_the_first_through_today_with_both_modes() -> None:
+    counts = {
+        ("2026-05-01", "live"): 3,
+        ("2026-05-01", "test"): 2,
+        ("2026-05-17", "test"): 1,
+        ("2026-04-30", "live"): 9,  # another month: ignored
+        ("2026-05-18", "live"): 9,  # after today: cannot exist yet, ignored
+    }
+    days = daily_usage(counts, NOW)
+    assert [d.date for d in days] == [f"2026-05-{n:02d}" for n in range(1, 18)]
+    assert days[0] == DayUsage(date="2026-05-01", calls=3, test_calls=2)
+    assert days[-1] == DayUsage(date="2026-05-17", calls=0, test_calls=1)
+    assert sum(d.calls for d in days) == 3 and sum(d.test_calls for d in days) == 3
+
+
+def test_daily_on_the_first_and_last_day_of_a_month() -> None:
+    assert [d.date for d in daily_usage({}, datetime(2026, 3, 1, 0, 0, tzinfo=UTC))] == [
+        "2026-03-01"
+    ]
+    late = datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert len(daily_usage({}, late)) == 31
+    # An aware time in another zone is read in UTC: 1 March 08:00 in Seoul is 28 February.
+    seoul = datetime(2026, 3, 1, 8, 0, tzinfo=UTC) + timedelta(hours=-9)
+    assert daily_usage({}, seoul.astimezone(timezone(timedelta(hours=9))))[-1].date == (
+        "2026-02-28"
+    )
+
+
+def usage_summary(*args: Any, role: str = "owner") -> Any:
+    """The summary with the additions to SPEC (role, daily) that these tests do not vary."""
+    return typed_usage_summary(*args, role=role, daily=())
 
 
 def trial_summary(trial: TrialState, now: datetime) -> Any:

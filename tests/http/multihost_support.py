@@ -281,6 +281,16 @@ def usage_rows(store: Store, consumer_id: str) -> dict[tuple[str, str], int]:
     return {(r["month"], r["mode"]): int(r["count"]) for r in rows}
 
 
+def day_rows(store: Store, consumer_id: str) -> dict[tuple[str, str], int]:
+    """Every day count of the consumer: (UTC day, mode) -> count."""
+    rows = fetchall(
+        store.db,
+        "SELECT day, mode, count FROM usage_days WHERE consumer_id = ?",
+        (consumer_id,),
+    )
+    return {(r["day"], r["mode"]): int(r["count"]) for r in rows}
+
+
 def rate_log_size(store: Store, consumer_id: str) -> int:
     """Admitted calls in the consumer's live-key sliding log."""
     rows = fetchall(

@@ -62,7 +62,7 @@ def snapshot(store: Store) -> dict[str, list[str]]:
             rows = []
             for row in tx.fetchall(f"SELECT * FROM {table}"):
                 fields = dict(row)
-                if table == "usage_counters" and fields["count"] == 0:
+                if table in ("usage_counters", "usage_days") and fields["count"] == 0:
                     continue  # a refused call's quota unit was reserved and given back
                 for column in VOLATILE.get(table, ()):
                     fields.pop(column, None)

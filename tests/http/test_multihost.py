@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -60,11 +61,11 @@ class Cluster:
         assert status == 200, body
         return str(body["data"]["id"])
 
-    def usage(self, cookie: str) -> dict[str, object]:
-        """``current_period`` of GET /api/auth/me/usage (server 0)."""
+    def usage(self, cookie: str) -> dict[str, Any]:
+        """``data`` of GET /api/auth/me/usage (server 0)."""
         status, body = mh.call(self.servers[0], "GET", "/api/auth/me/usage", cookie)
         assert status == 200, body
-        return dict(body["data"]["current_period"])
+        return dict(body["data"])
 
 
 @pytest.fixture(params=[pytest.param("postgres", marks=pytest.mark.postgres), "sqlite"])
@@ -126,12 +127,16 @@ def check_quota(
     assert {r.job.server for r in outcome.ok} == {0, 1}
     # No lost usage, no usage counted twice: the stored counter is exactly the successes.
     assert mh.usage_rows(cluster.store, consumer_id) == {(cluster.month, "live"): quota}
-    period = cluster.usage(cookie)
+    # The days were counted in the same transactions: they add up to the month, exactly.
+    assert sum(mh.day_rows(cluster.store, consumer_id).values()) == quota
+    data = cluster.usage(cookie)
+    period = data["current_period"]
     assert (period["month"], period["requests_used"], period["requests_remaining"]) == (
         cluster.month,
         quota,
         0,
     )
+    assert sum(d["calls"] for d in data["daily"]) == quota
 
 
 def check_quota_events(

@@ -21,6 +21,7 @@ ACCOUNT_TABLES = (
     "sessions",
     "events",
     "usage_counters",
+    "usage_days",
 )
 
 

@@ -114,9 +114,10 @@ def test_failed_calls_do_not_count(accounts: Accounts, client: Client, store: St
             assert r.headers["X-Quota-Used"] == "0"
     assert usage_of(store, consumer_id) == 0
     with store.db.transaction(write=False) as tx:  # refunded to nothing: no row left behind
-        assert not tx.fetchall(
-            "SELECT count FROM usage_counters WHERE consumer_id = ?", (consumer_id,)
-        )
+        for table in ("usage_counters", "usage_days"):
+            assert not tx.fetchall(
+                f"SELECT count FROM {table} WHERE consumer_id = ?", (consumer_id,)
+            )
     assert client.get(DATA_PATH, headers=headers).status_code == 200
     assert client.get(DATA_PATH, headers=headers).status_code == 200
     assert client.get(DATA_PATH, headers=headers).status_code == 402
@@ -247,8 +248,11 @@ def test_quota_is_exact_across_processes(
     assert statuses.count(200) == 100
     assert statuses.count(402) == 100
     browser = accounts.browser("load@example.com")
-    current = browser.get("/api/auth/me/usage").get_json()["data"]["current_period"]
+    data = browser.get("/api/auth/me/usage").get_json()["data"]
+    current = data["current_period"]
     assert current["requests_used"] == 100
+    assert data["daily"][-1] == {"date": "2026-09-21", "calls": 100, "test_calls": 0}
+    assert sum(d["calls"] for d in data["daily"]) == 100
     assert current["requests_remaining"] == 0
     assert current["percent_used"] == 100.0
     types = [e["type"] for e in events_of(store, consumer_id)]

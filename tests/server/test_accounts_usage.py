@@ -31,7 +31,13 @@ def test_fresh_starter_usage_is_exactly_the_spec_shape(accounts: Accounts) -> No
         "timestamp": body["meta"]["timestamp"],
     }
     assert body["meta"]["timestamp"] == "2026-09-21T14:13:20Z"
-    assert body["data"] == {
+    data = body["data"]
+    # The additions to SPEC come last: the caller's role and the month's days so far.
+    assert data.pop("role") == "owner"
+    days = data.pop("daily")
+    assert [d["date"] for d in days] == [f"2026-09-{n:02d}" for n in range(1, 22)]
+    assert all(d["calls"] == d["test_calls"] == 0 for d in days)
+    assert data == {
         "plan": "starter",
         "limits": {"monthly_request_quota": 1000, "rate_limit_per_minute": 60},
         "current_period": {
@@ -67,6 +73,7 @@ def test_usage_reports_the_highest_plan_consumer(accounts: Accounts, client: Cli
     invite = boss.post("/api/auth/me/team", json={"email": "ana@example.com"}, headers=ORIGIN)
     ana = accounts.browser("ana@example.com")  # owns a starter consumer of her own
     assert ana.get(USAGE).get_json()["data"]["plan"] == "starter"
+    assert ana.get(USAGE).get_json()["data"]["role"] == "owner"  # of her own consumer
     invite_id = invite.get_json()["data"]["id"]
     assert ana.post(f"/api/auth/me/invites/{invite_id}/accept", headers=ORIGIN).status_code == 200
     client.get(DATA_PATH, headers={"X-API-Key": team_key})
@@ -74,6 +81,8 @@ def test_usage_reports_the_highest_plan_consumer(accounts: Accounts, client: Cli
     assert data["plan"] == "team"
     assert data["current_period"]["requests_used"] == 1
     assert data["limits"]["monthly_request_quota"] == 300_000
+    assert data["role"] == "member"  # invited with the default role
+    assert boss.get(USAGE).get_json()["data"]["role"] == "owner"
 
 
 def test_trial_state_and_subscription_status(

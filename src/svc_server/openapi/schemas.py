@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from svc_core import bodies, keys, periods
+from svc_core.bodies import ROLES
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
 from svc_core.keys import MODES, SCOPES, STATUSES
@@ -28,7 +29,6 @@ PLANS: tuple[str, ...] = tuple(DEFAULT_PLANS)
 CONFIDENCE: tuple[str, ...] = ("low", "medium", "high")
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")
-ROLES: tuple[str, ...] = ("owner", "admin", "member")
 MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
 ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
 DELIVERY_STATUSES: tuple[str, ...] = ("delivered", "failed")
@@ -503,6 +503,26 @@ USAGE = obj(
             )
         ),
         "subscription": obj({"status": nullable(enum(SUBSCRIPTION_STATUSES))}),
+        "role": enum(
+            ROLES,
+            "Addition to SPEC: the caller's role in this consumer. Owners and admins "
+            "manage keys, webhooks and the team; members read (their writes get 403).",
+        ),
+        "daily": array(
+            obj(
+                {
+                    "date": string("UTC day.", format="date"),
+                    "calls": integer("Successful live-key calls that day.", minimum=0),
+                    "test_calls": integer("Successful test-key calls that day.", minimum=0),
+                }
+            ),
+            "Addition to SPEC: every UTC day of the current month from the 1st through "
+            "today, oldest first, zeros included. A day is counted with the quota unit and "
+            "refunded with it, so the days' `calls` add up to `requests_used` (calls "
+            "counted before day counts existed, at the upgrade that added them, have no day).",
+            minItems=1,
+            maxItems=31,
+        ),
     },
     description="The usage summary of the caller's highest-plan consumer.",
 )

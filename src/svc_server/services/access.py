@@ -4,7 +4,9 @@ The order for every ``/api/v1/*`` request: authenticate (401, 403 IP), rate limi
 reserve one unit of monthly quota (402), run the handler, then keep the reservation on a
 2xx (firing quota events on the first success at or past a threshold) or refund it.
 Reserving before the handler is what makes the quota exact under concurrency: the
-reservation is one atomic ``UPDATE ... WHERE count < quota RETURNING count``.
+reservation is one atomic ``UPDATE ... WHERE count < quota RETURNING count``. The same
+transaction counts the call on its UTC day, and a refund takes the day back with the
+unit, so the days of a month always add up to its count.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ TOUCH_SECONDS = 60
 
 @attrs.frozen(kw_only=True)
 class Reservation:
-    """One unit of monthly quota held for a request in flight."""
+    """One unit of monthly quota held for a request in flight, and its UTC day."""
 
     consumer_id: str
     month: str
+    day: str
     mode: str
     count: int
     limit: int | None
@@ -118,9 +121,11 @@ def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitte
     limit = caller.rate_limit_per_minute
     claim = None
     if counted and caller.auth_method == "api_key":
+        at = utc(now)
         claim = UsageClaim(
             consumer_id=caller.consumer_id,
-            month=quota.quota_month(utc(now)).month,
+            month=quota.quota_month(at).month,
+            day=at.date().isoformat(),
             mode=caller.key_mode or "live",
             limit=caller.monthly_quota,
         )
@@ -149,6 +154,7 @@ def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitte
     reservation = Reservation(
         consumer_id=claim.consumer_id,
         month=claim.month,
+        day=claim.day,
         mode=claim.mode,
         count=admission.usage_count,
         limit=claim.limit,
@@ -165,14 +171,15 @@ def quota_exceeded(caller: Caller) -> QuotaExceeded:
 
 
 def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> None:
-    """Keep a successful call's unit (and fire thresholds) or refund a failed one.
+    """Keep a successful call's unit (and fire thresholds) or refund a failed one, with
+    its day, in one transaction.
 
     A success below every threshold (the common case) writes nothing at all.
     """
     if not succeeded:
         with store.db.transaction() as tx:
             store.accounts.refund_usage(
-                tx, reservation.consumer_id, reservation.month, reservation.mode
+                tx, reservation.consumer_id, reservation.month, reservation.day, reservation.mode
             )
         return
     limit = reservation.limit

@@ -1,4 +1,5 @@
-"""The usage summary of the signed-in user's primary consumer (SPEC "Usage summary")."""
+"""The usage summary of the signed-in user's primary consumer (SPEC "Usage summary"),
+plus the caller's role there and this month's calls per day."""
 
 from __future__ import annotations
 
@@ -10,18 +11,21 @@ from svc_server.store import Store
 
 
 def usage_summary(store: Store, user_id: str, now: float) -> core_usage.UsageSummary:
-    """This month's usage, limits, trial and subscription state of the primary consumer.
+    """This month's usage and days, limits, trial and subscription state of the primary
+    consumer, and the user's role in it.
 
-    ``now`` keeps its fraction of a second: the trial's days remaining round up from it.
+    One read transaction; the month's count and its days come from one statement, so
+    the days' live calls add up to ``requests_used``. ``now`` keeps its fraction of a
+    second: the trial's days remaining round up from it.
     """
+    at = utc_exact(now)
+    month = quota.quota_month(at).month
     with store.db.transaction(write=False) as tx:
-        consumer, _ = account(store, tx, user_id)
+        consumer, role = account(store, tx, user_id)
+        counted = store.accounts.month_usage(tx, consumer["id"], month)
     limits = plans.effective_limits(
         consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
     )
-    at = utc_exact(now)
-    month = quota.quota_month(at).month
-    used = store.accounts.usage(consumer["id"], month, "live")
     trial = None
     if consumer["trial_ends_at"] is not None:
         trial = core_usage.TrialState(
@@ -31,8 +35,10 @@ def usage_summary(store: Store, user_id: str, now: float) -> core_usage.UsageSum
     return core_usage.usage_summary(
         plan=consumer["plan"],
         limits=limits,
-        used=used,
+        used=counted.by_mode.get("live", 0),
         now=at,
         trial=trial,
         subscription_status=consumer["subscription_status"],
+        role=role,
+        daily=core_usage.daily_usage(counted.by_day, at),
     )

@@ -12,12 +12,23 @@ from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
 
 @attrs.frozen(kw_only=True)
 class UsageClaim:
-    """One unit of monthly quota to take along with rate admission."""
+    """One unit of monthly quota to take along with rate admission, and the UTC day
+    (``YYYY-MM-DD``, inside ``month``) it is counted on."""
 
     consumer_id: str
     month: str
+    day: str
     mode: str
     limit: int | None
+
+
+@attrs.frozen(kw_only=True)
+class MonthUsage:
+    """A consumer's counted calls in one month, read in one statement: per mode for the
+    month, and per (day, mode) for its days."""
+
+    by_mode: dict[str, int]
+    by_day: dict[tuple[str, str], int]
 
 
 @attrs.frozen(kw_only=True)
@@ -255,20 +266,30 @@ class AccountsRepo:
         )
         return int(row["count"]) if row else None
 
-    def refund_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> None:
-        """Give back a unit held by a request that did not succeed; a counter back at
-        zero is removed, as if the request had never been made."""
-        key = (consumer_id, month, mode)
+    def count_day(self, tx: Tx, consumer_id: str, day: str, mode: str) -> None:
+        """Add one call to the (consumer, UTC day, mode) count (one atomic upsert)."""
         tx.execute(
-            "UPDATE usage_counters SET count = count - 1 "
-            "WHERE consumer_id = ? AND month = ? AND mode = ? AND count > 0",
-            key,
+            "INSERT INTO usage_days (consumer_id, day, mode, count) VALUES (?, ?, ?, 1) "
+            "ON CONFLICT (consumer_id, day, mode) "
+            "DO UPDATE SET count = usage_days.count + 1",
+            (consumer_id, day, mode),
         )
-        tx.execute(
-            "DELETE FROM usage_counters "
-            "WHERE consumer_id = ? AND month = ? AND mode = ? AND count = 0",
-            key,
-        )
+
+    def refund_usage(self, tx: Tx, consumer_id: str, month: str, day: str, mode: str) -> None:
+        """Give back a unit held by a request that did not succeed, and its day; a count
+        back at zero is removed, as if the request had never been made."""
+        for table, column, at in (("usage_counters", "month", month), ("usage_days", "day", day)):
+            key = (consumer_id, at, mode)
+            tx.execute(
+                f"UPDATE {table} SET count = count - 1 "
+                f"WHERE consumer_id = ? AND {column} = ? AND mode = ? AND count > 0",
+                key,
+            )
+            tx.execute(
+                f"DELETE FROM {table} "
+                f"WHERE consumer_id = ? AND {column} = ? AND mode = ? AND count = 0",
+                key,
+            )
 
     def usage(self, consumer_id: str, month: str, mode: str = "live") -> int:
         with self.db.transaction(write=False) as tx:
@@ -277,6 +298,20 @@ class AccountsRepo:
                 (consumer_id, month, mode),
             )
         return int(row["count"]) if row else 0
+
+    def month_usage(self, tx: Tx, consumer_id: str, month: str) -> MonthUsage:
+        """The month's counts and its days' counts in ONE statement, so they agree even
+        while calls are counted (PostgreSQL reads each statement at its own snapshot)."""
+        rows = tx.fetchall(
+            "SELECT 'month' AS kind, month AS at, mode, count FROM usage_counters "
+            "WHERE consumer_id = ? AND month = ? "
+            "UNION ALL SELECT 'day' AS kind, day AS at, mode, count FROM usage_days "
+            "WHERE consumer_id = ? AND day LIKE ?",
+            (consumer_id, month, consumer_id, month + "-%"),
+        )
+        by_mode = {r["mode"]: int(r["count"]) for r in rows if r["kind"] == "month"}
+        by_day = {(r["at"], r["mode"]): int(r["count"]) for r in rows if r["kind"] == "day"}
+        return MonthUsage(by_mode=by_mode, by_day=by_day)
 
     def admit(
         self,
@@ -294,8 +329,9 @@ class AccountsRepo:
         any window. A call is stamped no earlier than the bucket's newest stamp: calls
         are stamped when they arrive but admitted in lock order, and a later-stamped call
         admitted first must not prune stamps an earlier one still counts. The quota unit
-        is the atomic conditional upsert of ``reserve_usage``. Only a refusal reads a
-        stamp back: the one that must leave the window first.
+        is the atomic conditional upsert of ``reserve_usage``; a unit taken also counts
+        its day (``count_day``), in the same transaction. Only a refusal reads a stamp
+        back: the one that must leave the window first.
         """
         with self.db.transaction() as tx:
             self.db.lock(tx, "rate:" + bucket)
@@ -333,6 +369,8 @@ class AccountsRepo:
                 count = self.reserve_usage(
                     tx, usage.consumer_id, usage.month, usage.mode, usage.limit
                 )
+                if count is not None:
+                    self.count_day(tx, usage.consumer_id, usage.day, usage.mode)
         return Admission(in_window=held, admitted=True, usage_count=count)
 
     def mark_quota_event(

@@ -8,6 +8,11 @@ from html import escape
 
 from svc_core.events import EVENT_TYPES
 
+MEMBER_NOTE = (
+    "You are a <strong>member</strong> of this account: you can see {what}, but only its "
+    "owner or an admin can {change}. Ask one of them to change your role."
+)
+
 SECTIONS: dict[str, str] = {
     "overview": "Overview",
     "keys": "API keys",
@@ -64,6 +69,12 @@ def _table(table_id: str, caption: str, headers: tuple[str, ...]) -> str:
     )
 
 
+def _member_note(what: str, change: str) -> str:
+    """Shown (by the script) instead of the write controls when the caller is a member."""
+    text = MEMBER_NOTE.format(what=escape(what), change=escape(change))
+    return f'<p class="role-note" role="note" hidden>{text}</p>\n'
+
+
 def _options(values: tuple[tuple[str, str], ...], selected: str | None = None) -> str:
     return "".join(
         f'<option value="{escape(v)}"{" selected" if v == selected else ""}>{escape(t)}</option>'
@@ -80,6 +91,14 @@ def _overview_body() -> str:
         '<progress id="quota-bar" max="100" value="0"></progress>\n'
         '<span id="quota-text"></span></p>\n'
         '<dl id="quota-facts" class="facts"></dl></section>\n'
+        '<section aria-labelledby="daily-h"><h2 id="daily-h">Calls per day this month</h2>\n'
+        '<p id="daily-note"></p>\n<div id="daily-chart" class="chart"></div>\n'
+        + _table(
+            "days-table",
+            "Days with calls this month (UTC), successful calls only",
+            ("Date", "Live calls", "Test calls"),
+        )
+        + "</section>\n"
         '<section aria-labelledby="trial-h"><h2 id="trial-h">Trial and subscription</h2>\n'
         '<dl id="trial-facts" class="facts"></dl></section>\n'
     )
@@ -87,7 +106,9 @@ def _overview_body() -> str:
 
 def _keys_body() -> str:
     return (
-        '<section aria-labelledby="new-key-h"><h2 id="new-key-h">Create a key</h2>\n'
+        _member_note("its keys", "create, edit, rotate or revoke them")
+        + '<section class="manage" aria-labelledby="new-key-h">'
+        '<h2 id="new-key-h">Create a key</h2>\n'
         '<form id="key-form" class="stack">\n'
         '<p><label for="key-label">Label</label>\n'
         '<input id="key-label" name="label" maxlength="64" required></p>\n'
@@ -164,7 +185,9 @@ def _webhooks_body() -> str:
         for e in EVENT_TYPES
     )
     return (
-        '<section aria-labelledby="new-hook-h"><h2 id="new-hook-h">Add an endpoint</h2>\n'
+        _member_note("its endpoints and their delivery logs", "add, test, re-enable or revoke them")
+        + '<section class="manage" aria-labelledby="new-hook-h">'
+        '<h2 id="new-hook-h">Add an endpoint</h2>\n'
         '<form id="hook-form" class="stack">\n'
         '<p><label for="hook-url">Endpoint URL (https)</label>\n'
         '<input id="hook-url" name="url" type="url" size="50" required></p>\n'
@@ -224,7 +247,9 @@ def _team_body() -> str:
             ("Email", "Role", "Status", "Invited", "Joined", "Actions"),
         )
         + "</section>\n"
-        '<section aria-labelledby="invite-h"><h2 id="invite-h">Invite a member</h2>\n'
+        + _member_note("its members", "invite or remove members")
+        + '<section class="manage" aria-labelledby="invite-h">'
+        '<h2 id="invite-h">Invite a member</h2>\n'
         '<form id="invite-form" class="stack">\n'
         '<p><label for="invite-email">Email</label>\n'
         '<input id="invite-email" name="email" type="email" size="40" required></p>\n'

@@ -151,6 +151,41 @@
     });
   }
 
+  // ---- the caller's role: owners and admins write, members read --------------------------
+  // The role comes from the usage answer. Until it is known the write controls (.manage)
+  // are invisible (CSS); a member then sees the page's note (.role-note) instead of them.
+
+  let role = null;
+  const canManage = () => role === "owner" || role === "admin";
+  const ROLE_TEXT = {
+    owner: "owner: manages keys, webhooks and the team",
+    admin: "admin: manages keys, webhooks and the team",
+    member: "member: reads; an owner or admin makes changes",
+  };
+
+  function applyRole(value) {
+    role = value;
+    document.body.dataset.role = value;
+    document.querySelectorAll(".manage").forEach((el) => {
+      el.hidden = !canManage();
+    });
+    document.querySelectorAll(".role-note").forEach((el) => {
+      el.hidden = canManage();
+    });
+  }
+
+  async function loadRole() {
+    const usage = (await api("GET", "/api/auth/me/usage")).data;
+    applyRole(usage.role);
+    return usage;
+  }
+
+  // A table cell of row actions, or a dash when the caller may do none of them.
+  function actionsCell(...buttons) {
+    const shown = buttons.filter(Boolean);
+    return h("td", {}, shown.length ? h("div", { class: "actions" }, ...shown) : "—");
+  }
+
   // ---- the once-shown secret (API key or webhook signing secret) -----------------------
 
   function showSecret(title, label, value) {
@@ -236,11 +271,114 @@
     dl.replaceChildren(...pairs.flatMap(([term, value]) => [h("dt", { text: term }), h("dd", { text: value })]));
   }
 
+  const DAY_MS = 86400000;
+
+  // The smallest whole step of 1, 2, 2.5 or 5 times a power of ten that is at least ``v``.
+  function gridStep(v) {
+    for (let power = 1; ; power *= 10) {
+      for (const f of [1, 2, 2.5, 5]) {
+        const step = f * power;
+        if (Number.isInteger(step) && step >= v) return step;
+      }
+    }
+  }
+
+  // Calls per day over the whole UTC month: live calls as a line with a point on each
+  // day that had calls, test calls dashed (when there are any). Days after today are
+  // left empty; the table below the chart lists every day with calls.
+  function drawDaily(usage) {
+    const days = usage.daily;
+    const period = usage.current_period;
+    const monthDays = Math.round((Date.parse(period.resets_at) - Date.parse(period.starts_at)) / DAY_MS);
+    const W = 760;
+    const H = 260;
+    const m = { l: 56, r: 24, t: 36, b: 40 };
+    const top = Math.max(1, ...days.map((d) => Math.max(d.calls, d.test_calls)));
+    const y1 = 4 * gridStep(top / 4);
+    const x = (i) => m.l + ((W - m.l - m.r) * i) / Math.max(1, monthDays - 1);
+    const y = (v) => m.t + (H - m.t - m.b) * (1 - v / y1);
+    const withCalls = days.filter((d) => d.calls > 0);
+    const withTests = days.filter((d) => d.test_calls > 0);
+
+    const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "daily-title daily-desc" });
+    svg.append(
+      s("title", { id: "daily-title" }, `Calls per day, ${period.month} (UTC)`),
+      s(
+        "desc",
+        { id: "daily-desc" },
+        `Successful live calls per day from ${days[0].date} to ${days[days.length - 1].date}: ` +
+          `${number(period.requests_used)} in all, on ${withCalls.length} day(s). The table below lists every day with calls.`,
+      ),
+    );
+    for (let i = 0; i <= 4; i += 1) {
+      const v = (y1 * i) / 4;
+      svg.append(
+        s("line", { class: "chart-grid", x1: m.l, x2: W - m.r, y1: y(v), y2: y(v) }),
+        s("text", { class: "chart-label", x: m.l - 8, y: y(v) + 4, "text-anchor": "end" }, number(v)),
+      );
+    }
+    svg.append(
+      s("line", { class: "chart-axis", x1: m.l, x2: m.l, y1: m.t, y2: H - m.b }),
+      s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
+      s("text", { class: "chart-label", x: 8, y: m.t - 14 }, "calls"),
+    );
+    for (const day of [1, 5, 10, 15, 20, 25, monthDays]) {
+      svg.append(s("text", { class: "chart-label", x: x(day - 1), y: H - m.b + 18, "text-anchor": "middle" }, day));
+    }
+    const line = (key) => days.map((d, i) => `${x(i)},${y(d[key])}`).join(" ");
+    if (withTests.length) svg.append(s("polyline", { class: "chart-test", points: line("test_calls") }));
+    svg.append(s("polyline", { class: "chart-calls", points: line("calls") }));
+    days.forEach((d, i) => {
+      if (d.test_calls > 0) {
+        svg.append(
+          s(
+            "circle",
+            { class: "chart-test-point", cx: x(i), cy: y(d.test_calls), r: 3.5, "data-date": d.date },
+            s("title", {}, `${d.date}: ${number(d.test_calls)} test call(s)`),
+          ),
+        );
+      }
+      if (d.calls > 0) {
+        svg.append(
+          s(
+            "circle",
+            { class: "chart-point", cx: x(i), cy: y(d.calls), r: 4.5, "data-date": d.date, "data-calls": d.calls },
+            s("title", {}, `${d.date}: ${number(d.calls)} live call(s)`),
+          ),
+        );
+      }
+    });
+    const lx = W - m.r - 220;
+    svg.append(
+      s("circle", { class: "chart-legend-calls", cx: lx, cy: 16, r: 4.5 }),
+      s("text", { class: "chart-label", x: lx + 10, y: 20 }, "live calls"),
+    );
+    if (withTests.length) {
+      svg.append(
+        s("line", { class: "chart-test", x1: lx + 100, x2: lx + 124, y1: 16, y2: 16 }),
+        s("text", { class: "chart-label", x: lx + 130, y: 20 }, "test calls"),
+      );
+    }
+    $("#daily-chart").replaceChildren(svg);
+    $("#daily-note").textContent = withCalls.length || withTests.length
+      ? `${number(period.requests_used)} live call(s) on ${withCalls.length} day(s) this month; ` +
+        `${number(withTests.reduce((n, d) => n + d.test_calls, 0))} test call(s). Days are UTC.`
+      : "No successful calls with an API key this month yet. Days are UTC.";
+    fillTable(
+      $("#days-table"),
+      days
+        .filter((d) => d.calls > 0 || d.test_calls > 0)
+        .map((d) => h("tr", { "data-date": d.date }, cell(d.date), cell(number(d.calls), "num"), cell(number(d.test_calls), "num"))),
+      "No calls this month yet.",
+    );
+  }
+
   async function overviewPage() {
-    const usage = (await api("GET", "/api/auth/me/usage")).data;
+    const usage = await loadRole();
     const period = usage.current_period;
     facts($("#plan-facts"), [
       ["Plan", usage.plan],
+      ["Your role", ROLE_TEXT[usage.role] || usage.role],
       ["Monthly quota", `${number(usage.limits.monthly_request_quota)} live calls`],
       ["Per-minute limit", `${number(usage.limits.rate_limit_per_minute)} calls per minute`],
     ]);
@@ -267,6 +405,7 @@
       ["Founding member", trial ? (trial.founding_member ? "yes" : "no") : "—"],
       ["Subscription", usage.subscription.status || "none"],
     ]);
+    drawDaily(usage);
   }
 
   // ---- API keys ------------------------------------------------------------------------------
@@ -276,18 +415,17 @@
   async function keysPage() {
     setupSecretPanel(() => $("#keys-h").focus());
     $("#keys-h").tabIndex = -1;
+    await loadRole();
     const load = async () => {
       const rows = (await api("GET", "/api/auth/me/keys")).data;
       fillTable(
         $("#keys-table"),
         rows.map((key) => {
           const name = `${key.label} (${key.prefix})`;
-          const live = key.status === "active" || key.status === "grace";
-          const actions = h(
-            "div",
-            { class: "actions" },
+          const live = canManage() && (key.status === "active" || key.status === "grace");
+          const actions = actionsCell(
             live && h("button", { type: "button", class: "secondary", "aria-label": `Edit key ${name}`, onclick: guard(() => edit(key)) }, "Edit"),
-            key.status === "active" && h("button", { type: "button", "aria-label": `Rotate key ${name}`, onclick: guard(() => rotate(key, name)) }, "Rotate"),
+            live && key.status === "active" && h("button", { type: "button", "aria-label": `Rotate key ${name}`, onclick: guard(() => rotate(key, name)) }, "Rotate"),
             live && h("button", { type: "button", class: "danger", "aria-label": `Revoke key ${name}`, onclick: guard(() => revoke(key, name)) }, "Revoke"),
           );
           return h(
@@ -302,7 +440,7 @@
             cell(when(key.created_at)),
             cell(when(key.last_used_at)),
             cell(key.grace_until ? when(key.grace_until) : "—"),
-            h("td", {}, actions),
+            actions,
           );
         }),
         "No keys yet.",
@@ -373,6 +511,7 @@
     $("#hooks-h").tabIndex = -1;
     const PAGE = 10;
     const log = { endpoint: null, offset: 0, total: 0 };
+    await loadRole();
 
     const load = async () => {
       const rows = (await api("GET", "/api/auth/me/webhooks")).data;
@@ -380,14 +519,15 @@
         $("#hooks-table"),
         rows.map((hook) => {
           const name = hook.url;
-          const actions = h(
-            "div",
-            { class: "actions" },
-            hook.status === "active" && h("button", { type: "button", "aria-label": `Send test to ${name}`, onclick: guard(() => sendTest(hook)) }, "Send test"),
+          const manage = canManage();
+          const actions = actionsCell(
+            manage && hook.status === "active" && h("button", { type: "button", "aria-label": `Send test to ${name}`, onclick: guard(() => sendTest(hook)) }, "Send test"),
             h("button", { type: "button", class: "secondary", "aria-label": `Show deliveries of ${name}`, onclick: guard(() => openLog(hook, 0)) }, "Deliveries"),
-            hook.status === "disabled_after_failure" &&
+            manage &&
+              hook.status === "disabled_after_failure" &&
               h("button", { type: "button", "aria-label": `Re-enable ${name}`, onclick: guard(() => enable(hook)) }, "Re-enable"),
-            hook.status !== "revoked" &&
+            manage &&
+              hook.status !== "revoked" &&
               h("button", { type: "button", class: "danger", "aria-label": `Revoke ${name}`, onclick: guard(() => revoke(hook)) }, "Revoke"),
           );
           return h(
@@ -400,7 +540,7 @@
             cell(number(hook.consecutive_failures), "num"),
             cell(when(hook.disabled_at)),
             cell(when(hook.created_at)),
-            h("td", {}, actions),
+            actions,
           );
         }),
         "No endpoints yet.",
@@ -511,6 +651,7 @@
 
   async function teamPage() {
     const load = async () => {
+      await loadRole(); // accepting an invitation may change the account and the role
       const team = await api("GET", "/api/auth/me/team");
       const taken = team.members.filter((m) => m.status === "active" || m.status === "pending").length;
       $("#seats").textContent = `${taken} of ${team.seat_limit} seats taken (plan ${team.plan}); pending invitations hold a seat.`;
@@ -525,12 +666,11 @@
             cell(m.status),
             cell(when(m.invited_at)),
             cell(when(m.joined_at)),
-            h(
-              "td",
-              {},
-              m.role !== "owner" && m.status !== "removed"
-                ? h("button", { type: "button", class: "danger", "aria-label": `Remove ${m.email}`, onclick: guard(() => remove(m)) }, "Remove")
-                : "—",
+            actionsCell(
+              canManage() &&
+                m.role !== "owner" &&
+                m.status !== "removed" &&
+                h("button", { type: "button", class: "danger", "aria-label": `Remove ${m.email}`, onclick: guard(() => remove(m)) }, "Remove"),
             ),
           ),
         ),
