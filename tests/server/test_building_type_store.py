@@ -1,4 +1,4 @@
-"""Migration 0009 and the stored building type: existing officetels become units, other
+"""Migration 0008 and the stored building type: existing officetels become units, other
 records stay unknown until their file is loaded again, which fills the type in."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     every = migrate.available()
-    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 9])
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 8])
     old = open_store(db_url)
     old.migrate()
     with old.db.transaction() as tx:
@@ -30,7 +30,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
     monkeypatch.setattr(migrate, "available", lambda: every)
     store = open_store(db_url)
     try:
-        assert store.migrate() == ["0009_building_type.sql"]
+        assert store.migrate() == ["0008_building_type.sql"]
         with store.db.transaction(write=False) as tx:
             rows = tx.fetchall(
                 "SELECT natural_key, building_type, land_area_m2 FROM transactions "

@@ -153,7 +153,7 @@ class RealEstateRepo(CoverageTables, IndexTable):
         added: Counter[RollupKey] | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
-        A record already stored without a building type (stored before migration 0009)
+        A record already stored without a building type (stored before migration 0008)
         gets the type and land area the reader found now.
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives

@@ -75,7 +75,7 @@ TYPE_UPDATE_SQL = (
     "UPDATE transactions SET building_type = ?, land_area_m2 = ? "
     "WHERE natural_key = ? AND building_type IS NULL"
 )
-"""Gives a record stored before migration 0009 the building type a new read found."""
+"""Gives a record stored before migration 0008 the building type a new read found."""
 
 
 def type_updates(
