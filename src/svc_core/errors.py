@@ -33,6 +33,7 @@ SPEC's error body in one place (``svc_server.http.responses``).
     │   ├── QueryFailed, UsageFailed
     │   └── ConfigError (CONFIG_INVALID)
     ├── ServiceUnavailable (503)
+    │   └── StoreBusy (503 STORE_BUSY, Retry-After): a database wait reached its bound
     └── UpstreamKeyRefused (502 UPSTREAM_KEY_REFUSED): a data API refused our key
 """
 
@@ -302,6 +303,22 @@ class ServiceUnavailable(SvcError):
     status = 503
     code = "UNAVAILABLE"
     default_message = "Service unavailable."
+
+
+class StoreBusy(ServiceUnavailable):
+    """A wait for the database (the writers' queue, a lock, a pool connection) reached
+    its bound (``SVC_DB_BUSY_TIMEOUT_MS``): answered at once, never a hang."""
+
+    code = "STORE_BUSY"
+    default_message = "The database is busy; try again shortly."
+    retry_after: ClassVar[int] = 1
+
+    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
+        super().__init__(
+            message,
+            hint=hint or f"Retry after {self.retry_after} second(s).",
+            headers={"Retry-After": str(self.retry_after)},
+        )
 
 
 class UpstreamKeyRefused(SvcError):

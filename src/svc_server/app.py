@@ -126,7 +126,11 @@ def create_app(
     """Build the WSGI app; opens (and by default migrates) the configured store."""
     config = config or Config()
     if store is None:
-        store = open_store(config.database_url, pool_size=config.db_pool_size)
+        store = open_store(
+            config.database_url,
+            pool_size=config.db_pool_size,
+            busy_timeout_ms=config.db_busy_timeout_ms,
+        )
         if migrate:
             store.migrate()
     return SvcApp(config, store, clock=clock, entropy=entropy)

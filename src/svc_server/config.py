@@ -128,6 +128,7 @@ class Config:
     max_body_bytes: int = 1_048_576
     max_url_bytes: int = 8000
     db_pool_size: int = 10
+    db_busy_timeout_ms: int = 5000
     inline_worker: bool = False
     dev_signin: bool = False
     session_max_age: int = 12 * 3600
@@ -176,6 +177,7 @@ _PARSERS: dict[str, Any] = {
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),
     "max_url_bytes": lambda n, r: _int(n, r, 512, 8000),
     "db_pool_size": lambda n, r: _int(n, r, 1, 200),
+    "db_busy_timeout_ms": lambda n, r: _int(n, r, 100, 600_000),
     "inline_worker": _bool,
     "dev_signin": _bool,
     "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),

@@ -19,7 +19,11 @@ def config_from_args(args: argparse.Namespace) -> Config:
 def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
     """The store named by the configuration, schema brought up to date."""
     config = config_from_args(args)
-    store = open_store(config.database_url, pool_size=config.db_pool_size)
+    store = open_store(
+        config.database_url,
+        pool_size=config.db_pool_size,
+        busy_timeout_ms=config.db_busy_timeout_ms,
+    )
     if migrate:
         store.migrate()
     return store

@@ -7,22 +7,23 @@ from svc_server.store.base import Database
 from svc_server.store.store import Store
 
 
-def open_database(url: str, *, pool_size: int = 10) -> Database:
-    """Connect to ``sqlite:///...`` or ``postgresql://...``."""
+def open_database(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 5_000) -> Database:
+    """Connect to ``sqlite:///...`` or ``postgresql://...``; no wait for the database
+    lasts longer than about ``busy_timeout_ms`` (``StoreBusy`` then)."""
     if url.startswith("sqlite:///"):
         from svc_server.store.sqlite import SqliteDatabase
 
-        return SqliteDatabase(url)
+        return SqliteDatabase(url, busy_timeout_ms=busy_timeout_ms)
     if url.startswith(("postgresql://", "postgres://")):
         from svc_server.store.postgres import PostgresDatabase
 
-        return PostgresDatabase(url, max_size=pool_size)
+        return PostgresDatabase(url, max_size=pool_size, busy_timeout_ms=busy_timeout_ms)
     raise ConfigError(f"unsupported database URL {url!r}: use sqlite:///... or postgresql://...")
 
 
-def open_store(url: str, *, pool_size: int = 10) -> Store:
+def open_store(url: str, *, pool_size: int = 10, busy_timeout_ms: int = 5_000) -> Store:
     """Open the database behind ``url`` as a ``Store``."""
-    return Store(open_database(url, pool_size=pool_size))
+    return Store(open_database(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms))
 
 
 __all__ = ["Database", "Store", "open_database", "open_store"]

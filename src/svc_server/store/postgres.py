@@ -3,6 +3,11 @@
 Statements are written with ``?`` placeholders (portable with SQLite) and translated
 once per distinct string. ``lock()`` takes a transaction-scoped advisory lock so that
 read-modify-write sequences (rate-limit logs) serialize per key across hosts.
+
+Every wait is bounded by ``busy_timeout_ms`` (``SVC_DB_BUSY_TIMEOUT_MS``): a connection
+from the pool and, through the session's ``lock_timeout``, every row, table or advisory
+lock. A wait that reaches the bound raises ``StoreBusy`` (503 with Retry-After). Readers
+never wait on writers (MVCC).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from svc_core.errors import ConfigError
+from svc_core.errors import ConfigError, StoreBusy
 from svc_server.store.base import Params, Row
 
 
@@ -47,11 +52,13 @@ class PostgresDatabase:
 
     dialect = "postgresql"
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:
+    def __init__(
+        self, url: str, *, min_size: int = 1, max_size: int = 10, busy_timeout_ms: int = 5_000
+    ) -> None:
         try:
             import psycopg
             from psycopg.rows import dict_row
-            from psycopg_pool import ConnectionPool
+            from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise ConfigError(
                 "PostgreSQL support is not installed: pip install 'svc[postgres]'"
@@ -65,11 +72,14 @@ class PostgresDatabase:
         except psycopg.Error as exc:
             reason = " ".join(part.strip() for part in str(exc).splitlines()) or type(exc).__name__
             raise ConfigError(f"cannot connect to PostgreSQL at {redact(url)}: {reason}") from None
+        self._busy = (psycopg.errors.LockNotAvailable, PoolTimeout)
         self._pool = ConnectionPool(
             url,
             min_size=min_size,
             max_size=max_size,
             kwargs={"row_factory": dict_row, "autocommit": True},
+            configure=functools.partial(_bound_lock_waits, ms=int(busy_timeout_ms)),
+            timeout=busy_timeout_ms / 1000,
             open=False,
         )
         try:
@@ -80,8 +90,11 @@ class PostgresDatabase:
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[_PgTx]:
-        with self._pool.connection() as conn, conn.transaction():
-            yield _PgTx(conn)
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield _PgTx(conn)
+        except self._busy as exc:
+            raise StoreBusy("The database is busy; try again shortly.") from exc
 
     def lock(self, tx: Any, key: str) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (key,))
@@ -96,6 +109,11 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self._pool.close()
+
+
+def _bound_lock_waits(conn: Any, *, ms: int) -> None:
+    """Set a new pooled connection's ``lock_timeout`` (the URL's own options stay)."""
+    conn.execute(f"SET lock_timeout = {ms}")
 
 
 def redact(url: str) -> str:

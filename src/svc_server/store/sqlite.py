@@ -8,8 +8,14 @@ Writers queue before ``BEGIN IMMEDIATE``: threads on a lock of the process, proc
 on an ``flock`` of ``<database>-writer`` (POSIX only). SQLite's own busy handler
 polls with sleeps of up to 100 ms, so under load from several server processes most of
 a request's time went to sleeping on a lock that had long been free; a queued writer
-is woken the moment the previous one commits. The busy timeout still applies to
-writers outside svc (and to systems without ``flock``).
+is woken the moment the previous one commits.
+
+Every wait is bounded by ``busy_timeout_ms`` (``SVC_DB_BUSY_TIMEOUT_MS``): the queue of
+the process, the ``flock`` (polled, so a writer stopped while holding it, e.g. an ingest
+under SIGSTOP, cannot hang the others) and SQLite's busy handler for writers outside
+svc. A wait that reaches the bound, or a database locked from outside, raises
+``StoreBusy`` (503 with Retry-After). Readers never queue: in WAL mode a read sees the
+last commit while a writer works.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -24,7 +31,7 @@ from typing import Any
 
 import sqlite_utils
 
-from svc_core.errors import ConfigError, ServiceUnavailable
+from svc_core.errors import ConfigError, StoreBusy
 from svc_server.store.base import Params, Row
 
 try:
@@ -33,6 +40,29 @@ except ImportError:  # pragma: no cover - Windows: SQLite's busy handler alone
     fcntl = None  # type: ignore[assignment]
 
 MIN_SQLITE = (3, 35, 0)  # RETURNING and ON CONFLICT DO UPDATE ... RETURNING
+FLOCK_POLL_SECONDS = 0.005
+"""The first pause between tries of a held ``flock``; it doubles up to 50 ms."""
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds a lock."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _flock_until(fd: int, deadline: float) -> bool:
+    """Take the exclusive ``flock`` on ``fd`` before ``deadline``; False when it stays held."""
+    pause = FLOCK_POLL_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
 
 
 class _SqliteTx:
@@ -64,7 +94,7 @@ class SqliteDatabase:
 
     dialect = "sqlite"
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(self, url: str, *, busy_timeout_ms: int = 5_000) -> None:
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise ConfigError(
                 f"SQLite {sqlite3.sqlite_version} is too old: svc needs 3.35 or newer"
@@ -94,13 +124,15 @@ class SqliteDatabase:
 
     @contextmanager
     def _write_turn(self) -> Iterator[None]:
-        """Wait for this process's and then this machine's turn to write (see above)."""
+        """Wait for this process's and then this machine's turn to write (see above),
+        ``busy_timeout_ms`` at most in all; ``StoreBusy`` when the turn does not come."""
+        deadline = time.monotonic() + self._busy_timeout_ms / 1000
         if not self._writer.acquire(timeout=self._busy_timeout_ms / 1000):
-            raise ServiceUnavailable("The database is busy; try again shortly.")
+            raise StoreBusy("The database is busy with another write; try again shortly.")
         try:
             fd = self._queue_fd()
-            if fd is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            if fd is not None and not _flock_until(fd, deadline):
+                raise StoreBusy("The database is busy with another write; try again shortly.")
             try:
                 yield
             finally:
@@ -137,14 +169,22 @@ class SqliteDatabase:
         if conn.in_transaction:  # nested use on one thread joins the open transaction
             yield _SqliteTx(conn)
             return
-        with self._write_turn() if write else nullcontext():
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield _SqliteTx(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
+        try:
+            with self._write_turn() if write else nullcontext():
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield _SqliteTx(conn)
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
                 raise
-            conn.execute("COMMIT")
+            if conn.in_transaction:  # COMMIT itself was refused
+                conn.execute("ROLLBACK")
+            raise StoreBusy("The database is locked; try again shortly.") from exc
 
     def lock(self, tx: Any, key: str) -> None:
         """BEGIN IMMEDIATE already serializes every writer; nothing more to take."""

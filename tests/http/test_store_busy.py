@@ -1,0 +1,199 @@
+"""A stalled or outside writer never hangs the server (issue 15, point 4).
+
+A real ``svc serve`` with ``SVC_DB_BUSY_TIMEOUT_MS=1000`` and a real ``svc ingest``
+stopped (SIGSTOP) while it holds its write transaction: reads answer 200 at once, and
+a counted data call, whose admission must write, answers within the bound, never hangs
+(503 ``STORE_BUSY`` with Retry-After where the writer blocks it). A database locked from
+outside svc answers 503, not 500.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import attrs
+import pytest
+
+from svc_server.store import Store, open_store
+from svc_server.store.sqlite import sqlite_path
+from tests.conftest import LiveServer
+from tests.http import multihost_support as mh
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - POSIX only
+    pytest.skip("needs flock and SIGSTOP", allow_module_level=True)
+
+DATA = "/api/v1/real-estate/coverage"  # counted; 200 on an empty database
+BOUND_MS = 1000
+SERVER_ENV = {"SVC_DB_BUSY_TIMEOUT_MS": str(BOUND_MS), "SVC_THREADS": "4"}
+ANSWER_WITHIN = 2 * BOUND_MS / 1000 + 2.0  # queue + busy handler, plus slack for CI
+ROWS = 40_000  # a samples file whose write phase lasts long enough to be caught
+
+
+@attrs.frozen
+class Setup:
+    url: str
+    store: Store
+    server: LiveServer
+    api_key: str
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def setup(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    live_server_factory: Callable[..., LiveServer],
+) -> Iterator[Setup]:
+    if request.param == "postgres":
+        url = str(request.getfixturevalue("pg_url"))
+    else:
+        url = f"sqlite:///{tmp_path / 'svc.db'}"
+    store = open_store(url, pool_size=2)
+    store.migrate()
+    try:
+        _, api_key = mh.consumer(store, "busy@example.com", monthly_quota=10_000, rate_limit=10_000)
+        server = live_server_factory(url, env=SERVER_ENV)
+        yield Setup(url, store, server, api_key)
+    finally:
+        store.close()
+
+
+def get(
+    server: LiveServer, path: str, headers: dict[str, str]
+) -> tuple[int, dict[str, str], bytes, float]:
+    """(status, lower-cased headers, body, seconds taken); a hang fails at 30 s."""
+    address = urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname or "", address.port, timeout=30)
+    started = time.monotonic()
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+    finally:
+        conn.close()
+    taken = time.monotonic() - started
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body, taken
+
+
+def assert_store_busy(status: int, headers: dict[str, str], body: bytes, taken: float) -> None:
+    assert status == 503, body[:300]
+    assert json.loads(body)["error"]["code"] == "STORE_BUSY"
+    assert int(headers["retry-after"]) >= 1
+    assert taken < ANSWER_WITHIN
+
+
+def big_samples(path: Path) -> Path:
+    lines = [
+        "source,sigungu_code,dong,property_type,transaction_type,contract_date,"
+        "price_krw,monthly_rent_krw,area_m2"
+    ]
+    for i in range(ROWS):
+        lines.append(
+            f"public_assessment,11680,역삼동,office,sale,2025-0{1 + i % 6}-{1 + i % 28:02d},"
+            f"{1_000_000_000 + i * 1000},,{100 + i % 500}.5"
+        )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def writing(setup: Setup, app_name: str) -> bool:
+    """Whether the ingest holds its write transaction now."""
+    if setup.url.startswith("sqlite"):
+        fd = os.open(f"{sqlite_path(setup.url)}-writer", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing releases a lock we took
+        return False
+    with setup.store.db.transaction(write=False) as tx:
+        row = tx.fetchone(
+            "SELECT 1 AS yes FROM pg_stat_activity WHERE application_name = ? "
+            "AND backend_xid IS NOT NULL",
+            (app_name,),
+        )
+    return row is not None
+
+
+@pytest.fixture
+def stalled_ingest(setup: Setup, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real ``svc ingest`` stopped while it holds its write transaction."""
+    app_name = "svc-ingest-" + uuid.uuid4().hex[:8]
+    env = dict(os.environ, SVC_DATABASE_URL=setup.url, PGAPPNAME=app_name)
+    source = big_samples(tmp_path / "big.csv")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "svc_server", "ingest", "samples", str(source)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        caught = False
+        while time.monotonic() < deadline and proc.poll() is None:
+            os.kill(proc.pid, signal.SIGSTOP)
+            if writing(setup, app_name):
+                caught = True
+                break
+            os.kill(proc.pid, signal.SIGCONT)
+            time.sleep(0.01)
+        assert caught, "the ingest finished before it was caught writing"
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.kill()
+        proc.wait(timeout=30)
+
+
+def test_a_stopped_ingest_never_hangs_a_request(
+    setup: Setup, stalled_ingest: subprocess.Popen[bytes]
+) -> None:
+    # A read needs no write: it answers at once, whatever the writer holds.
+    status, _, body, taken = get(setup.server, "/api/status", {})
+    assert status == 200, body[:300]
+    assert taken < 1.0
+    for _ in range(3):
+        status, headers, body, taken = get(setup.server, DATA, {"X-API-Key": setup.api_key})
+        if setup.url.startswith("sqlite"):
+            # One writer at a time: the admission cannot write while the ingest holds
+            # the database, so it gives up at the bound.
+            assert_store_busy(status, headers, body, taken)
+        else:
+            # Row locks: the ingest's rows are not the admission's, so it proceeds.
+            assert status == 200, body[:300]
+            assert taken < ANSWER_WITHIN
+    assert stalled_ingest.poll() is None  # still stopped mid-write
+
+
+def test_a_database_locked_from_outside_answers_503(setup: Setup) -> None:
+    status, _, body, _ = get(setup.server, DATA, {"X-API-Key": setup.api_key})
+    assert status == 200, body[:300]  # admitted once: the consumer's rows exist
+    if setup.url.startswith("sqlite"):
+        outside = sqlite3.connect(sqlite_path(setup.url), isolation_level=None)
+        outside.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        try:
+            status, headers, body, taken = get(setup.server, DATA, {"X-API-Key": setup.api_key})
+        finally:
+            outside.execute("ROLLBACK")
+            outside.close()
+    else:
+        with setup.store.db.transaction() as tx:
+            tx.execute("LOCK TABLE rate_counts IN ACCESS EXCLUSIVE MODE")
+            status, headers, body, taken = get(setup.server, DATA, {"X-API-Key": setup.api_key})
+    assert_store_busy(status, headers, body, taken)
+    status, _, body, _ = get(setup.server, DATA, {"X-API-Key": setup.api_key})
+    assert status == 200, body[:300]  # and serves again once the lock is gone
