@@ -8,6 +8,7 @@ or input ends the command with one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -65,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (``svc ingest ... | head``): stop quietly, as Unix tools
+        # do, and keep Python from reporting the pipe again when it flushes at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status of a tool the signal ended
 
 
 if __name__ == "__main__":  # pragma: no cover
