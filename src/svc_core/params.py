@@ -102,6 +102,16 @@ class Param:
         return raw
 
 
+def ascii_int(text: str) -> int:
+    """An integer written with ASCII digits (and an optional ``-``), surrounding spaces
+    allowed; ``ValueError`` otherwise. ``int()`` alone reads any Unicode digits
+    (``１１６８０``, Arabic-Indic), so every number svc reads from text goes through here."""
+    raw = text.strip()
+    if not _INT.fullmatch(raw):
+        raise ValueError(f"not an integer in ASCII digits: {text[:32]!r}")
+    return int(raw)
+
+
 def names(decls: Iterable[Param]) -> frozenset[str]:
     """The names a list of declarations accepts."""
     return frozenset(p.name for p in decls)

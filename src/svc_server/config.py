@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import attrs
 
 from svc_core.errors import ConfigError
+from svc_core.params import ascii_int
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -31,9 +32,9 @@ def _bool(name: str, raw: str) -> bool:
 
 def _int(name: str, raw: str, low: int, high: int) -> int:
     try:
-        value = int(raw.strip())
+        value = ascii_int(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be an integer, not {raw!r}") from None
+        raise ConfigError(f"{name} must be an integer (ASCII digits), not {raw!r}") from None
     if not low <= value <= high:
         raise ConfigError(f"{name} must be between {low} and {high}, not {value}")
     return value

@@ -12,6 +12,7 @@ from svc_core import plans
 from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.instants import iso_or_none
+from svc_core.params import ascii_int
 from svc_server.commands.base import store_from_args
 from svc_server.http.deps import new_id
 from svc_server.services import consumers, keys
@@ -20,7 +21,7 @@ from svc_server.services.membership import parse_id
 
 def _positive(text: str) -> int:
     try:
-        value = int(text)
+        value = ascii_int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from svc_core.errors import SourceError
+from svc_core.params import ascii_int
 from svc_server import ingest
 from svc_server.commands.base import store_from_args
 from svc_server.services import demo
@@ -67,7 +68,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="load the synthetic demo data set",
         description="Load the deterministic synthetic demo data (real estate and marketplace).",
     )
-    p.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    p.add_argument("--seed", type=ascii_int, default=1, help="generator seed (default 1)")
     p.add_argument(
         "--if-empty", action="store_true", help="do nothing when transactions already exist"
     )

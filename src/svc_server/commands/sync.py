@@ -23,6 +23,7 @@ import time
 from typing import Any, TextIO
 
 from svc_core.errors import InvalidParams
+from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.regions import load_regions, region_name
 from svc_core.sync import (
@@ -92,27 +93,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--budget",
-        type=int,
+        type=ascii_int,
         default=DEFAULT_BUDGET,
         metavar="N",
         help=f"most API calls this run makes (default {DEFAULT_BUDGET})",
     )
     r.add_argument(
         "--refresh-months",
-        type=int,
+        type=ascii_int,
         default=DEFAULT_REFRESH_MONTHS,
         metavar="N",
         help=f"latest months re-read even when complete (default {DEFAULT_REFRESH_MONTHS})",
     )
     r.add_argument(
         "--page-size",
-        type=int,
+        type=ascii_int,
         default=DEFAULT_PAGE_ROWS,
         metavar="N",
         help=f"numOfRows asked per call (default {DEFAULT_PAGE_ROWS})",
     )
     r.add_argument(
-        "--retries", type=int, default=3, metavar="N", help="retries of a failing call (3)"
+        "--retries", type=ascii_int, default=3, metavar="N", help="retries of a failing call (3)"
     )
     r.add_argument(
         "--backoff",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from svc_core.errors import InvalidParams, SourceError
+from svc_core.params import ascii_int
 from svc_core.rone_sync import ERAS
 from svc_core.sources import rone
 from svc_core.sync import DEFAULT_BUDGET
@@ -54,10 +55,14 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         "built-in Seoul office areas",
     )
     p.add_argument(
-        "--budget", type=int, default=DEFAULT_BUDGET, metavar="N", help="most calls this run makes"
+        "--budget",
+        type=ascii_int,
+        default=DEFAULT_BUDGET,
+        metavar="N",
+        help="most calls this run makes",
     )
     p.add_argument(
-        "--retries", type=int, default=3, metavar="N", help="retries of a failing call (3)"
+        "--retries", type=ascii_int, default=3, metavar="N", help="retries of a failing call (3)"
     )
     p.add_argument(
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"

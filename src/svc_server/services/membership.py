@@ -19,8 +19,11 @@ MANAGER_ROLES = frozenset({"owner", "admin"})
 
 
 def parse_id(value: str, what: str = "id") -> str:
-    """A path id must be a UUID; anything else is 400, never a lookup."""
+    """A path id must be a UUID in ASCII; anything else is 400, never a lookup
+    (``uuid.UUID`` alone reads fullwidth and other Unicode digits)."""
     try:
+        if not value.isascii():
+            raise ValueError(value)
         return str(uuid.UUID(value))
     except ValueError:
         raise InvalidParams(f"The {what} must be a UUID.", hint=f"Got {value[:64]!r}.") from None
