@@ -65,6 +65,9 @@ def demo(args: list[str]) -> None:
     # The dashboard's sign-in form (no identity provider needed) and the browser's Origin
     # for its cookie-authenticated writes.
     env.setdefault("SVC_DEV_SIGNIN", "true")
+    # A newcomer's first sign-in gets a pro account, so every page (several keys, a team)
+    # can be tried; a deployment keeps SPEC's starter default.
+    env.setdefault("SVC_SIGNUP_PLAN", "pro")
     host = _flag(args, "--host", env.get("SVC_HOST", "127.0.0.1"))
     port = _flag(args, "--port", env.get("SVC_PORT", "8000"))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
@@ -77,7 +80,7 @@ def demo(args: list[str]) -> None:
     if env["SVC_DEV_SIGNIN"].strip().lower() in ("1", "true", "yes", "on"):
         print(
             f"\ndev.py: dashboard: open http://{shown}:{port}/signin and sign in with "
-            "demo@example.com (the pro account above) or any email (a new starter account)."
+            "demo@example.com (the pro account above) or any email (a new pro account)."
             f"\ndev.py: API reference: http://{shown}:{port}/docs\n",
             flush=True,
         )

@@ -17,6 +17,7 @@ import attrs
 
 from svc_core.errors import ConfigError
 from svc_core.params import ascii_int
+from svc_core.plans import DEFAULT_PLANS
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -86,6 +87,13 @@ def _log_level(name: str, raw: str) -> str:
     return value
 
 
+def _plan(name: str, raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in DEFAULT_PLANS:
+        raise ConfigError(f"{name} must be one of {', '.join(DEFAULT_PLANS)}, not {raw!r}")
+    return value
+
+
 def _server(name: str, raw: str) -> str:
     value = raw.strip().lower()
     if value not in {"granian", "gunicorn"}:
@@ -133,6 +141,8 @@ class Config:
     inline_worker: bool = False
     dev_signin: bool = False
     session_max_age: int = 12 * 3600
+    signup_plan: str = "starter"
+    """The plan of the consumer a first sign-in creates (SPEC: starter; the demo: pro)."""
 
     def __attrs_post_init__(self) -> None:
         if self.dev_signin and self.cookie_secure:
@@ -182,6 +192,7 @@ _PARSERS: dict[str, Any] = {
     "inline_worker": _bool,
     "dev_signin": _bool,
     "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),
+    "signup_plan": _plan,
 }
 
 SETTINGS: tuple[str, ...] = tuple(_PARSERS)

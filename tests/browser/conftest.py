@@ -71,6 +71,9 @@ def web_server(browser_paths: tuple[str, str], demo_db_url: str) -> Iterator[Liv
             "SVC_DEV_SIGNIN": "true",
             "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
             "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
+            # The disable-after-failure flow sends 11 tests in a row; the per-minute limit
+            # itself is tested in tests/http/test_webhook_limits_live.py.
+            "SVC_WEBHOOK_TEST_SENDS_PER_MINUTE": "60",
             "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
         },
     )

@@ -129,9 +129,11 @@ def ensure_user(
     now: float,
     entropy: bytes,
     ids: Callable[[], str],
+    plan: str = "starter",
 ) -> tuple[Row, str | None]:
     """Find or create the user of a verified identity; returns a new key's plaintext
-    when this sign-in created the user's first (starter) consumer.
+    when this sign-in created the user's first consumer (on ``plan``: SPEC's starter
+    unless the deployment sets ``SVC_SIGNUP_PLAN``).
 
     The subject is the identity; the email only binds. A known subject is its user,
     whatever email it brings now. A new subject claims the user reserved for its email
@@ -161,6 +163,6 @@ def ensure_user(
             user = {"id": user_id, "email": placeholder, "subject": identity.sub}
     if store.accounts.active_consumers_of_user(tx, user["id"]):
         return user, None
-    consumer_id = _new_consumer(store, tx, plan="starter", now=now, ids=ids)
+    consumer_id = _new_consumer(store, tx, plan=plan, now=now, ids=ids)
     _owner(store, tx, consumer_id, user["id"], user["email"], now=now, ids=ids)
     return user, first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids).key

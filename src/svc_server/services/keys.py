@@ -226,8 +226,11 @@ def rotate_key(
         if not store.accounts.update_key_if(
             tx, old["id"], "active", {"status": "grace", "grace_until": grace_until}
         ):
+            # Read it again: a concurrent rotation may have changed it since ``old``.
+            current = store.accounts.get_key(tx, old["id"]) or old
+            status = keys.key_status(current["status"], current["grace_until"], now)
             raise Conflict(
-                NOT_ROTATABLE[keys.key_status(old["status"], old["grace_until"], now)],
+                NOT_ROTATABLE.get(status, NOT_ROTATABLE["grace"]),
                 code="KEY_NOT_ACTIVE",
                 hint="Rotate the key that replaced it, or create a new key.",
             )

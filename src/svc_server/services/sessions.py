@@ -76,7 +76,9 @@ def sign_in(
     Returns the response ``data`` plus the cookie value under ``_cookie``.
     """
     with store.db.transaction() as tx:
-        user, created_key = ensure_user(store, tx, identity, now=now, entropy=entropy, ids=ids)
+        user, created_key = ensure_user(
+            store, tx, identity, now=now, entropy=entropy, ids=ids, plan=config.signup_plan
+        )
         session_id = ids()
         expires = int(now) + min(SESSION_SECONDS, config.session_max_age)
         store.accounts.insert_session(tx, session_id, user["id"], int(now), expires)
