@@ -8,6 +8,7 @@ Content-Security-Policy, and that asset paths cannot leave the static folder.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import subprocess
@@ -304,3 +305,20 @@ def test_assets_cannot_leave_the_static_folder(app: SvcApp, path: str) -> None:
     response = Client(app).get(path)
     assert response.status_code in (404, 400)
     assert response.mimetype == "application/json"
+
+
+def test_the_compressed_bundle_is_served_to_both_kinds_of_client(dev_app: SvcApp) -> None:
+    """The vendored Swagger UI bundle ships gzip-compressed: a browser accepting gzip gets
+    those bytes with Content-Encoding, any other client the plain script."""
+    client = Client(dev_app)
+    path = "/static/swagger-ui/swagger-ui-bundle.js"
+    packed = client.get(path, headers={"Accept-Encoding": "gzip, br"})
+    plain = client.get(path, headers={"Accept-Encoding": "identity"})
+    assert packed.status_code == plain.status_code == 200
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert "Content-Encoding" not in plain.headers
+    assert packed.headers["Content-Type"] == plain.headers["Content-Type"]
+    assert plain.headers["Content-Type"].startswith("text/javascript")
+    assert gzip.decompress(packed.get_data()) == plain.get_data()
+    assert b"SwaggerUIBundle" in plain.get_data()
+    assert client.get(path + ".gz").status_code == 404  # only the served name exists

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -194,23 +195,41 @@ def docs(ctx: Ctx, deps: Deps) -> Response:
     return _html("API reference · svc", body, page="docs", styles=("swagger-ui/swagger-ui.css",))
 
 
+def _shipped(name: str) -> tuple[Path, bool] | None:
+    """The file behind ``/static/<name>`` and whether it is stored gzip-compressed (large
+    vendored bundles ship as ``<name>.gz``), or None."""
+    if len(name) > 200 or "\x00" in name:
+        return None
+    for candidate, packed in ((name, False), (name + ".gz", True)):
+        path = safe_join(str(STATIC_DIR), candidate)
+        try:
+            if path is not None and Path(path).is_file():
+                return Path(path), packed
+        except (OSError, ValueError):  # a name the file system cannot even look up
+            return None
+    return None
+
+
 def asset(ctx: Ctx, deps: Deps, name: str) -> Response:
-    """GET /static/<name>: a file shipped in ``svc_server/web/static``."""
-    path = safe_join(str(STATIC_DIR), name) if len(name) <= 200 and "\x00" not in name else None
-    try:
-        found = path is not None and Path(path).is_file()
-    except (OSError, ValueError):  # a name the file system cannot even look up
-        found = False
-    if path is None or not found:
+    """GET /static/<name>: a file shipped in ``svc_server/web/static``; one stored
+    compressed is sent as is to clients that accept gzip, else decompressed."""
+    found = _shipped(name)
+    if found is None or name.endswith(".gz"):
         raise NotFound(f"No such file: /static/{name[:200]}")
-    kind = ASSET_TYPES.get(Path(path).suffix, "text/plain") + "; charset=utf-8"
-    response = Response(
-        Path(path).read_bytes(),
-        headers={
-            "Content-Type": kind,
-            "Cache-Control": ASSET_CACHE,
-            "X-Content-Type-Options": "nosniff",
-        },
-    )
+    path, packed = found
+    kind = ASSET_TYPES.get(Path(name).suffix, "text/plain") + "; charset=utf-8"
+    body = path.read_bytes()
+    headers = {
+        "Content-Type": kind,
+        "Cache-Control": ASSET_CACHE,
+        "X-Content-Type-Options": "nosniff",
+    }
+    if packed:
+        headers["Vary"] = "Accept-Encoding"
+        if ctx.request.accept_encodings["gzip"] > 0:
+            headers["Content-Encoding"] = "gzip"
+        else:
+            body = gzip.decompress(body)
+    response = Response(body, headers=headers)
     response.add_etag()
     return response.make_conditional(ctx.request)
