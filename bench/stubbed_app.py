@@ -5,7 +5,7 @@ real app so the table shows what each stubbed part costs. ``SVC_BENCH_STUB`` nam
 to stub (comma-separated):
 
 - ``admit``: the write transaction that admits the call under the rate limit and holds
-  its quota unit (answers "admitted, unit 1");
+  its quota unit (answers "admitted, unit held"; the settle still writes);
 - ``key``: the API-key lookup (each key is read from the database once, then remembered,
   and never counts as due for its once-a-minute ``last_used_at`` write).
 
@@ -23,6 +23,7 @@ from svc_server.app import create_app
 from svc_server.commands.core import setup_logging
 from svc_server.config import load_config
 from svc_server.store import accounts
+from svc_server.store.holds import HoldState
 
 STUBS = set(filter(None, os.environ.get("SVC_BENCH_STUB", "").split(",")))
 
@@ -31,7 +32,10 @@ if "admit" in STUBS:
     def _admit(
         self: Any, bucket: str, now_ms: int, window_ms: int, limit: int, usage: Any = None
     ) -> Any:
-        return accounts.Admission(in_window=0, admitted=True, usage_count=1 if usage else None)
+        hold = None
+        if usage is not None:  # as if the quota unit were held (settle finds no hold row)
+            hold = HoldState(settled=0, held=1, limit=usage.limit, taken=True)
+        return accounts.Admission(in_window=0, admitted=True, hold=hold)
 
     accounts.AccountsRepo.admit = _admit  # type: ignore[method-assign]
 

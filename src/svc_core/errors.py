@@ -33,7 +33,9 @@ SPEC's error body in one place (``svc_server.http.responses``).
     │   ├── QueryFailed, UsageFailed
     │   └── ConfigError (CONFIG_INVALID)
     ├── ServiceUnavailable (503)
-    │   └── StoreBusy (503 STORE_BUSY, Retry-After): a database wait reached its bound
+    │   ├── StoreBusy (503 STORE_BUSY, Retry-After): a database wait reached its bound
+    │   └── QuotaInFlight (503 QUOTA_IN_FLIGHT, Retry-After): the quota's last units are
+    │       held by calls still in flight
     └── UpstreamKeyRefused (502 UPSTREAM_KEY_REFUSED): a data API refused our key
 """
 
@@ -311,6 +313,23 @@ class StoreBusy(ServiceUnavailable):
 
     code = "STORE_BUSY"
     default_message = "The database is busy; try again shortly."
+    retry_after: ClassVar[int] = 1
+
+    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
+        super().__init__(
+            message,
+            hint=hint or f"Retry after {self.retry_after} second(s).",
+            headers={"Retry-After": str(self.retry_after)},
+        )
+
+
+class QuotaInFlight(ServiceUnavailable):
+    """The month's last quota units are held by calls still in flight: whether one comes
+    back depends on how those calls end, so the caller may retry shortly (never a 402
+    while settled calls leave room)."""
+
+    code = "QUOTA_IN_FLIGHT"
+    default_message = "The last units of the monthly quota are held by calls in flight."
     retry_after: ClassVar[int] = 1
 
     def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:

@@ -138,6 +138,10 @@ class Config:
     max_url_bytes: int = 8000
     db_pool_size: int = 10
     db_busy_timeout_ms: int = 5000
+    quota_wait_ms: int = 2000
+    """How long a call waits for quota units held by calls in flight before 503."""
+    quota_hold_seconds: int = 300
+    """When a quota hold left by a process that died before settling stops counting."""
     inline_worker: bool = False
     dev_signin: bool = False
     session_max_age: int = 12 * 3600
@@ -189,6 +193,8 @@ _PARSERS: dict[str, Any] = {
     "max_url_bytes": lambda n, r: _int(n, r, 512, 8000),
     "db_pool_size": lambda n, r: _int(n, r, 1, 200),
     "db_busy_timeout_ms": lambda n, r: _int(n, r, 100, 600_000),
+    "quota_wait_ms": lambda n, r: _int(n, r, 0, 30_000),
+    "quota_hold_seconds": lambda n, r: _int(n, r, 30, 86_400),
     "inline_worker": _bool,
     "dev_signin": _bool,
     "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),

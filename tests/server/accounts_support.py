@@ -22,6 +22,7 @@ ACCOUNT_TABLES = (
     "events",
     "usage_counters",
     "usage_days",
+    "usage_holds",
 )
 
 

@@ -1,6 +1,6 @@
 """``daily`` of ``GET /api/auth/me/usage``: successful counted calls per UTC day, on both
-backends. A day is counted with the quota unit and given back with it, so the days of a
-month add up to its ``requests_used``."""
+backends. A day is counted in the transaction that settles the call's quota unit, so the
+days of a month add up to its ``requests_used``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.conftest import ORIGIN, Accounts, FakeClock
 from tests.server.accounts_support import DATA_PATH
 
 USAGE = "/api/auth/me/usage"
-FAILING = f"{DATA_PATH}?bogus=1"  # a 400: its unit is reserved, then refunded
+FAILING = f"{DATA_PATH}?bogus=1"  # a 400: its unit is held, then given back
 
 
 def usage(accounts: Accounts) -> dict[str, Any]:
@@ -88,11 +88,11 @@ def test_days_follow_successes_and_refunds(
     assert day_rows(store, consumer_id)[("2026-09-22", "live")] == 3
 
 
-def test_a_refund_after_midnight_takes_back_the_reserved_day(
+def test_a_call_settled_after_midnight_counts_on_the_day_it_arrived(
     accounts: Accounts, store: Store
 ) -> None:
-    """The day travels with the reservation: a call admitted at 23:59:59 and failing
-    after midnight gives back the day it was counted on, not the next one."""
+    """The day travels with the hold: a call admitted at 23:59:59 and succeeding after
+    midnight is counted on the day it arrived; one failing then counts nowhere."""
     consumer_id, _ = accounts.consumer("pro", monthly_quota=10)
     caller = Caller(
         consumer_id=consumer_id,
@@ -104,11 +104,11 @@ def test_a_refund_after_midnight_takes_back_the_reserved_day(
         key_mode="live",
     )
     before = datetime(2026, 9, 21, 23, 59, 59, tzinfo=UTC).timestamp()
-    kept = access.admit(store, caller, before, counted=True).reservation
-    failed = access.admit(store, caller, before, counted=True).reservation
+    kept = access.admit(store, caller, before, counted=True, hold_id="h1").reservation
+    failed = access.admit(store, caller, before, counted=True, hold_id="h2").reservation
     assert kept is not None and failed is not None and failed.day == "2026-09-21"
-    assert day_rows(store, consumer_id) == {("2026-09-21", "live"): 2}
-    access.settle(store, kept, True, before + 2)
-    access.settle(store, failed, False, before + 2)  # 2026-09-22 00:00:01
+    assert day_rows(store, consumer_id) == {}  # held, not yet counted
+    assert access.settle(store, kept, True, before + 2) == 1  # 2026-09-22 00:00:01
+    assert access.settle(store, failed, False, before + 2) == 1
     assert day_rows(store, consumer_id) == {("2026-09-21", "live"): 1}
     assert store.accounts.usage(consumer_id, "2026-09") == 1

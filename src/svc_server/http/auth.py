@@ -4,11 +4,13 @@
 for a refusal, it returns it (``refused``), so the dispatcher shows the whole order:
 admit, then the handler (or the refusal), then ``settle``. ``data`` routes (``/api/v1``)
 take an ``X-API-Key`` header (which wins over a cookie) or the ``svc_session`` cookie,
-then the per-minute limit and, when counted, one held unit of monthly quota. ``account``
+then the per-minute limit and, when counted, one held unit of monthly quota (402 once
+settled calls used it up, 503 ``QUOTA_IN_FLIGHT`` while calls in flight hold the last
+units past the wait). ``account``
 routes take the cookie only, plus the CSRF origin check on writes; ``page`` routes (the
-dashboard) take the cookie when it is there and renew it. ``settle`` keeps a
-2xx call's quota unit (or refunds it), adds the rate-limit and quota headers and renews
-the session cookie.
+dashboard) take the cookie when it is there and renew it. ``settle`` turns a 2xx call's
+hold into a settled unit (or gives it back), adds the rate-limit and quota headers and
+renews the session cookie.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ def client_ip(request: Request, config: Config) -> str:
         ", ".join(request.headers.getlist("X-Forwarded-For")) or None,
         config.trusted_proxies,
     )
+
+
+def quota_hold(config: Config) -> access.Hold:
+    """How long a call waits for quota units in flight, and how long a hold lasts."""
+    return access.Hold(wait_ms=config.quota_wait_ms, seconds=config.quota_hold_seconds)
 
 
 def refusal_meta(caller: Caller | None) -> dict[str, Any]:
@@ -104,7 +111,14 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
         else:
             session = _session(deps, request, now, required_error=Unauthorized)
             caller = access.session_caller(store, session.user_id)
-        admitted = access.admit(store, caller, now, counted=route.counted)
+        admitted = access.admit(
+            store,
+            caller,
+            now,
+            counted=route.counted,
+            hold_id=deps.ids(),
+            hold=quota_hold(deps.config),
+        )
     except RateLimited as err:
         assert caller is not None  # the limit is checked only for a known caller
         limited = attrs.evolve(caller, rate_remaining=0)
@@ -112,7 +126,7 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     except SvcError as err:
         return Admission(refused=err, refusal_meta=refusal_meta(caller), session=session)
     caller = admitted.caller
-    refused = access.quota_exceeded(caller) if admitted.exhausted else None
+    refused = admitted.refusal
     return Admission(
         caller=caller,
         user_id=caller.user_id,
@@ -131,9 +145,9 @@ def settle(deps: Deps, admission: Admission, response: Response, now: float) -> 
         held = admission.held
         if held is not None:
             succeeded = 200 <= response.status_code < 300
-            access.settle(deps.store, held, succeeded, now)
+            settled = access.settle(deps.store, held, succeeded, now)
             if held.mode == "live":
-                used = held.count if succeeded else held.count - 1
+                used = settled
         headers = response.headers
         headers.setdefault("X-RateLimit-Limit", str(caller.rate_limit_per_minute))
         headers.setdefault("X-RateLimit-Remaining", str(caller.rate_remaining))

@@ -1,29 +1,40 @@
 """Access to the data API: who is calling, may they call now, and counting what succeeded.
 
 The order for every ``/api/v1/*`` request: authenticate (401, 403 IP), rate limit (429),
-reserve one unit of monthly quota (402), run the handler, then keep the reservation on a
-2xx (firing quota events on the first success at or past a threshold) or refund it.
-Reserving before the handler is what makes the quota exact under concurrency: the
-reservation is one atomic ``UPDATE ... WHERE count < quota RETURNING count``. The same
-transaction counts the call on its UTC day, and a refund takes the day back with the
-unit, so the days of a month always add up to its count.
+hold one unit of monthly quota (402, or 503 while the last units are in flight), run
+the handler, then settle: a 2xx turns the hold into a settled unit and counts its UTC day
+(firing quota events on the first success at or past a threshold), anything else gives
+the hold back. Holding before the handler keeps the quota exact under concurrency: a hold
+is taken only while settled + live holds < quota, under the account's lock. Only settled
+units make a 402: when the last units are held by calls still in flight, the caller
+waits for them to settle (``Hold.wait``) and gets ``503 QUOTA_IN_FLIGHT`` if they do not
+in time, never a 402 a failing call could have caused (issue 15, item 8).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from svc_core import events as core_events
 from svc_core import keys, plans, quota, ratelimit
 from svc_core.caller import Caller
-from svc_core.errors import IpNotAllowed, QuotaExceeded, RateLimited, Unauthorized
+from svc_core.errors import (
+    IpNotAllowed,
+    QuotaExceeded,
+    QuotaInFlight,
+    RateLimited,
+    SvcError,
+    Unauthorized,
+)
 from svc_core.instants import iso, utc
 from svc_core.iprules import ip_allowed, parse_allowlist
 from svc_server.services import events as event_service
 from svc_server.store import Store
-from svc_server.store.accounts import UsageClaim
+from svc_server.store.base import Tx
+from svc_server.store.holds import HoldState, UsageClaim
 
 COOKIE_RATE_LIMIT = 60
 TEST_KEY_RATE_LIMIT = 60
@@ -32,25 +43,40 @@ TOUCH_SECONDS = 60
 
 
 @attrs.frozen(kw_only=True)
+class Hold:
+    """How long a call waits for quota units held by calls in flight (``wait_ms``, in
+    polls ``poll_ms`` apart), and how long a hold lasts (``seconds``) if its process
+    dies before settling it."""
+
+    wait_ms: int = 2000
+    poll_ms: int = 50
+    seconds: int = 300
+
+
+@attrs.frozen(kw_only=True)
 class Reservation:
-    """One unit of monthly quota held for a request in flight, and its UTC day."""
+    """What a counted call settles: its month, UTC day and mode and, for a call with a
+    quota, the hold it took (``claim``); ``settled`` is the month's settled count seen
+    at admission."""
 
     consumer_id: str
     month: str
     day: str
     mode: str
-    count: int
     limit: int | None
+    claim: UsageClaim | None = None
+    settled: int = 0
 
 
 @attrs.frozen(kw_only=True)
 class Admitted:
     """A request admitted under the rate limit: the caller with ``rate_remaining`` set,
-    the quota unit held for it (if counted), or ``exhausted`` when the quota refused."""
+    what it will settle (if counted), or the quota's ``refusal`` (402, or 503 while the
+    last units are in flight)."""
 
     caller: Caller
     reservation: Reservation | None
-    exhausted: bool = False
+    refusal: SvcError | None = None
 
 
 def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
@@ -110,24 +136,41 @@ def rate_bucket(caller: Caller) -> str:
     return f"consumer:{caller.consumer_id}:{caller.key_mode or 'live'}"
 
 
-def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitted:
+def admit(
+    store: Store,
+    caller: Caller,
+    now: float,
+    *,
+    counted: bool,
+    hold_id: str = "",
+    hold: Hold = Hold(),
+    sleep: Callable[[float], None] = time.sleep,
+) -> Admitted:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
-    ``counted`` route, hold one unit of the month's quota (402 once it is used up).
+    ``counted`` route with a quota, hold one unit of the month's quota (``hold_id``).
 
     Both happen in one write transaction. Cookie callers have no monthly quota and are
-    not counted; test keys are counted under mode ``test`` and never limited. A request
-    refused with 402 still used its rate-limit slot, as before the merge.
+    not counted; test keys are counted under mode ``test`` and never limited. When
+    settled calls used the quota up the answer is 402; when calls in flight hold the
+    last units, the call polls (``hold``) until one is free (admitted), the settled
+    count reaches the quota (402) or the wait ends (503 ``QUOTA_IN_FLIGHT``). A refused
+    request still used its rate-limit slot, as before.
     """
     limit = caller.rate_limit_per_minute
+    at = utc(now)
+    month = quota.quota_month(at).month
+    mode = caller.key_mode or "live"
+    counts = counted and caller.auth_method == "api_key"
     claim = None
-    if counted and caller.auth_method == "api_key":
-        at = utc(now)
+    if counts and caller.monthly_quota is not None:
         claim = UsageClaim(
             consumer_id=caller.consumer_id,
-            month=quota.quota_month(at).month,
-            day=at.date().isoformat(),
-            mode=caller.key_mode or "live",
+            month=month,
+            mode=mode,
             limit=caller.monthly_quota,
+            hold_id=hold_id,
+            now=int(now),
+            expires_at=int(now) + hold.seconds,
         )
     admission = store.accounts.admit(
         rate_bucket(caller), int(now * 1000), int(WINDOW_SECONDS * 1000), limit, claim
@@ -147,62 +190,104 @@ def admit(store: Store, caller: Caller, now: float, *, counted: bool) -> Admitte
             },
         )
     admitted = attrs.evolve(caller, rate_remaining=max(0, limit - admission.in_window - 1))
-    if claim is None:
+    if not counts:
         return Admitted(caller=admitted, reservation=None)
-    if admission.usage_count is None:
-        return Admitted(caller=admitted, reservation=None, exhausted=True)
     reservation = Reservation(
-        consumer_id=claim.consumer_id,
-        month=claim.month,
-        day=claim.day,
-        mode=claim.mode,
-        count=admission.usage_count,
-        limit=claim.limit,
+        consumer_id=caller.consumer_id,
+        month=month,
+        day=at.date().isoformat(),
+        mode=mode,
+        limit=caller.monthly_quota,
     )
-    return Admitted(caller=admitted, reservation=reservation)
+    if claim is None or admission.hold is None:
+        return Admitted(caller=admitted, reservation=reservation)
+    state = admission.hold
+    if not state.taken and not state.exhausted:
+        state = _wait_for_unit(store, claim, hold, sleep)
+    if state.taken:
+        held = attrs.evolve(reservation, claim=claim, settled=state.settled)
+        return Admitted(caller=admitted, reservation=held)
+    refusal = quota_exceeded(admitted) if state.exhausted else quota_in_flight(admitted)
+    return Admitted(caller=admitted, reservation=None, refusal=refusal)
+
+
+def _wait_for_unit(
+    store: Store, claim: UsageClaim, hold: Hold, sleep: Callable[[float], None]
+) -> HoldState:
+    """Poll while calls in flight hold the last units: a read first, a write only when a
+    unit looks free. Ends holding a unit, exhausted, or undecided when the wait is over."""
+    state = HoldState(settled=0, held=claim.limit, limit=claim.limit, taken=False)
+    for _ in range(max(0, hold.wait_ms // max(1, hold.poll_ms))):
+        sleep(hold.poll_ms / 1000)
+        state = store.holds.peek_hold(claim)
+        if state.exhausted:
+            return state
+        if state.settled + state.held < claim.limit:
+            state = store.holds.try_hold(claim)
+            if state.taken or state.exhausted:
+                return state
+    return state
 
 
 def quota_exceeded(caller: Caller) -> QuotaExceeded:
-    """The 402 for a caller whose month's quota is used up."""
+    """The 402 for a caller whose month's quota is used up by settled calls."""
     return QuotaExceeded(
         f"The monthly quota of {caller.monthly_quota} requests is used up.",
         hint="The quota resets at the start of next month (UTC); upgrade for more.",
     )
 
 
-def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> None:
-    """Keep a successful call's unit (and fire thresholds) or refund a failed one, with
-    its day, in one transaction.
+def quota_in_flight(caller: Caller) -> QuotaInFlight:
+    """The 503 for a caller whose quota's last units are held by calls still running."""
+    return QuotaInFlight(
+        f"The last of the monthly quota of {caller.monthly_quota} requests is held by "
+        "calls still in flight; a unit comes back if one of them fails.",
+        hint=f"Retry after {QuotaInFlight.retry_after} second(s).",
+    )
 
-    A success below every threshold (the common case) writes nothing at all.
+
+def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> int | None:
+    """Settle a counted call in one write transaction; return the month's settled count
+    when known (None for a failed call without a quota, which writes nothing).
+
+    A success turns the hold into a settled unit, counts its day (the day it arrived)
+    and fires the thresholds it reaches; a failure gives the hold back. Calls without a
+    quota (test keys) are counted on success only.
     """
+    claim = reservation.claim
     if not succeeded:
+        if claim is None:
+            return None
         with store.db.transaction() as tx:
-            store.accounts.refund_usage(
+            return store.holds.release_hold(tx, claim)
+    with store.db.transaction() as tx:
+        if claim is None:
+            return store.accounts.count_success(
                 tx, reservation.consumer_id, reservation.month, reservation.day, reservation.mode
             )
-        return
-    limit = reservation.limit
-    if limit is None or reservation.mode != "live":
-        return
-    names = reached(reservation.count, limit)
-    if not names:
-        return
-    with store.db.transaction() as tx:
-        for name in names:
-            if store.accounts.mark_quota_event(
-                tx, reservation.consumer_id, reservation.month, name, int(now)
-            ):
-                event_service.publish_quota(
-                    store,
-                    tx,
-                    kind=name,
-                    consumer_id=reservation.consumer_id,
-                    month=reservation.month,
-                    current=reservation.count,
-                    limit=limit,
-                    now=now,
-                )
+        count = store.holds.keep_hold(tx, claim, reservation.day, int(now))
+        if count is None:
+            return None  # a lapsed hold whose unit went to another call: not counted
+        if reservation.mode == "live":
+            _fire_thresholds(store, tx, claim, count, now)
+        return count
+
+
+def _fire_thresholds(store: Store, tx: Tx, claim: UsageClaim, count: int, now: float) -> None:
+    """Publish the quota events whose threshold ``count`` reached, each once a month
+    (the marker row decides which caller publishes)."""
+    for name in reached(count, claim.limit):
+        if store.accounts.mark_quota_event(tx, claim.consumer_id, claim.month, name, int(now)):
+            event_service.publish_quota(
+                store,
+                tx,
+                kind=name,
+                consumer_id=claim.consumer_id,
+                month=claim.month,
+                current=count,
+                limit=claim.limit,
+                now=now,
+            )
 
 
 def reached(count: int, limit: int) -> Sequence[str]:
@@ -218,7 +303,7 @@ def quota_headers(
 ) -> dict[str, str]:
     """``X-Quota-*`` headers for quota-bound callers (live API keys).
 
-    ``used`` is the count this request's own reservation left behind (so no read is
+    ``used`` is the settled count this request's settle left behind (so no read is
     needed); without it the counter is read.
     """
     if caller.monthly_quota is None:

@@ -7,19 +7,9 @@ from typing import Any
 
 import attrs
 
+from svc_server.store import holds
 from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
-
-
-@attrs.frozen(kw_only=True)
-class UsageClaim:
-    """One unit of monthly quota to take along with rate admission, and the UTC day
-    (``YYYY-MM-DD``, inside ``month``) it is counted on."""
-
-    consumer_id: str
-    month: str
-    day: str
-    mode: str
-    limit: int | None
+from svc_server.store.holds import HoldState, UsageClaim
 
 
 @attrs.frozen(kw_only=True)
@@ -34,13 +24,13 @@ class MonthUsage:
 @attrs.frozen(kw_only=True)
 class Admission:
     """What ``admit`` decided: ``in_window`` admitted requests before this one; for a
-    refusal, ``blocker_ms`` is the stamp that must leave first; ``usage_count`` is the
-    new quota count, or None when a claim was refused (or none was made)."""
+    refusal, ``blocker_ms`` is the stamp that must leave first; ``hold`` is what the
+    quota hold attempt saw (None when no claim was made or the rate limit refused)."""
 
     in_window: int
     admitted: bool
     blocker_ms: int | None = None
-    usage_count: int | None = None
+    hold: HoldState | None = None
 
 
 class AccountsRepo:
@@ -48,6 +38,7 @@ class AccountsRepo:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.holds = holds.HoldsRepo(db)
 
     # consumers -------------------------------------------------------------------------
 
@@ -245,51 +236,16 @@ class AccountsRepo:
         )
         return int(row["count"]) if row else 0
 
-    def reserve_usage(
-        self, tx: Tx, consumer_id: str, month: str, mode: str, limit: int | None
-    ) -> int | None:
-        """Take one unit unless ``limit`` is reached; return the new count or None.
-
-        One statement: the conditional upsert is atomic on both backends, so concurrent
-        callers can never take more than ``limit`` units between them.
-        """
-        if limit is not None and limit <= 0:
-            return None
-        if limit is None:
-            return self.increment_usage(tx, consumer_id, month, mode)
-        row = tx.fetchone(
-            "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
-            "ON CONFLICT (consumer_id, month, mode) "
-            "DO UPDATE SET count = usage_counters.count + 1 "
-            "WHERE usage_counters.count < ? RETURNING count",
-            (consumer_id, month, mode, limit),
-        )
-        return int(row["count"]) if row else None
-
     def count_day(self, tx: Tx, consumer_id: str, day: str, mode: str) -> None:
         """Add one call to the (consumer, UTC day, mode) count (one atomic upsert)."""
-        tx.execute(
-            "INSERT INTO usage_days (consumer_id, day, mode, count) VALUES (?, ?, ?, 1) "
-            "ON CONFLICT (consumer_id, day, mode) "
-            "DO UPDATE SET count = usage_days.count + 1",
-            (consumer_id, day, mode),
-        )
+        holds.count_day(tx, consumer_id, day, mode)
 
-    def refund_usage(self, tx: Tx, consumer_id: str, month: str, day: str, mode: str) -> None:
-        """Give back a unit held by a request that did not succeed, and its day; a count
-        back at zero is removed, as if the request had never been made."""
-        for table, column, at in (("usage_counters", "month", month), ("usage_days", "day", day)):
-            key = (consumer_id, at, mode)
-            tx.execute(
-                f"UPDATE {table} SET count = count - 1 "
-                f"WHERE consumer_id = ? AND {column} = ? AND mode = ? AND count > 0",
-                key,
-            )
-            tx.execute(
-                f"DELETE FROM {table} "
-                f"WHERE consumer_id = ? AND {column} = ? AND mode = ? AND count = 0",
-                key,
-            )
+    def count_success(self, tx: Tx, consumer_id: str, month: str, day: str, mode: str) -> int:
+        """Count one successful call that held no unit (a test key has no quota): in the
+        month and on the day it arrived; return the month's new count."""
+        count = self.increment_usage(tx, consumer_id, month, mode)
+        self.count_day(tx, consumer_id, day, mode)
+        return count
 
     def usage(self, consumer_id: str, month: str, mode: str = "live") -> int:
         with self.db.transaction(write=False) as tx:
@@ -321,17 +277,17 @@ class AccountsRepo:
         limit: int,
         usage: UsageClaim | None = None,
     ) -> Admission:
-        """Rate-limit admission and (when admitted) one unit of quota, in ONE write transaction.
+        """Rate-limit admission and (when admitted) a hold on one unit of quota, in ONE
+        write transaction.
 
         Under a per-bucket lock: the bucket's stamps that left the window are deleted and
         the ``rate_counts`` summary read and written, so the cost does not grow with the
         traffic and processes sharing the database never admit more than ``limit`` in
         any window. A call is stamped no earlier than the bucket's newest stamp: calls
         are stamped when they arrive but admitted in lock order, and a later-stamped call
-        admitted first must not prune stamps an earlier one still counts. The quota unit
-        is the atomic conditional upsert of ``reserve_usage``; a unit taken also counts
-        its day (``count_day``), in the same transaction. Only a refusal reads a stamp
-        back: the one that must leave the window first.
+        admitted first must not prune stamps an earlier one still counts. The quota hold
+        is ``HoldsRepo.take_hold``, in the same transaction. Only a refusal reads a stamp back: the
+        one that must leave the window first.
         """
         with self.db.transaction() as tx:
             self.db.lock(tx, "rate:" + bucket)
@@ -364,14 +320,8 @@ class AccountsRepo:
                 "last_ms = excluded.last_ms",
                 (bucket, held + 1, stamp),
             )
-            count = None
-            if usage is not None:
-                count = self.reserve_usage(
-                    tx, usage.consumer_id, usage.month, usage.mode, usage.limit
-                )
-                if count is not None:
-                    self.count_day(tx, usage.consumer_id, usage.day, usage.mode)
-        return Admission(in_window=held, admitted=True, usage_count=count)
+            hold = self.holds.take_hold(tx, usage) if usage is not None else None
+        return Admission(in_window=held, admitted=True, hold=hold)
 
     def mark_quota_event(
         self, tx: Tx, consumer_id: str, month: str, threshold: str, now: int

@@ -19,6 +19,7 @@ class Store:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.accounts = AccountsRepo(db)
+        self.holds = self.accounts.holds
         self.webhooks = WebhooksRepo(db)
         self.realestate = RealEstateRepo(db)
         self.markets = MarketsRepo(db)
