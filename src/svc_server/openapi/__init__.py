@@ -187,6 +187,7 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
                 "403": error_ref("Forbidden"),
                 "429": error_ref("RateLimited"),
                 "500": error_ref("ServerError"),
+                "503": error_ref("ServiceUnavailable"),
             }
         )
     elif route.auth == "account":

@@ -86,7 +86,7 @@ RESPONSES: dict[str, Json] = {
         "account endpoints."
     ),
     "PaymentRequired": _error_response(
-        "QUOTA_EXCEEDED: the monthly quota is used up.", DATA_HEADERS
+        "QUOTA_EXCEEDED: successful calls used up the monthly quota.", DATA_HEADERS
     ),
     "Forbidden": _error_response(
         "TIER_RESTRICTED (with current_tier, required_tier and upgrade_url), or "
@@ -113,6 +113,13 @@ RESPONSES: dict[str, Json] = {
         ("Retry-After",),
     ),
     "ServerError": _error_response("INTERNAL or QUERY_FAILED: the server failed; retry later."),
+    "ServiceUnavailable": _error_response(
+        "QUOTA_IN_FLIGHT: the last units of the monthly quota are held by calls still in "
+        "flight and none came back within the wait (a unit returns if one of them fails; "
+        "402 comes only once successful calls used the quota); or STORE_BUSY: a wait for "
+        "the database reached its bound. Retry after `Retry-After` seconds.",
+        ("Retry-After", *DATA_HEADERS),
+    ),
 }
 
 SECURITY_SCHEMES: dict[str, Json] = {

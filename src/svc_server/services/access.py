@@ -55,17 +55,14 @@ class Hold:
 
 @attrs.frozen(kw_only=True)
 class Reservation:
-    """What a counted call settles: its month, UTC day and mode and, for a call with a
-    quota, the hold it took (``claim``); ``settled`` is the month's settled count seen
-    at admission."""
+    """What a counted call settles: its month, the UTC day it arrived on and its key
+    mode and, for a call with a quota, the hold it took (``claim``)."""
 
     consumer_id: str
     month: str
     day: str
     mode: str
-    limit: int | None
     claim: UsageClaim | None = None
-    settled: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -142,12 +139,13 @@ def admit(
     now: float,
     *,
     counted: bool,
-    hold_id: str = "",
+    hold_id: str,
     hold: Hold = Hold(),
     sleep: Callable[[float], None] = time.sleep,
 ) -> Admitted:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
-    ``counted`` route with a quota, hold one unit of the month's quota (``hold_id``).
+    ``counted`` route with a quota, hold one unit of the month's quota (the hold's row
+    is named ``hold_id``, fresh for each request).
 
     Both happen in one write transaction. Cookie callers have no monthly quota and are
     not counted; test keys are counted under mode ``test`` and never limited. When
@@ -197,7 +195,6 @@ def admit(
         month=month,
         day=at.date().isoformat(),
         mode=mode,
-        limit=caller.monthly_quota,
     )
     if claim is None or admission.hold is None:
         return Admitted(caller=admitted, reservation=reservation)
@@ -205,8 +202,7 @@ def admit(
     if not state.taken and not state.exhausted:
         state = _wait_for_unit(store, claim, hold, sleep)
     if state.taken:
-        held = attrs.evolve(reservation, claim=claim, settled=state.settled)
-        return Admitted(caller=admitted, reservation=held)
+        return Admitted(caller=admitted, reservation=attrs.evolve(reservation, claim=claim))
     refusal = quota_exceeded(admitted) if state.exhausted else quota_in_flight(admitted)
     return Admitted(caller=admitted, reservation=None, refusal=refusal)
 
