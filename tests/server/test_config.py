@@ -62,6 +62,10 @@ def test_lists_are_parsed() -> None:
         ("SVC_SERVER", "uwsgi", "SVC_SERVER"),
         ("SVC_READ_TIMEOUT", "0", "SVC_READ_TIMEOUT"),
         ("SVC_READ_TIMEOUT", "61", "SVC_READ_TIMEOUT"),
+        ("SVC_QUOTA_WAIT_MS", "-1", "SVC_QUOTA_WAIT_MS"),
+        ("SVC_QUOTA_WAIT_MS", "30001", "SVC_QUOTA_WAIT_MS"),
+        ("SVC_QUOTA_HOLD_SECONDS", "29", "SVC_QUOTA_HOLD_SECONDS"),
+        ("SVC_QUOTA_HOLD_SECONDS", "５", "SVC_QUOTA_HOLD_SECONDS"),
     ],
 )
 def test_bad_values_name_the_setting(name: str, value: str, needle: str) -> None:

@@ -517,8 +517,8 @@ USAGE = obj(
                 }
             ),
             "Addition to SPEC: every UTC day of the current month from the 1st through "
-            "today, oldest first, zeros included. A day is counted with the quota unit and "
-            "refunded with it, so the days' `calls` add up to `requests_used` (calls "
+            "today, oldest first, zeros included. A day is counted when the call's quota "
+            "unit is settled, so the days' `calls` add up to `requests_used` (calls "
             "counted before day counts existed, at the upgrade that added them, have no day).",
             minItems=1,
             maxItems=31,
