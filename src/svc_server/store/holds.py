@@ -89,14 +89,13 @@ class HoldsRepo:
 
         Under the account's quota lock (PostgreSQL's advisory lock; SQLite serializes
         every writer), so concurrent callers in any number of processes never hold more
-        than the quota between them. Lapsed holds (of a process that died before
-        settling) are deleted first.
+        than the quota between them. The account's lapsed holds (of a process that died
+        before settling) are deleted first.
         """
         self.db.lock(tx, _quota_lock(claim.consumer_id, claim.mode))
-        tx.execute(
-            "DELETE FROM usage_holds WHERE consumer_id = ? AND month = ? AND mode = ? "
-            "AND expires_at <= ?",
-            (*_usage_key(claim), claim.now),
+        tx.execute(  # any month's: a hold lapsed before a month's end goes too
+            "DELETE FROM usage_holds WHERE consumer_id = ? AND mode = ? AND expires_at <= ?",
+            (claim.consumer_id, claim.mode, claim.now),
         )
         state = self.hold_state(tx, claim, claim.now)
         if state.settled + state.held >= claim.limit:
