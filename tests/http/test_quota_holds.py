@@ -70,8 +70,9 @@ def holds_left(two: Cluster | OneServer) -> int:
 
 
 def test_failing_calls_in_flight_do_not_make_a_valid_call_402(cluster: Cluster) -> None:  # noqa: F811
-    """Quota 1, nothing used: per account, one valid call among ten that 404. The valid
-    call is the only one that can succeed, so a 402 for it would be false."""
+    """Quota 1, nothing used: per account (six of them, so six trials in one run), one
+    valid call in the middle of sixteen that 404. The valid call is the only one that can
+    succeed, so a 402 for it would be false. Before holds, most runs had one."""
     trials, fails = 6, 16
     accounts = [
         mh.consumer(cluster.store, f"hold{i}@example.com", monthly_quota=1, rate_limit=BIG)
