@@ -30,7 +30,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
     monkeypatch.setattr(migrate, "available", lambda: every)
     store = open_store(db_url)
     try:
-        assert store.migrate() == ["0008_building_type.sql"]
+        assert store.migrate()[0] == "0008_building_type.sql"
         with store.db.transaction(write=False) as tx:
             rows = tx.fetchall(
                 "SELECT natural_key, building_type, land_area_m2 FROM transactions "
