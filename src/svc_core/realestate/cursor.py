@@ -1,6 +1,6 @@
 """Opaque paging cursors of the transactions listing.
 
-A cursor is the base64url text (no padding) of compact JSON ``[date, key, flag, query]``:
+A cursor is the base64url text (no padding) of compact UTF-8 JSON ``[date, key, flag, query]``:
 the sort key of the last record a page returned (contract date ``YYYY-MM-DD``, natural
 key, 0 for a kept and 1 for an excluded record) and the fingerprint of the selection it
 pages through. ``decode`` validates every part, so a garbled, forged or truncated cursor
@@ -21,14 +21,17 @@ from collections.abc import Mapping
 
 from svc_core.errors import InvalidParams
 
-CURSOR_MAX_LENGTH = 600
-"""Longest cursor accepted (a real one is about 150 characters)."""
+CURSOR_MAX_LENGTH = 1200
+"""Longest cursor accepted: room for any natural key of 200 characters (a real one is
+about 200 characters long)."""
 KEY_MAX_LENGTH = 200
 CURSOR_PATTERN = "[A-Za-z0-9_-]+"
 CURSOR_HINT = "Pass the _meta.next_cursor of the previous page unchanged, or leave cursor out."
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 _FINGERPRINT = re.compile(r"[0-9a-f]{16}", re.ASCII)
 _TEXT = re.compile(CURSOR_PATTERN, re.ASCII)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""What no stored natural key holds (``svc_core.models.Transaction``)."""
 
 SortKey = tuple[str, str, int]
 """(contract date, natural key, 0 kept / 1 excluded): where a page ended."""
@@ -50,7 +53,7 @@ def valid_key(key: object) -> bool:
         and _valid_date(date)
         and isinstance(natural_key, str)
         and 0 < len(natural_key) <= KEY_MAX_LENGTH
-        and natural_key.isprintable()
+        and _CONTROL.search(natural_key) is None
         and type(flag) is int
         and flag in (0, 1)
     )
@@ -71,8 +74,8 @@ def encode(key: SortKey, selection: str) -> str:
     ``fingerprint``)."""
     if not valid_key(key) or _FINGERPRINT.fullmatch(selection) is None:
         raise ValueError(f"not a listing position: {key!r} in {selection!r}")
-    body = json.dumps([*key, selection], ensure_ascii=True, separators=(",", ":"))
-    return base64.urlsafe_b64encode(body.encode("ascii")).decode("ascii").rstrip("=")
+    body = json.dumps([*key, selection], ensure_ascii=False, separators=(",", ":"))
+    return base64.urlsafe_b64encode(body.encode("utf-8")).decode("ascii").rstrip("=")
 
 
 def _refuse(why: str) -> InvalidParams:
@@ -86,8 +89,8 @@ def decode(text: str, selection: str) -> SortKey:
         raise _refuse("is not a cursor this API returned.")
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        value = json.loads(raw.decode("ascii"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+        value = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, RecursionError):
         raise _refuse("is not a cursor this API returned.") from None
     if not isinstance(value, list) or len(value) != 4:
         raise _refuse("is not a cursor this API returned.")
