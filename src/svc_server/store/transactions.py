@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.cursor import SortKey
 from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
 from svc_server.store.realestate_rows import TRANSACTION_COLUMNS, transaction_rows
 
@@ -35,8 +36,6 @@ LISTED = (
     "land_area_m2, building_use, floor, build_year, jibun, load_id"
 )
 """What a listing reads of each record (both tables have these columns)."""
-SortKey = tuple[str, str, int]
-"""(contract date ``YYYY-MM-DD``, natural key, 0 kept / 1 excluded): the listing order."""
 
 
 @attrs.frozen(kw_only=True)
