@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -88,3 +88,19 @@ def render_csv(columns: Sequence[str], rows: Iterable[Mapping[str, object]]) -> 
     parts = [BOM, _line(neutralize(name) for name in columns)]
     parts.extend(_line(cell_text(row.get(name)) for name in columns) for row in rows)
     return "".join(parts).encode("utf-8", errors="replace")
+
+
+def csv_chunks(
+    columns: Sequence[str], rows: Iterable[Mapping[str, object]], *, per_chunk: int = 500
+) -> Iterator[bytes]:
+    """``render_csv``'s bytes, lazily: the BOM and header, then ``per_chunk`` lines at a
+    time, so a long answer streams without being held in memory."""
+    yield (BOM + _line(neutralize(name) for name in columns)).encode("utf-8")
+    lines: list[str] = []
+    for row in rows:
+        lines.append(_line(cell_text(row.get(name)) for name in columns))
+        if len(lines) >= per_chunk:
+            yield "".join(lines).encode("utf-8", errors="replace")
+            lines = []
+    if lines:
+        yield "".join(lines).encode("utf-8", errors="replace")

@@ -106,6 +106,14 @@ def _area(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise ValueError(f"{attribute.name} must be a positive finite float below 1e7 m²")
 
 
+def _whole(low: int, high: int) -> Validator:
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(f"{attribute.name} must be an integer from {low} to {high}")
+
+    return check
+
+
 def _date(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if type(value) is not datetime.date or not 1990 <= value.year <= 2100:
         raise ValueError(f"{attribute.name} must be a datetime.date from 1990 to 2100")
@@ -125,7 +133,10 @@ class Transaction:
     is the area the source reports (building, unit or exclusive area). ``dong`` is the
     legal dong when the source names it. ``building_type`` is ``whole_building`` or
     ``unit`` when the source says (None when unknown) and ``land_area_m2`` the land area
-    of a whole building; neither is part of ``natural_key``.
+    of a whole building; neither is part of ``natural_key``. ``building_use`` (용도),
+    ``floor``, ``build_year`` and ``jibun`` (the lot number as published, masked digits
+    such as ``1**`` kept) describe the deal as the source publishes it (None when it does
+    not); they are shown, never summarised.
     """
 
     source: str = attrs.field(validator=_pattern(SOURCE_ID))
@@ -143,6 +154,10 @@ class Transaction:
         default=None, validator=_optional(_one_of(BUILDING_TYPES))
     )
     land_area_m2: float | None = attrs.field(default=None, validator=_optional(_area))
+    building_use: str | None = attrs.field(default=None, validator=_optional(_text(40)))
+    floor: int | None = attrs.field(default=None, validator=_optional(_whole(-99, 999)))
+    build_year: int | None = attrs.field(default=None, validator=_optional(_whole(1800, 2100)))
+    jibun: str | None = attrs.field(default=None, validator=_optional(_text(40)))
 
     def __attrs_post_init__(self) -> None:
         if self.transaction_type == "monthly_lease":

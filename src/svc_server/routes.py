@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
+from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
 from svc_server.handlers import accounts, markets, realestate, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
@@ -98,6 +99,16 @@ ROUTES: tuple[Route, ...] = (
         doc=ops.GET_REAL_ESTATE_INDICES,
         auth="data",
         params=re_query.INDICES_PARAMS,
+        counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/transactions",
+        methods=GET,
+        handler=realestate.transactions,
+        doc=ops.GET_REAL_ESTATE_TRANSACTIONS,
+        auth="data",
+        params=re_listing.TRANSACTIONS_PARAMS,
         counted=True,
         csv=True,
     ),

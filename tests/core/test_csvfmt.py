@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core.csvfmt import cell_text, neutralize, quote, render_csv
+from svc_core.csvfmt import cell_text, csv_chunks, neutralize, quote, render_csv
 
 BOM_BYTES = b"\xef\xbb\xbf"
 
@@ -159,3 +159,23 @@ def test_floats_are_exact_and_exponent_free(values: list[float]) -> None:
 @given(st.integers(min_value=-(2**70), max_value=2**70))
 def test_integers_are_exact(value: int) -> None:
     assert parse(render_csv(["n"], [{"n": value}]))[1] == [str(value)]
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(
+        st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    ),
+    st.integers(min_value=1, max_value=4),
+    st.data(),
+)
+def test_streamed_chunks_are_the_rendered_bytes(
+    columns: list[str], per_chunk: int, data: st.DataObject
+) -> None:
+    rows = data.draw(st.lists(st.fixed_dictionaries({c: cells for c in columns}), max_size=9))
+    chunks = list(csv_chunks(columns, rows, per_chunk=per_chunk))
+    assert b"".join(chunks) == render_csv(columns, rows)
+    assert len(chunks) == 1 + -(-len(rows) // per_chunk)

@@ -432,6 +432,7 @@ def test_data_answers_and_csv_headers_match_the_document(
         (f"{re_}/pulse/series", "sigungu_code=11680&from_period=2026-01&to_period=2026-04"),
         (f"{re_}/coverage", "granularity=month"),
         (f"{re_}/dimensions", "geo_precision=dong"),
+        (f"{re_}/transactions", "sigungu_code=11680&period=2026-Q1&limit=2&include_excluded=true"),
     ):
         answer = client.get(f"{path}?{query}", headers={"X-API-Key": api_key})
         assert answer.status_code == 200, answer.get_data(as_text=True)

@@ -178,6 +178,17 @@ def test_a_re_read_adds_new_deals_and_retracts_cancelled_ones_from_pulse(
     assert sum(r["sample_count"] for r in after) == count - 1 + 1
     stored = rows(db_url, "SELECT COUNT(*) AS n FROM transactions")[0]["n"]
     assert stored == GANGNAM_KEPT - 1 + 1
+    # the newly cancelled deal is kept apart with its reason, by the sync's load
+    raw = xml_items(NRG_GANGNAM)
+    cancelled = sum(i["cdealType"].strip() == "O" for i in raw) + 1
+    shares = sum(i["cdealType"].strip() != "O" and i["shareDealingType"] == "지분" for i in raw)
+    excluded = rows(db_url, "SELECT reason, load_id FROM excluded_transactions")
+    reasons: dict[str, int] = {}
+    for r in excluded:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    assert reasons == {"cancelled": cancelled, "partial_share": shares}
+    logged = {r["id"] for r in rows(db_url, "SELECT id FROM ingest_log")}
+    assert {r["load_id"] for r in excluded} <= logged
     # a deal gone from the source is retracted too
     standin.months[(NRG, "11680", "202506")].pop()
     gone = sync(db_url, standin, *args)

@@ -8,6 +8,9 @@ one is the one reported. Period texts are checked here too (``InvalidPeriod``); 
 windows are resolved later against the latest month with data, which only the data
 knows. Nothing here looks at the caller's plan: a query is validated completely (400)
 before any tier gate (403).
+
+Long because every real-estate endpoint's parameters are declared here, once, next to the
+cohort they select (the transactions listing adds its own in ``listing``).
 """
 
 from __future__ import annotations
@@ -335,6 +338,17 @@ def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str
             hint="Add geo_precision=dong (pro plan or higher) or leave dong out.",
         )
     return values
+
+
+def read_cohort(
+    decls: Sequence[Param], query: Mapping[str, str]
+) -> tuple[Cohort, dict[str, Value]]:
+    """The cohort and every declared value of an endpoint whose district is required
+    (what ``parse_pulse`` reads first); ``InvalidParams`` (400)."""
+    _known(names(decls), query)
+    _required_code(query)
+    values = _cohort_values(decls, query)
+    return _cohort(values), values
 
 
 def parse_pulse(query: Mapping[str, str]) -> PulseQuery:

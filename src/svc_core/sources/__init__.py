@@ -20,6 +20,7 @@ in one file get different ordinals and both load.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -38,17 +39,28 @@ _MANWON = re.compile(r"[0-9]{1,3}(,[0-9]{3})*|[0-9]+")
 
 
 @attrs.frozen(kw_only=True)
+class ExcludedRecord:
+    """A record the reader excluded by rule (``reason``, as counted in the load report),
+    built as it would have been kept, so it can be shown with its reason."""
+
+    reason: str
+    record: Transaction
+
+
+@attrs.frozen(kw_only=True)
 class ParseResult:
     """Transactions read from one file.
 
     ``retracted_keys`` are the natural keys of deals the file marks as cancelled: a store
     that holds them from an earlier load (before the cancellation was reported) may delete
-    them.
+    them. ``excluded`` are the excluded records that could be built (an excluded item
+    that is also malformed is counted in the report only).
     """
 
     transactions: list[Transaction]
     report: LoadReport
     retracted_keys: tuple[str, ...] = ()
+    excluded: tuple[ExcludedRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -124,6 +136,31 @@ def parse_area(raw: str | None, field: str) -> float | None:
     return value if value > 0 else None
 
 
+_WHOLE = re.compile(r"-?[0-9]{1,4}")
+
+
+def published_text(raw: str | None, max_length: int = 40) -> str | None:
+    """A descriptive text as published (trimmed), or None when blank, longer than
+    ``max_length`` or holding control characters: it describes a deal, never rejects it."""
+    if is_blank(raw):
+        return None
+    assert raw is not None
+    text = raw.strip()
+    if len(text) > max_length or not text.isprintable():
+        return None
+    return text
+
+
+def published_int(raw: str | None, low: int, high: int) -> int | None:
+    """A whole number as published (ASCII digits, optional minus) within ``low`` to
+    ``high``, or None: like ``published_text``, it never rejects a deal."""
+    text = (raw or "").strip()
+    if _WHOLE.fullmatch(text) is None:
+        return None
+    value = int(text)
+    return value if low <= value <= high else None
+
+
 def parse_manwon(text: str) -> int | None:
     """Amount in 만원 with optional thousands separators → whole KRW; None when malformed."""
     value = text.strip()
@@ -160,6 +197,7 @@ class Collector:
     report: LoadReport
     transactions: list[Transaction] = attrs.field(factory=list)
     retracted: list[str] = attrs.field(factory=list)
+    excluded: list[ExcludedRecord] = attrs.field(factory=list)
 
     def add(
         self,
@@ -170,11 +208,14 @@ class Collector:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> None:
-        """Count record ``key`` as ``excluded``, or keep ``build(*args, **kwargs)``."""
+        """Count record ``key`` as ``excluded`` (and keep it with its reason when it can
+        be built), or keep ``build(*args, **kwargs)``."""
         if excluded is not None:
             self.report.exclude(excluded)
             if excluded == "cancelled":
                 self.retracted.append(key)
+            with contextlib.suppress(Reject):  # counted as excluded; too malformed to show
+                self.excluded.append(ExcludedRecord(reason=excluded, record=build(*args, **kwargs)))
             return
         try:
             self.transactions.append(build(*args, **kwargs))
@@ -186,6 +227,7 @@ class Collector:
             transactions=self.transactions,
             report=self.report,
             retracted_keys=tuple(self.retracted),
+            excluded=tuple(self.excluded),
         )
 
 

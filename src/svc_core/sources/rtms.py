@@ -8,6 +8,11 @@ Three kinds of response:
 | ``officetel_trade`` | OffiTrade | ``officetel`` | ``sale`` | dealAmount | excluUseAr |
 | ``officetel_rent`` | OffiRent | ``officetel`` | see below | deposit | excluUseAr |
 
+Published details, shown with each record and never summarised: ``buildingUse`` (용도),
+``floor``, ``buildYear`` and ``jibun`` as published (a masked ``1**`` stays masked);
+blank or malformed values are None and never reject a deal. Excluded deals are kept with
+their reason (``ParseResult.excluded``).
+
 Building type: ``buildingType`` ``일반`` → ``whole_building`` (with ``plottageAr`` as
 ``land_area_m2``), ``집합`` → ``unit``, blank → None; officetels are ``unit``. Neither
 enters the natural key.
@@ -71,6 +76,8 @@ from svc_core.sources import (
     load_json,
     parse_area,
     parse_manwon,
+    published_int,
+    published_text,
 )
 
 KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
@@ -422,6 +429,10 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
             natural_key=key,
             building_type=btype,
             land_area_m2=land_area_of(btype, item.get("plottagear")),
+            building_use=published_text(item.get("buildinguse")),
+            floor=published_int(item.get("floor"), -99, 999),
+            build_year=published_int(item.get("buildyear"), 1800, 2100),
+            jibun=published_text(item.get("jibun")),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

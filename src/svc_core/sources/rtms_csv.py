@@ -16,7 +16,8 @@ enter the natural key):
 
 Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``) and,
 for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``) and
-``대지면적(㎡)`` (the land area of a whole building). ``유형`` gives the building type as in
+``대지면적(㎡)`` (the land area of a whole building); ``층``, ``건축년도`` and ``지번`` give the
+published floor, build year and lot number (as in ``svc_core.sources.rtms``). ``유형`` gives the building type as in
 ``svc_core.sources.rtms`` (``일반`` whole building, ``집합`` unit; officetels are units).
 
 ``시군구`` is the full address (``서울특별시 강남구 수서동``): the district is found in the
@@ -49,6 +50,8 @@ from svc_core.sources import (
     is_blank,
     parse_area,
     parse_manwon,
+    published_int,
+    published_text,
 )
 from svc_core.sources.rtms import (
     KINDS,
@@ -89,6 +92,9 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "cancelled_flag": ("해제여부",),
     "share": ("지분구분",),
     "land": ("대지면적(㎡)",),
+    "floor": ("층",),
+    "build_year": ("건축년도",),
+    "jibun": ("지번",),
 }
 _KEY_IGNORED = frozenset({"NO", "해제사유발생일", "해제여부"})
 _YM = re.compile(r"([0-9]{4})([0-9]{2})")
@@ -197,6 +203,10 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
             natural_key=key,
             building_type=btype,
             land_area_m2=land_area_of(btype, cells.get("land")),
+            building_use=published_text(cells.get("use")),
+            floor=published_int(cells.get("floor"), -99, 999),
+            build_year=published_int(cells.get("build_year"), 1800, 2100),
+            jibun=published_text(cells.get("jibun")),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

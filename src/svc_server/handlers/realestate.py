@@ -1,6 +1,7 @@
 """Real-estate endpoints: JSON by default, CSV on request, the envelope on every answer.
 
-CSV (``Accept: text/csv`` or ``format=csv``; pulse, pulse/series, coverage, indices) has
+CSV (``Accept: text/csv`` or ``format=csv``; pulse, pulse/series, coverage, indices,
+transactions) has
 the row fields as columns in SPEC order, nested values JSON-encoded, and the envelope
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
@@ -13,17 +14,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from werkzeug.wrappers import Response
 
 from svc_core.convert import to_json
 from svc_core.envelope import Answer
+from svc_core.realestate import listing
 from svc_core.realestate import query as q
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.negotiation import wants_csv
-from svc_server.http.responses import csv_response, json_response
+from svc_server.http.responses import csv_response, csv_stream_response, json_response
 from svc_server.services import realestate as service
+from svc_server.services import transactions as listings
 
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
 """Envelope fields that already travel in their own headers."""
@@ -116,3 +120,43 @@ def indices(ctx: Ctx, deps: Deps) -> Response:
 
 def dimensions(ctx: Ctx, deps: Deps) -> Response:
     return _run(ctx, deps, service.dimensions, q.parse_dimensions, None, "dimensions.csv")
+
+
+TRANSACTIONS_PATH = "/api/v1/real-estate/transactions"
+
+
+def next_link(deps: Deps, params: Mapping[str, str], next_cursor: str) -> str:
+    """The ``Link`` header of a page: the same query with the next cursor, as an absolute
+    URL on this deployment's public address."""
+    pairs = [(k, v) for k, v in params.items() if k != "cursor"] + [("cursor", next_cursor)]
+    return f'<{deps.config.public_url}{TRANSACTIONS_PATH}?{urlencode(pairs)}>; rel="next"'
+
+
+def transactions(ctx: Ctx, deps: Deps) -> Response:
+    """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
+    selection streamed as CSV."""
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    csv = wants_csv(ctx.request.accept_mimetypes, ctx.params)
+    query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != "format"})
+    common: dict[str, Any] = {
+        "request_id": ctx.request_id,
+        "now": ctx.now,
+        "links": links(deps),
+    }
+    response: Response
+    if csv:
+        meta, records = listings.stream(deps.store, query, ctx.caller, **common)
+        response = csv_stream_response(
+            listing.TRANSACTION_COLUMNS,
+            (to_json(record) for record in records),
+            headers=envelope_headers(meta),
+            filename="transactions.csv",
+        )
+    else:
+        answer = listings.transactions(deps.store, query, ctx.caller, **common)
+        response = json_response({"data": to_json(answer.data), "_meta": answer.meta})
+        next_cursor = answer.meta["next_cursor"]
+        if next_cursor is not None:
+            response.headers["Link"] = next_link(deps, ctx.params, next_cursor)
+    response.headers["Vary"] = "Accept"
+    return response

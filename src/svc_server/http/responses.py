@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from werkzeug.wrappers import Response
 
-from svc_core.csvfmt import render_csv
+from svc_core.csvfmt import csv_chunks, render_csv
 from svc_core.errors import SvcError
 
 JSON_TYPE = "application/json"
@@ -65,6 +65,20 @@ def csv_response(
 ) -> Response:
     """An RFC 4180 CSV response with a UTF-8 byte-order mark."""
     out = Response(render_csv(columns, rows), status=200, headers=dict(headers or {}))
+    out.headers["Content-Type"] = CSV_TYPE
+    out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    return out
+
+
+def csv_stream_response(
+    columns: Sequence[str],
+    rows: Iterable[Mapping[str, Any]],
+    headers: Mapping[str, str] | None = None,
+    filename: str = "data.csv",
+) -> Response:
+    """``csv_response``'s body streamed from ``rows`` as they are read (no
+    Content-Length: the length is known only at the end)."""
+    out = Response(csv_chunks(columns, rows), status=200, headers=dict(headers or {}))
     out.headers["Content-Type"] = CSV_TYPE
     out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
     return out

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import uuid
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
@@ -131,6 +132,7 @@ def ingest(
         table_name=table_name,
         property_type=property_type,
         progress=progress,
+        load_id=str(uuid.uuid4()),
     )
     parsed = loader.parse(data, options)
     if _all_rejected(parsed.report):
@@ -141,7 +143,9 @@ def ingest(
         )
     with store.db.transaction() as tx:
         report = loader.write(store, tx, parsed, options)
-        store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
+        store.realestate.record_load(
+            tx, kind=kind, data=data, report=report, now=now, load_id=options.load_id
+        )
     if progress is not None:
         progress(report.read, report.read)
     return report

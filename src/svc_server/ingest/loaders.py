@@ -35,13 +35,15 @@ AreaMap = Mapping[str, Sequence[str]]
 
 @attrs.frozen(kw_only=True)
 class Options:
-    """What a load may be told besides the bytes (R-ONE options apply to rone-index)."""
+    """What a load may be told besides the bytes (R-ONE options apply to rone-index);
+    ``load_id`` is the id of the load's ``ingest_log`` row, which its records carry."""
 
     path: str
     area_map: AreaMap | None = None
     table_name: str | None = None
     property_type: str | None = None
     progress: Progress | None = None
+    load_id: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -87,9 +89,11 @@ def write_transactions(
     *,
     also_retract: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
+    load_id: str | None = None,
 ) -> LoadReport:
-    """Retract cancelled deals (and ``also_retract``), insert the new ones and rebuild
-    the coverage of every district touched, inside ``tx``."""
+    """Retract cancelled deals (and ``also_retract``), insert the new ones, keep the
+    excluded ones with their reason and rebuild the coverage of every district touched,
+    inside ``tx``; the records carry ``load_id`` (the load's ``ingest_log`` id)."""
     report = result.report
     touched = {t.sigungu_code for t in result.transactions}
     gone = [*result.retracted_keys, *also_retract]
@@ -97,8 +101,10 @@ def write_transactions(
         report.retracted, codes = store.realestate.delete_transactions(tx, gone)
         touched |= codes
     report.loaded, report.duplicate = store.realestate.insert_transactions(
-        tx, result.transactions, progress=progress
+        tx, result.transactions, progress=progress, load_id=load_id
     )
+    if result.excluded and load_id is not None:
+        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id)
     if report.loaded or report.retracted:
         realestate.refresh_coverage(store, tx, touched)
     return report
@@ -118,7 +124,7 @@ def _transaction_loader(kind: str) -> Loader:
             if progress is not None:
                 progress(done, total)
 
-        return write_transactions(store, tx, result, progress=step)
+        return write_transactions(store, tx, result, progress=step, load_id=options.load_id)
 
     return Loader(kind=kind, parse=parse, write=write)
 

@@ -129,6 +129,34 @@ GET_REAL_ESTATE_INDICES = Operation(
     },
 )
 
+GET_REAL_ESTATE_TRANSACTIONS = Operation(
+    operation_id="getRealEstateTransactions",
+    tag="Real estate",
+    summary="The deals behind a figure",
+    description="The individual records a pulse row of the same filters is computed from "
+    "(same districts, period, types, building type and dong; dong needs the pro plan or "
+    "higher), as the source published them, in a stable order: contract date, then "
+    "natural key. Pages of `limit` records: pass `_meta.next_cursor` as `cursor` for the "
+    "next, or follow the `Link` header; paging through returns each record once. "
+    "`include_excluded=true` adds the records the loader excluded (cancelled deals, "
+    "partial shares) with their reason; they never enter any figure. CSV streams the "
+    "whole selection (at most 100,000 records; more is a 400 asking to narrow the "
+    "filter). An empty selection is a 200 with empty `data`. Each page costs one call of "
+    "the monthly quota when it succeeds (2xx); a CSV answer costs one.",
+    responses={
+        "200": {
+            **data_ok("TransactionRecord", "One page of records, in listing order."),
+            "headers": {
+                "Link": {
+                    "description": 'The next page as an absolute URL, `<...>; rel="next"`; '
+                    "absent on the last page.",
+                    "schema": {"type": "string"},
+                }
+            },
+        }
+    },
+)
+
 GET_REAL_ESTATE_DIMENSIONS = Operation(
     operation_id="getRealEstateDimensions",
     tag="Real estate",

@@ -232,7 +232,7 @@ LAYER_ENVELOPE = obj(
             "description": "Echo of the resolved query; rolling windows add window_from "
             "and window_to.",
             "additionalProperties": {
-                "type": ["string", "integer", "array", "null"],
+                "type": ["string", "integer", "boolean", "array", "null"],
                 "items": {"type": "string"},
             },
         },
@@ -244,6 +244,13 @@ LAYER_ENVELOPE = obj(
         "row_cap": integer("coverage only: the limit applied.", minimum=1),
         "cap_rate_method": string(
             "indices only: how annualized_cap_rate is computed (income_yield value_pct x 4)."
+        ),
+        "next_cursor": nullable(
+            string(
+                "transactions only: the cursor of the next page (pass it as cursor); null "
+                "on the last page.",
+                pattern="^[A-Za-z0-9_-]+$",
+            )
         ),
         "request_id": string(),
     },
@@ -332,6 +339,54 @@ PULSE_ROW = obj(
     },
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
     "sale and deposits for leases.",
+)
+TRANSACTION_RECORD = obj(
+    {
+        "natural_key": string(
+            "The record's stable id: source, district, month, digest of its published "
+            "fields and ordinal; the listing's tiebreak."
+        ),
+        "contract_date": string("Contract date as published.", format="date"),
+        "sigungu_code": SIGUNGU_CODE,
+        "sigungu": string("District name as the record carries it."),
+        "dong": nullable(string("Legal dong, when published.")),
+        "property_type": enum(PROPERTY_TYPES),
+        "transaction_type": enum(TRANSACTION_TYPES),
+        "building_type": nullable(
+            enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
+        ),
+        "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+        "price_krw": nullable(integer("Sale price (sale only).", minimum=0)),
+        "deposit_krw": nullable(integer("Lease deposit (leases only).", minimum=0)),
+        "monthly_rent_krw": KRW_OR_NULL,
+        "building_area_m2": nullable(
+            number("Building area (RTMS buildingAr) of a commercial deal.", exclusiveMinimum=0)
+        ),
+        "exclusive_area_m2": nullable(
+            number("Exclusive area (excluUseAr) of an officetel.", exclusiveMinimum=0)
+        ),
+        "land_area_m2": nullable(
+            number("Land area (plottageAr) of a whole building.", exclusiveMinimum=0)
+        ),
+        "floor": nullable(integer("Floor as published (negative below ground).")),
+        "build_year": nullable(integer("Year built as published.")),
+        "jibun": nullable(
+            string("Lot number as published; masked digits such as 1** stay masked.")
+        ),
+        "source": string("Source id.", pattern="^[a-z][a-z0-9_]{1,39}$"),
+        "load_id": nullable(
+            string(
+                "The load (ingest log id) that stored the record; null for records stored "
+                "before it was kept (until their file is loaded again)."
+            )
+        ),
+        "excluded": boolean("True for a record the loader excluded (include_excluded only)."),
+        "excluded_reason": nullable(
+            string("Why it was excluded (cancelled, partial_share, ...); null when kept.")
+        ),
+    },
+    description="One transaction as the source published it. Excluded records never "
+    "enter any figure.",
 )
 COVERAGE_ROW = obj(
     {
@@ -426,6 +481,13 @@ MARKET_META = obj(
             }
         ),
         "rate_limit": ref("RateLimit"),
+        "next_cursor": nullable(
+            string(
+                "transactions only: the cursor of the next page (pass it as cursor); null "
+                "on the last page.",
+                pattern="^[A-Za-z0-9_-]+$",
+            )
+        ),
         "request_id": string(),
     },
     required=(
@@ -455,6 +517,13 @@ MARKET_DIMENSIONS_META = obj(
         "total_combinations": integer("regions x categories x periods.", minimum=0),
         "auth_method": enum(("api_key", "session")),
         "rate_limit": ref("RateLimit"),
+        "next_cursor": nullable(
+            string(
+                "transactions only: the cursor of the next page (pass it as cursor); null "
+                "on the last page.",
+                pattern="^[A-Za-z0-9_-]+$",
+            )
+        ),
         "request_id": string(),
     },
     required=(
@@ -760,6 +829,7 @@ SCHEMAS: dict[str, Schema] = {
     "RateLimit": RATE_LIMIT,
     "LayerEnvelope": LAYER_ENVELOPE,
     "PulseRow": PULSE_ROW,
+    "TransactionRecord": TRANSACTION_RECORD,
     "CoverageRow": COVERAGE_ROW,
     "IndexRow": INDEX_ROW,
     "DimensionItem": DIMENSION_ITEM,

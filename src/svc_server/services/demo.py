@@ -27,8 +27,9 @@ def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
     with store.db.transaction() as tx:
         first = store.realestate.rollup_is_empty(tx)
         added: Counter[RollupKey] = Counter()
+        load_id = str(uuid.uuid4())
         loaded, duplicate = store.realestate.insert_transactions(
-            tx, transactions, synthetic=True, added=added
+            tx, transactions, synthetic=True, added=added, load_id=load_id
         )
         if loaded:
             # Into an empty store the rollup is exactly what these records added.
@@ -39,7 +40,7 @@ def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
         store.realestate.log_ingest(
             tx,
             {
-                "id": str(uuid.uuid4()),
+                "id": load_id,
                 "kind": "demo",
                 "path": f"demo-data --seed {seed}",
                 "sha256": hashlib.sha256(f"demo:{seed}".encode()).hexdigest(),

@@ -26,6 +26,7 @@ only the attempt is noted.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Callable, Sequence
 
 import attrs
@@ -290,7 +291,8 @@ class _Run:
                 tx, task.kind, task.sigungu_code, task.month, prefix
             )
             gone = gone_keys(stored, read_keys)
-            report = write_transactions(self.store, tx, result, also_retract=gone)
+            load_id = str(uuid.uuid4())
+            report = write_transactions(self.store, tx, result, also_retract=gone, load_id=load_id)
             self.store.sync.record(
                 tx,
                 kind=task.kind,
@@ -311,6 +313,7 @@ class _Run:
                 report=report,
                 now=now,
                 digest=hashlib.sha256(month_id.encode()).hexdigest(),
+                load_id=load_id,
             )
         unchanged = (
             old is not None

@@ -54,6 +54,7 @@ from svc_server.store.realestate_rows import (
     transaction_rows,
     type_updates,
 )
+from svc_server.store.transactions import TransactionListing
 from svc_server.store.versioned import VERSION_TTL, VersionedCache
 
 if TYPE_CHECKING:
@@ -79,9 +80,10 @@ _TRANSACTION_KINDS_SQL = "kind LIKE 'rtms-%'"
 exclusions are about other records."""
 
 
-class RealEstateRepo(CoverageTables, IndexTable):
+class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
-    observations in ``store.indices``)."""
+    observations in ``store.indices``, listings and excluded records in
+    ``store.transactions``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -151,10 +153,11 @@ class RealEstateRepo(CoverageTables, IndexTable):
         synthetic: bool = False,
         progress: Progress | None = None,
         added: Counter[RollupKey] | None = None,
+        load_id: str | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
-        A record already stored without a building type (stored before migration 0008)
-        gets the type and land area the reader found now.
+        A record already stored without a building type or load (stored before migration
+        0008 or 0011) gets what the reader found now; ``load_id`` names the load.
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives
         the rollup counts the new records added.
@@ -164,7 +167,7 @@ class RealEstateRepo(CoverageTables, IndexTable):
             unique.setdefault(record.natural_key, record)
         existing = existing_keys(tx, "transactions", list(unique))
         fresh = [r for key, r in unique.items() if key not in existing]
-        rows = transaction_rows(fresh, synthetic=synthetic)
+        rows = transaction_rows(fresh, synthetic=synthetic, load_id=load_id)
         written = 0
         for part in chunks(rows, WRITE_CHUNK):
             tx.executemany(
@@ -175,7 +178,7 @@ class RealEstateRepo(CoverageTables, IndexTable):
             written += len(part)
             if progress is not None:
                 progress(written)
-        for part in chunks(type_updates(unique.values(), existing), WRITE_CHUNK):
+        for part in chunks(type_updates(unique.values(), existing, load_id), WRITE_CHUNK):
             tx.executemany(TYPE_UPDATE_SQL, part)
         counts = rollup_counts(fresh)
         self._bump_rollup(tx, counts)
@@ -242,10 +245,12 @@ class RealEstateRepo(CoverageTables, IndexTable):
         now: float,
         data: bytes | None = None,
         digest: str | None = None,
+        load_id: str | None = None,
     ) -> None:
-        """One ``ingest_log`` row for a load: provenance (``report.path``, the SHA-256 of
-        ``data`` or the given ``digest``), counts, and the exclusions coverage_note
-        reports. Rows of the same digest count their exclusions once."""
+        """One ``ingest_log`` row (id ``load_id``, a new one by default) for a load:
+        provenance (``report.path``, the SHA-256 of ``data`` or the given ``digest``),
+        counts, and the exclusions coverage_note reports. Rows of the same digest count
+        their exclusions once."""
         if digest is None:
             digest = hashlib.sha256(data or b"").hexdigest()
         rejected: dict[str, Any] = {
@@ -258,7 +263,7 @@ class RealEstateRepo(CoverageTables, IndexTable):
         self.log_ingest(
             tx,
             {
-                "id": str(uuid.uuid4()),
+                "id": load_id or str(uuid.uuid4()),
                 "kind": kind,
                 "path": report.path[:500],
                 "sha256": digest,

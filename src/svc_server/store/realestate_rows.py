@@ -33,6 +33,11 @@ TRANSACTION_COLUMNS = (
     "synthetic",
     "building_type",
     "land_area_m2",
+    "building_use",
+    "floor",
+    "build_year",
+    "jibun",
+    "load_id",
 )
 """The columns ``transaction_rows`` fills, in order."""
 
@@ -40,8 +45,11 @@ RollupKey = tuple[str, str, str, str, str, str]
 """(sigungu_code, dong or '', property_type, transaction_type, month, source)."""
 
 
-def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list[tuple[Any, ...]]:
-    """The ``transactions`` table's rows for ``records``, in ``TRANSACTION_COLUMNS`` order."""
+def transaction_rows(
+    records: Iterable[Transaction], *, synthetic: bool, load_id: str | None = None
+) -> list[tuple[Any, ...]]:
+    """The ``transactions`` table's rows for ``records``, in ``TRANSACTION_COLUMNS`` order;
+    ``load_id`` is the ``ingest_log`` id of the load writing them."""
     flag = int(synthetic)
     days: dict[datetime.date, tuple[str, str]] = {}  # a file repeats a few dozen dates
     rows: list[tuple[Any, ...]] = []
@@ -66,26 +74,44 @@ def transaction_rows(records: Iterable[Transaction], *, synthetic: bool) -> list
                 flag,
                 r.building_type,
                 r.land_area_m2,
+                r.building_use,
+                r.floor,
+                r.build_year,
+                r.jibun,
+                load_id,
             )
         )
     return rows
 
 
 TYPE_UPDATE_SQL = (
-    "UPDATE transactions SET building_type = ?, land_area_m2 = ? "
-    "WHERE natural_key = ? AND building_type IS NULL"
+    "UPDATE transactions SET building_type = COALESCE(building_type, ?), "
+    "land_area_m2 = COALESCE(land_area_m2, ?), building_use = COALESCE(building_use, ?), "
+    "floor = COALESCE(floor, ?), build_year = COALESCE(build_year, ?), "
+    "jibun = COALESCE(jibun, ?), load_id = COALESCE(load_id, ?) "
+    "WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL)"
 )
-"""Gives a record stored before migration 0008 the building type a new read found."""
+"""Gives a record stored before migration 0008 (no building type) or 0011 (no published
+details, no load) what a new read found; a column already filled keeps its value."""
 
 
 def type_updates(
-    records: Iterable[Transaction], stored: Collection[str]
-) -> list[tuple[str, float | None, str]]:
-    """``TYPE_UPDATE_SQL`` parameters for the ``stored`` records whose type is known now."""
+    records: Iterable[Transaction], stored: Collection[str], load_id: str | None = None
+) -> list[tuple[Any, ...]]:
+    """``TYPE_UPDATE_SQL`` parameters for the ``stored`` records among ``records``."""
     return [
-        (r.building_type, r.land_area_m2, r.natural_key)
+        (
+            r.building_type,
+            r.land_area_m2,
+            r.building_use,
+            r.floor,
+            r.build_year,
+            r.jibun,
+            load_id,
+            r.natural_key,
+        )
         for r in records
-        if r.building_type is not None and r.natural_key in stored
+        if r.natural_key in stored
     ]
 
 

@@ -67,6 +67,26 @@ def test_commercial_sample_hand_checked_items() -> None:
     assert last.property_type == "retail"
 
 
+def test_published_details_and_excluded_deals_are_kept() -> None:
+    result = parse_rtms(read(MOLIT / "NRG_11680_202506.xml"), "commercial")
+    first = result.transactions[0]
+    # first item: 집합 제2종근린생활, 4th floor, built 2004, lot 890-59
+    assert (first.building_use, first.floor, first.build_year, first.jibun) == (
+        "제2종근린생활",
+        4,
+        2004,
+        "890-59",
+    )
+    assert any(t.jibun and "*" in t.jibun for t in result.transactions)  # masked as published
+    assert any(t.floor is None for t in result.transactions)  # a blank floor
+    reasons = Counter(e.reason for e in result.excluded)
+    assert reasons == result.report.excluded == {"cancelled": 3, "partial_share": 7}
+    cancelled = {e.record.natural_key for e in result.excluded if e.reason == "cancelled"}
+    assert cancelled == set(result.retracted_keys)
+    kept = {t.natural_key for t in result.transactions}
+    assert kept.isdisjoint(e.record.natural_key for e in result.excluded)
+
+
 def test_identical_deals_in_one_file_all_load() -> None:
     data = read(MOLIT / "NRG_11680_202506.xml")
     items = re.findall(rb"<item>.*?</item>", data)

@@ -159,6 +159,8 @@ def test_basement_floor_and_dash_cells() -> None:
     (tx,) = parse_rtms_csv((HEADER + "\r\n" + row).encode("cp949"), "commercial").transactions
     assert (tx.sigungu_code, tx.dong, tx.area_m2) == ("11140", "명동2가", None)
     assert tx.deal_date == datetime.date(2025, 1, 7)
+    # published details: the basement floor, the lot number and use as given, no year
+    assert (tx.floor, tx.jibun, tx.building_use, tx.build_year) == (-1, "1", "판매", None)
 
 
 @pytest.mark.parametrize(

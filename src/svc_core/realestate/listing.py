@@ -1,0 +1,277 @@
+"""The deals behind a figure: ``GET /api/v1/real-estate/transactions``.
+
+The listing takes pulse's filters (``sigungu_code`` required, ``period``, the types,
+``building_type``, ``dong`` at dong precision) and returns the records a pulse row of the
+same filters is computed from, one by one, as the source published them: the same
+districts (with renumbering aliases), months, types and dong, and no excluded record
+unless ``include_excluded=true``, which adds the records the loader excluded, each with
+its reason. Records come in a stable order (contract date, natural key, kept before
+excluded) and in pages of ``limit`` (1 to 1,000, default 100) with an opaque cursor
+(``svc_core.realestate.cursor``).
+
+This module holds the parameters (declared once, as in ``query``), the typed query, the
+record as served and the envelope; the server reads the store.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from svc_core import periods
+from svc_core.envelope import Answer
+from svc_core.params import Param, names
+from svc_core.realestate import cursor
+from svc_core.realestate.common import Context, layer_meta
+from svc_core.realestate.query import (
+    BUILDING_TYPE,
+    FILTERS,
+    PULSE_PERIOD,
+    SIGUNGU_REQUIRED,
+    Cohort,
+    read_cohort,
+)
+
+LIMIT_DEFAULT = 100
+LIMIT_MAX = 1000
+CSV_CAP = 100_000
+"""Most records one CSV answer streams; a larger selection is refused (400) with a hint
+to narrow it."""
+
+INCLUDE_EXCLUDED = Param(
+    name="include_excluded",
+    description="Also return the records the loader excluded (cancelled deals, partial "
+    "shares), each with `excluded: true` and its `excluded_reason`; they never enter any "
+    "figure.",
+    kind="boolean",
+    default=False,
+)
+LIMIT = Param(
+    name="limit",
+    description=f"Records per page, 1 to {LIMIT_MAX} (JSON only: CSV streams the whole "
+    f"selection, at most {CSV_CAP:,} records).",
+    kind="integer",
+    low=1,
+    high=LIMIT_MAX,
+    default=LIMIT_DEFAULT,
+    allow_empty=False,
+)
+CURSOR = Param(
+    name="cursor",
+    description="Where the page starts: the `_meta.next_cursor` of the previous page, "
+    "unchanged (absent: the first page). A cursor from another query is refused (400).",
+    pattern=cursor.CURSOR_PATTERN,
+    max_length=cursor.CURSOR_MAX_LENGTH,
+    message="is not a cursor this API returned.",
+    hint=cursor.CURSOR_HINT,
+    allow_empty=False,
+)
+TRANSACTIONS_PARAMS: tuple[Param, ...] = (
+    SIGUNGU_REQUIRED,
+    *FILTERS,
+    BUILDING_TYPE,
+    PULSE_PERIOD,
+    INCLUDE_EXCLUDED,
+    LIMIT,
+    CURSOR,
+)
+TRANSACTIONS_NAMES = names(TRANSACTIONS_PARAMS)
+
+
+@attrs.frozen(kw_only=True)
+class TransactionsQuery:
+    """``GET /api/v1/real-estate/transactions``: the records of one cohort over one period
+    (pulse's ``period`` values), a page of ``limit`` from ``cursor`` (None: the first)."""
+
+    cohort: Cohort
+    period: str = "last_6m"
+    include_excluded: bool = False
+    limit: int = LIMIT_DEFAULT
+    cursor: str | None = None
+
+
+def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
+    """A ``TransactionsQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod``
+    (400). The cursor's shape is checked here, its content against the selection by
+    ``cursor.decode`` once the period is resolved."""
+    cohort, values = read_cohort(TRANSACTIONS_PARAMS, query)
+    period = str(values["period"])
+    periods.resolve_pulse_period(period, None)  # the grammar; the window needs the data
+    limit = values["limit"]
+    assert isinstance(limit, int)  # an integer declaration with a default
+    text = values["cursor"]
+    return TransactionsQuery(
+        cohort=cohort,
+        period=period,
+        include_excluded=bool(values["include_excluded"]),
+        limit=limit,
+        cursor=None if text is None else str(text),
+    )
+
+
+def selection_fingerprint(query: TransactionsQuery, months: Sequence[str]) -> str:
+    """What a cursor is bound to: the filters and the months the period resolved to."""
+    cohort = query.cohort
+    return cursor.fingerprint(
+        {
+            "sigungu_code": cohort.sigungu_code,
+            "property_type": cohort.property_type,
+            "transaction_type": cohort.transaction_type,
+            "geo_precision": cohort.geo_precision,
+            "dong": cohort.dong,
+            "building_type": cohort.building_type,
+            "include_excluded": query.include_excluded,
+            "months": list(months),
+        }
+    )
+
+
+@attrs.frozen(kw_only=True)
+class TransactionRecord:
+    """One record as the source published it (amounts in whole KRW, areas in m²).
+
+    ``price_krw`` is a sale's price and ``deposit_krw`` a lease's deposit (the other is
+    None); ``building_area_m2`` is a commercial deal's building area (RTMS
+    ``buildingAr``) and ``exclusive_area_m2`` an officetel's exclusive area
+    (``excluUseAr``); ``land_area_m2`` the land of a whole building. ``jibun`` is the lot
+    number as published (masked digits such as ``1**`` stay masked). ``load_id`` is the
+    ``ingest_log`` id of the load that stored the record. ``excluded`` records (only with
+    ``include_excluded=true``) carry their ``excluded_reason``.
+    """
+
+    natural_key: str
+    contract_date: str
+    sigungu_code: str
+    sigungu: str
+    dong: str | None
+    property_type: str
+    transaction_type: str
+    building_type: str | None
+    building_use: str | None
+    price_krw: int | None
+    deposit_krw: int | None
+    monthly_rent_krw: int | None
+    building_area_m2: float | None
+    exclusive_area_m2: float | None
+    land_area_m2: float | None
+    floor: int | None
+    build_year: int | None
+    jibun: str | None
+    source: str
+    load_id: str | None
+    excluded: bool
+    excluded_reason: str | None
+
+
+TRANSACTION_COLUMNS = tuple(f.name for f in TransactionRecord.__attrs_attrs__)
+"""CSV columns: the record's fields in order."""
+
+
+def _number(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def record_of(row: Mapping[str, Any]) -> TransactionRecord:
+    """A record from a listing row (the store's columns, ``is_excluded`` and ``reason``)."""
+    sale = row["transaction_type"] == "sale"
+    officetel = row["property_type"] == "officetel"
+    area = None if row["area_m2"] is None else float(row["area_m2"])
+    land = row["land_area_m2"]
+    return TransactionRecord(
+        natural_key=str(row["natural_key"]),
+        contract_date=str(row["deal_date"]),
+        sigungu_code=str(row["sigungu_code"]),
+        sigungu=str(row["sigungu"]),
+        dong=row["dong"] or None,
+        property_type=str(row["property_type"]),
+        transaction_type=str(row["transaction_type"]),
+        building_type=row["building_type"],
+        building_use=row["building_use"],
+        price_krw=int(row["price_krw"]) if sale else None,
+        deposit_krw=None if sale else int(row["price_krw"]),
+        monthly_rent_krw=_number(row["monthly_rent_krw"]),
+        building_area_m2=None if officetel else area,
+        exclusive_area_m2=area if officetel else None,
+        land_area_m2=None if land is None else float(land),
+        floor=_number(row["floor"]),
+        build_year=_number(row["build_year"]),
+        jibun=row["jibun"],
+        source=str(row["source"]),
+        load_id=row["load_id"],
+        excluded=bool(row["is_excluded"]),
+        excluded_reason=row["reason"],
+    )
+
+
+def sort_key(row: Mapping[str, Any]) -> cursor.SortKey:
+    """Where a listing row sits in the listing order."""
+    return str(row["deal_date"]), str(row["natural_key"]), int(row["is_excluded"])
+
+
+def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, Any]:
+    """``_meta.query`` of a listing."""
+    return {
+        **query.cohort.echo(),
+        "building_type": query.cohort.building_type,
+        "period": query.period,
+        "window_from": window.window_from,
+        "window_to": window.window_to,
+        "include_excluded": query.include_excluded,
+        "limit": query.limit,
+        "cursor": query.cursor,
+    }
+
+
+def source_mix(records: Iterable[TransactionRecord]) -> dict[str, int]:
+    """Kept records per source (excluded records are no sample of anything)."""
+    return dict(Counter(r.source for r in records if not r.excluded))
+
+
+def listing_meta(
+    query: TransactionsQuery,
+    window: periods.PeriodWindow,
+    context: Context,
+    *,
+    synthetic: bool,
+    next_cursor: str | None,
+    count: int,
+    mix: Mapping[str, int],
+) -> dict[str, Any]:
+    """The envelope of a listing: the layer envelope of ``count`` records whose kept ones
+    come from the sources in ``mix``, and ``next_cursor`` (None on the last page)."""
+    cohort = query.cohort
+    return layer_meta(
+        context,
+        count=count,
+        source_mix=mix,
+        synthetic=synthetic,
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+        query=echo(query, window),
+        extra={"next_cursor": next_cursor},
+    )
+
+
+def transactions_answer(
+    records: Sequence[TransactionRecord],
+    query: TransactionsQuery,
+    window: periods.PeriodWindow,
+    context: Context,
+    *,
+    synthetic: bool,
+    next_cursor: str | None,
+) -> Answer:
+    """One page of the listing; an empty selection is a 200 with no records."""
+    meta = listing_meta(
+        query,
+        window,
+        context,
+        synthetic=synthetic,
+        next_cursor=next_cursor,
+        count=len(records),
+        mix=source_mix(records),
+    )
+    return Answer(data=list(records), meta=meta)

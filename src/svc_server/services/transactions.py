@@ -1,0 +1,153 @@
+"""The deals behind a figure: ``GET /api/v1/real-estate/transactions``, a page at a time
+(JSON) or the whole selection streamed (CSV).
+
+The selection is pulse's: the period resolves against the same latest month, the
+district takes its renumbering aliases, and the store reads the same filters
+(``store.transactions``), so paging through it returns exactly the records of the
+matching pulse row. Validation comes before the tier gate, as for pulse: a malformed or
+foreign cursor is a 400 whatever the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import attrs
+
+from svc_core import periods
+from svc_core.caller import Caller
+from svc_core.envelope import Answer, Links
+from svc_core.errors import InvalidParams
+from svc_core.realestate import cursor
+from svc_core.realestate import listing as core
+from svc_core.realestate.common import Context, codes_of, gate
+from svc_core.realestate.listing import TransactionRecord, TransactionsQuery
+from svc_server.store import Store
+from svc_server.store.realestate import DataState
+from svc_server.store.transactions import Selection
+
+STREAM_PAGE = 1000
+"""Records per store read while a CSV answer streams."""
+
+
+@attrs.frozen(kw_only=True)
+class Listing:
+    """A resolved listing: the period's window, what the store reads, where to start
+    (None: the beginning) and the fingerprint cursors are bound to."""
+
+    window: periods.PeriodWindow
+    selection: Selection
+    after: cursor.SortKey | None
+    fingerprint: str
+
+
+def _context(
+    state: DataState, caller: Caller, request_id: str, now: float, links: Links
+) -> Context:
+    return Context(
+        caller=caller,
+        request_id=request_id,
+        generated_at=datetime.fromtimestamp(now, UTC),
+        links=links,
+        exclusions=state.exclusions,
+    )
+
+
+def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: Links) -> Listing:
+    latest = periods.parse_month(state.latest_month) if state.latest_month else None
+    window = periods.resolve_pulse_period(query.period, latest)
+    fingerprint = core.selection_fingerprint(query, window.months)
+    after = cursor.decode(query.cursor, fingerprint) if query.cursor is not None else None
+    gate(caller, query.cohort.geo_precision, links)
+    cohort = query.cohort
+    selection = Selection(
+        codes=tuple(codes_of(cohort.sigungu_code)),
+        months=tuple(window.months),
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+        dong=cohort.dong,
+        dong_level=cohort.dong_level,
+        building_type=cohort.building_type,
+        include_excluded=query.include_excluded,
+    )
+    return Listing(window=window, selection=selection, after=after, fingerprint=fingerprint)
+
+
+def transactions(
+    store: Store,
+    query: TransactionsQuery,
+    caller: Caller,
+    *,
+    request_id: str,
+    now: float,
+    links: Links,
+) -> Answer:
+    """One page: up to ``query.limit`` records after the cursor, and the cursor of the
+    next page in ``_meta.next_cursor`` (None on the last)."""
+    state = store.realestate.state()
+    found = _resolve(state, query, caller, links)
+    rows = store.realestate.listing(found.selection, after=found.after, limit=query.limit + 1)
+    page = rows[: query.limit]
+    next_cursor = (
+        cursor.encode(core.sort_key(page[-1]), found.fingerprint)
+        if len(rows) > query.limit
+        else None
+    )
+    synthetic = any(r["synthetic"] for r in page) if page else state.synthetic
+    return core.transactions_answer(
+        [core.record_of(r) for r in page],
+        query,
+        found.window,
+        _context(state, caller, request_id, now, links),
+        synthetic=synthetic,
+        next_cursor=next_cursor,
+    )
+
+
+def _stream(store: Store, found: Listing) -> Iterator[TransactionRecord]:
+    """Every record from the listing's start, ``STREAM_PAGE`` at a time, each read in its
+    own short transaction (memory and locks stay flat however long the client reads)."""
+    after = found.after
+    while True:
+        rows = store.realestate.listing(found.selection, after=after, limit=STREAM_PAGE)
+        for row in rows:
+            yield core.record_of(row)
+        if len(rows) < STREAM_PAGE:
+            return
+        after = core.sort_key(rows[-1])
+
+
+def stream(
+    store: Store,
+    query: TransactionsQuery,
+    caller: Caller,
+    *,
+    request_id: str,
+    now: float,
+    links: Links,
+) -> tuple[dict[str, object], Iterator[TransactionRecord]]:
+    """The whole selection for a CSV answer (``limit`` does not apply; a cursor starts it
+    where a page ended): its envelope and the records, read lazily. A selection of more
+    than ``CSV_CAP`` records is a 400 asking to narrow it."""
+    state = store.realestate.state()
+    found = _resolve(state, query, caller, links)
+    mix, excluded = store.realestate.listing_size(found.selection)
+    total = sum(mix.values()) + excluded
+    if total > core.CSV_CAP:
+        raise InvalidParams(
+            f"The selection holds {total:,} records, more than the {core.CSV_CAP:,} one CSV "
+            "answer streams.",
+            hint="Narrow it (a shorter period, property_type, transaction_type, "
+            "building_type or a dong), or page through it as JSON with limit and cursor.",
+        )
+    meta = core.listing_meta(
+        query,
+        found.window,
+        _context(state, caller, request_id, now, links),
+        synthetic=state.synthetic,
+        next_cursor=None,
+        count=total,
+        mix=mix,
+    )
+    return meta, _stream(store, found)
