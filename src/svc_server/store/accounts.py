@@ -1,4 +1,10 @@
-"""Accounts persistence: consumers, users, memberships, API keys, sessions, usage, limits."""
+"""Accounts persistence: consumers, users, memberships, API keys, sessions, usage, limits.
+
+Writes that change what an API key admits (keys inserted or changed, consumers created
+or changed) move the access stamp in their transaction, so the key rows each process
+keeps (``cached_key_by_hash``, ``store.keycache``) are read again within
+``KEY_STAMP_TTL`` seconds everywhere.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any
 import attrs
 
 from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
+from svc_server.store.keycache import KeyCache
 
 
 @attrs.frozen(kw_only=True)
@@ -48,11 +55,13 @@ class AccountsRepo:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.keys = KeyCache(db)
 
     # consumers -------------------------------------------------------------------------
 
     def create_consumer(self, tx: Tx, row: dict[str, Any]) -> None:
         insert_row(tx, "consumers", row)
+        self.keys.bump(tx)
 
     def get_consumer(self, consumer_id: str) -> Row | None:
         with self.db.transaction(write=False) as tx:
@@ -67,6 +76,7 @@ class AccountsRepo:
             )
 
     def update_consumer(self, tx: Tx, consumer_id: str, fields: dict[str, Any]) -> int:
+        self.keys.bump(tx)
         return update_by_id(tx, "consumers", consumer_id, fields)
 
     # users and memberships ---------------------------------------------------------------
@@ -147,6 +157,12 @@ class AccountsRepo:
         row = dict(row)
         row["ip_allowlist"] = json.dumps(list(row.get("ip_allowlist") or []))
         insert_row(tx, "api_keys", row)
+        self.keys.bump(tx)
+
+    def cached_key_by_hash(self, key_hash: str) -> Row | None:
+        """``key_by_hash`` remembered in this process while the access stamp holds (see
+        ``store.keycache``): most calls read nothing."""
+        return self.keys.get(key_hash, self.key_by_hash)
 
     def key_by_hash(self, key_hash: str) -> Row | None:
         with self.db.transaction(write=False) as tx:
@@ -179,15 +195,18 @@ class AccountsRepo:
         fields = dict(fields)
         if "ip_allowlist" in fields:
             fields["ip_allowlist"] = json.dumps(list(fields["ip_allowlist"]))
+        self.keys.bump(tx)
         return update_by_id(tx, "api_keys", key_id, fields)
 
     def update_key_if(self, tx: Tx, key_id: str, status: str, fields: dict[str, Any]) -> bool:
         """Update a key only while it still has ``status`` (compare-and-set)."""
+        self.keys.bump(tx)
         return update_by_id(tx, "api_keys", key_id, fields, status=status) == 1
 
     def revoke_key(self, tx: Tx, key_id: str, now: int) -> bool:
         """Revoke a key; True only for the one caller that revoked it (a compare-and-set:
         concurrent revokes wait on the row and then find it revoked)."""
+        self.keys.bump(tx)
         return (
             tx.execute(
                 "UPDATE api_keys SET status = 'revoked', revoked_at = ? "
@@ -206,6 +225,7 @@ class AccountsRepo:
                 "AND (last_used_at IS NULL OR last_used_at < ?)",
                 (now, key_id, now - 60),
             )
+        self.keys.touched(key_id, now)
 
     # sessions ---------------------------------------------------------------------------------
 
