@@ -1,5 +1,5 @@
 """Encoded answers kept per process: the bytes and headers of a data answer built once
-per (route, parsed query, format, kind of caller, UTC day) and *data version*.
+per (route, query, format, kind of caller, UTC day) and *data version*.
 
 An answer's body is the same for every call of one query on the same data except for
 the few ``_meta`` fields that belong to the call (``svc_core.envelope.PER_CALL_FIELDS``:
