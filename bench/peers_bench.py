@@ -73,7 +73,11 @@ def children(pid: int) -> list[int]:
 def workers_rss(pid: int) -> list[float]:
     """RSS of the worker processes of a server started as ``pid`` (its children, or the
     process itself when it has none)."""
-    kids = children(pid)
+    kids = [
+        p
+        for p in children(pid)
+        if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()
+    ]
     return [round(rss_mb(p), 1) for p in kids] if kids else [round(rss_mb(pid), 1)]
 
 
