@@ -19,9 +19,9 @@ interleaved rounds, the median round per server reported:
 - ``pulse_pg`` (with ``--pg-url``): ``svc serve`` on PostgreSQL holding the same deals
   (loaded once into the schema named in the URL's ``search_path``).
 
-Then ``pulse`` idle and while ``svc ingest`` loads a large RTMS file in another process,
-in alternate rounds (p99 beside the idle p99), and the resident memory of each
-``svc serve`` worker process after the rounds.
+Then ``pulse`` (and ``pulse_pg``) idle and while ``svc ingest`` loads a large RTMS file
+into the same database in another process, in alternate rounds (p99 beside the idle
+p99), and the resident memory of each server's worker processes after the rounds.
 
     python bench/peers_bench.py --db /tmp/bench2m.db --duration 12
 """
@@ -225,6 +225,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         result["rss_mb"] = {name: workers_rss(proc.pid) for name, (proc, _) in servers.items()}
         if "pulse" in servers:
             result["during_ingest"] = during_ingest(args, env, servers["pulse"][1], headers, work)
+        if "pulse_pg" in servers:
+            pg_env = dict(env, SVC_DATABASE_URL=args.pg_url)
+            pg_headers = {"X-API-Key": result["pg_key"]}
+            url = servers["pulse_pg"][1]
+            result["during_ingest_pg"] = during_ingest(args, pg_env, url, pg_headers, work)
     finally:
         for proc, _ in servers.values():
             proc.terminate()
@@ -242,7 +247,8 @@ def during_ingest(
 
     def ingest(n: int) -> tuple[subprocess.Popen[bytes], float]:
         path = work / f"ingest-{n}.xml"
-        path.write_bytes(synthetic_xml(args.ingest_items, seed=1000 + n))
+        seed = (int(time.time()) % 100_000) * 100 + n  # new deals on every run and round
+        path.write_bytes(synthetic_xml(args.ingest_items, seed=seed))
         loader = subprocess.Popen(
             [sys.executable, "-m", "svc_server", "ingest", "rtms-commercial", str(path)],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -276,12 +276,14 @@ def peer_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                 "",
             )
         )
-    during = r.get("during_ingest")
-    if during:
+    for key, db in (("during_ingest", "SQLite"), ("during_ingest_pg", "PostgreSQL")):
+        during = r.get(key)
+        if not during:
+            continue
         busy, idle = during["ingest"], during["idle"]
         rows.append(
             (
-                f"pulse p99 (ms) while svc ingest writes {during['items']:,} deals vs idle",
+                f"pulse p99 (ms), {db}, while svc ingest writes {during['items']:,} deals vs idle",
                 f"{busy['p99']:.1f}",
                 f"{idle['p99']:.1f}",
                 f"{busy['p99'] / idle['p99']:.2f}",
@@ -290,7 +292,7 @@ def peer_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         )
         rows.append(
             (
-                "pulse req/s while svc ingest writes vs idle",
+                f"pulse req/s, {db}, while svc ingest writes vs idle",
                 f"{busy['rps']:.0f}",
                 f"{idle['rps']:.0f}",
                 f"{busy['rps'] / idle['rps']:.2f}",
