@@ -97,7 +97,7 @@ def test(args: list[str]) -> None:
 
 
 def bench(args: list[str]) -> None:
-    ensure_venv("dev")
+    ensure_venv("dev,bench")
     run(PY, "bench/run.py", *args)
 
 

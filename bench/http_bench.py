@@ -53,13 +53,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def build_database(path: Path, transactions: int, seed: int = 7) -> None:
-    """A SQLite store with ``transactions`` synthetic deals over 60 months and 35 districts."""
+def build_database(
+    path: Path | None, transactions: int, seed: int = 7, *, url: str | None = None
+) -> None:
+    """A store (the SQLite file ``path``, or ``url``) with ``transactions`` synthetic
+    deals over 57 months and 35 districts."""
     from svc_core.models import Transaction
     from svc_core.regions import load_regions
     from svc_server.store import open_store
 
-    store = open_store(f"sqlite:///{path}")
+    store = open_store(url or f"sqlite:///{path}")
     store.migrate()
     rng = random.Random(seed)
     codes = [r.code for r in load_regions()][:35]
@@ -367,7 +370,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         for stub in ("admit", "admit,key") if args.decompose else ():
             port = free_port()
             command = granian_command(args, port, "bare_front:stubbed", wsgi=False)
-            proc = start(command, dict(env, SVC_BENCH_STUB=stub), status_url(port))
+            proc = start(
+                command, dict(env, SVC_BENCH_STUB=stub, SVC_PORT=str(port)), status_url(port)
+            )
             servers[stub] = (proc, f"http://127.0.0.1:{port}{PULSE}")
             assert len(fetch(servers[stub][1], headers)) == len(sample), "same answer expected"
         for name in ("pulse_gunicorn",):

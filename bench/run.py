@@ -8,6 +8,7 @@ Each figure is measured side by side with its baseline in the same run:
 | ingest | ``svc ingest rtms-commercial`` rows/s; also the bare XML read | ``sqlite3.executemany`` of the same rows |
 | realestate | pulse/series (cached and cold)/coverage at 200k and 2M | the same at 200k (ratio 2M/200k) |
 | http | pulse through ``svc serve`` (granian); also under gunicorn, and with the admission write, then the key lookup, stubbed | a bare werkzeug app, same body size and settings, under the same server and under gunicorn (the old floor), rounds interleaved; pulse p99 while 200 slow clients hold connections |
+| peers | pulse through ``svc serve`` (granian), on SQLite and (``--pg-url``) PostgreSQL; p99 while ``svc ingest`` writes; RSS per worker | FastAPI under uvicorn querying per request, and caching its answer while metering each call with a write; Datasette's canned query; the bare app; pulse before issue 17 under gunicorn (``--baseline-rev``), rounds interleaved |
 
 ``--quick`` shrinks every data set so the whole run takes about a minute; the full run
 takes about ten (it builds a 2M-transaction store twice).
@@ -37,12 +38,18 @@ def load(name: str) -> ModuleType:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small data sets")
-    parser.add_argument("--only", nargs="*", help="signing ingest realestate http")
+    parser.add_argument("--only", nargs="*", help="signing ingest realestate http peers")
     parser.add_argument(
-        "--http-db", help="http: reuse a store built earlier (bench/http_bench.py --db)"
+        "--http-db", help="http, peers: reuse a store built earlier (bench/http_bench.py --db)"
+    )
+    parser.add_argument(
+        "--pg-url", help="peers: also pulse on PostgreSQL (a schema in the URL's search_path)"
+    )
+    parser.add_argument(
+        "--baseline-rev", help="peers: also pulse at this git revision, under gunicorn"
     )
     args = parser.parse_args()
-    wanted = set(args.only or ["signing", "ingest", "realestate", "http"])
+    wanted = set(args.only or ["signing", "ingest", "realestate", "http", "peers"])
     rows: list[tuple[str, str, str, str, str]] = []
     results: dict[str, Any] = {}
 
@@ -208,6 +215,20 @@ def main() -> None:
                 "",
             )
         )
+    if "peers" in wanted:
+        r = load("peers_bench").main(
+            [
+                "--transactions",
+                "200000" if args.quick else "2000000",
+                "--duration",
+                "6" if args.quick else "12",
+                *(["--db", args.http_db] if args.http_db else []),
+                *(["--pg-url", args.pg_url] if args.pg_url else []),
+                *(["--baseline-rev", args.baseline_rev] if args.baseline_rev else []),
+            ]
+        )
+        results["peers"] = r
+        rows.extend(peer_rows(r))
 
     print()
     w = max(len("benchmark"), *(len(row[0]) for row in rows))
@@ -218,6 +239,71 @@ def main() -> None:
     (HERE / "out").mkdir(exist_ok=True)
     (HERE / "out" / "last.json").write_text(json.dumps(results, indent=2, default=str))
     sys.stdout.flush()
+
+
+def peer_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """The table rows of ``peers_bench``: pulse beside each baseline of the same run."""
+    fig = r["figures"]
+    pulse = fig["pulse"]["rps"]
+    rows = []
+    for name, label, target in (
+        ("bare", "bare app, same granian front", ">= 0.50"),
+        ("pulse_before", "pulse before issue 17, gunicorn", ">= 3.00"),
+        ("pulse_gunicorn", "pulse (this code) under gunicorn", ""),
+        ("fastapi_cached", "FastAPI caching + metering write", ">= 2.00"),
+        ("fastapi_query", "FastAPI querying per request", ""),
+        ("datasette", "Datasette canned query", ">= 50.0"),
+    ):
+        if name in fig:
+            base = fig[name]["rps"]
+            rows.append(
+                (
+                    f"pulse vs {label} (req/s)",
+                    f"{pulse:.0f}",
+                    f"{base:.0f}",
+                    f"{pulse / base:.2f}",
+                    target,
+                )
+            )
+    if "pulse_pg" in fig:
+        pg = fig["pulse_pg"]["rps"]
+        rows.append(
+            (
+                "pulse on PostgreSQL vs SQLite (req/s)",
+                f"{pg:.0f}",
+                f"{pulse:.0f}",
+                f"{pg / pulse:.2f}",
+                "",
+            )
+        )
+    for key, db in (("during_ingest", "SQLite"), ("during_ingest_pg", "PostgreSQL")):
+        during = r.get(key)
+        if not during:
+            continue
+        busy, idle = during["ingest"], during["idle"]
+        rows.append(
+            (
+                f"pulse p99 (ms), {db}, while svc ingest writes {during['items']:,} deals vs idle",
+                f"{busy['p99']:.1f}",
+                f"{idle['p99']:.1f}",
+                f"{busy['p99'] / idle['p99']:.2f}",
+                "<= 3.00",
+            )
+        )
+        rows.append(
+            (
+                f"pulse req/s, {db}, while svc ingest writes vs idle",
+                f"{busy['rps']:.0f}",
+                f"{idle['rps']:.0f}",
+                f"{busy['rps'] / idle['rps']:.2f}",
+                "",
+            )
+        )
+    for name, sizes in r.get("rss_mb", {}).items():
+        if name.startswith("pulse") or name.startswith("fastapi") or name == "datasette":
+            shown = "/".join(f"{v:.0f}" for v in sizes)
+            rows.append((f"RSS per worker (MiB), {name}", shown, "", "", ""))
+    return rows
 
 
 if __name__ == "__main__":

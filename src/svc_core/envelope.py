@@ -104,6 +104,21 @@ def rate_limit(caller: Caller) -> dict[str, int | None]:
     return {"limit_per_min": caller.rate_limit_per_minute, "remaining": caller.rate_remaining}
 
 
+PER_CALL_FIELDS = ("generated_at", "rate_limit", "request_id")
+"""The ``_meta`` fields that belong to one call: two calls of one query by callers of
+one plan and authentication method, on the same data and day, differ only in these (a
+server may keep the rest of an encoded answer and fill these in per call)."""
+
+
+def per_call_fields(caller: Caller, request_id: str, generated_at: datetime) -> dict[str, Any]:
+    """The values of ``PER_CALL_FIELDS`` for one call (as ``layer_envelope`` sets them)."""
+    return {
+        "generated_at": iso(generated_at, "generated_at"),
+        "rate_limit": rate_limit(caller),
+        "request_id": request_id,
+    }
+
+
 def layer_envelope(
     *,
     caller: Caller,
@@ -123,6 +138,7 @@ def layer_envelope(
 ) -> dict[str, Any]:
     """The ``_meta`` of every real-estate response (SPEC "Layer envelope")."""
     status, note = lease_status(property_type, transaction_type)
+    call = per_call_fields(caller, request_id, generated_at)
     limitations = list(BASE_LIMITATIONS)
     if synthetic:
         limitations.insert(0, SYNTHETIC_LIMITATION)
@@ -142,12 +158,12 @@ def layer_envelope(
         "disclosure_url": disclosure_url,
         "confidence": confidence,
         "source_mix": dict(sorted(source_mix.items())),
-        "generated_at": iso(generated_at, "generated_at"),
+        "generated_at": call["generated_at"],
         "count": count,
     }
     if query is not None:
         meta["query"] = dict(query)
-    meta["rate_limit"] = rate_limit(caller)
+    meta["rate_limit"] = call["rate_limit"]
     meta.update(extra or {})
-    meta["request_id"] = request_id
+    meta["request_id"] = call["request_id"]
     return meta

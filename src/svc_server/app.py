@@ -25,7 +25,7 @@ from svc_server import routes
 from svc_server.config import Config
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps, lazy_verifier, new_id
-from svc_server.http.dispatch import dispatch
+from svc_server.http.dispatch import Matcher, dispatch
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
 from svc_server.openapi import build_document
@@ -84,6 +84,7 @@ class SvcApp:
         )
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}
+        self.matcher = Matcher(self.url_map, self.routes)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         return self.wsgi_app(environ, start_response)
@@ -96,7 +97,7 @@ class SvcApp:
         request.max_content_length = self.config.max_body_bytes + 1
         request_id = requestid.resolve(request.headers.get("X-Request-ID"), self.entropy(16))
         ctx = Ctx(request=request, request_id=request_id, now=self.clock())
-        response, ctx = dispatch(self.deps, self.url_map, self.routes, ctx)
+        response, ctx = dispatch(self.deps, self.matcher, ctx)
         response.headers["X-Request-ID"] = request_id
         self._log(ctx, response, started)
         return response(environ, start_response)

@@ -12,6 +12,7 @@ Errors are always JSON (the app renders every ``SvcError`` as JSON).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -19,13 +20,21 @@ from urllib.parse import urlencode
 from werkzeug.wrappers import Response
 
 from svc_core.convert import to_json
-from svc_core.envelope import Answer
+from svc_core.csvfmt import render_csv
+from svc_core.envelope import PER_CALL_FIELDS, Answer, rate_limit
 from svc_core.realestate import listing
 from svc_core.realestate import query as q
+from svc_server.http.answers import Rendered, iso_second, render_json
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.negotiation import wants_csv
-from svc_server.http.responses import csv_response, csv_stream_response, json_response
+from svc_server.http.responses import (
+    CSV_TYPE,
+    JSON_TYPE,
+    csv_stream_response,
+    dumps,
+    json_response,
+)
 from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
 
@@ -70,6 +79,36 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: str) -> Rendered:
+    """``answer`` encoded once with its per-call ``_meta`` fields left open."""
+    data, meta = to_json(answer.data), answer.meta
+    vary = [("Vary", "Accept")] if columns is not None else []
+    if csv and columns is not None:
+        headers = envelope_headers({k: v for k, v in meta.items() if k not in PER_CALL_FIELDS})
+        return Rendered(
+            parts=(render_csv(columns, data),),
+            slots=(),
+            headers=(
+                ("Content-Type", CSV_TYPE),
+                ("Content-Disposition", f'inline; filename="{filename}"'),
+                *headers.items(),
+                *vary,
+            ),
+            header_slots=tuple(
+                (header_name(f), f)
+                for f in PER_CALL_FIELDS
+                if f in meta and f not in HEADER_SKIPPED
+            ),
+        )
+    body = {"data": data, "_meta": meta}
+    rendered = render_json(body, PER_CALL_FIELDS, [("Content-Type", JSON_TYPE), *vary])
+    if rendered is None:  # a placeholder collided: encode this answer whole
+        return Rendered(
+            parts=(dumps(body),), slots=(), headers=(("Content-Type", JSON_TYPE), *vary)
+        )
+    return rendered
+
+
 def _run(
     ctx: Ctx,
     deps: Deps,
@@ -78,24 +117,35 @@ def _run(
     columns: Sequence[str] | None,
     filename: str,
 ) -> Response:
-    assert ctx.caller is not None  # the data auth policy guarantees it
+    """Answer from the encoded-answer cache (``http.answers``) or compute, encode and
+    keep the answer; errors (400, 403, 404) are raised, never kept."""
+    caller = ctx.caller
+    assert caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
-    answer = fn(
-        deps.store,
-        parse({k: v for k, v in ctx.params.items() if k != "format"}),
-        ctx.caller,
-        request_id=ctx.request_id,
-        now=ctx.now,
-        links=links(deps),
-    )
-    data, meta = to_json(answer.data), answer.meta
-    if csv and columns is not None:
-        response = csv_response(columns, data, headers=envelope_headers(meta), filename=filename)
-    else:
-        response = json_response({"data": data, "_meta": meta})
-    if columns is not None:
-        response.headers["Vary"] = "Accept"
-    return response
+    given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != "format"))
+    version = deps.store.realestate.data_version()  # read before computing (see answers)
+    second = math.floor(ctx.now)
+    # The query as sent (names sorted): only a valid one is ever kept, so a hit skips
+    # parsing too; the same query spelt two ways is kept twice, which is harmless.
+    key = (fn.__qualname__, given, csv, caller.plan, caller.auth_method, second // 86400)
+    rendered = deps.answers.get(version, key)
+    if rendered is None:
+        answer = fn(
+            deps.store,
+            parse(dict(given)),
+            caller,
+            request_id=ctx.request_id,
+            now=ctx.now,
+            links=links(deps),
+        )
+        rendered = _render(answer, columns, csv, filename)
+        deps.answers.put(version, key, rendered)
+    values = {
+        "generated_at": iso_second(second),
+        "rate_limit": rate_limit(caller),
+        "request_id": ctx.request_id,
+    }
+    return rendered.response(values, header_value)
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import attrs
 
 from svc_server.config import Config
+from svc_server.http.answers import AnswerCache
 from svc_server.identity import JwtVerifier
 from svc_server.store import Store
 
@@ -20,8 +21,8 @@ def new_id() -> str:
 
 @attrs.frozen(kw_only=True)
 class Deps:
-    """The store, configuration, clock, id and entropy sources, identity verifier and the
-    API document: everything a handler may use besides its request."""
+    """The store, configuration, clock, id and entropy sources, identity verifier, the
+    API document and the answer cache: everything a handler may use besides its request."""
 
     store: Store
     config: Config
@@ -31,6 +32,8 @@ class Deps:
     verifier: Callable[[], JwtVerifier]
     document: Callable[[], tuple[bytes, str]]
     """The rendered OpenAPI document and its ETag."""
+    answers: AnswerCache = attrs.field(factory=AnswerCache)
+    """Encoded data answers of this app, per data version (``http.answers``)."""
 
 
 def lazy_verifier(config: Config) -> Callable[[], JwtVerifier]:

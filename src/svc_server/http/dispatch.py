@@ -8,6 +8,7 @@ calls back up.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -39,8 +40,16 @@ from svc_server.http.routing import Route
 error_log = logging.getLogger("svc.error")
 
 
-def parse_query(raw: bytes) -> list[tuple[str, str]]:
-    """Decode a query string strictly: invalid percent-escapes to UTF-8 are a 400."""
+@functools.lru_cache(maxsize=1024)
+def parse_query(raw: bytes) -> tuple[tuple[str, str], ...]:
+    """Decode a query string strictly: invalid percent-escapes to UTF-8 are a 400.
+
+    Remembered per distinct query string (clients repeat theirs; a refusal is raised
+    again each time, never remembered)."""
+    return tuple(_parse_query(raw))
+
+
+def _parse_query(raw: bytes) -> list[tuple[str, str]]:
     try:
         text = raw.decode("ascii")
         return parse_qsl(
@@ -51,6 +60,42 @@ def parse_query(raw: bytes) -> list[tuple[str, str]]:
             "The query string is not valid UTF-8 after percent-decoding.",
             hint="Percent-encode parameters as UTF-8.",
         ) from None
+
+
+MATCH_KEYS = (
+    "HTTP_HOST",
+    "SERVER_NAME",
+    "SERVER_PORT",
+    "wsgi.url_scheme",
+    "SCRIPT_NAME",
+    "PATH_INFO",
+    "REQUEST_METHOD",
+)
+"""Everything of the environ that werkzeug's matching reads (the query string only
+matters to redirects, which are disabled)."""
+
+
+class Matcher:
+    """``match`` remembering the routes it found (at most ``size`` distinct requests'
+    worth; refusals are raised again each time, never remembered): the same path, host
+    and method always match the same route."""
+
+    def __init__(self, url_map: Map, routes: Mapping[str, Route], size: int = 1024) -> None:
+        self.url_map = url_map
+        self.routes = routes
+        self.size = size
+        self._found: dict[tuple[Any, ...], tuple[Route, Mapping[str, Any]]] = {}
+
+    def __call__(self, request: Request) -> tuple[Route, Mapping[str, Any]]:
+        environ = request.environ
+        key = tuple(environ.get(name) for name in MATCH_KEYS)
+        found = self._found.get(key)
+        if found is None:
+            found = match(self.url_map, self.routes, request)
+            if len(self._found) >= self.size:
+                self._found.clear()  # a crawl of many distinct paths: start again
+            self._found[key] = found
+        return found[0], dict(found[1])
 
 
 def match(
@@ -92,16 +137,14 @@ def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None 
     return error_response(ServerError("Internal error."), request_id)
 
 
-def dispatch(
-    deps: Deps, url_map: Map, routes: Mapping[str, Route], ctx: Ctx
-) -> tuple[Response, Ctx]:
+def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     """Answer one request; returns the response and the context as admitted (for the log)."""
     request = ctx.request
     max_url = deps.config.max_url_bytes
     try:
         if len(request.environ.get("PATH_INFO", "")) + len(request.query_string) > max_url:
             raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
-        route, values = match(url_map, routes, request)
+        route, values = matcher(request)
     except SvcError as err:
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)

@@ -79,7 +79,8 @@ class Admitted:
 def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
     """Resolve an ``X-API-Key`` to its caller, or raise 401/403."""
     parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
-    row = store.accounts.key_by_hash(keys.hash_key(plaintext))
+    # Remembered per process while the access stamp holds (seen within KEY_STAMP_TTL).
+    row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
     if row is None or row["consumer_status"] != "active":
         raise Unauthorized("Unknown or revoked API key.")
     status = keys.key_status(row["status"], row["grace_until"], int(now))

@@ -1,0 +1,167 @@
+"""Encoded answers kept per process: the bytes and headers of a data answer built once
+per (route, query, format, kind of caller, UTC day) and *data version*.
+
+An answer's body is the same for every call of one query on the same data except for
+the few ``_meta`` fields that belong to the call (``svc_core.envelope.PER_CALL_FIELDS``:
+``generated_at``, ``rate_limit``, ``request_id``). ``render_json`` encodes the body once
+with a unique placeholder in each of those fields and keeps the bytes between them;
+``Rendered.response`` joins the pieces around the call's own values, so a cached call
+encodes three small values instead of the whole answer and builds no rows, envelope or
+headers. Headers that carry a per-call field (CSV's ``X-Svc-Generated-At``) are filled
+the same way.
+
+The data version (``store.realestate.data_version``: the loads logged in ``ingest_log``,
+read from the database at most once per ``VERSION_TTL`` second) is part of every key,
+so a load committed by any process is served within that bound; when it changes, the
+entries of older versions are dropped. The caller's plan and authentication method are
+in the key (the tier gate and ``_meta.tier`` depend on them), and so is the UTC day, so
+an answer that depends on the date is never served across midnight.
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import attrs
+from werkzeug.datastructures import Headers
+from werkzeug.wrappers import Response
+
+from svc_core.instants import iso
+from svc_server.http.responses import dumps
+
+MAX_BYTES = 32 * 1024 * 1024
+"""What one process keeps at most (bodies); the least recently used go first."""
+MAX_ENTRY_BYTES = 2 * 1024 * 1024
+"""A larger answer is not kept (it would push out many small ones)."""
+
+_TOKEN = secrets.token_hex(8)
+
+
+@attrs.frozen(kw_only=True)
+class Rendered:
+    """An answer encoded once: body pieces around the per-call ``slots`` (``_meta``
+    fields, in body order), constant headers, and headers filled from a per-call field."""
+
+    parts: tuple[bytes, ...]
+    slots: tuple[str, ...]
+    headers: tuple[tuple[str, str], ...]
+    header_slots: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def size(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def response(
+        self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
+    ) -> Response:
+        """The response for one call: ``values`` holds each slot's value."""
+        parts = self.parts
+        if self.slots:
+            pieces = [parts[0]]
+            for slot, part in zip(self.slots, parts[1:], strict=True):
+                pieces.append(dumps(values[slot]))
+                pieces.append(part)
+            body = b"".join(pieces)
+        else:
+            body = parts[0]
+        headers = Headers(self.headers)
+        for name, field in self.header_slots:
+            headers[name] = header_value(values[field])
+        return Response(body, headers=headers)
+
+
+def _placeholder(field: str) -> str:
+    # A NUL cannot occur unescaped in JSON; the random token keeps data from matching.
+    return f"\x00svc-slot:{_TOKEN}:{field}"
+
+
+def render_json(
+    body: Mapping[str, Any],
+    per_call: Sequence[str],
+    headers: Sequence[tuple[str, str]],
+    meta_key: str = "_meta",
+) -> Rendered | None:
+    """``body`` encoded with the ``per_call`` fields of ``body[meta_key]`` left open;
+    None when a placeholder does not come out exactly once (then nothing is kept)."""
+    meta = dict(body[meta_key])
+    present = [f for f in per_call if f in meta]
+    for field in present:
+        meta[field] = _placeholder(field)
+    encoded = dumps({**body, meta_key: meta})
+    marks = []
+    for field in present:
+        mark = dumps(_placeholder(field))
+        if encoded.count(mark) != 1:
+            return None
+        marks.append((encoded.index(mark), field, mark))
+    marks.sort()
+    parts: list[bytes] = []
+    at = 0
+    for position, _, mark in marks:
+        parts.append(encoded[at:position])
+        at = position + len(mark)
+    parts.append(encoded[at:])
+    return Rendered(parts=tuple(parts), slots=tuple(f for _, f, _ in marks), headers=tuple(headers))
+
+
+@functools.lru_cache(maxsize=8)
+def iso_second(second: int) -> str:
+    """``iso`` of a whole Unix second, remembered (every call in one second shares it)."""
+    return iso(second)
+
+
+class AnswerCache:
+    """A per-process LRU of ``Rendered`` answers for one data version at a time."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Hashable, Rendered] = OrderedDict()
+        self._bytes = 0
+        self._version: Hashable = None
+
+    def get(self, version: Hashable, key: Hashable) -> Rendered | None:
+        with self._lock:
+            if version != self._version:
+                return None
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, version: Hashable, key: Hashable, rendered: Rendered) -> None:
+        size = rendered.size
+        if size > min(MAX_ENTRY_BYTES, self.max_bytes):
+            return
+        with self._lock:
+            if version != self._version:
+                # A newer data version makes every entry stale (an older one, computed
+                # by a request that started before a load, is not kept at all).
+                if self._version is not None and _older(version, self._version):
+                    return
+                self._entries.clear()
+                self._bytes = 0
+                self._version = version
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.size
+            self._entries[key] = rendered
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= dropped.size
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _older(a: Hashable, b: Hashable) -> bool:
+    try:
+        return bool(a < b)  # type: ignore[operator]
+    except TypeError:
+        return False

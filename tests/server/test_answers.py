@@ -1,0 +1,83 @@
+"""The encoded-answer cache's splicing (``svc_server.http.answers``): an answer encoded
+once with its per-call fields left open, then filled, is byte for byte the answer
+encoded whole with those values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc_core.envelope import PER_CALL_FIELDS
+from svc_server.http import answers
+from svc_server.http.answers import AnswerCache, Rendered, render_json
+from svc_server.http.responses import dumps
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+per_call_values = st.fixed_dictionaries(
+    {
+        "generated_at": st.text(max_size=25),
+        "rate_limit": st.fixed_dictionaries(
+            {"limit_per_min": st.integers(0, 10**6), "remaining": st.none() | st.integers(0, 10**6)}
+        ),
+        "request_id": st.text(max_size=30),
+    }
+)
+
+
+@given(
+    data=json_values,
+    meta=st.dictionaries(st.text(max_size=8), json_values, max_size=5),
+    fields=st.lists(st.sampled_from(PER_CALL_FIELDS), unique=True),
+    first=per_call_values,
+    second=per_call_values,
+)
+def test_a_spliced_answer_is_the_answer_encoded_whole(
+    data: Any,
+    meta: dict[str, Any],
+    fields: list[str],
+    first: dict[str, Any],
+    second: dict[str, Any],
+) -> None:
+    meta = {k: v for k, v in meta.items() if k not in PER_CALL_FIELDS}
+    for field in fields:
+        meta[field] = first[field]
+    body = {"data": data, "_meta": meta}
+    rendered = render_json(body, PER_CALL_FIELDS, [("Content-Type", "application/json")])
+    assert rendered is not None
+    assert set(rendered.slots) == set(fields)
+    # Filled with the values it was built from, and with another call's values.
+    assert rendered.response(first).get_data() == dumps(body)
+    other = {"data": data, "_meta": {k: second[k] if k in fields else v for k, v in meta.items()}}
+    assert rendered.response(second).get_data() == dumps(other)
+    assert rendered.response(second).headers["Content-Type"] == "application/json"
+
+
+def test_a_placeholder_in_the_data_is_not_spliced() -> None:
+    """Data that happens to hold a placeholder's text is never mistaken for a slot."""
+    collide = answers._placeholder("request_id")
+    body = {"data": [collide], "_meta": {"request_id": "r1"}}
+    assert render_json(body, PER_CALL_FIELDS, []) is None
+
+
+def test_the_cache_keeps_one_data_version_and_a_byte_budget() -> None:
+    cache = AnswerCache(max_bytes=100)
+    small = Rendered(parts=(b"x" * 40,), slots=(), headers=())
+    cache.put((1, 1), "a", small)
+    cache.put((1, 1), "b", small)
+    assert cache.get((1, 1), "a") is small
+    cache.put((1, 1), "c", small)  # over budget: the least recently used ("b") goes
+    assert cache.get((1, 1), "b") is None and cache.get((1, 1), "a") is small
+    assert cache.get((2, 5), "a") is None  # a newer version: nothing old is served
+    cache.put((2, 5), "d", small)
+    assert len(cache) == 1 and cache.get((1, 1), "a") is None
+    cache.put((1, 1), "late", small)  # computed under an older version: not kept
+    assert cache.get((2, 5), "late") is None and len(cache) == 1
