@@ -27,3 +27,8 @@ def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
     if migrate:
         store.migrate()
     return store
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``1 delivery``, ``3 deliveries``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many}"

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from svc_core.errors import InvalidParams
-from svc_server.commands.base import config_from_args, store_from_args
+from svc_server.commands.base import config_from_args, counted, store_from_args
 from svc_server.commands.core import setup_logging
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
 from svc_server.services import events as event_service
@@ -111,7 +111,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     try:
         if args.once:
             sent = worker.run_once()
-            print(f"svc: worker sent {sent} deliveries")
+            print(f"svc: worker sent {counted(sent, 'delivery', 'deliveries')}")
             return 0
         stop = threading.Event()
         previous = {
@@ -170,5 +170,6 @@ def cmd_relay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{out['event_type']} {out['event_id']}: {out['queued']} delivery(ies) queued")
+        queued = counted(out["queued"], "delivery", "deliveries")
+        print(f"{out['event_type']} {out['event_id']}: {queued} queued")
     return 0

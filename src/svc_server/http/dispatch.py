@@ -109,6 +109,7 @@ def dispatch(
         ctx,
         caller=admission.caller,
         user_id=admission.user_id,
+        consumer_id=admission.caller.consumer_id if admission.caller else admission.consumer_id,
         session_id=admission.session.session_id if admission.session else None,
     )
     try:
