@@ -1,6 +1,7 @@
 """Real-estate endpoints: JSON by default, CSV on request, the envelope on every answer.
 
-CSV (``Accept: text/csv`` or ``format=csv``; pulse, pulse/series, coverage, indices) has
+CSV (``Accept: text/csv``, ``format=csv`` or the route's ``.csv`` form such as
+``/pulse.csv``; pulse, pulse/series, coverage, indices) has
 the row fields as columns in SPEC order, nested values JSON-encoded, and the envelope
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
@@ -75,7 +76,9 @@ def _run(
     filename: str,
 ) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
-    csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
+    csv = columns is not None and wants_csv(
+        ctx.request.accept_mimetypes, ctx.params, csv_only=ctx.csv_only
+    )
     answer = fn(
         deps.store,
         parse({k: v for k, v in ctx.params.items() if k != "format"}),

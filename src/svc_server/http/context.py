@@ -22,3 +22,5 @@ class Ctx:
     user_id: str | None = None
     consumer_id: str | None = None
     session_id: str | None = None
+    csv_only: bool = False
+    """The route is the ``.csv`` form of a CSV-capable one: answer CSV, negotiate nothing."""

@@ -116,7 +116,7 @@ def dispatch(
         if admission.refused is not None:
             raise admission.refused
         query = params.strict_query(parse_query(request.query_string), route.accepted)
-        ctx = attrs.evolve(ctx, params=query)
+        ctx = attrs.evolve(ctx, params=query, csv_only=route.csv_only)
         response = route.handler(ctx, deps, **values)
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None
