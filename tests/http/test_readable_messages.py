@@ -211,3 +211,24 @@ def test_the_access_log_names_the_consumer_of_cookie_calls(
     }
     for line in lines:
         assert key not in json.dumps(line) and "svc_session" not in json.dumps(line)
+
+
+def test_rotating_a_key_in_grace_says_it_was_already_rotated(
+    sqlite_url: str, live_server_factory: Callable[..., LiveServer]
+) -> None:
+    server = start(live_server_factory, sqlite_url)
+    status, headers, raw = send(
+        server, "POST", "/api/auth/session", {"jwt": token("r@example.com")}
+    )
+    assert status == 200, raw
+    write = {"Cookie": headers["Set-Cookie"].split(";", 1)[0], "Origin": ORIGIN}
+    status, _, raw = send(server, "GET", "/api/auth/me/keys", headers=write)
+    [key] = json.loads(raw)["data"]
+    rotate = f"/api/auth/me/keys/{key['id']}/rotate"
+    status, _, raw = send(server, "POST", rotate, {}, write)
+    assert status == 200 and json.loads(raw)["previous"]["status"] == "grace"
+    status, _, raw = send(server, "POST", rotate, {}, write)
+    error = json.loads(raw)["error"]
+    assert (status, error["code"]) == (409, "KEY_NOT_ACTIVE")
+    assert "is grace" not in error["message"]
+    assert error["message"].startswith("This key was already rotated")
