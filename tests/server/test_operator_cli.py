@@ -162,6 +162,7 @@ def test_a_second_consumer_for_one_owner_email_needs_asking_for(
     assert again.stderr.startswith(
         f"svc: error: demo@example.com already owns consumer {first['consumer_id']} (plan pro)"
     )
+    assert "--allow-duplicate-owner" in again.stderr and len(again.stderr.splitlines()) == 1
     assert again.stdout == ""
     assert len(json_lines(ok(sqlite_url, "consumer", "list", "--json"))) == 1
     # the refused create made nothing: the first key still works, the user is unchanged

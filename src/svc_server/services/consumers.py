@@ -115,9 +115,9 @@ def create_consumer(
             if owned:
                 raise Conflict(
                     f"{email} already owns consumer {owned[0]['id']} "
-                    f"(plan {owned[0]['plan']}); nothing was created.",
-                    hint="Use that consumer (svc consumer show ID), or give "
-                    "--allow-duplicate-owner to make another one for the same owner.",
+                    f"(plan {owned[0]['plan']}); nothing was created. Use that one, or "
+                    "give --allow-duplicate-owner to make another for the same owner.",
+                    hint=f"svc consumer show {owned[0]['id']} shows its keys and members.",
                 )
         consumer_id = _new_consumer(
             store,
