@@ -7,11 +7,14 @@
     python3 dev.py bench   # install, then run the benchmarks in bench/
 
 Everything installs into ./.venv (created on first use); nothing is installed globally.
+``python3 dev.py COMMAND --help`` tells what one command does, and does nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
+import json
 import os
 import subprocess
 import sys
@@ -37,10 +40,13 @@ def ensure_venv(extras: str) -> None:
     if not PY.exists():
         print("dev.py: creating .venv", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    stamp = VENV / f".installed-{extras}"
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if stamp.exists() and stamp.read_text() == digest:
-        return
+    # the dev extra holds every other one: after `dev.py test`, the demo installs nothing
+    for done in {extras, "dev"}:
+        stamp = VENV / f".installed-{done}"
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+    stamp = VENV / f".installed-{extras}"
     print(f"dev.py: installing svc[{extras}] into .venv", flush=True)
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     run(PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]")
@@ -57,7 +63,19 @@ def _flag(args: list[str], name: str, default: str) -> str:
     return default
 
 
+DEMO_EMAIL = "demo@example.com"
+
+
 def demo(args: list[str]) -> None:
+    """python3 dev.py demo [--host H] [--port P] [svc serve options...]
+
+    Install svc into ./.venv, create the SQLite database demo.db (SVC_DATABASE_URL to
+    use another), load the synthetic demo data once, make the pro consumer of
+    demo@example.com once (its API key is printed when it is made), then serve the API,
+    the dashboard (development sign-in at /signin) and the API reference (/docs).
+    Running it again reuses all of it: nothing is loaded or created twice. Options are
+    passed to `svc serve` (see `.venv/bin/svc serve --help`).
+    """
     ensure_venv("server,postgres")
     env = dict(os.environ)
     env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
@@ -76,18 +94,51 @@ def demo(args: list[str]) -> None:
     svc = BIN / "svc"
     run(svc, "init", env=env)
     run(svc, "demo-data", "--if-empty", env=env)
-    run(svc, "consumer", "create", "--plan", "pro", "--email", "demo@example.com", env=env)
+    demo_consumer(svc, env)
     if env["SVC_DEV_SIGNIN"].strip().lower() in ("1", "true", "yes", "on"):
         print(
             f"\ndev.py: dashboard: open http://{shown}:{port}/signin and sign in with "
-            "demo@example.com (the pro account above) or any email (a new pro account)."
+            f"{DEMO_EMAIL} (the pro account above) or any email (a new pro account)."
             f"\ndev.py: API reference: http://{shown}:{port}/docs\n",
             flush=True,
         )
     run(svc, "serve", *args, env=env)
 
 
+def demo_consumer(svc: Path, env: dict[str, str]) -> None:
+    """Make the demo owner's pro consumer unless it exists (a rerun makes no second)."""
+    listed = subprocess.run(
+        [str(svc), "consumer", "list", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode:
+        sys.exit(listed.stderr.strip() or "dev.py: svc consumer list failed")
+    for line in listed.stdout.splitlines():
+        row = json.loads(line)
+        if row.get("owner_email") == DEMO_EMAIL and row.get("status") == "active":
+            print(
+                f"dev.py: {DEMO_EMAIL} already has consumer {row['id']} (plan {row['plan']}); "
+                "its API key was printed when it was made and still works (keys are never "
+                "stored in plaintext). Lost it? Sign in as "
+                f"{DEMO_EMAIL} and make another on the dashboard's API keys page.",
+                flush=True,
+            )
+            return
+    run(svc, "consumer", "create", "--plan", "pro", "--email", DEMO_EMAIL, env=env)
+
+
 def test(args: list[str]) -> None:
+    """python3 dev.py test [pytest options...]
+
+    Install svc with its development tools into ./.venv, then run ruff, mypy --strict
+    and the test suite (pytest, two processes); options go to pytest, e.g.
+    `python3 dev.py test tests/http -x`. PostgreSQL tests run when SVC_TEST_POSTGRES_URL
+    names a database.
+    """
     ensure_venv("dev")
     run(PY, "-m", "ruff", "check", "src", "tests", "examples", "bench")
     run(PY, "-m", "mypy", "--strict", "src")
@@ -97,13 +148,33 @@ def test(args: list[str]) -> None:
 
 
 def bench(args: list[str]) -> None:
+    """python3 dev.py bench [--quick] [--only NAME...]
+
+    Install svc with its development tools into ./.venv, then run the benchmarks in
+    bench/ and print one table of figures beside their baselines (`--quick`: small data
+    sets, about a minute). Options go to bench/run.py.
+    """
     ensure_venv("dev,bench")
     run(PY, "bench/run.py", *args)
 
 
 COMMANDS = {"demo": demo, "test": test, "bench": bench}
 
-if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+
+def main(argv: list[str]) -> None:
+    if not argv:
         sys.exit(__doc__)
-    COMMANDS[sys.argv[1]](sys.argv[2:])
+    if argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
+    command = COMMANDS.get(argv[0])
+    if command is None:
+        sys.exit(f"dev.py: unknown command {argv[0]!r}; choose demo, test or bench\n{__doc__}")
+    if "-h" in argv[1:] or "--help" in argv[1:]:
+        print(inspect.cleandoc(command.__doc__ or ""))  # only the help
+        return
+    command(argv[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

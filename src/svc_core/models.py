@@ -224,10 +224,12 @@ class LoadReport:
     (records stored by an earlier load that this file reports as cancelled, now removed).
 
     ``total_count``, ``page_no`` and ``num_of_rows`` carry the RTMS API paging header when
-    the file is one page of a larger answer.
+    the file is one page of a larger answer. ``unit`` names what a rejection's number
+    counts: ``line`` (CSV) or ``item`` (the ordinal of an API answer's item, XML or JSON).
     """
 
     path: str = "<bytes>"
+    unit: str = attrs.field(default="line", validator=attrs.validators.in_(("line", "item")))
     read: int = 0
     loaded: int = 0
     duplicate: int = 0

@@ -111,7 +111,7 @@ class SvcApp:
             "path": ctx.request.path[:512],
             "status": response.status_code,
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            "consumer_id": ctx.caller.consumer_id if ctx.caller else None,
+            "consumer_id": ctx.consumer_id,
         }
         access_log.info(json.dumps(record, ensure_ascii=False))
 

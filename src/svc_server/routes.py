@@ -14,7 +14,7 @@ from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
 from svc_server.handlers import accounts, markets, realestate, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
-from svc_server.http.routing import Route
+from svc_server.http.routing import Route, with_csv_forms
 from svc_server.openapi import account_ops as acc
 from svc_server.openapi import data_ops as ops
 from svc_server.openapi import web_ops as pages
@@ -281,3 +281,6 @@ ROUTES: tuple[Route, ...] = (
         auth="account",
     ),
 )
+
+ROUTES = with_csv_forms(ROUTES)
+"""Every CSV-capable route also answers, always as CSV, at its path plus ``.csv``."""

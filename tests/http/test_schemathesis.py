@@ -100,6 +100,8 @@ def target(demo_db_url: str) -> Iterator[Target]:
             "1000000",
             "--monthly-quota",
             "1000000000",
+            # under `pytest -n` without --dist loadfile each worker makes its own
+            "--allow-duplicate-owner",
             "--json",
         )
     )

@@ -406,7 +406,7 @@ def test_relay_command(
     cancelled = ["--type", "cancelled", "--json-file", str(source), "--event-id", "evt_cancel_1"]
     code = main([*relay, *cancelled])
     assert code == 0
-    assert "subscription.cancelled evt_cancel_1: 1" in capsys.readouterr().out
+    assert "subscription.cancelled evt_cancel_1: 1 delivery queued\n" in capsys.readouterr().out
     assert deliveries_by_type(store, ep.id) == {
         "subscription.updated": 1,
         "subscription.cancelled": 1,
@@ -430,7 +430,7 @@ def test_worker_command_once(
     )
     args = ["worker", "--once", "--database-url", store.db.url, "--webhook-allow-private", "true"]
     assert main(args) == 0
-    assert "sent 1 deliveries" in capsys.readouterr().out
+    assert "svc: worker sent 1 delivery\n" in capsys.readouterr().out
     assert [e["type"] for e in hook.events()] == ["subscription.updated"]
 
 

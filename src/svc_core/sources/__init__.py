@@ -34,6 +34,7 @@ import attrs
 
 from svc_core.errors import SourceError
 from svc_core.models import IndexObservation, LoadReport, Transaction
+from svc_core.sources.sniff import not_csv
 
 _MANWON = re.compile(r"[0-9]{1,3}(,[0-9]{3})*|[0-9]+")
 
@@ -95,6 +96,18 @@ def decode_utf8(data: bytes, path: str) -> str:
         raise SourceError(
             f"not UTF-8 text (undecodable byte at offset {exc.start})", path=path, line=line
         ) from None
+
+
+def csv_text(data: bytes, path: str, *, cp949: bool = False) -> str:
+    """The text of a file a CSV reader was given: UTF-8 (or, with ``cp949``, CP949 when
+    not UTF-8). An image, a workbook, an XML or JSON document is refused by name."""
+    found = not_csv(data)
+    if found is not None:
+        raise SourceError(
+            f"this is {found}, not a CSV file; export the data as CSV (comma-separated text)",
+            path=path,
+        )
+    return decode_text(data, path) if cp949 else decode_utf8(data, path)
 
 
 def load_json(data: bytes, path: str) -> Any:

@@ -50,7 +50,7 @@ from svc_core.markets import (
     is_region,
 )
 from svc_core.models import LoadReport
-from svc_core.sources import Reject, csv_rows, decode_utf8
+from svc_core.sources import Reject, csv_rows, csv_text
 
 LISTING_COLUMNS: tuple[str, ...] = (
     "listing_id",
@@ -73,13 +73,17 @@ _DECIMAL = re.compile(r"[0-9]{1,16}(\.[0-9]{1,400})?")
 _INTEGER = re.compile(r"[0-9]{1,13}")
 
 
+SHOWN_UNKNOWN = 5
+"""Unknown header cells a refusal names; the rest are counted."""
+
+
 def _show(value: str) -> str:
     return repr(value if len(value) <= 40 else value[:40] + "…")
 
 
 def _decode(data: bytes, path: str) -> str:
     """UTF-8 text without NUL bytes (a marketplace export never holds one)."""
-    text = decode_utf8(data, path)
+    text = csv_text(data, path)
     nul = text.find("\x00")
     if nul >= 0:
         raise SourceError("the file holds a NUL byte", path=path, line=text.count("\n", 0, nul) + 1)
@@ -109,7 +113,9 @@ def _header(rows: Iterator[tuple[int, list[str]]], expected: Sequence[str], path
     if missing:
         problems.append(f"missing {', '.join(missing)}")
     if unknown:
-        problems.append(f"unknown {', '.join(_show(c) for c in unknown)}")
+        shown = ", ".join(_show(c) for c in unknown[:SHOWN_UNKNOWN])
+        more = len(unknown) - SHOWN_UNKNOWN
+        problems.append(f"unknown {shown}" + (f" and {more} more" if more > 0 else ""))
     if repeated:
         problems.append(f"repeated {', '.join(repeated)}")
     if problems:

@@ -62,7 +62,7 @@ from svc_core.errors import SourceError
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation, LoadReport
 from svc_core.periods import period_end_date
 from svc_core.regions import region_name
-from svc_core.sources import IndexParseResult, Reject, csv_rows, decode_text, is_blank, load_json
+from svc_core.sources import IndexParseResult, Reject, csv_rows, csv_text, is_blank, load_json
 
 SOURCE = "rone_official"
 
@@ -342,7 +342,7 @@ CSV_COLUMNS: tuple[str, ...] = ("period", "region", "property_class", "item", "v
 
 
 def _csv_rows(data: bytes, path: str) -> Iterator[_Row]:
-    rows = csv_rows(decode_text(data, path), path)
+    rows = csv_rows(csv_text(data, path, cp949=True), path)
     header = [c.strip().lower() for c in next(rows, (1, []))[1]]
     missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:
@@ -379,7 +379,7 @@ def parse_rone_json(
     property_type: str | None = None,
 ) -> IndexParseResult:
     """Read an R-ONE ``SttsApiTblData`` JSON answer. ValueError for a bad ``area_map``."""
-    report = LoadReport(path=path)
+    report = LoadReport(path=path, unit="item")
     rows = _json_rows(data, path)
     observations = _observations(
         iter(rows),

@@ -511,6 +511,7 @@ def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> P
     several = len(pages) > 1
     report = LoadReport(
         path=path,
+        unit="item",
         total_count=first.total_count,
         page_no=1 if several else first.page_no,
         num_of_rows=len(items) if several else first.num_of_rows,

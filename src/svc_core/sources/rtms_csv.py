@@ -46,7 +46,7 @@ from svc_core.sources import (
     ParseResult,
     Reject,
     csv_rows,
-    decode_text,
+    csv_text,
     is_blank,
     parse_area,
     parse_manwon,
@@ -225,7 +225,7 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
     ``officetel_rent``)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-    rows = csv_rows(decode_text(data, path), path)
+    rows = csv_rows(csv_text(data, path, cp949=True), path)
     header: list[str] | None = None
     header_line = 0
     for line, cells in rows:

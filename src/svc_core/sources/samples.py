@@ -36,7 +36,7 @@ from svc_core.models import (
     Transaction,
 )
 from svc_core.regions import region_name
-from svc_core.sources import Collector, KeyMaker, ParseResult, Reject, csv_rows, decode_utf8
+from svc_core.sources import Collector, KeyMaker, ParseResult, Reject, csv_rows, csv_text
 
 HEADER: tuple[str, ...] = (
     "source",
@@ -121,7 +121,7 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
 
 def parse_samples(data: bytes, *, path: str = "<bytes>") -> ParseResult:
     """Read a samples CSV; SourceError for a wrong header or undecodable file."""
-    rows = csv_rows(decode_utf8(data, path), path)
+    rows = csv_rows(csv_text(data, path), path)
     header = next(rows, (1, None))[1]
     if header is None or tuple(header) != HEADER:
         raise SourceError(f"the header must be exactly: {','.join(HEADER)}", path=path, line=1)

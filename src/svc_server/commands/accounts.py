@@ -11,9 +11,8 @@ from typing import Any
 from svc_core import plans
 from svc_core.convert import to_json
 from svc_core.errors import NotFound
-from svc_core.instants import iso_or_none
 from svc_core.params import ascii_int
-from svc_server.commands.base import store_from_args
+from svc_server.commands.base import counted, print_table, store_from_args
 from svc_server.http.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
@@ -47,12 +46,32 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--company", help="company name shown on invitations")
     p.add_argument("--monthly-quota", type=_positive, help="override the plan's monthly quota")
     p.add_argument("--rate-limit", type=_positive, help="override the plan's per-minute limit")
+    p.add_argument(
+        "--allow-duplicate-owner",
+        action="store_true",
+        help="create it even when --email already owns a consumer (refused otherwise)",
+    )
     p.add_argument("--json", action="store_true", help='print {"consumer_id", "api_key"}')
     p.set_defaults(func=cmd_create)
 
-    p = csub.add_parser("list", parents=[common], help="list consumers")
+    p = csub.add_parser(
+        "list",
+        parents=[common],
+        help="list consumers: plan, status, owner email, active keys",
+        description="List every consumer, oldest first. ACTIVE KEYS counts keys that work "
+        "now: rotated (grace, expired) and revoked keys are not counted.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_list)
+
+    p = csub.add_parser(
+        "show",
+        parents=[common],
+        help="show a consumer: plan, owner, keys, members and this month's usage",
+    )
+    p.add_argument("consumer_id", help="the consumer's id")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_show)
 
     p = csub.add_parser("set-plan", parents=[common], help="change a consumer's plan")
     p.add_argument("consumer_id", help="the consumer's id")
@@ -86,6 +105,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             company=args.company,
             monthly_quota=args.monthly_quota,
             rate_limit=args.rate_limit,
+            allow_duplicate_owner=args.allow_duplicate_owner,
         )
     finally:
         store.close()
@@ -100,24 +120,85 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        rows = store.accounts.list_consumers()
+        lines = consumers.list_consumers(store)
     finally:
         store.close()
-    for row in rows:
-        item = {
-            "id": row["id"],
-            "plan": row["plan"],
-            "company_name": row["company_name"],
-            "status": row["status"],
-            "active_keys": int(row["active_keys"]),
-            "created_at": iso_or_none(row["created_at"]),
-        }
-        if args.json:
+    items = [to_json(line) for line in lines]
+    if args.json:
+        for item in items:
             print(json.dumps(item, ensure_ascii=False))
-        else:
-            print(
-                f"{item['id']}  {item['plan']:<10} keys={item['active_keys']}  {item['company_name'] or ''}"
+        return 0
+    print_table(
+        ("ID", "PLAN", "STATUS", "OWNER EMAIL", "ACTIVE KEYS", "COMPANY", "CREATED"),
+        (
+            (
+                i["id"],
+                i["plan"],
+                i["status"],
+                i["owner_email"],
+                i["active_keys"],
+                i["company_name"],
+                i["created_at"],
             )
+            for i in items
+        ),
+    )
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        detail = consumers.consumer_detail(store, args.consumer_id, time.time())
+    finally:
+        store.close()
+    item = to_json(detail)
+    if args.json:
+        print(json.dumps(item, ensure_ascii=False))
+        return 0
+    usage = item["usage"]
+    trial = f" (trial ends {item['trial_ends_at']})" if item["trial_ends_at"] else ""
+    print_table(
+        ("consumer", item["id"]),
+        [
+            ("plan", f"{item['plan']}{trial}"),
+            ("status", item["status"]),
+            ("subscription", item["subscription_status"]),
+            ("owner email", item["owner_email"]),
+            ("company", item["company_name"]),
+            ("created", item["created_at"]),
+            ("rate limit", f"{item['rate_limit_per_minute']} calls a minute"),
+            (
+                f"usage {usage['month']}",
+                f"{usage['live']} of {usage['monthly_quota']} live calls, "
+                f"{counted(usage['test'], 'test call', 'test calls')}",
+            ),
+        ],
+    )
+    print(f"\nkeys ({len(item['keys'])})")
+    print_table(
+        ("ID", "PREFIX", "MODE", "STATUS", "LABEL", "GRACE UNTIL", "LAST USED"),
+        (
+            (
+                k["id"],
+                k["prefix"],
+                k["mode"],
+                k["status"],
+                k["label"],
+                k["grace_until"],
+                k["last_used_at"],
+            )
+            for k in item["keys"]
+        ),
+    )
+    print(f"\nmembers ({len(item['members'])})")
+    print_table(
+        ("EMAIL", "ROLE", "STATUS", "INVITED", "JOINED"),
+        (
+            (m["email"], m["role"], m["status"], m["invited_at"], m["joined_at"])
+            for m in item["members"]
+        ),
+    )
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from svc_server.config import SETTINGS, Config, load_config
@@ -27,3 +28,20 @@ def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
     if migrate:
         store.migrate()
     return store
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """Rows under a header line, each column as wide as its widest cell; None is ``-``.
+    An empty table still prints its header, so a reader sees the columns."""
+    cells = [[str(h) for h in headers]]
+    cells += [["-" if value is None else str(value) for value in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for row in cells:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``1 delivery``, ``3 deliveries``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many}"

@@ -1,4 +1,5 @@
-"""``svc worker`` and ``svc subscription relay``: webhook delivery and event relays."""
+"""``svc worker``, ``svc webhook ...`` and ``svc subscription relay``: webhook delivery,
+the operators' listings of endpoints and deliveries, and event relays."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import threading
 import time
 from typing import Any
 
+from svc_core.convert import to_json
 from svc_core.errors import InvalidParams
-from svc_server.commands.base import config_from_args, store_from_args
+from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
 from svc_server.commands.core import setup_logging
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
+from svc_server.services import delivery_log
 from svc_server.services import events as event_service
+from svc_server.services import webhooks as webhook_service
 from svc_server.services.membership import parse_id
 
 
@@ -31,6 +35,14 @@ def _interval(text: str) -> float:
 def _concurrency(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 64:
         raise argparse.ArgumentTypeError("must be a whole number from 1 to 64")
+    return int(text)
+
+
+def _limit(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= delivery_log.PAGE_MAX:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 1 to {delivery_log.PAGE_MAX}"
+        )
     return int(text)
 
 
@@ -63,6 +75,41 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="sends in flight at once (default 8)",
     )
     p.set_defaults(func=cmd_worker)
+
+    webhook = sub.add_parser("webhook", help="list webhook endpoints and deliveries as an operator")
+    wsub = webhook.add_subparsers(dest="webhook_command", metavar="ACTION")
+    wsub.required = True
+    p = wsub.add_parser(
+        "endpoints",
+        parents=[common],
+        help="list webhook endpoints (never secrets), oldest first",
+        description="List every webhook endpoint, revoked and disabled ones included, "
+        "with its consumer, status and consecutive failures. Never a signing secret.",
+    )
+    p.add_argument("--consumer", metavar="ID", help="only this consumer's endpoints")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.set_defaults(func=cmd_endpoints)
+    p = wsub.add_parser(
+        "deliveries",
+        parents=[common],
+        help="list webhook deliveries in any state, newest first",
+        description="List deliveries newest first, queued and in-flight ones too "
+        "(the dashboard's log shows only finished ones). Never a payload or a secret.",
+    )
+    p.add_argument("--consumer", metavar="ID", help="only deliveries to this consumer's endpoints")
+    p.add_argument("--endpoint", metavar="ID", help="only deliveries to this endpoint")
+    p.add_argument(
+        "--status", choices=delivery_log.DELIVERY_STATUSES, help="only deliveries in this state"
+    )
+    p.add_argument(
+        "--limit",
+        type=_limit,
+        default=delivery_log.PAGE_DEFAULT,
+        metavar="N",
+        help=f"at most N rows, 1 to {delivery_log.PAGE_MAX} (default {delivery_log.PAGE_DEFAULT})",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.set_defaults(func=cmd_deliveries)
 
     subscription = sub.add_parser("subscription", help="relay payment-processor changes")
     ssub = subscription.add_subparsers(dest="subscription_command", metavar="ACTION")
@@ -111,7 +158,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     try:
         if args.once:
             sent = worker.run_once()
-            print(f"svc: worker sent {sent} deliveries")
+            print(f"svc: worker sent {counted(sent, 'delivery', 'deliveries')}")
             return 0
         stop = threading.Event()
         previous = {
@@ -128,6 +175,71 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
+
+
+def cmd_endpoints(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        rows = webhook_service.all_endpoints(store, args.consumer)
+    finally:
+        store.close()
+    items = [to_json(row) for row in rows]
+    if args.json:
+        for item in items:
+            print(json.dumps(item, ensure_ascii=False))
+        return 0
+    print_table(
+        ("ID", "CONSUMER", "STATUS", "FAILURES", "EVENTS", "URL", "CREATED"),
+        (
+            (
+                i["id"],
+                i["consumer_id"],
+                i["status"],
+                i["consecutive_failures"],
+                ",".join(i["events"]) or "all",
+                i["url"],
+                i["created_at"],
+            )
+            for i in items
+        ),
+    )
+    return 0
+
+
+def cmd_deliveries(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        rows = delivery_log.recent_deliveries(
+            store,
+            consumer_id=args.consumer,
+            endpoint_id=args.endpoint,
+            status=args.status,
+            limit=args.limit,
+        )
+    finally:
+        store.close()
+    items = [to_json(row) for row in rows]
+    if args.json:
+        for item in items:
+            print(json.dumps(item, ensure_ascii=False))
+        return 0
+    print_table(
+        ("ID", "CREATED", "EVENT", "STATUS", "HTTP", "MS", "ENDPOINT", "ERROR"),
+        (
+            (
+                i["id"],
+                i["created_at"],
+                i["event_type"],
+                i["status"],
+                i["http_status"],
+                i["duration_ms"],
+                i["endpoint_id"],
+                (i["error_message"] or "")[:60] or None,
+            )
+            for i in items
+        ),
+    )
+    return 0
 
 
 def _subscription(args: argparse.Namespace) -> dict[str, Any]:
@@ -170,5 +282,6 @@ def cmd_relay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{out['event_type']} {out['event_id']}: {out['queued']} delivery(ies) queued")
+        queued = counted(out["queued"], "delivery", "deliveries")
+        print(f"{out['event_type']} {out['event_id']}: {queued} queued")
     return 0

@@ -17,7 +17,7 @@ from svc_server.services import keys, sessions, team, usage
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
     if ctx.request.headers.get("Origin") not in (None, ""):
-        auth.check_origin(ctx.request, deps.config)  # no sign-in from another site's page
+        auth.check_origin(ctx.request, deps.config, signing_in=True)  # not from another site
     body = json_body(ctx, deps)
     if not body:  # a sign-in without a token is a refused token (401); unknown fields are 400
         raise JwtInvalid('Send the identity provider\'s token as {"jwt": "..."}.')

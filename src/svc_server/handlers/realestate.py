@@ -1,7 +1,7 @@
 """Real-estate endpoints: JSON by default, CSV on request, the envelope on every answer.
 
-CSV (``Accept: text/csv`` or ``format=csv``; pulse, pulse/series, coverage, indices,
-transactions) has
+CSV (``Accept: text/csv``, ``format=csv`` or the route's ``.csv`` form such as
+``/pulse.csv``; pulse, pulse/series, coverage, indices, transactions) has
 the row fields as columns in SPEC order, nested values JSON-encoded, and the envelope
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
@@ -121,7 +121,9 @@ def _run(
     keep the answer; errors (400, 403, 404) are raised, never kept."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    csv = columns is not None and wants_csv(ctx.request.accept_mimetypes, ctx.params)
+    csv = columns is not None and wants_csv(
+        ctx.request.accept_mimetypes, ctx.params, csv_only=ctx.csv_only
+    )
     given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != "format"))
     version = deps.store.realestate.data_version()  # read before computing (see answers)
     second = math.floor(ctx.now)
@@ -186,7 +188,7 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
     selection streamed as CSV."""
     assert ctx.caller is not None  # the data auth policy guarantees it
-    csv = wants_csv(ctx.request.accept_mimetypes, ctx.params)
+    csv = wants_csv(ctx.request.accept_mimetypes, ctx.params, csv_only=ctx.csv_only)
     query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != "format"})
     common: dict[str, Any] = {
         "request_id": ctx.request_id,

@@ -27,7 +27,7 @@ from svc_core.iprules import client_address
 from svc_server.config import Config
 from svc_server.http.deps import Deps
 from svc_server.http.routing import Route
-from svc_server.services import access, sessions
+from svc_server.services import access, membership, sessions
 
 COOKIE_NAME = "svc_session"
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
@@ -36,12 +36,14 @@ DATA_ERROR_META = {"service": "svc", "api_version": "v1"}
 
 @attrs.frozen(kw_only=True)
 class Admission:
-    """The outcome of ``admit``: the caller (data routes) or user (account routes), the
-    session to renew, the quota unit held, and the refusal to answer instead, if any,
-    with the ``_meta`` that refusal carries (SPEC's 401 body)."""
+    """The outcome of ``admit``: the caller (data routes) or the user and the consumer its
+    calls act on (account routes and pages), the session to renew, the quota unit held,
+    and the refusal to answer instead, if any, with the ``_meta`` that refusal carries
+    (SPEC's 401 body)."""
 
     caller: Caller | None = None
     user_id: str | None = None
+    consumer_id: str | None = None
     session: sessions.ActiveSession | None = None
     held: access.Reservation | None = None
     refused: SvcError | None = None
@@ -87,14 +89,21 @@ def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
                 check_origin(request, deps.config)
         except SvcError as err:
             return Admission(refused=err, session=session)
-        return Admission(user_id=session.user_id, session=session)
+        return _signed_in(deps, session)
     if route.auth == "page":
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
         except SvcError:
             return Admission()  # a page for signed-out visitors too (it may redirect)
-        return Admission(user_id=session.user_id, session=session)
+        return _signed_in(deps, session)
     return Admission()
+
+
+def _signed_in(deps: Deps, session: sessions.ActiveSession) -> Admission:
+    """A cookie caller of an account route or page, with the consumer its calls act on
+    (for the access log; None when the user has none)."""
+    consumer_id = membership.primary_consumer_id(deps.store, session.user_id)
+    return Admission(user_id=session.user_id, consumer_id=consumer_id, session=session)
 
 
 def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admission:
@@ -164,8 +173,9 @@ def _sets_cookie(response: Response) -> bool:
     return any(v.startswith(prefix) for v in response.headers.getlist("Set-Cookie"))
 
 
-def check_origin(request: Request, config: Config) -> None:
-    """Cookie-authenticated writes must come from a configured site origin."""
+def check_origin(request: Request, config: Config, *, signing_in: bool = False) -> None:
+    """Cookie-authenticated writes, and sign-ins sent from a browser page, must come from
+    a configured site origin; the refusal says which of the two was refused."""
     origin = request.headers.get("Origin")
     if not origin or origin == "null":
         referer = request.headers.get("Referer")
@@ -175,11 +185,19 @@ def check_origin(request: Request, config: Config) -> None:
                 origin = f"{parts.scheme}://{parts.netloc}"
             except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
                 origin = None
-    if not origin or origin.lower().rstrip("/") not in config.site_origins:
+    if origin and origin.lower().rstrip("/") in config.site_origins:
+        return
+    source = f"a page of {origin[:200]}" if origin else "a request without an Origin header"
+    if signing_in:
         raise CsrfRejected(
-            "Cookie-authenticated writes need an Origin header of this site.",
-            hint="Call from the dashboard's origin, or configure SVC_SITE_ORIGINS.",
+            f"Sign-in is accepted only from this site's own pages, not from {source}.",
+            hint="Sign in from this site's /signin page; an operator adds other sites "
+            "to SVC_SITE_ORIGINS.",
         )
+    raise CsrfRejected(
+        f"Cookie-authenticated writes must come from this site's pages, not from {source}.",
+        hint="Call from the dashboard's origin, or configure SVC_SITE_ORIGINS.",
+    )
 
 
 def _session(

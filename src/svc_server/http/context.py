@@ -11,7 +11,8 @@ from svc_core.caller import Caller
 @attrs.frozen(kw_only=True)
 class Ctx:
     """One admitted request: the raw request, its id and clock reading, its strict-parsed
-    query, and who is calling (``caller`` on data routes, ``user_id`` on account routes)."""
+    query, and who is calling (``caller`` on data routes, ``user_id`` on account routes and
+    pages, with ``consumer_id``, the consumer their calls act on)."""
 
     request: Request
     request_id: str
@@ -19,4 +20,7 @@ class Ctx:
     params: dict[str, str] = attrs.field(factory=dict)
     caller: Caller | None = None
     user_id: str | None = None
+    consumer_id: str | None = None
     session_id: str | None = None
+    csv_only: bool = False
+    """The route is the ``.csv`` form of a CSV-capable one: answer CSV, negotiate nothing."""

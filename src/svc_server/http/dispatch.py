@@ -152,13 +152,14 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         ctx,
         caller=admission.caller,
         user_id=admission.user_id,
+        consumer_id=admission.caller.consumer_id if admission.caller else admission.consumer_id,
         session_id=admission.session.session_id if admission.session else None,
     )
     try:
         if admission.refused is not None:
             raise admission.refused
         query = params.strict_query(parse_query(request.query_string), route.accepted)
-        ctx = attrs.evolve(ctx, params=query)
+        ctx = attrs.evolve(ctx, params=query, csv_only=route.csv_only)
         response = route.handler(ctx, deps, **values)
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None

@@ -14,15 +14,17 @@ OFFERED = (JSON, CSV)
 """What CSV-capable routes offer, in the server's order of preference."""
 
 
-def wants_csv(accept: MIMEAccept, params: Mapping[str, str]) -> bool:
+def wants_csv(accept: MIMEAccept, params: Mapping[str, str], *, csv_only: bool = False) -> bool:
     """True when the caller asked for CSV.
 
-    ``format`` wins when present (``json`` or ``csv``). Otherwise the Accept header
+    A route's ``.csv`` form (``csv_only``) always answers CSV. Else ``format`` wins when present (``json`` or ``csv``). Otherwise the Accept header
     decides as RFC 9110 says: each of ``application/json`` and ``text/csv`` gets the q of
     the most specific range that matches it (``text/csv`` over ``text/*`` over ``*/*``),
     and CSV is chosen when its q is higher; a tie, no header or only other types mean
     JSON (the server's preference).
     """
+    if csv_only:
+        return True
     fmt = params.get("format")
     if fmt:
         if fmt not in {"json", "csv"}:

@@ -55,6 +55,8 @@ class Route:
     params: tuple[Param, ...] = ()
     counted: bool = False
     csv: bool = False
+    csv_only: bool = False
+    """The ``.csv`` form of a CSV-capable route (``with_csv_forms``): always CSV."""
 
     @property
     def endpoint(self) -> str:
@@ -62,9 +64,26 @@ class Route:
 
     @property
     def accepted(self) -> frozenset[str]:
-        """The query parameter names this route accepts (``format`` where CSV applies)."""
+        """The query parameter names this route accepts (``format`` where CSV is
+        negotiated)."""
         names = {p.name for p in self.params}
         return frozenset(names | {"format"}) if self.csv else frozenset(names)
+
+
+CSV_SUFFIX = ".csv"
+
+
+def with_csv_forms(routes: Sequence[Route]) -> tuple[Route, ...]:
+    """``routes``, each CSV-capable one followed by its ``.csv`` form: the same handler,
+    auth, parameters and quota at ``path + ".csv"``, always answering CSV (no ``format``,
+    no negotiation). A generated client reads one media type per operation, so the form
+    is its way to ask for CSV (``GET /api/v1/real-estate/pulse.csv``)."""
+    out: list[Route] = []
+    for route in routes:
+        out.append(route)
+        if route.csv:
+            out.append(attrs.evolve(route, path=route.path + CSV_SUFFIX, csv=False, csv_only=True))
+    return tuple(out)
 
 
 def build_map(routes: Sequence[Route]) -> Map:

@@ -32,8 +32,9 @@ import uuid
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
 from svc_core.regions import region_name
-from svc_core.sources import decode_text
+from svc_core.sources import csv_text
 from svc_core.sources.kind import describe, recognise
+from svc_core.sources.sniff import binary_format
 from svc_server.ingest.loaders import (
     LOADERS,
     RTMS_KINDS,
@@ -75,6 +76,9 @@ def resolve_kind(kind: str | None, data: bytes, *, path: str) -> str:
     seen = recognise(data)
     if kind is None:
         if seen is None:
+            found = binary_format(data)
+            if found is not None:
+                raise SourceError(f"this is {found}, not a data file svc reads", path=path)
             raise SourceError(
                 f"cannot tell what kind of file this is; give its KIND ({', '.join(KINDS)})",
                 path=path,
@@ -157,7 +161,7 @@ def parse_area_map(data: bytes, *, path: str) -> dict[str, tuple[str, ...]]:
     An area covering several districts takes several lines. ``SourceError`` names the
     file and line of the first problem (unknown code, malformed line).
     """
-    reader = csv.reader(io.StringIO(decode_text(data, path), newline=""))
+    reader = csv.reader(io.StringIO(csv_text(data, path, cp949=True), newline=""))
     try:
         rows = list(reader)
     except csv.Error as exc:
@@ -195,7 +199,7 @@ def summary_lines(report: LoadReport) -> list[str]:
         lines.append(f"  excluded {reason}: {count}")
     for reason, count in sorted(report.rejected.items()):
         shown = [r for r in report.rejections if r.reason == reason]
-        where = "; ".join(f"line {r.line}: {r.detail}" for r in shown)
+        where = "; ".join(f"{report.unit} {r.line}: {r.detail}" for r in shown)
         line = f"  rejected {reason}: {count}"
         if shown:
             line += f" (first {len(shown)}: {where})" if count > len(shown) else f" ({where})"

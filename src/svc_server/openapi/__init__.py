@@ -20,7 +20,7 @@ import attrs
 
 from svc_core.params import Param
 from svc_server.config import Config
-from svc_server.http.routing import Operation, Route
+from svc_server.http.routing import CSV_SUFFIX, Operation, Route
 from svc_server.openapi.components import (
     CSV_EXAMPLE,
     CSV_HEADERS,
@@ -79,8 +79,9 @@ surrogates or nesting deeper than 32 levels.
 is kept; anything else is replaced by `req_` and 22 base64url characters.
 
 **CSV.** pulse, pulse/series, coverage and indices answer RFC 4180 CSV with a UTF-8
-byte-order mark for `Accept: text/csv` or `format=csv`; envelope fields travel as
-`X-Svc-*` headers. Text cells starting with `=`, `+`, `-`, `@`, TAB or CR get a leading
+byte-order mark for `Accept: text/csv` or `format=csv`, and always at their path plus
+`.csv` (`/api/v1/real-estate/pulse.csv`, its own operation, for generated clients that
+read one media type per operation); envelope fields travel as `X-Svc-*` headers. Text cells starting with `=`, `+`, `-`, `@`, TAB or CR get a leading
 `'` so spreadsheets do not run them as formulas.
 
 **Limits.** Request bodies above {max_body} bytes get 413; request URIs above
@@ -206,11 +207,13 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
     out: Json = {}
     for status in sorted(merged, key=lambda s: (len(s), s)):
         response = _with_headers(merged[status], extra)
-        if status == "200" and route.csv and "$ref" not in response:
-            response["content"]["text/csv"] = {
-                "schema": {"type": "string"},
-                "example": CSV_EXAMPLE,
-            }
+        if status == "200" and (route.csv or route.csv_only) and "$ref" not in response:
+            csv_content = {"schema": {"type": "string"}, "example": CSV_EXAMPLE}
+            if route.csv_only:  # the .csv form: CSV only, so a generated client reads text
+                response["content"] = {"text/csv": csv_content}
+                response["description"] = "The rows as RFC 4180 CSV with a UTF-8 BOM."
+            else:
+                response["content"]["text/csv"] = csv_content
             response["headers"].update(
                 {
                     name: {"description": text, "schema": {"type": "string"}}
@@ -225,7 +228,23 @@ def error_ref(name: str) -> Json:
     return {"$ref": f"#/components/responses/{name}"}
 
 
+def _csv_form(op: Operation, path: str) -> Operation:
+    """The text of a route's ``.csv`` form, from the text of the route itself."""
+    base = path.removesuffix(CSV_SUFFIX)
+    return attrs.evolve(
+        op,
+        operation_id=op.operation_id + "Csv",
+        summary=f"{op.summary} (CSV)",
+        description=f"`GET {base}` answered as CSV whatever the `Accept` header: the "
+        "same parameters (no `format`), rows, quota and errors (JSON), with the envelope "
+        "in `X-Svc-*` headers. For clients that read one media type per operation, such "
+        "as generated ones.\n\n" + op.description,
+    )
+
+
 def _operation(route: Route, method: str, op: Operation | None, path: str) -> Json:
+    if op is not None and route.csv_only:
+        op = _csv_form(op, path)
     out: Json = {
         "tags": [op.tag if op else "Undocumented"],
         "summary": op.summary if op else f"{method} {path}",

@@ -153,7 +153,9 @@ REQUEST_ID_PARAM: Json = {
 }
 FORMAT = Param(
     name="format",
-    description="csv for CSV, json for JSON; wins over the Accept header.",
+    description="csv for CSV, json for JSON; wins over the Accept header. A generated "
+    "client parses this operation's answer as JSON: for CSV it calls the operation at "
+    "this path plus .csv instead.",
     kind="enum",
     choices=("json", "csv"),
 )

@@ -1,17 +1,20 @@
-"""Consumer use cases: the operator's ``svc consumer create``, and the user (with a
-starter consumer and its first key) that a first sign-in creates."""
+"""Consumer use cases: the operator's ``svc consumer create``, ``list`` and ``show``, and
+the user (with a starter consumer and its first key) that a first sign-in creates."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 import attrs
 
-from svc_core import plans
-from svc_core.errors import InvalidParams
+from svc_core import plans, quota
+from svc_core.errors import Conflict, InvalidParams, NotFound
+from svc_core.instants import utc, utc_exact, utc_or_none
 from svc_server.identity import Identity
-from svc_server.services.keys import first_key
-from svc_server.services.membership import normalize_email
+from svc_server.services.keys import KeyRow, first_key, key_row
+from svc_server.services.membership import normalize_email, parse_id
+from svc_server.services.team import MemberRow, member_row
 from svc_server.store import Store
 from svc_server.store.base import Row, Tx
 
@@ -89,17 +92,33 @@ def create_consumer(
     company: str | None = None,
     monthly_quota: int | None = None,
     rate_limit: int | None = None,
+    allow_duplicate_owner: bool = False,
 ) -> CreatedConsumer:
     """Operator path (``svc consumer create``): a consumer with one live key.
 
     With ``email``, the user with that email (existing, or created now and claimed at
-    first sign-in) becomes the owner.
+    first sign-in) becomes the owner. An email that already owns an active consumer is
+    refused (409) unless ``allow_duplicate_owner``: a rerun of a set-up script must not
+    make a second account the owner then has to tell apart.
     """
     if plan not in plans.DEFAULT_PLANS:
         raise InvalidParams(
             f"Unknown plan {plan!r}; choose one of {', '.join(plans.DEFAULT_PLANS)}."
         )
     with store.db.transaction() as tx:
+        if email is not None and not allow_duplicate_owner:
+            email = normalize_email(email)
+            store.db.lock(tx, "email:" + email)  # two creates at once: one wins
+            user = store.accounts.get_user_by_email(tx, email)
+            mine = store.accounts.active_consumers_of_user(tx, user["id"]) if user else []
+            owned = [c for c in mine if c["role"] == "owner"]
+            if owned:
+                raise Conflict(
+                    f"{email} already owns consumer {owned[0]['id']} "
+                    f"(plan {owned[0]['plan']}); nothing was created. Use that one, or "
+                    "give --allow-duplicate-owner to make another for the same owner.",
+                    hint=f"svc consumer show {owned[0]['id']} shows its keys and members.",
+                )
         consumer_id = _new_consumer(
             store,
             tx,
@@ -166,3 +185,101 @@ def ensure_user(
     consumer_id = _new_consumer(store, tx, plan=plan, now=now, ids=ids)
     _owner(store, tx, consumer_id, user["id"], user["email"], now=now, ids=ids)
     return user, first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids).key
+
+
+# operators' views (``svc consumer list`` and ``show``) ------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class ConsumerLine:
+    """A consumer as ``svc consumer list`` shows it (attribute order is JSON order)."""
+
+    id: str
+    plan: str
+    status: str
+    owner_email: str | None
+    company_name: str | None
+    active_keys: int
+    """Keys that work now: not rotated (grace, expired) and not revoked."""
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class MonthCalls:
+    """A consumer's calls in one UTC month: live ones against its quota, and test ones."""
+
+    month: str
+    live: int
+    test: int
+    monthly_quota: int
+
+
+@attrs.frozen(kw_only=True)
+class ConsumerDetail:
+    """Everything an operator asks about one consumer (``svc consumer show``)."""
+
+    id: str
+    plan: str
+    status: str
+    owner_email: str | None
+    company_name: str | None
+    created_at: datetime
+    subscription_status: str | None
+    trial_ends_at: datetime | None
+    rate_limit_per_minute: int
+    usage: MonthCalls
+    keys: tuple[KeyRow, ...]
+    members: tuple[MemberRow, ...]
+
+
+def list_consumers(store: Store) -> list[ConsumerLine]:
+    """Every consumer, oldest first."""
+    return [
+        ConsumerLine(
+            id=row["id"],
+            plan=row["plan"],
+            status=row["status"],
+            owner_email=row["owner_email"],
+            company_name=row["company_name"],
+            active_keys=int(row["active_keys"]),
+            created_at=utc(row["created_at"]),
+        )
+        for row in store.accounts.list_consumers()
+    ]
+
+
+def consumer_detail(store: Store, consumer_id: str, now: float) -> ConsumerDetail:
+    """One consumer: plan and limits, owner, keys with their status as of ``now``,
+    members and pending invitations, and this month's calls; 404 when unknown."""
+    consumer_id = parse_id(consumer_id, "consumer id")
+    month = quota.quota_month(utc_exact(now)).month
+    row = store.accounts.get_consumer(consumer_id)
+    if row is None:
+        raise NotFound(f"No consumer {consumer_id}.", hint="See svc consumer list.")
+    with store.db.transaction(write=False) as tx:
+        key_rows = store.accounts.keys_of_consumer(tx, consumer_id)
+        members = store.accounts.memberships_of_consumer(tx, consumer_id)
+        counted = store.accounts.month_usage(tx, consumer_id, month)
+    limits = plans.effective_limits(
+        row["plan"], row["monthly_quota_override"], row["rate_limit_override"]
+    )
+    owners = sorted(m["email"] for m in members if m["role"] == "owner" and m["status"] == "active")
+    return ConsumerDetail(
+        id=row["id"],
+        plan=row["plan"],
+        status=row["status"],
+        owner_email=owners[0] if owners else None,
+        company_name=row["company_name"],
+        created_at=utc(row["created_at"]),
+        subscription_status=row["subscription_status"],
+        trial_ends_at=utc_or_none(row["trial_ends_at"]),
+        rate_limit_per_minute=limits.rate_limit_per_minute,
+        usage=MonthCalls(
+            month=month,
+            live=counted.by_mode.get("live", 0),
+            test=counted.by_mode.get("test", 0),
+            monthly_quota=limits.monthly_quota,
+        ),
+        keys=tuple(key_row(k, now) for k in key_rows),
+        members=tuple(member_row(m) for m in members if m["status"] != "removed"),
+    )

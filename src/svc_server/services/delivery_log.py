@@ -1,5 +1,6 @@
 """The delivery log of a webhook endpoint: finished deliveries, newest first, a page at
-a time, with a 24-hour summary (``GET /api/auth/me/webhooks/{id}/deliveries``)."""
+a time, with a 24-hour summary (``GET /api/auth/me/webhooks/{id}/deliveries``); and the
+operator's view of every delivery in any state (``svc webhook deliveries``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from datetime import datetime
 import attrs
 
 from svc_core.errors import InvalidParams
-from svc_core.instants import utc
+from svc_core.instants import utc, utc_or_none
 from svc_server.services.membership import account, parse_id
 from svc_server.store import Store
 from svc_server.store.base import Row
@@ -118,3 +119,53 @@ def deliveries(
         pagination=Pagination(limit=limit, offset=offset, returned=len(rows)),
         summary=DeliverySummary(**summary),
     )
+
+
+DELIVERY_STATUSES = ("pending", "claimed", "sending", "delivered", "failed")
+"""A delivery's states: queued, taken by a worker, going out, and the two outcomes."""
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryLine(DeliveryRow):
+    """A delivery as an operator lists it: the log line, where it goes and when it went."""
+
+    endpoint_id: str
+    consumer_id: str
+    url: str
+    sent_at: datetime | None
+
+
+def recent_deliveries(
+    store: Store,
+    *,
+    consumer_id: str | None = None,
+    endpoint_id: str | None = None,
+    status: str | None = None,
+    limit: int = PAGE_DEFAULT,
+) -> list[DeliveryLine]:
+    """Operator view: deliveries in any state (queued ones too), newest first, filtered
+    by consumer, endpoint and status when given; never a payload or a secret."""
+    if status is not None and status not in DELIVERY_STATUSES:
+        raise InvalidParams(
+            f"Unknown delivery status {status!r}; choose one of {', '.join(DELIVERY_STATUSES)}."
+        )
+    if not 1 <= limit <= PAGE_MAX:
+        raise InvalidParams(f"The limit must be from 1 to {PAGE_MAX}.")
+    with store.db.transaction(write=False) as tx:
+        rows = store.webhooks.recent_deliveries(
+            tx,
+            consumer_id=parse_id(consumer_id, "consumer id") if consumer_id else None,
+            endpoint_id=parse_id(endpoint_id, "endpoint id") if endpoint_id else None,
+            status=status,
+            limit=limit,
+        )
+    return [
+        DeliveryLine(
+            endpoint_id=r["endpoint_id"],
+            consumer_id=r["consumer_id"],
+            url=r["url"],
+            sent_at=utc_or_none(r["sent_at"]),
+            **attrs.asdict(delivery_row(r), recurse=False),
+        )
+        for r in rows
+    ]

@@ -43,6 +43,13 @@ def normalize_email(email: str) -> str:
     return emails.normalize_email(email)
 
 
+def primary_consumer_id(store: Store, user_id: str) -> str | None:
+    """The id of the consumer a signed-in user's account calls act on, or None."""
+    with store.db.transaction(write=False) as tx:
+        consumer = primary_consumer(store.accounts.active_consumers_of_user(tx, user_id))
+    return None if consumer is None else str(consumer["id"])
+
+
 def account(store: Store, tx: Tx, user_id: str) -> tuple[Row, str]:
     """The user's primary consumer and their role in it, or 404 ``NO_CONSUMER``."""
     consumer = primary_consumer(store.accounts.active_consumers_of_user(tx, user_id))

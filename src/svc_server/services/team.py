@@ -71,7 +71,7 @@ class InviteRow:
     invited_at: datetime | None
 
 
-def _member_row(row: Row) -> MemberRow:
+def member_row(row: Row) -> MemberRow:
     return MemberRow(
         id=row["id"],
         user_id=row["user_id"],
@@ -103,7 +103,7 @@ def team(store: Store, user_id: str, now: float) -> Team:
         if r["status"] != "pending" or r["expires_at"] is None or r["expires_at"] > now
     ]
     return Team(
-        members=tuple(_member_row(r) for r in visible), seat_limit=seats, plan=consumer["plan"]
+        members=tuple(member_row(r) for r in visible), seat_limit=seats, plan=consumer["plan"]
     )
 
 

@@ -152,6 +152,27 @@ def list_endpoints(store: Store, user_id: str) -> list[EndpointRow]:
     return [endpoint_row(r) for r in rows]
 
 
+@attrs.frozen(kw_only=True)
+class ConsumerEndpoint(EndpointRow):
+    """An endpoint as an operator lists it: the row and the consumer that owns it."""
+
+    consumer_id: str
+
+
+def all_endpoints(store: Store, consumer_id: str | None = None) -> list[ConsumerEndpoint]:
+    """Operator view (``svc webhook endpoints``): every endpoint, or one consumer's,
+    revoked ones included, oldest first; never a secret."""
+    wanted = parse_id(consumer_id, "consumer id") if consumer_id is not None else None
+    with store.db.transaction(write=False) as tx:
+        rows = store.webhooks.all_endpoints(tx, wanted)
+    return [
+        ConsumerEndpoint(
+            consumer_id=r["consumer_id"], **attrs.asdict(endpoint_row(r), recurse=False)
+        )
+        for r in rows
+    ]
+
+
 def create_endpoint(
     store: Store,
     user_id: str,

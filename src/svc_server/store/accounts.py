@@ -54,10 +54,13 @@ class AccountsRepo(ApiKeysTable):
             return tx.fetchone("SELECT * FROM consumers WHERE id = ?", (consumer_id,))
 
     def list_consumers(self) -> list[Row]:
+        """Every consumer, its owner's email and its active (not rotated) key count."""
         with self.db.transaction(write=False) as tx:
             return tx.fetchall(
                 "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "
-                "AND k.status IN ('active', 'grace')) AS active_keys "
+                "AND k.status = 'active') AS active_keys, "
+                "(SELECT MIN(m.email) FROM memberships m WHERE m.consumer_id = c.id "
+                "AND m.role = 'owner' AND m.status = 'active') AS owner_email "
                 "FROM consumers c ORDER BY c.created_at, c.id"
             )
 

@@ -287,6 +287,39 @@ class WebhooksRepo:
         row = row or {}
         return {name: int(row.get(name) or 0) for name in FIELDS_SUMMARY}
 
+    # operators' listings (``svc webhook ...``) ------------------------------------------------
+
+    def all_endpoints(self, tx: Tx, consumer_id: str | None = None) -> list[Row]:
+        """Every endpoint, or those of one consumer, oldest first."""
+        where, args = ("WHERE consumer_id = ? ", (consumer_id,)) if consumer_id else ("", ())
+        rows = tx.fetchall(
+            f"SELECT * FROM webhook_endpoints {where}ORDER BY created_at, id",
+            args,
+        )
+        return [decode_endpoint(r) for r in rows]
+
+    def recent_deliveries(
+        self,
+        tx: Tx,
+        *,
+        consumer_id: str | None = None,
+        endpoint_id: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+    ) -> list[Row]:
+        """Deliveries in any state, newest first, filtered by consumer, endpoint and
+        status when given; each with its endpoint's consumer and URL."""
+        filters = {"e.consumer_id": consumer_id, "d.endpoint_id": endpoint_id, "d.status": status}
+        used = {column: value for column, value in filters.items() if value is not None}
+        where = " AND ".join(f"{column} = ?" for column in used)
+        return tx.fetchall(
+            f"SELECT {_DELIVERY_ROW}, d.endpoint_id, e.consumer_id, e.url FROM deliveries d"
+            " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            + (f" WHERE {where}" if where else "")
+            + " ORDER BY d.created_at DESC, d.seq DESC, d.id DESC LIMIT ?",
+            (*used.values(), limit),
+        )
+
     # trials ---------------------------------------------------------------------------------
 
     def trial_candidates(self, tx: Tx, now: int, horizon: int) -> list[Row]:

@@ -165,7 +165,7 @@ def dev_session(ctx: Ctx, deps: Deps) -> Response:
             "Development sign-in is off on this server.",
             hint="Sign in with POST /api/auth/session, or set SVC_DEV_SIGNIN=true locally.",
         )
-    auth.check_origin(ctx.request, deps.config)
+    auth.check_origin(ctx.request, deps.config, signing_in=True)
     body = read_json_object(ctx.request, max_bytes=deps.config.max_body_bytes)
     email = read_body(DEV_SESSION_FIELDS, body)["email"]
     identity = Identity(sub=DEV_SUBJECT_PREFIX + email, email=email)

@@ -1,0 +1,161 @@
+"""``python3 dev.py``, run as a newcomer runs it: each command's ``--help`` only tells,
+and running the demo twice leaves one demo account whose key keeps working."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "dev.py"
+SVC = ROOT / ".venv" / "bin" / "svc"
+
+
+def _installed() -> bool:
+    """Whether ./.venv holds the current dev install (what ``dev.py test`` makes), so
+    ``dev.py demo`` runs without installing anything."""
+    stamp = ROOT / ".venv" / ".installed-dev"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return SVC.exists() and stamp.exists() and stamp.read_text() == digest
+
+
+needs_venv = pytest.mark.skipif(
+    not _installed(), reason="dev.py demo needs ./.venv from `python3 dev.py test`"
+)
+
+
+def env_for(db: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["SVC_DATABASE_URL"] = f"sqlite:///{db}"
+    env.pop("SVC_PORT", None)
+    return env
+
+
+@pytest.mark.parametrize("command", ["demo", "test", "bench"])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_each_command_help_only_tells(tmp_path: Path, command: str, flag: str) -> None:
+    db = tmp_path / "demo.db"
+    done = subprocess.run(
+        [sys.executable, str(DEV), command, flag],
+        env=env_for(db),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"python3 dev.py {command}")
+    assert "dev.py: installing" not in done.stdout and done.stderr == ""
+    assert not db.exists()  # no schema, no demo data, no consumer: nothing ran
+
+
+def test_the_overview_lists_the_commands() -> None:
+    done = subprocess.run(
+        [sys.executable, str(DEV), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    for command in ("demo", "test", "bench"):
+        assert f"python3 dev.py {command}" in done.stdout
+    unknown = subprocess.run(
+        [sys.executable, str(DEV), "serve"], capture_output=True, text=True, timeout=60
+    )
+    assert unknown.returncode == 1 and "unknown command 'serve'" in unknown.stderr
+
+
+def run_demo(db: Path, port: int) -> str:
+    """Run ``dev.py demo`` until its server answers, then stop it; its output."""
+    proc = subprocess.Popen(
+        [sys.executable, str(DEV), "demo", "--port", str(port)],
+        env=env_for(db),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # the server it starts is stopped with it
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=1)
+                break
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("dev.py demo did not serve within 240 s")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+    return out.decode()
+
+
+def call(port: int, key: str) -> int:
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/v1/real-estate/dimensions", headers={"X-API-Key": key}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:  # not listening yet
+        return 0
+
+
+@needs_venv
+def test_running_the_demo_twice_keeps_one_demo_account(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    first = run_demo(db, free_port())
+    [key] = re.findall(r"API key \(shown once\): (svc_pk_live_[0-9a-f]{32})", first)
+    second = run_demo(db, free_port())
+    assert "API key (shown once)" not in second
+    assert "demo@example.com already has consumer" in second
+    assert "its API key was printed when it was made and still works" in second
+
+    listed = subprocess.run(
+        [str(SVC), "consumer", "list", "--json"],
+        env=env_for(db),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    demo = [r for r in rows if r["owner_email"] == "demo@example.com"]
+    assert len(demo) == 1 and demo[0]["plan"] == "pro" and demo[0]["active_keys"] == 1
+    assert demo[0]["id"] in second
+
+    # the key printed by the first run still works against the rerun's data
+    port = free_port()
+    server = subprocess.Popen(
+        [str(SVC), "serve", "--port", str(port)],
+        env=env_for(db),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while (status := call(port, key)) == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert status == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
