@@ -118,8 +118,13 @@ def test_another_tenants_event_is_not_stuck_behind_48_dead_deliveries(
             time.sleep(0.05)
         waited = time.monotonic() - started
         with store.db.transaction(write=False) as tx:
+            # The attacker's sends only: the other tenant's own delivery may still be
+            # "sending" (its answer not yet recorded) when its request has arrived.
             row = tx.fetchone(
-                "SELECT COUNT(*) AS n FROM deliveries WHERE status IN ('claimed', 'sending')"
+                "SELECT COUNT(*) AS n FROM deliveries d "
+                "JOIN webhook_endpoints e ON e.id = d.endpoint_id "
+                "WHERE d.status IN ('claimed', 'sending') AND e.consumer_id = ?",
+                (attacker,),
             )
         in_flight = int(row["n"]) if row else 0
     finally:
