@@ -34,10 +34,12 @@ BASE_LIMITATIONS: tuple[str, ...] = (
 
 @attrs.frozen(kw_only=True)
 class Links:
-    """Absolute URLs the envelope and tier errors point at."""
+    """Absolute URLs the envelope, tier errors and rows point at (``transactions_url``:
+    the deals route, which pulse rows link to with their cohort's filters)."""
 
     disclosure_url: str
     upgrade_url: str
+    transactions_url: str = "/api/v1/real-estate/transactions"
 
 
 @attrs.frozen(kw_only=True)

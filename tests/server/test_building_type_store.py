@@ -27,7 +27,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
         tx.execute(_OLD_ROW, ("k:offi", "officetel"))
         tx.execute(_OLD_ROW, ("k:office", "office"))
     old.close()
-    monkeypatch.setattr(migrate, "available", lambda: every)
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version <= 8])
     store = open_store(db_url)
     try:
         assert store.migrate() == ["0008_building_type.sql"]

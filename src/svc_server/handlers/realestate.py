@@ -32,9 +32,13 @@ Service = Callable[..., Answer]
 
 
 def links(deps: Deps) -> service.Links:
-    """The disclosure and pricing pages of this deployment."""
+    """The disclosure and pricing pages and the deals route of this deployment."""
     base = deps.config.public_url
-    return service.Links(disclosure_url=f"{base}/disclosure", upgrade_url=f"{base}/pricing")
+    return service.Links(
+        disclosure_url=f"{base}/disclosure",
+        upgrade_url=f"{base}/pricing",
+        transactions_url=f"{base}/api/v1/real-estate/transactions",
+    )
 
 
 def header_name(field: str) -> str:

@@ -131,6 +131,7 @@ def ingest(
         table_name=table_name,
         property_type=property_type,
         progress=progress,
+        now=now,
     )
     parsed = loader.parse(data, options)
     if _all_rejected(parsed.report):

@@ -19,7 +19,7 @@ from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import IndexParseResult, ParseResult, rone, rtms, rtms_csv, samples
 from svc_core.sources import markets as market_source
-from svc_server.services import markets_ingest, realestate
+from svc_server.services import completeness, markets_ingest, realestate
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
@@ -42,6 +42,7 @@ class Options:
     table_name: str | None = None
     property_type: str | None = None
     progress: Progress | None = None
+    now: float = 0.0
 
 
 @attrs.frozen(kw_only=True)
@@ -89,18 +90,20 @@ def write_transactions(
     progress: Callable[[int], None] | None = None,
 ) -> LoadReport:
     """Retract cancelled deals (and ``also_retract``), insert the new ones and rebuild
-    the coverage of every district touched, inside ``tx``."""
+    the coverage of every district touched (or whose stored records got their building
+    type), inside ``tx``."""
     report = result.report
     touched = {t.sigungu_code for t in result.transactions}
     gone = [*result.retracted_keys, *also_retract]
     if gone:
         report.retracted, codes = store.realestate.delete_transactions(tx, gone)
         touched |= codes
+    retyped: set[str] = set()
     report.loaded, report.duplicate = store.realestate.insert_transactions(
-        tx, result.transactions, progress=progress
+        tx, result.transactions, progress=progress, retyped=retyped
     )
-    if report.loaded or report.retracted:
-        realestate.refresh_coverage(store, tx, touched)
+    if report.loaded or report.retracted or retyped:
+        realestate.refresh_coverage(store, tx, touched | retyped)
     return report
 
 
@@ -118,7 +121,9 @@ def _transaction_loader(kind: str) -> Loader:
             if progress is not None:
                 progress(done, total)
 
-        return write_transactions(store, tx, result, progress=step)
+        report = write_transactions(store, tx, result, progress=step)
+        completeness.record_file(store, tx, kind, result, now=options.now)
+        return report
 
     return Loader(kind=kind, parse=parse, write=write)
 

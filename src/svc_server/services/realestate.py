@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from svc_core import convert, periods, regions
+from svc_core import periods, regions
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
+from svc_core.models import BUILDING_TYPES
 from svc_core.params import names
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import dimensions as core_dimensions
@@ -42,6 +43,8 @@ from svc_server.store.base import Row, Tx
 from svc_server.store.realestate import CoverageRecord, DataState
 
 GRANULARITY = q.GRANULARITIES
+COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
+"""The building-type filters coverage is precomputed for (None: every deal)."""
 PULSE_PARAMS = names(q.PULSE_PARAMS)
 SERIES_PARAMS = names(q.SERIES_PARAMS)
 COVERAGE_PARAMS = names(q.COVERAGE_PARAMS)
@@ -64,6 +67,7 @@ def _context(
         generated_at=datetime.fromtimestamp(now, UTC),
         links=links,
         exclusions=state.exclusions,
+        data_as_of=state.data_as_of,
     )
 
 
@@ -120,6 +124,20 @@ def _cohort_rows(
     return store.realestate.cached(key, compute, version=state.version)
 
 
+def _finish(
+    rows: Sequence[PulseRow], period_of: Mapping[str, str], state: DataState, context: Context
+) -> list[PulseRow]:
+    """The cached rows with what follows the clock and the address: ``complete``,
+    ``provisional`` and ``transactions_url``."""
+    return core_pulse.finish_rows(
+        rows,
+        period_of,
+        incomplete=state.incomplete,
+        today=context.generated_at.date(),
+        transactions_url=context.links.transactions_url,
+    )
+
+
 def pulse(
     store: Store,
     query: PulseQuery,
@@ -133,11 +151,11 @@ def pulse(
     state = store.realestate.state()
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
-    rows, synthetic = _cohort_rows(
-        store, state, query.cohort, {m: window.label for m in window.months}, query.area_unit
-    )
+    period_of = {m: window.label for m in window.months}
+    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
     context = _context(state, caller, request_id, now, links)
-    return core_pulse.pulse_answer(rows, query, window, context, synthetic=synthetic)
+    finished = _finish(rows, period_of, state, context)
+    return core_pulse.pulse_answer(finished, query, window, context, synthetic=synthetic)
 
 
 def series(
@@ -155,7 +173,8 @@ def series(
     period_of = core_series.series_months(query.periods)
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
     context = _context(state, caller, request_id, now, links)
-    return core_series.series_answer(rows, query, context, synthetic=synthetic)
+    finished = _finish(rows, period_of, state, context)
+    return core_series.series_answer(finished, query, context, synthetic=synthetic)
 
 
 def district_names(store: Store, codes: Iterable[str], *, tx: Tx | None = None) -> dict[str, str]:
@@ -185,9 +204,10 @@ def _record(c: core_coverage.CoverageCohort) -> CoverageRecord:
         dong=c.dong,
         property_type=c.property_type,
         transaction_type=c.transaction_type,
+        building_type=c.building_type,
         type_rank=c.type_rank,
         total_samples=c.total_samples,
-        row=convert.to_json(c.row),
+        row=core_coverage.stored_form(c.row),
         source_mix=c.source_mix,
     )
 
@@ -201,9 +221,14 @@ def build_coverage(
     names: Mapping[str, str] | None = None,
 ) -> list[CoverageRecord]:
     """``svc_core.realestate.coverage.build_coverage`` as the store keeps it (rows in
-    their JSON form)."""
+    their JSON form), for every building-type filter (``COVERAGE_TYPES``)."""
     built = core_coverage.build_coverage(
-        rollup, granularities, dong_level=dong_level, merge_code=merge_code, names=names
+        rollup,
+        granularities,
+        dong_level=dong_level,
+        merge_code=merge_code,
+        names=names,
+        building_types=COVERAGE_TYPES,
     )
     return [_record(c) for c in built]
 
@@ -260,6 +285,7 @@ def _coverage_rows(
                 dong_level=cohort.dong_level,
                 merge_code=cohort.sigungu_code or None,
                 names=district_names(store, codes),
+                building_types=(cohort.building_type,),
             )
 
         built = store.realestate.cached(
@@ -275,6 +301,7 @@ def _coverage_rows(
             property_type=cohort.property_type,
             transaction_type=cohort.transaction_type,
             dong=cohort.dong,
+            building_type=cohort.building_type,
         )
         return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
 
@@ -305,7 +332,9 @@ def coverage(
     state = store.realestate.state()
     found = _coverage_rows(store, state, query)
     context = _context(state, caller, request_id, now, links)
-    return core_coverage.coverage_answer(found, query, context, synthetic=state.synthetic)
+    return core_coverage.coverage_answer(
+        found, query, context, synthetic=state.synthetic, incomplete=state.incomplete
+    )
 
 
 def _index_value(r: Row) -> core_indices.IndexValue:
