@@ -264,7 +264,7 @@ def test_a_failure_while_writing_rolls_the_whole_file_back(
     def boom(*args: object, **kwargs: object) -> int:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(ingest.realestate, "refresh_coverage", boom)
+    monkeypatch.setattr(ingest.loaders.coverage, "refresh_coverage", boom)
     with pytest.raises(RuntimeError):
         load(store, "rtms-commercial", NRG_GANGNAM)
     assert snapshot(store) == before

@@ -23,6 +23,7 @@ from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.negotiation import wants_csv
 from svc_server.http.responses import csv_response, json_response
+from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
@@ -110,7 +111,12 @@ def series(ctx: Ctx, deps: Deps) -> Response:
 
 def coverage(ctx: Ctx, deps: Deps) -> Response:
     return _run(
-        ctx, deps, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv"
+        ctx,
+        deps,
+        coverage_service.coverage,
+        q.parse_coverage,
+        coverage_service.COVERAGE_COLUMNS,
+        "coverage.csv",
     )
 
 

@@ -19,7 +19,7 @@ from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import IndexParseResult, ParseResult, rone, rtms, rtms_csv, samples
 from svc_core.sources import markets as market_source
-from svc_server.services import completeness, markets_ingest, realestate
+from svc_server.services import completeness, coverage, markets_ingest
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
@@ -103,7 +103,7 @@ def write_transactions(
         tx, result.transactions, progress=progress, retyped=retyped
     )
     if report.loaded or report.retracted or retyped:
-        realestate.refresh_coverage(store, tx, touched | retyped)
+        coverage.refresh_coverage(store, tx, touched | retyped)
     return report
 
 

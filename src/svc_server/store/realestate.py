@@ -4,7 +4,7 @@
 and source; dong ``''`` for the whole district) is maintained in the same transaction as
 the rows it counts. ``coverage_cohorts`` holds the finished coverage rows per cohort and
 granularity, rebuilt at ingest for the districts a load touched (the service computes
-them: ``svc_server.services.realestate.refresh_coverage``). So coverage and dimensions
+them: ``svc_server.services.coverage.refresh_coverage``). So coverage and dimensions
 never scan transactions, and coverage without a district reads only ``limit`` rows.
 
 Pulse reads only its cohort: ``samples`` always names every property type, transaction
