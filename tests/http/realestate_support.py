@@ -250,6 +250,14 @@ def xml_items(path: Path) -> list[dict[str, str]]:
     ]
 
 
+def is_partial(path: Path) -> bool:
+    """The file is one page of several: its ``totalCount`` exceeds the items it holds,
+    so every figure built from its district-month must say ``complete: false``."""
+    text = path.read_text(encoding="utf-8")
+    total = re.search(r"<totalCount>\s*(\d+)\s*</totalCount>", text)
+    return total is not None and int(total.group(1)) > len(re.findall(r"<item>", text))
+
+
 def included(items: Iterable[dict[str, str]]) -> list[dict[str, str]]:
     """Items that are neither cancelled nor partial-share deals."""
     return [

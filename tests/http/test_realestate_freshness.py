@@ -3,7 +3,8 @@ responses, SQLite and PostgreSQL (issue 14).
 
 ``NRG_11110_202505.xml`` is page 1 of 4 (10 of ``totalCount`` 32 items): every figure
 built from Jongno in May 2025 says ``complete: false`` until the other pages are loaded.
-Whether a file is partial is read from the raw XML by regular expression, not by svc.
+Whether a file is partial is read from the raw XML by ``realestate_support.is_partial``
+(a regular expression), not by svc.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
     Api,
+    is_partial,
     load,
     make_app,
     open_molit_store,
@@ -35,14 +37,6 @@ from tests.http.test_realestate_building_type import CASES, raw_of
 
 BASE = "https://api.example.com/api/v1/real-estate/transactions"
 AS_OF = datetime.fromtimestamp(RE_NOW, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def partial_file(path: Path) -> bool:
-    """The file holds fewer items than its totalCount (read independently of svc)."""
-    text = path.read_text(encoding="utf-8")
-    total = re.search(r"<totalCount>(\d+)</totalCount>", text)
-    assert total is not None
-    return int(total.group(1)) > len(re.findall(r"<item>", text))
 
 
 def page_of(path: Path, page_no: int, count: int) -> bytes:
@@ -72,9 +66,9 @@ def api(molit_store: Store) -> Api:
 
 
 def test_a_district_month_loaded_from_a_partial_page_is_served_incomplete(api: Api) -> None:
-    assert partial_file(NRG_JONGNO_PAGE) and not partial_file(NRG_GANGNAM)
+    assert is_partial(NRG_JONGNO_PAGE) and not is_partial(NRG_GANGNAM)
     for code, month in CASES:
-        whole = not partial_file(NRG_JONGNO_PAGE if code == "11110" else NRG_GANGNAM)
+        whole = not is_partial(NRG_JONGNO_PAGE if code == "11110" else NRG_GANGNAM)
         for endpoint, params in (
             ("pulse", {"period": month}),
             ("pulse/series", {"periods": month}),
