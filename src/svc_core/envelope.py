@@ -32,6 +32,10 @@ BASE_LIMITATIONS: tuple[str, ...] = (
 )
 
 
+TRANSACTIONS_PATH = "/api/v1/real-estate/transactions"
+"""The deals route pulse rows link to (``transactions_url``)."""
+
+
 @attrs.frozen(kw_only=True)
 class Links:
     """Absolute URLs the envelope, tier errors and rows point at (``transactions_url``:
@@ -39,7 +43,7 @@ class Links:
 
     disclosure_url: str
     upgrade_url: str
-    transactions_url: str = "/api/v1/real-estate/transactions"
+    transactions_url: str = TRANSACTIONS_PATH
 
 
 @attrs.frozen(kw_only=True)

@@ -19,7 +19,8 @@ import attrs
 from svc_core import convert, periods, stats
 from svc_core.envelope import Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
-from svc_core.realestate import freshness, pulse
+from svc_core.realestate import freshness
+from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
@@ -154,7 +155,7 @@ def build_coverage(
         if combined:
             key = (*base, "")
             _count(sources, key, month, source, n)
-            _count(types, key, month, btype or pulse.UNKNOWN_TYPE, n)
+            _count(types, key, month, btype or UNKNOWN_TYPE, n)
         if btype in typed:
             key = (*base, btype)
             _count(sources, key, month, source, n)

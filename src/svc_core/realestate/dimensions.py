@@ -12,9 +12,9 @@ import attrs
 
 from svc_core import periods
 from svc_core.envelope import Answer
+from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
-from svc_core.realestate.pulse import UNKNOWN_TYPE
 from svc_core.realestate.query import DimensionsQuery
 
 K = TypeVar("K")

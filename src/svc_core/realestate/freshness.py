@@ -30,7 +30,8 @@ from collections.abc import Collection, Iterable, Mapping
 import attrs
 
 from svc_core import periods
-from svc_core.sync import COHORTS
+from svc_core.sources import ParseResult
+from svc_core.sync import COHORTS, PARSE_KINDS
 
 REPORT_DAYS = 30
 PUBLISH_DAYS = 1
@@ -41,6 +42,8 @@ WHOLE_READ = 0
 
 MonthKey = tuple[str, str, str]
 """(sync kind, sigungu code, month ``YYYY-MM``) of a district-month."""
+SYNC_KINDS = {reader: kind for kind, reader in PARSE_KINDS.items()}
+"""The sync kind of each RTMS reader kind (``svc_core.sources.rtms.KINDS``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -76,12 +79,54 @@ def whole_read(total_count: int) -> MonthRead:
 
 def partial_read(read: MonthRead | None, total_count: int | None) -> MonthRead:
     """``read`` after a sync read the month incompletely (nothing written): a complete
-    read stays complete; otherwise the month is incomplete under the total it learnt."""
+    read stays complete; otherwise the month is incomplete under the total it learnt
+    (at least 1: a month the source says is empty is read whole at once)."""
     if read is not None and read.complete:
         return read
     if read is not None and (total_count is None or total_count == read.total_count):
         return MonthRead(total_count=read.total_count, pages=read.pages)
     return MonthRead(total_count=total_count, pages={})
+
+
+def file_months(kind: str, result: ParseResult) -> list[MonthKey]:
+    """The district-months (of sync kind ``kind``) of a file's records, kept or
+    retracted (their natural keys start ``rtms:<reader kind>:<code>:<month>:``)."""
+    found = {(kind, t.sigungu_code, t.period_month) for t in result.transactions}
+    for key in result.retracted_keys:
+        parts = key.split(":")
+        if len(parts) > 3 and parts[0] == "rtms":
+            found.add((kind, parts[2], parts[3]))
+    return sorted(found)
+
+
+def after_file(
+    kind: str, result: ParseResult, stored: Mapping[MonthKey, MonthRead]
+) -> dict[MonthKey, MonthRead]:
+    """The reads of the district-months a file of sync kind ``kind`` holds once it is
+    loaded over ``stored``; empty when the file states no total count (a CSV export,
+    svc's samples: nothing says they are incomplete)."""
+    report = result.report
+    if report.total_count is None:
+        return {}
+    page_no = report.page_no if report.page_no is not None else 1
+    return {
+        key: add_page(
+            stored.get(key), total_count=report.total_count, page_no=page_no, items=report.read
+        )
+        for key in file_months(kind, result)
+    }
+
+
+def incomplete_of(loads: Iterable[tuple[str, ParseResult]]) -> frozenset[MonthKey]:
+    """The incomplete district-months after loading RTMS files in order, each given with
+    its reader kind (``commercial``, ``officetel_trade``, ``officetel_rent``): what a
+    store that loaded the same files records."""
+    reads: dict[MonthKey, MonthRead] = {}
+    for reader, result in loads:
+        kind = SYNC_KINDS.get(reader)
+        if kind is not None:
+            reads.update(after_file(kind, result, reads))
+    return frozenset(key for key, read in reads.items() if not read.complete)
 
 
 def kinds_of(property_type: str, transaction_type: str) -> tuple[str, ...]:

@@ -21,8 +21,13 @@ from svc_core import confidence, periods, stats
 from svc_core.confidence import ConfidenceFactors
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
-from svc_core.models import BUILDING_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.realestate import freshness
+from svc_core.realestate.building_types import (
+    MIX_LIMITATION,
+    building_type_mix,
+    is_mixed,
+)
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 
@@ -121,25 +126,6 @@ class PulseRow:
     transactions_url: str | None = None
 
 
-UNKNOWN_TYPE = "unknown"
-MIX_LIMITATION = (
-    "A row without building_type mixes whole buildings (RTMS 일반) and units (RTMS 집합) "
-    "when building_type_mix names both: their prices describe different goods; filter with "
-    "building_type or compare the *_price_per_m2 fields."
-)
-
-
-def building_type_mix(samples: Iterable[Deal]) -> dict[str, int]:
-    """Samples per building type (``unknown`` when the source does not say)."""
-    counts = Counter(s.building_type or UNKNOWN_TYPE for s in samples)
-    return dict(sorted(counts.items()))
-
-
-def is_mixed(mix: Mapping[str, int]) -> bool:
-    """True when a cohort holds both whole buildings and units."""
-    return all(mix.get(t, 0) > 0 for t in BUILDING_TYPES)
-
-
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""
 
@@ -153,7 +139,7 @@ def _row(
         return None
     dong, property_type, transaction_type, period = key
     grade = confidence.confidence_of(summary)
-    mix = building_type_mix(samples)
+    mix = building_type_mix(s.building_type for s in samples)
     if is_mixed(mix):
         grade = confidence.cap_mixed(grade)
     per_area = stats.per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
@@ -254,11 +240,11 @@ def finish_rows(
     *,
     incomplete: Collection[freshness.MonthKey],
     today: datetime.date,
-    transactions_url: str,
+    transactions_url: str | None,
 ) -> list[PulseRow]:
-    """``rows`` with ``complete``, ``provisional`` and ``transactions_url`` set: the
-    months of each row's period (``period_of`` maps month → period) against the
-    incomplete district-months and ``today``."""
+    """``rows`` with ``complete``, ``provisional`` and ``transactions_url`` (under that
+    address; None without one) set: the months of each row's period (``period_of`` maps
+    month → period) against the incomplete district-months and ``today``."""
     months = freshness.period_months(period_of)
     out: list[PulseRow] = []
     for row in rows:
@@ -274,7 +260,9 @@ def finish_rows(
                     incomplete,
                 ),
                 provisional=freshness.any_provisional(spans, today),
-                transactions_url=transactions_link(transactions_url, row),
+                transactions_url=(
+                    None if transactions_url is None else transactions_link(transactions_url, row)
+                ),
             )
         )
     return out
@@ -313,19 +301,30 @@ def pulse_rows(
     query: PulseQuery,
     *,
     latest: periods.Month | None = None,
+    today: datetime.date | None = None,
+    incomplete: Collection[freshness.MonthKey] = (),
+    transactions_url: str | None = None,
 ) -> list[PulseRow]:
     """The pulse rows of ``query`` computed from transactions: exactly the ``data`` the
     server answers when it holds the same transactions.
 
     A rolling period ends at ``latest``, by default the latest month among ``records``
-    (all of them, as the server uses its whole store).
+    (all of them, as the server uses its whole store). With ``today`` the rows say
+    ``complete`` (against ``incomplete``: ``freshness.incomplete_of`` the files loaded)
+    and ``provisional``, and link their deals under ``transactions_url`` (the server's
+    address of the route) when given.
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
     window = periods.resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
     chosen = select(query.cohort, items, period_of)
-    return group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    if today is None:
+        return rows
+    return finish_rows(
+        rows, period_of, incomplete=incomplete, today=today, transactions_url=transactions_url
+    )
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:

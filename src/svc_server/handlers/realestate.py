@@ -17,7 +17,7 @@ from typing import Any
 from werkzeug.wrappers import Response
 
 from svc_core.convert import to_json
-from svc_core.envelope import Answer
+from svc_core.envelope import TRANSACTIONS_PATH, Answer
 from svc_core.realestate import query as q
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
@@ -38,7 +38,7 @@ def links(deps: Deps) -> service.Links:
     return service.Links(
         disclosure_url=f"{base}/disclosure",
         upgrade_url=f"{base}/pricing",
-        transactions_url=f"{base}/api/v1/real-estate/transactions",
+        transactions_url=f"{base}{TRANSACTIONS_PATH}",
     )
 
 

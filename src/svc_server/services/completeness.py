@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from svc_core.periods import Month
 from svc_core.realestate import freshness
-from svc_core.realestate.freshness import MonthKey
 from svc_core.sources import ParseResult
 from svc_core.sync import INGEST_KINDS
 from svc_server.store import Store
@@ -22,38 +21,16 @@ SYNC_KINDS = {ingest_kind: kind for kind, ingest_kind in INGEST_KINDS.items()}
 """The sync kind of each ``svc ingest`` RTMS kind."""
 
 
-def file_months(kind: str, result: ParseResult) -> list[MonthKey]:
-    """The district-months of a file's records, kept or retracted (their natural keys
-    start ``rtms:<kind>:<code>:<month>:``)."""
-    found = {(kind, t.sigungu_code, t.period_month) for t in result.transactions}
-    for key in result.retracted_keys:
-        parts = key.split(":")
-        if len(parts) > 3 and parts[0] == "rtms":
-            found.add((kind, parts[2], parts[3]))
-    return sorted(found)
-
-
 def record_file(store: Store, tx: Tx, ingest_kind: str, result: ParseResult, *, now: float) -> None:
     """Record the page a file of ``ingest_kind`` holds for each of its district-months
     (nothing when it states no total count)."""
     kind = SYNC_KINDS.get(ingest_kind)
-    report = result.report
-    if kind is None or report.total_count is None:
+    if kind is None or result.report.total_count is None:
         return
-    keys = file_months(kind, result)
-    if not keys:
-        return
-    stored = store.realestate.month_reads(tx, keys)
-    reads = {
-        key: freshness.add_page(
-            stored.get(key),
-            total_count=report.total_count,
-            page_no=report.page_no if report.page_no is not None else 1,
-            items=report.read,
-        )
-        for key in keys
-    }
-    store.realestate.save_month_reads(tx, reads, now=now)
+    keys = freshness.file_months(kind, result)
+    if keys:
+        stored = store.realestate.month_reads(tx, keys)
+        store.realestate.save_month_reads(tx, freshness.after_file(kind, result, stored), now=now)
 
 
 def record_sync(
