@@ -8,7 +8,9 @@ from werkzeug.test import Client
 from examples.mount import build
 
 
-def test_svc_answers_under_its_prefix(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_svc_answers_under_its_prefix(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SVC_DATABASE_URL", sqlite_url)
     client = Client(build())
     assert client.get("/").get_data(as_text=True) == "the host application\n"
