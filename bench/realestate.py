@@ -215,7 +215,7 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
         for i in range(count):
             for size, store in stores.items():
                 if cold:
-                    store.realestate._cache.clear()  # bench only: drop the cached answers
+                    store.realestate.versions._cache.clear()  # bench only: drop the answers
                     store.realestate.state()  # ... but keep the per-version state
                 t = time.perf_counter()
                 fn(store, i)

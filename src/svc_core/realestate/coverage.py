@@ -246,16 +246,8 @@ def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, An
         if dong_level and not d.dong:
             continue
         dong = (d.dong or "") if dong_level else ""
-        key = (
-            d.sigungu_code,
-            dong,
-            d.property_type,
-            d.transaction_type,
-            d.month,
-            d.source,
-            d.building_type or "",
-        )
-        counts[key] += 1
+        key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
+        counts[(*key, d.building_type or "")] += 1
     keys = (
         "sigungu_code",
         "dong",
@@ -333,21 +325,31 @@ def finish_rows(
     """Each row with ``complete`` and ``provisional`` set over its periods with data,
     and the periods built from an incomplete district-month."""
     out: list[tuple[CoverageRow, list[str]]] = []
+    provisional_of: dict[str, bool] = {}  # rows share a few latest periods
     for row in rows:
-        codes = codes_of(row.sigungu_code)
-        gaps = [
-            label
-            for label in row.periods_with_data
-            if not freshness.months_complete(
-                codes,
-                freshness.label_months(label),
-                row.property_type,
-                row.transaction_type,
-                incomplete,
+        gaps: list[str] = []
+        if incomplete:
+            codes = codes_of(row.sigungu_code)
+            gaps = [
+                label
+                for label in row.periods_with_data
+                if not freshness.months_complete(
+                    codes,
+                    freshness.label_months(label),
+                    row.property_type,
+                    row.transaction_type,
+                    incomplete,
+                )
+            ]
+        provisional = provisional_of.get(row.latest_period)
+        if provisional is None:
+            months = freshness.label_months(row.latest_period)
+            provisional = provisional_of[row.latest_period] = freshness.any_provisional(
+                months, today
             )
-        ]
-        provisional = freshness.any_provisional(freshness.label_months(row.latest_period), today)
-        out.append((attrs.evolve(row, complete=not gaps, provisional=provisional), gaps))
+        if row.complete != (not gaps) or row.provisional != provisional:
+            row = attrs.evolve(row, complete=not gaps, provisional=provisional)
+        out.append((row, gaps))
     return out
 
 
