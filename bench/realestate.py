@@ -44,6 +44,7 @@ from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, Transaction
 from svc_core.realestate import query
 from svc_core.regions import load_regions
+from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
 
@@ -132,7 +133,7 @@ def fill(store: Store, total: int) -> float:
             codes.update(r.sigungu_code for r in batch)
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
     with store.db.transaction() as tx:
-        service.refresh_coverage(store, tx, codes)
+        coverage_service.refresh_coverage(store, tx, codes)
         store.realestate.log_ingest(
             tx,
             {
@@ -167,7 +168,7 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
     parsers = {
         service.pulse: query.parse_pulse,
         service.series: query.parse_series,
-        service.coverage: query.parse_coverage,
+        coverage_service.coverage: query.parse_coverage,
     }
 
     def call(store: Store, fn: Any, params: dict[str, str]) -> Any:
@@ -195,7 +196,7 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
         ),
         "coverage": (
             lambda store, i: call(
-                store, service.coverage, {"granularity": ("quarter", "month")[i % 2]}
+                store, coverage_service.coverage, {"granularity": ("quarter", "month")[i % 2]}
             ),
             runs,
         ),
@@ -214,7 +215,7 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
         for i in range(count):
             for size, store in stores.items():
                 if cold:
-                    store.realestate._cache.clear()  # bench only: drop the cached answers
+                    store.realestate.versions._cache.clear()  # bench only: drop the answers
                     store.realestate.state()  # ... but keep the per-version state
                 t = time.perf_counter()
                 fn(store, i)

@@ -10,13 +10,17 @@ prints the pulse rows as a JSON array: exactly the ``data`` of ``GET
 /api/v1/real-estate/pulse`` on a server that loaded the same files. The district is the
 files' own when they hold one (``--sigungu-code`` otherwise); a rolling ``--period``
 ends at the latest month in the files, as it ends at the latest month in the server's
-store. Exit status 1 (with the reason on stderr) when no cohort has enough transactions
-or a parameter is malformed.
+store. Rows say ``complete`` (false when a file is one page of several whose other pages
+are missing) and ``provisional`` (against ``--today``, by default today in UTC) and
+link their deals on the server at ``--base-url`` (svc's default address unless given).
+Exit status 1 (with the reason on stderr) when no cohort has enough transactions or a
+parameter is malformed.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 from collections.abc import Sequence
@@ -25,6 +29,7 @@ from pathlib import Path
 from svc_core import (
     InvalidParams,
     SvcError,
+    incomplete_of,
     merge_loads,
     parse_pulse,
     parse_transactions,
@@ -32,7 +37,10 @@ from svc_core import (
     rtms_kind,
     to_json,
 )
+from svc_core.envelope import TRANSACTIONS_PATH
 from svc_core.realestate.loads import KINDS
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,11 +51,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--transaction-type", default="", help="one transaction type")
     parser.add_argument("--sigungu-code", default="", help="the district (default: the files')")
     parser.add_argument("--kind", choices=KINDS, help="the reader of every file")
+    parser.add_argument(
+        "--today",
+        type=datetime.date.fromisoformat,
+        default=datetime.datetime.now(datetime.UTC).date(),
+        help="the date provisional is judged on, YYYY-MM-DD (default today, UTC)",
+    )
+    parser.add_argument(
+        "--base-url", default=DEFAULT_BASE_URL, help="the server rows link their deals on"
+    )
     args = parser.parse_args(argv)
     try:
+        kinds = [args.kind or rtms_kind(path.name) for path in args.files]
         results = [
-            parse_transactions(path.read_bytes(), args.kind or rtms_kind(path.name), path=str(path))
-            for path in args.files
+            parse_transactions(path.read_bytes(), kind, path=str(path))
+            for kind, path in zip(kinds, args.files, strict=True)
         ]
         transactions = merge_loads(results)
         code = args.sigungu_code or _only_district({t.sigungu_code for t in transactions})
@@ -59,7 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "transaction_type": args.transaction_type,
             }
         )
-        rows = pulse_rows(transactions, query)
+        rows = pulse_rows(
+            transactions,
+            query,
+            today=args.today,
+            incomplete=incomplete_of(zip(kinds, results, strict=True)),
+            transactions_url=f"{args.base_url.rstrip('/')}{TRANSACTIONS_PATH}",
+        )
     except (SvcError, OSError) as exc:
         print(f"library_pulse: {exc}", file=sys.stderr)
         return 1

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from svc_core.params import Param
     from svc_core.periods import Month, Quarter
     from svc_core.realestate.coverage import CoverageRow, coverage_rows
+    from svc_core.realestate.freshness import incomplete_of
     from svc_core.realestate.indices import IndexRow, index_rows, index_value_of
     from svc_core.realestate.loads import merge_loads, parse_transactions, rtms_kind
     from svc_core.realestate.pulse import PulseRow, pulse_rows
@@ -62,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "parse_transactions": "svc_core.realestate.loads",
     "rtms_kind": "svc_core.realestate.loads",
     "merge_loads": "svc_core.realestate.loads",
+    "incomplete_of": "svc_core.realestate.freshness",
     "Transaction": "svc_core.models",
     "IndexObservation": "svc_core.models",
     # queries
@@ -131,6 +133,7 @@ __all__ = [
     "Transaction",
     "confidence_of",
     "coverage_rows",
+    "incomplete_of",
     "index_rows",
     "index_value_of",
     "merge_loads",

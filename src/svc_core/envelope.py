@@ -32,12 +32,18 @@ BASE_LIMITATIONS: tuple[str, ...] = (
 )
 
 
+TRANSACTIONS_PATH = "/api/v1/real-estate/transactions"
+"""The deals route pulse rows link to (``transactions_url``)."""
+
+
 @attrs.frozen(kw_only=True)
 class Links:
-    """Absolute URLs the envelope and tier errors point at."""
+    """Absolute URLs the envelope, tier errors and rows point at (``transactions_url``:
+    the deals route, which pulse rows link to with their cohort's filters)."""
 
     disclosure_url: str
     upgrade_url: str
+    transactions_url: str = TRANSACTIONS_PATH
 
 
 @attrs.frozen(kw_only=True)

@@ -46,6 +46,12 @@ PARSE_KINDS: dict[str, str] = {
 }
 """The ``svc_core.sources.rtms`` kind of each sync kind."""
 STATUSES: tuple[str, ...] = ("complete", "partial", "failed")
+COHORTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "commercial": (("office", "retail", "commercial_complex", "mixed_use"), ("sale",)),
+    "officetel-trade": (("officetel",), ("sale",)),
+    "officetel-rent": (("officetel",), ("chartered_lease", "monthly_lease")),
+}
+"""The property and transaction types a sync kind's records can have."""
 
 DEFAULT_BUDGET = 9_000
 """Calls a run may make by default: below the 10,000 a day of a development key."""

@@ -34,6 +34,7 @@ EXPORTED = [
     "Transaction",
     "confidence_of",
     "coverage_rows",
+    "incomplete_of",
     "index_rows",
     "index_value_of",
     "merge_loads",

@@ -99,10 +99,13 @@ ADDED_PULSE_FIELDS = (
     "median_price_per_m2",
     "p75_price_per_m2",
     "median_land_price_per_m2",
+    "complete",
+    "provisional",
+    "transactions_url",
 )
 """Issue 14's additions, after SPEC's fields."""
 ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
-COVERAGE_FIELDS = (
+SPEC_COVERAGE_FIELDS = (
     "sigungu_code",
     "sigungu",
     "gu",
@@ -117,6 +120,10 @@ COVERAGE_FIELDS = (
     "samples_per_period_median",
     "data_sources",
 )
+"""SPEC's coverage row, in order: every row starts with exactly these."""
+ADDED_COVERAGE_FIELDS = ("building_type", "building_type_mix", "complete", "provisional")
+"""Issue 14's additions, after SPEC's fields."""
+COVERAGE_FIELDS = (*SPEC_COVERAGE_FIELDS, *ADDED_COVERAGE_FIELDS)
 INDEX_FIELDS = (
     "sigungu_code",
     "sigungu",
@@ -241,6 +248,14 @@ def xml_items(path: Path) -> list[dict[str, str]]:
         dict(re.findall(r"<(\w+)>([^<]*)</\1>", item))
         for item in re.findall(r"<item>(.*?)</item>", text, flags=re.S)
     ]
+
+
+def is_partial(path: Path) -> bool:
+    """The file is one page of several: its ``totalCount`` exceeds the items it holds,
+    so every figure built from its district-month must say ``complete: false``."""
+    text = path.read_text(encoding="utf-8")
+    total = re.search(r"<totalCount>\s*(\d+)\s*</totalCount>", text)
+    return total is not None and int(total.group(1)) > len(re.findall(r"<item>", text))
 
 
 def included(items: Iterable[dict[str, str]]) -> list[dict[str, str]]:

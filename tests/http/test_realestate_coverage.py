@@ -17,6 +17,7 @@ from tests.http.realestate_support import (
     included,
     make_app,
     open_molit_store,
+    type_mix,
     xml_items,
 )
 
@@ -37,6 +38,7 @@ EXTRA = (
     + "public_assessment,11650,서초동,office,sale,2025-04-05,3300000000,,100\r\n"
 ).encode()
 OFFICE_JUNE = sum(1 for i in included(xml_items(NRG_GANGNAM)) if i["buildingUse"] == "업무")
+OFFICE_TYPES = type_mix(i for i in included(xml_items(NRG_GANGNAM)) if i["buildingUse"] == "업무")
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +81,10 @@ def test_quarter_rows_count_periods_of_at_least_two_samples(api: Api) -> None:
         "total_samples": 4 + OFFICE_JUNE,
         "samples_per_period_median": (4 + OFFICE_JUNE) // 2,
         "data_sources": ["public_assessment", "rtms_official"],
+        "building_type": None,
+        "building_type_mix": {**OFFICE_TYPES, "unknown": 4},
+        "complete": True,
+        "provisional": False,
     }
     meta = body["_meta"]
     assert_layer_envelope(meta)

@@ -20,6 +20,7 @@ from tests.http.realestate_support import (
     included,
     make_app,
     open_molit_store,
+    type_mix,
     xml_items,
 )
 
@@ -84,6 +85,25 @@ def test_districts_and_types_with_their_sample_counts(api: Api) -> None:
     }
 
 
+def test_building_types_with_their_sample_counts(api: Api) -> None:
+    """Whole buildings and units counted from the raw items (officetels are units)."""
+    data = api.ok("dimensions", {})["data"]
+    items = [
+        i
+        for path in (NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_TRADE, OFFI_RENT)
+        for i in included(xml_items(path))
+    ]
+    expected = type_mix(items)
+    assert set(expected) == {"unit", "whole_building"}
+    assert data["building_types"] == [
+        {"value": v, "sample_count": n}
+        for v, n in sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    assert sum(t["sample_count"] for t in data["building_types"]) == sum(
+        t["sample_count"] for t in data["property_types"]
+    )
+
+
 def test_gu_dongs_only_with_dong_precision(api: Api) -> None:
     data = api.ok("dimensions", {"geo_precision": "dong"})["data"]
     dongs = Counter(
@@ -114,5 +134,6 @@ def test_an_empty_store_has_empty_dimensions(store: Store) -> None:
         "gu_dongs": [],
         "property_types": [],
         "transaction_types": [],
+        "building_types": [],
     }
     assert body["_meta"]["query"]["window_from"] is None

@@ -49,68 +49,36 @@ def snapshot(store: Store) -> dict[str, Any]:
         "counts": store.realestate.counts(),
         "rollup": rows(
             store,
-            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, samples "
-            "FROM cohort_months ORDER BY 1, 2, 3, 4, 5, 6",
+            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
+            "building_type, samples FROM cohort_months ORDER BY 1, 2, 3, 4, 5, 6, 7",
         ),
         "coverage": rows(
             store,
-            "SELECT granularity, sigungu_code, dong, row_json FROM coverage_cohorts "
-            "ORDER BY 1, 2, 3, 4",
+            "SELECT granularity, sigungu_code, dong, building_type, row_json "
+            "FROM coverage_cohorts ORDER BY 1, 2, 3, 4, 5",
         ),
     }
 
 
 def assert_rollup_matches_transactions(store: Store) -> None:
-    """The rollup maintained at ingest equals counting the stored transactions."""
-    district = Counter(
-        {
-            (
-                r["sigungu_code"],
-                "",
-                r["property_type"],
-                r["transaction_type"],
-                r["month"],
-                r["source"],
-            ): int(r["n"])
-            for r in rows(
-                store,
-                "SELECT sigungu_code, property_type, transaction_type, month, source, COUNT(*) AS n "
-                "FROM transactions GROUP BY sigungu_code, property_type, transaction_type, month, source",
-            )
-        }
-    )
-    dongs = Counter(
-        {
-            (
-                r["sigungu_code"],
-                r["dong"],
-                r["property_type"],
-                r["transaction_type"],
-                r["month"],
-                r["source"],
-            ): int(r["n"])
-            for r in rows(
-                store,
-                "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-                "COUNT(*) AS n FROM transactions WHERE dong IS NOT NULL GROUP BY sigungu_code, "
-                "dong, property_type, transaction_type, month, source",
-            )
-        }
-    )
-    stored = Counter(
-        {
-            (
-                r["sigungu_code"],
-                r["dong"],
-                r["property_type"],
-                r["transaction_type"],
-                r["month"],
-                r["source"],
-            ): int(r["samples"])
-            for r in snapshot(store)["rollup"]
-        }
-    )
-    assert stored == district + dongs
+    """The rollup maintained at ingest equals counting the stored transactions, per
+    building type ('' when the source does not say)."""
+    keys = ("sigungu_code", "dong", "property_type", "transaction_type", "month", "source")
+    expected: Counter[tuple[str, ...]] = Counter()
+    for r in rows(
+        store,
+        "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
+        "building_type FROM transactions",
+    ):
+        base = (r["property_type"], r["transaction_type"], r["month"], r["source"])
+        btype = r["building_type"] or ""
+        expected[(r["sigungu_code"], "", *base, btype)] += 1
+        if r["dong"]:
+            expected[(r["sigungu_code"], r["dong"], *base, btype)] += 1
+    stored: Counter[tuple[str, ...]] = Counter()
+    for r in snapshot(store)["rollup"]:
+        stored[(*(r[k] for k in keys), r["building_type"])] += int(r["samples"])
+    assert stored == expected
 
 
 def test_the_shared_samples_are_the_fixtures_unmodified() -> None:
@@ -296,7 +264,7 @@ def test_a_failure_while_writing_rolls_the_whole_file_back(
     def boom(*args: object, **kwargs: object) -> int:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(ingest.realestate, "refresh_coverage", boom)
+    monkeypatch.setattr(ingest.loaders.coverage, "refresh_coverage", boom)
     with pytest.raises(RuntimeError):
         load(store, "rtms-commercial", NRG_GANGNAM)
     assert snapshot(store) == before

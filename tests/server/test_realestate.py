@@ -21,6 +21,7 @@ from svc_core.realestate import query
 from svc_core.realestate.common import gu_name
 from svc_core.realestate.coverage import type_rank
 from svc_server import ingest
+from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load
@@ -32,7 +33,7 @@ LINKS = service.Links(disclosure_url="https://x/disclosure", upgrade_url="https:
 PARSERS = {
     service.pulse: query.parse_pulse,
     service.series: query.parse_series,
-    service.coverage: query.parse_coverage,
+    coverage_service.coverage: query.parse_coverage,
     service.indices: query.parse_indices,
     service.dimensions: query.parse_dimensions,
 }
@@ -98,9 +99,9 @@ def test_coverage_without_a_district_touches_neither_transactions_nor_the_rollup
 ) -> None:
     store, statements = traced
     load(store, "rtms-commercial", NRG_GANGNAM)
-    call(store, service.coverage)  # the data version's state is read once and cached
+    call(store, coverage_service.coverage)  # the data version's state is read once and cached
     statements.clear()
-    rows, _ = call(store, service.coverage, limit="5", property_type="office")
+    rows, _ = call(store, coverage_service.coverage, limit="5", property_type="office")
     assert rows
     touched = " ".join(statements)
     assert " transactions " not in touched and "cohort_months" not in touched
@@ -127,17 +128,17 @@ def test_data_loaded_before_coverage_was_precomputed_is_served_and_then_rebuilt(
     store: Store,
 ) -> None:
     load(store, "rtms-commercial", NRG_GANGNAM)
-    expected, _ = call(store, service.coverage, granularity="month")
+    expected, _ = call(store, coverage_service.coverage, granularity="month")
     with store.db.transaction() as tx:  # as a database migrated from before 0003
         tx.execute("DELETE FROM coverage_cohorts")
         tx.execute("DELETE FROM coverage_districts")
         tx.execute("UPDATE ingest_log SET loaded_at = loaded_at + 1")  # a new data version
     store.realestate.forget_version()  # as VERSION_TTL later: this write bypassed the store
     assert not store.realestate.state().coverage_complete
-    assert call(store, service.coverage, granularity="month")[0] == expected
+    assert call(store, coverage_service.coverage, granularity="month")[0] == expected
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)  # the next load rebuilds every district
     assert store.realestate.state().coverage_complete
-    rows, _ = call(store, service.coverage, granularity="month")
+    rows, _ = call(store, coverage_service.coverage, granularity="month")
     assert [r for r in rows if r["sigungu_code"] == "11680"] == expected
 
 
@@ -160,7 +161,7 @@ def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> N
         '"dealMonth":6,"dealDay":2,"dealAmount":"2,000"}]}}}}'
     ).encode()
     ingest.ingest(store, "rtms-commercial", data, path="x.json", now=0)
-    rows, _ = call(store, service.coverage, geo_precision="dong")
+    rows, _ = call(store, coverage_service.coverage, geo_precision="dong")
     assert [(r["sigungu"], r["gu"], r["dong"]) for r in rows] == [("가상군", "가상군", "가동")]
     dims, _ = call(store, service.dimensions, geo_precision="dong")
     assert dims["sigungus"][0]["value"] == "가상군"
@@ -228,7 +229,7 @@ def test_build_coverage_agrees_with_a_plain_count(
                 sum(periods[p] for p in kept),
                 sorted(set().union(*(sources[(*cohort, p)] for p in kept))),
             )
-    built = service.build_coverage(rows, (granularity,), dong_level=False)
+    built = coverage_service.build_coverage(rows, (granularity,), dong_level=False)
     got = {
         (c.sigungu_code, c.property_type, c.transaction_type): (
             c.row["periods_with_data"],
@@ -268,7 +269,7 @@ def test_a_load_by_another_process_is_seen_within_the_version_ttl(
         other.close()
     deadline = time.monotonic() + 0.2 + 2.0
     while time.monotonic() < deadline:
-        rows, _ = call(store, service.coverage, granularity="month")
+        rows, _ = call(store, coverage_service.coverage, granularity="month")
         if any(r["sigungu_code"] == "11110" for r in rows):
             break
         time.sleep(0.05)

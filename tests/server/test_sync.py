@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from svc_server import ingest
 from svc_server.commands.sync import Bar
 from svc_server.store import Store, open_store
+from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     OFFI_RENT,
@@ -362,3 +364,42 @@ def test_the_sync_progress_bar_draws_on_a_terminal_only() -> None:
     quiet = io.StringIO()
     Bar(quiet).show(1, 4, "x")
     assert quiet.getvalue() == ""
+
+
+OFFICE_CSV = (
+    "source,sigungu_code,dong,property_type,transaction_type,contract_date,price_krw,"
+    "monthly_rent_krw,area_m2\r\n"
+    "public_assessment,11680,역삼동,office,sale,2025-06-03,3000000000,,100\r\n"
+    "public_assessment,11680,역삼동,office,sale,2025-06-04,3100000000,,100\r\n"
+).encode()
+
+
+def served_office(url: str) -> tuple[list[bool], list[str]]:
+    """``complete`` of the office rows and ``_meta.incomplete_periods``, read by a fresh
+    store (the sync ran in another process)."""
+    store = open_store(url)
+    try:
+        body = Api(make_app(store)).ok(
+            "pulse", {"sigungu_code": "11680", "period": "2025-06", "property_type": "office"}
+        )
+    finally:
+        store.close()
+    return [r["complete"] for r in body["data"]], body["_meta"]["incomplete_periods"]
+
+
+def test_a_partial_sync_marks_the_month_incomplete_until_a_complete_one(
+    db_url: str, standin: StandIn
+) -> None:
+    store = open_store(db_url)
+    store.migrate()
+    ingest.ingest(store, "samples", OFFICE_CSV, path="office.csv", now=RE_NOW)
+    store.close()
+    assert served_office(db_url) == ([True], [])  # a CSV states no paging: nothing says
+    args = (*JUNE, "--kinds", "commercial", "--page-size", "10")
+    standin.fail.extend(["", "", "500", "500"])  # page 3 keeps failing
+    assert sync(db_url, standin, *args, "--retries", "1").returncode == 1
+    assert states(db_url)[("commercial", "2025-06")]["status"] == "partial"
+    assert served_office(db_url) == ([False], ["2025-06"])
+    assert sync(db_url, standin, *args).returncode == 0
+    assert states(db_url)[("commercial", "2025-06")]["status"] == "complete"
+    assert served_office(db_url) == ([True], [])

@@ -20,13 +20,16 @@ DEFAULT_SOURCES = ("rtms_official",)
 @attrs.frozen(kw_only=True)
 class Context:
     """Who asks and what the data says about itself: everything an envelope needs
-    besides the rows. ``exclusions`` counts records excluded at ingest, by reason."""
+    besides the rows. ``exclusions`` counts records excluded at ingest, by reason;
+    ``data_as_of`` is when the transaction data was last loaded or synced (ISO-8601,
+    None before any load)."""
 
     caller: Caller
     request_id: str
     generated_at: datetime
     links: Links
     exclusions: Mapping[str, int] = attrs.field(factory=dict)
+    data_as_of: str | None = None
 
 
 def gate(caller: Caller, geo_precision: str, links: Links) -> None:

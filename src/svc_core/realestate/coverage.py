@@ -9,16 +9,19 @@ district-level row), ``property_type``, ``transaction_type``, ``month``, ``sourc
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from svc_core import periods, stats
+from svc_core import convert, periods, stats
 from svc_core.envelope import Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
-from svc_core.realestate.common import Context, district_name, gu_name, layer_meta
+from svc_core.realestate import freshness
+from svc_core.realestate.building_types import UNKNOWN_TYPE
+from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
 
@@ -29,7 +32,11 @@ RollupRow = Mapping[str, Any]
 @attrs.frozen(kw_only=True)
 class CoverageRow:
     """One cohort's coverage, fields in SPEC order; ``gu`` and ``dong`` only at dong
-    precision. ``samples_per_period_median`` is the median of the per-period totals."""
+    precision. ``samples_per_period_median`` is the median of the per-period totals.
+    Then the additions of issue 14: ``building_type`` (the filter's value, None: every
+    deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
+    add up to ``total_samples``), ``complete`` and ``provisional`` as on pulse rows, over
+    every period with data."""
 
     sigungu_code: str
     sigungu: str
@@ -44,18 +51,28 @@ class CoverageRow:
     total_samples: int
     samples_per_period_median: int
     data_sources: tuple[str, ...]
+    building_type: str | None = None
+    building_type_mix: dict[str, int] = attrs.field(factory=dict)
+    complete: bool = True
+    provisional: bool = False
+
+
+STORED_LATER = ("complete", "provisional")
+"""Row fields set when serving (they follow the clock), never stored."""
 
 
 @attrs.frozen(kw_only=True)
 class CoverageCohort:
     """A coverage row with what orders and stores it: its granularity, keys (``dong``
-    ``''`` at district level), type rank and per-source samples."""
+    ``''`` at district level, ``building_type`` ``''`` for the combined row), type rank
+    and per-source samples."""
 
     granularity: str
     sigungu_code: str
     dong: str
     property_type: str
     transaction_type: str
+    building_type: str
     type_rank: int
     total_samples: int
     row: CoverageRow
@@ -72,7 +89,7 @@ def type_rank(property_type: str, transaction_type: str) -> int:
 def _by_quarter(
     by_month: Mapping[str, Mapping[str, int]], quarter_of: dict[str, str]
 ) -> dict[str, dict[str, int]]:
-    """Per-month, per-source samples pooled into quarters."""
+    """Per-month counts (per source or per building type) pooled into quarters."""
     out: dict[str, dict[str, int]] = {}
     for month, by_source in by_month.items():
         label = quarter_of.get(month)
@@ -87,6 +104,23 @@ def _by_quarter(
     return out
 
 
+CohortKey = tuple[str, str, str, str, str]
+"""(sigungu code, dong or '', property type, transaction type, building type or '' for
+the combined row)."""
+
+
+def _count(
+    table: dict[CohortKey, dict[str, dict[str, int]]], key: CohortKey, month: str, what: str, n: int
+) -> None:
+    cohort = table.get(key)
+    if cohort is None:
+        cohort = table[key] = {}
+    counts = cohort.get(month)
+    if counts is None:
+        counts = cohort[month] = {}
+    counts[what] = counts.get(what, 0) + n
+
+
 def build_coverage(
     rollup: Iterable[RollupRow],
     granularities: Sequence[str],
@@ -94,40 +128,54 @@ def build_coverage(
     dong_level: bool,
     merge_code: str | None = None,
     names: Mapping[str, str] | None = None,
+    building_types: Sequence[str | None] = (None,),
 ) -> list[CoverageCohort]:
     """Coverage of rollup rows (one level: district or dong), for each of
-    ``granularities``, each granularity in SPEC order.
+    ``granularities``, each granularity in SPEC order, and each of ``building_types``
+    (None: the combined row of every deal; a type: its deals only).
 
     ``merge_code`` reports every row under that district (a query by a code that also
     finds its renumbering aliases). Ordered by granularity, then ``total_samples``
-    descending, then code, dong and type order. Written for speed: it runs over the
-    whole rollup at a bulk load, visiting each rollup row once.
+    descending, then code, dong, type order and building type. Written for speed: it
+    runs over the whole rollup at a bulk load, visiting each rollup row once.
     """
-    per: dict[tuple[str, str, str, str], dict[str, dict[str, int]]] = {}
+    sources: dict[CohortKey, dict[str, dict[str, int]]] = {}
+    types: dict[CohortKey, dict[str, dict[str, int]]] = {}
+    combined = None in building_types
+    typed = {t for t in building_types if t is not None}
     for r in rollup:
-        key = (
+        btype = r.get("building_type") or ""
+        base = (
             merge_code or r["sigungu_code"],
             r["dong"],
             r["property_type"],
             r["transaction_type"],
         )
-        cohort = per.get(key)
-        if cohort is None:
-            cohort = per[key] = {}
-        by_source = cohort.get(r["month"])
-        if by_source is None:
-            by_source = cohort[r["month"]] = {}
-        source = r["source"]
-        by_source[source] = by_source.get(source, 0) + r["samples"]
+        month, source, n = r["month"], r["source"], r["samples"]
+        if combined:
+            key = (*base, "")
+            _count(sources, key, month, source, n)
+            _count(types, key, month, btype or UNKNOWN_TYPE, n)
+        if btype in typed:
+            key = (*base, btype)
+            _count(sources, key, month, source, n)
+            _count(types, key, month, btype, n)
     out: list[CoverageCohort] = []
     known = dict(names or {})
     quarter_of: dict[str, str] = {}
     for granularity in granularities:
-        for (code, dong, ptype, ttype), by_month in per.items():
-            by_period = _by_quarter(by_month, quarter_of) if granularity == "quarter" else by_month
+        for key, by_month in sources.items():
+            code, dong, ptype, ttype, btype = key
+            type_months = types[key]
+            by_period = by_month
+            by_type = type_months
+            if granularity == "quarter":
+                by_period = _by_quarter(by_month, quarter_of)
+                by_type = _by_quarter(type_months, quarter_of)
             labels: list[str] = []
             totals: list[int] = []
             mix: dict[str, int] = {}
+            type_mix: dict[str, int] = {}
             for label in sorted(by_period):
                 by_source = by_period[label]
                 total = sum(by_source.values())
@@ -137,6 +185,8 @@ def build_coverage(
                 totals.append(total)
                 for source, n in by_source.items():
                     mix[source] = mix.get(source, 0) + n
+                for kind, n in by_type[label].items():
+                    type_mix[kind] = type_mix.get(kind, 0) + n
             if not labels:
                 continue
             name = known.get(code)
@@ -157,6 +207,8 @@ def build_coverage(
                 total_samples=total_samples,
                 samples_per_period_median=stats.median(totals),
                 data_sources=tuple(sorted(mix)),
+                building_type=btype or None,
+                building_type_mix=dict(sorted(type_mix.items())),
             )
             out.append(
                 CoverageCohort(
@@ -165,6 +217,7 @@ def build_coverage(
                     dong=dong,
                     property_type=ptype,
                     transaction_type=ttype,
+                    building_type=btype,
                     type_rank=type_rank(ptype, ttype),
                     total_samples=total_samples,
                     row=row,
@@ -178,6 +231,7 @@ def build_coverage(
             c.sigungu_code,
             c.dong,
             c.type_rank,
+            c.building_type,
         )
     )
     return out
@@ -185,20 +239,37 @@ def build_coverage(
 
 def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, Any]]:
     """Rollup rows counted from deals: district-level rows, or (``dong_level``) one per
-    legal dong, leaving out deals without a dong."""
-    counts: Counter[tuple[str, str, str, str, str, str]] = Counter()
+    legal dong, leaving out deals without a dong; ``building_type`` ``''`` when the
+    source does not say."""
+    counts: Counter[tuple[str, str, str, str, str, str, str]] = Counter()
     for d in records:
         if dong_level and not d.dong:
             continue
         dong = (d.dong or "") if dong_level else ""
-        counts[(d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)] += 1
-    keys = ("sigungu_code", "dong", "property_type", "transaction_type", "month", "source")
+        key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
+        counts[(*key, d.building_type or "")] += 1
+    keys = (
+        "sigungu_code",
+        "dong",
+        "property_type",
+        "transaction_type",
+        "month",
+        "source",
+        "building_type",
+    )
     return [{**dict(zip(keys, key, strict=True)), "samples": n} for key, n in counts.items()]
 
 
-def coverage_rows(records: Iterable[Transaction | Deal], query: CoverageQuery) -> list[CoverageRow]:
+def coverage_rows(
+    records: Iterable[Transaction | Deal],
+    query: CoverageQuery,
+    *,
+    incomplete: Collection[freshness.MonthKey] = (),
+    today: datetime.date | None = None,
+) -> list[CoverageRow]:
     """The coverage rows of ``query`` computed from transactions, as the server answers
-    them (the busiest ``query.limit`` cohorts)."""
+    them (the busiest ``query.limit`` cohorts); ``complete`` and ``provisional`` follow
+    ``incomplete`` and ``today`` (when given)."""
     cohort = query.cohort
     items = deals(records)
     chosen = select(cohort, items, {d.month for d in items})
@@ -217,8 +288,12 @@ def coverage_rows(records: Iterable[Transaction | Deal], query: CoverageQuery) -
         dong_level=cohort.dong_level,
         merge_code=cohort.sigungu_code or None,
         names=names,
+        building_types=(cohort.building_type,),
     )
-    return [c.row for c in built[: query.limit]]
+    rows = [c.row for c in built[: query.limit]]
+    if today is None:
+        return rows
+    return [row for row, _ in finish_rows(rows, incomplete=incomplete, today=today)]
 
 
 def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
@@ -232,20 +307,77 @@ def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
     )
 
 
+def stored_form(row: CoverageRow) -> dict[str, Any]:
+    """A coverage row's JSON form as the store keeps it: without the fields that follow
+    the clock (``STORED_LATER``)."""
+    out: dict[str, Any] = convert.to_json(row)
+    for name in STORED_LATER:
+        out.pop(name, None)
+    return out
+
+
+def finish_rows(
+    rows: Iterable[CoverageRow],
+    *,
+    incomplete: Collection[freshness.MonthKey],
+    today: datetime.date,
+) -> list[tuple[CoverageRow, list[str]]]:
+    """Each row with ``complete`` and ``provisional`` set over its periods with data,
+    and the periods built from an incomplete district-month."""
+    out: list[tuple[CoverageRow, list[str]]] = []
+    provisional_of: dict[str, bool] = {}  # rows share a few latest periods
+    for row in rows:
+        gaps: list[str] = []
+        if incomplete:
+            codes = codes_of(row.sigungu_code)
+            gaps = [
+                label
+                for label in row.periods_with_data
+                if not freshness.months_complete(
+                    codes,
+                    freshness.label_months(label),
+                    row.property_type,
+                    row.transaction_type,
+                    incomplete,
+                )
+            ]
+        provisional = provisional_of.get(row.latest_period)
+        if provisional is None:
+            months = freshness.label_months(row.latest_period)
+            provisional = provisional_of[row.latest_period] = freshness.any_provisional(
+                months, today
+            )
+        if row.complete != (not gaps) or row.provisional != provisional:
+            row = attrs.evolve(row, complete=not gaps, provisional=provisional)
+        out.append((row, gaps))
+    return out
+
+
 def coverage_answer(
     found: Sequence[tuple[CoverageRow, Mapping[str, int]]],
     query: CoverageQuery,
     context: Context,
     *,
     synthetic: bool,
+    incomplete: Collection[freshness.MonthKey] = (),
 ) -> Answer:
     """``GET /api/v1/real-estate/coverage``'s answer: rows with their per-source samples
-    in, the envelope out. An empty answer is a 200 with no rows."""
+    in, the envelope out (``complete`` and ``provisional`` set against ``incomplete``
+    and the context's date). An empty answer is a 200 with no rows."""
     mix: Counter[str] = Counter()
     for _, row_mix in found:
         mix.update(row_mix)
+    finished = finish_rows(
+        (row for row, _ in found), incomplete=incomplete, today=context.generated_at.date()
+    )
+    gaps = sorted({label for _, labels in finished for label in labels})
     cohort = query.cohort
-    echo = {**cohort.echo(), "granularity": query.granularity, "limit": query.limit}
+    echo = {
+        **cohort.echo(),
+        "building_type": cohort.building_type,
+        "granularity": query.granularity,
+        "limit": query.limit,
+    }
     meta = layer_meta(
         context,
         count=len(found),
@@ -254,6 +386,11 @@ def coverage_answer(
         property_type=cohort.property_type,
         transaction_type=cohort.transaction_type,
         query=echo,
-        extra={"granularity": query.granularity, "row_cap": query.limit},
+        extra={
+            "granularity": query.granularity,
+            "row_cap": query.limit,
+            "data_as_of": context.data_as_of,
+            "incomplete_periods": gaps,
+        },
     )
-    return Answer(data=[row for row, _ in found], meta=meta)
+    return Answer(data=[row for row, _ in finished], meta=meta)

@@ -12,6 +12,7 @@ import attrs
 
 from svc_core import periods
 from svc_core.envelope import Answer
+from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
 from svc_core.realestate.query import DimensionsQuery
@@ -39,12 +40,15 @@ class ValueCount:
 
 @attrs.frozen(kw_only=True)
 class Dimensions:
-    """The ``data`` of the dimensions answer; ``gu_dongs`` only at dong precision."""
+    """The ``data`` of the dimensions answer; ``gu_dongs`` only at dong precision.
+    ``building_types`` counts whole buildings and units (and ``unknown``, deals whose
+    source does not say, which only the unfiltered rows hold)."""
 
     sigungus: tuple[CodedCount, ...]
     gu_dongs: tuple[CodedCount, ...]
     property_types: tuple[ValueCount, ...]
     transaction_types: tuple[ValueCount, ...]
+    building_types: tuple[ValueCount, ...] = ()
 
 
 def _ranked(counter: Mapping[K, int]) -> list[tuple[K, int]]:
@@ -62,6 +66,7 @@ def dimension_counts(
     sigungus: Counter[str] = Counter()
     ptypes: Counter[str] = Counter()
     ttypes: Counter[str] = Counter()
+    btypes: Counter[str] = Counter()
     mix: Counter[str] = Counter()
     gu_dongs: Counter[tuple[str, str]] = Counter()
     for r in districts:
@@ -69,6 +74,7 @@ def dimension_counts(
         sigungus[r["sigungu_code"]] += n
         ptypes[r["property_type"]] += n
         ttypes[r["transaction_type"]] += n
+        btypes[r.get("building_type") or UNKNOWN_TYPE] += n
         mix[r["source"]] += n
     for r in dongs:
         gu_dongs[(r["sigungu_code"], r["dong"])] += int(r["samples"])
@@ -85,6 +91,7 @@ def dimension_counts(
         ),
         property_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ptypes)),
         transaction_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ttypes)),
+        building_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(btypes)),
     )
     return data, dict(mix)
 

@@ -9,9 +9,11 @@ caller (the server) whose store already selected the cohort's transactions.
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
+from urllib.parse import quote, urlencode
 
 import attrs
 
@@ -19,7 +21,13 @@ from svc_core import confidence, periods, stats
 from svc_core.confidence import ConfidenceFactors
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
-from svc_core.models import BUILDING_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.realestate import freshness
+from svc_core.realestate.building_types import (
+    MIX_LIMITATION,
+    building_type_mix,
+    is_mixed,
+)
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 
@@ -79,7 +87,12 @@ class PulseRow:
     ``building_type_mix`` counts samples per type (``unknown`` when the source does not
     say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
     query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
-    the whole buildings; each is None when no deal reports the area."""
+    the whole buildings; each is None when no deal reports the area. ``complete`` is
+    false when a district-month the row is built from was loaded from an incomplete set
+    of pages or partially synced, ``provisional`` true while its period is within the
+    reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
+    deals behind the row. The last three depend on the clock and the server's address:
+    ``finish_rows`` sets them on rows computed once per data version."""
 
     sigungu_code: str
     sigungu: str
@@ -108,25 +121,9 @@ class PulseRow:
     median_price_per_m2: int | None = None
     p75_price_per_m2: int | None = None
     median_land_price_per_m2: int | None = None
-
-
-UNKNOWN_TYPE = "unknown"
-MIX_LIMITATION = (
-    "A row without building_type mixes whole buildings (RTMS 일반) and units (RTMS 집합) "
-    "when building_type_mix names both: their prices describe different goods; filter with "
-    "building_type or compare the *_price_per_m2 fields."
-)
-
-
-def building_type_mix(samples: Iterable[Deal]) -> dict[str, int]:
-    """Samples per building type (``unknown`` when the source does not say)."""
-    counts = Counter(s.building_type or UNKNOWN_TYPE for s in samples)
-    return dict(sorted(counts.items()))
-
-
-def is_mixed(mix: Mapping[str, int]) -> bool:
-    """True when a cohort holds both whole buildings and units."""
-    return all(mix.get(t, 0) > 0 for t in BUILDING_TYPES)
+    complete: bool = True
+    provisional: bool = False
+    transactions_url: str | None = None
 
 
 GroupKey = tuple[str | None, str, str, str]
@@ -142,7 +139,7 @@ def _row(
         return None
     dong, property_type, transaction_type, period = key
     grade = confidence.confidence_of(summary)
-    mix = building_type_mix(samples)
+    mix = building_type_mix(s.building_type for s in samples)
     if is_mixed(mix):
         grade = confidence.cap_mixed(grade)
     per_area = stats.per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
@@ -220,6 +217,62 @@ def group_rows(
     return rows
 
 
+def transactions_link(base: str, row: PulseRow) -> str:
+    """The URL of the deals behind ``row``: ``base`` (the absolute address of
+    ``/api/v1/real-estate/transactions``) with the row's cohort and period as pulse
+    filters, percent-encoded."""
+    pairs = [
+        ("sigungu_code", row.sigungu_code),
+        ("period", row.period),
+        ("property_type", row.property_type),
+        ("transaction_type", row.transaction_type),
+    ]
+    if row.building_type is not None:
+        pairs.append(("building_type", row.building_type))
+    if row.dong is not None:
+        pairs += [("geo_precision", "dong"), ("dong", row.dong)]
+    return f"{base}?{urlencode(pairs, quote_via=quote)}"
+
+
+def finish_rows(
+    rows: Iterable[PulseRow],
+    period_of: Mapping[str, str],
+    *,
+    incomplete: Collection[freshness.MonthKey],
+    today: datetime.date,
+    transactions_url: str | None,
+) -> list[PulseRow]:
+    """``rows`` with ``complete``, ``provisional`` and ``transactions_url`` (under that
+    address; None without one) set: the months of each row's period (``period_of`` maps
+    month → period) against the incomplete district-months and ``today``."""
+    months = freshness.period_months(period_of)
+    out: list[PulseRow] = []
+    for row in rows:
+        spans = months.get(row.period, ())
+        out.append(
+            attrs.evolve(
+                row,
+                complete=freshness.months_complete(
+                    codes_of(row.sigungu_code),
+                    spans,
+                    row.property_type,
+                    row.transaction_type,
+                    incomplete,
+                ),
+                provisional=freshness.any_provisional(spans, today),
+                transactions_url=(
+                    None if transactions_url is None else transactions_link(transactions_url, row)
+                ),
+            )
+        )
+    return out
+
+
+def incomplete_periods(rows: Iterable[PulseRow]) -> list[str]:
+    """The periods of the rows built from an incomplete district-month, sorted."""
+    return sorted({row.period for row in rows if not row.complete})
+
+
 def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> list[Deal]:
     """The deals of ``cohort`` (its district or a renumbering alias, its types and dong)
     in ``months``, in their order: what the store's cohort read returns."""
@@ -248,19 +301,30 @@ def pulse_rows(
     query: PulseQuery,
     *,
     latest: periods.Month | None = None,
+    today: datetime.date | None = None,
+    incomplete: Collection[freshness.MonthKey] = (),
+    transactions_url: str | None = None,
 ) -> list[PulseRow]:
     """The pulse rows of ``query`` computed from transactions: exactly the ``data`` the
     server answers when it holds the same transactions.
 
     A rolling period ends at ``latest``, by default the latest month among ``records``
-    (all of them, as the server uses its whole store).
+    (all of them, as the server uses its whole store). With ``today`` the rows say
+    ``complete`` (against ``incomplete``: ``freshness.incomplete_of`` the files loaded)
+    and ``provisional``, and link their deals under ``transactions_url`` (the server's
+    address of the route) when given.
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
     window = periods.resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
     chosen = select(query.cohort, items, period_of)
-    return group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    if today is None:
+        return rows
+    return finish_rows(
+        rows, period_of, incomplete=incomplete, today=today, transactions_url=transactions_url
+    )
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:
@@ -281,7 +345,13 @@ def rows_meta(
     extra: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
-    row mixing building types adds ``MIX_LIMITATION``."""
+    row mixing building types adds ``MIX_LIMITATION``; ``data_as_of`` (from the context)
+    and ``incomplete_periods`` say how fresh and complete they are."""
+    extra = {
+        **(extra or {}),
+        "data_as_of": context.data_as_of,
+        "incomplete_periods": incomplete_periods(rows),
+    }
     meta = layer_meta(
         context,
         count=len(rows),

@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 
 from svc_core.convert import to_json
 from svc_core.csvfmt import render_csv
-from svc_core.envelope import PER_CALL_FIELDS, Answer, rate_limit
+from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_limit
 from svc_core.realestate import listing
 from svc_core.realestate import query as q
 from svc_server.http.answers import Rendered, iso_second, render_json
@@ -35,6 +35,7 @@ from svc_server.http.responses import (
     dumps,
     json_response,
 )
+from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
 
@@ -45,9 +46,13 @@ Service = Callable[..., Answer]
 
 
 def links(deps: Deps) -> service.Links:
-    """The disclosure and pricing pages of this deployment."""
+    """The disclosure and pricing pages and the deals route of this deployment."""
     base = deps.config.public_url
-    return service.Links(disclosure_url=f"{base}/disclosure", upgrade_url=f"{base}/pricing")
+    return service.Links(
+        disclosure_url=f"{base}/disclosure",
+        upgrade_url=f"{base}/pricing",
+        transactions_url=f"{base}{TRANSACTIONS_PATH}",
+    )
 
 
 def header_name(field: str) -> str:
@@ -162,7 +167,12 @@ def series(ctx: Ctx, deps: Deps) -> Response:
 
 def coverage(ctx: Ctx, deps: Deps) -> Response:
     return _run(
-        ctx, deps, service.coverage, q.parse_coverage, service.COVERAGE_COLUMNS, "coverage.csv"
+        ctx,
+        deps,
+        coverage_service.coverage,
+        q.parse_coverage,
+        coverage_service.COVERAGE_COLUMNS,
+        "coverage.csv",
     )
 
 
@@ -172,9 +182,6 @@ def indices(ctx: Ctx, deps: Deps) -> Response:
 
 def dimensions(ctx: Ctx, deps: Deps) -> Response:
     return _run(ctx, deps, service.dimensions, q.parse_dimensions, None, "dimensions.csv")
-
-
-TRANSACTIONS_PATH = "/api/v1/real-estate/transactions"
 
 
 def next_link(deps: Deps, params: Mapping[str, str], next_cursor: str) -> str:

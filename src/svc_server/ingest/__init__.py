@@ -137,6 +137,7 @@ def ingest(
         property_type=property_type,
         progress=progress,
         load_id=str(uuid.uuid4()),
+        now=now,
     )
     parsed = loader.parse(data, options)
     if _all_rejected(parsed.report):

@@ -19,7 +19,7 @@ from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import IndexParseResult, ParseResult, rone, rtms, rtms_csv, samples
 from svc_core.sources import markets as market_source
-from svc_server.services import markets_ingest, realestate
+from svc_server.services import completeness, coverage, markets_ingest
 from svc_server.store import Store
 from svc_server.store.base import Tx
 
@@ -44,6 +44,7 @@ class Options:
     property_type: str | None = None
     progress: Progress | None = None
     load_id: str | None = None
+    now: float = 0.0
 
 
 @attrs.frozen(kw_only=True)
@@ -92,21 +93,23 @@ def write_transactions(
     load_id: str | None = None,
 ) -> LoadReport:
     """Retract cancelled deals (and ``also_retract``), insert the new ones, keep the
-    excluded ones with their reason and rebuild the coverage of every district touched,
-    inside ``tx``; the records carry ``load_id`` (the load's ``ingest_log`` id)."""
+    excluded ones with their reason and rebuild the coverage of every district touched
+    (or whose stored records got their building type), inside ``tx``; the records carry
+    ``load_id`` (the load's ``ingest_log`` id)."""
     report = result.report
     touched = {t.sigungu_code for t in result.transactions}
     gone = [*result.retracted_keys, *also_retract]
     if gone:
         report.retracted, codes = store.realestate.delete_transactions(tx, gone)
         touched |= codes
+    retyped: set[str] = set()
     report.loaded, report.duplicate = store.realestate.insert_transactions(
-        tx, result.transactions, progress=progress, load_id=load_id
+        tx, result.transactions, progress=progress, retyped=retyped, load_id=load_id
     )
     if result.excluded and load_id is not None:
         store.realestate.insert_excluded(tx, result.excluded, load_id=load_id)
-    if report.loaded or report.retracted:
-        realestate.refresh_coverage(store, tx, touched)
+    if report.loaded or report.retracted or retyped:
+        coverage.refresh_coverage(store, tx, touched | retyped)
     return report
 
 
@@ -124,7 +127,9 @@ def _transaction_loader(kind: str) -> Loader:
             if progress is not None:
                 progress(done, total)
 
-        return write_transactions(store, tx, result, progress=step, load_id=options.load_id)
+        report = write_transactions(store, tx, result, progress=step, load_id=options.load_id)
+        completeness.record_file(store, tx, kind, result, now=options.now)
+        return report
 
     return Loader(kind=kind, parse=parse, write=write)
 

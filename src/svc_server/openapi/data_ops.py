@@ -79,7 +79,9 @@ GET_REAL_ESTATE_PULSE = Operation(
     summary="Quartile aggregates for one district",
     description="Sale prices or lease deposits (and monthly rents) per property type and "
     "transaction type for one district and period. Cohorts with fewer than 2 "
-    f"transactions are left out. {QUOTA_NOTE}",
+    "transactions are left out. Each row says whether it is `complete` and `provisional` "
+    "and links its deals (`transactions_url`); `_meta.data_as_of` and "
+    f"`_meta.incomplete_periods` (also `X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
     responses={
         "200": ok(
             obj({"data": array(ref("PulseRow")), "_meta": ref("LayerEnvelope")}),
@@ -111,7 +113,9 @@ GET_REAL_ESTATE_COVERAGE = Operation(
     tag="Real estate",
     summary="Which periods have data",
     description="Per cohort, the periods with at least 2 transactions, ordered by "
-    "total samples (descending). Without filters: the top cohorts overall. An empty "
+    "total samples (descending). Without filters: the top cohorts overall. "
+    "`building_type` keeps one building type's deals (rows say `building_type` and "
+    "`building_type_mix`); rows say `complete` and `provisional` as pulse rows do. An empty "
     f"result is a 200 with empty `data`, never a 404. {QUOTA_NOTE}",
     responses={"200": data_ok("CoverageRow", "Cohorts with data, busiest first.")},
 )
@@ -162,7 +166,8 @@ GET_REAL_ESTATE_DIMENSIONS = Operation(
     tag="Real estate",
     summary="Districts and types with data",
     description="The districts, property types and transaction types with transactions "
-    "in the last 6 months with data, with sample counts; `gu_dongs` is filled for "
+    "in the last 6 months with data, with sample counts (and the building types: "
+    "`building_types`); `gu_dongs` is filled for "
     f"geo_precision=dong (pro plan or higher). {QUOTA_NOTE}",
     responses={
         "200": ok(

@@ -179,6 +179,10 @@ PULSE_EXAMPLE_ROW: Json = {
     "median_price_per_m2": 14_310_000,
     "p75_price_per_m2": 17_050_000,
     "median_land_price_per_m2": 61_200_000,
+    "complete": True,
+    "provisional": True,
+    "transactions_url": "https://api.example.com/api/v1/real-estate/transactions"
+    "?sigungu_code=11680&period=last_6m&property_type=office&transaction_type=sale",
 }
 ENVELOPE_EXAMPLE: Json = {
     "service": "svc",
@@ -216,6 +220,8 @@ ENVELOPE_EXAMPLE: Json = {
         "building_type": None,
         "area_unit": "m2",
     },
+    "data_as_of": "2026-10-21T03:00:00Z",
+    "incomplete_periods": [],
     "rate_limit": {"limit_per_min": 120, "remaining": 119},
     "request_id": "req_GoJtE09Oo289lKte7g6VSg",
 }

@@ -252,6 +252,19 @@ LAYER_ENVELOPE = obj(
                 pattern="^[A-Za-z0-9_-]+$",
             )
         ),
+        "data_as_of": nullable(
+            string(
+                "pulse, series and coverage: when transaction data was last loaded or "
+                "synced (ISO-8601 UTC; null before any load). CSV: X-Svc-Data-As-Of.",
+                format="date-time",
+            )
+        ),
+        "incomplete_periods": array(
+            string(),
+            "pulse, series and coverage: the periods of the rows built from a district-month "
+            "known to be incomplete (loaded from an incomplete set of pages, or partially "
+            "synced), sorted; those rows say complete: false.",
+        ),
         "request_id": string(),
     },
     required=(
@@ -285,6 +298,16 @@ PER_AREA = nullable(
         "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); null when "
         "no deal reports an area."
     )
+)
+COMPLETE = boolean(
+    "False when a district-month the figure is built from was loaded from an incomplete "
+    "set of pages (a file whose totalCount exceeds its items, the other pages not loaded) "
+    "or its svc sync rtms read is partial."
+)
+PROVISIONAL = boolean(
+    "True while the period is within the reporting lag: deals are reported within 30 days "
+    "of contract and published the next day, so a month stays provisional until 31 days "
+    "after its last day (cancellations can arrive later still)."
 )
 PULSE_ROW = obj(
     {
@@ -335,6 +358,14 @@ PULSE_ROW = obj(
                 "Median of price / land area (plottageAr) over the row's whole buildings, KRW "
                 "per m² (per pyeong with area_unit=pyeong); null when none reports it."
             )
+        ),
+        "complete": COMPLETE,
+        "provisional": PROVISIONAL,
+        "transactions_url": string(
+            "The deals behind this row: /api/v1/real-estate/transactions with the row's "
+            "sigungu_code, period, property_type and transaction_type (then building_type "
+            "when filtered, and geo_precision=dong&dong=... for a dong row).",
+            format="uri",
         ),
     },
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
@@ -403,6 +434,17 @@ COVERAGE_ROW = obj(
         "total_samples": integer(minimum=2),
         "samples_per_period_median": integer(minimum=2),
         "data_sources": array(string()),
+        "building_type": nullable(
+            enum(BUILDING_TYPES, "The building_type filter; null when the row counts every deal.")
+        ),
+        "building_type_mix": counts(
+            "Samples per building type over periods_with_data (whole_building, unit, and "
+            "unknown when the source does not say); they add up to total_samples."
+        ),
+        "complete": COMPLETE,
+        "provisional": boolean(
+            "True while latest_period is within the reporting lag (see the pulse row)."
+        ),
     },
     description="Which periods have data (at least 2 samples) for one cohort.",
 )
@@ -435,6 +477,10 @@ RE_DIMENSIONS = obj(
         "gu_dongs": array(ref("DimensionItem"), "'<gu> > <dong>'; filled for geo_precision=dong."),
         "property_types": array(ref("DimensionItem")),
         "transaction_types": array(ref("DimensionItem")),
+        "building_types": array(
+            ref("DimensionItem"),
+            "whole_building and unit (and unknown: deals whose source does not say).",
+        ),
     },
     description="What has data in the last 6 months with data.",
 )

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from svc_core import demo, demo_markets
-from svc_server.services import markets_ingest, realestate
+from svc_server.services import coverage, markets_ingest
 from svc_server.store import Store
 from svc_server.store.realestate import RollupKey, rollup_rows
 
@@ -34,7 +34,7 @@ def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
         if loaded:
             # Into an empty store the rollup is exactly what these records added.
             rollup = rollup_rows(added) if first else None
-            realestate.refresh_coverage(store, tx, demo.demo_districts(), rollup=rollup)
+            coverage.refresh_coverage(store, tx, demo.demo_districts(), rollup=rollup)
         idx_loaded, _ = store.realestate.insert_indices(tx, indices, synthetic=True)
         market = markets_ingest.write(store, tx, listings, activities, synthetic=True)
         store.realestate.log_ingest(

@@ -1,4 +1,5 @@
-"""Real-estate use cases: pulse, series, coverage, indices, dimensions.
+"""Real-estate use cases: pulse, series, indices, dimensions (coverage, and its rows
+precomputed at ingest, in ``svc_server.services.coverage``).
 
 Each reads the store and hands the records to the pure functions of
 ``svc_core.realestate``, which compute the rows and the envelope; an empty answer where
@@ -16,22 +17,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from svc_core import convert, periods, regions
+from svc_core import periods, regions
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.params import names
-from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import dimensions as core_dimensions
 from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
 from svc_core.realestate.common import Context, codes_of, gate
-from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.pulse import Deal, PulseRow
 from svc_core.realestate.query import (
-    CoverageQuery,
     DimensionsQuery,
     IndicesQuery,
     PulseQuery,
@@ -39,9 +37,8 @@ from svc_core.realestate.query import (
 )
 from svc_server.store import Store
 from svc_server.store.base import Row, Tx
-from svc_server.store.realestate import CoverageRecord, DataState
+from svc_server.store.realestate import DataState
 
-GRANULARITY = q.GRANULARITIES
 PULSE_PARAMS = names(q.PULSE_PARAMS)
 SERIES_PARAMS = names(q.SERIES_PARAMS)
 COVERAGE_PARAMS = names(q.COVERAGE_PARAMS)
@@ -50,12 +47,11 @@ DIMENSIONS_PARAMS = names(q.DIMENSIONS_PARAMS)
 """The parameter names each route accepts (the declarations are in ``query``)."""
 
 PULSE_COLUMNS = tuple(f.name for f in PulseRow.__attrs_attrs__)
-COVERAGE_COLUMNS = tuple(f.name for f in CoverageRow.__attrs_attrs__)
 INDEX_COLUMNS = tuple(f.name for f in core_indices.IndexRow.__attrs_attrs__)
 """CSV columns: the row fields in SPEC order."""
 
 
-def _context(
+def answer_context(
     state: DataState, caller: Caller, request_id: str, now: float, links: Links
 ) -> Context:
     return Context(
@@ -64,6 +60,7 @@ def _context(
         generated_at=datetime.fromtimestamp(now, UTC),
         links=links,
         exclusions=state.exclusions,
+        data_as_of=state.data_as_of,
     )
 
 
@@ -120,6 +117,20 @@ def _cohort_rows(
     return store.realestate.cached(key, compute, version=state.version)
 
 
+def _finish(
+    rows: Sequence[PulseRow], period_of: Mapping[str, str], state: DataState, context: Context
+) -> list[PulseRow]:
+    """The cached rows with what follows the clock and the address: ``complete``,
+    ``provisional`` and ``transactions_url``."""
+    return core_pulse.finish_rows(
+        rows,
+        period_of,
+        incomplete=state.incomplete,
+        today=context.generated_at.date(),
+        transactions_url=context.links.transactions_url,
+    )
+
+
 def pulse(
     store: Store,
     query: PulseQuery,
@@ -133,11 +144,11 @@ def pulse(
     state = store.realestate.state()
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
-    rows, synthetic = _cohort_rows(
-        store, state, query.cohort, {m: window.label for m in window.months}, query.area_unit
-    )
-    context = _context(state, caller, request_id, now, links)
-    return core_pulse.pulse_answer(rows, query, window, context, synthetic=synthetic)
+    period_of = {m: window.label for m in window.months}
+    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    context = answer_context(state, caller, request_id, now, links)
+    finished = _finish(rows, period_of, state, context)
+    return core_pulse.pulse_answer(finished, query, window, context, synthetic=synthetic)
 
 
 def series(
@@ -154,8 +165,9 @@ def series(
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
-    context = _context(state, caller, request_id, now, links)
-    return core_series.series_answer(rows, query, context, synthetic=synthetic)
+    context = answer_context(state, caller, request_id, now, links)
+    finished = _finish(rows, period_of, state, context)
+    return core_series.series_answer(finished, query, context, synthetic=synthetic)
 
 
 def district_names(store: Store, codes: Iterable[str], *, tx: Tx | None = None) -> dict[str, str]:
@@ -176,136 +188,6 @@ def district_names(store: Store, codes: Iterable[str], *, tx: Tx | None = None) 
             if name is not None:
                 names[code] = name
     return names
-
-
-def _record(c: core_coverage.CoverageCohort) -> CoverageRecord:
-    return CoverageRecord(
-        granularity=c.granularity,
-        sigungu_code=c.sigungu_code,
-        dong=c.dong,
-        property_type=c.property_type,
-        transaction_type=c.transaction_type,
-        type_rank=c.type_rank,
-        total_samples=c.total_samples,
-        row=convert.to_json(c.row),
-        source_mix=c.source_mix,
-    )
-
-
-def build_coverage(
-    rollup: Iterable[Row],
-    granularities: Sequence[str],
-    *,
-    dong_level: bool,
-    merge_code: str | None = None,
-    names: Mapping[str, str] | None = None,
-) -> list[CoverageRecord]:
-    """``svc_core.realestate.coverage.build_coverage`` as the store keeps it (rows in
-    their JSON form)."""
-    built = core_coverage.build_coverage(
-        rollup, granularities, dong_level=dong_level, merge_code=merge_code, names=names
-    )
-    return [_record(c) for c in built]
-
-
-def refresh_coverage(
-    store: Store, tx: Tx, codes: Iterable[str], *, rollup: Sequence[Row] | None = None
-) -> int:
-    """Rebuild the precomputed coverage rows of districts ``codes`` (and of any district
-    still missing them) inside the load's transaction; return the rows written.
-
-    ``rollup`` may hand over the complete rollup rows of ``codes`` when the caller has
-    them in memory (a first bulk load); by default they are read from the store.
-    """
-    wanted = sorted(set(codes) | store.realestate.stale_coverage_districts(tx))
-    if not wanted:
-        return 0
-    if rollup is None or set(wanted) - set(codes):
-        rollup = store.realestate.rollup(codes=wanted, dong_level=None, tx=tx)
-    district = [r for r in rollup if r["dong"] == ""]
-    dongs = [r for r in rollup if r["dong"] != ""]
-    names = district_names(store, wanted, tx=tx)
-    records = [
-        record
-        for level, rows in ((False, district), (True, dongs))
-        for record in build_coverage(rows, GRANULARITY, dong_level=level, names=names)
-    ]
-    store.realestate.replace_coverage(tx, wanted, records)
-    return len(records)
-
-
-def _coverage_rows(
-    store: Store, state: DataState, query: CoverageQuery
-) -> list[tuple[CoverageRow, Mapping[str, int]]]:
-    cohort = query.cohort
-    if cohort.sigungu_code or not state.coverage_complete:
-        # One district (with its aliases) is small: build it from the rollup. The whole
-        # table is built here only for data loaded before coverage was precomputed.
-        def build() -> list[core_coverage.CoverageCohort]:
-            rollup = store.realestate.rollup(
-                codes=codes_of(cohort.sigungu_code) if cohort.sigungu_code else None,
-                property_type=cohort.property_type,
-                transaction_type=cohort.transaction_type,
-                dong_level=cohort.dong_level,
-                dong=cohort.dong,
-            )
-            codes = (
-                {cohort.sigungu_code}
-                if cohort.sigungu_code
-                else {r["sigungu_code"] for r in rollup}
-            )
-            return core_coverage.build_coverage(
-                rollup,
-                (query.granularity,),
-                dong_level=cohort.dong_level,
-                merge_code=cohort.sigungu_code or None,
-                names=district_names(store, codes),
-            )
-
-        built = store.realestate.cached(
-            ("coverage", cohort, query.granularity), build, version=state.version
-        )
-        return [(c.row, c.source_mix) for c in built[: query.limit]]
-
-    def top() -> list[tuple[CoverageRow, Mapping[str, int]]]:
-        stored = store.realestate.coverage(
-            granularity=query.granularity,
-            dong_level=cohort.dong_level,
-            limit=q.COVERAGE_LIMIT_MAX,
-            property_type=cohort.property_type,
-            transaction_type=cohort.transaction_type,
-            dong=cohort.dong,
-        )
-        return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
-
-    # The largest answer is read and typed once per data version and filters, and each
-    # limit takes its head (the order is total): a hit reads nothing. Keys leave the
-    # limit out, so the entries stay few and each holds at most COVERAGE_LIMIT_MAX rows.
-    key = ("coverage-top", cohort, query.granularity)
-    return store.realestate.cached(key, top, version=state.version)[: query.limit]
-
-
-def coverage(
-    store: Store,
-    query: CoverageQuery,
-    caller: Caller,
-    *,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
-    """GET /api/v1/real-estate/coverage: which cohorts have data in which periods.
-
-    Rows are ordered by ``total_samples`` descending (then code, dong and types); an
-    empty answer is a 200 with no rows. Without a district the rows come precomputed
-    (maintained at ingest), so the call reads at most ``COVERAGE_LIMIT_MAX`` rows
-    whatever the table size, once per data version and filters.
-    """
-    gate(caller, query.cohort.geo_precision, links)
-    state = store.realestate.state()
-    found = _coverage_rows(store, state, query)
-    context = _context(state, caller, request_id, now, links)
-    return core_coverage.coverage_answer(found, query, context, synthetic=state.synthetic)
 
 
 def _index_value(r: Row) -> core_indices.IndexValue:
@@ -341,7 +223,7 @@ def indices(
         property_type=query.property_type,
         metric_type=query.metric_type,
     )
-    context = _context(state, caller, request_id, now, links)
+    context = answer_context(state, caller, request_id, now, links)
     values = [_index_value(r) for r in found]
     return core_indices.indices_answer(values, query, window, context, synthetic=state.synthetic)
 
@@ -382,7 +264,7 @@ def dimensions(
         lambda: _dimensions_data(store, query.geo_precision, window),
         version=state.version,
     )
-    context = _context(state, caller, request_id, now, links)
+    context = answer_context(state, caller, request_id, now, links)
     return core_dimensions.dimensions_answer(
         data, mix, query, window, context, synthetic=state.synthetic
     )

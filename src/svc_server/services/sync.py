@@ -49,6 +49,7 @@ from svc_core.sync import (
 )
 from svc_server.delivery.rtms import Answer, RtmsClient
 from svc_server.ingest import write_transactions
+from svc_server.services import completeness
 from svc_server.store import Store
 
 Progress = Callable[[int, int, str], None]
@@ -261,6 +262,7 @@ class _Run:
                     detail=detail,
                 )
             else:
+                total = pages[0].total_count if pages else None
                 self.store.sync.record(
                     tx,
                     kind=task.kind,
@@ -270,8 +272,18 @@ class _Run:
                     attempt=status,
                     attempted_at=now,
                     detail=detail,
-                    total_count=pages[0].total_count if pages else None,
+                    total_count=total,
                     pages=len(pages),
+                )
+                completeness.record_sync(
+                    self.store,
+                    tx,
+                    task.kind,
+                    task.sigungu_code,
+                    task.month,
+                    total_count=total,
+                    complete=False,
+                    now=now,
                 )
         return MonthOutcome(task=task, status=status, pages=len(pages), detail=detail)
 
@@ -305,6 +317,16 @@ class _Run:
                 total_count=total,
                 pages=len(pages),
                 digest=digest,
+            )
+            completeness.record_sync(
+                self.store,
+                tx,
+                task.kind,
+                task.sigungu_code,
+                task.month,
+                total_count=total,
+                complete=True,
+                now=now,
             )
             month_id = f"sync|{task.kind}|{task.sigungu_code}|{task.month.label}"
             self.store.realestate.record_load(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from svc_server.store.base import (
     IN_CHUNK,
@@ -17,9 +17,6 @@ from svc_server.store.base import (
     marks,
 )
 from svc_server.store.realestate_rows import CoverageRecord
-
-if TYPE_CHECKING:
-    pass
 
 
 class CoverageTables:
@@ -62,6 +59,7 @@ class CoverageTables:
                 r.dong,
                 r.property_type,
                 r.transaction_type,
+                r.building_type,
                 int(r.dong != ""),
                 r.type_rank,
                 r.total_samples,
@@ -73,8 +71,8 @@ class CoverageTables:
         for batch in chunks(values, WRITE_CHUNK):
             tx.executemany(
                 "INSERT INTO coverage_cohorts (granularity, sigungu_code, dong, property_type, "
-                "transaction_type, dong_level, type_rank, total_samples, row_json, source_mix) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "transaction_type, building_type, dong_level, type_rank, total_samples, "
+                "row_json, source_mix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 batch,
             )
 
@@ -87,18 +85,20 @@ class CoverageTables:
         property_type: str | None = None,
         transaction_type: str | None = None,
         dong: str | None = None,
+        building_type: str | None = None,
     ) -> list[tuple[dict[str, Any], dict[str, int]]]:
-        """The top ``limit`` precomputed coverage rows, by ``total_samples`` descending
-        (then district, dong and type order), with each row's per-source samples."""
+        """The top ``limit`` precomputed coverage rows of one building type (None: the
+        combined rows), by ``total_samples`` descending (then district, dong and type
+        order), with each row's per-source samples."""
         sql = (
             "SELECT row_json, source_mix FROM coverage_cohorts "
-            "WHERE granularity = ? AND dong_level = ?"
+            "WHERE granularity = ? AND building_type = ? AND dong_level = ?"
         )
         where, equal = equal_filters(
             property_type=property_type, transaction_type=transaction_type, dong=dong
         )
         sql += where + " ORDER BY total_samples DESC, sigungu_code, dong, type_rank LIMIT ?"
-        params: list[Any] = [granularity, int(dong_level), *equal, limit]
+        params: list[Any] = [granularity, building_type or "", int(dong_level), *equal, limit]
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, params)
         return [(json.loads(r["row_json"]), json.loads(r["source_mix"])) for r in rows]

@@ -4,7 +4,7 @@
 and source; dong ``''`` for the whole district) is maintained in the same transaction as
 the rows it counts. ``coverage_cohorts`` holds the finished coverage rows per cohort and
 granularity, rebuilt at ingest for the districts a load touched (the service computes
-them: ``svc_server.services.realestate.refresh_coverage``). So coverage and dimensions
+them: ``svc_server.services.coverage.refresh_coverage``). So coverage and dimensions
 never scan transactions, and coverage without a district reads only ``limit`` rows.
 
 Pulse reads only its cohort: ``samples`` always names every property type, transaction
@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc_core.instants import iso_or_none
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_server.store.base import (
     WRITE_CHUNK,
@@ -45,17 +46,19 @@ from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
-    TYPE_UPDATE_SQL,
     CoverageRecord,
     DataState,
     RollupKey,
     rollup_counts,
     rollup_rows,
+    row_keys,
     transaction_rows,
     type_updates,
 )
+from svc_server.store.rollup import RollupTable
+from svc_server.store.source_months import SourceMonths
 from svc_server.store.transactions import TransactionListing
-from svc_server.store.versioned import VERSION_TTL, VersionedCache
+from svc_server.store.versioned import VERSION_TTL, Version, VersionedCache
 
 if TYPE_CHECKING:
     from svc_core.models import LoadReport, Transaction
@@ -80,10 +83,11 @@ _TRANSACTION_KINDS_SQL = "kind LIKE 'rtms-%'"
 exclusions are about other records."""
 
 
-class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
+class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
-    observations in ``store.indices``, listings and excluded records in
-    ``store.transactions``)."""
+    observations in ``store.indices``, the rollup in ``store.rollup``, what the store
+    holds of each district-month in ``store.source_months``, listings and excluded
+    records in ``store.transactions``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -91,7 +95,7 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
 
     # versioned cache (svc_server.store.versioned) ------------------------------------------
 
-    def data_version(self) -> tuple[int, int]:
+    def data_version(self) -> Version:
         """Changes whenever a load commits (``VersionedCache.data_version``)."""
         return self.versions.data_version()
 
@@ -104,7 +108,7 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
         key: tuple[Any, ...],
         compute: Callable[[], T],
         *,
-        version: tuple[int, int] | None = None,
+        version: Version | None = None,
     ) -> T:
         """``compute()`` once per data version and ``key`` (``VersionedCache.cached``)."""
         return self.versions.cached(key, compute, version=version)
@@ -114,7 +118,7 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
         version = self.data_version()
         return self.cached(("state",), lambda: self._state(version), version=version)
 
-    def _state(self, version: tuple[int, int]) -> DataState:
+    def _state(self, version: Version) -> DataState:
         with self.db.transaction(write=False) as tx:
             month = tx.fetchone("SELECT MAX(month) AS m FROM cohort_months")
             quarter = tx.fetchone(
@@ -126,6 +130,11 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
                 "ORDER BY loaded_at DESC, id"
             )
             stale = self.stale_coverage_districts(tx)
+            incomplete = self.incomplete_months(tx)
+            as_of = tx.fetchone(
+                f"SELECT MAX(loaded_at) AS at FROM ingest_log WHERE {_TRANSACTION_KINDS_SQL} "
+                "OR kind IN ('samples', 'demo')"
+            )
         totals: Counter[str] = Counter()
         seen: set[str] = set()
         for row in logged:
@@ -141,6 +150,8 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
             exclusions=dict(sorted(totals.items())),
             synthetic=demo is not None,
             coverage_complete=not stale,
+            incomplete=incomplete,
+            data_as_of=iso_or_none(as_of["at"] if as_of and as_of["at"] is not None else None),
         )
 
     # writing -----------------------------------------------------------------------------
@@ -153,14 +164,17 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
         synthetic: bool = False,
         progress: Progress | None = None,
         added: Counter[RollupKey] | None = None,
+        retyped: set[str] | None = None,
         load_id: str | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
         A record already stored without a building type or load (stored before migration
-        0008 or 0011) gets what the reader found now; ``load_id`` names the load.
+        0008 or 0011) gets what the reader found now, and moves in the rollup when it
+        gets its type; ``load_id`` names the load.
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives
-        the rollup counts the new records added.
+        the rollup counts the new records added, ``retyped`` the districts of records
+        that got their type.
         """
         unique: dict[str, Transaction] = {}
         for record in records:
@@ -178,24 +192,16 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
             written += len(part)
             if progress is not None:
                 progress(written)
-        for part in chunks(type_updates(unique.values(), existing, load_id), WRITE_CHUNK):
-            tx.executemany(TYPE_UPDATE_SQL, part)
+        updates = type_updates(unique.values(), existing, load_id)
+        if updates:
+            moved = self._retype(tx, updates)
+            if retyped is not None:
+                retyped |= moved
         counts = rollup_counts(fresh)
         self._bump_rollup(tx, counts)
         if added is not None:
             added.update(counts)
         return len(rows), len(records) - len(rows)
-
-    def _bump_rollup(self, tx: Tx, counts: Mapping[RollupKey, int]) -> None:
-        rollup = [(*key, n) for key, n in counts.items()]
-        for part in chunks(rollup, WRITE_CHUNK):
-            tx.executemany(
-                "INSERT INTO cohort_months (sigungu_code, dong, property_type, transaction_type, "
-                "month, source, samples) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (sigungu_code, dong, property_type, transaction_type, month, source) "
-                "DO UPDATE SET samples = cohort_months.samples + excluded.samples",
-                part,
-            )
 
     def delete_transactions(self, tx: Tx, keys: Sequence[str]) -> tuple[int, set[str]]:
         """Remove deals a later report cancelled and take them out of the rollup;
@@ -203,29 +209,15 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
         rows = select_in(
             tx,
             "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
-            "month, source FROM transactions WHERE natural_key IN",
+            "month, source, building_type FROM transactions WHERE natural_key IN",
             keys,
         )
         if not rows:
             return 0, set()
-        counts: Counter[RollupKey] = Counter()
-        for r in rows:
-            base = (r["property_type"], r["transaction_type"], r["month"], r["source"])
-            counts[(r["sigungu_code"], "", *base)] += 1
-            if r["dong"]:
-                counts[(r["sigungu_code"], r["dong"], *base)] += 1
         tx.executemany(
             "DELETE FROM transactions WHERE natural_key = ?", [(r["natural_key"],) for r in rows]
         )
-        where = (
-            "sigungu_code = ? AND dong = ? AND property_type = ? AND transaction_type = ? "
-            "AND month = ? AND source = ?"
-        )
-        tx.executemany(
-            f"UPDATE cohort_months SET samples = samples - ? WHERE {where}",
-            [(n, *key) for key, n in counts.items()],
-        )
-        tx.executemany(f"DELETE FROM cohort_months WHERE samples <= 0 AND {where}", list(counts))
+        self._drop_rollup(tx, row_keys(rows))
         return len(rows), {r["sigungu_code"] for r in rows}
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:
@@ -334,51 +326,6 @@ class RealEstateRepo(CoverageTables, IndexTable, TransactionListing):
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
             return tx.fetchall(sql, params)
-
-    def rollup(
-        self,
-        *,
-        codes: Sequence[str] | None = None,
-        property_type: str | None = None,
-        transaction_type: str | None = None,
-        dong_level: bool | None = False,
-        dong: str | None = None,
-        month_from: str | None = None,
-        month_to: str | None = None,
-        tx: Tx | None = None,
-    ) -> list[Row]:
-        """Rollup rows (never raw transactions): one per cohort, month and source, with
-        ``samples``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
-        rows); both when ``dong_level`` is None. Aggregation is left to the caller: a
-        plain scan is several times faster than a SQL ``GROUP BY`` here. ``tx`` reads
-        inside an open (write) transaction."""
-        sql = (
-            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-            "samples FROM cohort_months WHERE 1 = 1"
-        )
-        if dong_level is not None:
-            sql += " AND dong <> ''" if dong_level else " AND dong = ''"
-        params: list[Any] = []
-        if codes is not None:
-            if not codes:
-                return []
-            sql += f" AND sigungu_code IN ({marks(len(codes))})"
-            params.extend(codes)
-        where, equal = equal_filters(
-            property_type=property_type, transaction_type=transaction_type, dong=dong
-        )
-        sql += where
-        params.extend(equal)
-        if month_from is not None:
-            sql += " AND month >= ?"
-            params.append(month_from)
-        if month_to is not None:
-            sql += " AND month <= ?"
-            params.append(month_to)
-        if tx is not None:
-            return tx.fetchall(sql, params)
-        with self.db.transaction(write=False) as read:
-            return read.fetchall(sql, params)
 
     def sigungu_names(self, codes: Sequence[str], *, tx: Tx | None = None) -> dict[str, str]:
         """The district name the records of each code carry (for codes the bundled table

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from svc_core.realestate.freshness import MonthKey
 from svc_server.store.base import Row
+from svc_server.store.versioned import Version
 
 if TYPE_CHECKING:
     from svc_core.models import Transaction
@@ -41,8 +43,19 @@ TRANSACTION_COLUMNS = (
 )
 """The columns ``transaction_rows`` fills, in order."""
 
-RollupKey = tuple[str, str, str, str, str, str]
-"""(sigungu_code, dong or '', property_type, transaction_type, month, source)."""
+RollupKey = tuple[str, str, str, str, str, str, str]
+"""(sigungu_code, dong or '', property_type, transaction_type, month, source,
+building_type or '' when the source does not say)."""
+ROLLUP_COLUMNS = (
+    "sigungu_code",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "month",
+    "source",
+    "building_type",
+)
+"""The key columns of ``cohort_months``, in ``RollupKey`` order."""
 
 
 def transaction_rows(
@@ -124,40 +137,46 @@ def rollup_counts(records: Iterable[Transaction]) -> Counter[RollupKey]:
         month = months.get(r.deal_date)
         if month is None:
             month = months[r.deal_date] = r.period_month
-        counts[(r.sigungu_code, "", r.property_type, r.transaction_type, month, r.source)] += 1
+        btype = r.building_type or ""
+        ptype, ttype, source = r.property_type, r.transaction_type, r.source
+        counts[(r.sigungu_code, "", ptype, ttype, month, source, btype)] += 1
         if r.dong:
-            counts[
-                (r.sigungu_code, r.dong, r.property_type, r.transaction_type, month, r.source)
-            ] += 1
+            counts[(r.sigungu_code, r.dong, ptype, ttype, month, source, btype)] += 1
+    return counts
+
+
+def row_keys(rows: Iterable[Row], building_type: str | None = None) -> Counter[RollupKey]:
+    """The rollup keys of stored transaction rows (``building_type`` overriding theirs
+    when given), counted as ``rollup_counts`` counts records."""
+    counts: Counter[RollupKey] = Counter()
+    for r in rows:
+        btype = (building_type if building_type is not None else r["building_type"]) or ""
+        base = (r["property_type"], r["transaction_type"], r["month"], r["source"], btype)
+        counts[(r["sigungu_code"], "", *base)] += 1
+        if r["dong"]:
+            counts[(r["sigungu_code"], r["dong"], *base)] += 1
     return counts
 
 
 def rollup_rows(counts: Mapping[RollupKey, int]) -> list[Row]:
     """Rollup counts as the rows ``RealEstateRepo.rollup`` returns."""
     return [
-        {
-            "sigungu_code": code,
-            "dong": dong,
-            "property_type": ptype,
-            "transaction_type": ttype,
-            "month": month,
-            "source": source,
-            "samples": n,
-        }
-        for (code, dong, ptype, ttype, month, source), n in counts.items()
+        {**dict(zip(ROLLUP_COLUMNS, key, strict=True)), "samples": n} for key, n in counts.items()
     ]
 
 
 @attrs.frozen(kw_only=True)
 class CoverageRecord:
     """One finished coverage row of a cohort at one granularity (``dong`` ``''`` for a
-    district-level row), with its per-source samples and ordering keys."""
+    district-level row; ``building_type`` ``''`` for the combined row), with its
+    per-source samples and ordering keys."""
 
     granularity: str
     sigungu_code: str
     dong: str
     property_type: str
     transaction_type: str
+    building_type: str
     type_rank: int
     total_samples: int
     row: dict[str, Any]
@@ -172,12 +191,16 @@ class DataState:
     windows; ``exclusions`` (transactions excluded at ingest, by reason, each distinct
     RTMS file counted once) feed ``coverage_note``; ``synthetic`` is true once demo data
     was loaded; ``coverage_complete`` is false while some district lacks precomputed
-    coverage rows.
+    coverage rows; ``incomplete`` holds the district-months (sync kind, code, month)
+    known to be incomplete (``svc_core.realestate.freshness``); ``data_as_of`` is when
+    transaction data was last loaded or synced (ISO-8601, None before any load).
     """
 
-    version: tuple[int, int]
+    version: Version
     latest_month: str | None
     latest_index_period: str | None
     exclusions: Mapping[str, int]
     synthetic: bool
     coverage_complete: bool = True
+    incomplete: frozenset[MonthKey] = frozenset()
+    data_as_of: str | None = None

@@ -10,15 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from svc_core.periods import Month
-from svc_core.sync import MonthState, StateKey
+from svc_core.sync import COHORTS, MonthState, StateKey
 from svc_server.store.base import Database, Row, Tx, marks
 
-COHORTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "commercial": (("office", "retail", "commercial_complex", "mixed_use"), ("sale",)),
-    "officetel-trade": (("officetel",), ("sale",)),
-    "officetel-rent": (("officetel",), ("chartered_lease", "monthly_lease")),
-}
-"""The property and transaction types a sync kind's records can have."""
 _COLUMNS = (
     "kind",
     "sigungu_code",

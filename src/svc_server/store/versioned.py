@@ -1,5 +1,7 @@
 """Answers cached per *data version*: every load writes one ``ingest_log`` row, so the
-log's row count and latest load time identify the data. Each process keeps its own small
+log's row count and latest load time identify the data, with the number of district-months
+known to be incomplete (a partial sync changes it and writes no log row). Each process
+keeps its own small
 LRU and reads the version from the database at most once per ``VERSION_TTL``, so several
 server processes stay consistent within that bound."""
 
@@ -17,6 +19,13 @@ T = TypeVar("T")
 CACHE_ENTRIES = 1024
 VERSION_TTL = 1.0
 """Seconds a process trusts the data version it last read (see ``data_version``)."""
+Version = tuple[int, int, int]
+"""(ingest-log rows, latest load time, incomplete district-months)."""
+_VERSION_SQL = (
+    "SELECT (SELECT COUNT(*) FROM ingest_log) AS n, "
+    "(SELECT MAX(loaded_at) FROM ingest_log) AS at, "
+    "(SELECT COUNT(*) FROM source_months WHERE complete = 0) AS gaps"
+)
 
 
 class VersionedCache:
@@ -26,9 +35,9 @@ class VersionedCache:
         self.db = db
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self._version: tuple[float, tuple[int, int]] | None = None
+        self._version: tuple[float, Version] | None = None
 
-    def data_version(self) -> tuple[int, int]:
+    def data_version(self) -> Version:
         """Changes whenever a load commits (every load writes one ``ingest_log`` row).
 
         Read from the database at most once per ``VERSION_TTL`` seconds per process: a
@@ -40,8 +49,10 @@ class VersionedCache:
         if known is not None and now - known[0] < VERSION_TTL:
             return known[1]
         with self.db.transaction(write=False) as tx:
-            row = tx.fetchone("SELECT COUNT(*) AS n, MAX(loaded_at) AS at FROM ingest_log")
-        version = (int(row["n"] or 0), int(row["at"] or 0)) if row else (0, 0)
+            row = tx.fetchone(_VERSION_SQL)
+        version = (
+            (int(row["n"] or 0), int(row["at"] or 0), int(row["gaps"] or 0)) if row else (0, 0, 0)
+        )
         self._version = (now, version)
         return version
 
@@ -54,7 +65,7 @@ class VersionedCache:
         key: tuple[Any, ...],
         compute: Callable[[], T],
         *,
-        version: tuple[int, int] | None = None,
+        version: Version | None = None,
     ) -> T:
         """``compute()`` once per data version and ``key`` (a small LRU per process).
 
