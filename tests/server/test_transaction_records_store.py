@@ -97,7 +97,7 @@ def test_the_migration_adds_the_columns_to_stored_rows(
     old = open_store(db_url)
     old.migrate()
     old.close()
-    monkeypatch.setattr(migrate, "available", lambda: every)
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version <= 11])
     store = open_store(db_url)
     try:
         assert store.migrate() == ["0011_transaction_records.sql"]
