@@ -7,12 +7,14 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 
 from werkzeug.test import Client
 
 from svc_server.app import SvcApp
 from svc_server.store import Store
+from svc_server.store.keycache import KEY_STAMP_TTL
 from tests.server.accounts_support import DATA_PATH, events_of
 
 
@@ -62,6 +64,7 @@ def test_operator_lifecycle_of_a_consumer_and_its_key(
 
     changed = svc(sqlite_url, "consumer", "set-plan", consumer_id, "team")
     assert changed.returncode == 0, changed.stderr
+    time.sleep(KEY_STAMP_TTL)  # a change made by another process is seen within this bound
     r = client.get(DATA_PATH, headers={"X-API-Key": key})
     assert r.get_json()["_meta"]["tier"] == "team"
 
@@ -73,6 +76,7 @@ def test_operator_lifecycle_of_a_consumer_and_its_key(
 
     revoked = svc(sqlite_url, "key", "revoke", key_row["id"])
     assert revoked.returncode == 0, revoked.stderr
+    time.sleep(KEY_STAMP_TTL)
     r = client.get(DATA_PATH, headers={"X-API-Key": key})
     assert r.status_code == 401
     [event] = events_of(sqlite_store, consumer_id)
