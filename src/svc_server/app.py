@@ -29,6 +29,7 @@ from svc_server.http.dispatch import Matcher, dispatch
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
 from svc_server.openapi import build_document
+from svc_server.services.leases import LeaseBook
 from svc_server.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class SvcApp:
             ids=ids,
             verifier=lazy_verifier(config),
             document=document_source(config, table),
+            leases=LeaseBook(store, clock),
         )
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}

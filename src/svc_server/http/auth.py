@@ -127,6 +127,7 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
             counted=route.counted,
             hold_id=deps.ids(),
             hold=quota_hold(deps.config),
+            book=deps.leases,
         )
     except RateLimited as err:
         assert caller is not None  # the limit is checked only for a known caller
@@ -154,13 +155,14 @@ def settle(deps: Deps, admission: Admission, response: Response, now: float) -> 
         held = admission.held
         if held is not None:
             succeeded = 200 <= response.status_code < 300
-            settled = access.settle(deps.store, held, succeeded, now)
+            settled = access.settle(deps.store, held, succeeded, now, deps.leases)
             if held.mode == "live":
                 used = settled
         headers = response.headers
         headers.setdefault("X-RateLimit-Limit", str(caller.rate_limit_per_minute))
         headers.setdefault("X-RateLimit-Remaining", str(caller.rate_remaining))
-        for name, value in access.quota_headers(deps.store, caller, now, used).items():
+        quota = access.quota_headers(deps.store, caller, now, used, deps.leases)
+        for name, value in quota.items():
             headers[name] = value
     session = admission.session
     if session is not None and not _sets_cookie(response):

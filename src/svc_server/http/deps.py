@@ -11,6 +11,7 @@ import attrs
 from svc_server.config import Config
 from svc_server.http.answers import AnswerCache
 from svc_server.identity import JwtVerifier
+from svc_server.services.leases import LeaseBook
 from svc_server.store import Store
 
 
@@ -22,7 +23,8 @@ def new_id() -> str:
 @attrs.frozen(kw_only=True)
 class Deps:
     """The store, configuration, clock, id and entropy sources, identity verifier, the
-    API document and the answer cache: everything a handler may use besides its request."""
+    API document, the answer cache and the leases: everything a handler may use besides
+    its request."""
 
     store: Store
     config: Config
@@ -34,6 +36,9 @@ class Deps:
     """The rendered OpenAPI document and its ETag."""
     answers: AnswerCache = attrs.field(factory=AnswerCache)
     """Encoded data answers of this app, per data version (``http.answers``)."""
+    leases: LeaseBook | None = None
+    """This app's rate-limit and quota leases (``services.leases``); None admits every
+    call with its own write."""
 
 
 def lazy_verifier(config: Config) -> Callable[[], JwtVerifier]:

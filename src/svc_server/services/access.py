@@ -14,11 +14,10 @@ in time, never a 402 a failing call could have caused (issue 15, item 8).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import attrs
 
-from svc_core import events as core_events
 from svc_core import keys, plans, quota, ratelimit
 from svc_core.caller import Caller
 from svc_core.errors import (
@@ -31,9 +30,9 @@ from svc_core.errors import (
 )
 from svc_core.instants import iso, utc
 from svc_core.iprules import ip_allowed, parse_allowlist
-from svc_server.services import events as event_service
+from svc_server.services.leases import Ask, LeaseBook, QuotaLease
+from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
-from svc_server.store.base import Tx
 from svc_server.store.holds import HoldState, UsageClaim
 
 COOKIE_RATE_LIMIT = 60
@@ -63,6 +62,8 @@ class Reservation:
     day: str
     mode: str
     claim: UsageClaim | None = None
+    lease: QuotaLease | None = None
+    """The process lease the call's unit came from (settled in memory)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -143,6 +144,7 @@ def admit(
     hold_id: str,
     hold: Hold = Hold(),
     sleep: Callable[[float], None] = time.sleep,
+    book: LeaseBook | None = None,
 ) -> Admitted:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
     ``counted`` route with a quota, hold one unit of the month's quota (the hold's row
@@ -153,7 +155,8 @@ def admit(
     settled calls used the quota up the answer is 402; when calls in flight hold the
     last units, the call polls (``hold``) until one is free (admitted), the settled
     count reaches the quota (402) or the wait ends (503 ``QUOTA_IN_FLIGHT``). A refused
-    request still used its rate-limit slot, as before.
+    request still used its rate-limit slot, as before. With a ``book`` the call is
+    admitted from this process's leases when they have room (``services.leases``).
     """
     limit = caller.rate_limit_per_minute
     at = utc(now)
@@ -171,9 +174,21 @@ def admit(
             now=int(now),
             expires_at=int(now) + hold.seconds,
         )
-    admission = store.accounts.admit(
-        rate_bucket(caller), int(now * 1000), int(WINDOW_SECONDS * 1000), limit, claim
-    )
+    lease = None
+    if book is None:
+        admission = store.accounts.admit(
+            rate_bucket(caller), int(now * 1000), int(WINDOW_SECONDS * 1000), limit, claim
+        )
+    else:
+        ask = Ask(
+            lease_id=hold_id,
+            bucket=rate_bucket(caller),
+            now_ms=int(now * 1000),
+            window_ms=int(WINDOW_SECONDS * 1000),
+            limit=limit,
+            claim=claim,
+        )
+        admission, lease = book.admit(ask)
     if not admission.admitted:
         # The blocker is the one stamp that must leave the window for a slot to open.
         blocker = (admission.blocker_ms or 0) / 1000
@@ -197,6 +212,8 @@ def admit(
         day=at.date().isoformat(),
         mode=mode,
     )
+    if lease is not None:
+        return Admitted(caller=admitted, reservation=attrs.evolve(reservation, lease=lease))
     if claim is None or admission.hold is None:
         return Admitted(caller=admitted, reservation=reservation)
     state = admission.hold
@@ -243,14 +260,23 @@ def quota_in_flight(caller: Caller) -> QuotaInFlight:
     )
 
 
-def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) -> int | None:
+def settle(
+    store: Store,
+    reservation: Reservation,
+    succeeded: bool,
+    now: float,
+    book: LeaseBook | None = None,
+) -> int | None:
     """Settle a counted call in one write transaction; return the month's settled count
     when known (None for a failed call without a quota, which writes nothing).
 
     A success turns the hold into a settled unit, counts its day (the day it arrived)
     and fires the thresholds it reaches; a failure gives the hold back. Calls without a
-    quota (test keys) are counted on success only.
+    quota (test keys) are counted on success only. A call admitted from a lease is
+    settled in memory by ``book`` and written back with its lease.
     """
+    if reservation.lease is not None and book is not None:
+        return book.settle(reservation.lease, succeeded, reservation.day)
     claim = reservation.claim
     if not succeeded:
         if claim is None:
@@ -266,48 +292,30 @@ def settle(store: Store, reservation: Reservation, succeeded: bool, now: float) 
         if count is None:
             return None  # a lapsed hold whose unit went to another call: not counted
         if reservation.mode == "live":
-            _fire_thresholds(store, tx, claim, count, now)
+            fire_thresholds(store, tx, claim, count, now)
         return count
 
 
-def _fire_thresholds(store: Store, tx: Tx, claim: UsageClaim, count: int, now: float) -> None:
-    """Publish the quota events whose threshold ``count`` reached, each once a month
-    (the marker row decides which caller publishes)."""
-    for name in reached(count, claim.limit):
-        if store.accounts.mark_quota_event(tx, claim.consumer_id, claim.month, name, int(now)):
-            event_service.publish_quota(
-                store,
-                tx,
-                kind=name,
-                consumer_id=claim.consumer_id,
-                month=claim.month,
-                current=count,
-                limit=claim.limit,
-                now=now,
-            )
-
-
-def reached(count: int, limit: int) -> Sequence[str]:
-    """Quota kinds whose threshold is at or below ``count``; the marker row decides which
-    of them fire (only the first success at or past a threshold inserts it)."""
-    if limit <= 0:
-        return []
-    return [k for k in core_events.QUOTA_KINDS if count >= core_events.quota_threshold(k, limit)]
-
-
 def quota_headers(
-    store: Store, caller: Caller, now: float, used: int | None = None
+    store: Store,
+    caller: Caller,
+    now: float,
+    used: int | None = None,
+    book: LeaseBook | None = None,
 ) -> dict[str, str]:
     """``X-Quota-*`` headers for quota-bound callers (live API keys).
 
     ``used`` is the settled count this request's settle left behind (so no read is
-    needed); without it the counter is read.
+    needed); without it, the count this process's lease knows, else the counter's.
     """
     if caller.monthly_quota is None:
         return {}
     month = quota.quota_month(utc(now))
+    mode = caller.key_mode or "live"
+    if used is None and book is not None:
+        used = book.used(caller.consumer_id, month.month, mode)
     if used is None:
-        used = store.accounts.usage(caller.consumer_id, month.month, caller.key_mode or "live")
+        used = store.accounts.usage(caller.consumer_id, month.month, mode)
     return {
         "X-Quota-Limit": str(caller.monthly_quota),
         "X-Quota-Used": str(used),

@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from svc_core.lease import lease_size
 from svc_server.store import holds
 from svc_server.store.apikeys import ApiKeysTable
 from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
@@ -33,6 +34,8 @@ class Admission:
     admitted: bool
     blocker_ms: int | None = None
     hold: HoldState | None = None
+    granted: int = 0
+    """Rate-limit slots stamped: 1 for the call's own, more for a lease."""
 
 
 class AccountsRepo(ApiKeysTable):
@@ -220,50 +223,99 @@ class AccountsRepo(ApiKeysTable):
         usage: UsageClaim | None = None,
     ) -> Admission:
         """Rate-limit admission and (when admitted) a hold on one unit of quota, in ONE
-        write transaction.
+        write transaction (``rate_admit`` then ``HoldsRepo.take_hold``)."""
+        with self.db.transaction() as tx:
+            admission = self.rate_admit(tx, bucket, now_ms, window_ms, limit)
+            if admission.admitted and usage is not None:
+                admission = attrs.evolve(admission, hold=self.holds.take_hold(tx, usage))
+        return admission
+
+    def rate_admit(
+        self,
+        tx: Tx,
+        bucket: str,
+        now_ms: int,
+        window_ms: int,
+        limit: int,
+        *,
+        lease_id: str | None = None,
+        give_back: tuple[str, int] | None = None,
+    ) -> Admission:
+        """Admit one call under the per-minute limit; with ``lease_id``, stamp as many
+        slots as ``lease_size`` allows far from the limit (``granted``) under that name,
+        after giving back the unused slots of an earlier lease (``give_back``: its name
+        and the slots it did not use).
 
         Under a per-bucket lock: the bucket's stamps that left the window are deleted and
         the ``rate_counts`` summary read and written, so the cost does not grow with the
         traffic and processes sharing the database never admit more than ``limit`` in
         any window. A call is stamped no earlier than the bucket's newest stamp: calls
         are stamped when they arrive but admitted in lock order, and a later-stamped call
-        admitted first must not prune stamps an earlier one still counts. The quota hold
-        is ``HoldsRepo.take_hold``, in the same transaction. Only a refusal reads a stamp back: the
-        one that must leave the window first.
+        admitted first must not prune stamps an earlier one still counts. Only a refusal
+        reads stamps back: to find the one that must leave the window first.
         """
-        with self.db.transaction() as tx:
-            self.db.lock(tx, "rate:" + bucket)
-            summary = tx.fetchone(
-                "SELECT in_window, last_ms FROM rate_counts WHERE bucket = ?", (bucket,)
+        self.db.lock(tx, "rate:" + bucket)
+        if give_back is not None:
+            self.give_back_rate(tx, bucket, *give_back)
+        summary = tx.fetchone(
+            "SELECT in_window, last_ms FROM rate_counts WHERE bucket = ?", (bucket,)
+        )
+        stamp = max(now_ms, int(summary["last_ms"])) if summary else now_ms
+        held = int(summary["in_window"]) if summary else 0
+        if held:
+            gone = tx.fetchone(
+                "SELECT COALESCE(SUM(units), 0) AS n FROM rate_events "
+                "WHERE bucket = ? AND at_ms <= ?",
+                (bucket, stamp - window_ms),
             )
-            stamp = max(now_ms, int(summary["last_ms"])) if summary else now_ms
-            held = int(summary["in_window"]) if summary else 0
-            if held:
-                held -= tx.execute(
+            if gone and int(gone["n"]):
+                tx.execute(
                     "DELETE FROM rate_events WHERE bucket = ? AND at_ms <= ?",
                     (bucket, stamp - window_ms),
                 )
-            if held >= limit:
-                blocker = tx.fetchone(
-                    "SELECT at_ms FROM rate_events WHERE bucket = ? ORDER BY at_ms "
-                    "LIMIT 1 OFFSET ?",
-                    (bucket, held - limit),
-                )
-                tx.execute("UPDATE rate_counts SET in_window = ? WHERE bucket = ?", (held, bucket))
-                return Admission(
-                    in_window=held,
-                    admitted=False,
-                    blocker_ms=int(blocker["at_ms"]) if blocker else now_ms,
-                )
-            tx.execute("INSERT INTO rate_events (bucket, at_ms) VALUES (?, ?)", (bucket, stamp))
-            tx.execute(
-                "INSERT INTO rate_counts (bucket, in_window, last_ms) VALUES (?, ?, ?) "
-                "ON CONFLICT (bucket) DO UPDATE SET in_window = excluded.in_window, "
-                "last_ms = excluded.last_ms",
-                (bucket, held + 1, stamp),
+                held -= int(gone["n"])
+        if held >= limit:
+            blocker = tx.fetchone(
+                "SELECT at_ms FROM (SELECT at_ms, SUM(units) OVER "
+                "(ORDER BY at_ms ROWS UNBOUNDED PRECEDING) AS upto "
+                "FROM rate_events WHERE bucket = ?) AS log WHERE upto > ? "
+                "ORDER BY at_ms LIMIT 1",
+                (bucket, held - limit),
             )
-            hold = self.holds.take_hold(tx, usage) if usage is not None else None
-        return Admission(in_window=held, admitted=True, hold=hold)
+            tx.execute("UPDATE rate_counts SET in_window = ? WHERE bucket = ?", (held, bucket))
+            return Admission(
+                in_window=held,
+                admitted=False,
+                blocker_ms=int(blocker["at_ms"]) if blocker else now_ms,
+            )
+        granted = max(1, lease_size(limit - held)) if lease_id is not None else 1
+        tx.execute(
+            "INSERT INTO rate_events (bucket, at_ms, units, lease_id) VALUES (?, ?, ?, ?)",
+            (bucket, stamp, granted, lease_id if granted > 1 else None),
+        )
+        tx.execute(
+            "INSERT INTO rate_counts (bucket, in_window, last_ms) VALUES (?, ?, ?) "
+            "ON CONFLICT (bucket) DO UPDATE SET in_window = excluded.in_window, "
+            "last_ms = excluded.last_ms",
+            (bucket, held + granted, stamp),
+        )
+        return Admission(in_window=held, admitted=True, granted=granted)
+
+    def give_back_rate(self, tx: Tx, bucket: str, lease_id: str, unused: int) -> None:
+        """Give back the slots a rate lease did not use (still in the window, if the
+        stamp is: once pruned, its slots no longer count anyway)."""
+        if unused <= 0:
+            return
+        self.db.lock(tx, "rate:" + bucket)
+        if tx.execute(
+            "UPDATE rate_events SET units = units - ? WHERE bucket = ? AND lease_id = ? "
+            "AND units >= ?",
+            (unused, bucket, lease_id, unused),
+        ):
+            tx.execute(
+                "UPDATE rate_counts SET in_window = in_window - ? WHERE bucket = ?",
+                (unused, bucket),
+            )
 
     def mark_quota_event(
         self, tx: Tx, consumer_id: str, month: str, threshold: str, now: int

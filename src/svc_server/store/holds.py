@@ -1,17 +1,19 @@
 """Quota holds: units of a monthly quota held by calls in flight (migration 0009).
 
 ``usage_counters`` counts settled successful calls; ``usage_holds`` has one row per
-counted call still running. Admission holds a unit only while settled + live holds <
-quota, so the cap is exact; a success turns its hold into a settled unit, a failure
-deletes it, so calls that fail never make another caller's call look over quota. A
-hold carries an expiry: one left by a process that died before settling stops counting
-then and is deleted by the next admission.
+counted call still running, or per process lease (migration 0013: a row of ``units``
+units a process admits calls from in memory, ``services.leases``). Admission holds a
+unit only while settled + live held units < quota, so the cap is exact; a success turns
+its hold into a settled unit, a failure deletes it, so calls that fail never make
+another caller's call look over quota. A hold carries an expiry: one left by a process
+that died before settling stops counting then and is deleted by the next admission.
 """
 
 from __future__ import annotations
 
 import attrs
 
+from svc_core.lease import lease_size, quota_room
 from svc_server.store.base import Database, Tx
 
 
@@ -40,6 +42,8 @@ class HoldState:
     held: int
     limit: int
     taken: bool
+    granted: int = 0
+    """Units the attempt took: 1 for a call's own hold, more for a lease."""
 
     @property
     def exhausted(self) -> bool:
@@ -47,13 +51,26 @@ class HoldState:
         return not self.taken and self.settled >= self.limit
 
 
-def count_day(tx: Tx, consumer_id: str, day: str, mode: str) -> None:
-    """Add one call to the (consumer, UTC day, mode) count (one atomic upsert)."""
+@attrs.frozen(kw_only=True)
+class LeaseReturn:
+    """What a process did with a quota lease since it last wrote: successes per UTC day
+    (``ok``), failures (``failed``), and the units it still keeps (``keep``: 0 deletes
+    the lease's row) until ``expires_at``."""
+
+    hold_id: str
+    ok: tuple[tuple[str, int], ...]
+    failed: int
+    keep: int
+    expires_at: int
+
+
+def count_day(tx: Tx, consumer_id: str, day: str, mode: str, calls: int = 1) -> None:
+    """Add ``calls`` calls to the (consumer, UTC day, mode) count (one atomic upsert)."""
     tx.execute(
-        "INSERT INTO usage_days (consumer_id, day, mode, count) VALUES (?, ?, ?, 1) "
+        "INSERT INTO usage_days (consumer_id, day, mode, count) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (consumer_id, day, mode) "
-        "DO UPDATE SET count = usage_days.count + 1",
-        (consumer_id, day, mode),
+        "DO UPDATE SET count = usage_days.count + excluded.count",
+        (consumer_id, day, mode, calls),
     )
 
 
@@ -71,7 +88,7 @@ class HoldsRepo:
         row = tx.fetchone(
             "SELECT (SELECT count FROM usage_counters "
             "WHERE consumer_id = ? AND month = ? AND mode = ?) AS settled, "
-            "(SELECT COUNT(*) FROM usage_holds WHERE consumer_id = ? AND month = ? "
+            "(SELECT COALESCE(SUM(units), 0) FROM usage_holds WHERE consumer_id = ? AND month = ? "
             "AND mode = ? AND expires_at > ?) AS held",
             (*_usage_key(claim), *_usage_key(claim), now),
         )
@@ -84,8 +101,10 @@ class HoldsRepo:
         with self.db.transaction(write=False) as tx:
             return self.hold_state(tx, claim, claim.now)
 
-    def take_hold(self, tx: Tx, claim: UsageClaim) -> HoldState:
-        """Hold one unit for a call in flight while settled + live holds < quota.
+    def take_hold(self, tx: Tx, claim: UsageClaim, *, lease: bool = False) -> HoldState:
+        """Hold one unit for a call in flight while settled + live holds < quota; with
+        ``lease``, as many as ``lease_size`` allows far from the cap and the thresholds
+        (``granted``; the hold's row then is the process's lease).
 
         Under the account's quota lock (PostgreSQL's advisory lock; SQLite serializes
         every writer), so concurrent callers in any number of processes never hold more
@@ -98,14 +117,57 @@ class HoldsRepo:
             (claim.consumer_id, claim.mode, claim.now),
         )
         state = self.hold_state(tx, claim, claim.now)
-        if state.settled + state.held >= claim.limit:
+        committed = state.settled + state.held
+        if committed >= claim.limit:
             return state
+        units = max(1, lease_size(quota_room(committed, claim.limit))) if lease else 1
         tx.execute(
-            "INSERT INTO usage_holds (id, consumer_id, month, mode, expires_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (claim.hold_id, *_usage_key(claim), claim.expires_at),
+            "INSERT INTO usage_holds (id, consumer_id, month, mode, expires_at, units) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (claim.hold_id, *_usage_key(claim), claim.expires_at, units),
         )
-        return attrs.evolve(state, held=state.held + 1, taken=True)
+        return attrs.evolve(state, held=state.held + units, taken=True, granted=units)
+
+    def return_lease(
+        self, tx: Tx, claim: UsageClaim, done: LeaseReturn, now: int
+    ) -> tuple[int, bool]:
+        """Write back a lease: its successes become settled units and day counts, its
+        failures and the units not kept leave the row; return the month's settled count
+        and whether the lease was still live (False: it lapsed, and no unit is kept).
+
+        A lease that lapsed (its process stalled past ``expires_at``) may have had its
+        units given to other calls: its successes are then counted only while units are
+        free, as ``keep_hold`` does for one call, and its row is not renewed.
+        """
+        self.db.lock(tx, _quota_lock(claim.consumer_id, claim.mode))
+        ok = sum(n for _, n in done.ok)
+        if done.keep:
+            live = tx.execute(
+                "UPDATE usage_holds SET units = ?, expires_at = ? WHERE id = ? AND expires_at > ?",
+                (done.keep, done.expires_at, done.hold_id, now),
+            )
+        else:
+            live = tx.execute(
+                "DELETE FROM usage_holds WHERE id = ? AND expires_at > ?", (done.hold_id, now)
+            )
+        if not live:
+            tx.execute("DELETE FROM usage_holds WHERE id = ?", (done.hold_id,))
+        state = self.hold_state(tx, claim, now)
+        # A live lease's successes always fit (its units were counted as held).
+        ok = min(ok, max(0, claim.limit - state.settled - state.held))
+        if ok:
+            tx.execute(
+                "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (consumer_id, month, mode) "
+                "DO UPDATE SET count = usage_counters.count + excluded.count",
+                (*_usage_key(claim), ok),
+            )
+            left = ok
+            for day, calls in done.ok:
+                if left:
+                    count_day(tx, claim.consumer_id, day, claim.mode, min(calls, left))
+                    left -= min(calls, left)
+        return state.settled + ok, bool(live)
 
     def try_hold(self, claim: UsageClaim) -> HoldState:
         """``take_hold`` in its own write transaction (a call waiting for a unit)."""

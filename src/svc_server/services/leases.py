@@ -1,0 +1,299 @@
+"""Leases: rate-limit slots and quota units a process admits calls from in memory.
+
+Without leases every counted call writes twice (admission, then settlement). With them a
+process stamps a block of rate-limit slots (``AccountsRepo.rate_admit``) and holds a
+block of quota units (``HoldsRepo.take_hold``) in one write, admits the next calls from
+those blocks under a process lock, settles them in memory, and writes back what they
+did at most ``FLUSH_SECONDS`` later (``LeaseBook.write_back``, from a background thread
+started with the first lease). What stays exact, and the bounds of what does not:
+
+- The quota's cap: leased units are held in the database like a call's own, so settled
+  plus held never passes the quota, across processes and hosts.
+- Quota events fire once a month, at the write that moves the settled count to or past
+  the threshold. A lease never holds the unit that reaches a threshold (``lease.quota_
+  room``), but another process's lease written back later may: ``current`` in the event
+  then passes the threshold by at most the units other processes held then.
+- Rate limits: a leased slot is stamped when its lease is taken and used within
+  ``RATE_LEASE_SECONDS``, so no more than ``limit`` calls are admitted in any window of
+  ``window - RATE_LEASE_SECONDS`` seconds (59 of 60); unused slots are given back.
+- Counts read elsewhere (``X-Quota-Used`` of another process, ``GET /usage``, the CLI)
+  lag by at most ``FLUSH_SECONDS`` of this process's calls; this process flushes before
+  answering its own usage reads. A process killed without a clean exit loses the counts
+  of at most its last ``FLUSH_SECONDS``, and its leases stop counting when they expire.
+
+Leases are sized by ``svc_core.lease.lease_size``: only limits with thousands of units
+of room lease at all, so near a limit or a threshold, and for small plans, every call
+holds its own unit as before. A quota is leased only for a caller whose rate limit is
+leased too (thousands of calls a minute): a call that writes its own rate stamp anyway
+holds its own quota unit in the same write, and its counts are exact at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections.abc import Callable
+
+import attrs
+
+from svc_core.lease import FLUSH_SECONDS, RATE_LEASE_SECONDS
+from svc_server.services.quota_events import fire_thresholds
+from svc_server.store import Store
+from svc_server.store.accounts import Admission
+from svc_server.store.holds import LeaseReturn, UsageClaim
+
+log = logging.getLogger("svc.leases")
+
+
+@attrs.define(kw_only=True)
+class QuotaLease:
+    """A block of one account-month's quota units held by this process (its
+    ``usage_holds`` row is named ``claim.hold_id``): calls running on it (``in_use``),
+    what finished since the last write (``ok`` per UTC day, ``failed``), the month's
+    settled count at that write (``base``) and calls taken since (``taken``)."""
+
+    claim: UsageClaim
+    units: int
+    seconds: int
+    base: int
+    in_use: int = 0
+    failed: int = 0
+    taken: int = 0
+    ok: dict[str, int] = attrs.field(factory=dict)
+
+    @property
+    def done(self) -> int:
+        return sum(self.ok.values()) + self.failed
+
+    @property
+    def free(self) -> int:
+        return self.units - self.in_use - self.done
+
+    @property
+    def used(self) -> int:
+        """The month's settled count as this process knows it."""
+        return self.base + sum(self.ok.values())
+
+
+@attrs.define(kw_only=True)
+class RateLease:
+    """A block of rate-limit slots stamped at once under ``lease_id``: ``used`` of
+    ``units`` until ``until_ms``; ``base`` calls were in the window before it."""
+
+    lease_id: str
+    limit: int
+    units: int
+    used: int
+    until_ms: int
+    base: int
+
+
+@attrs.frozen(kw_only=True)
+class Ask:
+    """One call's admission: its rate bucket and limit at ``now_ms`` and, when counted
+    against a quota, its claim; ``lease_id`` (fresh per call) names a rate lease it
+    takes, and ``claim.hold_id`` its quota hold or lease."""
+
+    lease_id: str
+    bucket: str
+    now_ms: int
+    window_ms: int
+    limit: int
+    claim: UsageClaim | None
+
+
+class LeaseBook:
+    """This process's leases over one store, shared by its request threads."""
+
+    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._rate: dict[str, RateLease] = {}
+        self._quota: dict[tuple[str, str, str], QuotaLease] = {}
+        self._draining: list[QuotaLease] = []
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def admit(self, ask: Ask) -> tuple[Admission, QuotaLease | None]:
+        """Admit a call from this process's leases, or in one write that renews them;
+        return the admission and the quota lease the call's unit came from (None when the
+        call holds its own unit, or none)."""
+        claim = ask.claim
+        with self._lock:
+            rate = self._rate.get(ask.bucket)
+            rate_here = (
+                rate is not None
+                and rate.limit == ask.limit
+                and ask.now_ms < rate.until_ms
+                and rate.used < rate.units
+            )
+            lease = self._quota.get(_key(claim)) if claim is not None else None
+            quota_here = claim is None or (
+                lease is not None and lease.claim.limit == claim.limit and lease.free > 0
+            )
+            if rate_here and quota_here:
+                assert rate is not None
+                return self._take_rate(rate), self._take_unit(lease)
+            with self.store.db.transaction() as tx:
+                if rate_here:
+                    assert rate is not None
+                    admission = self._take_rate(rate)
+                else:
+                    give_back = None
+                    if rate is not None and ask.now_ms - rate.until_ms < ask.window_ms:
+                        give_back = (rate.lease_id, rate.units - rate.used)
+                    self._rate.pop(ask.bucket, None)
+                    admission = self.store.accounts.rate_admit(
+                        tx,
+                        ask.bucket,
+                        ask.now_ms,
+                        ask.window_ms,
+                        ask.limit,
+                        lease_id=ask.lease_id,
+                        give_back=give_back,
+                    )
+                    if admission.admitted and admission.granted > 1:
+                        self._rate[ask.bucket] = RateLease(
+                            lease_id=ask.lease_id,
+                            limit=ask.limit,
+                            units=admission.granted,
+                            used=1,
+                            until_ms=ask.now_ms + int(RATE_LEASE_SECONDS * 1000),
+                            base=admission.in_window,
+                        )
+                if not admission.admitted or claim is None:
+                    return admission, None
+                if quota_here:
+                    return admission, self._take_unit(lease)
+                if lease is not None:  # used up (or the plan changed): it drains
+                    del self._quota[_key(claim)]
+                    self._draining.append(lease)
+                # A call that wrote its own rate stamp holds its own unit too: leases
+                # only pay for calls they spare every write.
+                leasing = rate_here or admission.granted > 1
+                hold = self.store.holds.take_hold(tx, claim, lease=leasing)
+                admission = attrs.evolve(admission, hold=hold)
+                if hold.granted < 2:
+                    return admission, None
+                lease = QuotaLease(
+                    claim=claim,
+                    units=hold.granted,
+                    seconds=claim.expires_at - claim.now,
+                    base=hold.settled,
+                )
+                self._quota[_key(claim)] = lease
+                self._start()
+                return admission, self._take_unit(lease)
+
+    def _take_rate(self, rate: RateLease) -> Admission:
+        rate.used += 1
+        return Admission(in_window=rate.base + rate.used - 1, admitted=True)
+
+    def _take_unit(self, lease: QuotaLease | None) -> QuotaLease | None:
+        if lease is not None:
+            lease.in_use += 1
+            lease.taken += 1
+        return lease
+
+    def settle(self, lease: QuotaLease, succeeded: bool, day: str) -> int:
+        """A call admitted from ``lease`` ended: count it in memory (written back within
+        ``FLUSH_SECONDS``); return the month's settled count as this process knows it."""
+        with self._lock:
+            lease.in_use -= 1
+            if succeeded:
+                lease.ok[day] = lease.ok.get(day, 0) + 1
+            else:
+                lease.failed += 1
+            return lease.used
+
+    def used(self, consumer_id: str, month: str, mode: str) -> int | None:
+        """The month's settled count as this process's lease knows it, if it has one."""
+        with self._lock:
+            lease = self._quota.get((consumer_id, month, mode))
+            return lease.used if lease is not None else None
+
+    def write_back(self, *, release: bool = False) -> None:
+        """Write what the leases did to the database: counts, days, events, unused
+        units; a lease with no call since the last write (or every one, ``release``)
+        gives all its units back. Rate leases past their time give back unused slots."""
+        now = self.clock()
+        with self._lock:
+            for lease in [*self._quota.values(), *self._draining]:
+                self._write_lease(lease, now, release=release)
+            now_ms = int(now * 1000)
+            for bucket, rate in list(self._rate.items()):
+                if release or now_ms >= rate.until_ms:
+                    del self._rate[bucket]
+                    with self.store.db.transaction() as tx:
+                        self.store.accounts.give_back_rate(
+                            tx, bucket, rate.lease_id, rate.units - rate.used
+                        )
+
+    def _write_lease(self, lease: QuotaLease, now: float, *, release: bool) -> None:
+        key = _key(lease.claim)
+        current = self._quota.get(key) is lease
+        idle = lease.taken == 0 and lease.in_use == 0
+        keep = lease.in_use if (release or idle or not current) else lease.units - lease.done
+        renew = lease.claim.expires_at - now < lease.seconds / 2
+        if not lease.done and keep == lease.units and not renew:
+            return
+        expires_at = int(now) + lease.seconds
+        done = LeaseReturn(
+            hold_id=lease.claim.hold_id,
+            ok=tuple(sorted(lease.ok.items())),
+            failed=lease.failed,
+            keep=keep,
+            expires_at=expires_at,
+        )
+        with self.store.db.transaction() as tx:
+            count, live = self.store.holds.return_lease(tx, lease.claim, done, int(now))
+            if lease.ok and lease.claim.mode == "live":
+                fire_thresholds(self.store, tx, lease.claim, count, now)
+        lease.units, lease.base, lease.taken = keep, count, 0
+        lease.ok, lease.failed = {}, 0
+        lease.claim = attrs.evolve(lease.claim, expires_at=expires_at)
+        if not live:  # it lapsed: its units may be another's now, so none is free
+            lease.units = lease.in_use
+            if current:
+                del self._quota[key]
+                self._draining.append(lease)
+                current = False
+        if lease.units == 0:
+            if current:
+                del self._quota[key]
+            else:
+                self._draining.remove(lease)
+
+    def _start(self) -> None:
+        """Start the writer thread with the first lease (building an app starts none)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="svc-leases", daemon=True)
+            self._thread.start()
+            atexit.register(self.close)
+
+    def _run(self) -> None:
+        while not self._stop.wait(FLUSH_SECONDS):
+            try:
+                self.write_back()
+            except Exception:  # the store may be gone (its app closed): try next time
+                log.warning("writing back leases failed", exc_info=True)
+            with self._lock:
+                if not self._quota and not self._draining and not self._rate:
+                    self._thread = None
+                    return
+
+    def close(self) -> None:
+        """Stop the writer and give every lease back (a clean shutdown loses no count)."""
+        self._stop.set()
+        try:
+            self.write_back(release=True)
+        except Exception:
+            log.warning("giving back leases failed", exc_info=True)
+
+
+def _key(claim: UsageClaim | None) -> tuple[str, str, str]:
+    assert claim is not None
+    return (claim.consumer_id, claim.month, claim.mode)
