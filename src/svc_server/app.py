@@ -26,6 +26,7 @@ from svc_server.config import Config
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps, lazy_verifier, new_id
 from svc_server.http.dispatch import Matcher, dispatch
+from svc_server.http.lease_writer import LeaseWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
 from svc_server.openapi import build_document
@@ -74,6 +75,7 @@ class SvcApp:
         self.store = store
         self.clock = clock
         self.entropy = entropy
+        leases = LeaseBook(store, clock)
         self.deps = Deps(
             store=store,
             config=config,
@@ -82,7 +84,8 @@ class SvcApp:
             ids=ids,
             verifier=lazy_verifier(config),
             document=document_source(config, table),
-            leases=LeaseBook(store, clock),
+            leases=leases,
+            lease_writer=LeaseWriter(leases),
         )
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}

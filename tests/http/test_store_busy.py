@@ -63,7 +63,8 @@ def setup(
     store = open_store(url, pool_size=2)
     store.migrate()
     try:
-        _, api_key = mh.consumer(store, "busy@example.com", monthly_quota=10_000, rate_limit=10_000)
+        # limits too small to lease (svc_core.lease): every call writes its admission
+        _, api_key = mh.consumer(store, "busy@example.com", monthly_quota=2_000, rate_limit=2_000)
         server = live_server_factory(url, env=SERVER_ENV)
         yield Setup(url, store, server, api_key)
     finally:

@@ -10,6 +10,7 @@ import attrs
 
 from svc_server.config import Config
 from svc_server.http.answers import AnswerCache
+from svc_server.http.lease_writer import LeaseWriter
 from svc_server.identity import JwtVerifier
 from svc_server.services.leases import LeaseBook
 from svc_server.store import Store
@@ -39,6 +40,8 @@ class Deps:
     leases: LeaseBook | None = None
     """This app's rate-limit and quota leases (``services.leases``); None admits every
     call with its own write."""
+    lease_writer: LeaseWriter | None = None
+    """The thread writing ``leases`` back (``http.lease_writer``)."""
 
 
 def lazy_verifier(config: Config) -> Callable[[], JwtVerifier]:

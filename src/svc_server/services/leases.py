@@ -4,8 +4,8 @@ Without leases every counted call writes twice (admission, then settlement). Wit
 process stamps a block of rate-limit slots (``AccountsRepo.rate_admit``) and holds a
 block of quota units (``HoldsRepo.take_hold``) in one write, admits the next calls from
 those blocks under a process lock, settles them in memory, and writes back what they
-did at most ``FLUSH_SECONDS`` later (``LeaseBook.write_back``, from a background thread
-started with the first lease). What stays exact, and the bounds of what does not:
+did at most ``FLUSH_SECONDS`` later (``LeaseBook.write_back``, called by the app's
+``http.lease_writer`` thread). What stays exact, and the bounds of what does not:
 
 - The quota's cap: leased units are held in the database like a call's own, so settled
   plus held never passes the quota, across processes and hosts.
@@ -30,14 +30,13 @@ holds its own quota unit in the same write, and its counts are exact at once.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 from collections.abc import Callable
 
 import attrs
 
-from svc_core.lease import FLUSH_SECONDS, RATE_LEASE_SECONDS
+from svc_core.lease import RATE_LEASE_SECONDS
 from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
 from svc_server.store.accounts import Admission
@@ -113,8 +112,6 @@ class LeaseBook:
         self._rate: dict[str, RateLease] = {}
         self._quota: dict[tuple[str, str, str], QuotaLease] = {}
         self._draining: list[QuotaLease] = []
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
 
     def admit(self, ask: Ask) -> tuple[Admission, QuotaLease | None]:
         """Admit a call from this process's leases, or in one write that renews them;
@@ -184,7 +181,6 @@ class LeaseBook:
                     base=hold.settled,
                 )
                 self._quota[_key(claim)] = lease
-                self._start()
                 return admission, self._take_unit(lease)
 
     def _take_rate(self, rate: RateLease) -> Admission:
@@ -266,31 +262,16 @@ class LeaseBook:
             else:
                 self._draining.remove(lease)
 
-    def _start(self) -> None:
-        """Start the writer thread with the first lease (building an app starts none)."""
-        if self._thread is None or not self._thread.is_alive():
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="svc-leases", daemon=True)
-            self._thread.start()
-            atexit.register(self.close)
-
-    def _run(self) -> None:
-        while not self._stop.wait(FLUSH_SECONDS):
-            try:
-                self.write_back()
-            except Exception:  # the store may be gone (its app closed): try next time
-                log.warning("writing back leases failed", exc_info=True)
-            with self._lock:
-                if not self._quota and not self._draining and not self._rate:
-                    self._thread = None
-                    return
+    def holding(self) -> bool:
+        """Whether this book has anything to write back (read without the lock: a
+        writer that misses a lease taken this instant sees it on its next turn)."""
+        return bool(self._quota or self._draining or self._rate)
 
     def close(self) -> None:
-        """Stop the writer and give every lease back (a clean shutdown loses no count)."""
-        self._stop.set()
+        """Give every lease back (a clean shutdown loses no count)."""
         try:
             self.write_back(release=True)
-        except Exception:
+        except Exception:  # the store may be gone already
             log.warning("giving back leases failed", exc_info=True)
 
 
