@@ -26,7 +26,9 @@ from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
 from svc_server.handlers import realestate as handler
 from svc_server.http import auth
-from svc_server.services import access, accounts
+from svc_server.http.deps import new_id
+from svc_server.services import access, consumers
+from svc_server.services.leases import LeaseBook
 from svc_server.services import realestate as service
 from svc_server.store import open_store
 from svc_server.store.accounts import AccountsRepo
@@ -58,29 +60,33 @@ def main() -> None:
     args = parser.parse_args()
     store = open_store(f"sqlite:///{args.db}")
     store.migrate()
-    made = accounts.create_consumer(
+    made = consumers.create_consumer(
         store,
         plan="enterprise",
         now=time.time(),
         entropy=os.urandom(16),
+        ids=new_id,
         rate_limit=10**8,
         monthly_quota=10**9,
+        allow_duplicate_owner=True,
     )
     secret = os.urandom(24).hex()  # sessions are not used here
     app: SvcApp = create_app(Config(secret_key=secret), store=store)
     for owner, name, label in (
         (SvcApp, "wsgi_app", "whole app"),
-        (auth, "authenticate_data", "auth (key + admission)"),
+        (auth, "admit", "auth (key + admission)"),
         (access, "authenticate_key", "  key check"),
-        (AccountsRepo, "admit", "  admission write"),
+        (LeaseBook, "admit", "  admission (leases)"),
+        (AccountsRepo, "rate_admit", "    admission write"),
+        (auth, "settle", "settle (quota, headers)"),
         (handler, "_run", "handler"),
         (service, "pulse", "  pulse service"),
-        (handler, "json_response", "  JSON response"),
+        (handler, "_render", "  encoding (cache misses)"),
     ):
         timed(owner, name, label)
     environ = EnvironBuilder(
         PULSE,
-        headers={"X-API-Key": str(made["api_key"])},
+        headers={"X-API-Key": made.api_key},
         environ_base={"REMOTE_ADDR": "127.0.0.1"},
     ).get_environ()
 

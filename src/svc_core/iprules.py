@@ -9,6 +9,7 @@ IPv4 address it is.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Sequence
@@ -89,8 +90,10 @@ def format_allowlist(networks: Sequence[Network]) -> list[str]:
     return [str(network) for network in networks]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_address(text: str) -> Address | None:
-    """An IP address, IPv4-mapped IPv6 unwrapped to IPv4; None when ``text`` is not one."""
+    """An IP address, IPv4-mapped IPv6 unwrapped to IPv4; None when ``text`` is not one.
+    Remembered (addresses are immutable): every request parses its peer's."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
@@ -98,6 +101,13 @@ def parse_address(text: str) -> Address | None:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
     return address
+
+
+@functools.lru_cache(maxsize=4096)
+def _peer_text(remote_addr: str) -> str:
+    """The socket peer's address in canonical form (as given when it is not one)."""
+    peer = parse_address(remote_addr)
+    return remote_addr if peer is None else str(peer)
 
 
 def _in_any(address: Address, networks: Sequence[Network]) -> bool:
@@ -135,10 +145,12 @@ def client_address(
     is not an address ends the walk at the nearest address a trusted proxy vouched for;
     if every hop is trusted, the leftmost one is returned.
     """
+    if not forwarded_for or not trusted_proxies:
+        return _peer_text(remote_addr)
     peer = parse_address(remote_addr)
     if peer is None:
         return remote_addr
-    if not forwarded_for or not _in_any(peer, trusted_proxies):
+    if not _in_any(peer, trusted_proxies):
         return str(peer)
     current = peer
     for text in reversed(forwarded_for.split(",")):

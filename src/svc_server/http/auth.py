@@ -54,7 +54,7 @@ def client_ip(request: Request, config: Config) -> str:
     """The socket peer, or the forwarded client when the peer is a trusted proxy."""
     return client_address(
         request.remote_addr or "0.0.0.0",  # noqa: S104 - an unknown peer, not a bind
-        ", ".join(request.headers.getlist("X-Forwarded-For")) or None,
+        request.environ.get("HTTP_X_FORWARDED_FOR") or None,  # repeats joined by commas
         config.trusted_proxies,
     )
 
@@ -111,12 +111,13 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     caller: Caller | None = None
     session = None
     try:
-        api_keys = request.headers.getlist("X-API-Key")
-        if len(api_keys) > 1:
+        # Repeated headers reach the environ joined with commas; a key has none.
+        api_key = request.environ.get("HTTP_X_API_KEY")
+        if api_key is not None and "," in api_key:
             raise Unauthorized("Send exactly one X-API-Key header.")
-        if api_keys:
+        if api_key is not None:
             ip = client_ip(request, deps.config)
-            caller = access.authenticate_key(store, api_keys[0], client_ip=ip, now=now)
+            caller = access.authenticate_key(store, api_key, client_ip=ip, now=now)
         else:
             session = _session(deps, request, now, required_error=Unauthorized)
             caller = access.session_caller(store, session.user_id)
@@ -161,11 +162,11 @@ def settle(deps: Deps, admission: Admission, response: Response, now: float) -> 
             if held.mode == "live":
                 used = settled
         headers = response.headers
-        headers.setdefault("X-RateLimit-Limit", str(caller.rate_limit_per_minute))
-        headers.setdefault("X-RateLimit-Remaining", str(caller.rate_remaining))
-        quota = access.quota_headers(deps.store, caller, now, used, deps.leases)
-        for name, value in quota.items():
-            headers[name] = value
+        added = list(access.quota_headers(deps.store, caller, now, used, deps.leases).items())
+        if "X-RateLimit-Limit" not in headers:  # a 429 carries its own
+            added.append(("X-RateLimit-Limit", str(caller.rate_limit_per_minute)))
+            added.append(("X-RateLimit-Remaining", str(caller.rate_remaining)))
+        headers.extend(added)  # no handler sets X-Quota-*: nothing to replace
     session = admission.session
     if session is not None and not _sets_cookie(response):
         set_cookie(deps.config, response, session.cookie, max(1, session.expires_at - int(now)))

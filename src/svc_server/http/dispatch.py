@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
-import attrs
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
 from werkzeug.exceptions import NotFound as WzNotFound
@@ -148,18 +147,28 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     except SvcError as err:
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)
-    ctx = attrs.evolve(
-        ctx,
-        caller=admission.caller,
+    query: dict[str, str] = {}
+    failed: Exception | None = admission.refused  # the refusal first, then a bad query
+    if failed is None:
+        try:
+            query = params.strict_query(parse_query(request.query_string), route.accepted)
+        except Exception as err:  # answered below like a handler's failure
+            failed = err
+    caller = admission.caller
+    ctx = Ctx(  # built once, not evolved: evolve costs more than a cached call's answer
+        request=request,
+        request_id=ctx.request_id,
+        now=ctx.now,
+        params=query,
+        caller=caller,
         user_id=admission.user_id,
-        consumer_id=admission.caller.consumer_id if admission.caller else admission.consumer_id,
+        consumer_id=caller.consumer_id if caller else admission.consumer_id,
         session_id=admission.session.session_id if admission.session else None,
+        csv_only=route.csv_only,
     )
     try:
-        if admission.refused is not None:
-            raise admission.refused
-        query = params.strict_query(parse_query(request.query_string), route.accepted)
-        ctx = attrs.evolve(ctx, params=query, csv_only=route.csv_only)
+        if failed is not None:
+            raise failed
         response = route.handler(ctx, deps, **values)
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None

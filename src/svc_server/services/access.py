@@ -13,6 +13,7 @@ in time, never a 402 a failing call could have caused (issue 15, item 8).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -159,8 +160,7 @@ def admit(
     admitted from this process's leases when they have room (``services.leases``).
     """
     limit = caller.rate_limit_per_minute
-    at = utc(now)
-    month = quota.quota_month(at).month
+    month, day = _calendar(int(now // 86400))
     mode = caller.key_mode or "live"
     counts = counted and caller.auth_method == "api_key"
     claim = None
@@ -207,13 +207,10 @@ def admit(
     if not counts:
         return Admitted(caller=admitted, reservation=None)
     reservation = Reservation(
-        consumer_id=caller.consumer_id,
-        month=month,
-        day=at.date().isoformat(),
-        mode=mode,
+        consumer_id=caller.consumer_id, month=month, day=day, mode=mode, lease=lease
     )
     if lease is not None:
-        return Admitted(caller=admitted, reservation=attrs.evolve(reservation, lease=lease))
+        return Admitted(caller=admitted, reservation=reservation)
     if claim is None or admission.hold is None:
         return Admitted(caller=admitted, reservation=reservation)
     state = admission.hold
@@ -223,6 +220,13 @@ def admit(
         return Admitted(caller=admitted, reservation=attrs.evolve(reservation, claim=claim))
     refusal = quota_exceeded(admitted) if state.exhausted else quota_in_flight(admitted)
     return Admitted(caller=admitted, reservation=None, refusal=refusal)
+
+
+@functools.lru_cache(maxsize=4)
+def _calendar(day_number: int) -> tuple[str, str]:
+    """The quota month (``YYYY-MM``) and the UTC day (``YYYY-MM-DD``) of a Unix day
+    (seconds // 86400), worked out once per day rather than per call."""
+    return _month_of_day(day_number)[0], utc(day_number * 86400).date().isoformat()
 
 
 def _wait_for_unit(
@@ -310,14 +314,21 @@ def quota_headers(
     """
     if caller.monthly_quota is None:
         return {}
-    month = quota.quota_month(utc(now))
+    month, resets_at = _month_of_day(int(now // 86400))
     mode = caller.key_mode or "live"
     if used is None and book is not None:
-        used = book.used(caller.consumer_id, month.month, mode)
+        used = book.used(caller.consumer_id, month, mode)
     if used is None:
-        used = store.accounts.usage(caller.consumer_id, month.month, mode)
+        used = store.accounts.usage(caller.consumer_id, month, mode)
     return {
         "X-Quota-Limit": str(caller.monthly_quota),
         "X-Quota-Used": str(used),
-        "X-Quota-Resets-At": iso(month.resets_at),
+        "X-Quota-Resets-At": resets_at,
     }
+
+
+@functools.lru_cache(maxsize=4)
+def _month_of_day(day_number: int) -> tuple[str, str]:
+    """The quota month of a Unix day and when it resets (ISO), once per day."""
+    month = quota.quota_month(utc(day_number * 86400))
+    return month.month, iso(month.resets_at)
