@@ -25,7 +25,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from werkzeug.datastructures import Headers
@@ -33,6 +33,9 @@ from werkzeug.wrappers import Response
 
 from svc_core.instants import iso
 from svc_server.http.responses import dumps
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 MAX_BYTES = 32 * 1024 * 1024
 """What one process keeps at most (bodies); the least recently used go first."""
@@ -72,7 +75,15 @@ class Rendered:
         headers = Headers(self.headers)
         for name, field in self.header_slots:
             headers[name] = header_value(values[field])
-        return Response(body, headers=headers)
+        return AnswerResponse(body, headers=headers)
+
+
+class AnswerResponse(Response):
+    """A cached data answer: a whole body with its length set and no ``Location`` to
+    resolve, so its headers go out as they are, not copied and checked a second time."""
+
+    def get_wsgi_headers(self, environ: WSGIEnvironment) -> Headers:
+        return self.headers
 
 
 def _placeholder(field: str) -> str:

@@ -93,9 +93,7 @@ def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float
             f"This API key may not be used from {client_ip}.",
             hint="Add the address to the key's ip_allowlist.",
         )
-    limits = plans.effective_limits(
-        row["plan"], row["monthly_quota_override"], row["rate_limit_override"]
-    )
+    limits = _limits(row["plan"], row["monthly_quota_override"], row["rate_limit_override"])
     test_mode = parsed.mode == "test"
     last_used = row["last_used_at"]
     if last_used is None or last_used < int(now) - TOUCH_SECONDS:
@@ -109,6 +107,13 @@ def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float
         key_id=row["id"],
         key_mode=parsed.mode,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _limits(plan: str, monthly_quota: int | None, rate_limit: int | None) -> plans.Plan:
+    """``plans.effective_limits``, remembered: a plan is a constant, so every call of a key
+    gets the same limits from the same three values."""
+    return plans.effective_limits(plan, monthly_quota, rate_limit)
 
 
 def session_caller(store: Store, user_id: str) -> Caller:
