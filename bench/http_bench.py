@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument(
         "--decompose",
         action="store_true",
-        help="also serve bench/stubbed_app.py with the admission write, then also the key "
+        help="also serve bench/stubbed_app.py with admission and settlement, then also the key "
         "lookup, stubbed: shows what each part of the pipeline costs",
     )
     parser.add_argument(

@@ -7,7 +7,7 @@ Each figure is measured side by side with its baseline in the same run:
 | signing | ``svc_core.signing.verify`` (parses JSON) | stripe-python ``Webhook.construct_event`` (parses JSON); also ``verify_header`` alone (no parse) |
 | ingest | ``svc ingest rtms-commercial`` rows/s; also the bare XML read | ``sqlite3.executemany`` of the same rows |
 | realestate | pulse/series (cached and cold)/coverage at 200k and 2M | the same at 200k (ratio 2M/200k) |
-| http | pulse through ``svc serve`` (granian); also under gunicorn, and with the admission write, then the key lookup, stubbed | a bare werkzeug app, same body size and settings, under the same server and under gunicorn (the old floor), rounds interleaved; pulse p99 while 200 slow clients hold connections |
+| http | pulse through ``svc serve`` (granian); also under gunicorn, and with admission and settlement, then also the key lookup, stubbed | a bare werkzeug app, same body size and settings, under the same server and under gunicorn (the old floor), rounds interleaved; pulse p99 while 200 slow clients hold connections |
 | peers | pulse through ``svc serve`` (granian), on SQLite and (``--pg-url``) PostgreSQL; p99 while ``svc ingest`` writes; RSS per worker | FastAPI under uvicorn querying per request, and caching its answer while metering each call with a write; Datasette's canned query; the bare app; pulse before issue 17 under gunicorn (``--baseline-rev``), rounds interleaved |
 
 ``--quick`` shrinks every data set so the whole run takes about a minute; the full run

@@ -4,8 +4,9 @@ Not a configuration anyone runs: ``bench/http_bench.py --decompose`` serves it b
 real app so the table shows what each stubbed part costs. ``SVC_BENCH_STUB`` names what
 to stub (comma-separated):
 
-- ``admit``: the write transaction that admits the call under the rate limit and holds
-  its quota unit (answers "admitted, unit held"; the settle still writes);
+- ``admit``: admission and settlement: no rate limit, no quota, nothing counted (since
+  issue 17's leases a call admitted from a lease writes nothing either, so this shows
+  what the in-memory lease bookkeeping costs);
 - ``key``: the API-key lookup (each key is read from the database once, then remembered,
   and never counts as due for its once-a-minute ``last_used_at`` write).
 
@@ -19,25 +20,28 @@ import os
 import time
 from typing import Any
 
+import attrs
+
 from svc_server.app import create_app
 from svc_server.commands.core import setup_logging
 from svc_server.config import load_config
+from svc_server.services import access
 from svc_server.store import accounts
-from svc_server.store.holds import HoldState
 
 STUBS = set(filter(None, os.environ.get("SVC_BENCH_STUB", "").split(",")))
 
 if "admit" in STUBS:
+    _real_admit = access.admit
 
-    def _admit(
-        self: Any, bucket: str, now_ms: int, window_ms: int, limit: int, usage: Any = None
-    ) -> Any:
-        hold = None
-        if usage is not None:  # as if the quota unit were held (settle finds no hold row)
-            hold = HoldState(settled=0, held=1, limit=usage.limit, taken=True)
-        return accounts.Admission(in_window=0, admitted=True, hold=hold)
+    def _admit(store: Any, caller: Any, now: float, **kwargs: Any) -> Any:
+        if caller.auth_method != "api_key":
+            return _real_admit(store, caller, now, **kwargs)
+        remaining = caller.rate_limit_per_minute - 1
+        return access.Admitted(
+            caller=attrs.evolve(caller, rate_remaining=remaining), reservation=None
+        )
 
-    accounts.AccountsRepo.admit = _admit  # type: ignore[method-assign]
+    access.admit = _admit
 
 if "key" in STUBS:
     _lookup = accounts.AccountsRepo.key_by_hash
