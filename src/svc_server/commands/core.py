@@ -115,11 +115,13 @@ def granian_app() -> Any:
     """The app one granian worker serves, configured from the ``SVC_*`` environment."""
     config = load_config(os.environ)
     setup_logging(config.log_level)
+    app = served_app(config)
     return BufferedFront(
-        served_app(config),
+        app,
         threads=config.threads,
         max_body_bytes=config.max_body_bytes,
         read_timeout=config.read_timeout,
+        on_close=app.close,  # a stopping worker writes its leases back
     )
 
 
@@ -133,8 +135,15 @@ def run_gunicorn(config: Config) -> None:
 
     from svc_server.http.wire import BodyGuard
 
+    served: list[SvcApp] = []  # this worker process's app, once loaded
+
+    def worker_exit(server: Any, worker: Any) -> None:
+        for app in served:  # a stopping worker writes its leases back
+            app.close()
+
     class _App(BaseApplication):  # type: ignore[misc]  # gunicorn ships no type hints
         def load_config(self) -> None:
+            self.cfg.set("worker_exit", worker_exit)
             self.cfg.set("bind", f"{config.host}:{config.port}")
             self.cfg.set("workers", config.workers)
             self.cfg.set("threads", config.threads)
@@ -151,7 +160,8 @@ def run_gunicorn(config: Config) -> None:
 
         def load(self) -> Any:
             setup_logging(config.log_level)
-            return BodyGuard(served_app(config), config.max_body_bytes)
+            served.append(served_app(config))
+            return BodyGuard(served[-1], config.max_body_bytes)
 
     print(f"svc: serving on http://{config.host}:{config.port} ({config.database_url})", flush=True)
     _App().run()

@@ -82,8 +82,11 @@ class BufferedFront:
         threads: int,
         max_body_bytes: int,
         read_timeout: float,
+        on_close: Callable[[], None] | None = None,
     ) -> None:
+        """``on_close`` runs once the request threads have ended (the worker stops)."""
         self.app = app
+        self.on_close = on_close
         self.threads = threads
         self.max_body_bytes = max_body_bytes
         self.read_timeout = read_timeout
@@ -106,6 +109,8 @@ class BufferedFront:
         for worker in self.workers:
             worker.join(timeout=30)
         self.workers = []
+        if self.on_close is not None:
+            self.on_close()
 
     def _serve(self) -> None:
         while (job := self.jobs.get()) is not None:
