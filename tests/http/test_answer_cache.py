@@ -87,6 +87,19 @@ def test_a_repeated_call_is_served_from_the_encoded_answer(
     assert csv_second.headers["Content-Type"] == "text/csv; charset=utf-8"
 
 
+def test_a_head_request_gets_a_cached_answers_headers_and_no_body(molit_store: Store) -> None:
+    api = Api(make_app(molit_store))
+    got = api.get("pulse", PULSE)
+    assert got.status_code == 200
+    query = "&".join(f"{k}={v}" for k, v in PULSE.items())
+    for _ in range(2):  # computed, then served from the encoded answer
+        head = api.client.head(f"/api/v1/real-estate/pulse?{query}", headers={"X-API-Key": api.key})
+        assert head.status_code == 200 and head.get_data() == b""
+        assert head.headers["Content-Length"] == got.headers["Content-Length"]
+        assert head.headers["Content-Type"] == got.headers["Content-Type"]
+        assert head.headers["X-Quota-Limit"] == got.headers["X-Quota-Limit"]
+
+
 def test_a_caller_of_another_plan_gets_its_own_answer(molit_store: Store) -> None:
     """The tier gate and ``_meta.tier`` follow the caller: a starter asking what a pro
     was answered is refused, and each sees its own tier."""

@@ -139,3 +139,30 @@ def test_a_lapsed_lease_counts_only_what_still_fits(store: Store) -> None:
     book.write_back()
     assert store.accounts.usage("c", MONTH) == quota  # not quota + 1
     assert writes(store)[1] == 0
+
+
+def test_a_failed_write_back_loses_no_count(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails (a busy database) keeps what it was to write for the next turn,
+    and calls go on being admitted and counted from the lease meanwhile."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    for n in range(5):
+        _, lease = book.admit(ask(n, clock))
+        assert lease is not None
+        book.settle(lease, True, DAY)
+    real = store.holds.return_lease
+
+    def busy(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("database is busy")
+
+    monkeypatch.setattr(store.holds, "return_lease", busy)
+    with pytest.raises(RuntimeError):
+        book.write_back()
+    assert store.accounts.usage("c", MONTH) == 0
+    _, lease = book.admit(ask(5, clock))
+    assert lease is not None and book.settle(lease, True, DAY) == 6
+    monkeypatch.setattr(store.holds, "return_lease", real)
+    book.write_back()
+    assert store.accounts.usage("c", MONTH) == 6
+    book.write_back()  # idle now: the lease goes back whole
+    assert writes(store) == (1, 0, 6)

@@ -24,8 +24,8 @@ import functools
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 from werkzeug.datastructures import Headers
@@ -35,7 +35,7 @@ from svc_core.instants import iso
 from svc_server.http.responses import dumps
 
 if TYPE_CHECKING:
-    from _typeshed.wsgi import WSGIEnvironment
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 MAX_BYTES = 32 * 1024 * 1024
 """What one process keeps at most (bodies); the least recently used go first."""
@@ -84,6 +84,16 @@ class AnswerResponse(Response):
 
     def get_wsgi_headers(self, environ: WSGIEnvironment) -> Headers:
         return self.headers
+
+    def __call__(
+        self, environ: WSGIEnvironment, start_response: StartResponse
+    ) -> Iterable[bytes]:
+        """Start the response with the headers as they are and send the one body (none
+        for HEAD), skipping werkzeug's general iterable handling."""
+        start_response(self.status, self.headers.to_wsgi_list())
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            return []
+        return cast("list[bytes]", self.response)  # the one body given to __init__
 
 
 def _placeholder(field: str) -> str:

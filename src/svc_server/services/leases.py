@@ -213,54 +213,94 @@ class LeaseBook:
     def write_back(self, *, release: bool = False) -> None:
         """Write what the leases did to the database: counts, days, events, unused
         units; a lease with no call since the last write (or every one, ``release``)
-        gives all its units back. Rate leases past their time give back unused slots."""
+        gives all its units back. Rate leases past their time give back unused slots.
+
+        What to write is taken under the book's lock, the writing happens outside it, so
+        calls keep being admitted from the leases while the database is slow (a load
+        running, say); a write that fails puts what it took back, for the next turn."""
         now = self.clock()
         with self._lock:
-            for lease in [*self._quota.values(), *self._draining]:
-                self._write_lease(lease, now, release=release)
+            taken = [
+                (lease, done)
+                for lease in [*self._quota.values(), *self._draining]
+                if (done := self._take_done(lease, now, release=release)) is not None
+            ]
             now_ms = int(now * 1000)
-            for bucket, rate in list(self._rate.items()):
-                if release or now_ms >= rate.until_ms:
-                    del self._rate[bucket]
-                    with self.store.db.transaction() as tx:
-                        self.store.accounts.give_back_rate(
-                            tx, bucket, rate.lease_id, rate.units - rate.used
-                        )
+            rates = [
+                (bucket, self._rate.pop(bucket))
+                for bucket, rate in list(self._rate.items())
+                if release or now_ms >= rate.until_ms
+            ]
+        failed: Exception | None = None
+        for lease, done in taken:
+            try:
+                with self.store.db.transaction() as tx:
+                    count, live = self.store.holds.return_lease(tx, lease.claim, done, int(now))
+                    if done.ok and lease.claim.mode == "live":
+                        fire_thresholds(self.store, tx, lease.claim, count, now)
+            except Exception as err:  # the others are still written
+                failed = failed or err
+                with self._lock:
+                    self._put_back(lease, done)
+                continue
+            with self._lock:
+                lease.base = count  # calls settled since are still in lease.ok
+                lease.claim = attrs.evolve(lease.claim, expires_at=done.expires_at)
+                if not live:  # it lapsed: its units may be another's now, so none is free
+                    lease.units = lease.in_use + lease.done
+                    self._retire(lease)
+        for bucket, rate in rates:  # unused slots not given back age out of the window
+            with self.store.db.transaction() as tx:
+                self.store.accounts.give_back_rate(
+                    tx, bucket, rate.lease_id, rate.units - rate.used
+                )
+        if failed is not None:
+            raise failed
 
-    def _write_lease(self, lease: QuotaLease, now: float, *, release: bool) -> None:
-        key = _key(lease.claim)
-        current = self._quota.get(key) is lease
+    def _take_done(self, lease: QuotaLease, now: float, *, release: bool) -> LeaseReturn | None:
+        """What ``lease`` has to write now (None: nothing), taken off it: its finished
+        calls, and the units it stops holding. A lease that keeps none is retired."""
+        current = self._quota.get(_key(lease.claim)) is lease
+        if not current and lease.units == 0:  # drained: nothing more to write
+            self._draining.remove(lease)
+            return None
         idle = lease.taken == 0 and lease.in_use == 0
         keep = lease.in_use if (release or idle or not current) else lease.units - lease.done
         renew = lease.claim.expires_at - now < lease.seconds / 2
         if not lease.done and keep == lease.units and not renew:
-            return
-        expires_at = int(now) + lease.seconds
+            return None
         done = LeaseReturn(
             hold_id=lease.claim.hold_id,
             ok=tuple(sorted(lease.ok.items())),
             failed=lease.failed,
             keep=keep,
-            expires_at=expires_at,
+            expires_at=int(now) + lease.seconds,
         )
-        with self.store.db.transaction() as tx:
-            count, live = self.store.holds.return_lease(tx, lease.claim, done, int(now))
-            if lease.ok and lease.claim.mode == "live":
-                fire_thresholds(self.store, tx, lease.claim, count, now)
-        lease.units, lease.base, lease.taken = keep, count, 0
-        lease.ok, lease.failed = {}, 0
-        lease.claim = attrs.evolve(lease.claim, expires_at=expires_at)
-        if not live:  # it lapsed: its units may be another's now, so none is free
-            lease.units = lease.in_use
-            if current:
-                del self._quota[key]
-                self._draining.append(lease)
-                current = False
-        if lease.units == 0:
-            if current:
-                del self._quota[key]
-            else:
+        lease.base += sum(lease.ok.values())  # X-Quota-Used never goes back meanwhile
+        lease.units, lease.taken, lease.ok, lease.failed = keep, 0, {}, 0
+        if keep == 0:
+            self._retire(lease)
+            if lease in self._draining:
                 self._draining.remove(lease)
+        return done
+
+    def _put_back(self, lease: QuotaLease, done: LeaseReturn) -> None:
+        """Undo ``_take_done`` after a failed write: the calls are written next time."""
+        for day, calls in done.ok:
+            lease.ok[day] = lease.ok.get(day, 0) + calls
+        lease.base -= sum(n for _, n in done.ok)
+        lease.failed += done.failed
+        lease.units += sum(n for _, n in done.ok) + done.failed
+        if lease not in self._draining and self._quota.get(_key(lease.claim)) is not lease:
+            self._draining.append(lease)
+
+    def _retire(self, lease: QuotaLease) -> None:
+        """No new call takes a unit of ``lease``; it drains until its calls end."""
+        key = _key(lease.claim)
+        if self._quota.get(key) is lease:
+            del self._quota[key]
+            if lease.units:
+                self._draining.append(lease)
 
     def holding(self) -> bool:
         """Whether this book has anything to write back (read without the lock: a
