@@ -16,8 +16,10 @@ LEASE_FLOOR = 2048
 """Below this much room every call holds its own unit: small plans never lease."""
 LEASE_SHARE = 64
 """A lease takes at most this fraction (1/64) of the room left."""
-LEASE_MOST = 512
-"""The largest lease: bounds what a process that dies can leave uncounted."""
+LEASE_MOST = 8192
+"""The largest lease: about a second of one busy process's calls, so a process refills
+its leases about once a second; a process that dies leaves at most this many units held
+until its lease lapses (the calls it lost are those of its last FLUSH_SECONDS)."""
 RATE_LEASE_SECONDS = 1.0
 """How long a rate-limit lease may be used after it was stamped."""
 FLUSH_SECONDS = 1.0

@@ -11,7 +11,9 @@ of every worker within the data version's bound (``VERSION_TTL``, one second).
 
 from __future__ import annotations
 
+import concurrent.futures
 import csv
+import functools
 import io
 import json
 import os
@@ -98,6 +100,32 @@ def test_a_head_request_gets_a_cached_answers_headers_and_no_body(molit_store: S
         assert head.headers["Content-Length"] == got.headers["Content-Length"]
         assert head.headers["Content-Type"] == got.headers["Content-Type"]
         assert head.headers["X-Quota-Limit"] == got.headers["X-Quota-Limit"]
+
+
+def test_threads_missing_one_answer_at_once_compute_it_once(
+    molit_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a load every request thread misses at once: one computes each answer, the
+    others wait for it and serve it (they do not each recompute the cohort)."""
+    from svc_server.services import realestate as service
+
+    real = service.pulse
+    runs: list[int] = []
+
+    @functools.wraps(real)
+    def slow_pulse(*args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        time.sleep(0.3)  # long enough for every thread to miss meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(service, "pulse", slow_pulse)
+    api = Api(make_app(molit_store))
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: api.get("pulse", PULSE), range(8)))
+    assert [a.status_code for a in answers] == [200] * 8
+    assert len(runs) == 1
+    bodies = {json.dumps(without_call_fields(a.get_json()), sort_keys=True) for a in answers}
+    assert len(bodies) == 1
 
 
 def test_a_caller_of_another_plan_gets_its_own_answer(molit_store: Store) -> None:

@@ -40,6 +40,9 @@ from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
 
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
+ANSWER_WAIT_SECONDS = 10.0
+"""How long a request waits for another thread computing the same answer before it
+computes the answer itself (past the store's own busy timeout)."""
 """Envelope fields that already travel in their own headers."""
 
 Service = Callable[..., Answer]
@@ -136,17 +139,25 @@ def _run(
     # parsing too; the same query spelt two ways is kept twice, which is harmless.
     key = (fn.__qualname__, given, csv, caller.plan, caller.auth_method, second // 86400)
     rendered = deps.answers.get(version, key)
+    running = None
+    if rendered is None and (running := deps.answers.computing(version, key)) is not None:
+        running.wait(ANSWER_WAIT_SECONDS)  # another thread computes it: take its answer
+        rendered = deps.answers.get(version, key)  # (None if it was refused: compute)
     if rendered is None:
-        answer = fn(
-            deps.store,
-            parse(dict(given)),
-            caller,
-            request_id=ctx.request_id,
-            now=ctx.now,
-            links=links(deps),
-        )
-        rendered = _render(answer, columns, csv, filename)
-        deps.answers.put(version, key, rendered)
+        try:
+            answer = fn(
+                deps.store,
+                parse(dict(given)),
+                caller,
+                request_id=ctx.request_id,
+                now=ctx.now,
+                links=links(deps),
+            )
+            rendered = _render(answer, columns, csv, filename)
+            deps.answers.put(version, key, rendered)
+        finally:
+            if running is None:  # this thread claimed it
+                deps.answers.done(version, key)
     values = {
         "generated_at": iso_second(second),
         "rate_limit": rate_limit(caller),

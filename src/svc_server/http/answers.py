@@ -85,9 +85,7 @@ class AnswerResponse(Response):
     def get_wsgi_headers(self, environ: WSGIEnvironment) -> Headers:
         return self.headers
 
-    def __call__(
-        self, environ: WSGIEnvironment, start_response: StartResponse
-    ) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Start the response with the headers as they are and send the one body (none
         for HEAD), skipping werkzeug's general iterable handling."""
         start_response(self.status, self.headers.to_wsgi_list())
@@ -145,6 +143,7 @@ class AnswerCache:
         self._entries: OrderedDict[Hashable, Rendered] = OrderedDict()
         self._bytes = 0
         self._version: Hashable = None
+        self._running: dict[tuple[Hashable, Hashable], threading.Event] = {}
 
     def get(self, version: Hashable, key: Hashable) -> Rendered | None:
         with self._lock:
@@ -154,6 +153,25 @@ class AnswerCache:
             if found is not None:
                 self._entries.move_to_end(key)
             return found
+
+    def computing(self, version: Hashable, key: Hashable) -> threading.Event | None:
+        """Claim the computation of ``key`` at ``version``: None when this thread is the
+        one to compute it (it must call ``done``), else the event set once the thread
+        computing it is done, to wait for and then look again. After a load every
+        request thread misses at once; one computes each answer, the others wait."""
+        with self._lock:
+            running = self._running.get((version, key))
+            if running is not None:
+                return running
+            self._running[(version, key)] = threading.Event()
+            return None
+
+    def done(self, version: Hashable, key: Hashable) -> None:
+        """The computation claimed by ``computing`` ended (kept, refused or failed)."""
+        with self._lock:
+            running = self._running.pop((version, key), None)
+        if running is not None:
+            running.set()
 
     def put(self, version: Hashable, key: Hashable, rendered: Rendered) -> None:
         size = rendered.size
