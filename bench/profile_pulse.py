@@ -28,8 +28,8 @@ from svc_server.handlers import realestate as handler
 from svc_server.http import auth
 from svc_server.http.deps import new_id
 from svc_server.services import access, consumers
-from svc_server.services.leases import LeaseBook
 from svc_server.services import realestate as service
+from svc_server.services.leases import LeaseBook
 from svc_server.store import open_store
 from svc_server.store.accounts import AccountsRepo
 
