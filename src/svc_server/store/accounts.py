@@ -173,13 +173,7 @@ class AccountsRepo(ApiKeysTable):
 
     def increment_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> int:
         """Add one successful call; return the new count (one atomic statement)."""
-        row = tx.fetchone(
-            "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, 1) "
-            "ON CONFLICT (consumer_id, month, mode) "
-            "DO UPDATE SET count = usage_counters.count + 1 RETURNING count",
-            (consumer_id, month, mode),
-        )
-        return int(row["count"]) if row else 0
+        return holds.count_month(tx, consumer_id, month, mode)
 
     def count_day(self, tx: Tx, consumer_id: str, day: str, mode: str) -> None:
         """Add one call to the (consumer, UTC day, mode) count (one atomic upsert)."""

@@ -64,6 +64,18 @@ class LeaseReturn:
     expires_at: int
 
 
+def count_month(tx: Tx, consumer_id: str, month: str, mode: str, calls: int = 1) -> int:
+    """Add ``calls`` successful calls to the month's count; return the new count (one
+    atomic upsert)."""
+    row = tx.fetchone(
+        "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (consumer_id, month, mode) "
+        "DO UPDATE SET count = usage_counters.count + excluded.count RETURNING count",
+        (consumer_id, month, mode, calls),
+    )
+    return int(row["count"]) if row else 0
+
+
 def count_day(tx: Tx, consumer_id: str, day: str, mode: str, calls: int = 1) -> None:
     """Add ``calls`` calls to the (consumer, UTC day, mode) count (one atomic upsert)."""
     tx.execute(
@@ -155,19 +167,15 @@ class HoldsRepo:
         state = self.hold_state(tx, claim, now)
         # A live lease's successes always fit (its units were counted as held).
         ok = min(ok, max(0, claim.limit - state.settled - state.held))
-        if ok:
-            tx.execute(
-                "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (consumer_id, month, mode) "
-                "DO UPDATE SET count = usage_counters.count + excluded.count",
-                (*_usage_key(claim), ok),
-            )
-            left = ok
-            for day, calls in done.ok:
-                if left:
-                    count_day(tx, claim.consumer_id, day, claim.mode, min(calls, left))
-                    left -= min(calls, left)
-        return state.settled + ok, bool(live)
+        if not ok:
+            return state.settled, bool(live)
+        settled = count_month(tx, *_usage_key(claim), ok)
+        left = ok
+        for day, calls in done.ok:
+            if left:
+                count_day(tx, claim.consumer_id, day, claim.mode, min(calls, left))
+                left -= min(calls, left)
+        return settled, bool(live)
 
     def try_hold(self, claim: UsageClaim) -> HoldState:
         """``take_hold`` in its own write transaction (a call waiting for a unit)."""
