@@ -94,8 +94,7 @@ class SvcApp:
     def close(self) -> None:
         """Give this app's leases back, writing what their calls did (call it when the
         process stops serving; ``svc serve`` does). Idempotent."""
-        if self.deps.leases is not None:
-            self.deps.leases.close()
+        self.deps.leases.close()
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         return self.wsgi_app(environ, start_response)

@@ -32,12 +32,12 @@ def ask(n: int, clock: Clock, *, limit: int = BIG, quota: int | None = BIG) -> A
             month=MONTH,
             mode="live",
             limit=quota,
-            hold_id=f"h{n}",
+            hold_id="",
             now=int(clock.now),
             expires_at=int(clock.now) + 300,
         )
     return Ask(
-        lease_id=f"r{n}",
+        ids=lambda: f"h{n}",
         bucket="consumer:c:live",
         now_ms=int(clock.now * 1000),
         window_ms=60_000,
@@ -60,7 +60,8 @@ def test_calls_on_a_lease_write_nothing_until_written_back(store: Store) -> None
     book = LeaseBook(store, clock)
     leases = []
     for n in range(100):
-        admission, lease = book.admit(ask(n, clock))
+        granted = book.admit(ask(n, clock))
+        admission, lease = granted.admission, granted.lease
         assert admission.admitted and lease is not None
         leases.append(lease)
     assert writes(store) == (1, LEASE_MOST, 0)  # one stamp, one block of units, no count
@@ -79,7 +80,7 @@ def test_calls_on_a_lease_write_nothing_until_written_back(store: Store) -> None
 def test_an_unused_rate_lease_gives_its_slots_back(store: Store) -> None:
     clock = Clock()
     book = LeaseBook(store, clock)
-    admission, _ = book.admit(ask(0, clock, quota=None))
+    admission = book.admit(ask(0, clock, quota=None)).admission
     assert admission.admitted
     with store.db.transaction(write=False) as tx:
         summary = tx.fetchone("SELECT in_window FROM rate_counts")
@@ -127,7 +128,7 @@ def test_a_lapsed_lease_counts_only_what_still_fits(store: Store) -> None:
     book = LeaseBook(store, clock)
     quota = 5000
     first = ask(0, clock, quota=quota)
-    _, lease = book.admit(first)
+    lease = book.admit(first).lease
     assert lease is not None and lease.units > 1
     book.settle(lease, True, DAY)
     with store.db.transaction() as tx:  # everything else is settled elsewhere meanwhile
@@ -147,7 +148,7 @@ def test_a_failed_write_back_loses_no_count(store: Store, monkeypatch: pytest.Mo
     clock = Clock()
     book = LeaseBook(store, clock)
     for n in range(5):
-        _, lease = book.admit(ask(n, clock))
+        lease = book.admit(ask(n, clock)).lease
         assert lease is not None
         book.settle(lease, True, DAY)
     real = store.holds.return_lease
@@ -159,7 +160,7 @@ def test_a_failed_write_back_loses_no_count(store: Store, monkeypatch: pytest.Mo
     with pytest.raises(RuntimeError):
         book.write_back()
     assert store.accounts.usage("c", MONTH) == 0
-    _, lease = book.admit(ask(5, clock))
+    lease = book.admit(ask(5, clock)).lease
     assert lease is not None and book.settle(lease, True, DAY) == 6
     monkeypatch.setattr(store.holds, "return_lease", real)
     book.write_back()

@@ -104,8 +104,8 @@ def test_a_call_settled_after_midnight_counts_on_the_day_it_arrived(
         key_mode="live",
     )
     before = datetime(2026, 9, 21, 23, 59, 59, tzinfo=UTC).timestamp()
-    kept = access.admit(store, caller, before, counted=True, hold_id="h1").reservation
-    failed = access.admit(store, caller, before, counted=True, hold_id="h2").reservation
+    kept = access.admit(store, caller, before, counted=True, ids=lambda: "h1").reservation
+    failed = access.admit(store, caller, before, counted=True, ids=lambda: "h2").reservation
     assert kept is not None and failed is not None and failed.day == "2026-09-21"
     assert day_rows(store, consumer_id) == {}  # held, not yet counted
     assert access.settle(store, kept, True, before + 2) == 1  # 2026-09-22 00:00:01

@@ -43,8 +43,7 @@ def delete_session(ctx: Ctx, deps: Deps) -> Response:
 
 def get_usage(ctx: Ctx, deps: Deps) -> Response:
     try:
-        if deps.leases is not None:  # this process's own calls count at once
-            deps.leases.write_back()
+        deps.leases.write_back()  # this process's own calls count at once
         data = usage.usage_summary(deps.store, user_of(ctx), ctx.now)
     except SvcError:
         raise

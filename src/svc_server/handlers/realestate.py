@@ -40,10 +40,10 @@ from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
 
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
+"""Envelope fields that already travel in their own headers."""
 ANSWER_WAIT_SECONDS = 10.0
 """How long a request waits for another thread computing the same answer before it
 computes the answer itself (past the store's own busy timeout)."""
-"""Envelope fields that already travel in their own headers."""
 
 Service = Callable[..., Answer]
 

@@ -82,9 +82,6 @@ class AnswerResponse(Response):
     """A cached data answer: a whole body with its length set and no ``Location`` to
     resolve, so its headers go out as they are, not copied and checked a second time."""
 
-    def get_wsgi_headers(self, environ: WSGIEnvironment) -> Headers:
-        return self.headers
-
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Start the response with the headers as they are and send the one body (none
         for HEAD), skipping werkzeug's general iterable handling."""

@@ -126,12 +126,11 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
             caller,
             now,
             counted=route.counted,
-            hold_id=deps.ids(),
+            ids=deps.ids,
             hold=quota_hold(deps.config),
             book=deps.leases,
         )
-        if deps.lease_writer is not None:
-            deps.lease_writer.ensure()
+        deps.lease_writer.ensure()
     except RateLimited as err:
         assert caller is not None  # the limit is checked only for a known caller
         limited = attrs.evolve(caller, rate_remaining=0)

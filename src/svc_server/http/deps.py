@@ -37,10 +37,9 @@ class Deps:
     """The rendered OpenAPI document and its ETag."""
     answers: AnswerCache = attrs.field(factory=AnswerCache)
     """Encoded data answers of this app, per data version (``http.answers``)."""
-    leases: LeaseBook | None = None
-    """This app's rate-limit and quota leases (``services.leases``); None admits every
-    call with its own write."""
-    lease_writer: LeaseWriter | None = None
+    leases: LeaseBook
+    """This app's rate-limit and quota leases (``services.leases``)."""
+    lease_writer: LeaseWriter
     """The thread writing ``leases`` back (``http.lease_writer``)."""
 
 

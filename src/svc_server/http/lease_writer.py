@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 
 from svc_core.lease import FLUSH_SECONDS
 from svc_server.services.leases import LeaseBook
@@ -40,8 +41,8 @@ class LeaseWriter:
                     self._registered = True
 
     def _run(self) -> None:
-        stop = threading.Event()
-        while not stop.wait(FLUSH_SECONDS):
+        while True:
+            time.sleep(FLUSH_SECONDS)
             try:
                 self.book.write_back()
             except Exception:  # a busy or closed store: try again next turn

@@ -147,14 +147,14 @@ def admit(
     now: float,
     *,
     counted: bool,
-    hold_id: str,
+    ids: Callable[[], str],
     hold: Hold = Hold(),
     sleep: Callable[[float], None] = time.sleep,
     book: LeaseBook | None = None,
 ) -> Admitted:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
-    ``counted`` route with a quota, hold one unit of the month's quota (the hold's row
-    is named ``hold_id``, fresh for each request).
+    ``counted`` route with a quota, hold one unit of the month's quota (a hold's row is
+    named by ``ids`` when the call writes one).
 
     Both happen in one write transaction. Cookie callers have no monthly quota and are
     not counted; test keys are counted under mode ``test`` and never limited. When
@@ -165,7 +165,7 @@ def admit(
     admitted from this process's leases when they have room (``services.leases``).
     """
     limit = caller.rate_limit_per_minute
-    month, day = _calendar(int(now // 86400))
+    month, day, _ = _calendar(int(now // 86400))
     mode = caller.key_mode or "live"
     counts = counted and caller.auth_method == "api_key"
     claim = None
@@ -175,7 +175,7 @@ def admit(
             month=month,
             mode=mode,
             limit=caller.monthly_quota,
-            hold_id=hold_id,
+            hold_id="" if book is not None else ids(),  # the book names it if it writes
             now=int(now),
             expires_at=int(now) + hold.seconds,
         )
@@ -186,14 +186,15 @@ def admit(
         )
     else:
         ask = Ask(
-            lease_id=hold_id,
+            ids=ids,
             bucket=rate_bucket(caller),
             now_ms=int(now * 1000),
             window_ms=int(WINDOW_SECONDS * 1000),
             limit=limit,
             claim=claim,
         )
-        admission, lease = book.admit(ask)
+        granted = book.admit(ask)
+        admission, lease, claim = granted.admission, granted.lease, granted.claim
     if not admission.admitted:
         # The blocker is the one stamp that must leave the window for a slot to open.
         blocker = (admission.blocker_ms or 0) / 1000
@@ -228,10 +229,13 @@ def admit(
 
 
 @functools.lru_cache(maxsize=4)
-def _calendar(day_number: int) -> tuple[str, str]:
-    """The quota month (``YYYY-MM``) and the UTC day (``YYYY-MM-DD``) of a Unix day
-    (seconds // 86400), worked out once per day rather than per call."""
-    return _month_of_day(day_number)[0], utc(day_number * 86400).date().isoformat()
+def _calendar(day_number: int) -> tuple[str, str, str]:
+    """The quota month (``YYYY-MM``), the UTC day (``YYYY-MM-DD``) and when the month's
+    quota resets (ISO) of a Unix day (seconds // 86400): worked out once a day, not per
+    call."""
+    at = utc(day_number * 86400)
+    month = quota.quota_month(at)
+    return month.month, at.date().isoformat(), iso(month.resets_at)
 
 
 def _wait_for_unit(
@@ -284,7 +288,8 @@ def settle(
     quota (test keys) are counted on success only. A call admitted from a lease is
     settled in memory by ``book`` and written back with its lease.
     """
-    if reservation.lease is not None and book is not None:
+    if reservation.lease is not None:
+        assert book is not None  # only a book hands out leases
         return book.settle(reservation.lease, succeeded, reservation.day)
     claim = reservation.claim
     if not succeeded:
@@ -319,7 +324,7 @@ def quota_headers(
     """
     if caller.monthly_quota is None:
         return {}
-    month, resets_at = _month_of_day(int(now // 86400))
+    month, _, resets_at = _calendar(int(now // 86400))
     mode = caller.key_mode or "live"
     if used is None and book is not None:
         used = book.used(caller.consumer_id, month, mode)
@@ -330,10 +335,3 @@ def quota_headers(
         "X-Quota-Used": str(used),
         "X-Quota-Resets-At": resets_at,
     }
-
-
-@functools.lru_cache(maxsize=4)
-def _month_of_day(day_number: int) -> tuple[str, str]:
-    """The quota month of a Unix day and when it resets (ISO), once per day."""
-    month = quota.quota_month(utc(day_number * 86400))
-    return month.month, iso(month.resets_at)

@@ -91,14 +91,26 @@ class RateLease:
 @attrs.frozen(kw_only=True)
 class Ask:
     """One call's admission: its rate bucket and limit at ``now_ms`` and, when counted
-    against a quota, its claim; ``lease_id`` (fresh per call) names a rate lease it
-    takes, and ``claim.hold_id`` its quota hold or lease."""
+    against a quota, its claim (its ``hold_id`` not chosen yet); ``ids`` names what a
+    write takes for it (a rate lease, a quota hold or lease), drawn only when the call
+    writes, not for the calls a lease admits."""
 
-    lease_id: str
+    ids: Callable[[], str]
     bucket: str
     now_ms: int
     window_ms: int
     limit: int
+    claim: UsageClaim | None
+
+
+@attrs.frozen(kw_only=True)
+class Granted:
+    """What ``LeaseBook.admit`` decided: the admission, the lease the call's quota unit
+    came from (None when the call holds its own unit, or has no quota) and the claim as
+    written (named; the one a call holding its own unit settles)."""
+
+    admission: Admission
+    lease: QuotaLease | None
     claim: UsageClaim | None
 
 
@@ -113,10 +125,8 @@ class LeaseBook:
         self._quota: dict[tuple[str, str, str], QuotaLease] = {}
         self._draining: list[QuotaLease] = []
 
-    def admit(self, ask: Ask) -> tuple[Admission, QuotaLease | None]:
-        """Admit a call from this process's leases, or in one write that renews them;
-        return the admission and the quota lease the call's unit came from (None when the
-        call holds its own unit, or none)."""
+    def admit(self, ask: Ask) -> Granted:
+        """Admit a call from this process's leases, or in one write that renews them."""
         claim = ask.claim
         with self._lock:
             rate = self._rate.get(ask.bucket)
@@ -132,7 +142,12 @@ class LeaseBook:
             )
             if rate_here and quota_here:
                 assert rate is not None
-                return self._take_rate(rate), self._take_unit(lease)
+                return Granted(
+                    admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
+                )
+            name = ask.ids()
+            if claim is not None:
+                claim = attrs.evolve(claim, hold_id=name)
             with self.store.db.transaction() as tx:
                 if rate_here:
                     assert rate is not None
@@ -148,12 +163,12 @@ class LeaseBook:
                         ask.now_ms,
                         ask.window_ms,
                         ask.limit,
-                        lease_id=ask.lease_id,
+                        lease_id=name,
                         give_back=give_back,
                     )
                     if admission.admitted and admission.granted > 1:
                         self._rate[ask.bucket] = RateLease(
-                            lease_id=ask.lease_id,
+                            lease_id=name,
                             limit=ask.limit,
                             units=admission.granted,
                             used=1,
@@ -161,19 +176,18 @@ class LeaseBook:
                             base=admission.in_window,
                         )
                 if not admission.admitted or claim is None:
-                    return admission, None
+                    return Granted(admission=admission, lease=None, claim=claim)
                 if quota_here:
-                    return admission, self._take_unit(lease)
+                    return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
                 if lease is not None:  # used up (or the plan changed): it drains
-                    del self._quota[_key(claim)]
-                    self._draining.append(lease)
+                    self._retire(lease)
                 # A call that wrote its own rate stamp holds its own unit too: leases
                 # only pay for calls they spare every write.
                 leasing = rate_here or admission.granted > 1
                 hold = self.store.holds.take_hold(tx, claim, lease=leasing)
                 admission = attrs.evolve(admission, hold=hold)
                 if hold.granted < 2:
-                    return admission, None
+                    return Granted(admission=admission, lease=None, claim=claim)
                 lease = QuotaLease(
                     claim=claim,
                     units=hold.granted,
@@ -181,7 +195,7 @@ class LeaseBook:
                     base=hold.settled,
                 )
                 self._quota[_key(claim)] = lease
-                return admission, self._take_unit(lease)
+                return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
 
     def _take_rate(self, rate: RateLease) -> Admission:
         rate.used += 1
