@@ -95,10 +95,14 @@ class Person:
         return self.text(selector)
 
     def visible(self, selector: str) -> bool:
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
 
         found = self.driver.find_elements(By.CSS_SELECTOR, selector)
-        return bool(found) and bool(found[0].is_displayed())
+        try:
+            return bool(found) and bool(found[0].is_displayed())
+        except WebDriverException:  # the page moved on between finding and asking
+            return False
 
     # moving around --------------------------------------------------------------------------
 
