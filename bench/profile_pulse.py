@@ -7,6 +7,7 @@ key check, admission (rate limit + quota), the pulse service, the JSON response,
 whole app. ``--profile`` adds cProfile's top functions by own time.
 
     python bench/profile_pulse.py /path/to/bench.db 3000 [--profile]
+    PYTHONPATH=/tmp/old/src python bench/profile_pulse.py ...   # an older revision's src
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from svc_server.http import auth
 from svc_server.http.deps import new_id
 from svc_server.services import access, consumers
 from svc_server.services import realestate as service
-from svc_server.services.leases import LeaseBook
 from svc_server.store import open_store
 from svc_server.store.accounts import AccountsRepo
 
@@ -88,6 +88,10 @@ def main() -> None:
         call()
     plain = (time.perf_counter() - started) / args.n * 1e6
     print(f"{plain:8.1f} µs  whole app, wall clock, no stage timers")
+    try:
+        from svc_server.services.leases import LeaseBook
+    except ImportError:  # an older src on PYTHONPATH (a baseline): no leases to time
+        LeaseBook = None
     for owner, name, label in (
         (SvcApp, "wsgi_app", "whole app"),
         (auth, "admit", "auth (key + admission)"),
@@ -99,7 +103,8 @@ def main() -> None:
         (service, "pulse", "  pulse service"),
         (handler, "_render", "  encoding (cache misses)"),
     ):
-        timed(owner, name, label)
+        if owner is not None and hasattr(owner, name):
+            timed(owner, name, label)
     SPENT.clear()
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
