@@ -95,7 +95,10 @@ def test_consumer_list_has_a_header_the_owner_email_and_counts_only_active_keys(
     assert row["active_keys"] == 3
     assert ownerless["owner_email"] is None and ownerless["active_keys"] == 1
 
-    header, first, second = ok(sqlite_url, "consumer", "list").splitlines()
+    header, *lines = ok(sqlite_url, "consumer", "list").splitlines()
+    # both were created in the same second, so the table is in id order: pick them by id
+    [first] = [line for line in lines if line.startswith(consumer_id)]
+    [second] = [line for line in lines if not line.startswith(consumer_id)]
     assert header.split() == ["ID", "PLAN", "STATUS", "OWNER", "EMAIL", "ACTIVE", "KEYS",
                               "COMPANY", "CREATED"]  # fmt: skip
     assert first.split()[:5] == [consumer_id, "pro", "active", "boss@example.com", "3"]
@@ -187,12 +190,15 @@ def test_webhook_endpoints_and_deliveries_for_operators(
 ) -> None:
     hook = receiver()
     made: dict[str, Any] = {}
-    for email in ("a@example.com", "b@example.com"):
+    # created_at is kept to the second: the second endpoint is made a second later so the
+    # listing's order (created_at, then id) is the creation order
+    start = time.time()
+    for step, email in enumerate(("a@example.com", "b@example.com")):
         consumer_id = json.loads(
             ok(sqlite_url, "consumer", "create", "--plan", "pro", "--email", email, "--json")
         )["consumer_id"]
         endpoint = webhooks.create_endpoint(
-            sqlite_store, user_of(sqlite_store, email), {"url": hook.url}, time.time(),
+            sqlite_store, user_of(sqlite_store, email), {"url": hook.url}, start + step,
             os.urandom(32), allow_private=True, ids=new_id,
         )  # fmt: skip
         made[consumer_id] = endpoint
