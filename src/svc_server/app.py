@@ -105,7 +105,7 @@ class SvcApp:
         # One byte of headroom: a chunked body is cut at this limit by werkzeug, so the
         # body reader can only tell "exactly the maximum" from "more" if it may read one more.
         request.max_content_length = self.config.max_body_bytes + 1
-        request_id = requestid.resolve(request.headers.get("X-Request-ID"), self.entropy(16))
+        request_id = requestid.resolve(environ.get("HTTP_X_REQUEST_ID"), self.entropy(16))
         ctx = Ctx(request=request, request_id=request_id, now=self.clock())
         response, ctx = dispatch(self.deps, self.matcher, ctx)
         response.headers["X-Request-ID"] = request_id

@@ -8,10 +8,11 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from werkzeug.datastructures import Headers
 
 from svc_core.envelope import PER_CALL_FIELDS
 from svc_server.http import answers
-from svc_server.http.answers import AnswerCache, Rendered, render_json
+from svc_server.http.answers import AnswerCache, AnswerHeaders, Rendered, render_json
 from svc_server.http.responses import dumps
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
@@ -81,3 +82,46 @@ def test_the_cache_keeps_one_data_version_and_a_byte_budget() -> None:
     assert len(cache) == 1 and cache.get((1, 1), "a") is None
     cache.put((1, 1), "late", small)  # computed under an older version: not kept
     assert cache.get((2, 5), "late") is None and len(cache) == 1
+
+
+def _werkzeug_takes(value: str) -> bool:
+    try:
+        Headers([("X-Test", value)])
+    except ValueError:
+        return False
+    return True
+
+
+@given(value=st.text(alphabet=st.sampled_from("ab \t\r\n\x00\x0b\x85\u2028é"), max_size=6))
+def test_answer_headers_refuse_exactly_what_werkzeug_refuses(value: str) -> None:
+    """The cheaper header checks keep werkzeug's rule: a value with a line break (header
+    injection) is refused by every way of adding it, anything else is kept as given."""
+    takes = _werkzeug_takes(value)
+    ways = {
+        "extend": lambda h: h.extend([("X-Test", value)]),
+        "setitem": lambda h: h.__setitem__("X-Test", value),
+        "rendered": lambda h: Rendered(parts=(b"{}",), slots=(), headers=(("X-Test", value),))
+        .response({})
+        .headers,
+    }
+    for way, add in ways.items():
+        headers = AnswerHeaders()
+        try:
+            made = add(headers)
+        except ValueError:
+            assert not takes, way
+            continue
+        assert takes, way
+        got = made if isinstance(made, AnswerHeaders) else headers
+        assert got.get("X-Test") == value, way
+
+
+def test_answer_headers_replace_a_header_set_twice_and_count_the_body() -> None:
+    response = Rendered(
+        parts=(b'{"a":1}',), slots=(), headers=(("Content-Type", "application/json"),)
+    ).response({})
+    response.headers["x-request-id"] = "first-id"
+    response.headers["X-Request-ID"] = "second-id"
+    assert response.headers.getlist("X-Request-ID") == ["second-id"]
+    assert response.headers["Content-Length"] == "7" and response.get_data() == b'{"a":1}'
+    assert response.headers.getlist("Content-Length") == ["7"]

@@ -130,7 +130,7 @@ def _run(
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(
-        ctx.request.accept_mimetypes, ctx.params, csv_only=ctx.csv_only
+        ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only
     )
     given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != "format"))
     version = deps.store.realestate.data_version()  # read before computing (see answers)
@@ -206,7 +206,7 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
     selection streamed as CSV."""
     assert ctx.caller is not None  # the data auth policy guarantees it
-    csv = wants_csv(ctx.request.accept_mimetypes, ctx.params, csv_only=ctx.csv_only)
+    csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
     query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != "format"})
     common: dict[str, Any] = {
         "request_id": ctx.request_id,

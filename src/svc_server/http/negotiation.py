@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header
 
 from svc_core.errors import InvalidParams
 
@@ -14,8 +16,8 @@ OFFERED = (JSON, CSV)
 """What CSV-capable routes offer, in the server's order of preference."""
 
 
-def wants_csv(accept: MIMEAccept, params: Mapping[str, str], *, csv_only: bool = False) -> bool:
-    """True when the caller asked for CSV.
+def wants_csv(accept: str | None, params: Mapping[str, str], *, csv_only: bool = False) -> bool:
+    """True when the caller asked for CSV (``accept`` is the Accept header's text).
 
     A route's ``.csv`` form (``csv_only``) always answers CSV. Else ``format`` wins when present (``json`` or ``csv``). Otherwise the Accept header
     decides as RFC 9110 says: each of ``application/json`` and ``text/csv`` gets the q of
@@ -30,4 +32,11 @@ def wants_csv(accept: MIMEAccept, params: Mapping[str, str], *, csv_only: bool =
         if fmt not in {"json", "csv"}:
             raise InvalidParams("Query parameter 'format' must be json or csv.")
         return fmt == "csv"
-    return accept.best_match(OFFERED, default=JSON) == CSV
+    return _prefers_csv(accept or "")
+
+
+@functools.lru_cache(maxsize=256)
+def _prefers_csv(accept: str) -> bool:
+    """The Accept header's choice, remembered per header text (clients repeat theirs;
+    parsing one costs more than answering a cached call)."""
+    return parse_accept_header(accept, MIMEAccept).best_match(OFFERED, default=JSON) == CSV
