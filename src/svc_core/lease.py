@@ -24,6 +24,9 @@ RATE_LEASE_SECONDS = 1.0
 """How long a rate-limit lease may be used after it was stamped."""
 FLUSH_SECONDS = 1.0
 """How often a process writes back what it did with its leases."""
+REFILL_SHARE = 4
+"""A lease asks for its successor when this fraction (a quarter) of its units, or of a
+rate lease's time, is left, so the next block is taken before calls run out of one."""
 
 
 def lease_size(room: int) -> int:
@@ -46,3 +49,14 @@ def quota_room(committed: int, limit: int) -> int:
         return 0
     above = [t for t in (quota_threshold(k, limit) for k in QUOTA_KINDS) if t > committed]
     return max(0, min(above) - 1 - committed) if above else 0
+
+
+def refill_due(units: int, left: int, ms_left: int | None = None) -> bool:
+    """Whether a lease of ``units`` with ``left`` unused (and, for a rate lease,
+    ``ms_left`` of its time) should ask for the next block now: a quarter or less of
+    either left. A one-unit block never does (it is a call's own unit, not a lease)."""
+    if units < 2:
+        return False
+    if left * REFILL_SHARE <= units:
+        return True
+    return ms_left is not None and ms_left * REFILL_SHARE <= RATE_LEASE_SECONDS * 1000

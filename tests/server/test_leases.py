@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from svc_core.lease import LEASE_MOST, RATE_LEASE_SECONDS
-from svc_server.services.leases import Ask, LeaseBook
+from svc_server.services.leases import Ask, Granted, LeaseBook
 from svc_server.store import Store
 from svc_server.store.holds import UsageClaim
 
@@ -167,3 +167,136 @@ def test_a_failed_write_back_loses_no_count(store: Store, monkeypatch: pytest.Mo
     assert store.accounts.usage("c", MONTH) == 6
     book.write_back()  # idle now: the lease goes back whole
     assert writes(store) == (1, 0, 6)
+
+
+def call(book: LeaseBook, n: int, clock: Clock, **limits: int | None) -> Granted:
+    """Admit call ``n`` and, when it came from a quota lease, settle it as a success."""
+    granted = book.admit(ask(n, clock, **limits))  # type: ignore[arg-type]
+    if granted.lease is not None:
+        book.settle(granted.lease, True, DAY)
+    return granted
+
+
+def rate_state(store: Store) -> tuple[int, int]:
+    """The bucket's counted slots and the slots its stamps hold."""
+    with store.db.transaction(write=False) as tx:
+        summary = tx.fetchone("SELECT in_window FROM rate_counts")
+        units = tx.fetchone("SELECT COALESCE(SUM(units), 0) AS n FROM rate_events")
+    assert summary is not None and units is not None
+    return int(summary["in_window"]), int(units["n"])
+
+
+def test_a_lease_running_low_takes_its_next_block_ahead(store: Store) -> None:
+    """With a quarter of a block left the lease asks for the next; ``refill`` (the
+    writer thread's) takes it in its own write, calls move to it without writing, and
+    what the old blocks did not use goes back: the counts are exactly the calls."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    first = book.admit(ask(0, clock))
+    assert first.lease is not None and first.lease.units == LEASE_MOST
+    calls = [first.lease]
+    while not book.wanted.is_set():
+        lease = book.admit(ask(len(calls), clock)).lease
+        assert lease is not None
+        calls.append(lease)
+    assert len(calls) == LEASE_MOST - LEASE_MOST // 4  # asked with a quarter left
+    assert writes(store) == (1, LEASE_MOST, 0)  # asking wrote nothing
+    book.refill()
+    assert not book.wanted.is_set()
+    assert writes(store)[:2] == (2, 2 * LEASE_MOST)  # one more stamp, one more block
+    more = [book.admit(ask(len(calls) + n, clock)).lease for n in range(100)]
+    assert all(lease is not None and lease is not first.lease for lease in more)
+    assert writes(store)[:2] == (2, 2 * LEASE_MOST)  # calls on the new blocks write nothing
+    for lease in [*calls, *more]:
+        assert lease is not None
+        book.settle(lease, True, DAY)
+    made = len(calls) + len(more)
+    book.write_back()  # the old rate block gives its unused slots back, the old quota
+    assert rate_state(store)[0] == rate_state(store)[1]  # block its unused units
+    book.close()
+    assert writes(store)[1:] == (0, made)
+    assert rate_state(store) == (made, made)
+
+
+def test_a_rate_lease_near_its_end_asks_ahead_and_the_bound_holds(store: Store) -> None:
+    """A rate lease with a quarter of its second left asks for the next block; blocks
+    taken ahead never let more than the limit through in the window."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    limit = 4 * 2048 * 64  # room for full-size leases
+    admitted = 0
+    for step in range(40):  # 40 x 100 ms of calls, refilled whenever asked
+        for _ in range(50):
+            if book.admit(ask(admitted, clock, limit=limit, quota=None)).admission.admitted:
+                admitted += 1
+        if book.wanted.is_set():
+            book.refill()
+        clock.now += 0.1
+        if step % 10 == 9:
+            book.write_back()
+    book.close()
+    assert rate_state(store) == (admitted, admitted) == (2000, 2000)
+    with store.db.transaction(write=False) as tx:
+        stamps = tx.fetchone("SELECT COUNT(*) AS n FROM rate_events")
+    assert stamps is not None and int(stamps["n"]) <= 6  # a block every ~0.75 s, not a call
+
+
+def test_a_block_taken_ahead_for_a_replaced_lease_goes_back_whole(store: Store) -> None:
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    n = 0
+    while not book.wanted.is_set():
+        assert call(book, n, clock).admission.admitted
+        n += 1
+    clock.now += RATE_LEASE_SECONDS  # the rate lease runs out before the refill runs:
+    assert call(book, n, clock).admission.admitted  # a call renews it itself
+    n += 1
+    book.refill()  # the quota block is used; the rate block was not asked by this lease
+    clock.now += RATE_LEASE_SECONDS
+    book.close()
+    assert rate_state(store) == (n, n)
+    assert writes(store)[1:] == (0, n)  # every call counted, every unit back
+
+
+def test_near_a_threshold_nothing_is_taken_ahead(store: Store) -> None:
+    """Close to a quota event's threshold a block taken ahead would hold the unit that
+    reaches it: ``refill`` takes none, and calls go back to holding their own."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    quota = 1_000_000  # the 80 % threshold is unit 800,000
+    start = 800_000 - 1 - 2070  # 2,070 units of room: a lease of 32
+    with store.db.transaction() as tx:
+        tx.execute(
+            "INSERT INTO usage_counters (consumer_id, month, mode, count) VALUES (?, ?, ?, ?)",
+            ("c", MONTH, "live", start),
+        )
+    lease = book.admit(ask(0, clock, quota=quota)).lease
+    assert lease is not None and lease.units == 32
+    book.settle(lease, True, DAY)
+    n = 1
+    while not book.wanted.is_set():
+        assert call(book, n, clock, quota=quota).lease is lease
+        n += 1
+    assert lease.free == 32 // 4
+    book.refill()  # 2,038 units of room would be left: under LEASE_FLOOR, so no block
+    assert writes(store)[1] == 32  # the first block only
+    for _ in range(lease.free):
+        assert call(book, n, clock, quota=quota).lease is lease
+        n += 1
+    assert call(book, n, clock, quota=quota).lease is None  # holds its own unit now
+    book.close()
+    assert writes(store)[1] == 1  # that call's hold, not settled in this test
+    assert store.accounts.usage("c", MONTH) == start + 32
+
+
+def test_a_closed_book_takes_nothing_ahead(store: Store) -> None:
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    n = 0
+    while not book.wanted.is_set():
+        assert call(book, n, clock).admission.admitted
+        n += 1
+    book.close()
+    book.refill()
+    assert not book.holding()
+    assert writes(store) == (1, 0, n)

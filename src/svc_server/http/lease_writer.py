@@ -1,7 +1,8 @@
 """The thread that writes a process's leases back (``services.leases``).
 
 Started by the first call admitted from a lease (building an app starts no thread), it
-calls ``LeaseBook.write_back`` every ``FLUSH_SECONDS`` and ends once the book holds
+takes the next blocks leases running low ask for (``LeaseBook.refill``) as soon as they
+ask, calls ``LeaseBook.write_back`` every ``FLUSH_SECONDS``, and ends once the book holds
 nothing; the next lease starts it again. At interpreter exit the book gives every lease
 back, so a server stopped cleanly loses no count.
 """
@@ -41,8 +42,16 @@ class LeaseWriter:
                     self._registered = True
 
     def _run(self) -> None:
+        flush_at = time.monotonic() + FLUSH_SECONDS
         while True:
-            time.sleep(FLUSH_SECONDS)
+            self.book.wanted.wait(max(0.0, flush_at - time.monotonic()))
+            try:
+                self.book.refill()  # next blocks asked for by leases running low
+            except Exception:  # the calls renew it themselves when it runs out
+                log.warning("taking a lease's next block failed", exc_info=True)
+            if time.monotonic() < flush_at:
+                continue
+            flush_at = time.monotonic() + FLUSH_SECONDS
             try:
                 self.book.write_back()
             except Exception:  # a busy or closed store: try again next turn

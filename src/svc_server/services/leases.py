@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 import attrs
 
-from svc_core.lease import RATE_LEASE_SECONDS
+from svc_core.lease import RATE_LEASE_SECONDS, refill_due
 from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
 from svc_server.store.accounts import Admission
@@ -60,6 +60,8 @@ class QuotaLease:
     failed: int = 0
     taken: int = 0
     ok: dict[str, int] = attrs.field(factory=dict)
+    ahead: bool = False
+    """Taken ahead by ``refill`` and not yet seen by a write-back (so not idle)."""
 
     @property
     def done(self) -> int:
@@ -124,6 +126,13 @@ class LeaseBook:
         self._rate: dict[str, RateLease] = {}
         self._quota: dict[tuple[str, str, str], QuotaLease] = {}
         self._draining: list[QuotaLease] = []
+        self._spent: list[tuple[str, RateLease]] = []
+        """Rate leases replaced by their successor, their unused slots to give back."""
+        self._wanted: dict[tuple[str, object], tuple[Ask, RateLease | QuotaLease]] = {}
+        """Next blocks asked for by leases running low, with the ask that made them."""
+        self.wanted = threading.Event()
+        """Set when a lease asks for its next block (``refill`` takes it)."""
+        self._closed = False
 
     def admit(self, ask: Ask) -> Granted:
         """Admit a call from this process's leases, or in one write that renews them."""
@@ -142,9 +151,11 @@ class LeaseBook:
             )
             if rate_here and quota_here:
                 assert rate is not None
-                return Granted(
+                granted = Granted(
                     admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
                 )
+                self._ask_ahead(ask, rate, lease)
+                return granted
             name = ask.ids()
             if claim is not None:
                 claim = attrs.evolve(claim, hold_id=name)
@@ -197,6 +208,88 @@ class LeaseBook:
                 self._quota[_key(claim)] = lease
                 return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
 
+    def _ask_ahead(self, ask: Ask, rate: RateLease, lease: QuotaLease | None) -> None:
+        """Ask for the next block of a lease running low (under the lock), so ``refill``
+        takes it in the background before calls run out: without this a call finding
+        its lease used up waits, with every call of the process, for the renewing write
+        (tens of milliseconds while a load fills the database's log)."""
+        if ("rate", ask.bucket) not in self._wanted and refill_due(
+            rate.units, rate.units - rate.used, rate.until_ms - ask.now_ms
+        ):
+            self._wanted[("rate", ask.bucket)] = (ask, rate)
+            self.wanted.set()
+        if lease is not None and refill_due(lease.units, lease.free):
+            key = ("quota", _key(lease.claim))
+            if key not in self._wanted:
+                self._wanted[key] = (ask, lease)
+                self.wanted.set()
+
+    def refill(self) -> None:
+        """Take the next blocks asked for (``_ask_ahead``), each in its own write outside
+        the lock, and put each in its lease's place once written: calls go on being
+        admitted from the old block meanwhile. Called by the app's lease writer thread.
+
+        A rate block stamped ahead is used within ``RATE_LEASE_SECONDS`` of its stamp
+        like any other, and the old block's unused slots are given back at the next
+        write-back, so the rate bound holds; a quota block is held like any other, and
+        the old one drains. A block whose lease was replaced meanwhile (a call renewed
+        it) is not used and goes back whole."""
+        with self._lock:
+            wanted, self._wanted = self._wanted, {}
+            self.wanted.clear()
+        for (kind, _), (ask, asker) in wanted.items():
+            if self._closed:
+                return
+            if kind == "rate":
+                assert isinstance(asker, RateLease)
+                self._refill_rate(ask, asker)
+            else:
+                assert isinstance(asker, QuotaLease)
+                self._refill_quota(ask, asker)
+
+    def _refill_rate(self, ask: Ask, old: RateLease) -> None:
+        now_ms = int(self.clock() * 1000)
+        name = ask.ids()
+        with self.store.db.transaction() as tx:
+            admission = self.store.accounts.rate_admit(
+                tx, ask.bucket, now_ms, ask.window_ms, ask.limit, lease_id=name
+            )
+        if not admission.admitted:
+            return
+        fresh = RateLease(
+            lease_id=name,
+            limit=ask.limit,
+            units=admission.granted,
+            used=0,
+            until_ms=now_ms + int(RATE_LEASE_SECONDS * 1000),
+            base=admission.in_window,
+        )
+        with self._lock:
+            if self._rate.get(ask.bucket) is old and not self._closed:
+                self._rate[ask.bucket] = fresh
+                self._spent.append((ask.bucket, old))
+            else:
+                self._spent.append((ask.bucket, fresh))
+
+    def _refill_quota(self, ask: Ask, old: QuotaLease) -> None:
+        assert ask.claim is not None  # only a quota lease asks for quota
+        now = int(self.clock())
+        claim = attrs.evolve(ask.claim, hold_id=ask.ids(), now=now, expires_at=now + old.seconds)
+        with self.store.db.transaction() as tx:
+            hold = self.store.holds.take_hold(tx, claim, lease=True)
+            if hold.taken and hold.granted < 2:  # near a threshold: calls hold their own
+                self.store.holds.release_hold(tx, claim)
+        if not hold.taken or hold.granted < 2:
+            return
+        fresh = QuotaLease(claim=claim, units=hold.granted, seconds=old.seconds, base=0, ahead=True)
+        with self._lock:
+            fresh.base = max(hold.settled, old.used)  # X-Quota-Used never goes back
+            if self._quota.get(_key(claim)) is old and not self._closed:
+                self._retire(old)
+                self._quota[_key(claim)] = fresh
+            else:  # not used: its units go back at the next write-back
+                self._draining.append(fresh)
+
     def _take_rate(self, rate: RateLease) -> Admission:
         rate.used += 1
         return Admission(in_window=rate.base + rate.used - 1, admitted=True)
@@ -245,6 +338,8 @@ class LeaseBook:
                 for bucket, rate in list(self._rate.items())
                 if release or now_ms >= rate.until_ms
             ]
+            rates += self._spent
+            self._spent = []
         failed: Exception | None = None
         for lease, done in taken:
             try:
@@ -278,7 +373,8 @@ class LeaseBook:
         if not current and lease.units == 0:  # drained: nothing more to write
             self._draining.remove(lease)
             return None
-        idle = lease.taken == 0 and lease.in_use == 0
+        idle = lease.taken == 0 and lease.in_use == 0 and not lease.ahead
+        lease.ahead = False  # a block taken ahead is idle only from the next turn on
         keep = lease.in_use if (release or idle or not current) else lease.units - lease.done
         renew = lease.claim.expires_at - now < lease.seconds / 2
         if not lease.done and keep == lease.units and not renew:
@@ -319,10 +415,12 @@ class LeaseBook:
     def holding(self) -> bool:
         """Whether this book has anything to write back (read without the lock: a
         writer that misses a lease taken this instant sees it on its next turn)."""
-        return bool(self._quota or self._draining or self._rate)
+        return bool(self._quota or self._draining or self._rate or self._spent)
 
     def close(self) -> None:
-        """Give every lease back (a clean shutdown loses no count)."""
+        """Give every lease back (a clean shutdown loses no count); no block is taken
+        ahead after this."""
+        self._closed = True
         try:
             self.write_back(release=True)
         except Exception:  # the store may be gone already
