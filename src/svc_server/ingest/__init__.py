@@ -151,6 +151,7 @@ def ingest(
         store.realestate.record_load(
             tx, kind=kind, data=data, report=report, now=now, load_id=options.load_id
         )
+    store.realestate.refresh_statistics(report.loaded)
     if progress is not None:
         progress(report.read, report.read)
     return report

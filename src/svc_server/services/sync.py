@@ -337,6 +337,7 @@ class _Run:
                 digest=hashlib.sha256(month_id.encode()).hexdigest(),
                 load_id=load_id,
             )
+        self.store.realestate.refresh_statistics(report.loaded + report.retracted)
         unchanged = (
             old is not None
             and old.status == "complete"
