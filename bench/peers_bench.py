@@ -102,6 +102,9 @@ def load_postgres(url: str, transactions: int) -> None:
         return
     t = time.perf_counter()
     build_database(None, transactions, url=url)
+    store = open_store(url)
+    store.realestate.refresh_statistics(transactions)  # as svc ingest and sync do
+    store.close()
     print(f"loaded PostgreSQL in {time.perf_counter() - t:.0f}s", file=sys.stderr)
 
 

@@ -91,6 +91,7 @@ ANALYZE_SHARE = 0.1
 ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 """The tables a load writes that cohort reads plan on."""
 
+
 class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
     observations in ``store.indices``, the rollup in ``store.rollup``, what the store
