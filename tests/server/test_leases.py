@@ -177,6 +177,15 @@ def call(book: LeaseBook, n: int, clock: Clock, **limits: int | None) -> Granted
     return granted
 
 
+def calls_until_asked(book: LeaseBook, clock: Clock) -> int:
+    """Make settled calls until a lease asks for its next block; how many were made."""
+    n = 0
+    while not book.wanted.is_set():
+        assert call(book, n, clock).admission.admitted
+        n += 1
+    return n
+
+
 def rate_state(store: Store) -> tuple[int, int]:
     """The bucket's counted slots and the slots its stamps hold."""
     with store.db.transaction(write=False) as tx:
@@ -244,10 +253,7 @@ def test_a_rate_lease_near_its_end_asks_ahead_and_the_bound_holds(store: Store) 
 def test_a_block_taken_ahead_for_a_replaced_lease_goes_back_whole(store: Store) -> None:
     clock = Clock()
     book = LeaseBook(store, clock)
-    n = 0
-    while not book.wanted.is_set():
-        assert call(book, n, clock).admission.admitted
-        n += 1
+    n = calls_until_asked(book, clock)
     clock.now += RATE_LEASE_SECONDS  # the rate lease runs out before the refill runs:
     assert call(book, n, clock).admission.admitted  # a call renews it itself
     n += 1
@@ -292,10 +298,7 @@ def test_near_a_threshold_nothing_is_taken_ahead(store: Store) -> None:
 def test_a_closed_book_takes_nothing_ahead(store: Store) -> None:
     clock = Clock()
     book = LeaseBook(store, clock)
-    n = 0
-    while not book.wanted.is_set():
-        assert call(book, n, clock).admission.admitted
-        n += 1
+    n = calls_until_asked(book, clock)
     book.close()
     book.refill()
     assert not book.holding()

@@ -26,6 +26,10 @@ of room lease at all, so near a limit or a threshold, and for small plans, every
 holds its own unit as before. A quota is leased only for a caller whose rate limit is
 leased too (thousands of calls a minute): a call that writes its own rate stamp anyway
 holds its own quota unit in the same write, and its counts are exact at once.
+
+Long because the book is the state of one lock: admission, taking blocks ahead,
+settlement and write-back all change the same blocks under it, and split across modules
+what the lock keeps consistent would no longer be read in one place.
 """
 
 from __future__ import annotations
