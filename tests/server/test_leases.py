@@ -4,6 +4,9 @@ into exactly the counts, days and free units they were."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 from svc_core.lease import LEASE_MOST, RATE_LEASE_SECONDS
@@ -303,3 +306,36 @@ def test_a_closed_book_takes_nothing_ahead(store: Store) -> None:
     book.refill()
     assert not book.holding()
     assert writes(store) == (1, 0, n)
+
+
+def test_closing_waits_for_a_block_being_taken_and_gives_it_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stopping while its writer thread takes a block ahead: ``close`` waits
+    for that write and gives the new block back with the rest, so no unit or slot stays
+    held after a clean stop."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    n = calls_until_asked(book, clock)
+    writing, finish = threading.Event(), threading.Event()
+    real = store.holds.take_hold
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        writing.set()
+        assert finish.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store.holds, "take_hold", slow)
+    refill = threading.Thread(target=book.refill)
+    refill.start()
+    assert writing.wait(10)
+    closing = threading.Thread(target=book.close)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive()  # waiting for the block being written
+    finish.set()
+    refill.join(10)
+    closing.join(10)
+    assert not closing.is_alive() and not book.holding()
+    assert writes(store)[1:] == (0, n)
+    assert rate_state(store) == (n, n)

@@ -137,6 +137,7 @@ class LeaseBook:
         self.wanted = threading.Event()
         """Set when a lease asks for its next block (``refill`` takes it)."""
         self._closed = False
+        self._refilling = threading.Lock()
 
     def admit(self, ask: Ask) -> Granted:
         """Admit a call from this process's leases, or in one write that renews them."""
@@ -238,18 +239,19 @@ class LeaseBook:
         write-back, so the rate bound holds; a quota block is held like any other, and
         the old one drains. A block whose lease was replaced meanwhile (a call renewed
         it) is not used and goes back whole."""
-        with self._lock:
-            wanted, self._wanted = self._wanted, {}
-            self.wanted.clear()
-        for (kind, _), (ask, asker) in wanted.items():
-            if self._closed:
-                return
-            if kind == "rate":
-                assert isinstance(asker, RateLease)
-                self._refill_rate(ask, asker)
-            else:
-                assert isinstance(asker, QuotaLease)
-                self._refill_quota(ask, asker)
+        with self._refilling:  # ``close`` waits for a block being written
+            with self._lock:
+                wanted, self._wanted = self._wanted, {}
+                self.wanted.clear()
+            for (kind, _), (ask, asker) in wanted.items():
+                if self._closed:
+                    return
+                if kind == "rate":
+                    assert isinstance(asker, RateLease)
+                    self._refill_rate(ask, asker)
+                else:
+                    assert isinstance(asker, QuotaLease)
+                    self._refill_quota(ask, asker)
 
     def _refill_rate(self, ask: Ask, old: RateLease) -> None:
         now_ms = int(self.clock() * 1000)
@@ -425,6 +427,8 @@ class LeaseBook:
         """Give every lease back (a clean shutdown loses no count); no block is taken
         ahead after this."""
         self._closed = True
+        with self._refilling:  # a block written meanwhile is given back below too
+            pass
         try:
             self.write_back(release=True)
         except Exception:  # the store may be gone already
