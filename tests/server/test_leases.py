@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import attrs
 import pytest
 
 from svc_core.lease import LEASE_MOST, RATE_LEASE_SECONDS
@@ -339,3 +340,60 @@ def test_closing_waits_for_a_block_being_taken_and_gives_it_back(
     assert not closing.is_alive() and not book.holding()
     assert writes(store)[1:] == (0, n)
     assert rate_state(store) == (n, n)
+
+
+def test_one_callers_renewal_waiting_on_the_database_stalls_no_other_caller(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Caller b's renewing write waits (behind a load's lock, say): caller a, whose
+    leases have room, is admitted meanwhile, and b's next call waits for b's write and
+    is then admitted from the block it took, without a write of its own."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    assert call(book, 0, clock).lease is not None  # a (consumer c) holds both leases
+
+    def ask_b(n: int) -> Ask:
+        made = ask(n, clock)
+        assert made.claim is not None
+        return attrs.evolve(
+            made,
+            bucket="consumer:b:live",
+            claim=attrs.evolve(made.claim, consumer_id="b"),
+            ids=lambda: f"b{n}",
+        )
+
+    writing, finish = threading.Event(), threading.Event()
+    real = store.accounts.rate_admit
+    writes_b: list[str] = []
+
+    def held(tx: Any, bucket: str, *args: Any, **kwargs: Any) -> Any:
+        if bucket == "consumer:b:live":
+            writes_b.append(bucket)
+            writing.set()
+            assert finish.wait(10)
+        return real(tx, bucket, *args, **kwargs)
+
+    monkeypatch.setattr(store.accounts, "rate_admit", held)
+    results: dict[str, Granted] = {}
+    first_b = threading.Thread(target=lambda: results.update(b1=book.admit(ask_b(1))))
+    first_b.start()
+    assert writing.wait(10)
+    second_b = threading.Thread(target=lambda: results.update(b2=book.admit(ask_b(2))))
+    second_b.start()
+    a_grants: list[Granted] = []
+    a_calls = threading.Thread(
+        target=lambda: a_grants.extend(call(book, n, clock) for n in range(1, 50))
+    )
+    a_calls.start()
+    a_calls.join(5)
+    alive = a_calls.is_alive()
+    b_waited = first_b.is_alive() and second_b.is_alive()  # b's calls wait for b's write
+    finish.set()  # (before asserting, so no thread is left waiting)
+    assert not alive and b_waited  # a is not held up by b's write
+    assert len(a_grants) == 49 and all(g.admission.admitted for g in a_grants)
+    first_b.join(10)
+    second_b.join(10)
+    a_calls.join(10)
+    assert results["b1"].admission.admitted and results["b2"].admission.admitted
+    assert results["b1"].lease is not None and results["b2"].lease is results["b1"].lease
+    assert writes_b == ["consumer:b:live"]  # one write for both of b's calls

@@ -120,6 +120,18 @@ class Granted:
     claim: UsageClaim | None
 
 
+@attrs.frozen(kw_only=True)
+class Renewal:
+    """What a call that must write took from the leases before writing: a rate slot
+    (``taken``) or the old rate lease's unused slots to give back, and a quota unit
+    (``unit``, when the quota lease had room)."""
+
+    taken: Admission | None
+    give_back: tuple[str, int] | None
+    unit: QuotaLease | None
+    quota_here: bool
+
+
 class LeaseBook:
     """This process's leases over one store, shared by its request threads."""
 
@@ -138,41 +150,88 @@ class LeaseBook:
         """Set when a lease asks for its next block (``refill`` takes it)."""
         self._closed = False
         self._refilling = threading.Lock()
+        self._renewing: dict[str, threading.Event] = {}
+        """Rate buckets whose renewing write is running, with the event set after it."""
 
     def admit(self, ask: Ask) -> Granted:
-        """Admit a call from this process's leases, or in one write that renews them."""
+        """Admit a call from this process's leases, or in one write that renews them.
+
+        The write runs outside the book's lock, one at a time per rate bucket: calls of
+        other callers go on being admitted while it waits (behind a load holding
+        SQLite's lock, say, or another process's quota lock), and calls of the same
+        bucket wait for it and then look again. What it takes is put in the book only
+        once written."""
         claim = ask.claim
-        with self._lock:
-            rate = self._rate.get(ask.bucket)
-            rate_here = (
-                rate is not None
-                and rate.limit == ask.limit
-                and ask.now_ms < rate.until_ms
-                and rate.used < rate.units
-            )
-            lease = self._quota.get(_key(claim)) if claim is not None else None
-            quota_here = claim is None or (
-                lease is not None and lease.claim.limit == claim.limit and lease.free > 0
-            )
-            if rate_here and quota_here:
-                assert rate is not None
-                granted = Granted(
-                    admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
+        while True:
+            with self._lock:
+                rate = self._rate.get(ask.bucket)
+                rate_here = (
+                    rate is not None
+                    and rate.limit == ask.limit
+                    and ask.now_ms < rate.until_ms
+                    and rate.used < rate.units
                 )
-                self._ask_ahead(ask, rate, lease)
-                return granted
-            name = ask.ids()
-            if claim is not None:
-                claim = attrs.evolve(claim, hold_id=name)
-            with self.store.db.transaction() as tx:
-                if rate_here:
+                lease = self._quota.get(_key(claim)) if claim is not None else None
+                quota_here = claim is None or (
+                    lease is not None and lease.claim.limit == claim.limit and lease.free > 0
+                )
+                if rate_here and quota_here:
                     assert rate is not None
-                    admission = self._take_rate(rate)
-                else:
-                    give_back = None
-                    if rate is not None and ask.now_ms - rate.until_ms < ask.window_ms:
-                        give_back = (rate.lease_id, rate.units - rate.used)
-                    self._rate.pop(ask.bucket, None)
+                    granted = Granted(
+                        admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
+                    )
+                    self._ask_ahead(ask, rate, lease)
+                    return granted
+                running = self._renewing.get(ask.bucket)
+                if running is None:
+                    done = self._renewing[ask.bucket] = threading.Event()
+                    renewal = self._start_renewal(ask, rate, rate_here, lease, quota_here)
+                    break
+            running.wait()
+        try:
+            return self._renew(ask, renewal)
+        finally:
+            with self._lock:
+                del self._renewing[ask.bucket]
+            done.set()
+
+    def _start_renewal(
+        self,
+        ask: Ask,
+        rate: RateLease | None,
+        rate_here: bool,
+        lease: QuotaLease | None,
+        quota_here: bool,
+    ) -> Renewal:
+        """Under the lock: take what the leases still have for the call (a rate slot, a
+        quota unit) and set aside what the write replaces."""
+        taken = None
+        give_back = None
+        if rate_here:
+            assert rate is not None
+            taken = self._take_rate(rate)
+        else:
+            if rate is not None and ask.now_ms - rate.until_ms < ask.window_ms:
+                give_back = (rate.lease_id, rate.units - rate.used)
+            self._rate.pop(ask.bucket, None)
+        unit = None
+        if ask.claim is not None and quota_here:
+            unit = self._take_unit(lease)
+        elif lease is not None:  # used up (or the plan changed): it drains
+            self._retire(lease)
+        return Renewal(taken=taken, give_back=give_back, unit=unit, quota_here=quota_here)
+
+    def _renew(self, ask: Ask, renewal: Renewal) -> Granted:
+        """The renewing write (outside the lock), then the book updated under it."""
+        name = ask.ids()
+        claim = ask.claim
+        if claim is not None:
+            claim = attrs.evolve(claim, hold_id=name)
+        admission = renewal.taken
+        hold = None
+        try:
+            with self.store.db.transaction() as tx:
+                if admission is None:
                     admission = self.store.accounts.rate_admit(
                         tx,
                         ask.bucket,
@@ -180,38 +239,53 @@ class LeaseBook:
                         ask.window_ms,
                         ask.limit,
                         lease_id=name,
-                        give_back=give_back,
+                        give_back=renewal.give_back,
                     )
-                    if admission.admitted and admission.granted > 1:
-                        self._rate[ask.bucket] = RateLease(
-                            lease_id=name,
-                            limit=ask.limit,
-                            units=admission.granted,
-                            used=1,
-                            until_ms=ask.now_ms + int(RATE_LEASE_SECONDS * 1000),
-                            base=admission.in_window,
-                        )
-                if not admission.admitted or claim is None:
-                    return Granted(admission=admission, lease=None, claim=claim)
-                if quota_here:
-                    return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
-                if lease is not None:  # used up (or the plan changed): it drains
-                    self._retire(lease)
-                # A call that wrote its own rate stamp holds its own unit too: leases
-                # only pay for calls they spare every write.
-                leasing = rate_here or admission.granted > 1
-                hold = self.store.holds.take_hold(tx, claim, lease=leasing)
-                admission = attrs.evolve(admission, hold=hold)
-                if hold.granted < 2:
-                    return Granted(admission=admission, lease=None, claim=claim)
-                lease = QuotaLease(
-                    claim=claim,
-                    units=hold.granted,
-                    seconds=claim.expires_at - claim.now,
-                    base=hold.settled,
+                if admission.admitted and claim is not None and not renewal.quota_here:
+                    # A call that wrote its own rate stamp holds its own unit too: leases
+                    # only pay for calls they spare every write.
+                    leasing = renewal.taken is not None or admission.granted > 1
+                    hold = self.store.holds.take_hold(tx, claim, lease=leasing)
+        except BaseException:
+            with self._lock:
+                self._give_unit_back(renewal.unit)
+            raise
+        with self._lock:
+            if renewal.taken is None and admission.admitted and admission.granted > 1:
+                self._rate[ask.bucket] = RateLease(
+                    lease_id=name,
+                    limit=ask.limit,
+                    units=admission.granted,
+                    used=1,
+                    until_ms=ask.now_ms + int(RATE_LEASE_SECONDS * 1000),
+                    base=admission.in_window,
                 )
-                self._quota[_key(claim)] = lease
-                return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
+            if not admission.admitted or claim is None:
+                self._give_unit_back(renewal.unit)
+                return Granted(admission=admission, lease=None, claim=claim)
+            if renewal.quota_here:
+                return Granted(admission=admission, lease=renewal.unit, claim=claim)
+            assert hold is not None
+            admission = attrs.evolve(admission, hold=hold)
+            if hold.granted < 2:
+                return Granted(admission=admission, lease=None, claim=claim)
+            lease = QuotaLease(
+                claim=claim,
+                units=hold.granted,
+                seconds=claim.expires_at - claim.now,
+                base=hold.settled,
+            )
+            current = self._quota.get(_key(claim))
+            if current is not None:
+                self._retire(current)
+            self._quota[_key(claim)] = lease
+            return Granted(admission=admission, lease=self._take_unit(lease), claim=claim)
+
+    def _give_unit_back(self, lease: QuotaLease | None) -> None:
+        """Undo ``_take_unit`` for a call that was refused or failed before it ran."""
+        if lease is not None:
+            lease.in_use -= 1
+            lease.taken -= 1
 
     def _ask_ahead(self, ask: Ask, rate: RateLease, lease: QuotaLease | None) -> None:
         """Ask for the next block of a lease running low (under the lock), so ``refill``
