@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
-from typing import Protocol
+from typing import Protocol, overload
 
 import attrs
 
@@ -126,13 +126,59 @@ def per_area_quartiles(
     if area_unit not in AREA_UNITS:
         raise ValueError(f"area_unit must be one of {', '.join(AREA_UNITS)}")
     per = M2_PER_PYEONG if area_unit == "pyeong" else Fraction(1)
-    ratios: list[int | Fraction] = sorted(
-        Fraction(price) * per / Fraction(repr(area)) for price, area in deals if area
-    )
-    if not ratios:
+    ratios = _Ratios(deals, per)
+    if not len(ratios):
         return None
     p25, mid, p75 = (round(quantile_exact(ratios, p)) for p in QUARTERS)
     return p25, mid, p75
+
+
+class _Ratios(Sequence[Fraction]):
+    """The exact price ÷ area ratios of ``deals`` in order, each computed only when read.
+
+    Sorting thousands of exact fractions cost 140 ms a cohort; a quartile reads two.
+    The deals are sorted by a float ratio instead, which is within a few units in the
+    last place of the exact one, so only deals whose float lies within ``_SLACK`` of the
+    one asked for can be out of order with it: those few are ordered exactly."""
+
+    def __init__(self, deals: Iterable[tuple[int, float | None]], per: Fraction) -> None:
+        self._per = per
+        per_f = float(per)
+        self._approx = sorted((price * per_f / area, price, area) for price, area in deals if area)
+
+    def __len__(self) -> int:
+        return len(self._approx)
+
+    @overload
+    def __getitem__(self, i: int) -> Fraction: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Fraction]: ...
+
+    def __getitem__(self, i: int | slice) -> Fraction | Sequence[Fraction]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        approx = self._approx
+        if i < 0:
+            i += len(approx)
+        value = approx[i][0]
+        slack = abs(value) * _SLACK
+        first = i
+        while first > 0 and approx[first - 1][0] >= value - slack:
+            first -= 1
+        end = i + 1
+        while end < len(approx) and approx[end][0] <= value + slack:
+            end += 1
+        near = sorted(
+            Fraction(price) * self._per / Fraction(repr(area))
+            for _, price, area in approx[first:end]
+        )
+        return near[i - first]
+
+
+_SLACK = 1e-9
+"""Relative distance within which float ratios are ordered exactly (their error is
+below 1e-15)."""
 
 
 def median(values: Iterable[int]) -> int:

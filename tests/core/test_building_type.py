@@ -236,3 +236,36 @@ def test_queries_refuse_unknown_building_types_and_area_units() -> None:
         query.parse_series({"sigungu_code": "11680", "periods": "2025-06", "area_unit": "ft2"})
     q = query.parse_pulse({"sigungu_code": "11680", "building_type": "unit"})
     assert q.cohort.building_type == "unit" and q.area_unit == "m2"
+
+
+# Areas close to each other (a few units in the last place apart) and prices that make
+# exactly equal ratios with different pairs: where ordering by float could go wrong.
+near_areas = st.sampled_from(
+    [10.0, 10.000000000000002, 9.999999999999998, 20.0, 3.3, 6.6, 0.1, 0.30000000000000004]
+)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=10**13) | st.sampled_from([1, 2, 3, 33, 66]),
+            st.none() | near_areas | st.floats(min_value=0.01, max_value=9e6),
+        ),
+        max_size=60,
+    ),
+    st.sampled_from(stats.AREA_UNITS),
+)
+def test_per_area_quartiles_are_those_of_the_exact_ratios(
+    pairs: list[tuple[int, float | None]], unit: str
+) -> None:
+    """Ordered by float ratios with near ties ordered exactly, the quartiles are always
+    those of every exact ratio sorted (what per_area_quartiles computed before)."""
+    per = stats.M2_PER_PYEONG if unit == "pyeong" else Fraction(1)
+    ratios = sorted(Fraction(p) * per / Fraction(repr(a)) for p, a in pairs if a)
+    expected = (
+        tuple(round(stats.quantile_exact(ratios, q)) for q in stats.QUARTERS) if ratios else None
+    )
+    assert stats.per_area_quartiles(pairs, area_unit=unit) == expected
+    # and every position reads as the exact ratio sorted there (the rounding above
+    # would hide a near tie put in the wrong order)
+    assert list(stats._Ratios(pairs, per)) == ratios
