@@ -93,6 +93,21 @@ class RateLease:
     until_ms: int
     base: int
 
+    @classmethod
+    def stamped(
+        cls, lease_id: str, ask: Ask, admission: Admission, now_ms: int, *, used: int
+    ) -> RateLease:
+        """The block ``rate_admit`` stamped at ``now_ms`` for ``ask`` (``used`` of its
+        slots taken by the call that wrote it: 1, or 0 for a block taken ahead)."""
+        return cls(
+            lease_id=lease_id,
+            limit=ask.limit,
+            units=admission.granted,
+            used=used,
+            until_ms=now_ms + int(RATE_LEASE_SECONDS * 1000),
+            base=admission.in_window,
+        )
+
 
 @attrs.frozen(kw_only=True)
 class Ask:
@@ -124,12 +139,12 @@ class Granted:
 class Renewal:
     """What a call that must write took from the leases before writing: a rate slot
     (``taken``) or the old rate lease's unused slots to give back, and a quota unit
-    (``unit``, when the quota lease had room)."""
+    (``unit``, when the quota lease had room; a call with a claim and no unit takes a
+    hold in the write)."""
 
     taken: Admission | None
     give_back: tuple[str, int] | None
     unit: QuotaLease | None
-    quota_here: bool
 
 
 class LeaseBook:
@@ -219,7 +234,7 @@ class LeaseBook:
             unit = self._take_unit(lease)
         elif lease is not None:  # used up (or the plan changed): it drains
             self._retire(lease)
-        return Renewal(taken=taken, give_back=give_back, unit=unit, quota_here=quota_here)
+        return Renewal(taken=taken, give_back=give_back, unit=unit)
 
     def _renew(self, ask: Ask, renewal: Renewal) -> Granted:
         """The renewing write (outside the lock), then the book updated under it."""
@@ -241,7 +256,7 @@ class LeaseBook:
                         lease_id=name,
                         give_back=renewal.give_back,
                     )
-                if admission.admitted and claim is not None and not renewal.quota_here:
+                if admission.admitted and claim is not None and renewal.unit is None:
                     # A call that wrote its own rate stamp holds its own unit too: leases
                     # only pay for calls they spare every write.
                     leasing = renewal.taken is not None or admission.granted > 1
@@ -252,18 +267,11 @@ class LeaseBook:
             raise
         with self._lock:
             if renewal.taken is None and admission.admitted and admission.granted > 1:
-                self._rate[ask.bucket] = RateLease(
-                    lease_id=name,
-                    limit=ask.limit,
-                    units=admission.granted,
-                    used=1,
-                    until_ms=ask.now_ms + int(RATE_LEASE_SECONDS * 1000),
-                    base=admission.in_window,
-                )
+                self._rate[ask.bucket] = RateLease.stamped(name, ask, admission, ask.now_ms, used=1)
             if not admission.admitted or claim is None:
                 self._give_unit_back(renewal.unit)
                 return Granted(admission=admission, lease=None, claim=claim)
-            if renewal.quota_here:
+            if renewal.unit is not None:
                 return Granted(admission=admission, lease=renewal.unit, claim=claim)
             assert hold is not None
             admission = attrs.evolve(admission, hold=hold)
@@ -292,16 +300,15 @@ class LeaseBook:
         takes it in the background before calls run out: without this a call finding
         its lease used up waits, with every call of the process, for the renewing write
         (tens of milliseconds while a load fills the database's log)."""
-        if ("rate", ask.bucket) not in self._wanted and refill_due(
-            rate.units, rate.units - rate.used, rate.until_ms - ask.now_ms
-        ):
-            self._wanted[("rate", ask.bucket)] = (ask, rate)
-            self.wanted.set()
+        if refill_due(rate.units, rate.units - rate.used, rate.until_ms - ask.now_ms):
+            self._want(("rate", ask.bucket), ask, rate)
         if lease is not None and refill_due(lease.units, lease.free):
-            key = ("quota", _key(lease.claim))
-            if key not in self._wanted:
-                self._wanted[key] = (ask, lease)
-                self.wanted.set()
+            self._want(("quota", _key(lease.claim)), ask, lease)
+
+    def _want(self, key: tuple[str, object], ask: Ask, lease: RateLease | QuotaLease) -> None:
+        if key not in self._wanted:  # asked once until ``refill`` takes it
+            self._wanted[key] = (ask, lease)
+            self.wanted.set()
 
     def refill(self) -> None:
         """Take the next blocks asked for (``_ask_ahead``), each in its own write outside
@@ -336,14 +343,7 @@ class LeaseBook:
             )
         if not admission.admitted:
             return
-        fresh = RateLease(
-            lease_id=name,
-            limit=ask.limit,
-            units=admission.granted,
-            used=0,
-            until_ms=now_ms + int(RATE_LEASE_SECONDS * 1000),
-            base=admission.in_window,
-        )
+        fresh = RateLease.stamped(name, ask, admission, now_ms, used=0)
         with self._lock:
             if self._rate.get(ask.bucket) is old and not self._closed:
                 self._rate[ask.bucket] = fresh
