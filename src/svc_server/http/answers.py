@@ -85,8 +85,7 @@ class Rendered:
             body = b"".join(pieces)
         else:
             body = parts[0]
-        headers = AnswerHeaders()
-        headers._list.extend(self.headers)  # checked when this answer was rendered
+        headers = AnswerHeaders(self.headers)  # checked when this answer was rendered
         for name, field in self.header_slots:
             headers[name] = header_value(values[field])
         return AnswerResponse(body, headers)
@@ -97,6 +96,11 @@ class AnswerHeaders(Headers):
     added to them: werkzeug's rule (a value's text, refused with a line break in it)
     without its regular expression and scans, a few microseconds of a 45 us call. A list
     of pairs and a text name take this path; anything else goes through werkzeug."""
+
+    def __init__(self, checked: Iterable[tuple[str, str]] = ()) -> None:
+        """Start from headers already checked (a ``Rendered`` answer's)."""
+        super().__init__()
+        self._list.extend(checked)
 
     def extend(self, *args: Any, **kwargs: Any) -> None:
         if not kwargs and len(args) == 1 and type(args[0]) is list:
@@ -120,7 +124,7 @@ class AnswerResponse(Response):
     resolve, so its headers go out as they are, not copied and checked a second time."""
 
     def __init__(self, body: bytes, headers: AnswerHeaders) -> None:
-        headers._list.append(("Content-Length", str(len(body))))
+        headers.extend([("Content-Length", str(len(body)))])
         super().__init__(headers=headers)
         self.response = [body]
 

@@ -50,6 +50,12 @@ class Database(Protocol):
         """Serialize transactions that name the same ``key`` until ``tx`` ends."""
         ...
 
+    def analyze(self, table: str, changed: int, tables: Sequence[str]) -> bool:
+        """After a commit that changed ``changed`` rows of ``table``: refresh the
+        planner's statistics of ``tables`` when the backend keeps them and they are
+        stale by autovacuum's rule; True when it did."""
+        ...
+
     def table_names(self) -> list[str]:
         """Tables that exist now (for ``svc init`` and health checks)."""
         ...

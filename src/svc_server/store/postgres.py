@@ -27,6 +27,11 @@ def translate(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+ANALYZE_BASE = 50
+ANALYZE_SHARE = 0.1
+"""``analyze``: PostgreSQL's defaults for autovacuum's analyze threshold."""
+
+
 class _PgTx:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
@@ -98,6 +103,29 @@ class PostgresDatabase:
 
     def lock(self, tx: Any, key: str) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (key,))
+
+    def analyze(self, table: str, changed: int, tables: Sequence[str]) -> bool:
+        """``ANALYZE`` ``tables`` once ``ANALYZE_BASE`` rows plus ``ANALYZE_SHARE`` of
+        ``table`` changed since its last one: autovacuum's own rule, applied at once
+        rather than at its next round (a minute later by default, never when it is
+        off). ``changed`` is added to what the server counted, which may not include
+        the commit just made yet."""
+        with self.transaction(write=False) as tx:
+            row = tx.fetchone(
+                "SELECT GREATEST(c.reltuples, 0) AS rows, "
+                "COALESCE(s.n_mod_since_analyze, 0) AS changed FROM pg_class c "
+                "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid "
+                "WHERE c.oid = ?::regclass",
+                (table,),
+            )
+        if row is None:
+            return False
+        if int(row["changed"]) + changed < ANALYZE_BASE + ANALYZE_SHARE * float(row["rows"]):
+            return False
+        with self.transaction() as tx:
+            for name in tables:
+                tx.execute(f"ANALYZE {name}")
+        return True
 
     def table_names(self) -> list[str]:
         with self.transaction(write=False) as tx:

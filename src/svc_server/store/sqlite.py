@@ -189,6 +189,10 @@ class SqliteDatabase:
     def lock(self, tx: Any, key: str) -> None:
         """BEGIN IMMEDIATE already serializes every writer; nothing more to take."""
 
+    def analyze(self, table: str, changed: int, tables: Sequence[str]) -> bool:
+        """Nothing to refresh: SQLite's planner goes by the indexes' shape."""
+        return False
+
     def table_names(self) -> list[str]:
         return list(sqlite_utils.Database(self._connection()).table_names())
 
