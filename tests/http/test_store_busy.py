@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -198,3 +199,43 @@ def test_a_database_locked_from_outside_answers_503(setup: Setup) -> None:
     assert_store_busy(status, headers, body, taken)
     status, _, body, _ = get(setup.server, DATA, {"X-API-Key": setup.api_key})
     assert status == 200, body[:300]  # and serves again once the lock is gone
+
+
+@pytest.mark.postgres
+def test_one_tenants_waiting_write_does_not_hold_up_another_in_the_same_process(
+    pg_url: str, live_server_factory: Callable[..., LiveServer]
+) -> None:
+    """Tenant b's admission waits for its quota lock (held here, as another process's
+    long write would hold it): tenant a's counted calls on the same one-worker server
+    keep answering at once, and b's call answers once the lock is gone."""
+    import psycopg
+
+    store = open_store(pg_url, pool_size=2)
+    store.migrate()
+    try:
+        # limits too small to lease: every call of both writes its own admission
+        _, a_key = mh.consumer(store, "a@example.com", monthly_quota=2_000, rate_limit=2_000)
+        b_id, b_key = mh.consumer(store, "b@example.com", monthly_quota=2_000, rate_limit=2_000)
+    finally:
+        store.close()
+    server = live_server_factory(
+        pg_url, env={"SVC_DB_BUSY_TIMEOUT_MS": "30000", "SVC_THREADS": "4"}
+    )
+    for key in (a_key, b_key):
+        assert get(server, DATA, {"X-API-Key": key})[0] == 200
+    answered: dict[str, tuple[int, dict[str, str], bytes, float]] = {}
+    with psycopg.connect(pg_url) as conn:  # the lock lasts until this transaction ends
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"quota:{b_id}:live",))
+        waiting = threading.Thread(
+            target=lambda: answered.update(b=get(server, DATA, {"X-API-Key": b_key}))
+        )
+        waiting.start()
+        time.sleep(1.0)
+        assert waiting.is_alive()  # b's admission waits for its lock
+        for _ in range(5):
+            status, _, body, taken = get(server, DATA, {"X-API-Key": a_key})
+            assert status == 200, body[:300]
+            assert taken < 2.0  # not queued behind b's write
+        assert waiting.is_alive()
+    waiting.join(30)
+    assert answered["b"][0] == 200
