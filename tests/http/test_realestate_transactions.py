@@ -270,7 +270,7 @@ def test_records_are_as_published(api: Api) -> None:
 
 
 def load_summaries(store: Store) -> dict[str, dict[str, int]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         rows = tx.fetchall("SELECT id, excluded FROM ingest_log")
     return {r["id"]: json.loads(r["excluded"]) for r in rows}
 

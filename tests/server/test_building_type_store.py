@@ -26,7 +26,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
     monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 8])
     old = open_store(db_url)
     old.migrate()
-    with old.db.transaction() as tx:
+    with old.data.transaction() as tx:
         tx.execute(_OLD_ROW, ("k:offi", "officetel"))
         tx.execute(_OLD_ROW, ("k:office", "office"))
     old.close()
@@ -34,7 +34,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
     store = open_store(db_url)
     try:
         assert store.migrate()[0] == "0008_building_type.sql"
-        with store.db.transaction(write=False) as tx:
+        with store.data.transaction(write=False) as tx:
             rows = tx.fetchall(
                 "SELECT natural_key, building_type, land_area_m2 FROM transactions "
                 "ORDER BY natural_key"
@@ -48,7 +48,7 @@ def test_the_migration_makes_stored_officetels_units_and_leaves_others_unknown(
 
 
 def _types(store: Store) -> list[tuple[str, str | None, float | None]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         rows = tx.fetchall(
             "SELECT natural_key, building_type, land_area_m2 FROM transactions ORDER BY natural_key"
         )
@@ -62,7 +62,7 @@ def test_loading_a_file_again_fills_in_the_types_of_records_stored_without(
     typed = _types(store)
     assert "whole_building" in {t for _, t, _ in typed}
     assert any(land for _, _, land in typed)
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         tx.execute("UPDATE transactions SET building_type = NULL, land_area_m2 = NULL")
     assert {t for _, t, _ in _types(store)} == {None}
     before = store.realestate.counts()["transactions"]
@@ -101,7 +101,7 @@ def test_migration_0010_rebuilds_the_rollup_by_building_type(
         ("c", None, "unit"),
         ("d", "삼성동", None),
     ]
-    with old.db.transaction() as tx:
+    with old.data.transaction() as tx:
         for key, dong, btype in deals:
             tx.execute(_TYPED_ROW, (key, dong, btype))
         for dong, n in (("", 4), ("역삼동", 2), ("삼성동", 1)):
@@ -128,7 +128,7 @@ def test_migration_0010_rebuilds_the_rollup_by_building_type(
         state = store.realestate.state()
         assert not state.coverage_complete  # every district is rebuilt by the next load
         assert state.incomplete == {("commercial", "11680", "2025-05")}
-        with store.db.transaction(write=False) as tx:
+        with store.data.transaction(write=False) as tx:
             whole = store.realestate.month_reads(tx, [("commercial", "11680", "2025-06")])
         assert [r.complete for r in whole.values()] == [True]
     finally:
@@ -137,7 +137,7 @@ def test_migration_0010_rebuilds_the_rollup_by_building_type(
 
 def test_records_that_get_their_type_move_in_the_rollup(store: Store) -> None:
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
-    with store.db.transaction() as tx:  # as a store migrated from before 0008 holds them
+    with store.data.transaction() as tx:  # as a store migrated from before 0008 holds them
         tx.execute("UPDATE transactions SET building_type = NULL, land_area_m2 = NULL")
         tx.execute("DELETE FROM cohort_months")
         tx.execute("DELETE FROM coverage_cohorts")
@@ -150,6 +150,6 @@ def test_records_that_get_their_type_move_in_the_rollup(store: Store) -> None:
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
     assert_rollup_matches_transactions(store)
     assert {r["building_type"] for r in store.realestate.rollup()} == {"unit", "whole_building"}
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         types = tx.fetchall("SELECT DISTINCT building_type FROM coverage_cohorts")
     assert {r["building_type"] for r in types} == {"", "unit", "whole_building"}

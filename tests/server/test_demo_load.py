@@ -48,7 +48,7 @@ def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def table(store: Store, sql: str) -> list[dict[str, Any]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         return tx.fetchall(sql)
 
 

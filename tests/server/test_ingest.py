@@ -39,7 +39,7 @@ from tests.http.realestate_support import (
 
 
 def rows(store: Store, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         return tx.fetchall(sql, params)
 
 
@@ -577,7 +577,7 @@ def test_a_load_that_changes_much_of_the_table_refreshes_postgresql_statistics(
     planner statistics of what it loaded at once, autovacuum on or off; a small load
     into a large table does not pay for an ANALYZE. SQLite has nothing to refresh."""
     report = load(store, "rtms-commercial", NRG_GANGNAM)  # 73 rows into an empty table
-    if store.db.dialect != "postgresql":
+    if store.data.dialect != "postgresql":
         assert not store.realestate.refresh_statistics(report.loaded)
         return
     sql = (

@@ -56,7 +56,7 @@ def assert_published(store: Store, listings: list[Listing], activities: list[Act
 
 
 def count(store: Store, table: str) -> int:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         row = tx.fetchone(f"SELECT COUNT(*) AS n FROM {table}")
     return int(row["n"]) if row else 0
 
@@ -169,7 +169,7 @@ def test_bad_rows_are_counted_by_reason_and_logged(store: Store) -> None:
     assert report.loaded == 2  # ok-1 and ok-12
     assert report.rejected["duplicate_listing_id"] == 1
     assert report.rejected_total == report.read - 2
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         logged = tx.fetchone("SELECT kind, read_count, loaded, rejected FROM ingest_log")
     assert logged is not None
     assert (logged["kind"], logged["read_count"], logged["loaded"]) == (
@@ -203,7 +203,7 @@ def test_a_failed_load_rolls_back_the_records_and_the_answers(
 def test_data_stored_without_answers_is_published_by_the_next_load(store: Store) -> None:
     # e.g. a database loaded before the answers were materialized
     listings, activities = fixture_records()
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         store.markets.upsert_listings(tx, listings)
         store.markets.upsert_activity(tx, activities)
     assert store.markets.rows() == []
@@ -214,7 +214,7 @@ def test_data_stored_without_answers_is_published_by_the_next_load(store: Store)
 
 def test_activity_of_a_listing_not_stored_is_refused_by_the_writer(store: Store) -> None:
     _, activities = fixture_records()
-    with pytest.raises(ValueError, match="not stored"), store.db.transaction() as tx:
+    with pytest.raises(ValueError, match="not stored"), store.data.transaction() as tx:
         store.markets.upsert_activity(tx, activities)
 
 
@@ -243,7 +243,7 @@ def test_concurrent_loads_see_each_other(store: Store) -> None:
 
 def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Store) -> None:
     listings, activities = demo_markets.demo_market_data(1)
-    with sqlite_store.db.transaction() as tx:
+    with sqlite_store.data.transaction() as tx:
         first = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
     rows = publishable_rows(join_months(listings, activities))
     assert first == {"listings": len(listings), "activity": len(activities), "rows": len(rows)}
@@ -256,7 +256,7 @@ def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Sto
             for r in stored
             if (r.region, r.category, r.product_type) == (region, category, product_type)
         ]
-    with sqlite_store.db.transaction() as tx:
+    with sqlite_store.data.transaction() as tx:
         again = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
     assert again == {"listings": 0, "activity": 0, "rows": 0}
 

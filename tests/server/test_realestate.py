@@ -49,16 +49,16 @@ def call(store: Store, fn: Any, **params: str) -> tuple[Any, dict[str, Any]]:
 def traced(sqlite_store: Store) -> Iterator[tuple[Store, list[str]]]:
     """A SQLite store whose statements (with values) are recorded."""
     statements: list[str] = []
-    with sqlite_store.db.transaction(write=False):
+    with sqlite_store.data.transaction(write=False):
         pass
-    conn: sqlite3.Connection = sqlite_store.db._local.conn  # type: ignore[attr-defined]
+    conn: sqlite3.Connection = sqlite_store.data._local.conn  # type: ignore[attr-defined]
     conn.set_trace_callback(statements.append)
     yield sqlite_store, statements
     conn.set_trace_callback(None)
 
 
 def plan(store: Store, sql: str) -> str:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         return " | ".join(str(r["detail"]) for r in tx.fetchall("EXPLAIN QUERY PLAN " + sql))
 
 
@@ -129,7 +129,7 @@ def test_data_loaded_before_coverage_was_precomputed_is_served_and_then_rebuilt(
 ) -> None:
     load(store, "rtms-commercial", NRG_GANGNAM)
     expected, _ = call(store, coverage_service.coverage, granularity="month")
-    with store.db.transaction() as tx:  # as a database migrated from before 0003
+    with store.data.transaction() as tx:  # as a database migrated from before 0003
         tx.execute("DELETE FROM coverage_cohorts")
         tx.execute("DELETE FROM coverage_districts")
         tx.execute("UPDATE ingest_log SET loaded_at = loaded_at + 1")  # a new data version

@@ -68,7 +68,7 @@ def sync(
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
     store = open_store(url)
     try:
-        with store.db.transaction(write=False) as tx:
+        with store.data.transaction(write=False) as tx:
             return tx.fetchall(sql)
     finally:
         store.close()

@@ -49,7 +49,7 @@ def svc(
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
     store = open_store(url)
     try:
-        with store.db.transaction(write=False) as tx:
+        with store.data.transaction(write=False) as tx:
             return tx.fetchall(sql)
     finally:
         store.close()

@@ -15,13 +15,13 @@ DETAILS = "building_use, floor, build_year, jibun, load_id"
 
 
 def _details(store: Store) -> dict[str, tuple[object, ...]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         rows = tx.fetchall(f"SELECT natural_key, {DETAILS} FROM transactions")
     return {r["natural_key"]: tuple(r[c.strip()] for c in DETAILS.split(",")) for r in rows}
 
 
 def _excluded(store: Store) -> list[tuple[str, str, str]]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         rows = tx.fetchall(
             "SELECT natural_key, reason, load_id FROM excluded_transactions ORDER BY natural_key"
         )
@@ -29,7 +29,7 @@ def _excluded(store: Store) -> list[tuple[str, str, str]]:
 
 
 def _load_ids(store: Store) -> list[str]:
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         return [r["id"] for r in tx.fetchall("SELECT id FROM ingest_log ORDER BY loaded_at, id")]
 
 
@@ -41,7 +41,7 @@ def test_records_carry_their_load_and_reloading_fills_in_what_was_stored_without
     stored = _details(store)
     assert {d[-1] for d in stored.values()} == {first}
     assert all(d[0] for d in stored.values()) and any(d[2] for d in stored.values())
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         tx.execute(
             "UPDATE transactions SET building_use = NULL, floor = NULL, build_year = NULL, "
             "jibun = NULL, load_id = NULL"
@@ -64,7 +64,7 @@ def test_excluded_records_are_kept_once_with_their_first_load(store: Store) -> N
     assert reasons == report.excluded
     load(store, "rtms-commercial", NRG_GANGNAM)
     assert _excluded(store) == excluded
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         kept = {r["natural_key"] for r in tx.fetchall("SELECT natural_key FROM transactions")}
     assert kept.isdisjoint(k for k, _, _ in excluded)
 
@@ -101,6 +101,6 @@ def test_the_migration_adds_the_columns_to_stored_rows(
     store = open_store(db_url)
     try:
         assert store.migrate() == ["0011_transaction_records.sql"]
-        assert "excluded_transactions" in store.db.table_names()
+        assert "excluded_transactions" in store.data.table_names()
     finally:
         store.close()

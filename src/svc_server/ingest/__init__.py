@@ -146,7 +146,7 @@ def ingest(
             f"({', '.join(sorted(parsed.report.rejected))}); nothing loaded",
             path=path,
         )
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         report = loader.write(store, tx, parsed, options)
         store.realestate.record_load(
             tx, kind=kind, data=data, report=report, now=now, load_id=options.load_id

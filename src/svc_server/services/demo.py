@@ -24,7 +24,7 @@ def load_demo(store: Store, *, seed: int, now: float) -> dict[str, Any]:
     transactions = list(demo.demo_transactions(seed))
     indices = list(demo.demo_indices(seed))
     listings, activities = demo_markets.demo_market_data(seed)
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         first = store.realestate.rollup_is_empty(tx)
         added: Counter[RollupKey] = Counter()
         load_id = str(uuid.uuid4())

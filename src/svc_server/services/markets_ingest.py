@@ -113,13 +113,13 @@ def ingest(store: Store, kind: str, data: bytes, *, path: str, now: float) -> Lo
     """
     if kind == LISTINGS:
         listings, report = source.parse_listings(data, path=path)
-        with store.db.transaction() as tx:
+        with store.data.transaction() as tx:
             write_listings(store, tx, listings, report)
             store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
         return report
     if kind == ACTIVITY:
         activities, report = source.parse_activity(data, path=path)
-        with store.db.transaction() as tx:
+        with store.data.transaction() as tx:
             report = write_activity(store, tx, activities, report, data=data, path=path)
             store.realestate.record_load(tx, kind=kind, data=data, report=report, now=now)
         return report

@@ -14,7 +14,7 @@ Probe = Callable[[Store], None]
 
 def _real_estate_pulse(store: Store) -> None:
     """The real-estate pulse path reads the cohort index; it must answer."""
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         tx.fetchone(
             "SELECT sigungu_code FROM transactions "
             "WHERE sigungu_code = ? AND property_type = ? AND transaction_type = ? LIMIT 1",

@@ -249,7 +249,7 @@ class _Run:
     def incomplete(self, task: Task, pages: Sequence[Page], detail: str) -> MonthOutcome:
         status = "partial" if pages else "failed"
         now = self.clock()
-        with self.store.db.transaction() as tx:
+        with self.store.data.transaction() as tx:
             old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
             if old is not None and old.status == "complete":
                 self.store.sync.note_attempt(
@@ -297,7 +297,7 @@ class _Run:
         digest = month_digest(read_keys, result.retracted_keys)
         prefix = month_prefix(task.kind, task.sigungu_code, task.month)
         now = self.clock()
-        with self.store.db.transaction() as tx:
+        with self.store.data.transaction() as tx:
             old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
             stored = self.store.sync.stored_keys(
                 tx, task.kind, task.sigungu_code, task.month, prefix

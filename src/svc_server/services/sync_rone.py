@@ -189,7 +189,7 @@ def _record(
     loaded: int,
     detail: str,
 ) -> None:
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         store.sync.record_table(
             tx,
             table_id=table.table_id,
@@ -224,7 +224,7 @@ def _write(
     path = f"R-ONE {table.table_id} ({era})"
     parsed = rone.parse_rone(data, path=path, area_map=area_map, table_name=table.name)
     report = parsed.report
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         report.loaded, report.duplicate = store.realestate.insert_indices(tx, parsed.observations)
         store.sync.record_table(
             tx,

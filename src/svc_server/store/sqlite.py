@@ -216,3 +216,46 @@ def sqlite_path(url: str) -> str:
     if not path:
         raise ConfigError("the SQLite URL names no file (use sqlite:///path.db)")
     return path
+
+
+def sqlite_data_url(url: str) -> str | None:
+    """The file beside a SQLite database that holds its public data: ``svc.db``'s is
+    ``svc-data.db`` (None for ``:memory:``, where each connection is a database)."""
+    path = sqlite_path(url)
+    if path == ":memory:":
+        return None
+    head, slash, name = path.rpartition("/")
+    stem, dot, suffix = name.rpartition(".")
+    name = f"{stem}-data.{suffix}" if dot and stem else f"{name}-data"
+    return f"sqlite:///{head}{slash}{name}"
+
+
+def move_tables(source: Any, target: Any, tables: Sequence[str]) -> None:
+    """Move ``tables`` from the SQLite file ``source`` to the same tables of ``target``
+    (created already, at the same schema version): the rows are copied in one
+    transaction of ``target``, then the tables are dropped from ``source`` in one of its
+    own. A table ``target`` already has rows in is not copied again (a move cut short
+    between the two transactions resumes with the drop)."""
+    assert isinstance(source, SqliteDatabase) and isinstance(target, SqliteDatabase)
+    present = [t for t in tables if t in source.table_names()]
+    if not present:
+        return
+    conn = target._connection()
+    conn.execute("ATTACH DATABASE ? AS moving", (source.path,))
+    try:
+        with target.transaction() as tx:
+            tx.execute("PRAGMA defer_foreign_keys = ON")  # rows come in table order
+            for table in present:
+                if tx.fetchone(f"SELECT 1 AS found FROM {table} LIMIT 1"):
+                    continue
+                columns = ", ".join(
+                    row["name"]
+                    for row in tx.fetchall(f"SELECT name FROM pragma_table_info('{table}')")
+                )
+                tx.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM moving.{table}")
+    finally:
+        conn.execute("DETACH DATABASE moving")
+    with source.transaction() as tx:
+        tx.execute("PRAGMA defer_foreign_keys = ON")
+        for table in present:
+            tx.execute(f"DROP TABLE {table}")

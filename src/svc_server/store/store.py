@@ -1,4 +1,12 @@
-"""The ``Store``: every query the services run, grouped by area, over one ``Database``."""
+"""The ``Store``: every query the services run, grouped by area, over its databases.
+
+The public data (``migrate.DATA_TABLES``: what loads and syncs write) has a database of
+its own, ``Store.data``. On PostgreSQL it is the same database: writers lock rows, so a
+load never holds up a counted call's write. On SQLite every writer takes the file's one
+write lock, and a large load holds it for seconds; so there the data lives in a file of
+its own beside the accounts' (``sqlite_data_url``), and a load never holds the lock that
+rate stamps, quota holds and sign-ins take. No transaction spans the two.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
 from svc_server.store.markets import MarketsRepo
 from svc_server.store.realestate import RealEstateRepo
+from svc_server.store.sqlite import move_tables
 from svc_server.store.sync import SyncRepo
 from svc_server.store.webhooks import WebhooksRepo
 
@@ -16,21 +25,43 @@ from svc_server.store.webhooks import WebhooksRepo
 class Store:
     """The persistence facade handed to services; areas hang off it as attributes."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, data: Database | None = None) -> None:
         self.db = db
+        self.data = data if data is not None else db
+        """The public data's database (real estate, markets, sync state)."""
         self.accounts = AccountsRepo(db)
         self.holds = self.accounts.holds
         self.webhooks = WebhooksRepo(db)
-        self.realestate = RealEstateRepo(db)
-        self.markets = MarketsRepo(db)
-        self.sync = SyncRepo(db)
+        self.realestate = RealEstateRepo(self.data)
+        self.markets = MarketsRepo(self.data)
+        self.sync = SyncRepo(self.data)
 
     def migrate(self) -> list[str]:
-        """Create or upgrade the schema; return the migrations applied."""
-        return migrate.migrate(self.db)
+        """Create or upgrade the schema; return the migrations applied.
+
+        With a data file of its own, a SQLite file from before the split (its data
+        tables still in it) is brought up to date whole, then its data moves over."""
+        if self.data is self.db:
+            return migrate.migrate(self.db)
+        whole = not migrate.DATA_TABLES.isdisjoint(self.db.table_names())
+        applied = migrate.migrate(
+            self.db, part=migrate.every_statement if whole else migrate.account_statement
+        )
+        applied += [
+            name
+            for name in migrate.migrate(self.data, part=migrate.data_statement)
+            if name not in applied
+        ]
+        if whole:
+            move_tables(self.db, self.data, sorted(migrate.DATA_TABLES))
+        return applied
 
     def schema_version(self) -> int:
-        return migrate.current_version(self.db)
+        """The version both databases have reached."""
+        version = migrate.current_version(self.db)
+        if self.data is not self.db:
+            version = min(version, migrate.current_version(self.data))
+        return version
 
     def ping(self) -> float:
         """Round-trip a trivial query; return its latency in milliseconds."""
@@ -41,3 +72,5 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self.data is not self.db:
+            self.data.close()
