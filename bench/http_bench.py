@@ -90,11 +90,11 @@ def build_database(
             )
         )
         if len(batch) == 50_000:
-            with store.db.transaction() as tx:
+            with store.data.transaction() as tx:
                 store.realestate.insert_transactions(tx, batch)
             batch = []
     if batch:
-        with store.db.transaction() as tx:
+        with store.data.transaction() as tx:
             store.realestate.insert_transactions(tx, batch)
     store.close()
 

@@ -1,6 +1,7 @@
 """Pulse against its peers on the same data, its own old self, and under a large write.
 
-All servers read the same SQLite file (``--db``; built with ``--transactions`` synthetic
+All servers read the same SQLite data (``--db``, whose public data svc keeps in the
+``-data`` file beside it, which the peers open; built with ``--transactions`` synthetic
 deals when missing, as ``http_bench.py`` builds it) and are measured with wrk in
 interleaved rounds, the median round per server reported:
 
@@ -95,7 +96,7 @@ def load_postgres(url: str, transactions: int) -> None:
             conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
     store = open_store(url)
     store.migrate()
-    with store.db.transaction(write=False) as tx:
+    with store.data.transaction(write=False) as tx:
         row = tx.fetchone("SELECT COUNT(*) AS n FROM transactions")
     store.close()
     if row and int(row["n"]) >= transactions:
@@ -163,7 +164,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     key = consumer_key(env)
     headers = {"X-API-Key": key}
-    with sqlite3.connect(db) as conn:
+    from svc_server.store import sqlite_data_url
+    from svc_server.store.sqlite import sqlite_path
+
+    # The peers read (and the FastAPI peers meter in) the file holding svc's public data.
+    data = Path(sqlite_path(str(sqlite_data_url(f"sqlite:///{db}"))))
+    with sqlite3.connect(data) as conn:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS peer_meter (key TEXT PRIMARY KEY, calls INTEGER NOT NULL)"
         )
@@ -207,16 +213,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 command = [sys.executable, "-m", "uvicorn", "--app-dir", str(ROOT / "bench"),
                            "--workers", str(args.workers), "--port", str(port),
                            "--log-level", "warning", "--no-access-log", "peer_apps:app"]  # fmt: skip
-                peer_env = dict(env, SVC_BENCH_DB=str(db), SVC_BENCH_PEER=name)
+                peer_env = dict(env, SVC_BENCH_DB=str(data), SVC_BENCH_PEER=name)
                 servers[name] = (start(command, peer_env, status_url(port)), base + PULSE)
             elif name == "datasette":
                 meta = work / "metadata.json"
-                meta.write_text(json.dumps(datasette_metadata(db.stem)))
-                command = [sys.executable, "-m", "datasette", "serve", str(db), "--metadata",
+                meta.write_text(json.dumps(datasette_metadata(data.stem)))
+                command = [sys.executable, "-m", "datasette", "serve", str(data), "--metadata",
                            str(meta), "--port", str(port), "--setting", "num_sql_threads",
                            str(args.threads), "--setting", "sql_time_limit_ms", "10000"]  # fmt: skip
                 url = (
-                    f"{base}/{db.stem}/pulse.json?{CANNED}"
+                    f"{base}/{data.stem}/pulse.json?{CANNED}"
                     f"&month_from={month_from}&month_to={month_to}"
                 )
                 servers[name] = (start(command, env, f"{base}/-/versions.json"), url)

@@ -128,11 +128,11 @@ def fill(store: Store, total: int) -> float:
             batch = [row for _, row in zip(range(BATCH), rows, strict=False)]
             if not batch:
                 break
-            with store.db.transaction() as tx:
+            with store.data.transaction() as tx:
                 loaded += store.realestate.insert_transactions(tx, batch)[0]
             codes.update(r.sigungu_code for r in batch)
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
-    with store.db.transaction() as tx:
+    with store.data.transaction() as tx:
         coverage_service.refresh_coverage(store, tx, codes)
         store.realestate.log_ingest(
             tx,
