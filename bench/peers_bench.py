@@ -10,6 +10,7 @@ interleaved rounds, the median round per server reported:
 - ``pulse_before`` (with ``--baseline-rev REV``): ``svc serve --server gunicorn`` from the
   source of git revision REV (exported to a temporary folder), i.e. pulse as it was
   served before issue 17's request path: the "3x its own throughput of today" baseline;
+  it reads a one-file copy of the store (``single_file``), as svc kept it then;
 - ``bare``: a bare werkzeug app returning pulse's body under the same granian front;
 - ``fastapi_query``: FastAPI under uvicorn (``--workers`` processes, httptools, uvloop),
   querying and summarizing the cohort per request (``peer_apps.py``);
@@ -130,6 +131,28 @@ def consumer_key(env: dict[str, str]) -> str:
     return str(json.loads(created.stdout)["api_key"])
 
 
+def single_file(db: Path, data: Path) -> Path:
+    """A copy of the store ``db`` (with its data file ``data``) as one SQLite file, as svc
+    kept it before the data had a file of its own: what ``pulse_before``'s source reads.
+    Built once beside ``db``; the accounts are not copied (the baseline makes its own)."""
+    from svc_server.store import Store, migrate, open_database
+
+    whole = db.with_name(f"{db.stem}-single{db.suffix}")
+    if whole.exists():
+        return whole
+    store = Store(open_database(f"sqlite:///{whole}"))  # no data file: every table here
+    store.migrate()
+    store.close()
+    conn = sqlite3.connect(whole, isolation_level=None)
+    conn.execute("ATTACH DATABASE ? AS data", (str(data),))
+    conn.execute("BEGIN")
+    for table in sorted(migrate.DATA_TABLES):
+        conn.execute(f"INSERT INTO {table} SELECT * FROM data.{table}")
+    conn.execute("COMMIT")
+    conn.close()
+    return whole
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", type=Path, help="the SQLite store (built when missing)")
@@ -186,6 +209,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         and (name != "pulse_before" or args.baseline_rev)
     ]  # fmt: skip
     result: dict[str, Any] = {"transactions": args.transactions, "latest_month": latest}
+    keys: dict[str, str] = {}  # the servers that read a database of their own
     try:
         for name in wanted:
             port = free_port()
@@ -197,10 +221,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     command += ["--server", "gunicorn"]
                 if name == "pulse_before":
                     server_env["PYTHONPATH"] = str(export_source(args.baseline_rev, work))
+                    server_env["SVC_DATABASE_URL"] = f"sqlite:///{single_file(db, data)}"
+                    keys[name] = consumer_key(server_env)
                 if name == "pulse_pg":
                     server_env["SVC_DATABASE_URL"] = args.pg_url
-                    if "pg_key" not in result:
-                        result["pg_key"] = consumer_key(server_env)
+                    keys[name] = result["pg_key"] = consumer_key(server_env)
                 proc = start(command, server_env, status_url(port))
                 servers[name] = (proc, base + PULSE)
             elif name == "bare":
@@ -228,14 +253,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 servers[name] = (start(command, env, f"{base}/-/versions.json"), url)
         samples = {}
         for name, (_, url) in servers.items():
-            call_headers = {"X-API-Key": result["pg_key"]} if name == "pulse_pg" else headers
+            call_headers = {"X-API-Key": keys[name]} if name in keys else headers
             samples[name] = fetch(url, call_headers)[:300].decode("utf-8", "replace")
         result["samples"] = samples
         seconds = max(1, args.duration // args.rounds)
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
         for _ in range(args.rounds):
             for name, (_, url) in servers.items():
-                call_headers = {"X-API-Key": result["pg_key"]} if name == "pulse_pg" else headers
+                call_headers = {"X-API-Key": keys[name]} if name in keys else headers
                 runs[name].append(wrk(url, call_headers, seconds, args.connections))
         result["figures"] = {name: median_run(found) for name, found in runs.items()}
         result["all_rounds"] = runs
