@@ -309,15 +309,10 @@ def test_a_closed_book_takes_nothing_ahead(store: Store) -> None:
     assert writes(store) == (1, 0, n)
 
 
-def test_closing_waits_for_a_block_being_taken_and_gives_it_back(
+def held_quota_write(
     store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A worker stopping while its writer thread takes a block ahead: ``close`` waits
-    for that write and gives the new block back with the rest, so no unit or slot stays
-    held after a clean stop."""
-    clock = Clock()
-    book = LeaseBook(store, clock)
-    n = calls_until_asked(book, clock)
+) -> tuple[threading.Event, threading.Event]:
+    """Make the store's next quota write wait: (set once it is writing, set to let it on)."""
     writing, finish = threading.Event(), threading.Event()
     real = store.holds.take_hold
 
@@ -327,6 +322,19 @@ def test_closing_waits_for_a_block_being_taken_and_gives_it_back(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(store.holds, "take_hold", slow)
+    return writing, finish
+
+
+def test_closing_waits_for_a_block_being_taken_and_gives_it_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stopping while its writer thread takes a block ahead: ``close`` waits
+    for that write and gives the new block back with the rest, so no unit or slot stays
+    held after a clean stop."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    n = calls_until_asked(book, clock)
+    writing, finish = held_quota_write(store, monkeypatch)
     refill = threading.Thread(target=book.refill)
     refill.start()
     assert writing.wait(10)
@@ -397,3 +405,32 @@ def test_one_callers_renewal_waiting_on_the_database_stalls_no_other_caller(
     assert results["b1"].admission.admitted and results["b2"].admission.admitted
     assert results["b1"].lease is not None and results["b2"].lease is results["b1"].lease
     assert writes_b == ["consumer:b:live"]  # one write for both of b's calls
+
+
+def test_closing_waits_for_a_calls_renewing_write_and_counts_the_call(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stopping while a call's own write takes its first blocks: ``close``
+    waits for that write and gives the blocks back, and the call, settled after the
+    close, is counted in the database at once: no count lost, no unit left held."""
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    writing, finish = held_quota_write(store, monkeypatch)
+    granted: list[Granted] = []
+    caller = threading.Thread(target=lambda: granted.append(book.admit(ask(0, clock))))
+    caller.start()
+    assert writing.wait(10)
+    closing = threading.Thread(target=book.close)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive()  # waiting for the call's write
+    finish.set()
+    caller.join(10)
+    closing.join(10)
+    assert not closing.is_alive()
+    [first] = granted
+    assert first.admission.admitted and first.lease is not None
+    assert writes(store)[1:] == (1, 0)  # the running call's unit is still held
+    book.settle(first.lease, True, DAY)
+    assert writes(store)[1:] == (0, 1)
+    assert not book.holding()

@@ -382,14 +382,18 @@ class LeaseBook:
 
     def settle(self, lease: QuotaLease, succeeded: bool, day: str) -> int:
         """A call admitted from ``lease`` ended: count it in memory (written back within
-        ``FLUSH_SECONDS``); return the month's settled count as this process knows it."""
+        ``FLUSH_SECONDS``; at once once the book is closed, as no writer turn follows);
+        return the month's settled count as this process knows it."""
         with self._lock:
             lease.in_use -= 1
             if succeeded:
                 lease.ok[day] = lease.ok.get(day, 0) + 1
             else:
                 lease.failed += 1
-            return lease.used
+            used = lease.used
+        if self._closed:
+            self._give_back_all()
+        return used
 
     def used(self, consumer_id: str, month: str, mode: str) -> int | None:
         """The month's settled count as this process's lease knows it, if it has one."""
@@ -499,10 +503,19 @@ class LeaseBook:
 
     def close(self) -> None:
         """Give every lease back (a clean shutdown loses no count); no block is taken
-        ahead after this."""
+        ahead after this. Blocks being written meanwhile (by ``refill`` or a call's
+        renewing write, each bounded by the store's busy timeout) are waited for and go
+        back too, and a call still running settles straight to the database."""
         self._closed = True
-        with self._refilling:  # a block written meanwhile is given back below too
+        with self._refilling:
             pass
+        with self._lock:
+            running = list(self._renewing.values())
+        for done in running:
+            done.wait()
+        self._give_back_all()
+
+    def _give_back_all(self) -> None:
         try:
             self.write_back(release=True)
         except Exception:  # the store may be gone already
