@@ -5,6 +5,7 @@ before the split is moved at the next ``migrate`` with every answer unchanged.""
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.errors import ConfigError
+from svc_server import cli
 from svc_server.services import demo
 from svc_server.store import Store, migrate, open_database, open_store, sqlite_data_url
 from svc_server.store.sqlite import sqlite_path
@@ -123,7 +125,7 @@ def test_a_file_from_before_the_split_moves_its_data_with_answers_unchanged(
     assert before["counts"]["transactions"] > 0 and before["markets"]
     store = open_store(sqlite_url)
     try:
-        store.migrate()  # the data file is created, then filled from the main one
+        assert store.migrate() == []  # a move: the store had every migration already
         assert set(store.db.table_names()).isdisjoint(migrate.DATA_TABLES)
         assert _answers(store) == before
         assert store.migrate() == []
@@ -152,3 +154,52 @@ def test_a_move_cut_short_between_copy_and_drop_resumes(sqlite_url: str) -> None
         assert _answers(store) == before  # nothing copied twice
     finally:
         store.close()
+
+
+@pytest.mark.usefixtures("small_demo")
+def test_two_processes_starting_on_a_file_from_before_the_split_both_start(
+    sqlite_url: str,
+) -> None:
+    """Each worker of ``svc serve`` migrates at start: two moves at once both succeed,
+    the data is there once, and the main file is vacuumed back to its accounts."""
+    before = _single_file(sqlite_url)
+    size = Path(sqlite_path(sqlite_url)).stat().st_size
+    stores = [open_store(sqlite_url) for _ in range(2)]
+    start = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def run(store: Store) -> None:
+        start.wait()
+        try:
+            store.migrate()
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for store in stores:
+        store.close()
+    assert failures == []
+    store = open_store(sqlite_url)
+    try:
+        assert set(store.db.table_names()).isdisjoint(migrate.DATA_TABLES)
+        assert _answers(store) == before
+    finally:
+        store.close()
+    assert Path(sqlite_path(sqlite_url)).stat().st_size < size / 4
+
+
+@pytest.mark.usefixtures("small_demo")
+def test_svc_init_says_it_moved_the_data(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _single_file(sqlite_url)
+    assert cli.main(["init", "--database-url", sqlite_url]) == 0
+    out = capsys.readouterr().out
+    assert f"moved the public data into {sqlite_data_url(sqlite_url)}" in out
+    assert "schema is up to date" in out
+    assert cli.main(["init", "--database-url", sqlite_url]) == 0
+    assert "moved" not in capsys.readouterr().out

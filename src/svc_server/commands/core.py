@@ -14,6 +14,7 @@ from svc_server.commands.base import config_from_args, store_from_args
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
+from svc_server.store import sqlite_data_url
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -41,10 +42,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_init(args: argparse.Namespace) -> int:
     store = store_from_args(args, migrate=False)
     try:
+        moving = store.data_to_move()
         applied = store.migrate()
         version = store.schema_version()
     finally:
         store.close()
+    if moving:
+        data_url = sqlite_data_url(config_from_args(args).database_url)
+        print(f"moved the public data into {data_url} (see docs/deployment.md)")
     if applied:
         print(
             f"applied {len(applied)} migration(s): {', '.join(applied)}; schema version {version}"

@@ -233,9 +233,11 @@ def sqlite_data_url(url: str) -> str | None:
 def move_tables(source: Any, target: Any, tables: Sequence[str]) -> None:
     """Move ``tables`` from the SQLite file ``source`` to the same tables of ``target``
     (created already, at the same schema version): the rows are copied in one
-    transaction of ``target``, then the tables are dropped from ``source`` in one of its
-    own. A table ``target`` already has rows in is not copied again (a move cut short
-    between the two transactions resumes with the drop)."""
+    transaction of ``target``, the tables dropped from ``source`` in one of its own, and
+    ``source`` vacuumed to give the space back. Safe to run again, or in two processes
+    at once (the workers of ``svc serve`` each migrate): a table ``target`` already has
+    rows in, or ``source`` no longer has, is not copied (a move cut short between the
+    two transactions resumes with the drop)."""
     assert isinstance(source, SqliteDatabase) and isinstance(target, SqliteDatabase)
     present = [t for t in tables if t in source.table_names()]
     if not present:
@@ -246,7 +248,11 @@ def move_tables(source: Any, target: Any, tables: Sequence[str]) -> None:
         with target.transaction() as tx:
             tx.execute("PRAGMA defer_foreign_keys = ON")  # rows come in table order
             for table in present:
-                if tx.fetchone(f"SELECT 1 AS found FROM {table} LIMIT 1"):
+                there = tx.fetchone(
+                    "SELECT 1 AS found FROM moving.sqlite_master WHERE type = 'table' AND name = ?",
+                    (table,),
+                )
+                if not there or tx.fetchone(f"SELECT 1 AS found FROM {table} LIMIT 1"):
                     continue
                 columns = ", ".join(
                     row["name"]
@@ -258,4 +264,9 @@ def move_tables(source: Any, target: Any, tables: Sequence[str]) -> None:
     with source.transaction() as tx:
         tx.execute("PRAGMA defer_foreign_keys = ON")
         for table in present:
-            tx.execute(f"DROP TABLE {table}")
+            tx.execute(f"DROP TABLE IF EXISTS {table}")
+    try:
+        source._connection().execute("VACUUM")
+    except sqlite3.OperationalError as exc:  # another process reads it: space comes back later
+        if not _busy(exc):
+            raise

@@ -43,18 +43,27 @@ class Store:
         tables still in it) is brought up to date whole, then its data moves over."""
         if self.data is self.db:
             return migrate.migrate(self.db)
-        whole = not migrate.DATA_TABLES.isdisjoint(self.db.table_names())
+        whole = self.data_to_move()
+        had = migrate.current_version(self.db)
         applied = migrate.migrate(
             self.db, part=migrate.every_statement if whole else migrate.account_statement
         )
-        applied += [
+        version = {m.name: m.version for m in migrate.available()}
+        applied += [  # a data file made for a store that had them is no migration
             name
             for name in migrate.migrate(self.data, part=migrate.data_statement)
-            if name not in applied
+            if name not in applied and version[name] > had
         ]
         if whole:
             move_tables(self.db, self.data, sorted(migrate.DATA_TABLES))
         return applied
+
+    def data_to_move(self) -> bool:
+        """Whether the main file still holds the public data (a SQLite file from before
+        the data file): ``migrate`` moves it."""
+        return self.data is not self.db and not migrate.DATA_TABLES.isdisjoint(
+            self.db.table_names()
+        )
 
     def schema_version(self) -> int:
         """The version both databases have reached."""
