@@ -110,8 +110,8 @@ def main() -> None:
             [
                 "--transactions",
                 "200000" if args.quick else "2000000",
-                "--duration",
-                "5" if args.quick else "10",
+                "--duration",  # 8 s rounds: 3 s ones put pulse/bare anywhere in 0.50-0.58
+                "5" if args.quick else "24",
                 "--decompose",
                 *(["--db", args.http_db] if args.http_db else []),
             ]
