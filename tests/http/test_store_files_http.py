@@ -14,23 +14,19 @@ from werkzeug.test import Client
 
 from svc_server.app import create_app
 from svc_server.config import Config
-from svc_server.services import demo
-from svc_server.store import Store, migrate, open_database, open_store
-from tests.conftest import RE_NOW, TEST_SECRET, LiveServer
-from tests.http import multihost_support as mh
+from svc_server.store import migrate, open_store
+from tests.conftest import TEST_SECRET, LiveServer
 from tests.server.test_demo_load import small_demo  # noqa: F401  (a fixture)
+from tests.server.test_store_files import single_file_store
 
 PATHS = ("/api/v1/real-estate/dimensions", "/api/v1/markets/dimensions")
 
 
 def _single_file_key(url: str) -> tuple[str, dict[str, Any]]:
-    """Fill a one-file store as svc kept it before the split; return a key made in it
-    and the ``data`` of each of ``PATHS`` as the app serves them from that file."""
-    whole = Store(open_database(url))  # every table in the one file
+    """A one-file store as svc kept it before the split: a key made in it and the
+    ``data`` of each of ``PATHS`` as the app serves them from that file."""
+    whole, key = single_file_store(url)
     try:
-        whole.migrate()
-        demo.load_demo(whole, seed=1, now=RE_NOW)
-        _, key = mh.consumer(whole, "old@example.com", monthly_quota=1_000, rate_limit=1_000)
         client = Client(create_app(Config(secret_key=TEST_SECRET), store=whole, migrate=False))
         answers = {}
         for path in PATHS:

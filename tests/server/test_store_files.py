@@ -103,15 +103,21 @@ def _answers(store: Store) -> dict[str, Any]:
     }
 
 
-def _single_file(url: str) -> dict[str, Any]:
+def single_file_store(url: str) -> tuple[Store, str]:
     """A SQLite file as svc kept it before the split (every table in it), with the demo
-    data loaded and one consumer; returns its answers."""
+    data loaded and one consumer: the open store and the consumer's API key."""
     whole = Store(open_database(url))
+    whole.migrate()
+    demo.load_demo(whole, seed=1, now=RE_NOW)
+    _, key = mh.consumer(whole, "old@example.com", monthly_quota=1_000, rate_limit=1_000)
+    assert set(whole.db.table_names()) >= migrate.DATA_TABLES
+    return whole, key
+
+
+def _single_file(url: str) -> dict[str, Any]:
+    """``single_file_store``'s answers, the store closed."""
+    whole, _ = single_file_store(url)
     try:
-        whole.migrate()
-        demo.load_demo(whole, seed=1, now=RE_NOW)
-        mh.consumer(whole, "a@example.com", monthly_quota=100, rate_limit=10)
-        assert set(whole.db.table_names()) >= migrate.DATA_TABLES
         return _answers(whole)
     finally:
         whole.close()
