@@ -294,11 +294,13 @@ def test_consumers_under_load_do_not_disturb_each_other(cluster: Cluster) -> Non
     free = outcome.of("free")
     assert len(free.ok) == len(free.results) == 60
     # Thousands of calls a minute of room: each worker process admits from its own
-    # leases and counts in memory, so X-Quota-Used runs 1, 2, ... in each of the four
-    # (two servers of two workers): the values are the union of at most four such runs.
+    # leases and counts in memory, so X-Quota-Used rises by one a call in each of the
+    # four (two servers of two workers), jumping up to the stored count when its lease
+    # is written back (at most FLUSH_SECONDS apart, so a slow run sees jumps): the
+    # values are the union of at most four strictly rising runs, none past the total.
     seen = Counter(int(r.headers["x-quota-used"]) for r in free.ok)
-    runs = [seen[v] for v in range(1, max(seen) + 1)]
-    assert runs[0] <= 4 and runs == sorted(runs, reverse=True) and sum(runs) == 60
+    assert seen[1] <= 4 and max(seen.values()) <= 4 and sum(seen.values()) == 60
+    assert min(seen) >= 1 and max(seen) <= 60
     # ... and the stored counter is exact once each has written back (FLUSH_SECONDS).
     assert written_back(cluster.store, free_id) == {(cluster.month, "live"): 60}
     for other in (r_id, free_id):
