@@ -32,7 +32,6 @@ from tests.conftest import RE_NOW, TEST_SECRET, FakeClock
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 MOLIT = FIXTURES / "molit"
-SHARED_SAMPLES = ROOT.parent / "shared" / "data" / "samples"
 RE = "/api/v1/real-estate"
 
 NRG_GANGNAM = MOLIT / "NRG_11680_202506.xml"

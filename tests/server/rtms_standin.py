@@ -1,6 +1,6 @@
 """A local stand-in of the MOLIT RTMS open API for the sync tests (never the internet).
 
-It serves the real samples (``../shared/data/samples/``, items unmodified) for their
+It serves the real samples (``tests/fixtures/molit/``, items unmodified) for their
 district and month, paged by ``numOfRows``/``pageNo`` with the true ``totalCount``, and
 an empty answer for any other month. On demand (``fail``) it answers a 500, hangs past
 the client's timeout, cuts a body short, or answers the gateway's unregistered-key or
@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "data" / "samples"
+SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
 KEY = "Ab+c/De==F"
 """The stand-in's registered key, in its decoded form (the encoded form also works)."""
 ENCODED_KEY = "Ab%2Bc%2FDe%3D%3DF"

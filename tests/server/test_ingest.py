@@ -25,12 +25,10 @@ from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
     FIXTURES,
     MOLIT,
-    MOLIT_FILES,
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
     OFFI_RENT,
     OFFI_TRADE,
-    SHARED_SAMPLES,
     included,
     load,
     manwon,
@@ -79,13 +77,6 @@ def assert_rollup_matches_transactions(store: Store) -> None:
     for r in snapshot(store)["rollup"]:
         stored[(*(r[k] for k in keys), r["building_type"])] += int(r["samples"])
     assert stored == expected
-
-
-def test_the_shared_samples_are_the_fixtures_unmodified() -> None:
-    if not SHARED_SAMPLES.is_dir():
-        pytest.skip("../shared/data/samples is not beside this checkout")
-    for _, path in MOLIT_FILES:
-        assert path.read_bytes() == (SHARED_SAMPLES / path.name).read_bytes(), path.name
 
 
 def test_commercial_sales_are_stored_with_exclusions_counted(store: Store) -> None:
@@ -498,7 +489,7 @@ def test_the_progress_bar_draws_on_a_terminal_only() -> None:
 # kinds recognised from content ---------------------------------------------------------------
 
 
-SHARED_KINDS = {
+SAMPLE_KINDS = {
     "NRG_11110_202505.xml": ("rtms-commercial", "commercial"),
     "NRG_11680_202506.xml": ("rtms-commercial", "commercial"),
     "OFFICETEL_11680_202506.xml": ("rtms-officetel-trade", "officetel_trade"),
@@ -526,9 +517,9 @@ def test_a_file_of_another_kind_is_refused_and_nothing_is_written(sqlite_url: st
     store.close()
 
 
-def test_without_kind_every_shared_sample_loads_as_its_true_kind(sqlite_url: str) -> None:
-    paths = sorted(SHARED_SAMPLES.glob("*.xml"))
-    assert sorted(p.name for p in paths) == sorted(SHARED_KINDS)
+def test_without_kind_every_molit_sample_loads_as_its_true_kind(sqlite_url: str) -> None:
+    paths = sorted(MOLIT.glob("*.xml"))
+    assert sorted(p.name for p in paths) == sorted(SAMPLE_KINDS)
     done = svc("ingest", *map(str, paths), "--database-url", sqlite_url)
     assert done.returncode == 0, done.stderr
     store = open_store(sqlite_url)
@@ -537,7 +528,7 @@ def test_without_kind_every_shared_sample_loads_as_its_true_kind(sqlite_url: str
         keys = rows(store, "SELECT natural_key, property_type FROM transactions")
     finally:
         store.close()
-    assert kinds == Counter(kind for kind, _ in SHARED_KINDS.values())
+    assert kinds == Counter(kind for kind, _ in SAMPLE_KINDS.values())
     prefixes = {k["natural_key"].split(":")[1] for k in keys}
     assert prefixes == {"commercial", "officetel_trade", "officetel_rent"}
     officetel = [k for k in keys if k["natural_key"].startswith("rtms:officetel")]
