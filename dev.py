@@ -12,10 +12,12 @@ Everything installs into ./.venv (created on first use); nothing is installed gl
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import inspect
 import json
 import os
+import socket
 import subprocess
 import sys
 import venv
@@ -66,6 +68,28 @@ def _flag(args: list[str], name: str, default: str) -> str:
 DEMO_EMAIL = "demo@example.com"
 
 
+def refuse_busy_port(host: str, port: str) -> None:
+    """Exit with one line when another program listens on the port, before installing,
+    loading or printing anything (`svc serve` makes the same check; this one spares the
+    wait before it)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, ValueError):
+        return  # svc serve reports a bad host or port in its own words
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                sys.exit(
+                    f"dev.py: port {port} on {host} is in use by another program; stop it, "
+                    f"or pick another port: python3 dev.py demo --port N"
+                )
+
+
 def demo(args: list[str]) -> None:
     """python3 dev.py demo [--host H] [--port P] [svc serve options...]
 
@@ -76,6 +100,9 @@ def demo(args: list[str]) -> None:
     Running it again reuses all of it: nothing is loaded or created twice. Options are
     passed to `svc serve` (see `.venv/bin/svc serve --help`).
     """
+    host = _flag(args, "--host", os.environ.get("SVC_HOST", "127.0.0.1"))
+    port = _flag(args, "--port", os.environ.get("SVC_PORT", "8000"))
+    refuse_busy_port(host, port)
     ensure_venv("server,postgres")
     env = dict(os.environ)
     env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
@@ -86,8 +113,6 @@ def demo(args: list[str]) -> None:
     # A newcomer's first sign-in gets a pro account, so every page (several keys, a team)
     # can be tried; a deployment keeps SPEC's starter default.
     env.setdefault("SVC_SIGNUP_PLAN", "pro")
-    host = _flag(args, "--host", env.get("SVC_HOST", "127.0.0.1"))
-    port = _flag(args, "--port", env.get("SVC_PORT", "8000"))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
     origins = {f"http://{shown}:{port}", f"http://127.0.0.1:{port}", f"http://localhost:{port}"}
     env.setdefault("SVC_SITE_ORIGINS", ",".join(sorted(origins)))

@@ -14,20 +14,10 @@ from collections.abc import Sequence
 
 from svc_core.errors import SvcError
 from svc_server.commands import accounts, core, data, openapi, sync, webhooks
+from svc_server.commands.base import settings_parser
 from svc_server.config import SETTINGS, env_name, flag_name
 
 COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi]
-
-
-def common_parser() -> argparse.ArgumentParser:
-    """The configuration flags every subcommand accepts, left out of its ``--help`` (which
-    shows the command's own options; ``svc --help`` and docs/configuration.md list them)."""
-    common = argparse.ArgumentParser(add_help=False)
-    for setting in SETTINGS:
-        common.add_argument(
-            flag_name(setting), dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS
-        )
-    return common
 
 
 CONFIGURATION = (
@@ -44,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    common = common_parser()
+    common = settings_parser()
     for module in COMMAND_MODULES:
         module.register(sub, common)
     return parser

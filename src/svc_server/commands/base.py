@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from svc_server.config import SETTINGS, Config, load_config
+from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.store import Store, open_store
+
+
+def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """The configuration flags every subcommand accepts. Those in ``shown`` (setting ->
+    one-line help) appear in the command's ``--help``; the rest stay out of it (``svc
+    --help`` and docs/configuration.md list them all)."""
+    shown = shown or {}
+    parser = argparse.ArgumentParser(add_help=False)
+    for setting in SETTINGS:
+        parser.add_argument(
+            flag_name(setting),
+            dest=setting,
+            default=argparse.SUPPRESS,
+            metavar=setting.upper(),
+            help=shown.get(setting, argparse.SUPPRESS),
+        )
+    return parser
 
 
 def config_from_args(args: argparse.Namespace) -> Config:

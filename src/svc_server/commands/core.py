@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import secrets
+import socket
 import sys
 from typing import Any
 
+from svc_core.errors import ConfigError
 from svc_server.app import SvcApp, create_app
-from svc_server.commands.base import config_from_args, store_from_args
+from svc_server.commands.base import config_from_args, settings_parser, store_from_args
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
@@ -28,15 +31,33 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser(
         "serve",
-        parents=[common],
+        parents=[settings_parser(SERVE_OPTIONS)],
         help="run the HTTP server (granian, or gunicorn with --server gunicorn)",
         description=(
             "Run the API: --workers processes x --threads threads. granian (the default) "
             "reads each request whole before a thread runs it; --server gunicorn runs "
-            "gunicorn's threaded workers instead."
+            "gunicorn's threaded workers instead. A port another program listens on is "
+            "refused before anything starts. Every option is also an SVC_* variable; "
+            "the rest of the configuration: svc --help and docs/configuration.md."
         ),
     )
     p.set_defaults(func=cmd_serve)
+
+
+SERVE_OPTIONS = {
+    "host": "address to listen on (SVC_HOST; default 127.0.0.1, 0.0.0.0 for every interface)",
+    "port": "TCP port (SVC_PORT; default 8000); one another program uses is refused",
+    "workers": "server processes (SVC_WORKERS; default 2)",
+    "threads": "threads per process that run requests (SVC_THREADS; default 4)",
+    "server": "granian (default) or gunicorn (SVC_SERVER)",
+    "database_url": "sqlite:///PATH or postgresql://... (SVC_DATABASE_URL)",
+    "public_url": "base URL of the links the API writes (SVC_PUBLIC_URL)",
+    "read_timeout": "seconds a client has to send a request head, then its body (SVC_READ_TIMEOUT)",
+    "log_level": "DEBUG, INFO, WARNING or ERROR (SVC_LOG_LEVEL)",
+    "inline_worker": "true: deliver webhooks from each server process (SVC_INLINE_WORKER)",
+}
+"""The settings ``svc serve --help`` shows (one line each); every other one is accepted
+too, as for every command."""
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -61,6 +82,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    claim_port(config.host, config.port)
     if config.secret_key is None:
         # Every worker must share one key or cookies signed by one fail on another.
         os.environ["SVC_SECRET_KEY"] = secrets.token_urlsafe(32)
@@ -82,6 +104,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 os.environ[env_name(setting)] = str(getattr(args, setting))
         run_granian(config)
     return 0
+
+
+def claim_port(host: str, port: int) -> None:
+    """Refuse a port another program listens on, before anything is printed or started.
+
+    granian listens with ``SO_REUSEPORT``: started on a port a second server (svc or not)
+    already shares that way, the kernel would split connections between the two. A probe
+    socket without it cannot bind while any other socket listens there; ``SO_REUSEADDR``
+    keeps a just-stopped server's connections in TIME_WAIT from counting as "in use".
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as err:
+        raise ConfigError(f"cannot listen on host {host!r}: {err.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"port {port} on {host} is in use by another program; stop it, or pick "
+                    f"another port with --port N (or SVC_PORT=N)"
+                ) from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror}") from None
 
 
 def run_granian(config: Config) -> None:
