@@ -44,6 +44,7 @@ from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, Transaction
 from svc_core.realestate import query
 from svc_core.regions import load_regions
+from svc_server.ingest import coverage as ingest_coverage
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
@@ -133,7 +134,7 @@ def fill(store: Store, total: int) -> float:
             codes.update(r.sigungu_code for r in batch)
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
     with store.data.transaction() as tx:
-        coverage_service.refresh_coverage(store, tx, codes)
+        ingest_coverage.refresh_coverage(store, tx, codes)
         store.realestate.log_ingest(
             tx,
             {

@@ -478,7 +478,7 @@ def demo_db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     """
     import fcntl
 
-    from svc_server.services import demo
+    from svc_server.ingest import demo
 
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -11,7 +11,8 @@ import attrs
 from svc_core.markets import Activity, Listing, ListingMonth, MarketRow
 from svc_core.models import LoadReport
 from svc_core.sources.markets import format_activity, format_listings
-from svc_server.services import markets_ingest
+from svc_server import ingest
+from svc_server.ingest import markets as markets_ingest
 from svc_server.store import Store
 from tests.market_strategies import CATEGORIES, PERIODS, REGIONS, market_data
 
@@ -25,17 +26,17 @@ def load_fixture(store: Store, name: str) -> LoadReport:
     """Ingest ``tests/fixtures/markets/<name>.csv`` as listings or activity."""
     kind = markets_ingest.ACTIVITY if name.startswith("activity") else markets_ingest.LISTINGS
     path = FIXTURES / f"{name}.csv"
-    return markets_ingest.ingest(store, kind, path.read_bytes(), path=str(path), now=NOW)
+    return ingest.ingest(store, kind, path.read_bytes(), path=str(path), now=NOW)
 
 
 def load_listings(store: Store, listings: Sequence[Listing], path: str = "l.csv") -> LoadReport:
-    return markets_ingest.ingest(
+    return ingest.ingest(
         store, markets_ingest.LISTINGS, format_listings(listings), path=path, now=NOW
     )
 
 
 def load_activity(store: Store, activities: Sequence[Activity], path: str = "a.csv") -> LoadReport:
-    return markets_ingest.ingest(
+    return ingest.ingest(
         store, markets_ingest.ACTIVITY, format_activity(activities), path=path, now=NOW
     )
 

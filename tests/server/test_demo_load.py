@@ -13,7 +13,7 @@ import pytest
 from svc_core import demo as core_demo
 from svc_core import demo_markets
 from svc_server import cli
-from svc_server.services import demo
+from svc_server.ingest import demo
 from svc_server.store import Store, open_store
 
 SLICE = 3000

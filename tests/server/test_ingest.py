@@ -21,6 +21,7 @@ import pytest
 from svc_core.errors import InvalidParams, SourceError
 from svc_server import cli, ingest
 from svc_server.commands.data import ProgressBar
+from svc_server.ingest import writer
 from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
     FIXTURES,
@@ -255,7 +256,7 @@ def test_a_failure_while_writing_rolls_the_whole_file_back(
     def boom(*args: object, **kwargs: object) -> int:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(ingest.loaders.coverage, "refresh_coverage", boom)
+    monkeypatch.setattr(writer, "refresh_coverage", boom)
     with pytest.raises(RuntimeError):
         load(store, "rtms-commercial", NRG_GANGNAM)
     assert snapshot(store) == before

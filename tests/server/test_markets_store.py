@@ -27,7 +27,8 @@ from svc_core.markets import (
     publishable_rows,
 )
 from svc_core.sources.markets import parse_activity, parse_listings
-from svc_server.services import markets_ingest
+from svc_server import ingest
+from svc_server.ingest import markets as markets_ingest
 from svc_server.store import Store, open_store
 from tests.server.markets_support import (
     FIXTURES,
@@ -160,7 +161,7 @@ def test_an_unreadable_file_changes_nothing(store: Store, data: bytes, message: 
     before = (store.markets.rows(), count(store, "ingest_log"))
     for kind in markets_ingest.KINDS:
         with pytest.raises(SourceError, match=message):
-            markets_ingest.ingest(store, kind, data, path="x.csv", now=NOW)
+            ingest.ingest(store, kind, data, path="x.csv", now=NOW)
     assert (store.markets.rows(), count(store, "ingest_log")) == before
 
 
@@ -246,7 +247,11 @@ def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Sto
     with sqlite_store.data.transaction() as tx:
         first = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
     rows = publishable_rows(join_months(listings, activities))
-    assert first == {"listings": len(listings), "activity": len(activities), "rows": len(rows)}
+    assert (first.listings, first.activity, first.published) == (
+        len(listings),
+        len(activities),
+        len(rows),
+    )
     stored = sqlite_store.markets.rows()
     assert sorted(stored, key=row_order) == sorted(rows, key=row_order)
     assert min(r.sample_size for r in stored) >= K_ANONYMITY
@@ -258,7 +263,7 @@ def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Sto
         ]
     with sqlite_store.data.transaction() as tx:
         again = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
-    assert again == {"listings": 0, "activity": 0, "rows": 0}
+    assert (again.listings, again.activity, again.published) == (0, 0, 0)
 
 
 # --- loads in any order give the core's answers ------------------------------------------

@@ -21,6 +21,7 @@ from svc_core.realestate import query
 from svc_core.realestate.common import gu_name
 from svc_core.realestate.coverage import type_rank
 from svc_server import ingest
+from svc_server.ingest import coverage as ingest_coverage
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store
@@ -229,12 +230,12 @@ def test_build_coverage_agrees_with_a_plain_count(
                 sum(periods[p] for p in kept),
                 sorted(set().union(*(sources[(*cohort, p)] for p in kept))),
             )
-    built = coverage_service.build_coverage(rows, (granularity,), dong_level=False)
+    built = ingest_coverage.build_coverage(rows, (granularity,), dong_level=False)
     got = {
         (c.sigungu_code, c.property_type, c.transaction_type): (
-            c.row["periods_with_data"],
-            c.row["total_samples"],
-            c.row["data_sources"],
+            list(c.row.periods_with_data),
+            c.row.total_samples,
+            list(c.row.data_sources),
         )
         for c in built
     }
@@ -243,10 +244,10 @@ def test_build_coverage_agrees_with_a_plain_count(
     assert totals == sorted(totals, reverse=True)
     for c in built:
         assert sum(c.source_mix.values()) == c.total_samples
-        assert c.row["period_count"] == len(c.row["periods_with_data"])
-        assert (c.row["earliest_period"], c.row["latest_period"]) == (
-            c.row["periods_with_data"][0],
-            c.row["periods_with_data"][-1],
+        assert c.row.period_count == len(c.row.periods_with_data)
+        assert (c.row.earliest_period, c.row.latest_period) == (
+            c.row.periods_with_data[0],
+            c.row.periods_with_data[-1],
         )
 
 

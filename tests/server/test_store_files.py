@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from svc_core.errors import ConfigError
 from svc_server import cli
-from svc_server.services import demo
+from svc_server.ingest import demo
 from svc_server.store import Store, migrate, open_database, open_store, sqlite_data_url
 from svc_server.store.sqlite import sqlite_path
 from tests.conftest import RE_NOW

@@ -21,7 +21,7 @@ from svc_core.errors import SourceError
 from svc_core.params import ascii_int
 from svc_server import ingest
 from svc_server.commands.base import store_from_args
-from svc_server.services import demo
+from svc_server.ingest import demo
 
 BAR_WIDTH = 28
 

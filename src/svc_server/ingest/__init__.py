@@ -1,17 +1,22 @@
-"""Loading source files into the store: a registry of loaders (parse → write), one
-transaction per file, idempotent, reported, and refused when the content contradicts
-the kind.
+"""Loading public data into the store: the only writer of public data.
+
+Every writer builds a ``Load`` (``ingest.load``) and hands it to ``commit``
+(``ingest.writer``), which writes it in one transaction: records, the roll-up, the
+precomputed coverage, completeness, marketplace answers, a sync's state and the
+ingest-log row. ``svc ingest`` reads files through the loaders (``ingest.loaders``: a
+registry of parsers, one entry per kind), ``svc sync`` builds loads from the official
+APIs' answers, ``svc demo-data`` from the demo set (``ingest.demo``). This package sits
+below ``services`` and imports nothing from it.
 
 ``ingest(store, kind, data, path=..., now=...)`` recognises what the bytes are
 (``svc_core.sources.kind``): a file whose content shows another kind than the one given
 is refused (``SourceError`` naming what it looks like) and ``kind=None`` loads a file as
-what it shows. The kind's loader (``loaders.LOADERS``) parses the bytes before any
-transaction opens, then writes the records and one ingest-log row in one transaction,
-so a file either loads completely or changes nothing. A file whose every item is
-rejected is refused too: it would load nothing and look like success. Natural keys make
-a second load of the same file (or an overlapping page) add nothing. The returned
-``LoadReport`` says what was read, loaded, already present, retracted (stored deals the
-file reports as cancelled), excluded by rule and rejected as malformed.
+what it shows. The kind's loader parses the bytes before any transaction opens, so a
+file either loads completely or changes nothing. A file whose every item is rejected is
+refused too: it would load nothing and look like success. Natural keys make a second
+load of the same file (or an overlapping page) add nothing. The returned ``LoadReport``
+says what was read, loaded, already present, retracted (stored deals the file reports
+as cancelled), excluded by rule and rejected as malformed.
 
 | kind | reader | records |
 |---|---|---|
@@ -27,7 +32,6 @@ from __future__ import annotations
 
 import csv
 import io
-import uuid
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
@@ -35,17 +39,9 @@ from svc_core.regions import region_name
 from svc_core.sources import csv_text
 from svc_core.sources.kind import describe, recognise
 from svc_core.sources.sniff import binary_format
-from svc_server.ingest.loaders import (
-    LOADERS,
-    RTMS_KINDS,
-    AreaMap,
-    Loader,
-    Options,
-    Progress,
-    parse_transactions,
-    write_transactions,
-)
-from svc_server.services import realestate
+from svc_server.ingest.load import Load, Progress, SyncMonth, SyncTable, state_only
+from svc_server.ingest.loaders import LOADERS, RTMS_KINDS, AreaMap, Options, parse_transactions
+from svc_server.ingest.writer import Committed, commit
 from svc_server.store import Store
 
 KINDS: tuple[str, ...] = tuple(LOADERS)
@@ -56,16 +52,19 @@ __all__ = [
     "LOADERS",
     "RTMS_KINDS",
     "AreaMap",
-    "Loader",
+    "Committed",
+    "Load",
     "Options",
     "Progress",
+    "SyncMonth",
+    "SyncTable",
+    "commit",
     "ingest",
     "parse_area_map",
     "parse_transactions",
-    "realestate",
     "resolve_kind",
+    "state_only",
     "summary_lines",
-    "write_transactions",
 ]
 
 
@@ -129,32 +128,21 @@ def ingest(
     kind = resolve_kind(kind, data, path=path)
     if kind != "rone-index" and any(o is not None for o in rone_options):
         raise InvalidParams("area_map, table_name and property_type apply to rone-index only.")
-    loader = LOADERS[kind]
     options = Options(
         path=path,
         area_map=area_map,
         table_name=table_name,
         property_type=property_type,
         progress=progress,
-        load_id=str(uuid.uuid4()),
-        now=now,
     )
-    parsed = loader.parse(data, options)
-    if _all_rejected(parsed.report):
+    load = LOADERS[kind](data, options)
+    if _all_rejected(load.report):
         raise SourceError(
-            f"every one of its {parsed.report.read} records was rejected "
-            f"({', '.join(sorted(parsed.report.rejected))}); nothing loaded",
+            f"every one of its {load.report.read} records was rejected "
+            f"({', '.join(sorted(load.report.rejected))}); nothing loaded",
             path=path,
         )
-    with store.data.transaction() as tx:
-        report = loader.write(store, tx, parsed, options)
-        store.realestate.record_load(
-            tx, kind=kind, data=data, report=report, now=now, load_id=options.load_id
-        )
-    store.realestate.refresh_statistics(report.loaded)
-    if progress is not None:
-        progress(report.read, report.read)
-    return report
+    return commit(store, load, now=now).report
 
 
 def parse_area_map(data: bytes, *, path: str) -> dict[str, tuple[str, ...]]:

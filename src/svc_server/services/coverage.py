@@ -1,93 +1,24 @@
-"""Real-estate coverage: the ``GET /api/v1/real-estate/coverage`` use case and the
-coverage rows precomputed at ingest (``refresh_coverage``, inside the load's
-transaction) for every district a load touches, at both granularities and for every
-building-type filter.
+"""Real-estate coverage: the ``GET /api/v1/real-estate/coverage`` use case. Without a
+district it reads the rows precomputed at load time (``svc_server.ingest.coverage``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
-from svc_core.models import BUILDING_TYPES
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import query as q
 from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.query import CoverageQuery
-from svc_server.services.realestate import Links, answer_context, district_names
+from svc_server.services.realestate import Links, answer_context
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
-from svc_server.store.realestate import CoverageRecord, DataState
+from svc_server.store.realestate import DataState
 
-GRANULARITY = q.GRANULARITIES
-COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
-"""The building-type filters coverage is precomputed for (None: every deal)."""
 COVERAGE_COLUMNS = tuple(f.name for f in CoverageRow.__attrs_attrs__)
 """CSV columns: the row fields in SPEC order, then issue 14's."""
-
-
-def _record(c: core_coverage.CoverageCohort) -> CoverageRecord:
-    return CoverageRecord(
-        granularity=c.granularity,
-        sigungu_code=c.sigungu_code,
-        dong=c.dong,
-        property_type=c.property_type,
-        transaction_type=c.transaction_type,
-        building_type=c.building_type,
-        type_rank=c.type_rank,
-        total_samples=c.total_samples,
-        row=core_coverage.stored_form(c.row),
-        source_mix=c.source_mix,
-    )
-
-
-def build_coverage(
-    rollup: Iterable[Row],
-    granularities: Sequence[str],
-    *,
-    dong_level: bool,
-    merge_code: str | None = None,
-    names: Mapping[str, str] | None = None,
-) -> list[CoverageRecord]:
-    """``svc_core.realestate.coverage.build_coverage`` as the store keeps it (rows in
-    their JSON form), for every building-type filter (``COVERAGE_TYPES``)."""
-    built = core_coverage.build_coverage(
-        rollup,
-        granularities,
-        dong_level=dong_level,
-        merge_code=merge_code,
-        names=names,
-        building_types=COVERAGE_TYPES,
-    )
-    return [_record(c) for c in built]
-
-
-def refresh_coverage(
-    store: Store, tx: Tx, codes: Iterable[str], *, rollup: Sequence[Row] | None = None
-) -> int:
-    """Rebuild the precomputed coverage rows of districts ``codes`` (and of any district
-    still missing them) inside the load's transaction; return the rows written.
-
-    ``rollup`` may hand over the complete rollup rows of ``codes`` when the caller has
-    them in memory (a first bulk load); by default they are read from the store.
-    """
-    wanted = sorted(set(codes) | store.realestate.stale_coverage_districts(tx))
-    if not wanted:
-        return 0
-    if rollup is None or set(wanted) - set(codes):
-        rollup = store.realestate.rollup(codes=wanted, dong_level=None, tx=tx)
-    district = [r for r in rollup if r["dong"] == ""]
-    dongs = [r for r in rollup if r["dong"] != ""]
-    names = district_names(store, wanted, tx=tx)
-    records = [
-        record
-        for level, rows in ((False, district), (True, dongs))
-        for record in build_coverage(rows, GRANULARITY, dong_level=level, names=names)
-    ]
-    store.realestate.replace_coverage(tx, wanted, records)
-    return len(records)
 
 
 def _coverage_rows(
@@ -115,7 +46,7 @@ def _coverage_rows(
                 (query.granularity,),
                 dong_level=cohort.dong_level,
                 merge_code=cohort.sigungu_code or None,
-                names=district_names(store, codes),
+                names=store.realestate.district_names(codes),
                 building_types=(cohort.building_type,),
             )
 

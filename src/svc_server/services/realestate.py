@@ -14,10 +14,10 @@ Queries by a district code also find the records stored under its renumbering al
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from svc_core import periods, regions
+from svc_core import periods
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
@@ -36,7 +36,7 @@ from svc_core.realestate.query import (
     SeriesQuery,
 )
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
 
 PULSE_PARAMS = names(q.PULSE_PARAMS)
@@ -170,26 +170,6 @@ def series(
     return core_series.series_answer(finished, query, context, synthetic=synthetic)
 
 
-def district_names(store: Store, codes: Iterable[str], *, tx: Tx | None = None) -> dict[str, str]:
-    """Names of districts: the bundled table, else the name their records carry."""
-    names: dict[str, str] = {}
-    unknown: list[str] = []
-    for code in set(codes):
-        name = regions.region_name(code)
-        if name is None:
-            unknown.append(code)
-        else:
-            names[code] = name
-    if unknown:
-        wanted = sorted({c for code in unknown for c in codes_of(code)})
-        found = store.realestate.sigungu_names(wanted, tx=tx)
-        for code in unknown:
-            name = next((found[c] for c in codes_of(code) if c in found), None)
-            if name is not None:
-                names[code] = name
-    return names
-
-
 def _index_value(r: Row) -> core_indices.IndexValue:
     return core_indices.IndexValue(
         sigungu_code=r["sigungu_code"],
@@ -238,7 +218,7 @@ def _dimensions_data(
         districts = store.realestate.rollup(month_from=first, month_to=last)
         if geo == "dong":
             dongs = store.realestate.rollup(dong_level=True, month_from=first, month_to=last)
-    names = district_names(store, {r["sigungu_code"] for r in districts})
+    names = store.realestate.district_names({r["sigungu_code"] for r in districts})
     return core_dimensions.dimension_counts(districts, dongs, names)
 
 

@@ -26,13 +26,13 @@ only the attempt is noted.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Callable, Sequence
 
 import attrs
 import httpx
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
+from svc_core.models import LoadReport
 from svc_core.periods import Month
 from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
@@ -41,15 +41,12 @@ from svc_core.sync import (
     Budget,
     Task,
     classify_gateway,
-    gone_keys,
     month_digest,
-    month_prefix,
     pages_for,
     plan,
 )
 from svc_server.delivery.rtms import Answer, RtmsClient
-from svc_server.ingest import write_transactions
-from svc_server.services import completeness
+from svc_server.ingest import Load, SyncMonth, commit, state_only
 from svc_server.store import Store
 
 Progress = Callable[[int, int, str], None]
@@ -248,96 +245,50 @@ class _Run:
 
     def incomplete(self, task: Task, pages: Sequence[Page], detail: str) -> MonthOutcome:
         status = "partial" if pages else "failed"
-        now = self.clock()
-        with self.store.data.transaction() as tx:
-            old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
-            if old is not None and old.status == "complete":
-                self.store.sync.note_attempt(
-                    tx,
-                    kind=task.kind,
-                    code=task.sigungu_code,
-                    month=task.month,
-                    attempt=status,
-                    at=now,
-                    detail=detail,
-                )
-            else:
-                total = pages[0].total_count if pages else None
-                self.store.sync.record(
-                    tx,
-                    kind=task.kind,
-                    code=task.sigungu_code,
-                    month=task.month,
-                    status=status,
-                    attempt=status,
-                    attempted_at=now,
-                    detail=detail,
-                    total_count=total,
-                    pages=len(pages),
-                )
-                completeness.record_sync(
-                    self.store,
-                    tx,
-                    task.kind,
-                    task.sigungu_code,
-                    task.month,
-                    total_count=total,
-                    complete=False,
-                    now=now,
-                )
+        month = SyncMonth(
+            kind=task.kind,
+            sigungu_code=task.sigungu_code,
+            month=task.month,
+            status=status,
+            total_count=pages[0].total_count if pages else None,
+            pages=len(pages),
+            detail=detail,
+        )
+        commit(
+            self.store,
+            state_only(LoadReport(path=self.path(task)), sync_month=month),
+            now=self.clock(),
+        )
         return MonthOutcome(task=task, status=status, pages=len(pages), detail=detail)
 
-    def write(self, task: Task, pages: Sequence[Page], total: int) -> MonthOutcome:
-        path = (
+    def path(self, task: Task) -> str:
+        return (
             f"{self.client.url(task.kind)}?LAWD_CD={task.sigungu_code}"
             f"&DEAL_YMD={task.month.year:04d}{task.month.month:02d}"
         )
-        result = parse_pages(pages, PARSE_KINDS[task.kind], path=path)
-        read_keys = {t.natural_key for t in result.transactions}
-        digest = month_digest(read_keys, result.retracted_keys)
-        prefix = month_prefix(task.kind, task.sigungu_code, task.month)
-        now = self.clock()
-        with self.store.data.transaction() as tx:
+
+    def write(self, task: Task, pages: Sequence[Page], total: int) -> MonthOutcome:
+        result = parse_pages(pages, PARSE_KINDS[task.kind], path=self.path(task))
+        digest = month_digest((t.natural_key for t in result.transactions), result.retracted_keys)
+        with self.store.data.transaction(write=False) as tx:
             old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
-            stored = self.store.sync.stored_keys(
-                tx, task.kind, task.sigungu_code, task.month, prefix
-            )
-            gone = gone_keys(stored, read_keys)
-            load_id = str(uuid.uuid4())
-            report = write_transactions(self.store, tx, result, also_retract=gone, load_id=load_id)
-            self.store.sync.record(
-                tx,
+        month_id = f"sync|{task.kind}|{task.sigungu_code}|{task.month.label}"
+        load = Load(
+            kind=INGEST_KINDS[task.kind],
+            report=result.report,
+            digest=hashlib.sha256(month_id.encode()).hexdigest(),
+            transactions=result,
+            sync_month=SyncMonth(
                 kind=task.kind,
-                code=task.sigungu_code,
+                sigungu_code=task.sigungu_code,
                 month=task.month,
                 status="complete",
-                attempt="complete",
-                attempted_at=now,
-                fetched_at=now,
                 total_count=total,
                 pages=len(pages),
                 digest=digest,
-            )
-            completeness.record_sync(
-                self.store,
-                tx,
-                task.kind,
-                task.sigungu_code,
-                task.month,
-                total_count=total,
-                complete=True,
-                now=now,
-            )
-            month_id = f"sync|{task.kind}|{task.sigungu_code}|{task.month.label}"
-            self.store.realestate.record_load(
-                tx,
-                kind=INGEST_KINDS[task.kind],
-                report=report,
-                now=now,
-                digest=hashlib.sha256(month_id.encode()).hexdigest(),
-                load_id=load_id,
-            )
-        self.store.realestate.refresh_statistics(report.loaded + report.retracted)
+            ),
+        )
+        report = commit(self.store, load, now=self.clock()).report
         unchanged = (
             old is not None
             and old.status == "complete"

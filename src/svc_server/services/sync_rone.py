@@ -23,6 +23,7 @@ import attrs
 import httpx
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
+from svc_core.models import LoadReport
 from svc_core.rone_sync import (
     PAGE_ROWS,
     RonePage,
@@ -36,6 +37,7 @@ from svc_core.rone_sync import (
 from svc_core.sources import rone
 from svc_core.sync import Budget, pages_for
 from svc_server.delivery.rone import DATA, TABLES, RoneClient
+from svc_server.ingest import Load, SyncTable, commit, state_only
 from svc_server.store import Store
 
 AreaMap = Mapping[str, Sequence[str]]
@@ -171,7 +173,7 @@ def sync_rone(
             run.report.stopped, run.report.stop_detail = stop.reason, stop.detail
             break
         except _Failed as exc:
-            _record(store, table, era, "failed", now, None, 0, 0, str(exc))
+            _record(store, table, era, "failed", now, None, 0, str(exc))
             run.report.tables.append(TableOutcome(table=table, status="failed", detail=str(exc)))
             continue
         run.report.tables.append(_write(store, table, pages, era, area_map, now))
@@ -186,22 +188,19 @@ def _record(
     now: float,
     total: int | None,
     pages: int,
-    loaded: int,
     detail: str,
 ) -> None:
-    with store.data.transaction() as tx:
-        store.sync.record_table(
-            tx,
-            table_id=table.table_id,
-            era=era,
-            table_name=table.name,
-            status=status,
-            at=now,
-            total_count=total,
-            pages=pages,
-            loaded=loaded,
-            detail=detail,
-        )
+    """A table read that wrote no value: only its state."""
+    state = SyncTable(
+        table_id=table.table_id,
+        era=era,
+        table_name=table.name,
+        status=status,
+        total_count=total,
+        pages=pages,
+        detail=detail,
+    )
+    commit(store, state_only(LoadReport(path=f"R-ONE {table.table_id}"), sync_table=state), now=now)
 
 
 def _write(
@@ -216,34 +215,28 @@ def _write(
     total = pages[0].total_count
     if len(rows) != total:
         detail = f"read {len(rows)} rows of list_total_count {total}"
-        _record(store, table, era, "partial", now, total, len(pages), 0, detail)
+        _record(store, table, era, "partial", now, total, len(pages), detail)
         return TableOutcome(table=table, status="partial", rows=len(rows), detail=detail)
     # rows of no era (a malformed period) go to the reader, which rejects them by reason
     kept = [r for r in rows if era_of(str(r.get("WRTTIME_IDTFR_ID", ""))) in (era, None)]
     data = data_document(kept)
     path = f"R-ONE {table.table_id} ({era})"
     parsed = rone.parse_rone(data, path=path, area_map=area_map, table_name=table.name)
-    report = parsed.report
-    with store.data.transaction() as tx:
-        report.loaded, report.duplicate = store.realestate.insert_indices(tx, parsed.observations)
-        store.sync.record_table(
-            tx,
+    load = Load(
+        kind="rone-index",
+        report=parsed.report,
+        digest=hashlib.sha256(data).hexdigest(),
+        indices=parsed.observations,
+        sync_table=SyncTable(
             table_id=table.table_id,
             era=era,
             table_name=table.name,
             status="complete",
-            at=now,
             total_count=total,
             pages=len(pages),
-            loaded=report.loaded,
-        )
-        store.realestate.record_load(
-            tx,
-            kind="rone-index",
-            report=report,
-            now=now,
-            digest=hashlib.sha256(data).hexdigest(),
-        )
+        ),
+    )
+    report = commit(store, load, now=now).report
     return TableOutcome(
         table=table,
         status="complete",

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from svc_core.realestate.coverage import CoverageCohort, stored_form
 from svc_server.store.base import (
     IN_CHUNK,
     WRITE_CHUNK,
@@ -16,7 +17,6 @@ from svc_server.store.base import (
     equal_filters,
     marks,
 )
-from svc_server.store.realestate_rows import CoverageRecord
 
 
 class CoverageTables:
@@ -39,7 +39,7 @@ class CoverageTables:
         return {r["code"] for r in rows}
 
     def replace_coverage(
-        self, tx: Tx, codes: Sequence[str], rows: Sequence[CoverageRecord]
+        self, tx: Tx, codes: Sequence[str], rows: Sequence[CoverageCohort]
     ) -> None:
         """Replace every coverage row of the districts ``codes`` by ``rows`` and mark the
         districts up to date."""
@@ -63,7 +63,7 @@ class CoverageTables:
                 int(r.dong != ""),
                 r.type_rank,
                 r.total_samples,
-                json.dumps(r.row, ensure_ascii=False, separators=(",", ":")),
+                json.dumps(stored_form(r.row), ensure_ascii=False, separators=(",", ":")),
                 json.dumps(r.source_mix, separators=(",", ":")),
             )
             for r in rows

@@ -4,7 +4,7 @@
 and source; dong ``''`` for the whole district) is maintained in the same transaction as
 the rows it counts. ``coverage_cohorts`` holds the finished coverage rows per cohort and
 granularity, rebuilt at ingest for the districts a load touched (the service computes
-them: ``svc_server.services.coverage.refresh_coverage``). So coverage and dimensions
+them: ``svc_server.ingest.coverage.refresh_coverage``). So coverage and dimensions
 never scan transactions, and coverage without a district reads only ``limit`` rows.
 
 Pulse reads only its cohort: ``samples`` always names every property type, transaction
@@ -26,11 +26,13 @@ import json
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc_core import regions
 from svc_core.instants import iso_or_none
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.common import codes_of
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
@@ -47,7 +49,6 @@ from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
-    CoverageRecord,
     DataState,
     RollupKey,
     rollup_counts,
@@ -69,7 +70,6 @@ log = logging.getLogger("svc.store")
 __all__ = [
     "TRANSACTION_COLUMNS",
     "VERSION_TTL",
-    "CoverageRecord",
     "DataState",
     "RealEstateRepo",
     "RollupKey",
@@ -365,3 +365,22 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
             return read(tx)
         with self.db.transaction(write=False) as read_tx:
             return read(read_tx)
+
+    def district_names(self, codes: Iterable[str], *, tx: Tx | None = None) -> dict[str, str]:
+        """Names of districts: the bundled table, else the name their records carry."""
+        names: dict[str, str] = {}
+        unknown: list[str] = []
+        for code in set(codes):
+            name = regions.region_name(code)
+            if name is None:
+                unknown.append(code)
+            else:
+                names[code] = name
+        if unknown:
+            wanted = sorted({c for code in unknown for c in codes_of(code)})
+            found = self.sigungu_names(wanted, tx=tx)
+            for code in unknown:
+                name = next((found[c] for c in codes_of(code) if c in found), None)
+                if name is not None:
+                    names[code] = name
+        return names

@@ -1,6 +1,6 @@
 """Rows of the real-estate tables built in memory: transactions, the ``cohort_months``
-rollup, and the records the repository hands to services (``DataState``,
-``CoverageRecord``). No SQL: shared by the store, demo data and the ingest bench."""
+rollup, and what the repository hands to services (``DataState``). No SQL: shared by
+the store, demo data and the ingest bench."""
 
 from __future__ import annotations
 
@@ -163,24 +163,6 @@ def rollup_rows(counts: Mapping[RollupKey, int]) -> list[Row]:
     return [
         {**dict(zip(ROLLUP_COLUMNS, key, strict=True)), "samples": n} for key, n in counts.items()
     ]
-
-
-@attrs.frozen(kw_only=True)
-class CoverageRecord:
-    """One finished coverage row of a cohort at one granularity (``dong`` ``''`` for a
-    district-level row; ``building_type`` ``''`` for the combined row), with its
-    per-source samples and ordering keys."""
-
-    granularity: str
-    sigungu_code: str
-    dong: str
-    property_type: str
-    transaction_type: str
-    building_type: str
-    type_rank: int
-    total_samples: int
-    row: dict[str, Any]
-    source_mix: dict[str, int]
 
 
 @attrs.frozen(kw_only=True)

@@ -1,0 +1,64 @@
+"""The coverage rows precomputed at load time: inside the load's transaction, every
+district it touched (and any district still missing them) gets its finished coverage
+rows at both granularities and for every building-type filter, so ``GET
+/api/v1/real-estate/coverage`` without a district reads rows instead of building them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from svc_core.models import BUILDING_TYPES
+from svc_core.realestate import coverage as core_coverage
+from svc_core.realestate import query as q
+from svc_server.store import Store
+from svc_server.store.base import Row, Tx
+
+COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
+"""The building-type filters coverage is precomputed for (None: every deal)."""
+
+
+def build_coverage(
+    rollup: Iterable[Row],
+    granularities: Sequence[str],
+    *,
+    dong_level: bool,
+    merge_code: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> list[core_coverage.CoverageCohort]:
+    """``svc_core.realestate.coverage.build_coverage`` for every building-type filter
+    (``COVERAGE_TYPES``): the rows the store keeps."""
+    return core_coverage.build_coverage(
+        rollup,
+        granularities,
+        dong_level=dong_level,
+        merge_code=merge_code,
+        names=names,
+        building_types=COVERAGE_TYPES,
+    )
+
+
+def refresh_coverage(
+    store: Store, tx: Tx, codes: Iterable[str], *, rollup: Sequence[Row] | None = None
+) -> int:
+    """Rebuild the precomputed coverage rows of districts ``codes`` (and of any district
+    still missing them) inside the load's transaction; return the rows written.
+
+    ``rollup`` may hand over the complete rollup rows of ``codes`` when the caller has
+    them in memory (a first load into an empty store); by default they are read.
+    """
+    wanted = sorted(set(codes) | store.realestate.stale_coverage_districts(tx))
+    if not wanted:
+        return 0
+    if rollup is None or set(wanted) - set(codes):
+        rollup = store.realestate.rollup(codes=wanted, dong_level=None, tx=tx)
+    district = [r for r in rollup if r["dong"] == ""]
+    dongs = [r for r in rollup if r["dong"] != ""]
+    names = store.realestate.district_names(wanted, tx=tx)
+    records = [
+        record
+        for level, rows in ((False, district), (True, dongs))
+        for record in build_coverage(rows, q.GRANULARITIES, dong_level=level, names=names)
+    ]
+    store.realestate.replace_coverage(tx, wanted, records)
+    return len(records)

@@ -1,0 +1,262 @@
+"""Every writer of public data goes through the one commit (``svc_server.ingest.writer``).
+
+Two ways: the code (no module outside ``svc_server.ingest`` and the store calls a store
+method that writes public data), and the result of each real writer on both backends
+(``svc ingest`` of every kind, ``svc sync rtms``, ``svc sync rone``, ``svc demo-data``):
+one new ingest-log row of its kind, whose id the new records carry; the precomputed
+coverage of the districts it touched is exactly what a rebuild gives; and on PostgreSQL
+the planner's statistics of ``transactions`` were refreshed after a load of deals.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_server import cli
+from svc_server.ingest.coverage import refresh_coverage
+from svc_server.store import open_store
+from tests.http.realestate_support import MOLIT
+from tests.server import rone_standin, rtms_standin
+from tests.server.test_demo_load import small_demo  # noqa: F401  # the fixture
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "svc_server"
+SVC = Path(sys.executable).with_name("svc")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+WRITES = {
+    "insert_transactions",
+    "delete_transactions",
+    "insert_excluded",
+    "insert_indices",
+    "record_load",
+    "log_ingest",
+    "replace_coverage",
+    "upsert_listings",
+    "upsert_activity",
+    "replace_rows",
+    "replace_dimensions",
+    "save_month_reads",
+    "record_table",
+    "note_attempt",
+}
+"""The store's writes of public data."""
+
+
+def test_only_ingest_calls_the_stores_writes_of_public_data() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        part = path.relative_to(SRC).parts[0]
+        if part in ("ingest", "store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and (
+                    node.func.attr in WRITES
+                    or (
+                        node.func.attr == "record"
+                        and isinstance(node.func.value, ast.Attribute)
+                        and node.func.value.attr == "sync"
+                    )
+                )
+            ):
+                found.append(f"{path.relative_to(SRC)}:{node.lineno} {node.func.attr}")
+    assert found == []
+
+
+def test_the_check_sees_a_write_outside_ingest(tmp_path: Path) -> None:
+    """The walk above is not vacuous: the ingest writer itself makes these calls."""
+    text = (SRC / "ingest" / "writer.py").read_text(encoding="utf-8")
+    calls = {
+        node.func.attr
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert {"insert_transactions", "record_load", "insert_indices"} <= calls
+
+
+# --- what each writer leaves behind ------------------------------------------------------
+
+
+def rows(url: str, sql: str) -> list[dict[str, Any]]:
+    store = open_store(url)
+    try:
+        with store.data.transaction(write=False) as tx:
+            return tx.fetchall(sql)
+    finally:
+        store.close()
+
+
+class _Rollback(Exception):
+    pass
+
+
+COVERAGE = (
+    "SELECT granularity, sigungu_code, dong, property_type, transaction_type, building_type, "
+    "type_rank, total_samples, row_json, source_mix FROM coverage_cohorts "
+    "ORDER BY granularity, sigungu_code, dong, property_type, transaction_type, building_type"
+)
+
+
+def assert_coverage_is_fresh(url: str, codes: set[str]) -> None:
+    """The stored coverage equals a rebuild of ``codes`` from the roll-up (rolled back)."""
+    store = open_store(url)
+    try:
+        with store.data.transaction(write=False) as tx:
+            stored = tx.fetchall(COVERAGE)
+        rebuilt: list[dict[str, Any]] = []
+        try:
+            with store.data.transaction() as tx:
+                refresh_coverage(store, tx, codes)
+                rebuilt = tx.fetchall(COVERAGE)
+                raise _Rollback
+        except _Rollback:
+            pass
+    finally:
+        store.close()
+    assert {r["sigungu_code"] for r in stored} >= codes
+    assert stored == rebuilt
+
+
+def assert_one_new_load(url: str, before: set[str], kind: str) -> str:
+    logged = rows(url, "SELECT id, kind FROM ingest_log")
+    new = [r for r in logged if r["id"] not in before]
+    assert [r["kind"] for r in new] == [kind]
+    return str(new[0]["id"])
+
+
+def load_ids(url: str) -> set[str]:
+    return {r["id"] for r in rows(url, "SELECT id FROM ingest_log")}
+
+
+def assert_statistics_refreshed(url: str) -> None:
+    if not url.startswith("postgresql"):
+        return
+    [stat] = rows(
+        url,
+        "SELECT last_analyze FROM pg_stat_user_tables WHERE relid = 'transactions'::regclass",
+    )
+    assert stat["last_analyze"] is not None
+
+
+def run(url: str, *args: str, **env: str) -> None:
+    done = subprocess.run(
+        [str(SVC), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SVC_DATABASE_URL": url, **env},
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def rtms() -> Iterator[rtms_standin.StandIn]:
+    with rtms_standin.serve() as state:
+        yield state
+
+
+@pytest.fixture
+def rone() -> Iterator[rone_standin.RoneStandIn]:
+    with rone_standin.serve() as state:
+        yield state
+
+
+def test_svc_ingest_of_deals_commits_through_the_writer(db_url: str) -> None:
+    run(db_url, "init")
+    before = load_ids(db_url)
+    run(db_url, "ingest", "rtms-commercial", str(MOLIT / "NRG_11680_202506.xml"))  # 73 deals
+    load_id = assert_one_new_load(db_url, before, "rtms-commercial")
+    carried = rows(db_url, "SELECT DISTINCT load_id FROM transactions")
+    assert carried == [{"load_id": load_id}]
+    assert rows(db_url, "SELECT sigungu_code, month FROM source_months") == [
+        {"sigungu_code": "11680", "month": "2025-06"}
+    ]
+    assert_coverage_is_fresh(db_url, {"11680"})
+    assert_statistics_refreshed(db_url)
+
+
+def test_svc_sync_rtms_commits_through_the_writer(db_url: str, rtms: rtms_standin.StandIn) -> None:
+    run(db_url, "init")
+    run(
+        db_url,
+        "sync",
+        "rtms",
+        "--kinds",
+        "commercial",
+        "--sigungu",
+        "11680",
+        "--from",
+        "2025-06",
+        "--to",
+        "2025-06",
+        "--backoff",
+        "0",
+        SVC_RTMS_BASE_URL=rtms.url,
+        SVC_DATA_GO_KR_KEY=rtms_standin.KEY,
+    )
+    load_id = assert_one_new_load(db_url, set(), "rtms-commercial")
+    assert rows(db_url, "SELECT DISTINCT load_id FROM transactions") == [{"load_id": load_id}]
+    [state] = rows(db_url, "SELECT kind, status FROM sync_months")
+    assert state == {"kind": "commercial", "status": "complete"}
+    assert_coverage_is_fresh(db_url, {"11680"})
+    assert_statistics_refreshed(db_url)
+
+
+def test_svc_sync_rone_commits_through_the_writer(
+    db_url: str, rone: rone_standin.RoneStandIn
+) -> None:
+    run(db_url, "init")
+    run(
+        db_url,
+        "sync",
+        "rone",
+        "--backoff",
+        "0",
+        SVC_RONE_BASE_URL=rone.url,
+        SVC_RONE_KEY=rone_standin.KEY,
+    )
+    logged = rows(db_url, "SELECT kind FROM ingest_log")
+    tables = rows(db_url, "SELECT status FROM sync_tables")
+    assert logged and {r["kind"] for r in logged} == {"rone-index"}
+    assert len(logged) == len(tables) and {t["status"] for t in tables} == {"complete"}
+    assert rows(db_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] > 0
+
+
+@pytest.mark.parametrize("kind", ["market-listings", "market-activity", "rone-index"])
+def test_svc_ingest_of_other_kinds_commits_through_the_writer(db_url: str, kind: str) -> None:
+    run(db_url, "init")
+    if kind == "market-activity":
+        run(db_url, "ingest", "market-listings", str(FIXTURES / "markets" / "listings.csv"))
+    before = load_ids(db_url)
+    files = {
+        "market-listings": FIXTURES / "markets" / "listings.csv",
+        "market-activity": FIXTURES / "markets" / "activity.csv",
+        "rone-index": FIXTURES / "rone" / "indices.csv",
+    }
+    run(db_url, "ingest", kind, str(files[kind]))
+    assert_one_new_load(db_url, before, kind)
+    if kind == "market-activity":  # listings alone publish nothing
+        assert rows(db_url, "SELECT COUNT(*) AS n FROM market_rows")[0]["n"] > 0
+
+
+@pytest.mark.usefixtures("small_demo")
+def test_svc_demo_data_commits_through_the_writer(db_url: str) -> None:
+    assert cli.main(["init", "--database-url", db_url]) == 0
+    assert cli.main(["demo-data", "--database-url", db_url]) == 0
+    load_id = assert_one_new_load(db_url, set(), "demo")
+    assert rows(db_url, "SELECT DISTINCT load_id FROM transactions") == [{"load_id": load_id}]
+    codes = {
+        r["sigungu_code"] for r in rows(db_url, "SELECT DISTINCT sigungu_code FROM transactions")
+    }
+    assert_coverage_is_fresh(db_url, codes)
+    assert_statistics_refreshed(db_url)  # the demo skipped this before the one write path
