@@ -1,6 +1,6 @@
 """Marketplace use cases: pulse and dimensions.
 
-Both read answers the loader materialized (``services.markets_ingest``): pulse is one
+Both read answers the loader materialized (``svc_server.ingest.markets``): pulse is one
 primary-key lookup, dimensions one small ordered read. Each takes the store, the caller
 and the strict-parsed query parameters and returns an ``Answer`` (data and ``_meta``); a cohort that is
 empty or suppressed raises ``NotFound`` (the same answer for both, so a 404 says nothing
