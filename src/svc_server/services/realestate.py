@@ -28,7 +28,7 @@ from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
 from svc_core.realestate.common import Context, codes_of, gate
-from svc_core.realestate.pulse import Deal, PulseRow
+from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
     DimensionsQuery,
     IndicesQuery,
@@ -68,24 +68,6 @@ def _month(label: str | None) -> periods.Month | None:
     return periods.parse_month(label) if label else None
 
 
-def _deal(r: Row) -> Deal:
-    return Deal(
-        price=int(r["price_krw"]),
-        monthly_rent=None if r["monthly_rent_krw"] is None else int(r["monthly_rent_krw"]),
-        area=None if r["area_m2"] is None else float(r["area_m2"]),
-        source=str(r["source"]),
-        sigungu_code=r["sigungu_code"],
-        sigungu=str(r["sigungu"]),
-        dong=r["dong"],
-        property_type=r["property_type"],
-        transaction_type=r["transaction_type"],
-        month=r["month"],
-        synthetic=bool(r["synthetic"]),
-        building_type=r["building_type"],
-        land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
-    )
-
-
 def _cohort_rows(
     store: Store,
     state: DataState,
@@ -101,7 +83,7 @@ def _cohort_rows(
     """
 
     def compute() -> tuple[list[PulseRow], bool]:
-        found = store.realestate.samples(
+        samples = store.realestate.samples(
             codes_of(cohort.sigungu_code),
             sorted(period_of),
             property_type=cohort.property_type,
@@ -109,7 +91,6 @@ def _cohort_rows(
             dong=cohort.dong,
             building_type=cohort.building_type,
         )
-        samples = [_deal(r) for r in found]
         rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
         return rows, any(s.synthetic for s in samples) if samples else state.synthetic
 
@@ -170,20 +151,6 @@ def series(
     return core_series.series_answer(finished, query, context, synthetic=synthetic)
 
 
-def _index_value(r: Row) -> core_indices.IndexValue:
-    return core_indices.IndexValue(
-        sigungu_code=r["sigungu_code"],
-        sigungu=r["sigungu"],
-        property_type=r["property_type"],
-        metric_type=r["metric_type"],
-        period=r["period"],
-        period_end_date=str(r["period_end_date"]),
-        value_pct=float(r["value_pct"]),
-        source=str(r["source"]),
-        synthetic=bool(r["synthetic"]),
-    )
-
-
 def indices(
     store: Store,
     query: IndicesQuery,
@@ -197,14 +164,13 @@ def indices(
     state = store.realestate.state()
     latest = periods.parse_quarter(state.latest_index_period) if state.latest_index_period else None
     window = periods.resolve_index_period(query.period, latest)
-    found = store.realestate.indices(
+    values = store.realestate.indices(
         codes_of(query.sigungu_code),
         window.periods,
         property_type=query.property_type,
         metric_type=query.metric_type,
     )
     context = answer_context(state, caller, request_id, now, links)
-    values = [_index_value(r) for r in found]
     return core_indices.indices_answer(values, query, window, context, synthetic=state.synthetic)
 
 

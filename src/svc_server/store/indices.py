@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from svc_core.realestate.indices import IndexValue
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
@@ -66,7 +67,7 @@ class IndexTable:
         *,
         property_type: str | None = None,
         metric_type: str | None = None,
-    ) -> list[Row]:
+    ) -> list[IndexValue]:
         """Index observations of districts ``codes`` in ``periods``, ordered for output."""
         if not codes or not periods:
             return []
@@ -79,4 +80,18 @@ class IndexTable:
         params = [*codes, *periods, *equal]
         sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(sql, params)
+            return [_index_value(r) for r in tx.fetchall(sql, params)]
+
+
+def _index_value(r: Row) -> IndexValue:
+    return IndexValue(
+        sigungu_code=r["sigungu_code"],
+        sigungu=r["sigungu"],
+        property_type=r["property_type"],
+        metric_type=r["metric_type"],
+        period=r["period"],
+        period_end_date=str(r["period_end_date"]),
+        value_pct=float(r["value_pct"]),
+        source=str(r["source"]),
+        synthetic=bool(r["synthetic"]),
+    )

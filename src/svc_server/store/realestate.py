@@ -33,6 +33,7 @@ from svc_core import regions
 from svc_core.instants import iso_or_none
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.common import codes_of
+from svc_core.realestate.pulse import Deal
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
@@ -322,7 +323,7 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         transaction_type: str | None = None,
         dong: str | None = None,
         building_type: str | None = None,
-    ) -> list[Row]:
+    ) -> list[Deal]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
         used on every column and nothing outside the cohort is read; ``building_type``
@@ -345,7 +346,7 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         )
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(sql, params)
+            return [_deal(r) for r in tx.fetchall(sql, params)]
 
     def sigungu_names(self, codes: Sequence[str], *, tx: Tx | None = None) -> dict[str, str]:
         """The district name the records of each code carry (for codes the bundled table
@@ -384,3 +385,22 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
                 if name is not None:
                     names[code] = name
         return names
+
+
+def _deal(r: Row) -> Deal:
+    """A stored transaction as the pulse computation reads it."""
+    return Deal(
+        price=int(r["price_krw"]),
+        monthly_rent=None if r["monthly_rent_krw"] is None else int(r["monthly_rent_krw"]),
+        area=None if r["area_m2"] is None else float(r["area_m2"]),
+        source=str(r["source"]),
+        sigungu_code=r["sigungu_code"],
+        sigungu=str(r["sigungu"]),
+        dong=r["dong"],
+        property_type=r["property_type"],
+        transaction_type=r["transaction_type"],
+        month=r["month"],
+        synthetic=bool(r["synthetic"]),
+        building_type=r["building_type"],
+        land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
+    )
