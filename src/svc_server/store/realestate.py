@@ -37,7 +37,6 @@ from svc_core.realestate.pulse import Deal
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
-    Row,
     Tx,
     chunks,
     equal_filters,
@@ -52,6 +51,7 @@ from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
     DataState,
     RollupKey,
+    deal,
     rollup_counts,
     rollup_rows,
     row_keys,
@@ -346,7 +346,7 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         )
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
-            return [_deal(r) for r in tx.fetchall(sql, params)]
+            return [deal(r) for r in tx.fetchall(sql, params)]
 
     def sigungu_names(self, codes: Sequence[str], *, tx: Tx | None = None) -> dict[str, str]:
         """The district name the records of each code carry (for codes the bundled table
@@ -385,22 +385,3 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
                 if name is not None:
                     names[code] = name
         return names
-
-
-def _deal(r: Row) -> Deal:
-    """A stored transaction as the pulse computation reads it."""
-    return Deal(
-        price=int(r["price_krw"]),
-        monthly_rent=None if r["monthly_rent_krw"] is None else int(r["monthly_rent_krw"]),
-        area=None if r["area_m2"] is None else float(r["area_m2"]),
-        source=str(r["source"]),
-        sigungu_code=r["sigungu_code"],
-        sigungu=str(r["sigungu"]),
-        dong=r["dong"],
-        property_type=r["property_type"],
-        transaction_type=r["transaction_type"],
-        month=r["month"],
-        synthetic=bool(r["synthetic"]),
-        building_type=r["building_type"],
-        land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
-    )

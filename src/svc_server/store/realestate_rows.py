@@ -1,6 +1,6 @@
 """Rows of the real-estate tables built in memory: transactions, the ``cohort_months``
-rollup, and what the repository hands to services (``DataState``). No SQL: shared by
-the store, demo data and the ingest bench."""
+rollup, and what the repository hands to services (``DataState``, ``deal``). No SQL:
+shared by the store, demo data and the ingest bench."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from svc_core.realestate.freshness import MonthKey
+from svc_core.realestate.pulse import Deal
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 
@@ -186,3 +187,22 @@ class DataState:
     coverage_complete: bool = True
     incomplete: frozenset[MonthKey] = frozenset()
     data_as_of: str | None = None
+
+
+def deal(r: Row) -> Deal:
+    """A stored transaction as the pulse computation reads it."""
+    return Deal(
+        price=int(r["price_krw"]),
+        monthly_rent=None if r["monthly_rent_krw"] is None else int(r["monthly_rent_krw"]),
+        area=None if r["area_m2"] is None else float(r["area_m2"]),
+        source=str(r["source"]),
+        sigungu_code=r["sigungu_code"],
+        sigungu=str(r["sigungu"]),
+        dong=r["dong"],
+        property_type=r["property_type"],
+        transaction_type=r["transaction_type"],
+        month=r["month"],
+        synthetic=bool(r["synthetic"]),
+        building_type=r["building_type"],
+        land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
+    )
