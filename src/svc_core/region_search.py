@@ -11,6 +11,7 @@ names) or by prefix (it starts one); a query of digits matches codes by prefix.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import functools
 import re
@@ -80,8 +81,7 @@ def _keys(code: str) -> frozenset[str]:
     """The normalised names a district answers to: its province (full, short, romanised,
     or left out) followed by its district words from any word on, each full or without
     its unit (시, 군, 구), in Korean or romanised."""
-    r = region(code)
-    assert r is not None, code  # keys are asked only for codes of the table
+    r = _table(code)
     sido = frozenset({""}) | _word_forms(r.sido, r.sido_roman)
     words = r.name.split()
     romans = r.name_roman.split()
@@ -97,6 +97,20 @@ def _keys(code: str) -> frozenset[str]:
     return frozenset(keys)
 
 
+@functools.cache
+def _index() -> tuple[list[str], list[str]]:
+    """Every (name, code) of the table sorted by name, as two lists: the names starting
+    with a query are one run of it (``bisect``)."""
+    pairs = sorted((key, r.code) for r in load_regions() for key in _keys(r.code))
+    return [key for key, _ in pairs], [code for _, code in pairs]
+
+
+def _table(code: str) -> Region:
+    found = region(code)
+    assert found is not None, code  # only codes of the table are indexed
+    return found
+
+
 @attrs.frozen(kw_only=True)
 class Match:
     """A district found by ``search``: ``exact`` when the query is one of its names, not
@@ -106,7 +120,7 @@ class Match:
     exact: bool
 
 
-def search(query: str, *, limit: int = SEARCH_LIMIT, in_use_only: bool = False) -> list[Match]:
+def search(query: str, *, limit: int = SEARCH_LIMIT) -> list[Match]:
     """Districts whose code starts with ``query`` (digits), or one of whose names starts
     with it (Korean or romanised, province and district, spaces and case ignored:
     ``부천``, ``Bucheon Wonmi``, ``서울 중구``, ``gangnam-gu``). In use before retired,
@@ -115,19 +129,17 @@ def search(query: str, *, limit: int = SEARCH_LIMIT, in_use_only: bool = False) 
     q = normalize(query)
     if not q:
         return []
-    found: list[Match] = []
-    for r in load_regions():
-        if in_use_only and not r.in_use:
-            continue
-        if q.isdigit():
-            if r.code.startswith(q):
-                found.append(Match(region=r, exact=r.code == q))
-            continue
-        keys = _keys(r.code)
-        if q in keys:
-            found.append(Match(region=r, exact=True))
-        elif any(k.startswith(q) for k in keys):
-            found.append(Match(region=r, exact=False))
+    if q.isdigit():
+        found = [Match(region=r, exact=r.code == q) for r in load_regions() if r.code.startswith(q)]
+    else:
+        exact: dict[str, bool] = {}
+        names, codes = _index()
+        at = bisect.bisect_left(names, q)
+        while at < len(names) and names[at].startswith(q):
+            code = codes[at]
+            exact[code] = exact.get(code, False) or names[at] == q
+            at += 1
+        found = [Match(region=_table(code), exact=hit) for code, hit in exact.items()]
     found.sort(key=lambda m: (not m.region.in_use, not m.exact, m.region.code))
     return found[:limit]
 
