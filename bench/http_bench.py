@@ -59,13 +59,13 @@ def build_database(
     """A store (the SQLite file ``path``, or ``url``) with ``transactions`` synthetic
     deals over 57 months and 35 districts."""
     from svc_core.models import Transaction
-    from svc_core.regions import load_regions
+    from svc_core.regions import regions_in_use
     from svc_server.store import open_store
 
     store = open_store(url or f"sqlite:///{path}")
     store.migrate()
     rng = random.Random(seed)
-    codes = [r.code for r in load_regions()][:35]
+    codes = [r.code for r in regions_in_use()][:35]
     types = ("office", "retail", "commercial_complex", "mixed_use", "officetel")
     batch: list[Transaction] = []
     for i in range(transactions):

@@ -43,7 +43,7 @@ from svc_core.caller import Caller
 from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, Transaction
 from svc_core.realestate import query
-from svc_core.regions import load_regions
+from svc_core.regions import regions_in_use
 from svc_server.ingest import coverage as ingest_coverage
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
@@ -109,7 +109,7 @@ def dataset(total: int, seed: int = 11) -> Iterator[Transaction]:
     """``total`` transactions: the fixed Gangnam cohort plus the rest spread evenly."""
     rng = random.Random(seed)
     yield from district_rows(rng, TARGET, "강남구", TARGET_PER_MONTH, 0)
-    others = [r for r in load_regions() if r.code != TARGET]
+    others = [r for r in regions_in_use() if r.code != TARGET]
     rest = total - TARGET_PER_MONTH * MONTHS
     per_district = rest // len(others)
     per_month, extra = divmod(per_district, MONTHS)

@@ -12,7 +12,8 @@ from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
-from svc_server.handlers import accounts, markets, realestate, system, webhooks
+from svc_core.region_search import REGIONS_PARAMS
+from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Route, with_csv_forms
 from svc_server.openapi import account_ops as acc
@@ -120,6 +121,15 @@ ROUTES: tuple[Route, ...] = (
         auth="data",
         params=re_query.DIMENSIONS_PARAMS,
         counted=True,
+    ),
+    Route(  # a look-up of the bundled code table: a key is needed, no quota is used
+        path=f"{RE}/regions",
+        methods=GET,
+        handler=regions.search,
+        doc=ops.GET_REAL_ESTATE_REGIONS,
+        auth="data",
+        params=REGIONS_PARAMS,
+        counted=False,
     ),
     # marketplace vertical
     Route(

@@ -267,7 +267,7 @@ def test_the_web_csv_exports(store: Store) -> None:
         store, "rtms-commercial", FIXTURES / "rtms_csv" / "commercial_11680_202506_cp949.csv"
     )
     assert commercial.excluded == {"cancelled": 1, "partial_share": 1}
-    assert set(commercial.rejected) == {"invalid_amount", "unknown_district"}
+    assert set(commercial.rejected) == {"invalid_amount"}  # 강원 춘천시 is a district now
     assert [r.line for r in commercial.rejections] == sorted(r.line for r in commercial.rejections)
     assert (
         commercial.loaded == commercial.read - commercial.excluded_total - commercial.rejected_total

@@ -25,7 +25,8 @@ from typing import Any, TextIO
 from svc_core.errors import InvalidParams
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
-from svc_core.regions import load_regions, region_name
+from svc_core.region_search import resolve
+from svc_core.regions import region, region_name, regions_in_use
 from svc_core.sync import (
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,
@@ -75,9 +76,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--service-key", metavar="KEY", help=f"data.go.kr key, either form (env {KEY_ENV})"
     )
     where = r.add_mutually_exclusive_group(required=True)
-    where.add_argument("--sigungu", metavar="CODE[,CODE...]", help="5-digit district codes")
     where.add_argument(
-        "--all", action="store_true", help="every district of the bundled code table"
+        "--sigungu",
+        metavar="DISTRICT[,DISTRICT...]",
+        help="districts in use: 5-digit codes or unambiguous names (부천시원미구, 'Bucheon Wonmi')",
+    )
+    where.add_argument(
+        "--all", action="store_true", help="every district in use (the bundled code table)"
     )
     r.add_argument(
         "--from", dest="first", required=True, metavar="YYYY-MM", help="first month to fetch"
@@ -136,7 +141,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "recorded) and the last sync time (UTC)."
         ),
     )
-    s.add_argument("--sigungu", metavar="CODE[,CODE...]", help="only these districts")
+    s.add_argument(
+        "--sigungu",
+        metavar="DISTRICT[,DISTRICT...]",
+        help="only these districts (codes, retired ones too, or names)",
+    )
     s.add_argument("--kinds", metavar="KIND[,KIND...]", help="only these kinds")
     s.add_argument("--from", dest="first", metavar="YYYY-MM", help="months from this one")
     s.add_argument("--to", dest="last", metavar="YYYY-MM", help="months up to this one")
@@ -145,15 +154,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sync_rone.register(inner, common)
 
 
+def _parts(raw: str) -> tuple[str, ...]:
+    parts = tuple(dict.fromkeys(c.strip() for c in raw.split(",") if c.strip()))
+    if not parts:
+        raise InvalidParams("--sigungu takes district codes or names, e.g. 11680 or 부천시원미구")
+    return parts
+
+
 def _codes(raw: str) -> tuple[str, ...]:
-    codes = tuple(dict.fromkeys(c.strip() for c in raw.split(",") if c.strip()))
-    unknown = [c for c in codes if region_name(c) is None]
-    if not codes or unknown:
-        raise InvalidParams(
-            f"unknown district code(s) {', '.join(unknown) or '(none given)'}: "
-            "use 5-digit codes of the bundled table"
-        )
-    return codes
+    """The districts in use that ``raw`` names (codes or names, comma-separated); a
+    retired code is refused, naming the codes that replaced it."""
+    return tuple(dict.fromkeys(resolve(part).code for part in _parts(raw)))
+
+
+def _status_codes(raw: str) -> tuple[str, ...]:
+    """Like ``_codes``, but a retired code of the table is taken as it is: its months
+    may have been synced before it was retired."""
+    codes = []
+    for part in _parts(raw):
+        found = region(part)
+        codes.append(found.code if found is not None else resolve(part).code)
+    return tuple(dict.fromkeys(codes))
 
 
 def _kinds(raw: str) -> tuple[str, ...]:
@@ -181,7 +202,7 @@ def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
     last = _month(args.last, "--to") if args.last else current
     if last < first:
         raise InvalidParams("--to is before --from")
-    districts = tuple(r.code for r in load_regions()) if args.all else _codes(args.sigungu)
+    districts = tuple(r.code for r in regions_in_use()) if args.all else _codes(args.sigungu)
     return sync.SyncOptions(
         kinds=_kinds(args.kinds),
         districts=districts,
@@ -298,7 +319,7 @@ def _iso(at: float | int | None) -> str | None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     kinds = _kinds(args.kinds) if args.kinds else ()
-    codes = _codes(args.sigungu) if args.sigungu else ()
+    codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None
     last = _month(args.last, "--to") if args.last else None
     store = store_from_args(args)

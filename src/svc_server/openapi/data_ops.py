@@ -177,6 +177,59 @@ GET_REAL_ESTATE_DIMENSIONS = Operation(
     },
 )
 
+GET_REAL_ESTATE_REGIONS = Operation(
+    operation_id="getRealEstateRegions",
+    tag="Real estate",
+    summary="Find a district by name or code",
+    description="The districts (sigungu) whose code starts with `q` or one of whose names "
+    "does: Korean or romanised (Revised Romanization), province and district (`부천`, "
+    "`Bucheon`, `강남구`, `Gangnam`, `서울 중구`). Each with its Korean and romanised "
+    "names, `sido`, and the days its code was valid: retired codes are included, "
+    "flagged `in_use: false`, with `valid_to` and the codes that replaced them "
+    "(`replaced_by`). Codes in use come first, then exact names before prefixes, then by "
+    "code; at most `limit` (50). An API key or session is needed and the rate limit "
+    "applies, but the call is **not counted against the monthly quota**.",
+    responses={
+        "200": ok(
+            obj({"data": array(ref("Region")), "_meta": ref("RegionsMeta")}),
+            "The matching districts (an empty list when none matches).",
+            example={
+                "data": [
+                    {
+                        "sigungu_code": "41192",
+                        "sido": "경기도",
+                        "sigungu": "부천시 원미구",
+                        "full_name": "경기도 부천시 원미구",
+                        "sido_roman": "Gyeonggi-do",
+                        "sigungu_roman": "Bucheon-si Wonmi-gu",
+                        "full_name_roman": "Gyeonggi-do Bucheon-si Wonmi-gu",
+                        "in_use": True,
+                        "valid_from": "2024-01-01",
+                        "valid_to": None,
+                        "replaced_by": [],
+                        "replaces": ["41190"],
+                        "match": "prefix",
+                    }
+                ],
+                "_meta": {
+                    "service": "svc",
+                    "api_version": "v1",
+                    "generated_at": "2026-11-27T04:00:00Z",
+                    "count": 1,
+                    "total": 1,
+                    "query": {"q": "Bucheon Wonmi", "limit": 50},
+                    "table": "The 법정동 district codes of the Ministry of the Interior and "
+                    "Safety in use on 2026-10-08, and those retired since 2020 (valid_to, "
+                    "replaced_by).",
+                    "auth_method": "api_key",
+                    "rate_limit": {"limit_per_min": 60, "remaining": 59},
+                    "request_id": "req_01HZX9V7Q2",
+                },
+            },
+        )
+    },
+)
+
 # marketplace
 
 GET_MARKETS_PULSE = Operation(

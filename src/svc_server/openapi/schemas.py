@@ -547,6 +547,51 @@ MARKET_META = obj(
         "rate_limit",
     ),
 )
+SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
+REGION = obj(
+    {
+        "sigungu_code": SIGUNGU_CODE,
+        "sido": string("Province, in Korean as the code list names it (`경기도`)."),
+        "sigungu": string("District, in Korean (`부천시 원미구`; the province for Sejong)."),
+        "full_name": string("`sido` and `sigungu` (`경기도 부천시 원미구`)."),
+        "sido_roman": string("Province in Revised Romanization (`Gyeonggi-do`, `Seoul`)."),
+        "sigungu_roman": string("District in Revised Romanization (`Bucheon-si Wonmi-gu`)."),
+        "full_name_roman": string("`sido_roman` and `sigungu_roman`."),
+        "in_use": boolean("False for a retired code."),
+        "valid_from": nullable(string("The day the code came into use.", format="date")),
+        "valid_to": nullable(
+            string("The day the code was retired (null while in use).", format="date")
+        ),
+        "replaced_by": array(SIGUNGU_CODE, "The codes that replaced a retired code."),
+        "replaces": array(SIGUNGU_CODE, "The retired codes this code replaced."),
+        "match": enum(("exact", "prefix"), "Whether `q` is one of its names or starts one."),
+    }
+)
+REGIONS_META = obj(
+    {
+        "service": string(const="svc"),
+        "api_version": string(const="v1"),
+        "generated_at": TIMESTAMP,
+        "count": integer("Districts in `data`.", minimum=0),
+        "total": integer("Districts that match, before `limit`.", minimum=0),
+        "query": obj({"q": string(), "limit": integer(minimum=1, maximum=50)}),
+        "table": string("Which code table answered."),
+        "auth_method": enum(("api_key", "session")),
+        "rate_limit": ref("RateLimit"),
+        "request_id": string(),
+    },
+    required=(
+        "service",
+        "api_version",
+        "generated_at",
+        "count",
+        "total",
+        "query",
+        "table",
+        "auth_method",
+        "rate_limit",
+    ),
+)
 MARKET_VALUE = obj({"value": string(), "sample_count": integer(minimum=1)})
 MARKET_DIMENSIONS = obj(
     {
@@ -885,6 +930,8 @@ SCHEMAS: dict[str, Schema] = {
     "MarketDimensionValue": MARKET_VALUE,
     "MarketDimensions": MARKET_DIMENSIONS,
     "MarketDimensionsMeta": MARKET_DIMENSIONS_META,
+    "Region": REGION,
+    "RegionsMeta": REGIONS_META,
     "AccountMeta": ACCOUNT_META,
     "UsageSummary": USAGE,
     "ApiKey": KEY_ROW,

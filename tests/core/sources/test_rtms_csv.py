@@ -39,14 +39,15 @@ def test_commercial_export_in_cp949() -> None:
     report = result.report
     assert report.read == 8
     assert report.excluded == {"cancelled": 1, "partial_share": 1}
-    assert report.rejected == {"unknown_district": 1, "invalid_amount": 1}
-    assert len(result.transactions) == 4
+    # 춘천시 of 강원특별자치도 was outside the old 104-district table; it is a district now
+    assert report.rejected == {"invalid_amount": 1}
+    assert len(result.transactions) == 5
     assert len(result.retracted_keys) == 1
 
 
 def test_commercial_values() -> None:
     txs = parse_rtms_csv(COMMERCIAL.read_bytes(), "commercial").transactions
-    first, office, copy, bundang = txs
+    first, office, copy, bundang, chuncheon = txs
     assert (first.sigungu_code, first.sigungu, first.dong) == ("11680", "강남구", "대치동")
     assert first.price_krw == 610_000_000
     assert first.deal_date == datetime.date(2025, 6, 24)
@@ -66,13 +67,18 @@ def test_commercial_values() -> None:
         "정자동",
     )
     assert bundang.property_type == "retail"
+    assert (chuncheon.sigungu_code, chuncheon.sigungu, chuncheon.dong) == (
+        "51110",
+        "춘천시",
+        "효자동",
+    )
 
 
 def test_rejections_carry_physical_line_numbers() -> None:
     report = parse_rtms_csv(COMMERCIAL.read_bytes(), "commercial", path="c.csv").report
     lines = {r.reason: r.line for r in report.rejections}
     # a quoted cell spanning two lines comes before these rows
-    assert lines["unknown_district"] == line_of(COMMERCIAL, "강원특별자치도") == 19
+    assert "unknown_district" not in lines  # 강원특별자치도 춘천시 (line 19) is in the table
     assert lines["invalid_amount"] == line_of(COMMERCIAL, '"8","서울특별시 강남구 삼성동"') == 20
 
 

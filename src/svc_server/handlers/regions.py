@@ -1,0 +1,36 @@
+"""``GET /api/v1/real-estate/regions``: find a district by name or code.
+
+Unpacks the query, delegates to ``svc_core.regions.regions_answer`` (the bundled code
+table; no store) and packs ``{data, _meta}``. The route is a data route that is not
+counted against the quota (``counted=False`` in ``svc_server.routes``): an API key is
+needed and the rate limit applies. The table changes only with a release, so a caller's
+own cache may keep an answer for a day (``private``: ``_meta`` names the caller's auth
+method and rate limit).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from werkzeug.wrappers import Response
+
+from svc_core.envelope import rate_limit
+from svc_core.region_search import regions_answer
+from svc_server.http.context import Ctx
+from svc_server.http.deps import Deps
+from svc_server.http.responses import json_response
+
+CACHE_HEADERS = {"Cache-Control": "private, max-age=86400", "Vary": "X-API-Key, Cookie"}
+
+
+def search(ctx: Ctx, deps: Deps) -> Response:
+    caller = ctx.caller
+    assert caller is not None  # the data auth policy guarantees it
+    data, meta = regions_answer(
+        ctx.params,
+        generated_at=datetime.fromtimestamp(ctx.now, UTC),
+        auth_method=caller.auth_method,
+        rate_limit=rate_limit(caller),
+        request_id=ctx.request_id,
+    )
+    return json_response({"data": data, "_meta": meta}, headers=CACHE_HEADERS)
