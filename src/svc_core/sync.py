@@ -13,7 +13,9 @@ The calls a plan costs are counted in pages (``pages_for``): a month whose size 
 from an earlier read costs that many pages; an unknown one at least one. ``Budget``
 counts calls so a run never exceeds its budget. ``classify_gateway`` sorts gateway
 refusals into a wrong key (stop at once), the daily limit (stop, resume tomorrow) and
-passing trouble (retry).
+passing trouble (retry). ``Reach`` counts consecutive calls that could not connect, so a
+run with the network down stops after ``CONNECT_FAILURE_LIMIT`` of them instead of
+spending every month's retries.
 """
 
 from __future__ import annotations
@@ -177,6 +179,36 @@ class Budget:
         if not self.allows(calls):
             raise ValueError(f"{calls} call(s) do not fit in the {self.left} left")
         return Budget(self.limit, self.used + calls)
+
+
+CONNECT_FAILURE_LIMIT = 3
+"""Consecutive calls that could not connect (refused, unknown host, connect timeout)
+after which a run stops: the API is unreachable, and every further month would only
+spend its retries and its back-off."""
+
+
+@attrs.frozen
+class Reach:
+    """Consecutive calls of a run that could not connect (``failures``). Any answer at
+    all, an HTTP error or a gateway refusal included, proves the API reachable and
+    resets the count; ``unreachable`` once ``limit`` calls in a row could not connect."""
+
+    limit: int = attrs.field(default=CONNECT_FAILURE_LIMIT)
+    failures: int = 0
+
+    @limit.validator
+    def _positive(self, _: object, value: int) -> None:
+        if value < 1:
+            raise ValueError("limit must be at least 1")
+
+    def after(self, connected: bool) -> Reach:
+        """After a call: ``connected`` when it got an answer, whatever it said (a read
+        timeout after connecting counts as one), False when it could not connect."""
+        return Reach(self.limit, 0 if connected else self.failures + 1)
+
+    @property
+    def unreachable(self) -> bool:
+        return self.failures >= self.limit
 
 
 def classify_gateway(reason_code: str, auth_message: str = "") -> str:

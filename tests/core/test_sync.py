@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from svc_core.periods import Month
 from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
 from svc_core.sync import (
+    CONNECT_FAILURE_LIMIT,
     KINDS,
     Budget,
     MonthState,
+    Reach,
     classify_gateway,
     district_status,
     gone_keys,
@@ -110,6 +112,32 @@ def test_a_budget_never_lets_calls_pass_its_limit(limit: int, asks: list[int]) -
                 budget.spend(n)
         assert 0 <= budget.used <= limit
         assert budget.left == limit - budget.used
+
+
+@given(limit=st.integers(1, 6), connected=st.lists(st.booleans(), max_size=40))
+def test_a_run_is_unreachable_exactly_when_limit_calls_in_a_row_could_not_connect(
+    limit: int, connected: list[bool]
+) -> None:
+    reach = Reach(limit)
+    streak = 0
+    for number, ok in enumerate(connected):
+        reach = reach.after(connected=ok)
+        streak = 0 if ok else streak + 1
+        assert reach.failures == streak
+        # the first time it says unreachable is the call that completes a run of ``limit``
+        recent = connected[max(0, number + 1 - limit) : number + 1]
+        assert reach.unreachable == (len(recent) == limit and not any(recent))
+
+
+def test_reach_stops_after_a_few_failures_and_needs_a_positive_limit() -> None:
+    reach = Reach()
+    for _ in range(CONNECT_FAILURE_LIMIT - 1):
+        reach = reach.after(connected=False)
+    assert not reach.unreachable and reach.after(connected=False).unreachable
+    assert not reach.after(connected=True).after(connected=False).unreachable
+    assert 2 <= CONNECT_FAILURE_LIMIT <= 5
+    with pytest.raises(ValueError):
+        Reach(0)
 
 
 def test_gateway_reasons_are_sorted_by_what_a_retry_can_fix() -> None:

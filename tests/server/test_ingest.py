@@ -20,7 +20,7 @@ import pytest
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_server import cli, ingest
-from svc_server.commands.data import ProgressBar
+from svc_server.commands.base import ProgressBar
 from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
     FIXTURES,
@@ -468,22 +468,25 @@ def test_svc_ingest_with_a_bad_area_map_stops_before_loading(
     assert f"svc: error: {table}:2: '1111' is not a known district code" in err
 
 
-def test_the_progress_bar_draws_on_a_terminal_only() -> None:
+def test_the_progress_bar_draws_on_a_terminal_and_writes_lines_only_to_a_log() -> None:
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    screen = Terminal()
-    bar = ProgressBar(screen, files=2)
-    bar.show(1, MOLIT / "NRG_11680_202506.xml", 50, 100)
-    bar.show(1, MOLIT / "NRG_11680_202506.xml", 100, 100)
+    screen, log = Terminal(), io.StringIO()
+    bar = ProgressBar(screen, lines=Terminal())  # lines to a terminal: the bar is enough
+    bar.show(50, 100, "file 1/2 NRG_11680_202506.xml")
+    bar.show(100, 100, "file 1/2 NRG_11680_202506.xml")
+    bar.step("not written")
     bar.clear()
     drawn = screen.getvalue()
-    assert "[##############--------------] file 1/2 NRG_11680_202506.xml 50/100" in drawn
-    assert "100/100" in drawn and drawn.endswith("\r")
+    assert "[##############--------------] 50/100 file 1/2 NRG_11680_202506.xml" in drawn
+    assert "100/100" in drawn and drawn.endswith("\r") and "not written" not in drawn
     quiet = io.StringIO()
-    ProgressBar(quiet, files=1).show(1, MOLIT / "x.xml", 1, 2)
-    assert quiet.getvalue() == ""
+    logged = ProgressBar(quiet, lines=log)
+    logged.show(1, 2, "x.xml")
+    logged.step("month 1/2 done")
+    assert quiet.getvalue() == "" and log.getvalue() == "month 1/2 done\n"
 
 
 # kinds recognised from content ---------------------------------------------------------------

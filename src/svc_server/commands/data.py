@@ -15,15 +15,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
 from svc_server import ingest
-from svc_server.commands.base import store_from_args
+from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.services import demo
-
-BAR_WIDTH = 28
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -75,31 +73,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-class ProgressBar:
-    """A one-line bar on a terminal (nothing when ``stream`` is not a terminal)."""
-
-    def __init__(self, stream: TextIO, files: int) -> None:
-        self.stream = stream
-        self.files = files
-        self.enabled = stream.isatty()
-        self._last = ""
-
-    def show(self, number: int, path: Path, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-        text = f"\r[{bar}] file {number}/{self.files} {path.name[:32]} {done}/{total}"
-        if text != self._last:
-            self._last = text
-            print(text, end="", file=self.stream, flush=True)
-
-    def clear(self) -> None:
-        if self.enabled and self._last:
-            print("\r" + " " * (len(self._last) - 1) + "\r", end="", file=self.stream, flush=True)
-            self._last = ""
-
-
 def _kind_and_paths(items: list[str]) -> tuple[str | None, list[Path]]:
     """``[KIND] PATH...``: a first word naming a kind is the kind when paths follow."""
     if len(items) > 1 and items[0] in ingest.KINDS:
@@ -129,12 +102,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"svc: error: {exc.message}", file=sys.stderr)
         return 2
     store = store_from_args(args)
-    bar = ProgressBar(sys.stderr, len(args.paths))
+    bar = ProgressBar(sys.stderr)
     failed = 0
     totals = {"read": 0, "loaded": 0, "duplicate": 0, "excluded": 0, "rejected": 0}
     try:
         for number, path in enumerate(args.paths, start=1):
-            bar.show(number, path, 0, 1)
+            bar.show(0, 1, f"file {number}/{len(args.paths)} {path.name[:32]}")
             try:
                 data = path.read_bytes()
             except OSError as exc:
@@ -144,7 +117,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 continue
 
             def show(done: int, total: int, n: int = number, p: Path = path) -> None:
-                bar.show(n, p, done, total)
+                bar.show(done, total, f"file {n}/{len(args.paths)} {p.name[:32]}")
 
             try:
                 report = ingest.ingest(
