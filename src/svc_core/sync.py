@@ -41,6 +41,8 @@ INGEST_KINDS: dict[str, str] = {
     "officetel-rent": "rtms-officetel-rent",
 }
 """The ``svc ingest`` kind the same records load as."""
+SYNC_KINDS: dict[str, str] = {ingest: kind for kind, ingest in INGEST_KINDS.items()}
+"""The sync kind of each ``svc ingest`` RTMS kind."""
 PARSE_KINDS: dict[str, str] = {
     "commercial": "commercial",
     "officetel-trade": "officetel_trade",
@@ -246,8 +248,23 @@ def month_prefix(kind: str, sigungu_code: str, month: Month) -> str:
 
 
 @attrs.frozen(kw_only=True)
+class IngestedMonth:
+    """A month of one kind and district holding records that ``svc ingest`` loaded:
+    the files they came from, and whether the store knows it holds every item of the
+    month (``complete``: True or False from the files' paging, None when the files say
+    nothing, as a web CSV export)."""
+
+    kind: str
+    sigungu_code: str
+    month: Month
+    sources: tuple[str, ...]
+    complete: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
 class DistrictStatus:
-    """The months of one kind and district by state, and when it was last synced."""
+    """The months of one kind and district by state, the months loaded by ``svc ingest``
+    (``ingested``), and when it was last synced."""
 
     kind: str
     sigungu_code: str
@@ -256,6 +273,7 @@ class DistrictStatus:
     failed: tuple[str, ...]
     missing: tuple[str, ...]
     last_synced_at: float | None
+    ingested: tuple[IngestedMonth, ...] = ()
 
 
 def district_status(
@@ -265,18 +283,26 @@ def district_status(
     districts: Sequence[str] = (),
     first: Month | None = None,
     last: Month | None = None,
+    ingested: Iterable[IngestedMonth] = (),
 ) -> tuple[DistrictStatus, ...]:
-    """Per kind and district (those of ``states``, plus every ``kinds`` × ``districts``
-    pair when both are given): months complete, partial and failed inside
-    ``first``..``last``, and missing ones: months of that range without a state. The
-    range defaults to the earliest and latest month recorded for the pair."""
+    """Per kind and district (those of ``states`` and ``ingested``, plus every ``kinds`` ×
+    ``districts`` pair when both are given): months complete, partial and failed inside
+    ``first``..``last``, months loaded by ``svc ingest``, and missing ones: months of
+    that range with neither a state nor ingested records. The range defaults to the
+    earliest and latest month recorded or ingested for the pair."""
+
+    def inside(month: Month) -> bool:
+        return (first is None or month >= first) and (last is None or month <= last)
+
     by_pair: dict[tuple[str, str], list[MonthState]] = {}
+    loaded: dict[tuple[str, str], dict[Month, IngestedMonth]] = {}
     for state in states:
-        if first is not None and state.month < first:
-            continue
-        if last is not None and state.month > last:
-            continue
-        by_pair.setdefault((state.kind, state.sigungu_code), []).append(state)
+        if inside(state.month):
+            by_pair.setdefault((state.kind, state.sigungu_code), []).append(state)
+    for item in ingested:
+        if inside(item.month):
+            loaded.setdefault((item.kind, item.sigungu_code), {})[item.month] = item
+            by_pair.setdefault((item.kind, item.sigungu_code), [])
     if kinds and districts:
         for kind in kinds:
             for code in districts:
@@ -284,8 +310,10 @@ def district_status(
     out: list[DistrictStatus] = []
     for (kind, code), found in sorted(by_pair.items()):
         recorded = {s.month: s for s in found}
-        low = first if first is not None else min(recorded, default=None)
-        high = last if last is not None else max(recorded, default=None)
+        files = loaded.get((kind, code), {})
+        known = [*recorded, *files]
+        low = first if first is not None else min(known, default=None)
+        high = last if last is not None else max(known, default=None)
         span = months(low, high) if low is not None and high is not None else ()
         labels: dict[str, list[str]] = {status: [] for status in STATUSES}
         for month in sorted(recorded):
@@ -298,8 +326,9 @@ def district_status(
                 complete=tuple(labels["complete"]),
                 partial=tuple(labels["partial"]),
                 failed=tuple(labels["failed"]),
-                missing=tuple(m.label for m in span if m not in recorded),
+                missing=tuple(m.label for m in span if m not in recorded and m not in files),
                 last_synced_at=max(times, default=None),
+                ingested=tuple(files[m] for m in sorted(files)),
             )
         )
     return tuple(out)

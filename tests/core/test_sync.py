@@ -16,6 +16,7 @@ from svc_core.sync import (
     CONNECT_FAILURE_LIMIT,
     KINDS,
     Budget,
+    IngestedMonth,
     MonthState,
     Reach,
     classify_gateway,
@@ -161,6 +162,48 @@ def test_what_changed_between_two_reads(stored: set[str], read: set[str]) -> Non
     assert month_digest(sorted(read), ()) == month_digest(sorted(read, reverse=True), ())
     if read:
         assert month_digest(read, ()) != month_digest((), read)
+
+
+small_month_st = st.builds(Month, year=st.just(2025), month=st.integers(1, 12))
+
+
+@given(
+    synced=st.dictionaries(small_month_st, status_st, max_size=8),
+    loaded=st.dictionaries(small_month_st, st.sampled_from([True, False, None]), max_size=8),
+    bounds=st.tuples(st.none() | small_month_st, st.none() | small_month_st),
+)
+def test_district_status_accounts_for_every_month_of_the_range_synced_ingested_or_missing(
+    synced: dict[Month, str], loaded: dict[Month, bool | None], bounds: tuple[Month | None, ...]
+) -> None:
+    first, last = bounds
+    states = [
+        MonthState(kind="commercial", sigungu_code="11680", month=m, status=s, attempted_at=1.0)
+        for m, s in synced.items()
+    ]
+    ingested = [
+        IngestedMonth(kind="commercial", sigungu_code="11680", month=m, sources=("a.xml",),
+                      complete=c)
+        for m, c in loaded.items()
+    ]  # fmt: skip
+    rows = district_status(states, first=first, last=last, ingested=ingested)
+    inside = [
+        m
+        for m in {*synced, *loaded}
+        if (first is None or m >= first) and (last is None or m <= last)
+    ]
+    if not inside:
+        assert rows == ()  # nothing known of the pair: it is not listed unless asked for
+        return
+    [row] = rows
+    low = first if first is not None else min(inside)
+    high = last if last is not None else max(inside)
+    span = {m.label for m in months(low, high)}
+    recorded = {*row.complete, *row.partial, *row.failed}
+    loaded_labels = {i.month.label for i in row.ingested}
+    assert recorded == {m.label for m in inside if m in synced}
+    assert loaded_labels == {m.label for m in inside if m in loaded}
+    assert set(row.missing) == span - recorded - loaded_labels
+    assert [i.complete for i in row.ingested] == [loaded[i.month] for i in row.ingested]
 
 
 def test_district_status_lists_each_month_once_and_the_gaps() -> None:

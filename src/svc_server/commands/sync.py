@@ -34,6 +34,7 @@ from svc_core.sync import (
     DEFAULT_PAGE_ROWS,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
+    IngestedMonth,
     district_status,
     planned_calls,
 )
@@ -134,11 +135,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s = inner.add_parser(
         "status",
         parents=[common],
-        help="months complete / partial / failed / missing per kind and district",
+        help="months synced, loaded by svc ingest, or missing, per kind and district",
         description=(
-            "Per kind and district: the months complete, partial, failed and missing (months "
-            "of the range without a state; the range defaults to the first and last month "
-            "recorded) and the last sync time (UTC)."
+            "Per kind and district: the months svc sync read complete, partial or failed, "
+            "the months loaded from files by svc ingest (with the files, and whether the "
+            "month is known whole), the missing ones (months of the range with neither; "
+            "the range defaults to the first and last month known) and the last sync time "
+            "(UTC)."
         ),
     )
     s.add_argument("--sigungu", metavar="CODE[,CODE...]", help="only these districts")
@@ -308,6 +311,14 @@ def _iso(at: float | int | None) -> str | None:
     return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+WHOLE = {True: "whole", False: "incomplete", None: "whole unknown"}
+"""How ``svc sync status`` tells whether an ingested month holds every item."""
+
+
+def _ingested(month: IngestedMonth) -> str:
+    return f"{month.month.label} from {', '.join(month.sources)}, {WHOLE[month.complete]}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     kinds = _kinds(args.kinds) if args.kinds else ()
     codes = _codes(args.sigungu) if args.sigungu else ()
@@ -316,10 +327,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         states = store.sync.states(kinds=kinds, codes=codes)
+        ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
     finally:
         store.close()
-    rows = district_status(states.values(), kinds=kinds, districts=codes, first=first, last=last)
+    rows = district_status(
+        states.values(), kinds=kinds, districts=codes, first=first, last=last, ingested=ingested
+    )
     if args.json:
         doc = {
             "districts": [
@@ -331,6 +345,10 @@ def cmd_status(args: argparse.Namespace) -> int:
                     "partial": list(r.partial),
                     "failed": list(r.failed),
                     "missing": list(r.missing),
+                    "ingested": [
+                        {"month": i.month.label, "sources": list(i.sources), "complete": i.complete}
+                        for i in r.ingested
+                    ],
                     "last_synced_at": _iso(r.last_synced_at),
                 }
                 for r in rows
@@ -352,6 +370,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             months = getattr(r, name)
             shown = f" ({', '.join(months)})" if months and name != "complete" else ""
             parts.append(f"{name} {len(months)}{shown}")
+        if r.ingested:
+            loaded = ", ".join(_ingested(i) for i in r.ingested)
+            parts.append(f"ingested {len(r.ingested)} ({loaded})")
         print(
             f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
