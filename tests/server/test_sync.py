@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server import ingest
 from svc_server.commands.sync import EXIT_UNREACHABLE
+from svc_server.delivery.rtms import could_not_connect
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
@@ -413,6 +415,24 @@ def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
     )  # fmt: skip
     [district] = status["districts"]
     assert len(district["missing"]) == 12 and district["failed"] == []
+
+
+@pytest.mark.parametrize(
+    ("error", "unreachable"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), True),
+        (httpx.ConnectError("[Errno -2] Name or service not known"), True),  # DNS
+        (httpx.ConnectTimeout("timed out"), True),
+        (httpx.UnsupportedProtocol("Request URL is missing an 'http://' protocol"), True),
+        (httpx.ReadTimeout("timed out"), False),  # connected: the API is slow, not gone
+        (httpx.RemoteProtocolError("peer closed connection"), False),
+        (httpx.WriteError("broken pipe"), False),
+    ],
+)
+def test_only_failures_to_connect_count_towards_unreachable(
+    error: httpx.TransportError, unreachable: bool
+) -> None:
+    assert could_not_connect(error) is unreachable
 
 
 def test_http_errors_are_answers_and_never_stop_the_run_as_unreachable(

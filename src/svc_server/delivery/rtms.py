@@ -27,9 +27,9 @@ DEFAULT_TIMEOUT = 30.0
 
 def could_not_connect(exc: httpx.TransportError) -> bool:
     """Whether a call failed before reaching the API: connection refused, unknown host (DNS),
-    or no connection within the timeout. A read timeout or a dropped answer is not one:
-    the API was reached."""
-    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+    no connection within the timeout, or a base URL without ``http://``/``https://``. A
+    read timeout or a dropped answer is not one: the API was reached."""
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol)
 
 
 def decoded_key(key: str) -> str:
