@@ -13,7 +13,9 @@ The calls a plan costs are counted in pages (``pages_for``): a month whose size 
 from an earlier read costs that many pages; an unknown one at least one. ``Budget``
 counts calls so a run never exceeds its budget. ``classify_gateway`` sorts gateway
 refusals into a wrong key (stop at once), the daily limit (stop, resume tomorrow) and
-passing trouble (retry).
+passing trouble (retry). ``Reach`` counts consecutive calls that could not connect, so a
+run with the network down stops after ``CONNECT_FAILURE_LIMIT`` of them instead of
+spending every month's retries.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ INGEST_KINDS: dict[str, str] = {
     "officetel-rent": "rtms-officetel-rent",
 }
 """The ``svc ingest`` kind the same records load as."""
+SYNC_KINDS: dict[str, str] = {ingest: kind for kind, ingest in INGEST_KINDS.items()}
+"""The sync kind of each ``svc ingest`` RTMS kind."""
 PARSE_KINDS: dict[str, str] = {
     "commercial": "commercial",
     "officetel-trade": "officetel_trade",
@@ -179,6 +183,36 @@ class Budget:
         return Budget(self.limit, self.used + calls)
 
 
+CONNECT_FAILURE_LIMIT = 3
+"""Consecutive calls that could not connect (refused, unknown host, connect timeout)
+after which a run stops: the API is unreachable, and every further month would only
+spend its retries and its back-off."""
+
+
+@attrs.frozen
+class Reach:
+    """Consecutive calls of a run that could not connect (``failures``). Any answer at
+    all, an HTTP error or a gateway refusal included, proves the API reachable and
+    resets the count; ``unreachable`` once ``limit`` calls in a row could not connect."""
+
+    limit: int = attrs.field(default=CONNECT_FAILURE_LIMIT)
+    failures: int = 0
+
+    @limit.validator
+    def _positive(self, _: object, value: int) -> None:
+        if value < 1:
+            raise ValueError("limit must be at least 1")
+
+    def after(self, connected: bool) -> Reach:
+        """After a call: ``connected`` when it got an answer, whatever it said (a read
+        timeout after connecting counts as one), False when it could not connect."""
+        return Reach(self.limit, 0 if connected else self.failures + 1)
+
+    @property
+    def unreachable(self) -> bool:
+        return self.failures >= self.limit
+
+
 def classify_gateway(reason_code: str, auth_message: str = "") -> str:
     """``key`` (stop at once: nothing a retry can fix), ``limit`` (the daily limit:
     stop, resume tomorrow) or ``retry`` (timeouts and other passing trouble)."""
@@ -214,8 +248,23 @@ def month_prefix(kind: str, sigungu_code: str, month: Month) -> str:
 
 
 @attrs.frozen(kw_only=True)
+class IngestedMonth:
+    """A month of one kind and district holding records that ``svc ingest`` loaded:
+    the files they came from, and whether the store knows it holds every item of the
+    month (``complete``: True or False from the files' paging, None when the files say
+    nothing, as a web CSV export)."""
+
+    kind: str
+    sigungu_code: str
+    month: Month
+    sources: tuple[str, ...]
+    complete: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
 class DistrictStatus:
-    """The months of one kind and district by state, and when it was last synced."""
+    """The months of one kind and district by state, the months loaded by ``svc ingest``
+    (``ingested``), and when it was last synced."""
 
     kind: str
     sigungu_code: str
@@ -224,6 +273,7 @@ class DistrictStatus:
     failed: tuple[str, ...]
     missing: tuple[str, ...]
     last_synced_at: float | None
+    ingested: tuple[IngestedMonth, ...] = ()
 
 
 def district_status(
@@ -233,18 +283,26 @@ def district_status(
     districts: Sequence[str] = (),
     first: Month | None = None,
     last: Month | None = None,
+    ingested: Iterable[IngestedMonth] = (),
 ) -> tuple[DistrictStatus, ...]:
-    """Per kind and district (those of ``states``, plus every ``kinds`` × ``districts``
-    pair when both are given): months complete, partial and failed inside
-    ``first``..``last``, and missing ones: months of that range without a state. The
-    range defaults to the earliest and latest month recorded for the pair."""
+    """Per kind and district (those of ``states`` and ``ingested``, plus every ``kinds`` ×
+    ``districts`` pair when both are given): months complete, partial and failed inside
+    ``first``..``last``, months loaded by ``svc ingest``, and missing ones: months of
+    that range with neither a state nor ingested records. The range defaults to the
+    earliest and latest month recorded or ingested for the pair."""
+
+    def inside(month: Month) -> bool:
+        return (first is None or month >= first) and (last is None or month <= last)
+
     by_pair: dict[tuple[str, str], list[MonthState]] = {}
+    loaded: dict[tuple[str, str], dict[Month, IngestedMonth]] = {}
     for state in states:
-        if first is not None and state.month < first:
-            continue
-        if last is not None and state.month > last:
-            continue
-        by_pair.setdefault((state.kind, state.sigungu_code), []).append(state)
+        if inside(state.month):
+            by_pair.setdefault((state.kind, state.sigungu_code), []).append(state)
+    for item in ingested:
+        if inside(item.month):
+            loaded.setdefault((item.kind, item.sigungu_code), {})[item.month] = item
+            by_pair.setdefault((item.kind, item.sigungu_code), [])
     if kinds and districts:
         for kind in kinds:
             for code in districts:
@@ -252,8 +310,10 @@ def district_status(
     out: list[DistrictStatus] = []
     for (kind, code), found in sorted(by_pair.items()):
         recorded = {s.month: s for s in found}
-        low = first if first is not None else min(recorded, default=None)
-        high = last if last is not None else max(recorded, default=None)
+        files = loaded.get((kind, code), {})
+        known = [*recorded, *files]
+        low = first if first is not None else min(known, default=None)
+        high = last if last is not None else max(known, default=None)
         span = months(low, high) if low is not None and high is not None else ()
         labels: dict[str, list[str]] = {status: [] for status in STATUSES}
         for month in sorted(recorded):
@@ -266,8 +326,9 @@ def district_status(
                 complete=tuple(labels["complete"]),
                 partial=tuple(labels["partial"]),
                 failed=tuple(labels["failed"]),
-                missing=tuple(m.label for m in span if m not in recorded),
+                missing=tuple(m.label for m in span if m not in recorded and m not in files),
                 last_synced_at=max(times, default=None),
+                ingested=tuple(files[m] for m in sorted(files)),
             )
         )
     return tuple(out)

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from svc_core.errors import SvcError
 from svc_server.commands import accounts, core, data, openapi, sync, webhooks
@@ -26,11 +27,22 @@ CONFIGURATION = (
 )
 
 
+def version() -> str:
+    """The installed package's version (``unknown`` when run from an uninstalled tree)."""
+    try:
+        return metadata.version("svc")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="svc",
         description="svc: Korean real-estate and marketplace data API.",
         epilog=CONFIGURATION + ", ".join(f"{flag_name(s)} ({env_name(s)})" for s in SETTINGS),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"svc {version()}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -13,9 +13,12 @@ from hypothesis import strategies as st
 from svc_core.periods import Month
 from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
 from svc_core.sync import (
+    CONNECT_FAILURE_LIMIT,
     KINDS,
     Budget,
+    IngestedMonth,
     MonthState,
+    Reach,
     classify_gateway,
     district_status,
     gone_keys,
@@ -112,6 +115,32 @@ def test_a_budget_never_lets_calls_pass_its_limit(limit: int, asks: list[int]) -
         assert budget.left == limit - budget.used
 
 
+@given(limit=st.integers(1, 6), connected=st.lists(st.booleans(), max_size=40))
+def test_a_run_is_unreachable_exactly_when_limit_calls_in_a_row_could_not_connect(
+    limit: int, connected: list[bool]
+) -> None:
+    reach = Reach(limit)
+    streak = 0
+    for number, ok in enumerate(connected):
+        reach = reach.after(connected=ok)
+        streak = 0 if ok else streak + 1
+        assert reach.failures == streak
+        # the first time it says unreachable is the call that completes a run of ``limit``
+        recent = connected[max(0, number + 1 - limit) : number + 1]
+        assert reach.unreachable == (len(recent) == limit and not any(recent))
+
+
+def test_reach_stops_after_a_few_failures_and_needs_a_positive_limit() -> None:
+    reach = Reach()
+    for _ in range(CONNECT_FAILURE_LIMIT - 1):
+        reach = reach.after(connected=False)
+    assert not reach.unreachable and reach.after(connected=False).unreachable
+    assert not reach.after(connected=True).after(connected=False).unreachable
+    assert 2 <= CONNECT_FAILURE_LIMIT <= 5
+    with pytest.raises(ValueError):
+        Reach(0)
+
+
 def test_gateway_reasons_are_sorted_by_what_a_retry_can_fix() -> None:
     assert classify_gateway("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR") == "key"
     assert classify_gateway("", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR") == "key"
@@ -133,6 +162,48 @@ def test_what_changed_between_two_reads(stored: set[str], read: set[str]) -> Non
     assert month_digest(sorted(read), ()) == month_digest(sorted(read, reverse=True), ())
     if read:
         assert month_digest(read, ()) != month_digest((), read)
+
+
+small_month_st = st.builds(Month, year=st.just(2025), month=st.integers(1, 12))
+
+
+@given(
+    synced=st.dictionaries(small_month_st, status_st, max_size=8),
+    loaded=st.dictionaries(small_month_st, st.sampled_from([True, False, None]), max_size=8),
+    bounds=st.tuples(st.none() | small_month_st, st.none() | small_month_st),
+)
+def test_district_status_accounts_for_every_month_of_the_range_synced_ingested_or_missing(
+    synced: dict[Month, str], loaded: dict[Month, bool | None], bounds: tuple[Month | None, ...]
+) -> None:
+    first, last = bounds
+    states = [
+        MonthState(kind="commercial", sigungu_code="11680", month=m, status=s, attempted_at=1.0)
+        for m, s in synced.items()
+    ]
+    ingested = [
+        IngestedMonth(kind="commercial", sigungu_code="11680", month=m, sources=("a.xml",),
+                      complete=c)
+        for m, c in loaded.items()
+    ]  # fmt: skip
+    rows = district_status(states, first=first, last=last, ingested=ingested)
+    inside = [
+        m
+        for m in {*synced, *loaded}
+        if (first is None or m >= first) and (last is None or m <= last)
+    ]
+    if not inside:
+        assert rows == ()  # nothing known of the pair: it is not listed unless asked for
+        return
+    [row] = rows
+    low = first if first is not None else min(inside)
+    high = last if last is not None else max(inside)
+    span = {m.label for m in months(low, high)}
+    recorded = {*row.complete, *row.partial, *row.failed}
+    loaded_labels = {i.month.label for i in row.ingested}
+    assert recorded == {m.label for m in inside if m in synced}
+    assert loaded_labels == {m.label for m in inside if m in loaded}
+    assert set(row.missing) == span - recorded - loaded_labels
+    assert [i.complete for i in row.ingested] == [loaded[i.month] for i in row.ingested]
 
 
 def test_district_status_lists_each_month_once_and_the_gaps() -> None:

@@ -159,6 +159,15 @@ def test_disclosure_and_pricing_pages(demo_app: SvcApp) -> None:
     text = page.get_data(as_text=True)
     for needle in ("rtms_official", "rone_official", "not_mandated", "type 7", "지분", "high"):
         assert needle in text
+    # what the answers added since: building types, prices per pyeong, complete and
+    # provisional, and the deals behind a figure
+    for needle in (
+        "<code>whole_building</code>", "<code>unit</code>", "building_type_mix",
+        "mixed_building_types", "area_unit=pyeong", "3.305785", "median_land_price_per_m2",
+        "complete: false", "provisional: true while", "31 days", "incomplete_periods",
+        "/api/v1/real-estate/transactions", "transactions_url", "include_excluded=true",
+    ):  # fmt: skip
+        assert needle in text, needle
     pricing = client.get("/pricing").get_data(as_text=True)
     assert "100,000" in pricing and "starter" in pricing and "internal" not in pricing
 

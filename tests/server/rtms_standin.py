@@ -13,6 +13,7 @@ were served. ``add_copy`` and ``cancel`` change a month between two syncs: a new
 from __future__ import annotations
 
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -146,3 +147,12 @@ def serve() -> Iterator[StandIn]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def closed_port_url(path: str = "/1613000") -> str:
+    """A base URL nothing listens on: a port bound and released at once, so a call to it
+    is refused (the network of a machine that is offline, without leaving the machine)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}{path}"

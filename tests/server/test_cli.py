@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +63,24 @@ def test_every_command_has_help() -> None:
         result = svc(name, "--help")
         assert result.returncode == 0, name
         assert "usage: svc" in result.stdout
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: str = "svc") -> list[str]:
+    """Every command line ``svc`` takes, down to its leaves (``svc key create``)."""
+    found: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found.extend(_commands(child, f"{prefix} {name}") or [f"{prefix} {name}"])
+    return found
+
+
+def test_docs_configuration_lists_every_command() -> None:
+    from svc_server.cli import build_parser
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    commands = _commands(build_parser())
+    assert "svc key create" in commands and "svc sync status" in commands
+    missing = [c for c in commands if f"`{c}" not in text]
+    assert missing == []
+    assert "`svc --version`" in text

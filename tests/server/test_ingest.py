@@ -20,7 +20,7 @@ import pytest
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_server import cli, ingest
-from svc_server.commands.data import ProgressBar
+from svc_server.commands.base import ProgressBar
 from svc_server.ingest import writer
 from svc_server.store import Store, open_store
 from tests.http.realestate_support import (
@@ -469,22 +469,25 @@ def test_svc_ingest_with_a_bad_area_map_stops_before_loading(
     assert f"svc: error: {table}:2: '1111' is not a known district code" in err
 
 
-def test_the_progress_bar_draws_on_a_terminal_only() -> None:
+def test_the_progress_bar_draws_on_a_terminal_and_writes_lines_only_to_a_log() -> None:
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    screen = Terminal()
-    bar = ProgressBar(screen, files=2)
-    bar.show(1, MOLIT / "NRG_11680_202506.xml", 50, 100)
-    bar.show(1, MOLIT / "NRG_11680_202506.xml", 100, 100)
+    screen, log = Terminal(), io.StringIO()
+    bar = ProgressBar(screen, lines=Terminal())  # lines to a terminal: the bar is enough
+    bar.show(50, 100, "file 1/2 NRG_11680_202506.xml")
+    bar.show(100, 100, "file 1/2 NRG_11680_202506.xml")
+    bar.step("not written")
     bar.clear()
     drawn = screen.getvalue()
-    assert "[##############--------------] file 1/2 NRG_11680_202506.xml 50/100" in drawn
-    assert "100/100" in drawn and drawn.endswith("\r")
+    assert "[##############--------------] 50/100 file 1/2 NRG_11680_202506.xml" in drawn
+    assert "100/100" in drawn and drawn.endswith("\r") and "not written" not in drawn
     quiet = io.StringIO()
-    ProgressBar(quiet, files=1).show(1, MOLIT / "x.xml", 1, 2)
-    assert quiet.getvalue() == ""
+    logged = ProgressBar(quiet, lines=log)
+    logged.show(1, 2, "x.xml")
+    logged.step("month 1/2 done")
+    assert quiet.getvalue() == "" and log.getvalue() == "month 1/2 done\n"
 
 
 # kinds recognised from content ---------------------------------------------------------------
@@ -580,3 +583,68 @@ def test_a_load_that_changes_much_of_the_table_refreshes_postgresql_statistics(
     assert stats["last_analyze"] is not None and stats["reltuples"] == report.loaded == 73
     assert not store.realestate.refresh_statistics(5)  # 5 of 73: under 50 + 10 %
     assert rows(store, sql) == [stats]
+
+
+def test_svc_ingest_of_a_directory_loads_what_it_recognises_and_says_what_it_skipped(
+    db_url: str, tmp_path: Path
+) -> None:
+    drop = tmp_path / "drop"
+    (drop / "older").mkdir(parents=True)
+    csv_export = FIXTURES / "rtms_csv" / "officetel_rent_11680_202103_old_utf8.csv"
+    for source in (NRG_JONGNO_PAGE, csv_export):
+        (drop / source.name).write_bytes(source.read_bytes())
+    (drop / "older" / OFFI_TRADE.name).write_bytes(OFFI_TRADE.read_bytes())
+    (drop / "notes.txt").write_text("to do: ask for the June files\n")
+    (drop / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(32))
+    (drop / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+
+    done = svc("ingest", str(drop), "--database-url", db_url)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"svc: skipped {drop / '.DS_Store'}: a hidden file",
+        f"svc: skipped {drop / 'chart.png'}: this is a PNG image, not a data file svc reads",
+        f"svc: skipped {drop / 'notes.txt'}: svc cannot tell what kind of file this is (name "
+        "it with its KIND to load it)",
+        f"svc: skipped {drop / 'older'}: a directory (not descended into: name it to load its "
+        "files)",
+    ]
+    assert f"{drop / NRG_JONGNO_PAGE.name}: read 10, loaded 9" in done.stdout
+    assert f"{drop / csv_export.name}: read " in done.stdout
+    assert "total (2 of 2 files loaded, 4 skipped)" in done.stdout
+    store = open_store(db_url)
+    try:
+        logged = sorted(r["kind"] for r in rows(store, "SELECT kind FROM ingest_log"))
+        trades = rows(store, "SELECT natural_key FROM transactions WHERE natural_key LIKE ?",
+                      ("rtms:officetel_trade%",))  # fmt: skip
+    finally:
+        store.close()
+    assert logged == ["rtms-commercial", "rtms-officetel-rent"] and trades == []
+
+    # a KIND applies to every file of the directory: the others are skipped, saying why
+    again = svc("ingest", "rtms-commercial", str(drop), "--database-url", db_url)
+    assert again.returncode == 0, again.stderr
+    assert (
+        f"svc: skipped {drop / csv_export.name}: this looks like an officetel lease file "
+        "(RTMS OffiRent) (rtms-officetel-rent), not rtms-commercial\n"
+    ) in again.stderr
+    assert len(again.stderr.splitlines()) == 5
+    assert "loaded 0, duplicate 9" in again.stdout
+
+    # svc sync status shows the months ingest loaded, with their files
+    status = svc("sync", "status", "--json", "--database-url", db_url)
+    assert status.returncode == 0, status.stderr
+    by_pair = {(d["kind"], d["sigungu_code"]): d for d in json.loads(status.stdout)["districts"]}
+    jongno = by_pair[("commercial", "11110")]
+    assert jongno["ingested"] == [
+        {"month": "2025-05", "sources": [str(drop / NRG_JONGNO_PAGE.name)], "complete": False}
+    ]
+    assert jongno["missing"] == [] and jongno["complete"] == []
+    rent = by_pair[("officetel-rent", "11680")]
+    assert {m["sources"][0] for m in rent["ingested"]} == {str(drop / csv_export.name)}
+    assert {m["complete"] for m in rent["ingested"]} == {None}  # a CSV export states no total
+    narrowed = svc("sync", "status", "--sigungu", "11110", "--kinds", "commercial", "--from",
+                   "2025-04", "--to", "2025-05", "--database-url", db_url)  # fmt: skip
+    assert narrowed.stdout == (
+        "commercial 11110 종로구: complete 0, partial 0, failed 0, missing 1 (2025-04), "
+        f"ingested 1 (2025-05 from {drop / NRG_JONGNO_PAGE.name}, incomplete); last sync never\n"
+    )

@@ -80,7 +80,7 @@ def consumer_with_keys_in_every_state(db_url: str, store: Store) -> tuple[str, s
     return made["consumer_id"], working.key, user_id
 
 
-def test_consumer_list_has_a_header_the_owner_email_and_counts_only_active_keys(
+def test_consumer_list_has_a_header_the_owner_email_and_counts_the_keys_that_work_now(
     sqlite_url: str, sqlite_store: Store
 ) -> None:
     consumer_id, _, _ = consumer_with_keys_in_every_state(sqlite_url, sqlite_store)
@@ -90,22 +90,29 @@ def test_consumer_list_has_a_header_the_owner_email_and_counts_only_active_keys(
     [row] = [r for r in listed if r["id"] == consumer_id]
     [ownerless] = [r for r in listed if r["id"] != consumer_id]
     assert row["owner_email"] == "boss@example.com"
-    # three keys work now (two new by rotation, one made after); grace, expired and
-    # revoked ones are not active
-    assert row["active_keys"] == 3
+    # four keys work now: two new by rotation, one made after, and the rotated key still
+    # in its grace period; the expired and the revoked ones do not
+    assert row["active_keys"] == 4
     assert ownerless["owner_email"] is None and ownerless["active_keys"] == 1
 
     header, *lines = ok(sqlite_url, "consumer", "list").splitlines()
     # both were created in the same second, so the table is in id order: pick them by id
     [first] = [line for line in lines if line.startswith(consumer_id)]
     [second] = [line for line in lines if not line.startswith(consumer_id)]
-    assert header.split() == ["ID", "PLAN", "STATUS", "OWNER", "EMAIL", "ACTIVE", "KEYS",
+    assert header.split() == ["ID", "PLAN", "STATUS", "OWNER", "EMAIL", "WORKING", "KEYS",
                               "COMPANY", "CREATED"]  # fmt: skip
-    assert first.split()[:5] == [consumer_id, "pro", "active", "boss@example.com", "3"]
+    assert first.split()[:5] == [consumer_id, "pro", "active", "boss@example.com", "4"]
     assert "Acme Realty" in first
     # the columns line up under the header
     assert first.index("boss@example.com") == header.index("OWNER EMAIL")
     assert second.split()[3:5] == ["-", "1"]
+
+
+def test_consumer_list_help_says_grace_keys_are_counted(sqlite_url: str) -> None:
+    helped = " ".join(ok(sqlite_url, "consumer", "list", "--help").split())
+    assert "keys that work now: active keys and rotated keys still in their grace period" in (
+        helped
+    )
 
 
 def test_consumer_show_tells_plan_owner_keys_members_and_usage(

@@ -7,19 +7,22 @@ Expected counts come from the sample files (regular expressions in
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server import ingest
-from svc_server.commands.sync import Bar
+from svc_server.commands.sync import EXIT_UNREACHABLE
+from svc_server.delivery.rtms import could_not_connect
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
@@ -31,7 +34,14 @@ from tests.http.realestate_support import (
     make_app,
     xml_items,
 )
-from tests.server.rtms_standin import ENCODED_KEY, KEY, SERVICES, StandIn, serve
+from tests.server.rtms_standin import (
+    ENCODED_KEY,
+    KEY,
+    SERVICES,
+    StandIn,
+    closed_port_url,
+    serve,
+)
 
 SVC = Path(sys.executable).with_name("svc")
 NRG = SERVICES["NRG"]
@@ -114,8 +124,7 @@ def test_a_multi_page_month_arrives_complete_and_serves_what_ingest_serves(
     if db_url.startswith("postgresql"):  # the first month's 73 deals were a big change
         [analyzed] = rows(
             db_url,
-            "SELECT last_analyze FROM pg_stat_user_tables "
-            "WHERE relid = 'transactions'::regclass",
+            "SELECT last_analyze FROM pg_stat_user_tables WHERE relid = 'transactions'::regclass",
         )
         assert analyzed["last_analyze"] is not None
 
@@ -356,21 +365,92 @@ def test_sync_status_reports_the_months_exactly(sqlite_url: str, standin: StandI
     assert "commercial 11110 종로구: complete 0, partial 0, failed 1 (2025-05)" in text.stdout
 
 
-def test_the_sync_progress_bar_draws_on_a_terminal_only() -> None:
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
+def test_a_sync_writes_a_progress_line_per_month_when_stdout_is_not_a_terminal(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    done = sync(
+        sqlite_url, standin, "--sigungu", "11680", "--from", "2025-05", "--to", "2025-07",
+        "--kinds", "commercial",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [
+        "  1/3 commercial 11680 2025-05: complete, 0 added, 0 retracted",
+        f"  2/3 commercial 11680 2025-06: complete, {GANGNAM_KEPT} added, 0 retracted",
+        "  3/3 commercial 11680 2025-07: complete, 0 added, 0 retracted",
+    ]
+    assert lines[3].startswith("sync rtms: 3 calls") and len(lines) == 4
+    assert "\r" not in done.stdout + done.stderr  # no bar drawn into a pipe
 
-    screen = Terminal()
-    bar = Bar(screen)
-    bar.show(1, 4, "commercial 11680 2025-06")
-    bar.clear()
-    drawn = screen.getvalue()
-    assert "[#######---------------------] 1/4 commercial 11680 2025-06" in drawn
-    assert drawn.endswith("\r")
-    quiet = io.StringIO()
-    Bar(quiet).show(1, 4, "x")
-    assert quiet.getvalue() == ""
+
+def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
+    db_url: str,
+) -> None:
+    url = closed_port_url()
+    env = {**os.environ, "SVC_RTMS_BASE_URL": url, "SVC_DATABASE_URL": db_url}
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(SVC), "sync", "rtms", "--sigungu", "11680", "--from", "2025-01", "--to",
+         "2025-12", "--service-key", KEY],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    took = time.monotonic() - started
+    # the default retries and back-off (2 s, 4 s): three refused calls, about 6 s, where
+    # every one of the 36 months used to spend its four tries and 14 s of back-off
+    assert done.returncode == EXIT_UNREACHABLE == 5, done.stderr
+    assert took < 30
+    assert (
+        done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RTMS_BASE_URL\n"
+    )
+    assert f"sync rtms: {CONNECT_FAILURE_LIMIT} calls, 0 pages" in done.stdout
+    assert "36 not reached" in done.stdout
+    for table in ("sync_months", "source_months", "transactions", "ingest_log"):
+        assert rows(db_url, f"SELECT * FROM {table}") == [], table
+    status = json.loads(
+        subprocess.run(
+            [str(SVC), "sync", "status", "--json", "--sigungu", "11680", "--kinds", "commercial",
+             "--from", "2025-01", "--to", "2025-12"],
+            capture_output=True, text=True, env=env, timeout=60, check=True,
+        ).stdout
+    )  # fmt: skip
+    [district] = status["districts"]
+    assert len(district["missing"]) == 12 and district["failed"] == []
+
+
+@pytest.mark.parametrize(
+    ("error", "unreachable"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), True),
+        (httpx.ConnectError("[Errno -2] Name or service not known"), True),  # DNS
+        (httpx.ConnectTimeout("timed out"), True),
+        (httpx.UnsupportedProtocol("Request URL is missing an 'http://' protocol"), True),
+        (httpx.ReadTimeout("timed out"), False),  # connected: the API is slow, not gone
+        (httpx.RemoteProtocolError("peer closed connection"), False),
+        (httpx.WriteError("broken pipe"), False),
+    ],
+)
+def test_only_failures_to_connect_count_towards_unreachable(
+    error: httpx.TransportError, unreachable: bool
+) -> None:
+    assert could_not_connect(error) is unreachable
+
+
+def test_http_errors_are_answers_and_never_stop_the_run_as_unreachable(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    # every call answers 500: six months fail one by one (exit 1), none is skipped
+    standin.fail.extend(["500"] * 6)
+    done = sync(
+        sqlite_url, standin, "--sigungu", "11680", "--from", "2025-01", "--to", "2025-06",
+        "--kinds", "commercial", "--retries", "0",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert len(standin.calls) == 6
+    assert "cannot reach" not in done.stderr
+    assert (
+        sorted(r["status"] for r in rows(sqlite_url, "SELECT status FROM sync_months"))
+        == ["failed"] * 6
+    )
 
 
 OFFICE_CSV = (

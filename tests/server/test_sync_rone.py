@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server.store import open_store
 from tests.server.rone_standin import (
     FIXTURES,
@@ -22,6 +23,7 @@ from tests.server.rone_standin import (
     RoneStandIn,
     serve,
 )
+from tests.server.rtms_standin import closed_port_url
 
 SVC = Path(sys.executable).with_name("svc")
 
@@ -136,3 +138,31 @@ def test_a_failing_table_is_recorded_and_the_others_load(
     assert done.returncode == 1, done.stderr
     states = {r["table_id"]: r["status"] for r in rows(sqlite_url, "SELECT * FROM sync_tables")}
     assert states == {VACANCY: "failed", YIELDS: "complete"}
+
+
+def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url: str) -> None:
+    url = closed_port_url("/r-one/openapi")
+    env = {**os.environ, "SVC_RONE_BASE_URL": url, "SVC_DATABASE_URL": db_url, "SVC_RONE_KEY": KEY}
+    done = subprocess.run(
+        [str(SVC), "sync", "rone", "--backoff", "0.2"],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 5, done.stderr
+    assert (
+        done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RONE_BASE_URL\n"
+    )
+    assert f"sync rone (from-2024Q3): {CONNECT_FAILURE_LIMIT} calls; tables: 0 complete" in (
+        done.stdout
+    )
+    for table in ("sync_tables", "index_observations", "ingest_log"):
+        assert rows(db_url, f"SELECT * FROM {table}") == [], table
+
+
+def test_a_sync_of_r_one_writes_a_progress_line_per_table(
+    sqlite_url: str, standin: RoneStandIn
+) -> None:
+    done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
+    assert done.returncode == 0, done.stderr
+    progress = [line for line in done.stdout.splitlines() if line.startswith("  ")]
+    assert [line.split()[0] for line in progress] == ["1/2", "2/2"]
+    assert all(": complete, " in line for line in progress)

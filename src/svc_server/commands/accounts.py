@@ -8,6 +8,7 @@ import os
 import time
 from typing import Any
 
+from svc_core import keys as core_keys
 from svc_core import plans
 from svc_core.convert import to_json
 from svc_core.errors import NotFound
@@ -57,9 +58,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = csub.add_parser(
         "list",
         parents=[common],
-        help="list consumers: plan, status, owner email, active keys",
-        description="List every consumer, oldest first. ACTIVE KEYS counts keys that work "
-        "now: rotated (grace, expired) and revoked keys are not counted.",
+        help="list consumers: plan, status, owner email, working keys",
+        description="List every consumer, oldest first. WORKING KEYS (active_keys in "
+        "--json) counts the keys that work now: active keys and rotated keys still in "
+        "their grace period; expired and revoked keys are not counted.",
     )
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_list)
@@ -78,17 +80,49 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
     p.set_defaults(func=cmd_set_plan)
 
-    key = sub.add_parser("key", help="list and revoke API keys as an operator")
+    key = sub.add_parser("key", help="create, list and revoke API keys as an operator")
     ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
     ksub.required = True
-    p = ksub.add_parser("list", parents=[common], help="list a consumer's keys (never secrets)")
+    p = ksub.add_parser(
+        "create",
+        parents=[common],
+        help="make a new key for a consumer and print it (once)",
+        description="Make a new API key for an existing consumer, within its plan's key "
+        "limit, and print its plaintext once: it is stored only as a digest.",
+    )
+    p.add_argument("consumer_id", help="the consumer's id")
+    p.add_argument("--label", default="operator", help="the key's label (default operator)")
+    p.add_argument("--mode", choices=core_keys.MODES, default="live", help="live (default) or test")
+    p.add_argument(
+        "--scope",
+        choices=core_keys.SCOPES,
+        default="read_only",
+        help="read_only (default: data calls only) or admin",
+    )
+    p.add_argument(
+        "--allow-ip",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="accept calls only from this address or network (repeat for more)",
+    )
+    p.add_argument("--json", action="store_true", help="print the key as one JSON object")
+    p.set_defaults(func=cmd_key_create)
+    p = ksub.add_parser(
+        "list",
+        parents=[common],
+        help="list a consumer's keys (never secrets)",
+        description="A consumer's keys, oldest first: id, prefix, label, mode, scope, status "
+        "now (active, grace, expired, revoked), created, last used and the end of a rotated "
+        "key's grace period (UTC).",
+    )
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_key_list)
     p = ksub.add_parser(
         "revoke", parents=[common], help="revoke a key (key.revoked with actor admin)"
     )
-    p.add_argument("key_id", help="the key's id")
+    p.add_argument("key_id", metavar="KEY", help="the key's id, or its prefix as listed")
     p.set_defaults(func=cmd_key_revoke)
 
 
@@ -120,7 +154,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        lines = consumers.list_consumers(store)
+        lines = consumers.list_consumers(store, time.time())
     finally:
         store.close()
     items = [to_json(line) for line in lines]
@@ -129,7 +163,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(json.dumps(item, ensure_ascii=False))
         return 0
     print_table(
-        ("ID", "PLAN", "STATUS", "OWNER EMAIL", "ACTIVE KEYS", "COMPANY", "CREATED"),
+        ("ID", "PLAN", "STATUS", "OWNER EMAIL", "WORKING KEYS", "COMPANY", "CREATED"),
         (
             (
                 i["id"],
@@ -215,31 +249,70 @@ def cmd_set_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_key_create(args: argparse.Namespace) -> int:
+    body = {
+        "label": args.label,
+        "mode": args.mode,
+        "scope": args.scope,
+        "ip_allowlist": args.allow_ip,
+    }
+    store = store_from_args(args)
+    try:
+        made = keys.create_key_for_consumer(
+            store, args.consumer_id, body, now=time.time(), entropy=os.urandom(16), ids=new_id
+        )
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(to_json(made), ensure_ascii=False))
+    else:
+        print(f"key {made.id} ({made.prefix}, {made.mode}, {made.scope}) for {args.consumer_id}")
+        print(f"API key (shown once): {made.key}")
+    return 0
+
+
 def cmd_key_list(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
     store = store_from_args(args)
     now = time.time()
     try:
+        if store.accounts.get_consumer(consumer_id) is None:
+            raise NotFound(f"No consumer {consumer_id}.", hint="See svc consumer list.")
         with store.db.transaction(write=False) as tx:
             rows = store.accounts.keys_of_consumer(tx, consumer_id)
     finally:
         store.close()
-    for row in rows:
-        item = to_json(keys.key_row(row, now))
-        if args.json:
+    items = [to_json(keys.key_row(row, now)) for row in rows]
+    if args.json:
+        for item in items:
             print(json.dumps(item, ensure_ascii=False))
-        else:
-            print(
-                f"{item['id']}  {item['prefix']}  {item['mode']:<4} {item['status']:<7} {item['label']}"
+        return 0
+    print_table(
+        ("ID", "PREFIX", "LABEL", "MODE", "SCOPE", "STATUS", "CREATED", "LAST USED", "GRACE UNTIL"),
+        (
+            (
+                k["id"],
+                k["prefix"],
+                k["label"],
+                k["mode"],
+                k["scope"],
+                k["status"],
+                k["created_at"],
+                k["last_used_at"],
+                k["grace_until"],
             )
+            for k in items
+        ),
+    )
     return 0
 
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        keys.revoke_key(store, args.key_id, time.time(), actor="admin")
+        key_id = keys.key_id_of(store, args.key_id)
+        keys.revoke_key(store, key_id, time.time(), actor="admin")
     finally:
         store.close()
-    print(f"key {args.key_id} revoked")
+    print(f"key {key_id} revoked")
     return 0

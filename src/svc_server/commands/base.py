@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.store import Store, open_store
+
+BAR_WIDTH = 28
 
 
 def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
@@ -62,3 +64,40 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
 def counted(n: int, one: str, many: str) -> str:
     """``1 delivery``, ``3 deliveries``: a count with its noun in the right number."""
     return f"{n} {one if n == 1 else many}"
+
+
+class ProgressBar:
+    """Progress of a long command (``svc ingest``, ``svc sync``): a one-line bar redrawn
+    on ``stream`` when it is a terminal, nothing otherwise; and, when ``lines`` is given
+    and is not a terminal (a log file, a pipe), one line there per finished step, so a
+    log shows where a run is and where it stopped."""
+
+    def __init__(self, stream: TextIO, lines: TextIO | None = None) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.lines = lines if lines is not None and not lines.isatty() else None
+        self._last = ""
+        self._width = 0
+
+    def show(self, done: int, total: int, label: str) -> None:
+        """Redraw the bar: ``done`` of ``total``, then ``label``."""
+        if not self.enabled:
+            return
+        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+        text = f"\r[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{total} {label}".rstrip()
+        if text != self._last:
+            self._last = text
+            self._width = max(self._width, len(text))
+            print(text.ljust(self._width), end="", file=self.stream, flush=True)
+
+    def step(self, text: str) -> None:
+        """One finished step, as a line of ``lines`` (when lines are written)."""
+        if self.lines is not None:
+            print(text, file=self.lines, flush=True)
+
+    def clear(self) -> None:
+        """Wipe the bar, so the next line starts clean."""
+        if self.enabled and self._last:
+            print("\r" + " " * self._width + "\r", end="", file=self.stream, flush=True)
+            self._last = ""
+            self._width = 0

@@ -7,6 +7,10 @@ content; a KIND given is checked against it. On a terminal a progress bar runs o
 stderr. A file that cannot be read, whose content is of another kind than KIND, or whose
 every record is rejected is reported as ``svc: error: PATH[:LINE]: ...`` and changes
 nothing; the exit status is then 1.
+
+A PATH that is a directory stands for the files directly in it, in name order (not its
+subdirectories): each whose content shows its kind (KIND, when given) is loaded, and each other entry is skipped with one ``svc: skipped PATH: why`` line on
+stderr, which is not an error.
 """
 
 from __future__ import annotations
@@ -15,15 +19,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
+from svc_core.sources.kind import HEAD_BYTES, describe, recognise
+from svc_core.sources.sniff import binary_format
 from svc_server import ingest
-from svc_server.commands.base import store_from_args
+from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.ingest import demo
-
-BAR_WIDTH = 28
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -41,7 +45,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "See docs/data-sources.md."
         ),
     )
-    p.add_argument("items", nargs="+", metavar="[KIND] PATH", help="optional KIND, then files")
+    p.add_argument(
+        "items",
+        nargs="+",
+        metavar="[KIND] PATH",
+        help="optional KIND, then files or directories (a directory: every file directly "
+        "in it whose kind is recognised; the others are skipped, one line each)",
+    )
     p.add_argument(
         "--area-map",
         type=Path,
@@ -75,31 +85,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-class ProgressBar:
-    """A one-line bar on a terminal (nothing when ``stream`` is not a terminal)."""
-
-    def __init__(self, stream: TextIO, files: int) -> None:
-        self.stream = stream
-        self.files = files
-        self.enabled = stream.isatty()
-        self._last = ""
-
-    def show(self, number: int, path: Path, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-        text = f"\r[{bar}] file {number}/{self.files} {path.name[:32]} {done}/{total}"
-        if text != self._last:
-            self._last = text
-            print(text, end="", file=self.stream, flush=True)
-
-    def clear(self) -> None:
-        if self.enabled and self._last:
-            print("\r" + " " * (len(self._last) - 1) + "\r", end="", file=self.stream, flush=True)
-            self._last = ""
-
-
 def _kind_and_paths(items: list[str]) -> tuple[str | None, list[Path]]:
     """``[KIND] PATH...``: a first word naming a kind is the kind when paths follow."""
     if len(items) > 1 and items[0] in ingest.KINDS:
@@ -121,6 +106,48 @@ def _area_map(args: argparse.Namespace) -> ingest.AreaMap | None:
     return ingest.parse_area_map(data, path=str(args.area_map))
 
 
+def _skip_reason(path: Path, kind: str | None) -> str | None:
+    """Why a directory entry is not loaded, or None when it is a file to load."""
+    if path.name.startswith("."):
+        return "a hidden file"
+    if path.is_dir():
+        return "a directory (not descended into: name it to load its files)"
+    if not path.is_file():
+        return "not a regular file"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    seen = recognise(head)
+    if seen is None:
+        found = binary_format(head)
+        if found is not None:
+            return f"this is {found}, not a data file svc reads"
+        return "svc cannot tell what kind of file this is (name it with its KIND to load it)"
+    if kind is not None and seen != kind:
+        return f"this looks like {describe(seen)} ({seen}), not {kind}"
+    return None
+
+
+def expand_directories(paths: list[Path], kind: str | None) -> tuple[list[Path], list[str]]:
+    """The files to load: each path given, a directory replaced by the files directly in
+    it that are recognised; and one line per directory entry skipped, saying why."""
+    files: list[Path] = []
+    skipped: list[str] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        for entry in sorted(path.iterdir()):
+            reason = _skip_reason(entry, kind)
+            if reason is None:
+                files.append(entry)
+            else:
+                skipped.append(f"svc: skipped {entry}: {reason}")
+    return files, skipped
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         args.kind, args.paths = _kind_and_paths(args.items)
@@ -128,13 +155,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(f"svc: error: {exc.message}", file=sys.stderr)
         return 2
+    args.paths, skipped = expand_directories(args.paths, args.kind)
+    for line in skipped:
+        print(line, file=sys.stderr)
+    if not args.paths:
+        print("ingest: no file to load")
+        return 0
     store = store_from_args(args)
-    bar = ProgressBar(sys.stderr, len(args.paths))
+    bar = ProgressBar(sys.stderr)
     failed = 0
     totals = {"read": 0, "loaded": 0, "duplicate": 0, "excluded": 0, "rejected": 0}
     try:
         for number, path in enumerate(args.paths, start=1):
-            bar.show(number, path, 0, 1)
+            bar.show(0, 1, f"file {number}/{len(args.paths)} {path.name[:32]}")
             try:
                 data = path.read_bytes()
             except OSError as exc:
@@ -144,7 +177,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 continue
 
             def show(done: int, total: int, n: int = number, p: Path = path) -> None:
-                bar.show(n, p, done, total)
+                bar.show(done, total, f"file {n}/{len(args.paths)} {p.name[:32]}")
 
             try:
                 report = ingest.ingest(
@@ -176,7 +209,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         store.close()
     if len(args.paths) > 1:
         print(
-            f"total ({len(args.paths) - failed} of {len(args.paths)} files loaded): "
+            f"total ({len(args.paths) - failed} of {len(args.paths)} files loaded"
+            + (f", {len(skipped)} skipped" if skipped else "")
+            + "): "
             + ", ".join(f"{k} {v}" for k, v in totals.items())
         )
     if failed:

@@ -10,6 +10,8 @@ Exit status of ``svc sync rtms`` (``EXIT_*``):
 | 2 | bad usage or configuration, or the API refused the key: nothing written |
 | 3 | the key's daily call limit was reached: run again after midnight KST |
 | 4 | the budget (``--budget``) was used up before the plan was done: run again |
+| 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` calls in a row could not
+  connect): nothing more is tried; the months not tried are left missing |
 """
 
 from __future__ import annotations
@@ -20,35 +22,37 @@ import json
 import os
 import sys
 import time
-from typing import Any, TextIO
+from typing import Any
 
 from svc_core.errors import InvalidParams
+from svc_core.instants import iso_or_none
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.region_search import resolve
 from svc_core.regions import region, region_name, regions_in_use
 from svc_core.sync import (
+    CONNECT_FAILURE_LIMIT,
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
+    IngestedMonth,
     district_status,
     planned_calls,
 )
 from svc_server.commands import sync_rone
-from svc_server.commands.base import store_from_args
+from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-EXIT_USAGE = 2
 EXIT_DAILY_LIMIT = 3
 EXIT_BUDGET = 4
+EXIT_UNREACHABLE = sync_rone.EXIT_UNREACHABLE
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
 BASE_URL_ENV = "SVC_RTMS_BASE_URL"
 KST = datetime.timezone(datetime.timedelta(hours=9))
-BAR_WIDTH = 28
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -68,8 +72,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "Read months x districts x kinds from the MOLIT RTMS open API (base URL from "
             f"{BASE_URL_ENV}, default {DEFAULT_BASE_URL}). Complete months older than the "
             "refresh window are skipped; the latest --refresh-months are re-read and what "
-            "changed is applied. Exit 0 all complete, 1 some months failed or partial, "
-            "2 usage error or key refused, 3 daily limit reached, 4 budget used up."
+            "changed is applied. Progress: a bar on a terminal, a line per month otherwise. "
+            "Exit 0 all complete, 1 some months failed or partial, 2 usage error or key "
+            "refused, 3 daily limit reached, 4 budget used up, 5 the API could not be "
+            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect)."
         ),
     )
     r.add_argument(
@@ -134,11 +140,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s = inner.add_parser(
         "status",
         parents=[common],
-        help="months complete / partial / failed / missing per kind and district",
+        help="months synced, loaded by svc ingest, or missing, per kind and district",
         description=(
-            "Per kind and district: the months complete, partial, failed and missing (months "
-            "of the range without a state; the range defaults to the first and last month "
-            "recorded) and the last sync time (UTC)."
+            "Per kind and district: the months svc sync read complete, partial or failed, "
+            "the months loaded from files by svc ingest (with the files, and whether the "
+            "month is known whole), the missing ones (months of the range with neither; "
+            "the range defaults to the first and last month known) and the last sync time "
+            "(UTC)."
         ),
     )
     s.add_argument(
@@ -217,25 +225,15 @@ def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
     )
 
 
-class Bar:
-    """A one-line progress bar on a terminal (nothing otherwise)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self._width = 0
-
-    def show(self, done: int, total: int, label: str) -> None:
-        if not self.enabled:
-            return
-        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-        text = f"\r[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{total} {label}"
-        self._width = max(self._width, len(text))
-        print(text.ljust(self._width), end="", file=self.stream, flush=True)
-
-    def clear(self) -> None:
-        if self.enabled and self._width:
-            print("\r" + " " * self._width + "\r", end="", file=self.stream, flush=True)
+def _month_line(month: sync.MonthOutcome) -> str:
+    """One month's outcome, as the progress lines and the end of a run show it."""
+    task = month.task
+    what = f"{task.kind} {task.sigungu_code} {task.month.label}: {month.status}"
+    if month.status != "complete":
+        return f"{what}: {month.detail}"
+    if month.unchanged:
+        return f"{what} (unchanged)"
+    return f"{what}, {month.added} added, {month.retracted} retracted"
 
 
 def _summary(report: sync.SyncReport) -> str:
@@ -274,10 +272,21 @@ def cmd_rtms(args: argparse.Namespace) -> int:
         if not key.strip():
             raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
-        bar = Bar(sys.stderr)
+        bar = ProgressBar(sys.stderr, lines=sys.stdout)
+
+        def finished(done: int, total: int, month: sync.MonthOutcome) -> None:
+            bar.step(f"  {done}/{total} {_month_line(month)}")
+
         try:
             report = sync.sync_rtms(
-                store, client, tasks, options, clock=time.time, sleep=time.sleep, progress=bar.show
+                store,
+                client,
+                tasks,
+                options,
+                clock=time.time,
+                sleep=time.sleep,
+                progress=bar.show,
+                finished=finished,
             )
         finally:
             bar.clear()
@@ -293,6 +302,12 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     print(_summary(report))
+    if report.stopped == "unreachable":
+        print(
+            f"svc: error: cannot reach {base_url}: check the network or {BASE_URL_ENV}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREACHABLE
     if report.stopped == "limit":
         print(
             f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "
@@ -311,10 +326,12 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _iso(at: float | int | None) -> str | None:
-    if at is None:
-        return None
-    return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+WHOLE = {True: "whole", False: "incomplete", None: "whole unknown"}
+"""How ``svc sync status`` tells whether an ingested month holds every item."""
+
+
+def _ingested(month: IngestedMonth) -> str:
+    return f"{month.month.label} from {', '.join(month.sources)}, {WHOLE[month.complete]}"
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -325,10 +342,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         states = store.sync.states(kinds=kinds, codes=codes)
+        ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
     finally:
         store.close()
-    rows = district_status(states.values(), kinds=kinds, districts=codes, first=first, last=last)
+    rows = district_status(
+        states.values(), kinds=kinds, districts=codes, first=first, last=last, ingested=ingested
+    )
     if args.json:
         doc = {
             "districts": [
@@ -340,11 +360,15 @@ def cmd_status(args: argparse.Namespace) -> int:
                     "partial": list(r.partial),
                     "failed": list(r.failed),
                     "missing": list(r.missing),
-                    "last_synced_at": _iso(r.last_synced_at),
+                    "ingested": [
+                        {"month": i.month.label, "sources": list(i.sources), "complete": i.complete}
+                        for i in r.ingested
+                    ],
+                    "last_synced_at": iso_or_none(r.last_synced_at),
                 }
                 for r in rows
             ],
-            "rone_tables": [{**t, "fetched_at": _iso(t["fetched_at"])} for t in tables],
+            "rone_tables": [{**t, "fetched_at": iso_or_none(t["fetched_at"])} for t in tables],
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -353,7 +377,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for t in tables:
         print(
             f"rone {t['table_id']} {t['table_name']} ({t['era']}): {t['status']}, "
-            f"{t['loaded']} values loaded; last sync {_iso(t['fetched_at']) or 'never'}"
+            f"{t['loaded']} values loaded; last sync {iso_or_none(t['fetched_at']) or 'never'}"
         )
     for r in rows:
         parts = []
@@ -361,9 +385,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             months = getattr(r, name)
             shown = f" ({', '.join(months)})" if months and name != "complete" else ""
             parts.append(f"{name} {len(months)}{shown}")
+        if r.ingested:
+            loaded = ", ".join(_ingested(i) for i in r.ingested)
+            parts.append(f"ingested {len(r.ingested)} ({loaded})")
         print(
             f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
-            + f"; last sync {_iso(r.last_synced_at) or 'never'}"
+            + f"; last sync {iso_or_none(r.last_synced_at) or 'never'}"
         )
     return EXIT_OK

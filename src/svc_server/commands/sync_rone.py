@@ -1,7 +1,8 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API (docs/sync.md).
 
 Exit status as ``svc sync rtms`` (``commands.sync``): 0 every table complete, 1 some
-failed or partial, 2 usage error or key refused, 3 daily limit, 4 budget used up.
+failed or partial, 2 usage error or key refused, 3 daily limit, 4 budget used up, 5 the
+API could not be reached.
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ from svc_core.errors import InvalidParams, SourceError
 from svc_core.params import ascii_int
 from svc_core.rone_sync import ERAS
 from svc_core.sources import rone
-from svc_core.sync import DEFAULT_BUDGET
+from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
-from svc_server.commands.base import store_from_args
+from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
 
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
+EXIT_UNREACHABLE = 5
+"""The API could not be reached: ``CONNECT_FAILURE_LIMIT`` calls in a row did not connect
+(the same code for ``svc sync rtms``)."""
 
 
 def register(inner: Any, common: argparse.ArgumentParser) -> None:
@@ -37,7 +41,11 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
             "(임대동향) tables of vacancy, rent index and returns by name, read each "
             "1,000 rows a call, and load the rows of one market-area era (the survey "
             "redrew its areas in 2024 Q3; the eras are never joined silently). Base URL "
-            f"from {BASE_URL_ENV} (default {DEFAULT_BASE_URL})."
+            f"from {BASE_URL_ENV} (default {DEFAULT_BASE_URL}). Progress: a bar on a "
+            "terminal, a line per table otherwise. Exit 0 all complete, 1 some failed or "
+            "partial, 2 usage error or key refused, 3 daily limit reached, 4 budget used "
+            f"up, 5 the API could not be reached ({CONNECT_FAILURE_LIMIT} calls in a row "
+            "could not connect)."
         ),
     )
     p.add_argument("--service-key", metavar="KEY", help=f"the R-ONE key (env {KEY_ENV})")
@@ -71,6 +79,14 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_rone)
 
 
+def _table_line(t: sync_rone.TableOutcome) -> str:
+    line = (
+        f"{t.table.table_id} {t.table.name}: {t.status}, {t.rows} rows, "
+        f"{t.loaded} loaded, {t.other_era} of the other era"
+    )
+    return line + (f" ({t.detail})" if t.detail else "")
+
+
 def cmd_rone(args: argparse.Namespace) -> int:
     key = args.service_key or os.environ.get(KEY_ENV, "")
     if not key.strip():
@@ -86,6 +102,11 @@ def cmd_rone(args: argparse.Namespace) -> int:
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
     store = store_from_args(args)
     client = RoneClient(key, base_url=base_url, timeout=args.timeout)
+    bar = ProgressBar(sys.stderr, lines=sys.stdout)
+
+    def finished(done: int, total: int, table: sync_rone.TableOutcome) -> None:
+        bar.step(f"  {done}/{total} {_table_line(table)}")
+
     try:
         report = sync_rone.sync_rone(
             store,
@@ -97,21 +118,27 @@ def cmd_rone(args: argparse.Namespace) -> int:
             sleep=time.sleep,
             retries=args.retries,
             backoff=max(args.backoff, 0.0),
+            progress=bar.show,
+            finished=finished,
         )
     finally:
+        bar.clear()
         client.close()
         store.close()
-    for t in report.tables:
-        line = (
-            f"  {t.table.table_id} {t.table.name}: {t.status}, {t.rows} rows, "
-            f"{t.loaded} loaded, {t.other_era} of the other era"
-        )
-        print(line + (f" ({t.detail})" if t.detail else ""))
+    if bar.lines is None:  # the progress lines said it already
+        for t in report.tables:
+            print(f"  {_table_line(t)}")
     print(
         f"sync rone ({report.era}): {report.calls} calls; tables: "
         f"{report.count('complete')} complete, {report.count('partial')} partial, "
         f"{report.count('failed')} failed; {sum(t.loaded for t in report.tables)} values loaded"
     )
+    if report.stopped == "unreachable":
+        print(
+            f"svc: error: cannot reach {base_url}: check the network or {BASE_URL_ENV}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREACHABLE
     if report.stopped == "limit":
         print(f"svc: stopped: {report.stop_detail}; run again tomorrow.", file=sys.stderr)
         return 3

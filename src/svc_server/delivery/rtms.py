@@ -7,7 +7,8 @@ a 403, so the key is decoded once here and encoded exactly once by httpx.
 
 The client only moves bytes: ``get_page`` returns the HTTP status and body, and raises
 ``httpx.TransportError`` (timeouts, refused connections) as httpx does. Deciding what
-an answer means (data, gateway refusal, malformed) is the sync service's job.
+an answer means (data, gateway refusal, malformed) is the sync service's job;
+``could_not_connect`` tells the failures that mean the API is not reachable at all.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ from svc_core.sync import SERVICES
 
 DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"
 DEFAULT_TIMEOUT = 30.0
+
+
+def could_not_connect(exc: httpx.TransportError) -> bool:
+    """Whether a call failed before reaching the API: connection refused, unknown host (DNS),
+    no connection within the timeout, or a base URL without ``http://``/``https://``. A
+    read timeout or a dropped answer is not one: the API was reached."""
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol)
 
 
 def decoded_key(key: str) -> str:

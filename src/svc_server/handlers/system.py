@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response
 
 from svc_core import confidence, envelope, plans, stats
 from svc_core.demo import DEMO_LIMITATION
+from svc_core.realestate import freshness
 from svc_core.sources import rtms
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
@@ -120,6 +121,31 @@ def disclosure_body() -> str:
                 ("officetel reports", "", "officetel"),
             ),
         ),
+        "<h2>Building types</h2>\n",
+        "<p>A whole building (RTMS <code>일반</code>: a building sold entire) and a unit "
+        "(<code>집합</code>: one unit of a multi-unit building; officetels are units) are "
+        "different goods, so every answer can be filtered by <code>building_type</code> "
+        "(<code>whole_building</code> or <code>unit</code>) and says how many of each it "
+        "holds (<code>building_type_mix</code>; <code>unknown</code> for deals whose "
+        "source does not say, such as the samples CSV). A row without the filter that "
+        "mixes both types is never graded <code>high</code> "
+        f"(<code>confidence_factors.mixed_building_types</code>: {escape(confidence.MIXED_REASON)}) "
+        "and its <code>known_limitations</code> say so.</p>\n",
+        "<h2>Prices per area</h2>\n",
+        _list(
+            (
+                "p25_price_per_m2, median_price_per_m2 and p75_price_per_m2 divide each "
+                "deal's price by its area first (building area for whole buildings, unit "
+                "or exclusive area otherwise), then take the row's quantiles; deals "
+                "without an area are left out.",
+                "median_land_price_per_m2 divides by the land area (plottageAr) of whole "
+                "buildings only.",
+                f"With area_unit=pyeong the same fields are KRW per pyeong: the area is "
+                f"divided by {float(stats.M2_PER_PYEONG)} "
+                "(m² per pyeong) first; the fields keep their names and "
+                "_meta.query.area_unit says which unit an answer uses.",
+            )
+        ),
         "<h2>Lease data status</h2>\n",
         _table(("lease_data_status", "meaning"), _lease_rows()),
         "<h2>Statistics</h2>\n",
@@ -157,6 +183,33 @@ def disclosure_body() -> str:
             ),
         ),
         "<p>A series reports the worst confidence of its rows.</p>\n",
+        "<h2>Complete and provisional</h2>\n",
+        _list(
+            (
+                "complete: false when a district-month a row is built from is known to be "
+                "incomplete: an RTMS answer comes in pages, each stating the query's "
+                "totalCount, and a month counts as whole once pages holding every item "
+                "are loaded (a sync writes a month only when every item is in). Files "
+                "that state no paging (the web CSV export, the samples CSV) count as "
+                "whole as far as svc can tell. _meta.incomplete_periods lists the "
+                "periods of such rows.",
+                f"provisional: true while a month of the row's period is within "
+                f"{freshness.LAG_DAYS} days after its end (deals must be reported within "
+                f"{freshness.REPORT_DAYS} days of the contract and are published a day "
+                "later), so deals may still be added or cancelled; in practice the "
+                "current month and the one before.",
+                "_meta.data_as_of is when transaction data was last loaded or synced.",
+            )
+        ),
+        "<h2>The deals behind a figure</h2>\n",
+        "<p>Every pulse row links to its deals (<code>transactions_url</code>): "
+        "<code>/api/v1/real-estate/transactions</code> with the row's filters lists "
+        "exactly the records the row is computed from, as the source published them "
+        "(date, price or deposit and rent, areas, floor, build year, masked lot number, "
+        "building use, the source and the load that stored it), page by page or as one "
+        "CSV. With <code>include_excluded=true</code> it adds the records excluded at "
+        "ingest, each with its reason (<code>cancelled</code>, "
+        "<code>partial_share</code>); they never enter a figure.</p>\n",
         "<h2>Known limitations</h2>\n",
         _list(envelope.BASE_LIMITATIONS),
         "<h2>Demo data</h2>\n",

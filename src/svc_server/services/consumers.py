@@ -200,7 +200,8 @@ class ConsumerLine:
     owner_email: str | None
     company_name: str | None
     active_keys: int
-    """Keys that work now: not rotated (grace, expired) and not revoked."""
+    """Keys that work now: active ones and rotated ones still in their grace period (not
+    expired, not revoked)."""
     created_at: datetime
 
 
@@ -232,8 +233,8 @@ class ConsumerDetail:
     members: tuple[MemberRow, ...]
 
 
-def list_consumers(store: Store) -> list[ConsumerLine]:
-    """Every consumer, oldest first."""
+def list_consumers(store: Store, now: float) -> list[ConsumerLine]:
+    """Every consumer, oldest first, with the keys that work at ``now``."""
     return [
         ConsumerLine(
             id=row["id"],
@@ -244,7 +245,7 @@ def list_consumers(store: Store) -> list[ConsumerLine]:
             active_keys=int(row["active_keys"]),
             created_at=utc(row["created_at"]),
         )
-        for row in store.accounts.list_consumers()
+        for row in store.accounts.list_consumers(int(now))
     ]
 
 

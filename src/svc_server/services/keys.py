@@ -12,7 +12,7 @@ import attrs
 
 from svc_core import events as core_events
 from svc_core import keys, plans
-from svc_core.errors import Conflict, KeyLimitReached, NotFound
+from svc_core.errors import Conflict, InvalidParams, KeyLimitReached, NotFound
 from svc_core.instants import utc, utc_or_none
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
@@ -158,27 +158,78 @@ def create_key(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent creates see each other
-        limit = plans.effective_limits(
-            consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
-        ).max_keys
-        if store.accounts.count_active_keys(tx, consumer["id"]) >= limit:
-            raise KeyLimitReached(
-                f"The {consumer['plan']} plan allows {limit} active API key(s).",
-                hint="Revoke a key or upgrade the plan.",
-            )
-        return new_key(
-            store,
-            tx,
-            consumer["id"],
-            label=spec.label,
-            mode=spec.mode,
-            scope=spec.scope,
-            ip_allowlist=spec.ip_allowlist,
-            now=now,
-            entropy=entropy,
-            ids=ids,
+        return _create(store, tx, consumer, spec, now=now, entropy=entropy, ids=ids)
+
+
+def create_key_for_consumer(
+    store: Store,
+    consumer_id: str,
+    body: dict[str, Any],
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    """A new key for ``consumer_id``, made by an operator (``svc key create``): the same
+    rules as ``create_key`` (the body's fields, the plan's key limit), no membership."""
+    spec = keys.validate_key_create(body)
+    consumer = store.accounts.get_consumer(parse_id(consumer_id, "consumer id"))
+    if consumer is None:
+        raise NotFound(f"No consumer {consumer_id}.", hint="See svc consumer list.")
+    with store.db.transaction() as tx:
+        return _create(store, tx, consumer, spec, now=now, entropy=entropy, ids=ids)
+
+
+def _create(
+    store: Store,
+    tx: Tx,
+    consumer: Row,
+    spec: keys.KeyCreate,
+    *,
+    now: float,
+    entropy: bytes,
+    ids: Callable[[], str],
+) -> CreatedKey:
+    store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent creates see each other
+    limit = plans.effective_limits(
+        consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
+    ).max_keys
+    if store.accounts.count_active_keys(tx, consumer["id"]) >= limit:
+        raise KeyLimitReached(
+            f"The {consumer['plan']} plan allows {limit} active API key(s).",
+            hint="Revoke a key or upgrade the plan.",
         )
+    return new_key(
+        store,
+        tx,
+        consumer["id"],
+        label=spec.label,
+        mode=spec.mode,
+        scope=spec.scope,
+        ip_allowlist=spec.ip_allowlist,
+        now=now,
+        entropy=entropy,
+        ids=ids,
+    )
+
+
+def key_id_of(store: Store, ref: str) -> str:
+    """The id of the key ``ref`` names, as an operator gives it: its id, or its prefix as
+    listed (``svc_pk_live_ab12``). ``NotFound`` when none has it, ``InvalidParams`` when
+    several keys share the prefix (then the id tells them apart)."""
+    ref = ref.strip()
+    try:
+        return parse_id(ref, "key id")
+    except InvalidParams:
+        pass
+    with store.db.transaction(write=False) as tx:
+        found = store.accounts.keys_by_prefix(tx, ref)
+    if not found:
+        raise NotFound(f"No API key has the id or prefix {ref!r}.")
+    if len(found) > 1:
+        ids = ", ".join(str(row["id"]) for row in found)
+        raise InvalidParams(f"{len(found)} keys have the prefix {ref}: give the key's id ({ids})")
+    return str(found[0]["id"])
 
 
 def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> Row:

@@ -17,10 +17,13 @@ Failures, by what a retry can fix:
   doubling back-off, then the month is recorded failed (no page read) or partial (some
   pages read) and the run goes on with the others;
 - the budget: no call is made that would pass it; a month that cannot be finished inside
-  it is recorded partial and the run stops (``stopped == "budget"``).
+  it is recorded partial and the run stops (``stopped == "budget"``);
+- ``CONNECT_FAILURE_LIMIT`` calls in a row that could not connect (``Reach``) stop the
+  run (``stopped == "unreachable"``): months not tried are left as they were.
 
 A month read incompletely never replaces a complete one: its state stays complete and
-only the attempt is noted.
+only the attempt is noted. Long because the retry loop lives here and in
+``services.sync_rone`` until the two are unified into one module they share.
 """
 
 from __future__ import annotations
@@ -39,22 +42,25 @@ from svc_core.sync import (
     INGEST_KINDS,
     PARSE_KINDS,
     Budget,
+    Reach,
     Task,
     classify_gateway,
     month_digest,
     pages_for,
     plan,
 )
-from svc_server.delivery.rtms import Answer, RtmsClient
+from svc_server.delivery.rtms import Answer, RtmsClient, could_not_connect
 from svc_server.ingest import Load, SyncMonth, commit, state_only
 from svc_server.store import Store
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: months finished out of the plan, and the month now."""
+Finished = Callable[[int, int, "MonthOutcome"], None]
+"""``finished(done, total, outcome)``: a month done, and its outcome."""
 
 
 class _Stop(Exception):
-    """The run must stop: ``reason`` is ``limit`` or ``budget``."""
+    """The run must stop: ``reason`` is ``limit``, ``budget`` or ``unreachable``."""
 
     def __init__(self, reason: str, detail: str) -> None:
         self.reason = reason
@@ -99,7 +105,7 @@ class MonthOutcome:
 @attrs.define
 class SyncReport:
     """A run: calls made, months by outcome, rows added and retracted, and where it
-    stopped (``stopped`` is ``limit`` or ``budget``, None when the plan finished)."""
+    stopped (``stopped``: ``limit``, ``budget``, ``unreachable``; None when done)."""
 
     planned: int
     calls: int = 0
@@ -148,6 +154,7 @@ class _Run:
     sleep: Callable[[float], None]
     report: SyncReport
     budget: Budget
+    reach: Reach = attrs.field(factory=Reach)
 
     def call(self, task: Task, page_no: int) -> Page:
         """One page, retried on passing trouble; raises ``UpstreamKeyRefused``, ``_Stop`` or
@@ -170,7 +177,11 @@ class _Run:
                 )
             except httpx.TransportError as exc:
                 problem = f"page {page_no}: {type(exc).__name__}: {exc}".rstrip(": ")
+                self.reach = self.reach.after(connected=not could_not_connect(exc))
+                if self.reach.unreachable:
+                    raise _Stop("unreachable", f"cannot reach {self.client.base_url}") from None
                 continue
+            self.reach = self.reach.after(connected=True)
             try:
                 return self._page(answer, task, page_no)
             except _Retry as exc:
@@ -319,9 +330,11 @@ def sync_rtms(
     clock: Callable[[], float],
     sleep: Callable[[float], None],
     progress: Progress | None = None,
+    finished: Finished | None = None,
 ) -> SyncReport:
     """Read ``tasks`` (from ``plan_sync``) in order; ``UpstreamKeyRefused`` when the key is
-    refused (nothing written by this run)."""
+    refused (nothing written by this run). ``progress`` before each month, ``finished``
+    after."""
     run = _Run(
         store=store,
         client=client,
@@ -335,11 +348,14 @@ def sync_rtms(
         if progress is not None:
             progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
         try:
-            run.report.months.append(run.month(task))
+            outcome = run.month(task)
         except _Stop as stop:
             run.report.stopped = stop.reason
             run.report.stop_detail = stop.detail
             break
+        run.report.months.append(outcome)
+        if finished is not None:
+            finished(done + 1, len(tasks), outcome)
     if progress is not None:
         progress(len(run.report.months), len(tasks), "")
     return run.report

@@ -10,7 +10,9 @@ that era and an ingest-log line; rows of the other era are counted, not loaded.
 
 Failures are handled as in ``services.sync``: a refused key raises
 ``UpstreamKeyRefused`` (nothing written), the daily limit and the budget stop the run
-(``stopped``), passing trouble is retried with back-off and the table recorded failed.
+(``stopped``), passing trouble is retried with back-off and the table recorded failed,
+and ``CONNECT_FAILURE_LIMIT`` calls in a row that could not connect stop the run
+(``stopped == "unreachable"``) without recording the table being read.
 """
 
 from __future__ import annotations
@@ -35,12 +37,17 @@ from svc_core.rone_sync import (
     read_page,
 )
 from svc_core.sources import rone
-from svc_core.sync import Budget, pages_for
+from svc_core.sync import Budget, Reach, pages_for
 from svc_server.delivery.rone import DATA, TABLES, RoneClient
+from svc_server.delivery.rtms import could_not_connect
 from svc_server.ingest import Load, SyncTable, commit, state_only
 from svc_server.store import Store
 
 AreaMap = Mapping[str, Sequence[str]]
+Progress = Callable[[int, int, str], None]
+"""``progress(done, total, label)``: tables finished out of those chosen, the table now."""
+Finished = Callable[[int, int, "TableOutcome"], None]
+"""``finished(done, total, outcome)``: called as each table is done."""
 
 
 class _Stop(Exception):
@@ -68,7 +75,8 @@ class TableOutcome:
 
 @attrs.define
 class RoneReport:
-    """A run: calls, tables by outcome, and where it stopped (``limit``/``budget``)."""
+    """A run: calls, tables by outcome, and where it stopped (``limit``, ``budget``,
+    ``unreachable``, or ``failed`` when the table list could not be read)."""
 
     era: str
     calls: int = 0
@@ -88,6 +96,7 @@ class _Run:
     backoff: float
     sleep: Callable[[float], None]
     report: RoneReport
+    reach: Reach = attrs.field(factory=Reach)
 
     def pages(self, endpoint: str, root: str, params: Mapping[str, str]) -> list[RonePage]:
         """Every page of ``endpoint`` until ``list_total_count`` rows are in."""
@@ -113,7 +122,11 @@ class _Run:
                 answer = self.client.get_page(endpoint, params, page_no=page_no, rows=PAGE_ROWS)
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
+                self.reach = self.reach.after(connected=not could_not_connect(exc))
+                if self.reach.unreachable:
+                    raise _Stop("unreachable", f"cannot reach {self.client.base_url}") from None
                 continue
+            self.reach = self.reach.after(connected=True)
             try:
                 page = read_page(answer.body, root, path=f"{endpoint} page {page_no}")
             except GatewayError as exc:
@@ -147,8 +160,11 @@ def sync_rone(
     sleep: Callable[[float], None],
     retries: int = 3,
     backoff: float = 2.0,
+    progress: Progress | None = None,
+    finished: Finished | None = None,
 ) -> RoneReport:
-    """List, choose and read the rental-survey tables; write ``era``'s rows."""
+    """List, choose and read the rental-survey tables; write ``era``'s rows.
+    ``progress`` is told of each table before it is read, ``finished`` of its outcome."""
     run = _Run(
         client=client,
         budget=Budget(budget),
@@ -166,7 +182,9 @@ def sync_rone(
         run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc}"
         return run.report
     tables = choose_tables(row for page in listing for row in page.rows)
-    for table in tables:
+    for done, table in enumerate(tables):
+        if progress is not None:
+            progress(done, len(tables), f"{table.table_id} {table.name}")
         try:
             pages = run.pages(DATA, "SttsApiTblData", {"STATBL_ID": table.table_id})
         except _Stop as stop:
@@ -174,9 +192,14 @@ def sync_rone(
             break
         except _Failed as exc:
             _record(store, table, era, "failed", now, None, 0, str(exc))
-            run.report.tables.append(TableOutcome(table=table, status="failed", detail=str(exc)))
-            continue
-        run.report.tables.append(_write(store, table, pages, era, area_map, now))
+            outcome = TableOutcome(table=table, status="failed", detail=str(exc))
+        else:
+            outcome = _write(store, table, pages, era, area_map, now)
+        run.report.tables.append(outcome)
+        if finished is not None:
+            finished(done + 1, len(tables), outcome)
+    if progress is not None and tables:
+        progress(len(run.report.tables), len(tables), "")
     return run.report
 
 

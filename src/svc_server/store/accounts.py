@@ -56,15 +56,19 @@ class AccountsRepo(ApiKeysTable):
         with self.db.transaction(write=False) as tx:
             return tx.fetchone("SELECT * FROM consumers WHERE id = ?", (consumer_id,))
 
-    def list_consumers(self) -> list[Row]:
-        """Every consumer, its owner's email and its active (not rotated) key count."""
+    def list_consumers(self, now: int) -> list[Row]:
+        """Every consumer, its owner's email and how many of its keys work at ``now``
+        (``active_keys``: active ones, and rotated ones still in their grace period, as
+        ``svc_core.keys.is_usable`` decides)."""
         with self.db.transaction(write=False) as tx:
             return tx.fetchall(
                 "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "
-                "AND k.status = 'active') AS active_keys, "
+                "AND ((k.status = 'active' AND k.grace_until IS NULL) "
+                "OR (k.status IN ('active', 'grace') AND k.grace_until > ?))) AS active_keys, "
                 "(SELECT MIN(m.email) FROM memberships m WHERE m.consumer_id = c.id "
                 "AND m.role = 'owner' AND m.status = 'active') AS owner_email "
-                "FROM consumers c ORDER BY c.created_at, c.id"
+                "FROM consumers c ORDER BY c.created_at, c.id",
+                (now,),
             )
 
     def update_consumer(self, tx: Tx, consumer_id: str, fields: dict[str, Any]) -> int:

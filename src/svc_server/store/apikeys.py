@@ -51,6 +51,13 @@ class ApiKeysTable:
         )
         return [r for r in (_decode_key(row) for row in rows) if r is not None]
 
+    def keys_by_prefix(self, tx: Tx, prefix: str) -> list[Row]:
+        """The keys whose shown prefix is ``prefix`` (usually one; the prefix is not unique)."""
+        rows = tx.fetchall(
+            "SELECT * FROM api_keys WHERE prefix = ? ORDER BY created_at, id", (prefix,)
+        )
+        return [r for r in (_decode_key(row) for row in rows) if r is not None]
+
     def count_active_keys(self, tx: Tx, consumer_id: str) -> int:
         row = tx.fetchone(
             "SELECT COUNT(*) AS n FROM api_keys WHERE consumer_id = ? AND status = 'active'",

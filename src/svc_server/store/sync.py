@@ -1,7 +1,7 @@
 """Sync state: one ``sync_months`` row per (kind, sigungu, month) read by ``svc sync
 rtms``, the natural keys a month's stored records carry (to find what a re-read
-retracts), and one ``sync_tables`` row per R-ONE table and market-area era read by
-``svc sync rone``.
+retracts), one ``sync_tables`` row per R-ONE table and market-area era read by
+``svc sync rone``, and the months files loaded by ``svc ingest`` hold (``ingested``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from svc_core.periods import Month
-from svc_core.sync import COHORTS, MonthState, StateKey
+from svc_core.sync import COHORTS, INGEST_KINDS, SYNC_KINDS, IngestedMonth, MonthState, StateKey
 from svc_server.store.base import Database, Row, Tx, marks
 
 _COLUMNS = (
@@ -28,12 +28,16 @@ _COLUMNS = (
 )
 
 
+def _month(label: str) -> Month:
+    year, month = label.split("-")
+    return Month(year=int(year), month=int(month))
+
+
 def _state(row: Row) -> MonthState:
-    year, month = row["month"].split("-")
     return MonthState(
         kind=row["kind"],
         sigungu_code=row["sigungu_code"],
-        month=Month(year=int(year), month=int(month)),
+        month=_month(row["month"]),
         status=row["status"],
         total_count=None if row["total_count"] is None else int(row["total_count"]),
         pages=int(row["pages"]),
@@ -189,6 +193,49 @@ class SyncRepo:
                 detail[:500],
             ),
         )
+
+    def ingested(
+        self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
+    ) -> list[IngestedMonth]:
+        """The RTMS months (sync kinds ``kinds``, districts ``codes``, when given) holding
+        records loaded from a file by ``svc ingest``, with those files and whether the
+        month is known whole (``source_months``). A sync's own loads (logged with the
+        API's URL as their path) are left out; records stored before loads were noted on
+        them (migration 0011) are not found until their file is loaded again."""
+        ingest_kinds = [INGEST_KINDS[k] for k in kinds] if kinds else list(INGEST_KINDS.values())
+        sql = (
+            "SELECT l.kind AS kind, t.sigungu_code AS sigungu_code, t.month AS month, "
+            "l.path AS path FROM transactions t JOIN ingest_log l ON l.id = t.load_id "
+            f"WHERE l.kind IN ({marks(len(ingest_kinds))}) "
+            "AND l.path NOT LIKE 'http://%' AND l.path NOT LIKE 'https://%'"
+        )
+        params: list[Any] = list(ingest_kinds)
+        if codes:
+            sql += f" AND t.sigungu_code IN ({marks(len(codes))})"
+            params.extend(codes)
+        sql += " GROUP BY l.kind, t.sigungu_code, t.month, l.path"
+        with self.db.transaction(write=False) as tx:
+            rows = tx.fetchall(sql, params)
+            whole = {
+                (r["kind"], r["sigungu_code"], r["month"]): bool(r["complete"])
+                for r in tx.fetchall(
+                    "SELECT kind, sigungu_code, month, complete FROM source_months"
+                )
+            }
+        sources: dict[tuple[str, str, str], list[str]] = {}
+        for row in rows:
+            key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
+            sources.setdefault(key, []).append(str(row["path"]))
+        return [
+            IngestedMonth(
+                kind=kind,
+                sigungu_code=code,
+                month=_month(label),
+                sources=tuple(sorted(paths)),
+                complete=whole.get((kind, code, label)),
+            )
+            for (kind, code, label), paths in sorted(sources.items())
+        ]
 
     def tables(self) -> list[Row]:
         """Every R-ONE table state, by table and era."""
