@@ -154,7 +154,12 @@ def cmd_worker(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     setup_logging(config.log_level)
     store = store_from_args(args)
-    worker = Worker(store, allow_private=config.webhook_allow_private, concurrency=args.concurrency)
+    worker = Worker(
+        store,
+        allow_private=config.webhook_allow_private,
+        concurrency=args.concurrency,
+        trial_notices=event_service.notify_trials_ending,
+    )
     try:
         if args.once:
             sent = worker.run_once()
