@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core import periods
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation
+from svc_core.periods import IndexWindow
 from svc_core.realestate.common import Context, codes_of, district_name, layer_meta
 from svc_core.realestate.query import IndicesQuery
 
@@ -122,7 +122,7 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
 
 
 def select_values(
-    values: Iterable[IndexValue], query: IndicesQuery, window: periods.IndexWindow
+    values: Iterable[IndexValue], query: IndicesQuery, window: IndexWindow
 ) -> list[IndexValue]:
     """The values of ``query``'s district (or an alias), filters and window."""
     codes = set(codes_of(query.sigungu_code))
@@ -140,7 +140,7 @@ def select_values(
 def indices_answer(
     found: Sequence[IndexValue],
     query: IndicesQuery,
-    window: periods.IndexWindow,
+    window: IndexWindow,
     context: Context,
     *,
     synthetic: bool,
