@@ -16,7 +16,7 @@ import attrs
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Response
 
-from svc_core.params import Param
+from svc_core.params import FORMAT, Param
 
 Handler = Callable[..., Response]
 Json = dict[str, Any]
@@ -67,7 +67,7 @@ class Route:
         """The query parameter names this route accepts (``format`` where CSV is
         negotiated)."""
         names = {p.name for p in self.params}
-        return frozenset(names | {"format"}) if self.csv else frozenset(names)
+        return frozenset(names | {FORMAT.name}) if self.csv else frozenset(names)
 
 
 CSV_SUFFIX = ".csv"

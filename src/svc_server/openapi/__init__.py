@@ -18,14 +18,13 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core.params import Param
+from svc_core.params import FORMAT, Param
 from svc_server.config import Config
 from svc_server.http.routing import CSV_SUFFIX, Operation, Route
 from svc_server.openapi.components import (
     CSV_EXAMPLE,
     CSV_HEADERS,
     DATA_HEADERS,
-    FORMAT,
     HEADERS,
     REQUEST_ID_PARAM,
     RESPONSES,
