@@ -52,6 +52,7 @@ class Route:
     handler: Handler
     doc: Operation | None = None
     auth: str = "public"
+    """``public``, ``data``, ``account`` or ``page`` (see ``svc_server.routes``)."""
     params: tuple[Param, ...] = ()
     counted: bool = False
     csv: bool = False
