@@ -19,9 +19,6 @@ from svc_core.instants import iso
 SERVICE = "svc"
 API_VERSION = "v1"
 COVERAGE_METHOD = "not_estimated_rtms_reporting_share_unknown"
-COMMERCIAL_TYPES = frozenset({"office", "retail", "commercial_complex", "mixed_use"})
-LEASE_TYPES = frozenset({"chartered_lease", "monthly_lease"})
-
 BASE_LIMITATIONS: tuple[str, ...] = (
     "MOLIT RTMS records are contracts reported within 30 days of signing; the latest month "
     "is incomplete until reports arrive.",

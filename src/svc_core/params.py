@@ -102,6 +102,17 @@ class Param:
         return raw
 
 
+FORMAT = Param(
+    name="format",
+    description="csv for CSV, json for JSON; wins over the Accept header. A generated "
+    "client parses this operation's answer as JSON: for CSV it calls the operation at "
+    "this path plus .csv instead.",
+    kind="enum",
+    choices=("json", "csv"),
+)
+"""The answer's format on routes that offer CSV (the server's content negotiation)."""
+
+
 def ascii_int(text: str) -> int:
     """An integer written with ASCII digits (and an optional ``-``), surrounding spaces
     allowed; ``ValueError`` otherwise. ``int()`` alone reads any Unicode digits
@@ -140,41 +151,3 @@ def strict_query(pairs: Sequence[tuple[str, str]], allowed: Collection[str]) -> 
             raise InvalidParams(f"Query parameter {name!r} contains a NUL byte.")
         out[name] = value
     return out
-
-
-# Legacy readers, kept until every caller reads through ``Param`` declarations. ------------
-
-
-def optional(params: Mapping[str, str], name: str) -> str | None:
-    """A parameter's value, or None when absent. An empty value counts as absent."""
-    value = params.get(name)
-    return value if value else None
-
-
-def required(params: Mapping[str, str], name: str, *, hint: str | None = None) -> str:
-    """A parameter that must be present and non-empty."""
-    return str(Param(name=name, description="", required=True, hint=hint).read(params))
-
-
-def enum(
-    params: Mapping[str, str], name: str, choices: Sequence[str], default: str | None = None
-) -> str | None:
-    """A parameter restricted to ``choices``; ``default`` when absent."""
-    value = Param(name=name, description="", kind="enum", choices=tuple(choices)).read(params)
-    return default if value is None else str(value)
-
-
-def sigungu_code(value: str, name: str = "sigungu_code") -> str:
-    """A 5-digit (ASCII) district code."""
-    if not re.fullmatch(r"[0-9]{5}", value, re.ASCII):
-        raise InvalidParams(
-            f"Query parameter {name!r} must be a 5-digit district code such as 11680.",
-            hint="List valid codes with GET /api/v1/real-estate/dimensions.",
-        )
-    return value
-
-
-def integer(params: Mapping[str, str], name: str, *, low: int, high: int, default: int) -> int:
-    """A decimal integer within ``[low, high]``; ``default`` when absent."""
-    decl = Param(name=name, description="", kind="integer", low=low, high=high, default=default)
-    return int(decl.read(params) or 0) if params.get(name) else default

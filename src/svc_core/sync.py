@@ -25,35 +25,22 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import attrs
 
+from svc_core.datasets import RtmsDataset
 from svc_core.periods import Month
 
-KINDS: tuple[str, ...] = ("commercial", "officetel-trade", "officetel-rent")
-"""Sync kinds, as ``--kinds`` names them."""
-SERVICES: dict[str, str] = {
-    "commercial": "RTMSDataSvcNrgTrade/getRTMSDataSvcNrgTrade",
-    "officetel-trade": "RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
-    "officetel-rent": "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
-}
+KINDS: tuple[str, ...] = tuple(d.sync_name for d in RtmsDataset)
+"""Sync kinds, as ``--kinds`` names them (``RtmsDataset.sync_name``)."""
+SERVICES: dict[str, str] = {d.sync_name: d.operation for d in RtmsDataset}
 """The API operation of each kind, under the base URL."""
-INGEST_KINDS: dict[str, str] = {
-    "commercial": "rtms-commercial",
-    "officetel-trade": "rtms-officetel-trade",
-    "officetel-rent": "rtms-officetel-rent",
-}
+INGEST_KINDS: dict[str, str] = {d.sync_name: d.ingest_kind for d in RtmsDataset}
 """The ``svc ingest`` kind the same records load as."""
-SYNC_KINDS: dict[str, str] = {ingest: kind for kind, ingest in INGEST_KINDS.items()}
+SYNC_KINDS: dict[str, str] = {d.ingest_kind: d.sync_name for d in RtmsDataset}
 """The sync kind of each ``svc ingest`` RTMS kind."""
-PARSE_KINDS: dict[str, str] = {
-    "commercial": "commercial",
-    "officetel-trade": "officetel_trade",
-    "officetel-rent": "officetel_rent",
-}
+PARSE_KINDS: dict[str, str] = {d.sync_name: d.parse_kind for d in RtmsDataset}
 """The ``svc_core.sources.rtms`` kind of each sync kind."""
 STATUSES: tuple[str, ...] = ("complete", "partial", "failed")
 COHORTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "commercial": (("office", "retail", "commercial_complex", "mixed_use"), ("sale",)),
-    "officetel-trade": (("officetel",), ("sale",)),
-    "officetel-rent": (("officetel",), ("chartered_lease", "monthly_lease")),
+    d.sync_name: (d.property_types, d.transaction_types) for d in RtmsDataset
 }
 """The property and transaction types a sync kind's records can have."""
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.wrappers import Request, Response
 
 from svc_core import requestid
-from svc_server import routes
 from svc_server.config import Config
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps, lazy_verifier, new_id
@@ -30,6 +29,7 @@ from svc_server.http.lease_writer import LeaseWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
 from svc_server.openapi import build_document
+from svc_server.routes import ROUTES
 from svc_server.services.leases import LeaseBook
 from svc_server.store import Store, open_store
 
@@ -69,7 +69,7 @@ class SvcApp:
         clock: Callable[[], float] = time.time,
         entropy: Callable[[int], bytes] = os.urandom,
         ids: Callable[[], str] = new_id,
-        table: Sequence[Route] = routes.ROUTES,
+        table: Sequence[Route] = ROUTES,
     ) -> None:
         self.config = config
         self.store = store

@@ -3,7 +3,9 @@
 One ``Route`` per operation (``svc_server.http.routing``): the dispatcher reads its auth
 policy, parameter declarations and flags, the OpenAPI builder the same fields plus the
 ``Operation`` text in ``doc``. ``auth`` is ``public``, ``data`` (API key or cookie;
-rate-limited; quota-counted when ``counted``) or ``account`` (cookie only).
+rate-limited; quota-counted when ``counted``), ``account`` (cookie only) or ``page`` (a
+browser page: the session is read when the cookie is valid, and a signed-out visitor is
+served too, so the page may redirect).
 """
 
 from __future__ import annotations

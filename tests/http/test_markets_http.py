@@ -34,6 +34,8 @@ from svc_core.markets import (
 )
 from svc_server.app import SvcApp
 from svc_server.http.deps import new_id
+from svc_server.openapi import build_document
+from svc_server.routes import ROUTES
 from svc_server.services import consumers as consumer_service
 from svc_server.store import Store, open_store
 from tests.conftest import Accounts, FakeClock, LiveServer
@@ -169,6 +171,8 @@ def test_pulse_meta_describes_the_answer(loaded: Store, client: Client, accounts
         "rate_limit": {"limit_per_min": 120, "remaining": 119},
         "request_id": r.headers["X-Request-ID"],
     }
+    documented = build_document(ROUTES)["components"]["schemas"]["MarketMeta"]["properties"]
+    assert set(documented) == set(r.get_json()["_meta"])  # no field promised and never sent
     combined = cohort(client, key, "서초").get_json()["_meta"]
     assert combined["query"]["product_type"] is None
     assert combined["rate_limit"] == {"limit_per_min": 120, "remaining": 118}
@@ -415,6 +419,8 @@ def test_dimensions_list_published_combinations(
         "rate_limit": {"limit_per_min": 120, "remaining": 119},
         "request_id": r.headers["X-Request-ID"],
     }
+    schemas = build_document(ROUTES)["components"]["schemas"]
+    assert set(schemas["MarketDimensionsMeta"]["properties"]) == set(body["_meta"])
     assert r.headers["X-Quota-Used"] == "1"
     assert r.headers["Cache-Control"] == CACHE_CONTROL
 

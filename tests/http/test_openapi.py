@@ -63,6 +63,16 @@ def test_every_route_is_documented() -> None:
     assert not found
 
 
+def test_the_description_names_every_route_that_offers_csv() -> None:
+    """The API description's CSV paragraph lists exactly the routes that answer CSV."""
+    paragraph = DOCUMENT["info"]["description"].split("**CSV.** ", 1)[1].split(" answer ", 1)[0]
+    named = set(re.split(r",\s*|\s+and\s+", " ".join(paragraph.split())))
+    offered = {
+        r.path.removeprefix(routes.RE + "/") for r in routes.ROUTES if r.csv and not r.csv_only
+    }
+    assert named == offered
+
+
 def test_drift_is_detected() -> None:
     new = Route(
         path="/api/v1/new/<thing_id>",

@@ -177,3 +177,16 @@ def test_errors_are_json_even_when_csv_was_asked(
 def test_dimensions_has_no_csv(api: Api) -> None:
     assert api.get("dimensions", Accept="text/csv").mimetype == "application/json"
     assert_error(api.get("dimensions", {"format": "csv"}), 400, "INVALID_PARAMS")
+
+
+def test_format_is_read_by_its_one_declaration(api: Api) -> None:
+    """``format`` is checked by the same ``Param`` the API reference documents: a bad
+    value is told the documented choices, an empty one means no choice (JSON)."""
+    error = assert_error(
+        api.get("pulse", {"sigungu_code": "11680", "format": "xml"}), 400, "INVALID_PARAMS"
+    )
+    assert "'format' must be one of: json, csv." in error["message"]
+    assert "xml" in error["hint"]
+    empty = api.get("pulse", {"sigungu_code": "11680", "format": ""}, Accept="text/csv")
+    assert empty.status_code == 200
+    assert empty.mimetype == "text/csv"  # no format given: the Accept header decides

@@ -1,8 +1,9 @@
 """Who may import whom in the account and webhook shell, read from the source.
 
 ``delivery/`` owns the network: no module under ``services/`` imports a network module
-or starts a lookup thread, and ``delivery/`` reaches into ``services/`` only from the worker, for
-the periodic trial notices. Services get ids injected: none calls ``uuid.uuid4``.
+or starts a lookup thread, and ``delivery/`` never reaches into ``services/`` (the command
+that starts the worker hands it the periodic trial notices). Services get ids injected:
+none calls ``uuid.uuid4``.
 """
 
 from __future__ import annotations
@@ -36,13 +37,10 @@ def test_no_service_does_network_io_itself() -> None:
         assert "threading.Thread" not in path.read_text(encoding="utf-8"), path.name
 
 
-def test_delivery_reaches_services_only_from_the_worker_for_trial_notices() -> None:
+def test_delivery_never_reaches_into_services() -> None:
     for path in sorted((SERVER / "delivery").glob("*.py")):
         into_services = {m for m in imports(path) if m.startswith("svc_server.services")}
-        if path.name == "worker.py":
-            assert into_services <= {"svc_server.services", "svc_server.services.events"}
-        else:
-            assert not into_services, f"delivery/{path.name} imports {into_services}"
+        assert not into_services, f"delivery/{path.name} imports {into_services}"
 
 
 def test_account_services_take_their_ids_from_outside() -> None:

@@ -434,6 +434,35 @@ def test_worker_command_once(
     assert [e["type"] for e in hook.events()] == ["subscription.updated"]
 
 
+def test_worker_command_hands_the_worker_the_trial_job(
+    store: Store, receiver: Callable[..., Receiver], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``delivery/`` imports no service: ``svc worker`` passes the trial notices in, so a
+    trial ending within 3 days is announced by the command's worker."""
+    hook = receiver()
+    clock = FakeClock(time.time())
+    consumer_id, _, _, _ = consumer_with_endpoints(store, clock, [hook.url])
+    with store.db.transaction() as tx:
+        store.accounts.update_consumer(tx, consumer_id, {"trial_ends_at": int(clock()) + DAY})
+    assert Worker(store, allow_private=True, clock=clock).maintain().trial_notices == 0
+    args = ["worker", "--once", "--database-url", store.db.url, "--webhook-allow-private", "true"]
+    assert main(args) == 0
+    assert "svc: worker sent 1 delivery\n" in capsys.readouterr().out
+    assert [e["type"] for e in hook.events()] == ["subscription.trial_will_end"]
+
+
+def test_serve_hands_the_inline_worker_the_trial_job(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from svc_server.commands import core
+    from svc_server.config import Config
+
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(core, "start_inline", lambda *a, **kw: started.append(kw))
+    core.served_app(Config(database_url=store.db.url, inline_worker=True))
+    assert [kw["trial_notices"] for kw in started] == [event_service.notify_trials_ending]
+
+
 # trials ----------------------------------------------------------------------------------------
 
 
@@ -445,7 +474,9 @@ def test_trial_will_end_is_published_once_per_trial_3_days_ahead(
     trial_end = int(clock()) + 4 * DAY
     with store.db.transaction() as tx:
         store.accounts.update_consumer(tx, consumer_id, {"trial_ends_at": trial_end})
-    worker = Worker(store, allow_private=True, clock=clock)
+    worker = Worker(
+        store, allow_private=True, clock=clock, trial_notices=event_service.notify_trials_ending
+    )
     assert worker.maintain().trial_notices == 0  # 4 days ahead: too early
     clock.advance(DAY + 60)
     assert worker.maintain().trial_notices == 1

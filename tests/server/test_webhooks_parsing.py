@@ -9,9 +9,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams
+from svc_core.paging import read_page
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import SendResult
-from svc_server.services import delivery_log
 from svc_server.services.events import _instant
 
 
@@ -19,7 +19,8 @@ from svc_server.services.events import _instant
 def test_limit_is_a_plain_decimal_from_1_to_200_or_400(limit: str | None) -> None:
     params = {} if limit is None else {"limit": limit}
     try:
-        got, offset = delivery_log.page(params)
+        page = read_page(params)
+        got, offset = page.limit, page.offset
     except InvalidParams:
         assert limit is not None
         assert not (limit.isascii() and limit.isdigit() and 1 <= int(limit) <= 200)
@@ -32,7 +33,7 @@ def test_limit_is_a_plain_decimal_from_1_to_200_or_400(limit: str | None) -> Non
 @given(offset=st.one_of(st.text(max_size=12), st.integers(-5, 2**32).map(str)))
 def test_offset_is_a_plain_decimal_up_to_2_31_minus_1_or_400(offset: str) -> None:
     try:
-        _, got = delivery_log.page({"offset": offset})
+        got = read_page({"offset": offset}).offset
     except InvalidParams:
         assert not (offset.isascii() and offset.isdigit() and int(offset) <= 2**31 - 1)
         return

@@ -9,9 +9,10 @@ from typing import Any
 
 import attrs
 
-from svc_core import envelope, plans, regions
 from svc_core.caller import Caller
-from svc_core.envelope import Links
+from svc_core.envelope import Links, layer_envelope
+from svc_core.plans import require_tier
+from svc_core.regions import aliases, region_name
 
 DONG_TIER = "pro"
 DEFAULT_SOURCES = ("rtms_official",)
@@ -35,7 +36,7 @@ class Context:
 def gate(caller: Caller, geo_precision: str, links: Links) -> None:
     """403 ``TIER_RESTRICTED`` unless the caller's plan may use ``geo_precision``."""
     if geo_precision == "dong":
-        plans.require_tier(caller.plan, DONG_TIER, links.upgrade_url)
+        require_tier(caller.plan, DONG_TIER, links.upgrade_url)
 
 
 def layer_meta(
@@ -54,7 +55,7 @@ def layer_meta(
     """The ``_meta`` of a real-estate answer; ``data_sources`` are ``sources`` and the
     sources of the rows, or RTMS when there is neither."""
     data_sources = set(sources) | set(source_mix) or set(DEFAULT_SOURCES)
-    return envelope.layer_envelope(
+    return layer_envelope(
         caller=context.caller,
         request_id=context.request_id,
         generated_at=context.generated_at,
@@ -75,7 +76,7 @@ def layer_meta(
 def district_name(code: str, fallback: str | None = None) -> str:
     """A district's name: the bundled table, else ``fallback`` (the name its records
     carry), else the code itself."""
-    return regions.region_name(code) or fallback or code
+    return region_name(code) or fallback or code
 
 
 def gu_name(sigungu: str) -> str:
@@ -86,4 +87,4 @@ def gu_name(sigungu: str) -> str:
 
 def codes_of(code: str) -> list[str]:
     """The requested code and its renumbering aliases, requested code first."""
-    return [code, *sorted(regions.aliases(code))]
+    return [code, *sorted(aliases(code))]

@@ -4,7 +4,7 @@ Built from *rollup rows*: mappings with ``sigungu_code``, ``dong`` (``''`` for a
 district-level row), ``property_type``, ``transaction_type``, ``month``, ``source`` and
 ``samples`` (the number of transactions). The server keeps such rows in its store;
 ``rollup_of`` counts them from transactions. A period counts only with at least
-``stats.MIN_SAMPLES`` samples, all sources together.
+``MIN_SAMPLES`` samples, all sources together.
 """
 
 from __future__ import annotations
@@ -16,14 +16,16 @@ from typing import Any
 
 import attrs
 
-from svc_core import convert, periods, stats
+from svc_core.convert import to_json
 from svc_core.envelope import Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.periods import parse_month
 from svc_core.realestate import freshness
 from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
+from svc_core.stats import MIN_SAMPLES, median
 
 RollupRow = Mapping[str, Any]
 """One cohort, month and source with its ``samples`` (see the module docstring)."""
@@ -94,7 +96,7 @@ def _by_quarter(
     for month, by_source in by_month.items():
         label = quarter_of.get(month)
         if label is None:
-            label = quarter_of[month] = periods.parse_month(month).quarter.label
+            label = quarter_of[month] = parse_month(month).quarter.label
         pooled = out.get(label)
         if pooled is None:
             out[label] = dict(by_source)
@@ -179,7 +181,7 @@ def build_coverage(
             for label in sorted(by_period):
                 by_source = by_period[label]
                 total = sum(by_source.values())
-                if total < stats.MIN_SAMPLES:
+                if total < MIN_SAMPLES:
                     continue
                 labels.append(label)
                 totals.append(total)
@@ -205,7 +207,7 @@ def build_coverage(
                 period_count=len(labels),
                 periods_with_data=tuple(labels),
                 total_samples=total_samples,
-                samples_per_period_median=stats.median(totals),
+                samples_per_period_median=median(totals),
                 data_sources=tuple(sorted(mix)),
                 building_type=btype or None,
                 building_type_mix=dict(sorted(type_mix.items())),
@@ -310,7 +312,7 @@ def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
 def stored_form(row: CoverageRow) -> dict[str, Any]:
     """A coverage row's JSON form as the store keeps it: without the fields that follow
     the clock (``STORED_LATER``)."""
-    out: dict[str, Any] = convert.to_json(row)
+    out: dict[str, Any] = to_json(row)
     for name in STORED_LATER:
         out.pop(name, None)
     return out

@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Mapping
 
 import attrs
 
-from svc_core import periods
+from svc_core.periods import parse_month, parse_quarter
 from svc_core.sources import ParseResult
 from svc_core.sync import COHORTS, PARSE_KINDS
 
@@ -141,7 +141,7 @@ def kinds_of(property_type: str, transaction_type: str) -> tuple[str, ...]:
 def label_months(label: str) -> tuple[str, ...]:
     """The months ``YYYY-MM`` of a month or quarter label."""
     if "-Q" in label:
-        return tuple(m.label for m in periods.parse_quarter(label).months())
+        return tuple(m.label for m in parse_quarter(label).months())
     return (label,)
 
 
@@ -165,7 +165,7 @@ def months_complete(
 
 def provisional_until(month: str) -> datetime.date:
     """The last day on which deals of ``month`` may still be published."""
-    return periods.parse_month(month).last_day + datetime.timedelta(days=LAG_DAYS)
+    return parse_month(month).last_day + datetime.timedelta(days=LAG_DAYS)
 
 
 def is_provisional(month: str, today: datetime.date) -> bool:

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core import periods
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation
-from svc_core.realestate.common import Context, codes_of, district_name, layer_meta
+from svc_core.periods import IndexWindow
+from svc_core.realestate.common import Context, district_name, layer_meta
 from svc_core.realestate.query import IndicesQuery
 
 INDEX_SOURCES = ("rone_official",)
@@ -121,26 +121,10 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
     return rows
 
 
-def select_values(
-    values: Iterable[IndexValue], query: IndicesQuery, window: periods.IndexWindow
-) -> list[IndexValue]:
-    """The values of ``query``'s district (or an alias), filters and window."""
-    codes = set(codes_of(query.sigungu_code))
-    wanted = set(window.periods)
-    return [
-        v
-        for v in values
-        if v.sigungu_code in codes
-        and v.period in wanted
-        and (query.property_type is None or v.property_type == query.property_type)
-        and (query.metric_type is None or v.metric_type == query.metric_type)
-    ]
-
-
 def indices_answer(
     found: Sequence[IndexValue],
     query: IndicesQuery,
-    window: periods.IndexWindow,
+    window: IndexWindow,
     context: Context,
     *,
     synthetic: bool,

@@ -23,7 +23,7 @@ import attrs
 
 from svc_core import periods
 from svc_core.envelope import Answer
-from svc_core.params import Param, names
+from svc_core.params import Param
 from svc_core.realestate import cursor
 from svc_core.realestate.common import Context, layer_meta
 from svc_core.realestate.query import (
@@ -78,7 +78,6 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     LIMIT,
     CURSOR,
 )
-TRANSACTIONS_NAMES = names(TRANSACTIONS_PARAMS)
 
 
 @attrs.frozen(kw_only=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from svc_core.datasets import RtmsDataset
 from svc_core.errors import InvalidParams
 from svc_core.models import Transaction
 from svc_core.sources import ParseResult, rtms, rtms_csv
@@ -21,7 +22,7 @@ KIND_PREFIXES: tuple[tuple[str, str], ...] = (
     ("NRG_", "commercial"),
 )
 """MOLIT file name prefixes and the reader kind of each, most specific first."""
-KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
+KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
 
 
 def rtms_kind(file_name: str) -> str:

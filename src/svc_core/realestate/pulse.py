@@ -2,7 +2,7 @@
 
 A cohort is the transactions of one district (and, at dong precision, one legal dong),
 property type, transaction type and period; a cohort with fewer than
-``stats.MIN_SAMPLES`` transactions gives no row. ``pulse_rows`` is the whole computation
+``MIN_SAMPLES`` transactions gives no row. ``pulse_rows`` is the whole computation
 from transactions (what a library user calls); ``group_rows`` is its second half, for a
 caller (the server) whose store already selected the cohort's transactions.
 """
@@ -17,11 +17,11 @@ from urllib.parse import quote, urlencode
 
 import attrs
 
-from svc_core import confidence, periods, stats
-from svc_core.confidence import ConfidenceFactors
+from svc_core.confidence import ConfidenceFactors, cap_mixed, confidence_of, worst
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
 from svc_core.realestate import freshness
 from svc_core.realestate.building_types import (
     MIX_LIMITATION,
@@ -30,10 +30,11 @@ from svc_core.realestate.building_types import (
 )
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
+from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
 
 
 class Deal(NamedTuple):
-    """A transaction as the pulse sees it: the statistics' sample (``stats.SampleLike``)
+    """A transaction as the pulse sees it: the statistics' sample (``SampleLike``)
     plus where, what and when (``month`` is ``YYYY-MM``); ``synthetic`` marks demo data.
 
     A NamedTuple rather than a frozen attrs value: as immutable and typed, and built
@@ -134,16 +135,16 @@ def _row(
     cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str, area_unit: str
 ) -> PulseRow | None:
     """One pulse row from a cohort's samples, or None below the 2-sample minimum."""
-    summary = stats.summarize(samples)
+    summary = summarize(samples)
     if summary is None:
         return None
     dong, property_type, transaction_type, period = key
-    grade = confidence.confidence_of(summary)
+    grade = confidence_of(summary)
     mix = building_type_mix(s.building_type for s in samples)
     if is_mixed(mix):
-        grade = confidence.cap_mixed(grade)
-    per_area = stats.per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
-    land = stats.per_area_quartiles(
+        grade = cap_mixed(grade)
+    per_area = per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
+    land = per_area_quartiles(
         ((s.price, s.land_area) for s in samples if s.building_type == "whole_building"),
         area_unit=area_unit,
     )
@@ -290,17 +291,17 @@ def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> li
     ]
 
 
-def latest_month(records: Iterable[Deal]) -> periods.Month | None:
+def latest_month(records: Iterable[Deal]) -> Month | None:
     """The latest month with a transaction: where rolling windows end."""
     label = max((d.month for d in records), default=None)
-    return periods.parse_month(label) if label else None
+    return parse_month(label) if label else None
 
 
 def pulse_rows(
     records: Iterable[Transaction | Deal],
     query: PulseQuery,
     *,
-    latest: periods.Month | None = None,
+    latest: Month | None = None,
     today: datetime.date | None = None,
     incomplete: Collection[freshness.MonthKey] = (),
     transactions_url: str | None = None,
@@ -316,7 +317,7 @@ def pulse_rows(
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
-    window = periods.resolve_pulse_period(query.period, end)
+    window = resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
     chosen = select(query.cohort, items, period_of)
     rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
@@ -357,7 +358,7 @@ def rows_meta(
         count=len(rows),
         source_mix=source_mix(rows),
         synthetic=synthetic,
-        grade=confidence.worst(r.confidence for r in rows),
+        grade=worst(r.confidence for r in rows),
         property_type=cohort.property_type,
         transaction_type=cohort.transaction_type,
         query=query,
@@ -371,7 +372,7 @@ def rows_meta(
 def pulse_answer(
     rows: Sequence[PulseRow],
     query: PulseQuery,
-    window: periods.PeriodWindow,
+    window: PeriodWindow,
     context: Context,
     *,
     synthetic: bool,
@@ -391,7 +392,7 @@ def pulse_answer(
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(
-            f"No cohort with at least {stats.MIN_SAMPLES} transactions matches "
+            f"No cohort with at least {MIN_SAMPLES} transactions matches "
             f"{cohort.place()} in {query.period}{window_text}.",
             hint=DIMENSIONS_HINT,
             meta=meta,

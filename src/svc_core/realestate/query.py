@@ -20,10 +20,19 @@ from typing import Any
 
 import attrs
 
-from svc_core import periods
 from svc_core.errors import InvalidParams
 from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.params import Param, Value, names, read_all, strict_query
+from svc_core.periods import (
+    MONTH_LIST_PATTERN,
+    MONTH_PATTERN,
+    QUARTER_LIST_PATTERN,
+    QUARTER_PATTERN,
+    YEAR_PATTERN,
+    expand_series,
+    resolve_index_period,
+    resolve_pulse_period,
+)
 from svc_core.stats import AREA_UNITS
 
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
@@ -105,7 +114,7 @@ PULSE_PERIOD = Param(
     description="A rolling window (ending at the latest month with data), a month YYYY-MM "
     "or a quarter YYYY-Qn.",
     default="last_6m",
-    doc_pattern=f"last_3m|last_6m|last_12m|{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
+    doc_pattern=f"last_3m|last_6m|last_12m|{MONTH_PATTERN}|{QUARTER_PATTERN}",
     example="last_6m",
 )
 # The series periods keep an empty value (``?periods=``) as given: the period grammar
@@ -115,20 +124,20 @@ PERIODS = Param(
     description="Comma-separated periods, no spaces, at most 12, all YYYY-MM or all "
     "YYYY-Qn. Give this or from_period and to_period.",
     allow_empty=False,
-    doc_pattern=f"{periods.MONTH_LIST_PATTERN}|{periods.QUARTER_LIST_PATTERN}",
+    doc_pattern=f"{MONTH_LIST_PATTERN}|{QUARTER_LIST_PATTERN}",
     example="2026-Q1,2026-Q2",
 )
 FROM_PERIOD = Param(
     name="from_period",
     description="First period of an inclusive range (with to_period; at most 12 periods).",
     allow_empty=False,
-    doc_pattern=f"{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
+    doc_pattern=f"{MONTH_PATTERN}|{QUARTER_PATTERN}",
 )
 TO_PERIOD = Param(
     name="to_period",
     description="Last period of the range (with from_period).",
     allow_empty=False,
-    doc_pattern=f"{periods.MONTH_PATTERN}|{periods.QUARTER_PATTERN}",
+    doc_pattern=f"{MONTH_PATTERN}|{QUARTER_PATTERN}",
 )
 GRANULARITY = Param(
     name="granularity",
@@ -155,7 +164,7 @@ INDEX_PERIOD = Param(
     name="period",
     description="A rolling window of quarters, a quarter YYYY-Qn or a year YYYY.",
     default="last_4q",
-    doc_pattern=f"last_4q|last_8q|{periods.QUARTER_PATTERN}|{periods.YEAR_PATTERN}",
+    doc_pattern=f"last_4q|last_8q|{QUARTER_PATTERN}|{YEAR_PATTERN}",
     example="last_4q",
 )
 
@@ -356,7 +365,7 @@ def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
     _required_code(query)
     values = _cohort_values(PULSE_PARAMS, query)
     period = str(values["period"])
-    periods.resolve_pulse_period(period, None)  # the grammar; the window needs the data
+    resolve_pulse_period(period, None)  # the grammar; the window needs the data
     return PulseQuery(cohort=_cohort(values), period=period, area_unit=str(values["area_unit"]))
 
 
@@ -368,7 +377,7 @@ def parse_series(query: Mapping[str, str]) -> SeriesQuery:
     texts = (_text(values["periods"]), _text(values["from_period"]), _text(values["to_period"]))
     return SeriesQuery(
         cohort=_cohort(values),
-        periods=periods.expand_series(*texts),
+        periods=expand_series(*texts),
         periods_text=texts[0],
         from_period=texts[1],
         to_period=texts[2],
@@ -393,7 +402,7 @@ def parse_indices(query: Mapping[str, str]) -> IndicesQuery:
     _required_code(query)
     values = read_all(INDICES_PARAMS, query)
     period = str(values["period"])
-    periods.resolve_index_period(period, None)
+    resolve_index_period(period, None)
     return IndicesQuery(
         sigungu_code=str(values["sigungu_code"]),
         property_type=_text(values["property_type"]),

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from svc_core import periods, stats
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
 from svc_core.models import Transaction
+from svc_core.periods import parse_quarter
 from svc_core.realestate.common import Context
 from svc_core.realestate.pulse import Deal, PulseRow, deals, group_rows, rows_meta, select
 from svc_core.realestate.query import DIMENSIONS_HINT, SeriesQuery
+from svc_core.stats import MIN_SAMPLES
 
 
 def series_months(requested: Sequence[str]) -> dict[str, str]:
@@ -22,7 +23,7 @@ def series_months(requested: Sequence[str]) -> dict[str, str]:
     period_of: dict[str, str] = {}
     for label in requested:
         if "-Q" in label:
-            for month in periods.parse_quarter(label).months():
+            for month in parse_quarter(label).months():
                 period_of[month.label] = label
         else:
             period_of[label] = label
@@ -61,7 +62,7 @@ def series_answer(
     if not rows:
         raise NotFound(
             f"None of the {len(requested)} requested periods has a cohort with at least "
-            f"{stats.MIN_SAMPLES} transactions in {query.cohort.place()}.",
+            f"{MIN_SAMPLES} transactions in {query.cohort.place()}.",
             hint=DIMENSIONS_HINT,
             meta=meta,
         )

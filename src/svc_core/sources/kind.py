@@ -27,31 +27,23 @@ import csv
 import io
 import re
 
+from svc_core.datasets import RtmsDataset
 from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
 from svc_core.sources.rone import CSV_COLUMNS as RONE_COLUMNS
 from svc_core.sources.rtms import canonical_tag
 from svc_core.sources.rtms_csv import normalize_column
 from svc_core.sources.samples import HEADER as SAMPLES_HEADER
 
-KINDS: tuple[str, ...] = (
-    "rtms-commercial",
-    "rtms-officetel-trade",
-    "rtms-officetel-rent",
-    "rone-index",
-    "samples",
-    "market-listings",
-    "market-activity",
-)
 DESCRIPTIONS: dict[str, str] = {
-    "rtms-commercial": "a commercial-building sale file (RTMS NrgTrade)",
-    "rtms-officetel-trade": "an officetel sale file (RTMS OffiTrade)",
-    "rtms-officetel-rent": "an officetel lease file (RTMS OffiRent)",
+    **{d.ingest_kind: d.description for d in RtmsDataset},
     "rone-index": "an R-ONE statistics file",
     "samples": "an svc samples CSV",
     "market-listings": "a marketplace listings CSV",
     "market-activity": "a marketplace activity CSV",
 }
 """What each kind is, in words, for messages."""
+KINDS: tuple[str, ...] = tuple(DESCRIPTIONS)
+"""Every ingest kind: the RTMS datasets' (``RtmsDataset.ingest_kind``), then the others."""
 
 HEAD_BYTES = 1 << 20
 """Bytes looked at: the tags and headers that decide are at the start of a file."""
@@ -76,11 +68,11 @@ def _text(head: bytes) -> str:
 
 def _rtms_kind(tags: set[str]) -> str | None:
     if tags & _COMMERCIAL_TAGS:
-        return "rtms-commercial"
+        return RtmsDataset.COMMERCIAL.ingest_kind
     if tags & _RENT_TAGS:
-        return "rtms-officetel-rent"
+        return RtmsDataset.OFFICETEL_RENT.ingest_kind
     if tags & _OFFICETEL_TAGS:
-        return "rtms-officetel-trade"
+        return RtmsDataset.OFFICETEL_TRADE.ingest_kind
     return None
 
 
@@ -110,11 +102,11 @@ def _header_kind(cells: list[str]) -> str | None:
     if "시군구" not in names:
         return None
     if names & {"건축물주용도", "건물주용도"}:
-        return "rtms-commercial"
+        return RtmsDataset.COMMERCIAL.ingest_kind
     if "보증금(만원)" in names:
-        return "rtms-officetel-rent"
+        return RtmsDataset.OFFICETEL_RENT.ingest_kind
     if "전용면적(㎡)" in names and "거래금액(만원)" in names:
-        return "rtms-officetel-trade"
+        return RtmsDataset.OFFICETEL_TRADE.ingest_kind
     return None
 
 

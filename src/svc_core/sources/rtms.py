@@ -65,6 +65,7 @@ from xml.parsers import expat
 
 import attrs
 
+from svc_core.datasets import RtmsDataset
 from svc_core.errors import GatewayError, SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import region_name
@@ -80,7 +81,8 @@ from svc_core.sources import (
     published_text,
 )
 
-KINDS: tuple[str, ...] = ("commercial", "officetel_trade", "officetel_rent")
+KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
+"""The readers' kinds (``RtmsDataset.parse_kind``)."""
 SOURCE = "rtms_official"
 OK_CODES = frozenset({"000", "00"})
 
@@ -136,7 +138,7 @@ BUILDING_TYPE_OF = {"일반": "whole_building", "집합": "unit"}
 
 def building_type_of(kind: str, raw: str) -> str | None:
     """The building type of a deal of ``kind`` whose ``buildingType`` reads ``raw``."""
-    if kind != "commercial":
+    if kind != RtmsDataset.COMMERCIAL.parse_kind:
         return "unit"
     return BUILDING_TYPE_OF.get(raw.strip())
 
@@ -384,7 +386,7 @@ def _amount(item: Mapping[str, str], field: str, reason: str) -> int:
 
 def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | None, float | None]:
     """(property_type, transaction_type, price, monthly_rent, area) of an item."""
-    if kind == "commercial":
+    if kind == RtmsDataset.COMMERCIAL.parse_kind:
         prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
         return (
             prop,
@@ -394,7 +396,7 @@ def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | Non
             parse_area(item.get("buildingar"), "buildingar"),
         )
     area = parse_area(item.get("excluusear"), "excluusear")
-    if kind == "officetel_trade":
+    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
         return "officetel", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
     deposit = _amount(item, "deposit", "invalid_amount")
     rent = _amount(item, "monthlyrent", "invalid_rent")
@@ -448,7 +450,10 @@ def _key_month(item: Mapping[str, str]) -> str:
 def _exclusion(kind: str, item: Mapping[str, str]) -> str | None:
     if item.get("cdealtype", "").strip().upper() == "O":
         return "cancelled"
-    if kind == "commercial" and item.get("sharedealingtype", "").strip() == "지분":
+    if (
+        kind == RtmsDataset.COMMERCIAL.parse_kind
+        and item.get("sharedealingtype", "").strip() == "지분"
+    ):
         return "partial_share"
     return None
 
@@ -494,8 +499,7 @@ def read_page(data: bytes, *, path: str = "<bytes>") -> Page:
 
 def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
     """Read one RTMS API response (XML or JSON, detected) of ``kind`` (see ``KINDS``)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
     return parse_pages([read_page(data, path=path)], kind, path=path)
 
 
@@ -504,8 +508,7 @@ def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> P
     as one file: natural keys and their ordinals equal those of a single response
     holding every item in the same order. Paging figures come from the first page
     (one page) or describe the whole read (several)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
     first = pages[0] if pages else Page(items=(), total_count=None, page_no=None, num_of_rows=None)
     items = [item for page in pages for item in page.items]
     several = len(pages) > 1

@@ -37,6 +37,7 @@ import datetime
 import re
 from collections.abc import Mapping, Sequence
 
+from svc_core.datasets import RtmsDataset
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import split_address
@@ -54,7 +55,6 @@ from svc_core.sources import (
     published_text,
 )
 from svc_core.sources.rtms import (
-    KINDS,
     SOURCE,
     building_type_of,
     commercial_property_type,
@@ -62,7 +62,7 @@ from svc_core.sources.rtms import (
 )
 
 _COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
-    "commercial": {
+    RtmsDataset.COMMERCIAL.parse_kind: {
         "address": ("시군구",),
         "building_type": ("유형",),
         "use": ("건축물주용도", "건물주용도"),
@@ -71,14 +71,14 @@ _COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "month": ("계약년월",),
         "day": ("계약일",),
     },
-    "officetel_trade": {
+    RtmsDataset.OFFICETEL_TRADE.parse_kind: {
         "address": ("시군구",),
         "area": ("전용면적(㎡)",),
         "amount": ("거래금액(만원)",),
         "month": ("계약년월",),
         "day": ("계약일",),
     },
-    "officetel_rent": {
+    RtmsDataset.OFFICETEL_RENT.parse_kind: {
         "address": ("시군구",),
         "area": ("전용면적(㎡)",),
         "amount": ("보증금(만원)",),
@@ -162,7 +162,7 @@ def _amount(raw: str, column: str, reason: str) -> int:
 def _exclusion(kind: str, cells: Mapping[str, str]) -> str | None:
     if not is_blank(cells.get("cancelled_on")) or cells.get("cancelled_flag", "").strip() == "O":
         return "cancelled"
-    if kind == "commercial" and cells.get("share", "").strip() == "지분":
+    if kind == RtmsDataset.COMMERCIAL.parse_kind and cells.get("share", "").strip() == "지분":
         return "partial_share"
     return None
 
@@ -177,10 +177,10 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
     deal_date = _date(cells["month"], cells["day"])
     price = _amount(cells["amount"], "amount", "invalid_amount")
     rent: int | None = None
-    if kind == "commercial":
+    if kind == RtmsDataset.COMMERCIAL.parse_kind:
         prop = commercial_property_type(cells["building_type"], cells["use"])
         ttype = "sale"
-    elif kind == "officetel_trade":
+    elif kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
         prop, ttype = "officetel", "sale"
     else:
         prop = "officetel"
@@ -223,8 +223,7 @@ def _key_parts(cells: Mapping[str, str]) -> tuple[str, str]:
 def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
     """Read one RTMS web CSV export of ``kind`` (``commercial``, ``officetel_trade``,
     ``officetel_rent``)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
     rows = csv_rows(csv_text(data, path, cp949=True), path)
     header: list[str] | None = None
     header_line = 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from svc_core.convert import to_json
 from svc_core.errors import InvalidParams
+from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
 from svc_server.commands.core import setup_logging
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
@@ -39,10 +40,8 @@ def _concurrency(text: str) -> int:
 
 
 def _limit(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= delivery_log.PAGE_MAX:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number from 1 to {delivery_log.PAGE_MAX}"
-        )
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= PAGE_MAX:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {PAGE_MAX}")
     return int(text)
 
 
@@ -104,9 +103,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--limit",
         type=_limit,
-        default=delivery_log.PAGE_DEFAULT,
+        default=PAGE_DEFAULT,
         metavar="N",
-        help=f"at most N rows, 1 to {delivery_log.PAGE_MAX} (default {delivery_log.PAGE_DEFAULT})",
+        help=f"at most N rows, 1 to {PAGE_MAX} (default {PAGE_DEFAULT})",
     )
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_deliveries)
@@ -154,7 +153,12 @@ def cmd_worker(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     setup_logging(config.log_level)
     store = store_from_args(args)
-    worker = Worker(store, allow_private=config.webhook_allow_private, concurrency=args.concurrency)
+    worker = Worker(
+        store,
+        allow_private=config.webhook_allow_private,
+        concurrency=args.concurrency,
+        trial_notices=event_service.notify_trials_ending,
+    )
     try:
         if args.once:
             sent = worker.run_once()

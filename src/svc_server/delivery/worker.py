@@ -21,11 +21,10 @@ coordinate only through the ``deliveries`` table:
    retried": the request may have reached the receiver, and v1 never sends twice. Such
    a failure does not count toward disabling the endpoint (it was not the receiver's).
 
-The periodic job publishes ``subscription.trial_will_end`` (``services.events``): that
-use case is the only thing ``delivery/`` imports from ``services/``, and only this
-module does. ``services.webhooks`` calls down into ``delivery.attempt`` and
-``delivery.sender``; ``services.events`` imports nothing from ``delivery/``, so no
-import circle runs through here.
+The periodic job that publishes ``subscription.trial_will_end`` is a use case
+(``services.events.notify_trials_ending``): the command that starts the worker hands it
+in (``trial_notices``), so ``delivery/`` imports nothing from ``services/``; services
+call down into ``delivery.attempt`` and ``delivery.sender``, never the other way.
 """
 
 from __future__ import annotations
@@ -47,7 +46,6 @@ from svc_server.config import Config
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.attempt import DeliveryJob
 from svc_server.delivery.sender import SendResult
-from svc_server.services import events as event_service
 from svc_server.store import Store
 
 log = logging.getLogger("svc.worker")
@@ -58,6 +56,9 @@ STOPPED_DURING_SEND = "worker stopped during send; not retried"
 DEFAULT_INTERVAL = 1.0
 MAINTENANCE_EVERY = 30.0
 """Seconds between sweeps and trial checks in a running worker."""
+
+TrialNotices = Callable[[Store, float], int]
+"""The periodic trial job: publish the notices due at a time, return how many."""
 
 
 @attrs.frozen(kw_only=True)
@@ -87,7 +88,10 @@ class Worker:
         per_consumer: int | None = None,
         stale_after: int = STALE_AFTER,
         worker_id: str | None = None,
+        trial_notices: TrialNotices | None = None,
     ) -> None:
+        """``trial_notices`` runs with each sweep (``svc worker`` and ``svc serve`` pass
+        ``services.events.notify_trials_ending``); without it no trial notice is sent."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if per_consumer is not None and per_consumer < 1:
@@ -100,6 +104,7 @@ class Worker:
         self.per_consumer = per_consumer or max(1, concurrency // 2)
         self.stale_after = stale_after
         self.worker_id = worker_id or default_worker_id()
+        self.trial_notices = trial_notices
 
     # steps -----------------------------------------------------------------------------
 
@@ -115,7 +120,7 @@ class Worker:
                 ("disabled_after_failure", delivery.NOT_SENT_DISABLED),
             ):
                 self.store.webhooks.fail_orphans(tx, status, message, now)
-        notices = event_service.notify_trials_ending(self.store, self.clock())
+        notices = self.trial_notices(self.store, self.clock()) if self.trial_notices else 0
         if released or failed:
             log.warning(
                 "settled deliveries of stopped workers: %d re-queued, %d failed", released, failed
@@ -242,11 +247,18 @@ def start_inline(
     *,
     clock: Callable[[], float] = time.time,
     interval: float = DEFAULT_INTERVAL,
+    trial_notices: TrialNotices | None = None,
 ) -> InlineWorker:
     """Start delivering from a daemon thread of this server process
-    (``SVC_INLINE_WORKER=true``, started by ``svc serve``). Several processes may each
-    run one."""
-    worker = Worker(store, allow_private=config.webhook_allow_private, clock=clock, concurrency=4)
+    (``SVC_INLINE_WORKER=true``, started by ``svc serve``, which passes the trial job).
+    Several processes may each run one."""
+    worker = Worker(
+        store,
+        allow_private=config.webhook_allow_private,
+        clock=clock,
+        concurrency=4,
+        trial_notices=trial_notices,
+    )
     stopping = threading.Event()
     thread = threading.Thread(
         target=worker.run, args=(stopping, interval), name="svc-webhook-worker", daemon=True

@@ -22,6 +22,7 @@ from werkzeug.wrappers import Response
 from svc_core.convert import to_json
 from svc_core.csvfmt import render_csv
 from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_limit
+from svc_core.params import FORMAT
 from svc_core.realestate import listing
 from svc_core.realestate import query as q
 from svc_server.http.answers import Rendered, iso_second, render_json
@@ -132,7 +133,7 @@ def _run(
     csv = columns is not None and wants_csv(
         ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only
     )
-    given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != "format"))
+    given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != FORMAT.name))
     version = deps.store.realestate.data_version()  # read before computing (see answers)
     second = math.floor(ctx.now)
     # The query as sent (names sorted): only a valid one is ever kept, so a hit skips
@@ -207,7 +208,7 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     selection streamed as CSV."""
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
-    query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != "format"})
+    query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != FORMAT.name})
     common: dict[str, Any] = {
         "request_id": ctx.request_id,
         "now": ctx.now,

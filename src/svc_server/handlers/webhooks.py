@@ -9,8 +9,6 @@ from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
 from svc_server.services import delivery_log, webhooks
 
-DELIVERY_PARAMS = frozenset({"limit", "offset"})
-
 
 def list_endpoints(ctx: Ctx, deps: Deps) -> Response:
     return account_reply(ctx, {"data": webhooks.list_endpoints(deps.store, user_of(ctx))})

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
-from svc_core.errors import InvalidParams
+from svc_core.params import FORMAT
 
 JSON = "application/json"
 CSV = "text/csv"
@@ -19,7 +19,8 @@ OFFERED = (JSON, CSV)
 def wants_csv(accept: str | None, params: Mapping[str, str], *, csv_only: bool = False) -> bool:
     """True when the caller asked for CSV (``accept`` is the Accept header's text).
 
-    A route's ``.csv`` form (``csv_only``) always answers CSV. Else ``format`` wins when present (``json`` or ``csv``). Otherwise the Accept header
+    A route's ``.csv`` form (``csv_only``) always answers CSV. Else ``format`` wins when
+    present (``svc_core.params.FORMAT``: ``json`` or ``csv``). Otherwise the Accept header
     decides as RFC 9110 says: each of ``application/json`` and ``text/csv`` gets the q of
     the most specific range that matches it (``text/csv`` over ``text/*`` over ``*/*``),
     and CSV is chosen when its q is higher; a tie, no header or only other types mean
@@ -27,10 +28,8 @@ def wants_csv(accept: str | None, params: Mapping[str, str], *, csv_only: bool =
     """
     if csv_only:
         return True
-    fmt = params.get("format")
-    if fmt:
-        if fmt not in {"json", "csv"}:
-            raise InvalidParams("Query parameter 'format' must be json or csv.")
+    fmt = FORMAT.read(params)
+    if fmt is not None:
         return fmt == "csv"
     return _prefers_csv(accept or "")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from werkzeug.wrappers import Response
@@ -90,8 +90,3 @@ def error_response(
     """SPEC's error body for any ``SvcError``, always JSON whatever was negotiated;
     ``meta`` is the ``_meta`` of an error that carries none of its own."""
     return json_response(err.body(request_id, meta), status=err.status, headers=err.headers)
-
-
-# Renderers by format name (Datasette-style registry): body -> Response.
-Renderer = Callable[..., Response]
-RENDERERS: dict[str, Renderer] = {"json": json_response, "csv": csv_response}

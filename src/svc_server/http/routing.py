@@ -16,7 +16,7 @@ import attrs
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Response
 
-from svc_core.params import Param
+from svc_core.params import FORMAT, Param
 
 Handler = Callable[..., Response]
 Json = dict[str, Any]
@@ -52,6 +52,7 @@ class Route:
     handler: Handler
     doc: Operation | None = None
     auth: str = "public"
+    """``public``, ``data``, ``account`` or ``page`` (see ``svc_server.routes``)."""
     params: tuple[Param, ...] = ()
     counted: bool = False
     csv: bool = False
@@ -67,7 +68,7 @@ class Route:
         """The query parameter names this route accepts (``format`` where CSV is
         negotiated)."""
         names = {p.name for p in self.params}
-        return frozenset(names | {"format"}) if self.csv else frozenset(names)
+        return frozenset(names | {FORMAT.name}) if self.csv else frozenset(names)
 
 
 CSV_SUFFIX = ".csv"

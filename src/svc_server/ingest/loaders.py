@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
+from svc_core.datasets import RtmsDataset
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.realestate.loads import parse_transactions as parse_rtms
 from svc_core.sources import ParseResult, rone, samples
@@ -17,11 +18,7 @@ from svc_core.sources import markets as market_source
 from svc_server.ingest.load import Load, Progress
 from svc_server.ingest.markets import ACTIVITY, LISTINGS
 
-RTMS_KINDS = {
-    "rtms-commercial": "commercial",
-    "rtms-officetel-trade": "officetel_trade",
-    "rtms-officetel-rent": "officetel_rent",
-}
+RTMS_KINDS = {d.ingest_kind: d.parse_kind for d in RtmsDataset}
 """The ``svc ingest`` RTMS kinds and the reader kind (``svc_core.sources.rtms``) of each."""
 AreaMap = Mapping[str, Sequence[str]]
 

@@ -21,7 +21,7 @@ import attrs
 from svc_core.models import LoadReport
 from svc_core.sources import ParseResult
 from svc_core.sync import gone_keys, month_prefix
-from svc_server.ingest import completeness
+from svc_server.ingest.completeness import record_file, record_sync
 from svc_server.ingest.coverage import refresh_coverage
 from svc_server.ingest.load import Load, SyncMonth, SyncTable
 from svc_server.ingest.markets import MarketWrite
@@ -74,7 +74,7 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
         )
         report.retracted = retracted
         if load.transactions is not None and load.file_kind is not None:
-            completeness.record_file(store, tx, load.file_kind, load.transactions, now=now)
+            record_file(store, tx, load.file_kind, load.transactions, now=now)
         if load.sync_month is not None:
             _sync_month(store, tx, load.sync_month, now=now)
         if load.sync_table is not None:
@@ -178,7 +178,7 @@ def _sync_month(store: Store, tx: Tx, month: SyncMonth, *, now: float) -> None:
         pages=month.pages,
         digest=month.digest,
     )
-    completeness.record_sync(
+    record_sync(
         store,
         tx,
         month.kind,

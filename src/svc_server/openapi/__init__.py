@@ -18,14 +18,13 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core.params import Param
+from svc_core.params import FORMAT, Param
 from svc_server.config import Config
 from svc_server.http.routing import CSV_SUFFIX, Operation, Route
 from svc_server.openapi.components import (
     CSV_EXAMPLE,
     CSV_HEADERS,
     DATA_HEADERS,
-    FORMAT,
     HEADERS,
     REQUEST_ID_PARAM,
     RESPONSES,
@@ -78,11 +77,12 @@ surrogates or nesting deeper than 32 levels.
 `error.request_id`. A caller's `X-Request-ID` of 8 to 128 characters of `[A-Za-z0-9_-]`
 is kept; anything else is replaced by `req_` and 22 base64url characters.
 
-**CSV.** pulse, pulse/series, coverage and indices answer RFC 4180 CSV with a UTF-8
-byte-order mark for `Accept: text/csv` or `format=csv`, and always at their path plus
-`.csv` (`/api/v1/real-estate/pulse.csv`, its own operation, for generated clients that
-read one media type per operation); envelope fields travel as `X-Svc-*` headers. Text cells starting with `=`, `+`, `-`, `@`, TAB or CR get a leading
-`'` so spreadsheets do not run them as formulas.
+**CSV.** pulse, pulse/series, coverage, indices and transactions answer RFC 4180 CSV
+with a UTF-8 byte-order mark for `Accept: text/csv` or `format=csv`, and always at their
+path plus `.csv` (`/api/v1/real-estate/pulse.csv`, its own operation, for generated
+clients that read one media type per operation); envelope fields travel as `X-Svc-*`
+headers. Text cells starting with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so
+spreadsheets do not run them as formulas.
 
 **Limits.** Request bodies above {max_body} bytes get 413; request URIs above
 {max_url} bytes get 414 (both configurable). Monthly quotas count only 2xx answers of

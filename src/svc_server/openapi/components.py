@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from svc_core.params import Param
 from svc_server.openapi.operations import Json
 from svc_server.openapi.schemas import LAYER_ENVELOPE, ref
 
@@ -151,12 +150,4 @@ REQUEST_ID_PARAM: Json = {
     "[A-Za-z0-9_-], else replaced by a generated one.",
     "schema": {"type": "string"},
 }
-FORMAT = Param(
-    name="format",
-    description="csv for CSV, json for JSON; wins over the Accept header. A generated "
-    "client parses this operation's answer as JSON: for CSV it calls the operation at "
-    "this path plus .csv instead.",
-    kind="enum",
-    choices=("json", "csv"),
-)
 CSV_EXAMPLE = "\ufeffsigungu_code,sigungu,...\r\n11680,강남구,...\r\n"

@@ -527,13 +527,6 @@ MARKET_META = obj(
             }
         ),
         "rate_limit": ref("RateLimit"),
-        "next_cursor": nullable(
-            string(
-                "transactions only: the cursor of the next page (pass it as cursor); null "
-                "on the last page.",
-                pattern="^[A-Za-z0-9_-]+$",
-            )
-        ),
         "request_id": string(),
     },
     required=(
@@ -608,13 +601,6 @@ MARKET_DIMENSIONS_META = obj(
         "total_combinations": integer("regions x categories x periods.", minimum=0),
         "auth_method": enum(("api_key", "session")),
         "rate_limit": ref("RateLimit"),
-        "next_cursor": nullable(
-            string(
-                "transactions only: the cursor of the next page (pass it as cursor); null "
-                "on the last page.",
-                pattern="^[A-Za-z0-9_-]+$",
-            )
-        ),
         "request_id": string(),
     },
     required=(

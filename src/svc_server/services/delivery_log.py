@@ -4,7 +4,6 @@ operator's view of every delivery in any state (``svc webhook deliveries``)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -12,16 +11,12 @@ import attrs
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import utc, utc_or_none
+from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
 from svc_server.services.membership import account, parse_id
 from svc_server.store import Store
 from svc_server.store.base import Row
 
-PAGE_DEFAULT = 50
-PAGE_MAX = 200
-OFFSET_MAX = 2**31 - 1
 LOG_WINDOW = 24 * 3600
-
-_PAGE_NUMBER = re.compile(r"[0-9]{1,10}")
 
 
 @attrs.frozen(kw_only=True)
@@ -78,25 +73,6 @@ def delivery_row(row: Row) -> DeliveryRow:
     )
 
 
-def _page_number(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = params.get(name)
-    if raw is None:
-        return default
-    if _PAGE_NUMBER.fullmatch(raw) is None or not low <= int(raw) <= high:
-        raise InvalidParams(
-            f"Query parameter {name!r} must be a whole number from {low} to {high}.",
-            hint=f"Got {raw[:32]!r}; {name} defaults to {default}.",
-        )
-    return int(raw)
-
-
-def page(params: Mapping[str, str]) -> tuple[int, int]:
-    """``limit`` (1 to 200, default 50) and ``offset`` (0 or more, default 0)."""
-    limit = _page_number(params, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
-    offset = _page_number(params, "offset", 0, 0, OFFSET_MAX)
-    return limit, offset
-
-
 def deliveries(
     store: Store, user_id: str, endpoint_id: str, params: Mapping[str, str], now: float
 ) -> DeliveryLog:
@@ -107,16 +83,18 @@ def deliveries(
     gives empty rows and a zero summary, never a 404, so ids cannot be probed.
     """
     endpoint_id = parse_id(endpoint_id, "endpoint id")
-    limit, offset = page(params)
+    page = read_page(params)
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.list_deliveries(tx, consumer["id"], endpoint_id, limit, offset)
+        rows = store.webhooks.list_deliveries(
+            tx, consumer["id"], endpoint_id, page.limit, page.offset
+        )
         summary = store.webhooks.delivery_summary(
             tx, consumer["id"], endpoint_id, int(now) - LOG_WINDOW
         )
     return DeliveryLog(
         rows=tuple(delivery_row(r) for r in rows),
-        pagination=Pagination(limit=limit, offset=offset, returned=len(rows)),
+        pagination=Pagination(limit=page.limit, offset=page.offset, returned=len(rows)),
         summary=DeliverySummary(**summary),
     )
 

@@ -21,7 +21,6 @@ from svc_core import periods
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
-from svc_core.params import names
 from svc_core.realestate import dimensions as core_dimensions
 from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
@@ -38,13 +37,6 @@ from svc_core.realestate.query import (
 from svc_server.store import Store
 from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
-
-PULSE_PARAMS = names(q.PULSE_PARAMS)
-SERIES_PARAMS = names(q.SERIES_PARAMS)
-COVERAGE_PARAMS = names(q.COVERAGE_PARAMS)
-INDICES_PARAMS = names(q.INDICES_PARAMS)
-DIMENSIONS_PARAMS = names(q.DIMENSIONS_PARAMS)
-"""The parameter names each route accepts (the declarations are in ``query``)."""
 
 PULSE_COLUMNS = tuple(f.name for f in PulseRow.__attrs_attrs__)
 INDEX_COLUMNS = tuple(f.name for f in core_indices.IndexRow.__attrs_attrs__)

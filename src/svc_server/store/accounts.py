@@ -8,10 +8,9 @@ from typing import Any
 import attrs
 
 from svc_core.lease import lease_size
-from svc_server.store import holds
 from svc_server.store.apikeys import ApiKeysTable
 from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
-from svc_server.store.holds import HoldState, UsageClaim
+from svc_server.store.holds import HoldsRepo, HoldState, UsageClaim, count_day, count_month
 from svc_server.store.keycache import KeyCache
 
 
@@ -43,7 +42,7 @@ class AccountsRepo(ApiKeysTable):
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.holds = holds.HoldsRepo(db)
+        self.holds = HoldsRepo(db)
         self.keys = KeyCache(db)
 
     # consumers -------------------------------------------------------------------------
@@ -177,11 +176,11 @@ class AccountsRepo(ApiKeysTable):
 
     def increment_usage(self, tx: Tx, consumer_id: str, month: str, mode: str) -> int:
         """Add one successful call; return the new count (one atomic statement)."""
-        return holds.count_month(tx, consumer_id, month, mode)
+        return count_month(tx, consumer_id, month, mode)
 
     def count_day(self, tx: Tx, consumer_id: str, day: str, mode: str) -> None:
         """Add one call to the (consumer, UTC day, mode) count (one atomic upsert)."""
-        holds.count_day(tx, consumer_id, day, mode)
+        count_day(tx, consumer_id, day, mode)
 
     def count_success(self, tx: Tx, consumer_id: str, month: str, day: str, mode: str) -> int:
         """Count one successful call that held no unit (a test key has no quota): in the

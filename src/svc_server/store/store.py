@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import time
 
-from svc_server.store import migrate
 from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
 from svc_server.store.markets import MarketsRepo
+from svc_server.store.migrate import (
+    DATA_TABLES,
+    account_statement,
+    current_version,
+    data_statement,
+    every_statement,
+)
+from svc_server.store.migrate import migrate as migrate_schema
 from svc_server.store.realestate import RealEstateRepo
 from svc_server.store.sqlite import move_tables
 from svc_server.store.sync import SyncRepo
@@ -42,30 +49,26 @@ class Store:
         With a data file of its own, a SQLite file from before the split (its data
         tables still in it) is brought up to date whole, then its data moves over."""
         if self.data is self.db:
-            return migrate.migrate(self.db)
+            return migrate_schema(self.db)
         whole = self.data_to_move()
-        applied = migrate.migrate(
-            self.db, part=migrate.every_statement if whole else migrate.account_statement
-        )
+        applied = migrate_schema(self.db, part=every_statement if whole else account_statement)
         # The main file now has every version, so the data file's names are among these
         # (or were applied before: a data file made for an older store is no migration).
-        migrate.migrate(self.data, part=migrate.data_statement)
+        migrate_schema(self.data, part=data_statement)
         if whole:
-            move_tables(self.db, self.data, sorted(migrate.DATA_TABLES))
+            move_tables(self.db, self.data, sorted(DATA_TABLES))
         return applied
 
     def data_to_move(self) -> bool:
         """Whether the main file still holds the public data (a SQLite file from before
         the data file): ``migrate`` moves it."""
-        return self.data is not self.db and not migrate.DATA_TABLES.isdisjoint(
-            self.db.table_names()
-        )
+        return self.data is not self.db and not DATA_TABLES.isdisjoint(self.db.table_names())
 
     def schema_version(self) -> int:
         """The version both databases have reached."""
-        version = migrate.current_version(self.db)
+        version = current_version(self.db)
         if self.data is not self.db:
-            version = min(version, migrate.current_version(self.data))
+            version = min(version, current_version(self.data))
         return version
 
     def ping(self) -> float:

@@ -42,7 +42,7 @@ class VersionedCache:
 
         Read from the database at most once per ``VERSION_TTL`` seconds per process: a
         load committed by another process is seen within that bound, one committed by
-        this process at once (``log_load`` calls ``forget_version``).
+        this process at once (``RealEstateRepo.log_ingest`` calls ``forget_version``).
         """
         now = time.monotonic()
         known = self._version

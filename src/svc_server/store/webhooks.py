@@ -18,7 +18,6 @@ from typing import Any
 
 from svc_server.store.base import Database, Row, Tx, insert_row, marks, update_by_id
 
-FINISHED = ("delivered", "failed")
 IN_FLIGHT = ("claimed", "sending")
 _DELIVERY_ROW = (
     "d.id, d.event_type, d.event_id, d.status, d.http_status, d.duration_ms, "
@@ -248,12 +247,6 @@ class WebhooksRepo:
             "UPDATE deliveries SET status = 'failed', error_message = ?, attempt_count = 1, "
             "sent_at = ? WHERE status = 'sending' AND claimed_at < ?",
             (message, now, started_before),
-        )
-
-    def get_delivery(self, tx: Tx, delivery_id: str) -> Row | None:
-        return tx.fetchone(
-            f"SELECT {_DELIVERY_ROW}, d.endpoint_id, d.claimed_by FROM deliveries d WHERE d.id = ?",
-            (delivery_id,),
         )
 
     # the delivery log ---------------------------------------------------------------------

@@ -1,0 +1,65 @@
+"""One name per RTMS dataset (``svc_core.datasets.RtmsDataset``): the reader, the sync
+and kind detection use the same three datasets, and a file each recognises is read by
+the reader of that dataset into records of the dataset's types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from svc_core import sync
+from svc_core.datasets import RtmsDataset
+from svc_core.sources import kind, rtms, rtms_csv
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FILES = {
+    "molit/NRG_11680_202506.xml": RtmsDataset.COMMERCIAL,
+    "molit/OFFICETEL_11680_202506.xml": RtmsDataset.OFFICETEL_TRADE,
+    "molit/OFFICETEL_RENT_11680_202506.xml": RtmsDataset.OFFICETEL_RENT,
+    "rtms/nrg_11680_202506.json": RtmsDataset.COMMERCIAL,
+    "rtms_csv/commercial_11680_202506_cp949.csv": RtmsDataset.COMMERCIAL,
+    "rtms_csv/officetel_trade_11680_202506_cp949.csv": RtmsDataset.OFFICETEL_TRADE,
+    "rtms_csv/officetel_rent_11680_202103_old_utf8.csv": RtmsDataset.OFFICETEL_RENT,
+}
+
+
+def test_every_table_of_names_is_a_view_of_the_datasets() -> None:
+    datasets = list(RtmsDataset)
+    assert sync.KINDS == ("commercial", "officetel-trade", "officetel-rent")
+    assert {sync.INGEST_KINDS[d.sync_name] for d in datasets} == {
+        k for k in kind.KINDS if k.startswith("rtms-")
+    }
+    assert rtms.KINDS == tuple(sync.PARSE_KINDS.values()) == tuple(d.parse_kind for d in datasets)
+    assert sync.SERVICES["officetel-rent"] == "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent"
+    for d in datasets:
+        assert kind.describe(d.ingest_kind) == d.description
+        assert sync.COHORTS[d.sync_name] == (d.property_types, d.transaction_types)
+    # every name is someone's and no two datasets share one
+    for field in ("sync_name", "ingest_kind", "parse_kind", "operation", "description"):
+        assert len({getattr(d, field) for d in datasets}) == len(datasets), field
+
+
+def test_a_dataset_cannot_be_changed() -> None:
+    with pytest.raises(AttributeError):
+        RtmsDataset.COMMERCIAL.parse_kind = "officetel_trade"  # type: ignore[misc]
+    assert RtmsDataset.COMMERCIAL.parse_kind == "commercial"
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_recognised_file_reads_as_its_datasets_records(name: str) -> None:
+    dataset = FILES[name]
+    data = (FIXTURES / name).read_bytes()
+    assert kind.recognise(data) == dataset.ingest_kind
+    reader = rtms_csv.parse_rtms_csv if name.endswith(".csv") else rtms.parse_rtms
+    result = reader(data, dataset.parse_kind, path=name)
+    assert result.transactions
+    assert {r.property_type for r in result.transactions} <= set(dataset.property_types)
+    assert {r.transaction_type for r in result.transactions} <= set(dataset.transaction_types)
+
+
+def test_an_unknown_reader_kind_is_refused() -> None:
+    assert RtmsDataset.of_parse_kind("officetel_rent") is RtmsDataset.OFFICETEL_RENT
+    for reader in (rtms.parse_rtms, rtms_csv.parse_rtms_csv):
+        with pytest.raises(ValueError, match="commercial, officetel_trade, officetel_rent"):
+            reader(b"", "officetel-rent")
