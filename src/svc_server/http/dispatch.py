@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
+import attrs
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
 from werkzeug.exceptions import NotFound as WzNotFound
@@ -145,6 +146,9 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
         route, values = matcher(request)
     except SvcError as err:
+        owner = auth.unrouted_key(deps, request, ctx.now)
+        if owner is not None:  # for the key's request log
+            ctx = attrs.evolve(ctx, consumer_id=owner[0], key_id=owner[1])
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)
     query: dict[str, str] = {}
@@ -165,6 +169,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         consumer_id=caller.consumer_id if caller else admission.consumer_id,
         session_id=admission.session.session_id if admission.session else None,
         csv_only=route.csv_only,
+        key_id=caller.key_id if caller else admission.key_id,
+        counted=admission.held is not None,
     )
     try:
         if failed is not None:

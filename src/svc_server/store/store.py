@@ -17,6 +17,7 @@ from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
 from svc_server.store.markets import MarketsRepo
 from svc_server.store.realestate import RealEstateRepo
+from svc_server.store.request_log import RequestLogRepo
 from svc_server.store.sqlite import move_tables
 from svc_server.store.sync import SyncRepo
 from svc_server.store.webhooks import WebhooksRepo
@@ -32,6 +33,7 @@ class Store:
         self.accounts = AccountsRepo(db)
         self.holds = self.accounts.holds
         self.webhooks = WebhooksRepo(db)
+        self.request_log = RequestLogRepo(db)
         self.realestate = RealEstateRepo(self.data)
         self.markets = MarketsRepo(self.data)
         self.sync = SyncRepo(self.data)
