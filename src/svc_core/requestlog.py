@@ -122,6 +122,8 @@ class LoggedCall:
     duration_ms: float
     counted: bool = False
     """The call held a unit of the month's quota (a counted route)."""
+    error_code: str | None = None
+    """The ``code`` of the error body a failed call was answered with."""
 
 
 def clip_text(text: str, most: int) -> str:

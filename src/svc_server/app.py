@@ -139,6 +139,7 @@ class SvcApp:
                 request_id=ctx.request_id,
                 duration_ms=round((time.perf_counter() - started) * 1000, 1),
                 counted=ctx.counted,
+                error_code=ctx.error_code,
             )
         )
         self.deps.log_writer.ensure()

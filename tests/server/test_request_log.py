@@ -83,6 +83,15 @@ def test_every_call_of_a_key_is_logged_with_its_status_and_request_id(
     assert [(r["status"], r["request_id"]) for r in rows] == list(reversed(seen))
     assert {r["method"] for r in rows} == {"GET"}
     assert rows[-2]["path"] == f"{DATA_PATH}?nope=1"
+    codes = {r["status"]: r["error_code"] for r in rows}
+    assert codes == {
+        200: None,
+        400: "INVALID_PARAMS",
+        404: "NOT_FOUND",
+        402: "QUOTA_EXCEEDED",
+        403: "IP_NOT_ALLOWED",
+        429: "RATE_LIMITED",
+    }
     assert all(r["duration_ms"] >= 0 for r in rows)
     ip_row = next(r for r in rows if r["status"] == 403)
     assert ip_row["key_id"] == created["id"]

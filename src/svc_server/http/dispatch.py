@@ -126,6 +126,13 @@ def match(
     return routes[str(endpoint)], values
 
 
+def error_code(err: Exception) -> str:
+    """The ``code`` of the error body ``_failure`` answers for ``err``."""
+    if isinstance(err, HTTPException) and err.code == 413:
+        return PayloadTooLarge.code
+    return err.code if isinstance(err, SvcError) else ServerError.code
+
+
 def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None = None) -> Response:
     if isinstance(err, HTTPException) and err.code == 413:
         err = PayloadTooLarge()
@@ -148,7 +155,9 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     except SvcError as err:
         owner = auth.unrouted_key(deps, request, ctx.now)
         if owner is not None:  # for the key's request log
-            ctx = attrs.evolve(ctx, consumer_id=owner[0], key_id=owner[1])
+            ctx = attrs.evolve(
+                ctx, consumer_id=owner[0], key_id=owner[1], error_code=error_code(err)
+            )
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)
     query: dict[str, str] = {}
@@ -179,6 +188,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None
         response = _failure(err, ctx.request_id, meta)
+        if ctx.key_id is not None:  # for the key's request log
+            ctx = attrs.evolve(ctx, error_code=error_code(err))
     try:
         auth.settle(deps, admission, response, ctx.now)
     except Exception:

@@ -656,6 +656,9 @@ REQUEST_LOG_ROW = obj(
         "method": string(),
         "path": string("Path and query string, at most 512 characters."),
         "status": integer("The HTTP status answered.", minimum=100, maximum=599),
+        "error_code": nullable(
+            string("The `code` of the error body a failed call got (`INVALID_PARAMS`, ...).")
+        ),
         "request_id": string("The X-Request-ID the response carried."),
         "duration_ms": number("Time the server took to answer.", minimum=0),
     },

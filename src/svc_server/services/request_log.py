@@ -122,6 +122,7 @@ def recent_calls(store: Store, user_id: str, query: LogQuery, now: float) -> dic
                 "method": r["method"],
                 "path": r["path"],
                 "status": int(r["status"]),
+                "error_code": r["error_code"],
                 "request_id": r["request_id"],
                 "duration_ms": round(float(r["duration_ms"]), 1),
             }

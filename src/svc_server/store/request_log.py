@@ -19,7 +19,7 @@ class RequestLogRepo:
         """Add ``calls`` to their accounts' logs (each row named by ``ids``)."""
         tx.executemany(
             "INSERT INTO request_log (id, consumer_id, key_id, at_ms, method, path, status, "
-            "request_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "error_code, request_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     ids(),
@@ -29,6 +29,7 @@ class RequestLogRepo:
                     c.method,
                     c.path,
                     c.status,
+                    c.error_code,
                     c.request_id,
                     c.duration_ms,
                 )
@@ -76,7 +77,7 @@ class RequestLogRepo:
             args += [query.status.low, query.status.high]
         return tx.fetchall(
             "SELECT r.at_ms, r.key_id, k.prefix AS key_prefix, k.label AS key_label, r.method, "
-            "r.path, r.status, r.request_id, r.duration_ms FROM request_log r "
+            "r.path, r.status, r.error_code, r.request_id, r.duration_ms FROM request_log r "
             "LEFT JOIN api_keys k ON k.id = r.key_id "
             f"WHERE {' AND '.join(where)} ORDER BY r.at_ms DESC, r.id DESC LIMIT ? OFFSET ?",
             (*args, query.limit, query.offset),

@@ -2,7 +2,8 @@
 -- refused, written in batches by each server process (svc_server.services.request_log)
 -- and read by the dashboard. Kept 7 days and at most 1,000 rows per account
 -- (svc_core.requestlog); older and surplus rows are deleted at each batch.
--- `path` includes the query string, cut to 512 characters. Accounts file on SQLite.
+-- `path` includes the query string, cut to 512 characters; `error_code` is the error
+-- body's code of a failed call (INVALID_PARAMS, RATE_LIMITED ...). Accounts file on SQLite.
 CREATE TABLE request_log (
     id TEXT PRIMARY KEY,
     consumer_id TEXT NOT NULL,
@@ -11,6 +12,7 @@ CREATE TABLE request_log (
     method TEXT NOT NULL,
     path TEXT NOT NULL,
     status INTEGER NOT NULL,
+    error_code TEXT,
     request_id TEXT NOT NULL,
     duration_ms DOUBLE PRECISION NOT NULL
 );
