@@ -151,13 +151,13 @@ def pricing(ctx: Ctx, deps: Deps) -> Response:
         "pulse/series call counts once however many periods it returns. Refused calls "
         "(400, 402, 403, 404, 429 …) are not counted.</li>\n"
         "<li>The month is the UTC calendar month; the count starts again on the 1st.</li>\n"
-        f"<li>Test keys are never counted and are limited to {TEST_KEY_RATE_LIMIT} calls "
-        "a minute on every plan.</li>\n"
+        f"<li>Test keys never count against the quota and are limited to "
+        f"{TEST_KEY_RATE_LIMIT} calls a minute on every plan.</li>\n"
         f"<li>Every plan's dashboard keeps a request log of its keys' calls: the last "
         f"{requestlog.RETENTION_SECONDS // 86400} days, at most "
         f"{requestlog.MAX_ROWS_PER_ACCOUNT:,} calls per account.</li>\n"
         "</ul></section>\n"
         f'<p><a href="{root}/signin">Sign in</a> to start on starter; the '
-        f'<a href="{root}/docs">API reference</a> lists what each plan can call.</p>\n'
+        f'<a href="{root}/docs">API reference</a> documents every endpoint.</p>\n'
     )
     return _page(ctx, "svc plans", "pricing", body)
