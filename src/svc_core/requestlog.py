@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import attrs
@@ -126,6 +126,36 @@ class LoggedCall:
     """The ``code`` of the error body a failed call was answered with."""
 
 
+RawCall = tuple[str, str, int, str, str, str, int, str, float, bool, "str | None"]
+"""A call as the server hands it over, cheap to make: consumer id, key id, Unix ms, the
+WSGI method, path and query string (latin-1 text of the raw bytes), status, request id,
+duration in ms, counted, error code. ``from_raw`` makes it a ``LoggedCall``, off the
+request's path."""
+
+
+def from_raw(raw: RawCall) -> LoggedCall:
+    """The log line of a call handed over as ``RawCall``: the path and query decoded as
+    UTF-8 (undecodable bytes replaced) and clipped (``clip_path``)."""
+    consumer_id, key_id, at_ms, method, path, query, status, request_id, ms, counted, code = raw
+    return LoggedCall(
+        consumer_id=consumer_id,
+        key_id=key_id,
+        at_ms=at_ms,
+        method=clip_text(method, 16),
+        path=clip_path(_wsgi_text(path), _wsgi_text(query)),
+        status=status,
+        request_id=request_id,
+        duration_ms=round(ms, 1),
+        counted=counted,
+        error_code=code,
+    )
+
+
+def _wsgi_text(text: str) -> str:
+    """WSGI text (each byte one latin-1 character) as the UTF-8 it carries."""
+    return text.encode("latin-1", "replace").decode("utf-8", "replace")
+
+
 def clip_text(text: str, most: int) -> str:
     """``text`` as any database stores it (NUL and unpaired surrogates replaced), at most
     ``most`` characters; a cut one ends in ``…``."""
@@ -150,8 +180,19 @@ def oldest_kept_ms(now: float) -> int:
     return int(now * 1000) - RETENTION_SECONDS * 1000
 
 
-def counts_per_key(calls: Iterable[LoggedCall]) -> dict[tuple[str, str], int]:
+def counts_per_key(calls: Iterable[RawCall]) -> dict[tuple[str, str], int]:
     """Successful (2xx) counted calls per (key id, UTC month): what the quota counted."""
-    return dict(
-        Counter((c.key_id, month_of(c.at_ms)) for c in calls if c.counted and 200 <= c.status < 300)
-    )
+    return dict(Counter((c[1], month_of(c[2])) for c in calls if c[9] and 200 <= c[6] < 300))
+
+
+def newest_per_account(calls: Sequence[RawCall], keep: int) -> list[RawCall]:
+    """The last ``keep`` of each account's ``calls`` (in order): a batch never writes
+    more lines of an account than its log keeps, however many calls it made."""
+    seen: Counter[str] = Counter()
+    kept = []
+    for call in reversed(calls):
+        seen[call[0]] += 1
+        if seen[call[0]] <= keep:
+            kept.append(call)
+    kept.reverse()
+    return kept

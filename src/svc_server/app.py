@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.wrappers import Request, Response
 
 from svc_core import requestid
-from svc_core.requestlog import LoggedCall, clip_path, clip_text
 from svc_server import routes
 from svc_server.config import Config
 from svc_server.http.context import Ctx
@@ -127,19 +126,20 @@ class SvcApp:
         """Keep a call of an API key for its account's request log (written in batches
         by the log writer, never by the call)."""
         assert ctx.key_id is not None and ctx.consumer_id is not None
-        request = ctx.request
+        environ = ctx.request.environ
         self.deps.request_log.record(
-            LoggedCall(
-                consumer_id=ctx.consumer_id,
-                key_id=ctx.key_id,
-                at_ms=int(ctx.now * 1000),
-                method=clip_text(request.method, 16),
-                path=clip_path(request.path, request.query_string.decode("utf-8", "replace")),
-                status=status,
-                request_id=ctx.request_id,
-                duration_ms=round((time.perf_counter() - started) * 1000, 1),
-                counted=ctx.counted,
-                error_code=ctx.error_code,
+            (
+                ctx.consumer_id,
+                ctx.key_id,
+                int(ctx.now * 1000),
+                environ.get("REQUEST_METHOD", ""),
+                environ.get("PATH_INFO", ""),
+                environ.get("QUERY_STRING", ""),
+                status,
+                ctx.request_id,
+                (time.perf_counter() - started) * 1000,
+                ctx.counted,
+                ctx.error_code,
             )
         )
         self.deps.log_writer.ensure()

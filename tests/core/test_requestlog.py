@@ -12,11 +12,13 @@ from svc_core.errors import InvalidParams
 from svc_core.requestlog import (
     PATH_MAX,
     RETENTION_SECONDS,
-    LoggedCall,
+    RawCall,
     clip_path,
     clip_text,
     counts_per_key,
+    from_raw,
     month_of,
+    newest_per_account,
     oldest_kept_ms,
     parse_status,
     read_query,
@@ -87,30 +89,41 @@ def test_retention_is_seven_days_before_now() -> None:
     assert oldest_kept_ms(1_000_000.5) == 1_000_000_500 - RETENTION_SECONDS * 1000
 
 
-calls = st.builds(
-    LoggedCall,
-    consumer_id=st.just("c"),
-    key_id=st.sampled_from(["k1", "k2"]),
-    at_ms=st.sampled_from([1_767_225_599_000, 1_767_225_600_000]),
-    method=st.just("GET"),
-    path=st.just("/api/v1/x"),
-    status=st.sampled_from([200, 204, 304, 400, 402, 429, 500]),
-    request_id=st.just("r"),
-    duration_ms=st.just(1.0),
-    counted=st.booleans(),
+calls = st.tuples(
+    st.sampled_from(["c1", "c2", "c3"]),
+    st.sampled_from(["k1", "k2"]),
+    st.sampled_from([1_767_225_599_000, 1_767_225_600_000]),
+    st.just("GET"),
+    st.just("/api/v1/x"),
+    st.just(""),
+    st.sampled_from([200, 204, 304, 400, 402, 429, 500]),
+    st.text(max_size=3),
+    st.just(1.0),
+    st.booleans(),
+    st.none(),
 )
 
 
 @given(st.lists(calls, max_size=40))
-def test_counts_per_key_are_the_successful_counted_calls(batch: list[LoggedCall]) -> None:
+def test_counts_per_key_are_the_successful_counted_calls(batch: list[RawCall]) -> None:
     counts = counts_per_key(batch)
-    assert sum(counts.values()) == sum(1 for c in batch if c.counted and 200 <= c.status < 300)
+    lines = [from_raw(c) for c in batch]
+    assert sum(counts.values()) == sum(1 for c in lines if c.counted and 200 <= c.status < 300)
     for (key, month), n in counts.items():
         assert n == sum(
             1
-            for c in batch
+            for c in lines
             if c.key_id == key and month_of(c.at_ms) == month and c.counted and c.status < 300
         )
+
+
+@given(st.lists(calls, max_size=40), st.integers(min_value=1, max_value=10))
+def test_a_batch_keeps_the_newest_lines_of_each_account(batch: list[RawCall], keep: int) -> None:
+    kept = newest_per_account(batch, keep)
+    for account in {c[0] for c in batch}:
+        mine = [c for c in batch if c[0] == account]
+        assert [c for c in kept if c[0] == account] == mine[-keep:]
+    assert len(kept) == sum(min(keep, sum(c[0] == a for c in batch)) for a in {c[0] for c in batch})
 
 
 def test_read_query_defaults_and_filters() -> None:
@@ -123,3 +136,45 @@ def test_read_query_defaults_and_filters() -> None:
     for bad in ({"limit": "1001"}, {"key": "x"}, {"status": "2"}, {"offset": "-1"}):
         with pytest.raises(InvalidParams):
             read_query(bad)
+
+
+@given(st.binary(max_size=600), st.binary(max_size=100), st.text(max_size=20))
+def test_from_raw_decodes_any_wsgi_bytes_into_storable_text(
+    path: bytes, query: bytes, method: str
+) -> None:
+    raw = (
+        "c",
+        "k",
+        5,
+        method,
+        path.decode("latin-1"),
+        query.decode("latin-1"),
+        404,
+        "r",
+        1.26,
+        False,
+        "NOT_FOUND",
+    )
+    line = from_raw(raw)
+    assert len(line.path) <= PATH_MAX and len(line.method) <= 16
+    assert "\x00" not in line.path + line.method
+    line.path.encode("utf-8")
+    assert (line.status, line.error_code, line.duration_ms, line.counted) == (
+        404,
+        "NOT_FOUND",
+        1.3,
+        False,
+    )
+    if b"\x00" not in path + query and len(path) + len(query) < PATH_MAX // 4:
+        try:
+            text = path.decode("utf-8") + ("?" + query.decode("utf-8") if query else "")
+        except UnicodeDecodeError:
+            return
+        if text.isprintable():
+            assert line.path == text
+
+
+def test_from_raw_reads_utf8_paths() -> None:
+    korean = "/api/v1/강남".encode().decode("latin-1")
+    line = from_raw(("c", "k", 1, "GET", korean, "a=%ED", 200, "r", 0.04, True, None))
+    assert line.path == "/api/v1/강남?a=%ED" and line.duration_ms == 0.0

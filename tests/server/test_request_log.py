@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from svc_core.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, LoggedCall
+from svc_core.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, RawCall
 from svc_server.app import SvcApp
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock
@@ -174,17 +174,19 @@ def test_retention_drops_calls_older_than_seven_days(
     assert logged_rows(store) == 1
 
 
-def call(consumer_id: str, key_id: str, at_ms: int, status: int = 200) -> LoggedCall:
-    return LoggedCall(
-        consumer_id=consumer_id,
-        key_id=key_id,
-        at_ms=at_ms,
-        method="GET",
-        path=DATA_PATH,
-        status=status,
-        request_id=f"req-{consumer_id[:4]}-{at_ms}",
-        duration_ms=1.5,
-        counted=True,
+def call(consumer_id: str, key_id: str, at_ms: int, status: int = 200) -> RawCall:
+    return (
+        consumer_id,
+        key_id,
+        at_ms,
+        "GET",
+        DATA_PATH,
+        "",
+        status,
+        f"req-{consumer_id[:4]}-{at_ms}",
+        1.5,
+        True,
+        None,
     )
 
 

@@ -8,7 +8,9 @@ per-key counts of successful counted calls, then the pruning of lines past
 is flushed before the dashboard reads the log or usage, and on close, so a process
 stopped cleanly loses nothing; one killed loses at most its last ``FLUSH_SECONDS``. A
 buffer that cannot be written (the store down) keeps at most ``BUFFER_MAX`` lines and
-drops the oldest beyond that, counting them in ``dropped``.
+drops the oldest beyond that. A call hands its line over as a plain tuple
+(``RawCall``), appended to a ``deque`` without a lock: the decoding and clipping happen
+in the writer.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from svc_core import requestlog
 from svc_core.instants import iso
-from svc_core.requestlog import LoggedCall, LogQuery
+from svc_core.requestlog import LogQuery, RawCall
 from svc_server.services.membership import account
 from svc_server.store import Store
 
@@ -38,21 +41,14 @@ class RequestLogBook:
         self.store = store
         self.clock = clock
         self.ids = ids
-        self._lock = threading.Lock()
         self._flushing = threading.Lock()
-        self._calls: list[LoggedCall] = []
+        self._calls: deque[RawCall] = deque(maxlen=BUFFER_MAX)
         self._closed = False
         self._seq = itertools.count()
-        self.dropped = 0
-        """Lines dropped because the buffer was full (the store could not be written)."""
 
-    def record(self, call: LoggedCall) -> None:
+    def record(self, call: RawCall) -> None:
         """Keep ``call`` for the next write (at once once the book is closed)."""
-        with self._lock:
-            self._calls.append(call)
-            if len(self._calls) > BUFFER_MAX:
-                del self._calls[0]
-                self.dropped += 1
+        self._calls.append(call)  # atomic; a full deque drops its oldest line
         if self._closed:
             self._flush_quietly()
 
@@ -64,30 +60,33 @@ class RequestLogBook:
         """Write the buffered lines, their per-key counts and the pruning in one
         transaction; the number of lines written. A failed write puts the lines back."""
         with self._flushing:
-            with self._lock:
-                calls, self._calls = self._calls, []
-            if not calls:
+            raws = []
+            try:
+                while True:
+                    raws.append(self._calls.popleft())
+            except IndexError:  # drained (calls recorded meanwhile go with the next turn)
+                pass
+            if not raws:
                 return 0
             try:
+                keep = requestlog.MAX_ROWS_PER_ACCOUNT
+                calls = [requestlog.from_raw(r) for r in requestlog.newest_per_account(raws, keep)]
                 with self.store.db.transaction() as tx:
                     repo = self.store.request_log
                     repo.insert_calls(tx, calls, self._row_id)
-                    counts = requestlog.counts_per_key(calls)
+                    counts = requestlog.counts_per_key(raws)
                     if counts:
                         repo.add_key_usage(tx, counts)
                     repo.prune(
                         tx,
                         [c.consumer_id for c in calls],
                         requestlog.oldest_kept_ms(self.clock()),
-                        requestlog.MAX_ROWS_PER_ACCOUNT,
+                        keep,
                     )
             except BaseException:
-                with self._lock:
-                    kept = (calls + self._calls)[-BUFFER_MAX:]
-                    self.dropped += len(calls) + len(self._calls) - len(kept)
-                    self._calls = kept
+                self._calls.extendleft(reversed(raws))  # for the next turn
                 raise
-            return len(calls)
+            return len(raws)
 
     def _row_id(self) -> str:
         """A line's id: this process's lines of one millisecond sort in the order they
