@@ -252,3 +252,29 @@ def test_usage_per_key_counts_successful_counted_calls(accounts: Accounts, clien
     _, bob = accounts.consumer("pro", email="bob@example.com")
     get(client, DATA_PATH, bob)
     assert ana.get(USAGE).get_json()["data"]["keys"] == data["keys"]
+
+
+def test_the_log_lives_with_the_accounts_not_the_public_data(store: Store) -> None:
+    """On SQLite the data file is written by loads for seconds at a time; the log's
+    writes take the accounts file's lock instead (migration 0014's routing)."""
+    assert {"request_log", "key_usage"} <= set(store.db.table_names())
+    if store.data is not store.db:
+        assert not {"request_log", "key_usage"} & set(store.data.table_names())
+
+
+def test_a_failed_write_keeps_the_lines_for_the_next_turn(
+    accounts: Accounts, client: Client, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, key = accounts.consumer("pro", email="ana@example.com")
+    ana = accounts.browser("ana@example.com")
+    made = [get(client, f"{DATA_PATH}?bad={i}", key)[1] for i in range(3)]
+
+    def busy(*args: object) -> None:
+        raise RuntimeError("the database is busy")
+
+    monkeypatch.setattr(store.request_log, "insert_calls", busy)
+    assert log(ana) == []  # the read still answers
+    assert ana.get(USAGE).status_code == 200
+    monkeypatch.undo()
+    assert [r["request_id"] for r in log(ana)] == made[::-1]
+    assert logged_rows(store) == 3

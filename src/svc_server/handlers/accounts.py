@@ -45,7 +45,7 @@ def delete_session(ctx: Ctx, deps: Deps) -> Response:
 def get_usage(ctx: Ctx, deps: Deps) -> Response:
     try:
         deps.leases.write_back()  # this process's own calls count at once
-        deps.request_log.flush()  # and its calls per key
+        deps.request_log.flush_quietly()  # and its calls per key
         data = usage.usage_summary(deps.store, user_of(ctx), ctx.now)
     except SvcError:
         raise
@@ -114,7 +114,7 @@ def accept_invite(ctx: Ctx, deps: Deps, invite_id: str) -> Response:
 def get_requests(ctx: Ctx, deps: Deps) -> Response:
     """GET /api/auth/me/requests: the account's request log, newest first."""
     query = requestlog.read_query(ctx.params)
-    deps.request_log.flush()  # this process's own calls show at once
+    deps.request_log.flush_quietly()  # this process's own calls show at once
     return account_reply(
         ctx, {"data": request_log.recent_calls(deps.store, user_of(ctx), query, ctx.now)}
     )

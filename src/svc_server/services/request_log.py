@@ -50,7 +50,7 @@ class RequestLogBook:
         """Keep ``call`` for the next write (at once once the book is closed)."""
         self._calls.append(call)  # atomic; a full deque drops its oldest line
         if self._closed:
-            self._flush_quietly()
+            self.flush_quietly()
 
     def pending(self) -> bool:
         """Whether lines wait to be written (read without the lock, as a hint)."""
@@ -96,9 +96,10 @@ class RequestLogBook:
     def close(self) -> None:
         """Write what is buffered; lines recorded after this are written at once."""
         self._closed = True
-        self._flush_quietly()
+        self.flush_quietly()
 
-    def _flush_quietly(self) -> None:
+    def flush_quietly(self) -> None:
+        """``flush``, a failure logged, not raised (the lines wait for the next turn)."""
         try:
             self.flush()
         except Exception:  # the store may be gone already
