@@ -26,8 +26,8 @@ def new_id() -> str:
 @attrs.frozen(kw_only=True)
 class Deps:
     """The store, configuration, clock, id and entropy sources, identity verifier, the
-    API document, the answer cache, the leases and the request log: everything a handler may use besides
-    its request."""
+    API document, the answer cache, the leases and the request log: everything a
+    handler may use besides its request."""
 
     store: Store
     config: Config
