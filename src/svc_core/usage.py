@@ -3,7 +3,8 @@
 Built from plain values: the plan and its effective limits, this month's count of
 successful calls and its counts per day, the caller's role, the clock, and the
 consumer's trial and subscription state. Payment processor internals never enter it.
-``role`` and ``daily`` are additions to SPEC's fields (the dashboard's needs).
+``role``, ``daily`` and ``keys`` (calls per API key) are additions to SPEC's fields
+(the dashboard's needs).
 """
 
 from __future__ import annotations
@@ -79,6 +80,18 @@ class DayUsage:
 
 
 @attrs.frozen(kw_only=True)
+class KeyUsage:
+    """One API key's successful counted calls this month, with what names it."""
+
+    key_id: str
+    prefix: str
+    label: str
+    mode: str
+    status: str
+    calls: int
+
+
+@attrs.frozen(kw_only=True)
 class UsageSummary:
     """The ``data`` of ``GET /api/auth/me/usage`` (attribute order is JSON order; times
     are aware datetimes, written as ISO-8601 at the edge)."""
@@ -90,6 +103,7 @@ class UsageSummary:
     subscription: Subscription
     role: str
     daily: tuple[DayUsage, ...]
+    keys: tuple[KeyUsage, ...] = ()
 
 
 def trial_summary(trial: TrialState, now: datetime) -> TrialSummary:
@@ -135,6 +149,7 @@ def usage_summary(
     *,
     role: str,
     daily: tuple[DayUsage, ...],
+    keys: tuple[KeyUsage, ...] = (),
 ) -> UsageSummary:
     """The usage summary; ``used`` counts this month's successful live calls, ``role``
     is the caller's in the consumer and ``daily`` its calls per day (``daily_usage``)."""
@@ -163,4 +178,5 @@ def usage_summary(
         subscription=Subscription(status=subscription_status),
         role=role,
         daily=daily,
+        keys=keys,
     )

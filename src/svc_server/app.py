@@ -26,11 +26,13 @@ from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps, lazy_verifier, new_id
 from svc_server.http.dispatch import Matcher, dispatch
 from svc_server.http.lease_writer import LeaseWriter
+from svc_server.http.log_writer import LogWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
 from svc_server.openapi import build_document
 from svc_server.routes import ROUTES
 from svc_server.services.leases import LeaseBook
+from svc_server.services.request_log import RequestLogBook
 from svc_server.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ class SvcApp:
         self.clock = clock
         self.entropy = entropy
         leases = LeaseBook(store, clock)
+        request_log = RequestLogBook(store, clock, ids)
         self.deps = Deps(
             store=store,
             config=config,
@@ -86,15 +89,20 @@ class SvcApp:
             document=document_source(config, table),
             leases=leases,
             lease_writer=LeaseWriter(leases),
+            request_log=request_log,
+            log_writer=LogWriter(request_log),
         )
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}
         self.matcher = Matcher(self.url_map, self.routes)
 
     def close(self) -> None:
-        """Give this app's leases back, writing what their calls did (call it when the
-        process stops serving; ``svc serve`` does). Idempotent."""
+        """Give this app's leases back, writing what their calls did, and write its
+        request log (call it when the process stops serving; ``svc serve`` does).
+        Idempotent."""
         self.deps.leases.close()
+        self.deps.log_writer.stop()
+        self.deps.request_log.close()
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         return self.wsgi_app(environ, start_response)
@@ -109,8 +117,32 @@ class SvcApp:
         ctx = Ctx(request=request, request_id=request_id, now=self.clock())
         response, ctx = dispatch(self.deps, self.matcher, ctx)
         response.headers["X-Request-ID"] = request_id
+        if ctx.key_id is not None and ctx.consumer_id is not None:
+            self._log_call(ctx, response.status_code, started)
         self._log(ctx, response, started)
         return response(environ, start_response)
+
+    def _log_call(self, ctx: Ctx, status: int, started: float) -> None:
+        """Keep a call of an API key for its account's request log (written in batches
+        by the log writer, never by the call)."""
+        assert ctx.key_id is not None and ctx.consumer_id is not None
+        environ = ctx.request.environ
+        self.deps.request_log.record(
+            (
+                ctx.consumer_id,
+                ctx.key_id,
+                int(ctx.now * 1000),
+                environ.get("REQUEST_METHOD", ""),
+                environ.get("PATH_INFO", ""),
+                environ.get("QUERY_STRING", ""),
+                status,
+                ctx.request_id,
+                (time.perf_counter() - started) * 1000,
+                ctx.counted,
+                ctx.error_code,
+            )
+        )
+        self.deps.log_writer.ensure()
 
     def _log(self, ctx: Ctx, response: Response, started: float) -> None:
         if not access_log.isEnabledFor(logging.INFO):

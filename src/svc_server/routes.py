@@ -15,6 +15,7 @@ from svc_core.paging import PAGE_PARAMS
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
 from svc_core.region_search import REGIONS_PARAMS
+from svc_core.requestlog import LOG_PARAMS
 from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Route, with_csv_forms
@@ -22,6 +23,7 @@ from svc_server.openapi import account_ops as acc
 from svc_server.openapi import data_ops as ops
 from svc_server.openapi import web_ops as pages
 from svc_server.web import pages as web
+from svc_server.web import public
 
 ME = "/api/auth/me"
 RE = "/api/v1/real-estate"
@@ -39,7 +41,8 @@ ROUTES: tuple[Route, ...] = (
     Route(
         path="/disclosure", methods=GET, handler=system.get_disclosure, doc=ops.GET_DISCLOSURE_PAGE
     ),
-    Route(path="/pricing", methods=GET, handler=system.get_pricing, doc=ops.GET_PRICING_PAGE),
+    Route(path="/", methods=GET, handler=public.home, doc=pages.GET_HOME_PAGE),
+    Route(path="/pricing", methods=GET, handler=public.pricing, doc=ops.GET_PRICING_PAGE),
     # browser pages (svc_server.web): dashboard, sign-in, API reference, their assets
     Route(
         path="/dashboard",
@@ -171,6 +174,14 @@ ROUTES: tuple[Route, ...] = (
         handler=accounts.get_usage,
         doc=acc.GET_USAGE,
         auth="account",
+    ),
+    Route(
+        path=f"{ME}/requests",
+        methods=GET,
+        handler=accounts.get_requests,
+        doc=acc.LIST_REQUESTS,
+        auth="account",
+        params=LOG_PARAMS,
     ),
     Route(
         path=f"{ME}/keys",

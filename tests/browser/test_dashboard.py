@@ -455,8 +455,16 @@ def test_keyboard_reaches_every_section(person: Person) -> None:
     for _ in range(8):
         person.driver.switch_to.active_element.send_keys(Keys.TAB)
         reached.append(person.driver.switch_to.active_element.text)
-    assert reached[:6] == ["Overview", "API keys", "Webhooks", "Team", "Explorer", "Sign out"]
-    for _ in range(3):
+    assert reached[:7] == [
+        "Overview",
+        "API keys",
+        "Request log",
+        "Webhooks",
+        "Team",
+        "Explorer",
+        "Sign out",
+    ]
+    for _ in range(2):
         person.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
     assert person.driver.switch_to.active_element.text == "Explorer"
     person.driver.switch_to.active_element.send_keys(Keys.ENTER)

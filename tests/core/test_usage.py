@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from svc_core.convert import to_json
 from svc_core.plans import DEFAULT_PLANS, effective_limits
-from svc_core.usage import DayUsage, TrialState, daily_usage
+from svc_core.usage import DayUsage, KeyUsage, TrialState, daily_usage
 from svc_core.usage import trial_summary as typed_trial_summary
 from svc_core.usage import usage_summary as typed_usage_summary
 
@@ -30,8 +30,28 @@ def test_full_summary_shape_and_values() -> None:
             subscription_status="trialing",
             role="admin",
             daily=daily_usage({("2026-05-02", "live"): 7}, NOW),
+            keys=(
+                KeyUsage(
+                    key_id="k1",
+                    prefix="svc_pk_live_ab12",
+                    label="server",
+                    mode="live",
+                    status="active",
+                    calls=5,
+                ),
+            ),
         )
     )
+    assert data.pop("keys") == [
+        {
+            "key_id": "k1",
+            "prefix": "svc_pk_live_ab12",
+            "label": "server",
+            "mode": "live",
+            "status": "active",
+            "calls": 5,
+        }
+    ]
     days = data.pop("daily")
     assert len(days) == 17 and days[0] == {"date": "2026-05-01", "calls": 0, "test_calls": 0}
     assert days[1] == {"date": "2026-05-02", "calls": 7, "test_calls": 0}

@@ -176,6 +176,7 @@ def test_dev_session_refusals_store_nothing(
 SECTIONS = [
     "/dashboard",
     "/dashboard/keys",
+    "/dashboard/requests",
     "/dashboard/webhooks",
     "/dashboard/team",
     "/dashboard/explorer",

@@ -34,6 +34,8 @@ def test_fresh_starter_usage_is_exactly_the_spec_shape(accounts: Accounts) -> No
     data = body["data"]
     # The additions to SPEC come last: the caller's role and the month's days so far.
     assert data.pop("role") == "owner"
+    (key,) = data.pop("keys")  # the first key, made at sign-in, has no calls yet
+    assert (key["mode"], key["status"], key["calls"]) == ("live", "active", 0)
     days = data.pop("daily")
     assert [d["date"] for d in days] == [f"2026-09-{n:02d}" for n in range(1, 22)]
     assert all(d["calls"] == d["test_calls"] == 0 for d in days)

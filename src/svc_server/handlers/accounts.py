@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
+from svc_core import requestlog
 from svc_core.bodies import SESSION_FIELDS
 from svc_core.convert import to_json
 from svc_core.errors import JwtInvalid, SvcError, UsageFailed
@@ -12,7 +13,7 @@ from svc_server.http import auth
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import keys, sessions, team, usage
+from svc_server.services import keys, request_log, sessions, team, usage
 
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
@@ -44,6 +45,7 @@ def delete_session(ctx: Ctx, deps: Deps) -> Response:
 def get_usage(ctx: Ctx, deps: Deps) -> Response:
     try:
         deps.leases.write_back()  # this process's own calls count at once
+        deps.request_log.flush_quietly()  # and its calls per key
         data = usage.usage_summary(deps.store, user_of(ctx), ctx.now)
     except SvcError:
         raise
@@ -107,3 +109,12 @@ def get_invites(ctx: Ctx, deps: Deps) -> Response:
 def accept_invite(ctx: Ctx, deps: Deps, invite_id: str) -> Response:
     team.accept_invite(deps.store, user_of(ctx), invite_id, ctx.now)
     return account_reply(ctx, {"accepted": True})
+
+
+def get_requests(ctx: Ctx, deps: Deps) -> Response:
+    """GET /api/auth/me/requests: the account's request log, newest first."""
+    query = requestlog.read_query(ctx.params)
+    deps.request_log.flush_quietly()  # this process's own calls show at once
+    return account_reply(
+        ctx, {"data": request_log.recent_calls(deps.store, user_of(ctx), query, ctx.now)}
+    )

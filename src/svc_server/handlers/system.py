@@ -1,8 +1,8 @@
 """Public system endpoints: the status probe and the human-readable pages.
 
 ``/disclosure`` is the trust-disclosure page every real-estate ``_meta.disclosure_url``
-points at; ``/pricing`` lists the plan table (where ``upgrade_url`` points). Both are
-built from the same constants the API uses, so the pages cannot drift from the answers.
+points at, built from the same constants the API uses, so the page cannot drift from the
+answers. (``/pricing`` and ``/`` are in ``svc_server.web.public``.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from html import escape
 
 from werkzeug.wrappers import Response
 
-from svc_core import confidence, envelope, plans, stats
+from svc_core import confidence, envelope, stats
 from svc_core.demo import DEMO_LIMITATION
 from svc_core.realestate import freshness
 from svc_core.sources import rtms
@@ -222,39 +222,3 @@ def disclosure_body() -> str:
 def get_disclosure(ctx: Ctx, deps: Deps) -> Response:
     """GET /disclosure: the page ``_meta.disclosure_url`` points at."""
     return _page("svc real-estate data: disclosure", disclosure_body())
-
-
-def pricing_body() -> str:
-    """The HTML body of the pricing page: the plan table."""
-    rows = [
-        (
-            plan.name,
-            f"{plan.monthly_quota:,}",
-            f"{plan.rate_limit_per_minute:,}",
-            f"{plan.max_keys:,}",
-            f"{plan.seats:,}",
-            "yes" if plans.meets_tier(plan.name, "pro") else "no",
-        )
-        for plan in plans.DEFAULT_PLANS.values()
-        if plan.name in plans.TIER_ORDER  # internal is not for sale
-    ]
-    return (
-        "<p>Monthly quotas count successful (2xx) data calls only; a pulse/series "
-        "call counts once however many periods it returns.</p>\n"
-        + _table(
-            (
-                "plan",
-                "calls per month",
-                "calls per minute",
-                "API keys",
-                "seats",
-                "geo_precision=dong",
-            ),
-            rows,
-        )
-    )
-
-
-def get_pricing(ctx: Ctx, deps: Deps) -> Response:
-    """GET /pricing: the plans, where a 403's ``upgrade_url`` points."""
-    return _page("svc plans", pricing_body())

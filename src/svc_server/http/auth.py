@@ -22,12 +22,20 @@ import attrs
 from werkzeug.wrappers import Request, Response
 
 from svc_core.caller import Caller
-from svc_core.errors import CsrfRejected, NotSignedIn, RateLimited, SvcError, Unauthorized
+from svc_core.errors import (
+    CsrfRejected,
+    IpNotAllowed,
+    NotSignedIn,
+    RateLimited,
+    SvcError,
+    Unauthorized,
+)
 from svc_core.iprules import client_address
 from svc_server.config import Config
 from svc_server.http.deps import Deps
 from svc_server.http.routing import Route
 from svc_server.services import access, membership, sessions
+from svc_server.store import Store
 
 COOKIE_NAME = "svc_session"
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
@@ -48,6 +56,9 @@ class Admission:
     held: access.Reservation | None = None
     refused: SvcError | None = None
     refusal_meta: dict[str, Any] | None = None
+    key_id: str | None = None
+    """The API key the call was made with, once known, also when refused (the request
+    log keeps the calls of known keys, ``consumer_id`` naming their account)."""
 
 
 def client_ip(request: Request, config: Config) -> str:
@@ -110,9 +121,9 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     store = deps.store
     caller: Caller | None = None
     session = None
+    # Repeated headers reach the environ joined with commas; a key has none.
+    api_key: str | None = request.environ.get("HTTP_X_API_KEY")
     try:
-        # Repeated headers reach the environ joined with commas; a key has none.
-        api_key = request.environ.get("HTTP_X_API_KEY")
         if api_key is not None and "," in api_key:
             raise Unauthorized("Send exactly one X-API-Key header.")
         if api_key is not None:
@@ -134,9 +145,22 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     except RateLimited as err:
         assert caller is not None  # the limit is checked only for a known caller
         limited = attrs.evolve(caller, rate_remaining=0)
-        return Admission(refused=err, refusal_meta=refusal_meta(limited), session=session)
+        return Admission(
+            refused=err,
+            refusal_meta=refusal_meta(limited),
+            session=session,
+            consumer_id=caller.consumer_id,
+            key_id=caller.key_id,
+        )
     except SvcError as err:
-        return Admission(refused=err, refusal_meta=refusal_meta(caller), session=session)
+        owner = _key_owner(store, caller, api_key, err, now)
+        return Admission(
+            refused=err,
+            refusal_meta=refusal_meta(caller),
+            session=session,
+            consumer_id=owner[0] if owner else None,
+            key_id=owner[1] if owner else None,
+        )
     caller = admitted.caller
     refused = admitted.refusal
     return Admission(
@@ -147,6 +171,27 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
         refused=refused,
         refusal_meta=refusal_meta(caller) if refused else None,
     )
+
+
+def _key_owner(
+    store: Store, caller: Caller | None, api_key: str | None, err: SvcError, now: float
+) -> tuple[str, str] | None:
+    """The account and key of a refused key call: the caller's, or for a key refused
+    from its address (403 ``IP_NOT_ALLOWED``) the key's own; None for unknown keys."""
+    if caller is not None and caller.key_id is not None:
+        return caller.consumer_id, caller.key_id
+    if isinstance(err, IpNotAllowed) and api_key is not None:
+        return access.key_owner(store, api_key, now)
+    return None
+
+
+def unrouted_key(deps: Deps, request: Request, now: float) -> tuple[str, str] | None:
+    """The account and key of a data call that matched no route (404, 405, 414): such
+    calls are logged for the key's account like any other."""
+    api_key = request.environ.get("HTTP_X_API_KEY")
+    if api_key is None or "," in api_key or not request.path.startswith("/api/v1/"):
+        return None
+    return access.key_owner(deps.store, api_key, now)
 
 
 def settle(deps: Deps, admission: Admission, response: Response, now: float) -> None:

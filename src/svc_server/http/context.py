@@ -24,3 +24,10 @@ class Ctx:
     session_id: str | None = None
     csv_only: bool = False
     """The route is the ``.csv`` form of a CSV-capable one: answer CSV, negotiate nothing."""
+    key_id: str | None = None
+    """The API key the call was made with, when known, also when it was refused (the
+    request log keeps these calls, under ``consumer_id``)."""
+    counted: bool = False
+    """The call held a unit of the month's quota (it is counted when it succeeds)."""
+    error_code: str | None = None
+    """The error body's ``code`` of a failed call of a key (for the request log)."""

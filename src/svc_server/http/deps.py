@@ -11,8 +11,10 @@ import attrs
 from svc_server.config import Config
 from svc_server.http.answers import AnswerCache
 from svc_server.http.lease_writer import LeaseWriter
+from svc_server.http.log_writer import LogWriter
 from svc_server.identity import JwtVerifier
 from svc_server.services.leases import LeaseBook
+from svc_server.services.request_log import RequestLogBook
 from svc_server.store import Store
 
 
@@ -24,8 +26,8 @@ def new_id() -> str:
 @attrs.frozen(kw_only=True)
 class Deps:
     """The store, configuration, clock, id and entropy sources, identity verifier, the
-    API document, the answer cache and the leases: everything a handler may use besides
-    its request."""
+    API document, the answer cache, the leases and the request log: everything a
+    handler may use besides its request."""
 
     store: Store
     config: Config
@@ -41,6 +43,10 @@ class Deps:
     """This app's rate-limit and quota leases (``services.leases``)."""
     lease_writer: LeaseWriter
     """The thread writing ``leases`` back (``http.lease_writer``)."""
+    request_log: RequestLogBook
+    """This app's request-log lines not yet written (``services.request_log``)."""
+    log_writer: LogWriter
+    """The thread writing ``request_log`` (``http.log_writer``)."""
 
 
 def lazy_verifier(config: Config) -> Callable[[], JwtVerifier]:

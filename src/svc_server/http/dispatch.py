@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
+import attrs
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
 from werkzeug.exceptions import NotFound as WzNotFound
@@ -125,6 +126,13 @@ def match(
     return routes[str(endpoint)], values
 
 
+def error_code(err: Exception) -> str:
+    """The ``code`` of the error body ``_failure`` answers for ``err``."""
+    if isinstance(err, HTTPException) and err.code == 413:
+        return PayloadTooLarge.code
+    return err.code if isinstance(err, SvcError) else ServerError.code
+
+
 def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None = None) -> Response:
     if isinstance(err, HTTPException) and err.code == 413:
         err = PayloadTooLarge()
@@ -145,6 +153,11 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
         route, values = matcher(request)
     except SvcError as err:
+        owner = auth.unrouted_key(deps, request, ctx.now)
+        if owner is not None:  # for the key's request log
+            ctx = attrs.evolve(
+                ctx, consumer_id=owner[0], key_id=owner[1], error_code=error_code(err)
+            )
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)
     query: dict[str, str] = {}
@@ -165,6 +178,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         consumer_id=caller.consumer_id if caller else admission.consumer_id,
         session_id=admission.session.session_id if admission.session else None,
         csv_only=route.csv_only,
+        key_id=caller.key_id if caller else admission.key_id,
+        counted=admission.held is not None,
     )
     try:
         if failed is not None:
@@ -173,6 +188,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None
         response = _failure(err, ctx.request_id, meta)
+        if ctx.key_id is not None:  # for the key's request log
+            ctx = attrs.evolve(ctx, error_code=error_code(err))
     try:
         auth.settle(deps, admission, response, ctx.now)
     except Exception:

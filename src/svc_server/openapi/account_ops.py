@@ -71,6 +71,24 @@ GET_USAGE = Operation(
     },
 )
 
+LIST_REQUESTS = Operation(
+    operation_id="listRequests",
+    tag="Usage",
+    summary="Request log of the account's API keys",
+    description="The calls made with the consumer's API keys, successful or refused (400, "
+    "402, 403, 404, 429, ...), newest first, each with the `X-Request-ID` its response "
+    "carried. Calls without a known key (401) belong to no account and are not logged. "
+    "Kept 7 days and at most the 1,000 newest calls per account. Lines are written in "
+    "batches: a call shows within about a second (at once when the same server process "
+    "answers this request). `path` includes the query string, cut to 512 characters. "
+    "Filter by `key` (a key id) and `status` (`2xx`, `4xx`, `5xx` or an exact code). "
+    "Not counted against the quota.",
+    responses={
+        "200": account_ok({"data": ref("RequestLogPage")}, "One page of the log."),
+        "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
 # keys
 
 LIST_API_KEYS = Operation(

@@ -62,7 +62,8 @@ GET_PRICING_PAGE = Operation(
     operation_id="getPricingPage",
     tag="Pages",
     summary="Plans and pricing page",
-    description="The plans and their limits; `upgrade_url` of 403 TIER_RESTRICTED links here.",
+    description="The plans and their limits (from the plan table the API enforces); "
+    "`upgrade_url` of 403 TIER_RESTRICTED links here.",
     responses={
         "200": {
             "description": "An HTML page.",

@@ -669,8 +669,64 @@ USAGE = obj(
             minItems=1,
             maxItems=31,
         ),
+        "keys": array(
+            ref("KeyUsage"),
+            "Addition to SPEC: every key of the consumer with its successful counted "
+            "calls this month, oldest key first (live keys' calls add up to "
+            "`requests_used`, less calls from before per-key counting).",
+        ),
     },
     description="The usage summary of the caller's highest-plan consumer.",
+)
+REQUEST_LOG_ROW = obj(
+    {
+        "time": TIMESTAMP,
+        "key_id": UUID,
+        "key_prefix": nullable(string("The first 16 characters of the key.")),
+        "key_label": nullable(string()),
+        "method": string(),
+        "path": string("Path and query string, at most 512 characters."),
+        "status": integer("The HTTP status answered.", minimum=100, maximum=599),
+        "error_code": nullable(
+            string("The `code` of the error body a failed call got (`INVALID_PARAMS`, ...).")
+        ),
+        "request_id": string("The X-Request-ID the response carried."),
+        "duration_ms": number("Time the server took to answer.", minimum=0),
+    },
+    description="One call of an API key.",
+)
+REQUEST_LOG_PAGE = obj(
+    {
+        "rows": array(ref("RequestLogRow")),
+        "pagination": obj(
+            {
+                "limit": integer(minimum=1),
+                "offset": integer(minimum=0),
+                "returned": integer(minimum=0),
+            }
+        ),
+        "retention": obj(
+            {
+                "days": integer("How long a call is kept.", minimum=1),
+                "max_rows": integer("The most calls kept per account.", minimum=1),
+            }
+        ),
+    }
+)
+KEY_USAGE = obj(
+    {
+        "key_id": UUID,
+        "prefix": string("The first 16 characters of the key."),
+        "label": string(),
+        "mode": enum(MODES),
+        "status": enum(STATUSES, "The key's status now."),
+        "calls": integer(
+            "Successful counted calls made with this key this month (updated within "
+            "about a second).",
+            minimum=0,
+        ),
+    },
+    description="One key's calls this month.",
 )
 KEY_ROW_PROPERTIES: dict[str, Schema] = {
     "id": UUID,
@@ -921,6 +977,9 @@ SCHEMAS: dict[str, Schema] = {
     "AccountMeta": ACCOUNT_META,
     "UsageSummary": USAGE,
     "ApiKey": KEY_ROW,
+    "RequestLogRow": REQUEST_LOG_ROW,
+    "RequestLogPage": REQUEST_LOG_PAGE,
+    "KeyUsage": KEY_USAGE,
     "ApiKeyCreated": KEY_CREATED,
     "ApiKeyCreate": KEY_CREATE,
     "ApiKeyPatch": KEY_PATCH,

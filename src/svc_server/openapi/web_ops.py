@@ -16,6 +16,15 @@ TO_SIGNIN: Json = {
     "headers": {"Location": {"schema": {"type": "string", "const": "/signin"}}},
 }
 
+GET_HOME_PAGE = Operation(
+    operation_id="getHomePage",
+    tag="Pages",
+    summary="Home page",
+    description="What svc is, with links to sign in, the API reference, the plans and the "
+    "data disclosure. Links start with the mount prefix (`SCRIPT_NAME`) of the app.",
+    responses={"200": HTML_PAGE},
+)
+
 GET_DASHBOARD_PAGE = Operation(
     operation_id="getDashboardPage",
     tag="Pages",
@@ -28,10 +37,10 @@ GET_DASHBOARD_PAGE = Operation(
 GET_DASHBOARD_SECTION = Operation(
     operation_id="getDashboardSection",
     tag="Pages",
-    summary="Dashboard: keys, webhooks, team or explorer",
+    summary="Dashboard: keys, requests, webhooks, team or explorer",
     description="One section of the dashboard; without a session it redirects to `/signin`.",
     path_params={"section": "The section."},
-    path_schemas={"section": enum(("keys", "webhooks", "team", "explorer"))},
+    path_schemas={"section": enum(("keys", "requests", "webhooks", "team", "explorer"))},
     responses={
         "200": HTML_PAGE,
         "303": TO_SIGNIN,

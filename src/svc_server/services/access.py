@@ -109,6 +109,22 @@ def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float
     )
 
 
+def key_owner(store: Store, plaintext: str, now: float) -> tuple[str, str] | None:
+    """The account and id of a working key whose call was refused before or after
+    ``authenticate_key`` (an unknown path, a refused address), from the process's key
+    cache; None for a malformed, unknown, revoked or expired key."""
+    try:
+        keys.parse_key(plaintext)
+    except SvcError:
+        return None
+    row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
+    if row is None or row["consumer_status"] != "active":
+        return None
+    if keys.key_status(row["status"], row["grace_until"], now) not in ("active", "grace"):
+        return None
+    return str(row["consumer_id"]), str(row["id"])
+
+
 @functools.lru_cache(maxsize=1024)
 def _limits(plan: str, monthly_quota: int | None, rate_limit: int | None) -> plans.Plan:
     """``plans.effective_limits``, remembered: a plan is a constant, so every call of a key

@@ -1,9 +1,9 @@
 """The usage summary of the signed-in user's primary consumer (SPEC "Usage summary"),
-plus the caller's role there and this month's calls per day."""
+plus the caller's role there, this month's calls per day and per API key."""
 
 from __future__ import annotations
 
-from svc_core import plans, quota
+from svc_core import keys, plans, quota
 from svc_core import usage as core_usage
 from svc_core.instants import utc, utc_exact
 from svc_server.services.membership import account
@@ -23,6 +23,7 @@ def usage_summary(store: Store, user_id: str, now: float) -> core_usage.UsageSum
     with store.db.transaction(write=False) as tx:
         consumer, role = account(store, tx, user_id)
         counted = store.accounts.month_usage(tx, consumer["id"], month)
+        per_key = store.request_log.key_usage(tx, consumer["id"], month)
     limits = plans.effective_limits(
         consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
     )
@@ -41,4 +42,15 @@ def usage_summary(store: Store, user_id: str, now: float) -> core_usage.UsageSum
         subscription_status=consumer["subscription_status"],
         role=role,
         daily=core_usage.daily_usage(counted.by_day, at),
+        keys=tuple(
+            core_usage.KeyUsage(
+                key_id=str(k["id"]),
+                prefix=str(k["prefix"]),
+                label=str(k["label"]),
+                mode=str(k["mode"]),
+                status=keys.key_status(k["status"], k["grace_until"], now),
+                calls=int(k["calls"]),
+            )
+            for k in per_key
+        ),
     )

@@ -24,6 +24,7 @@ from svc_server.store.migrate import (
 )
 from svc_server.store.migrate import migrate as migrate_schema
 from svc_server.store.realestate import RealEstateRepo
+from svc_server.store.request_log import RequestLogRepo
 from svc_server.store.sqlite import move_tables
 from svc_server.store.sync import SyncRepo
 from svc_server.store.webhooks import WebhooksRepo
@@ -39,6 +40,7 @@ class Store:
         self.accounts = AccountsRepo(db)
         self.holds = self.accounts.holds
         self.webhooks = WebhooksRepo(db)
+        self.request_log = RequestLogRepo(db)
         self.realestate = RealEstateRepo(self.data)
         self.markets = MarketsRepo(self.data)
         self.sync = SyncRepo(self.data)

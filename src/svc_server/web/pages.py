@@ -104,12 +104,12 @@ def dashboard(ctx: Ctx, deps: Deps) -> Response:
 
 
 def dashboard_section(ctx: Ctx, deps: Deps, section: str) -> Response:
-    """GET /dashboard/<section>: keys, webhooks, team or explorer."""
+    """GET /dashboard/<section>: keys, requests, webhooks, team or explorer."""
     if section not in SECTIONS or section == "overview":
         raise NotFound(
             f"No dashboard page {section[:40]!r}.",
-            hint="Pages: /dashboard, /dashboard/keys, /dashboard/webhooks, /dashboard/team, "
-            "/dashboard/explorer.",
+            hint="Pages: /dashboard, /dashboard/keys, /dashboard/requests, /dashboard/webhooks, "
+            "/dashboard/team, /dashboard/explorer.",
         )
     return _dashboard(ctx, deps, section)
 

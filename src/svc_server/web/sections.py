@@ -16,6 +16,7 @@ MEMBER_NOTE = (
 SECTIONS: dict[str, str] = {
     "overview": "Overview",
     "keys": "API keys",
+    "requests": "Request log",
     "webhooks": "Webhooks",
     "team": "Team",
     "explorer": "Explorer",
@@ -99,7 +100,8 @@ def _overview_body() -> str:
             ("Date", "Live calls", "Test calls"),
         )
         + "</section>\n"
-        '<section aria-labelledby="trial-h"><h2 id="trial-h">Trial and subscription</h2>\n'
+        + _key_usage_section()
+        + '<section aria-labelledby="trial-h"><h2 id="trial-h">Trial and subscription</h2>\n'
         '<dl id="trial-facts" class="facts"></dl></section>\n'
     )
 
@@ -175,6 +177,59 @@ def _keys_body() -> str:
             '<textarea id="edit-allowlist" rows="3" cols="40"></textarea></p>\n',
             "Save changes",
         )
+    )
+
+
+def _key_usage_section() -> str:
+    """Calls this month per API key, beside the account's total (overview)."""
+    return (
+        '<section aria-labelledby="key-usage-h"><h2 id="key-usage-h">Calls per key this month'
+        "</h2>\n"
+        + _table(
+            "key-usage-table",
+            "Successful counted calls of each key this month (UTC); the total is the "
+            "account's, which the quota counts",
+            ("Key", "Prefix", "Mode", "Status", "Calls"),
+        )
+        + "</section>\n"
+    )
+
+
+STATUS_CHOICES = (
+    ("", "any status"),
+    ("2xx", "2xx: succeeded"),
+    ("4xx", "4xx: refused (your request)"),
+    ("5xx", "5xx: failed (the server)"),
+    ("400", "400: invalid parameters"),
+    ("402", "402: quota used up"),
+    ("403", "403: forbidden (plan or address)"),
+    ("404", "404: not found"),
+    ("429", "429: rate limited"),
+    ("503", "503: busy, try again"),
+)
+
+
+def _requests_body() -> str:
+    """The request log: the calls of the account's keys, filtered by key and status."""
+    return (
+        '<section aria-labelledby="log-filter-h"><h2 id="log-filter-h">Filter</h2>\n'
+        '<form id="log-form" class="filters">\n'
+        '<p><label for="log-key">Key</label>\n<select id="log-key" name="key">'
+        '<option value="">all keys</option></select></p>\n'
+        '<p><label for="log-status">Status</label>\n<select id="log-status" name="status">'
+        + _options(STATUS_CHOICES)
+        + "</select></p>\n"
+        '<p><button type="submit">Show calls</button></p>\n</form>\n'
+        '<p id="log-note"></p></section>\n'
+        '<section aria-labelledby="log-h"><h2 id="log-h">Calls, newest first</h2>\n'
+        + _table(
+            "log-table",
+            "Calls made with this account's API keys (times in UTC)",
+            ("Time", "Key", "Method", "Path", "Status and error code", "Request id", "Duration"),
+        )
+        + '<p class="actions"><button type="button" id="log-prev">Newer calls</button> '
+        '<button type="button" id="log-next">Older calls</button> '
+        '<span id="log-page"></span></p>\n</section>\n'
     )
 
 
@@ -335,6 +390,7 @@ def _explorer_body() -> str:
 BODIES = {
     "overview": _overview_body,
     "keys": _keys_body,
+    "requests": _requests_body,
     "webhooks": _webhooks_body,
     "team": _team_body,
     "explorer": _explorer_body,

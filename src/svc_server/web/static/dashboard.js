@@ -406,6 +406,110 @@
       ["Subscription", usage.subscription.status || "none"],
     ]);
     drawDaily(usage);
+    drawKeyUsage(usage);
+  }
+
+  // Calls this month per key, then the account's total (live calls, what the quota counts).
+  function drawKeyUsage(usage) {
+    const keys = usage.keys || [];
+    const rows = keys.map((k) =>
+      h(
+        "tr",
+        {},
+        cell(k.label),
+        h("td", {}, h("code", { text: k.prefix })),
+        cell(k.mode),
+        cell(k.status),
+        h("td", { class: "num", text: number(k.calls) }),
+      ),
+    );
+    if (keys.length) {
+      rows.push(
+        h(
+          "tr",
+          { class: "total" },
+          h("th", { scope: "row", colspan: 4, text: "Account total (live calls, counted against the quota)" }),
+          h("td", { class: "num", text: number(usage.current_period.requests_used) }),
+        ),
+      );
+    }
+    fillTable($("#key-usage-table"), rows, "This account has no keys.");
+  }
+
+  // ---- request log -----------------------------------------------------------------------------
+
+  const LOG_PAGE = 50;
+
+  async function requestsPage() {
+    await loadRole();
+    const form = $("#log-form");
+    const keySelect = $("#log-key");
+    const statusSelect = $("#log-status");
+    const keys = (await api("GET", "/api/auth/me/keys")).data;
+    keySelect.append(
+      ...keys.map((k) => h("option", { value: k.id, text: `${k.label} (${k.prefix}, ${k.status})` })),
+    );
+    // The filters live in the address's fragment (the page itself takes no query), so a
+    // filtered view can be reloaded or shared.
+    const start = new URLSearchParams(window.location.hash.slice(1));
+    if (keys.some((k) => k.id === start.get("key"))) keySelect.value = start.get("key");
+    if ([...statusSelect.options].some((o) => o.value === start.get("status"))) {
+      statusSelect.value = start.get("status");
+    }
+    let offset = 0;
+
+    async function show() {
+      const q = new URLSearchParams();
+      if (keySelect.value) q.set("key", keySelect.value);
+      if (statusSelect.value) q.set("status", statusSelect.value);
+      const shown = q.toString();
+      window.history.replaceState(null, "", shown ? `#${shown}` : window.location.pathname);
+      q.set("limit", String(LOG_PAGE));
+      q.set("offset", String(offset));
+      const page = (await api("GET", `/api/auth/me/requests?${q}`)).data;
+      const rows = page.rows.map((r) =>
+        h(
+          "tr",
+          {},
+          cell(r.time.replace("T", " ").replace("Z", " UTC")),
+          h("td", {}, r.key_prefix ? h("code", { text: r.key_prefix }) : "—", r.key_label ? ` ${r.key_label}` : ""),
+          cell(r.method),
+          cell(r.path, "path"),
+          h(
+            "td",
+            { class: r.status < 400 ? "status-ok" : "status-bad" },
+            String(r.status),
+            r.error_code ? h("small", { class: "code", text: ` ${r.error_code}` }) : "",
+          ),
+          cell(r.request_id, "rid"),
+          h("td", { class: "num", text: `${r.duration_ms} ms` }),
+        ),
+      );
+      fillTable($("#log-table"), rows, shown ? "No calls match these filters." : "No calls of this account's keys yet.");
+      const returned = page.pagination.returned;
+      $("#log-page").textContent = returned ? `calls ${offset + 1} to ${offset + returned}` : "";
+      $("#log-prev").disabled = offset === 0;
+      $("#log-next").disabled = returned < LOG_PAGE;
+      $("#log-note").textContent =
+        `Every call made with one of this account's keys, succeeded or refused, kept ${page.retention.days} days ` +
+        `(at most the newest ${number(page.retention.max_rows)}). A call shows within a second or two; ` +
+        "calls without a valid key (401) belong to no account and are not listed.";
+      say(`${returned} call(s) shown.`);
+    }
+
+    form.addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        offset = 0;
+        await show();
+      }),
+    );
+    keySelect.addEventListener("change", guard(async () => { offset = 0; await show(); }));
+    statusSelect.addEventListener("change", guard(async () => { offset = 0; await show(); }));
+    $("#log-prev").addEventListener("click", guard(async () => { offset = Math.max(0, offset - LOG_PAGE); await show(); }));
+    $("#log-next").addEventListener("click", guard(async () => { offset += LOG_PAGE; await show(); }));
+    await show();
   }
 
   // ---- API keys ------------------------------------------------------------------------------
@@ -911,6 +1015,7 @@
     signin: signinPage,
     overview: overviewPage,
     keys: keysPage,
+    requests: requestsPage,
     webhooks: webhooksPage,
     team: teamPage,
     explorer: explorerPage,
