@@ -12,7 +12,7 @@ SPEC's error body in one place (``svc_server.http.responses``).
     │   ├── InvalidPeriod
     │   └── InvalidBody
     ├── SourceError (400 INVALID_SOURCE, ValueError): a source file cannot be read
-    │   └── GatewayError: the data.go.kr gateway refused the call (reason code)
+    │   └── GatewayError: a data API refused the call (result or reason code)
     ├── SignatureVerificationError (400 INVALID_SIGNATURE, ValueError): receiver side
     ├── Unauthorized (401 UNAUTHORIZED)
     │   ├── NotSignedIn (401 NOT_SIGNED_IN)
@@ -120,9 +120,11 @@ class SourceError(SvcError, ValueError):
 
 
 class GatewayError(SourceError):
-    """The data.go.kr gateway answered with ``OpenAPI_ServiceResponse/cmmMsgHeader``
-    instead of data: ``reason_code`` (``returnReasonCode``, e.g. ``30`` unregistered key,
-    ``22`` daily limit) and ``auth_message`` (``returnAuthMsg``) say why."""
+    """A data API refused the call with a result code instead of data: the data.go.kr
+    gateway's ``OpenAPI_ServiceResponse/cmmMsgHeader`` or a non-success ``resultCode`` in
+    a normal ``response/header``. ``reason_code`` (``returnReasonCode`` or ``resultCode``,
+    e.g. ``30`` unregistered key, ``22`` daily limit) and ``auth_message``
+    (``returnAuthMsg`` or ``resultMsg``) say why."""
 
     def __init__(
         self,

@@ -11,9 +11,9 @@ months are skipped, so a second run resumes where the first stopped.
 
 The calls a plan costs are counted in pages (``pages_for``): a month whose size is known
 from an earlier read costs that many pages; an unknown one at least one. ``Budget``
-counts calls so a run never exceeds its budget. ``classify_gateway`` sorts gateway
-refusals into a wrong key (stop at once), the daily limit (stop, resume tomorrow) and
-passing trouble (retry). ``Reach`` counts consecutive calls that could not connect, so a
+counts calls so a run never exceeds its budget. ``classify_gateway`` sorts the result
+codes of refusals, in the gateway's form or in a normal answer's header, by what a retry
+can fix (``VERDICTS``). ``Reach`` counts consecutive calls that could not connect, so a
 run with the network down stops after ``CONNECT_FAILURE_LIMIT`` of them instead of
 spending every month's retries.
 """
@@ -50,10 +50,51 @@ DEFAULT_REFRESH_MONTHS = 3
 DEFAULT_PAGE_ROWS = 1_000
 
 KEY_REASONS = frozenset({"12", "20", "30", "31", "32", "33"})
-"""Gateway reasons no retry can fix: no such service, access denied, key not registered,
-key expired, unregistered IP, unsigned call."""
+"""Codes no retry can fix because of the key: no such service, access denied, key not
+registered, key expired, unregistered IP, unsigned call."""
 LIMIT_REASONS = frozenset({"22"})
 """``LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR``: the key's daily limit."""
+REQUEST_REASONS = frozenset({"10", "11"})
+"""``INVALID_REQUEST_PARAMETER_ERROR``, ``NO_MANDATORY_REQUEST_PARAMETERS_ERROR``: the call
+itself is wrong, and every call of a run is built the same way."""
+RETRY_REASONS = frozenset({"1", "2", "4", "5"})
+"""Server trouble a later call can get past: application error, database error, HTTP
+error, service timeout."""
+VERDICTS: tuple[str, ...] = ("key", "limit", "request", "retry", "fail")
+"""What a refusal means for a run: ``key`` stop at once (nothing a retry can fix),
+``limit`` stop and resume after the daily reset, ``request`` stop at once (svc's request
+is wrong), ``retry`` ask again, ``fail`` give up this month without retrying (any other
+code, ``99`` unknown error and ``03`` no data included: the next run reads it again)."""
+KEY_HINTS: dict[str, str] = {
+    "12": "the service does not exist at this address (check SVC_RTMS_BASE_URL)",
+    "20": "the key is not approved for this service: request access (활용신청) on data.go.kr",
+    "30": "the key is not registered (a new key can take an hour to be known)",
+    "31": "the key has expired: extend the approval on data.go.kr",
+    "32": "this machine's IP address is not registered for the key",
+}
+"""A line of advice per key code, for the operator."""
+
+_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("limit", ("LIMITED_NUMBER_OF_SERVICE_REQUESTS",)),
+    (
+        "key",
+        (
+            "SERVICE_KEY_IS_NOT_REGISTERED",
+            "DEADLINE_HAS_EXPIRED",
+            "ACCESS_DENIED",
+            "UNREGISTERED_IP",
+            "UNSIGNED_CALL",
+            "NO_OPENAPI_SERVICE",
+        ),
+    ),
+    ("request", ("INVALID_REQUEST_PARAMETER", "NO_MANDATORY_REQUEST_PARAMETERS")),
+    ("retry", ("APPLICATION_ERROR", "DB_ERROR", "HTTP_ERROR", "TIMEOUT", "TIME_OUT")),
+)
+
+
+def bare_code(code: str) -> str:
+    """A result code without its leading zeros (``"05"`` and ``"5"`` are one code)."""
+    return code.strip().lstrip("0") or "0"
 
 
 @attrs.frozen(kw_only=True)
@@ -200,19 +241,25 @@ class Reach:
         return self.failures >= self.limit
 
 
-def classify_gateway(reason_code: str, auth_message: str = "") -> str:
-    """``key`` (stop at once: nothing a retry can fix), ``limit`` (the daily limit:
-    stop, resume tomorrow) or ``retry`` (timeouts and other passing trouble)."""
-    code = reason_code.strip().lstrip("0") or "0"
-    message = auth_message.upper()
-    if code in LIMIT_REASONS or "LIMITED_NUMBER_OF_SERVICE_REQUESTS" in message:
-        return "limit"
-    if code in KEY_REASONS or any(
-        word in message
-        for word in ("SERVICE_KEY_IS_NOT_REGISTERED", "DEADLINE_HAS_EXPIRED", "ACCESS_DENIED")
+def classify_gateway(reason_code: str, message: str = "") -> str:
+    """The verdict (``VERDICTS``) on a refusal with result code ``reason_code`` (the
+    gateway's ``returnReasonCode`` or a header's ``resultCode``) and ``message``
+    (``returnAuthMsg`` or ``resultMsg``): by the code when it is known, else by the words
+    of the message, else ``fail``."""
+    code = bare_code(reason_code)
+    for verdict, codes in (
+        ("limit", LIMIT_REASONS),
+        ("key", KEY_REASONS),
+        ("request", REQUEST_REASONS),
+        ("retry", RETRY_REASONS),
     ):
-        return "key"
-    return "retry"
+        if code in codes:
+            return verdict
+    text = message.upper()
+    for verdict, words in _WORDS:
+        if any(word in text for word in words):
+            return verdict
+    return "fail"
 
 
 def month_digest(keys: Iterable[str], retracted: Iterable[str]) -> str:

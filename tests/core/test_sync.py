@@ -14,11 +14,17 @@ from svc_core.periods import Month
 from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
 from svc_core.sync import (
     CONNECT_FAILURE_LIMIT,
+    KEY_REASONS,
     KINDS,
+    LIMIT_REASONS,
+    REQUEST_REASONS,
+    RETRY_REASONS,
+    VERDICTS,
     Budget,
     IngestedMonth,
     MonthState,
     Reach,
+    bare_code,
     classify_gateway,
     district_status,
     gone_keys,
@@ -147,7 +153,40 @@ def test_gateway_reasons_are_sorted_by_what_a_retry_can_fix() -> None:
     assert classify_gateway("31") == "key"
     assert classify_gateway("22", "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR") == "limit"
     assert classify_gateway("05", "SERVICE_TIMEOUT_ERROR") == "retry"
-    assert classify_gateway("99") == "retry"
+    assert classify_gateway("01", "APPLICATION_ERROR") == "retry"
+    # the codes the portal lists in a normal response/header, as resultCode + resultMsg
+    assert classify_gateway("20", "SERVICE_ACCESS_DENIED_ERROR") == "key"
+    assert classify_gateway("22", "") == "limit"
+    assert classify_gateway("30", "") == "key"
+    assert classify_gateway("31", "DEADLINE_HAS_EXPIRED_ERROR") == "key"
+    assert classify_gateway("32", "UNREGISTERED_IP_ERROR") == "key"
+    # the request itself is wrong: no other month would do better
+    assert classify_gateway("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") == "request"
+    assert classify_gateway("", "INVALID_REQUEST_PARAMETER_ERROR") == "request"
+    # unknown, or no data (live empty months are 000 with totalCount 0): not retried
+    assert classify_gateway("99", "UNKNOWN_ERROR") == "fail"
+    assert classify_gateway("03", "NODATA_ERROR") == "fail"
+    assert classify_gateway("ERROR-42", "something new") == "fail"
+
+
+KNOWN = KEY_REASONS | LIMIT_REASONS | REQUEST_REASONS | RETRY_REASONS
+
+
+@given(code=st.sampled_from(sorted(KNOWN)), zeros=st.integers(0, 3), message=st.text())
+def test_a_known_code_decides_whatever_the_message_and_its_leading_zeros(
+    code: str, zeros: int, message: str
+) -> None:
+    verdict = classify_gateway(code)
+    assert verdict in VERDICTS and verdict != "fail"
+    assert classify_gateway("0" * zeros + code + " ", message) == verdict
+    assert bare_code("0" * zeros + code) == code
+
+
+@given(code=st.text(max_size=6), message=st.text(alphabet="abcdefghij _-.", max_size=30))
+def test_an_unknown_code_without_known_words_fails_the_month(code: str, message: str) -> None:
+    if bare_code(code) in KNOWN:
+        return
+    assert classify_gateway(code, message) == "fail"
 
 
 @given(

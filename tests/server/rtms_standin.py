@@ -1,26 +1,54 @@
 """A local stand-in of the MOLIT RTMS open API for the sync tests (never the internet).
 
-It serves the real samples (``tests/fixtures/molit/``, items unmodified) for their
-district and month, paged by ``numOfRows``/``pageNo`` with the true ``totalCount``, and
-an empty answer for any other month. On demand (``fail``) it answers a 500, hangs past
-the client's timeout, cuts a body short, or answers the gateway's unregistered-key or
-daily-limit error; ``limit_after`` answers the daily-limit error once that many calls
-were served. ``add_copy`` and ``cancel`` change a month between two syncs: a new deal
-(a second, identical report of an existing deal: a new record) and a cancellation
-(``cdealType`` ``O``, as the source marks it).
+It answers what the real service answers (``/work/shared/data/README.md``, "MOLIT RTMS
+open API responses", and the shared note on the official APIs), not what svc sends:
+
+- **Pages**: the real samples (``tests/fixtures/molit/``, items unmodified) for their
+  district and month, paged by ``numOfRows``/``pageNo`` (defaults 1 and 10 when not
+  given) with the true ``totalCount``, and an empty answer (``000``, ``totalCount`` 0)
+  for any other month. The envelope is a live page's: ``<response><header>`` with
+  ``000``/``OK``, then ``<body><items>..</items><numOfRows/><pageNo/><totalCount/>``.
+  ``pageNo`` is sometimes absent in live answers: ``omit_page_no`` (True, or a set of
+  page numbers) leaves it out. ``00``/``NORMAL SERVICE.`` is never served: it is not a
+  live answer (a saving tool wrote it into one sample file).
+- **JSON** with ``_type=json``: the same envelope, ``item`` a list (an object when there
+  is one item), ``items`` an empty string when there are none; the fields the public JSON
+  answers give as numbers (``NUMERIC``) are numbers.
+- **Refusals**: a missing or unknown ``serviceKey`` gets the gateway's
+  ``SERVICE_KEY_IS_NOT_REGISTERED_ERROR`` (30). A missing ``LAWD_CD`` or ``DEAL_YMD``
+  gets the gateway's ``NO_MANDATORY_REQUEST_PARAMETERS_ERROR`` (11) and a non-numeric
+  ``pageNo``/``numOfRows`` its ``INVALID_REQUEST_PARAMETER_ERROR`` (10): the facts do not
+  say what the service answers to those, so the stand-in answers in the gateway's form
+  with the gateway's codes (an assumption). Such calls are listed in ``refused``. An
+  unknown operation gets ``NO_OPENAPI_SERVICE_ERROR`` (12), also an assumption. The
+  gateway answers XML whatever ``_type`` asks.
+- **On demand** (``fail``, one entry per call, in order): ``500``; ``timeout`` (hangs past
+  the client's timeout); ``truncated`` (half the body); ``gateway:CODE`` (the gateway's
+  ``OpenAPI_ServiceResponse/cmmMsgHeader`` with that ``returnReasonCode``); ``header:CODE``
+  (a normal ``response/header`` with that ``resultCode`` and no body, as the portal's
+  specification lists for 20, 22, 30, 31, 32; any code can be asked for). ``limit_after``
+  answers the daily limit (22, in the ``limit_form``: ``gateway`` or ``header``) once that
+  many calls were served.
+
+``add_copy`` and ``cancel`` change a month between two syncs: a new deal (a second,
+identical report of an existing deal: a new record) and a cancellation (``cdealType``
+``O``, as the source marks it).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import threading
 import time
+import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
@@ -32,15 +60,64 @@ SERVICES = {
     "OFFICETEL": "RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
     "OFFICETEL_RENT": "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
 }
+REQUIRED = ("serviceKey", "LAWD_CD", "DEAL_YMD")
+"""The parameters every call must carry."""
+CODES = {
+    "01": "APPLICATION_ERROR",
+    "03": "NODATA_ERROR",
+    "05": "SERVICETIME_OUT",
+    "10": "INVALID_REQUEST_PARAMETER_ERROR",
+    "11": "NO_MANDATORY_REQUEST_PARAMETERS_ERROR",
+    "12": "NO_OPENAPI_SERVICE_ERROR",
+    "20": "SERVICE_ACCESS_DENIED_ERROR",
+    "22": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR",
+    "30": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
+    "31": "DEADLINE_HAS_EXPIRED_ERROR",
+    "32": "UNREGISTERED_IP_ERROR",
+    "99": "UNKNOWN_ERROR",
+}
+"""data.go.kr result codes and their messages."""
+HEADER_CODES = ("20", "22", "30", "31", "32")
+"""The error codes the portal's specification lists inside a normal ``response/header``."""
+NUMERIC = frozenset(
+    {
+        "buildYear",
+        "buildingAr",
+        "plottageAr",
+        "excluUseAr",
+        "dealYear",
+        "dealMonth",
+        "dealDay",
+        "floor",
+    }
+)
+"""Fields that JSON answers give as numbers when they hold one (blanks stay ``" "``)."""
 _ITEM = re.compile(rb"<item>.*?</item>", re.S)
 _NAME = re.compile(r"(NRG|OFFICETEL_RENT|OFFICETEL)_([0-9]{5})_([0-9]{6})\.xml")
-GATEWAY = (
-    "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg>"
-    "<returnAuthMsg>{auth}</returnAuthMsg><returnReasonCode>{code}</returnReasonCode>"
-    "</cmmMsgHeader></OpenAPI_ServiceResponse>"
-)
-UNREGISTERED = GATEWAY.format(auth="SERVICE_KEY_IS_NOT_REGISTERED_ERROR", code="30")
-LIMITED = GATEWAY.format(auth="LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR", code="22")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+
+
+def gateway(code: str) -> bytes:
+    """The gateway's refusal with ``returnReasonCode`` ``code`` (always XML)."""
+    return (
+        "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg>"
+        f"<returnAuthMsg>{CODES.get(code, 'UNKNOWN_ERROR')}</returnAuthMsg>"
+        f"<returnReasonCode>{code}</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>"
+    ).encode()
+
+
+def header_error(code: str, as_json: bool) -> bytes:
+    """A normal envelope whose header carries the error ``code`` (no body)."""
+    message = CODES.get(code, "ERROR")
+    if as_json:
+        doc = {"response": {"header": {"resultCode": code, "resultMsg": message}}}
+        return json.dumps(doc).encode()
+    return (
+        XML_DECLARATION
+        + f"<response><header><resultCode>{code}</resultCode>"
+        f"<resultMsg>{message}</resultMsg></header></response>".encode()
+    )
 
 
 def sample_months() -> dict[tuple[str, str, str], list[bytes]]:
@@ -54,6 +131,46 @@ def sample_months() -> dict[tuple[str, str, str], list[bytes]]:
     return out
 
 
+def json_item(raw: bytes) -> dict[str, Any]:
+    """One XML item as a JSON answer gives it."""
+    out: dict[str, Any] = {}
+    for field in ET.fromstring(raw):  # noqa: S314 - the repository's own sample files
+        text = field.text or ""
+        if field.tag in NUMERIC and _NUMBER.fullmatch(text):
+            out[field.tag] = float(text) if "." in text else int(text)
+        else:
+            out[field.tag] = text
+    return out
+
+
+def page_body(
+    chosen: list[bytes], *, rows: int, page: int | None, total: int, as_json: bool
+) -> bytes:
+    """A successful page: ``000``/``OK``, the items, the paging figures (``pageNo`` left
+    out when ``page`` is None)."""
+    if as_json:
+        items: Any = [json_item(i) for i in chosen]
+        body: dict[str, Any] = {
+            "items": {"item": items[0] if len(items) == 1 else items} if items else "",
+            "numOfRows": rows,
+        }
+        if page is not None:
+            body["pageNo"] = page
+        body["totalCount"] = total
+        doc = {"response": {"header": {"resultCode": "000", "resultMsg": "OK"}, "body": body}}
+        return json.dumps(doc, ensure_ascii=False).encode()
+    paging = f"<numOfRows>{rows}</numOfRows>"
+    if page is not None:
+        paging += f"<pageNo>{page}</pageNo>"
+    return (
+        XML_DECLARATION
+        + b"<response><header><resultCode>000</resultCode><resultMsg>OK</resultMsg></header>"
+        + b"<body><items>"
+        + b"".join(chosen)
+        + f"</items>{paging}<totalCount>{total}</totalCount></body></response>".encode()
+    )
+
+
 class StandIn:
     """The server's state; tests change it between syncs."""
 
@@ -61,8 +178,11 @@ class StandIn:
         self.months = sample_months()
         self.fail: deque[str] = deque()
         self.limit_after: int | None = None
+        self.limit_form = "gateway"
+        self.omit_page_no: bool | set[int] = False
         self.calls: list[dict[str, str]] = []
-        self.success_code = {SERVICES["NRG"]: "00"}  # both codes appear in real answers
+        self.refused: list[str] = []
+        """Calls refused for a missing or malformed parameter, as ``code: parameter``."""
         self.hang = 3.0
         self.lock = threading.Lock()
         self.url = ""
@@ -79,34 +199,46 @@ class StandIn:
         assert b"<cdealType> </cdealType>" in item
         items[index] = item.replace(b"<cdealType> </cdealType>", b"<cdealType>O</cdealType>")
 
+    def _refuse(self, code: str, parameter: str) -> tuple[int, bytes, str]:
+        with self.lock:
+            self.refused.append(f"{code}: {parameter}")
+        return 200, gateway(code), ""
+
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, mode) for one request."""
         with self.lock:
             self.calls.append({"path": path, **query})
             served = len(self.calls)
             mode = self.fail.popleft() if self.fail else ""
+        as_json = query.get("_type", "").lower() == "json"
+        if not query.get("serviceKey", "").strip():
+            return self._refuse("30", "serviceKey")
+        if query["serviceKey"] != KEY:
+            return 200, gateway("30"), ""
+        for name in REQUIRED[1:]:
+            if not query.get(name, "").strip():
+                return self._refuse("11", name)
+        try:
+            rows, page = int(query.get("numOfRows", "10")), int(query.get("pageNo", "1"))
+        except ValueError:
+            return self._refuse("10", "numOfRows/pageNo")
         if self.limit_after is not None and served > self.limit_after:
-            return 200, LIMITED.encode(), ""
-        if mode == "unregistered" or query.get("serviceKey") != KEY:
-            return 200, UNREGISTERED.encode(), ""
-        if mode == "limit":
-            return 200, LIMITED.encode(), ""
+            mode = f"{self.limit_form}:22"
+        form, _, code = mode.partition(":")
+        if form == "gateway":
+            return 200, gateway(code), ""
+        if form == "header":
+            return 200, header_error(code, as_json), ""
         if mode == "500":
             return 500, b"Internal Server Error", ""
         operation = path.removeprefix("/")
+        if operation not in SERVICES.values():
+            return 200, gateway("12"), ""
         items = self.months.get((operation, query["LAWD_CD"], query["DEAL_YMD"]), [])
-        rows, page = int(query["numOfRows"]), int(query["pageNo"])
         chosen = items[(page - 1) * rows : page * rows]
-        code = self.success_code.get(operation, "000")
-        message = "NORMAL SERVICE." if code == "00" else "OK"
-        body = (
-            b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><response><header>'
-            + f"<resultCode>{code}</resultCode><resultMsg>{message}</resultMsg>".encode()
-            + b"</header><body><items>"
-            + b"".join(chosen)
-            + f"</items><numOfRows>{rows}</numOfRows><pageNo>{page}</pageNo>".encode()
-            + f"<totalCount>{len(items)}</totalCount></body></response>".encode()
-        )
+        omit = self.omit_page_no
+        shown = None if omit is True or (isinstance(omit, set) and page in omit) else page
+        body = page_body(chosen, rows=rows, page=shown, total=len(items), as_json=as_json)
         if mode == "truncated":
             return 200, body[: len(body) // 2], ""
         return 200, body, mode
@@ -124,9 +256,10 @@ def serve() -> Iterator[StandIn]:
             status, body, mode = state.answer(parts.path, query)
             if mode == "timeout":
                 time.sleep(state.hang)
+            kind = "json" if body.startswith(b"{") else "xml"
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/xml;charset=UTF-8")
+                self.send_header("Content-Type", f"application/{kind};charset=UTF-8")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

@@ -33,9 +33,10 @@ and ``buildingType``:
 
 Quirks handled: tags matched case-insensitively; the older generation's Korean tags
 (``년``, ``월``, ``일``, ``법정동``, ``거래금액``, ``지역코드``, ...) read as their new names,
-with a day range such as ``11~20`` read as its first day; ``resultCode`` ``000`` or ``00``
-is success, any other code and the gateway's ``OpenAPI_ServiceResponse`` root raise
-``SourceError``; blanks are a single space; amounts are 만원 with thousands separators;
+with a day range such as ``11~20`` read as its first day; ``resultCode`` ``000`` is
+success (live answers say ``000``/``OK``; ``00`` is accepted too: the tool that saved some
+public sample files wrote it in an envelope of its own); any other ``resultCode`` and the
+gateway's ``OpenAPI_ServiceResponse`` root raise ``GatewayError`` with the code; blanks are a single space; amounts are 만원 with thousands separators;
 JSON ``item`` may be a list or a single object and ``items`` an empty string. XML with a
 DOCTYPE is refused (no entity expansion).
 
@@ -85,6 +86,7 @@ KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
 """The readers' kinds (``RtmsDataset.parse_kind``)."""
 SOURCE = "rtms_official"
 OK_CODES = frozenset({"000", "00"})
+"""``000`` in live answers; ``00`` only in files a saving tool re-enveloped (accepted)."""
 
 OLD_TAGS: dict[str, str] = {
     "년": "dealyear",
@@ -472,9 +474,10 @@ class Page:
 def read_page(data: bytes, *, path: str = "<bytes>") -> Page:
     """Read one RTMS API response (XML or JSON, detected) without building records.
 
-    ``GatewayError`` for the gateway's ``OpenAPI_ServiceResponse``, ``SourceError`` for
-    anything else that is not a successful response (malformed, truncated, another
-    result code).
+    ``GatewayError`` for a refusal: the gateway's ``OpenAPI_ServiceResponse`` or a
+    ``resultCode`` other than success in a normal header (the portal lists ``20``, ``22``,
+    ``30``, ``31``, ``32`` there), with the code and message; ``SourceError`` for anything
+    else that is not a successful response (malformed, truncated, no result code).
     """
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head == b"<":
@@ -486,8 +489,11 @@ def read_page(data: bytes, *, path: str = "<bytes>") -> Page:
     if envelope.result_code is None:
         raise SourceError("the response has no header/resultCode", path=path)
     if envelope.result_code not in OK_CODES:
-        raise SourceError(
-            f"API error {envelope.result_code}: {envelope.result_msg or 'no message'}", path=path
+        raise GatewayError(
+            f"API error {envelope.result_code}: {envelope.result_msg or 'no message'}",
+            path=path,
+            reason_code=envelope.result_code,
+            auth_message=envelope.result_msg,
         )
     return Page(
         items=tuple(envelope.items),

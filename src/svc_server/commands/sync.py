@@ -7,7 +7,7 @@ Exit status of ``svc sync rtms`` (``EXIT_*``):
 |---|---|
 | 0 | every planned month is complete (or there was nothing to do) |
 | 1 | some months failed or are partial after retries; the others are done |
-| 2 | bad usage or configuration, or the API refused the key: nothing written |
+| 2 | bad usage or configuration, or the API refused the key or the request: nothing more written |
 | 3 | the key's daily call limit was reached: run again after midnight KST |
 | 4 | the budget (``--budget``) was used up before the plan was done: run again |
 | 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` calls in a row could not

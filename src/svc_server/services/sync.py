@@ -7,15 +7,22 @@ keys, same coverage), retracting what the new read no longer holds: deals now ca
 and deals gone from the source. The month's state, digest and an ingest-log line are
 written in the same transaction.
 
-Failures, by what a retry can fix:
+Failures, by what a retry can fix. A refusal carries a result code, in the gateway's
+``OpenAPI_ServiceResponse`` or in a normal answer's ``response/header``; both forms go
+through ``svc_core.sync.classify_gateway``:
 
-- a refused key (gateway reason 30, 31, 20, ..., or HTTP 401/403) stops the run at
-  once with nothing written (``UpstreamKeyRefused``);
-- the daily limit (reason 22, or HTTP 429) stops the run cleanly; the month being read
-  is recorded and the run reports where it stopped (``stopped == "limit"``);
-- timeouts, 5xx and malformed or truncated answers are retried ``retries`` times with
-  doubling back-off, then the month is recorded failed (no page read) or partial (some
-  pages read) and the run goes on with the others;
+- a refused key (code 20, 30, 31, 32, ..., or HTTP 401/403) stops the run at once with
+  nothing written (``UpstreamKeyRefused``);
+- the daily limit (code 22, or HTTP 429) stops the run cleanly; the month being read is
+  recorded and the run reports where it stopped (``stopped == "limit"``);
+- a request the API calls malformed (code 10, 11) stops the run at once
+  (``SourceError``): every call is built the same way, so no other month would do better;
+- timeouts, 5xx, server-trouble codes (01, 02, 04, 05) and malformed or truncated answers
+  are retried ``retries`` times with doubling back-off, then the month is recorded failed
+  (no page read) or partial (some pages read) and the run goes on with the others;
+- any other code (``99`` unknown error, ``03`` no data, codes not in the portal's list)
+  records the month at once, without a retry, and the run goes on; the next run reads
+  the month again;
 - the budget: no call is made that would pass it; a month that cannot be finished inside
   it is recorded partial and the run stops (``stopped == "budget"``);
 - ``CONNECT_FAILURE_LIMIT`` calls in a row that could not connect (``Reach``) stop the
@@ -40,10 +47,12 @@ from svc_core.periods import Month
 from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
     INGEST_KINDS,
+    KEY_HINTS,
     PARSE_KINDS,
     Budget,
     Reach,
     Task,
+    bare_code,
     classify_gateway,
     month_digest,
     pages_for,
@@ -193,16 +202,7 @@ class _Run:
         try:
             page = read_page(answer.body, path=where)
         except GatewayError as exc:
-            verdict = classify_gateway(exc.reason_code, exc.auth_message)
-            if verdict == "key":
-                raise UpstreamKeyRefused(
-                    f"the API refused the service key ({exc.auth_message or exc.reason_code}); "
-                    "check --service-key / SVC_DATA_GO_KR_KEY and that the key is approved "
-                    "for this service"
-                ) from None
-            if verdict == "limit":
-                raise _Stop("limit", "the key's daily call limit is reached") from None
-            raise _Retry(exc.message) from None
+            raise _refusal(exc, where) from None
         except SourceError as exc:
             if answer.status in (401, 403):
                 raise UpstreamKeyRefused(
@@ -319,6 +319,32 @@ class _Run:
 
 class _Retry(Exception):
     """An answer worth asking again for (5xx, malformed, truncated, gateway trouble)."""
+
+
+def _refusal(exc: GatewayError, where: str) -> Exception:
+    """What a refusal with a result code does to the run (``classify_gateway``): the
+    exception to raise from the page."""
+    said = " ".join(p for p in (exc.reason_code, exc.auth_message) if p and p != "?")
+    verdict = classify_gateway(exc.reason_code, exc.auth_message)
+    if verdict == "key":
+        hint = KEY_HINTS.get(bare_code(exc.reason_code), "the key is not usable here")
+        return UpstreamKeyRefused(
+            f"the API refused the service key ({said or 'no code'}): {hint}; "
+            "check --service-key / SVC_DATA_GO_KR_KEY and that the key is approved "
+            "for this service"
+        )
+    if verdict == "limit":
+        return _Stop("limit", f"the key's daily call limit is reached ({said})")
+    if verdict == "request":
+        return SourceError(
+            f"the API refused the request as malformed ({said}); the run stops, as every "
+            "call is built the same way. This is a bug in svc, or SVC_RTMS_BASE_URL points "
+            "at a service that differs: please report it",
+            path=where,
+        )
+    if verdict == "retry":
+        return _Retry(exc.message)
+    return _Failed(f"{exc.message} (not retried; the next run reads this month again)")
 
 
 def sync_rtms(

@@ -82,7 +82,7 @@ def test_any_page_of_real_items_shows_its_kind(kind: str, picks: list[int]) -> N
 def test_the_json_form_of_an_item_shows_the_same_kind(kind: str, index: int) -> None:
     item = SAMPLE_ITEMS[kind][index % len(SAMPLE_ITEMS[kind])].decode()
     fields = dict(re.findall(r"<([A-Za-z]+)>([^<]*)</\1>", item))
-    doc = {"response": {"header": {"resultCode": "00"}, "body": {"items": {"item": [fields]}}}}
+    doc = {"response": {"header": {"resultCode": "000"}, "body": {"items": {"item": [fields]}}}}
     assert recognise(json.dumps(doc, ensure_ascii=False).encode()) == kind
 
 

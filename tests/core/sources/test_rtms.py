@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.errors import SourceError
+from svc_core.errors import GatewayError, SourceError
 from svc_core.models import PROPERTY_TYPES
 from svc_core.sources import KeyMaker, parse_manwon
-from svc_core.sources.rtms import commercial_property_type, parse_rtms
+from svc_core.sources.rtms import commercial_property_type, parse_rtms, read_page
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 MOLIT = FIXTURES / "molit"
@@ -293,6 +293,22 @@ def test_gateway_error_in_json() -> None:
            "returnReasonCode": "22"}}}  # fmt: skip
     with pytest.raises(SourceError, match="LIMITED_NUMBER"):
         parse_rtms(json.dumps(doc).encode(), "commercial", path="x.json")
+
+
+@pytest.mark.parametrize("code", ["20", "22", "30", "31", "32", "99"])
+def test_an_error_code_in_a_normal_header_is_a_refusal_with_its_code(code: str) -> None:
+    """The portal lists error codes inside a normal ``response/header`` too: they carry
+    their code like the gateway's form, so a sync can tell a key from the limit."""
+    xml = (
+        f"<response><header><resultCode>{code}</resultCode><resultMsg>WHY</resultMsg>"
+        "</header></response>"
+    ).encode()
+    doc = {"response": {"header": {"resultCode": code, "resultMsg": "WHY"}}}
+    for data in (xml, json.dumps(doc).encode()):
+        with pytest.raises(GatewayError) as info:
+            read_page(data, path="p")
+        assert (info.value.reason_code, info.value.auth_message) == (code, "WHY")
+        assert f"API error {code}: WHY" in info.value.message
 
 
 @pytest.mark.parametrize(
