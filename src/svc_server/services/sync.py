@@ -29,8 +29,8 @@ through ``svc_core.sync.classify_gateway``:
   run (``stopped == "unreachable"``): months not tried are left as they were.
 
 A month read incompletely never replaces a complete one: its state stays complete and
-only the attempt is noted. Long because the retry loop lives here and in
-``services.sync_rone`` until the two are unified into one module they share.
+only the attempt is noted. The retry loop, the budget and the stop when the API cannot be
+reached are ``services.upstream``'s, shared with ``svc sync rone``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 import attrs
-import httpx
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
@@ -50,7 +49,6 @@ from svc_core.sync import (
     KEY_HINTS,
     PARSE_KINDS,
     Budget,
-    Reach,
     Task,
     bare_code,
     classify_gateway,
@@ -58,27 +56,15 @@ from svc_core.sync import (
     pages_for,
     plan,
 )
-from svc_server.delivery.rtms import Answer, RtmsClient, could_not_connect
+from svc_server.delivery.rtms import Answer, RtmsClient
 from svc_server.ingest import Load, SyncMonth, commit, state_only
+from svc_server.services.upstream import Calls, Failed, Retry, Stop
 from svc_server.store import Store
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: months finished out of the plan, and the month now."""
 Finished = Callable[[int, int, "MonthOutcome"], None]
 """``finished(done, total, outcome)``: a month done, and its outcome."""
-
-
-class _Stop(Exception):
-    """The run must stop: ``reason`` is ``limit``, ``budget`` or ``unreachable``."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
-
-
-class _Failed(Exception):
-    """A page could not be read after every retry."""
 
 
 @attrs.frozen(kw_only=True)
@@ -160,42 +146,26 @@ class _Run:
     client: RtmsClient
     options: SyncOptions
     clock: Callable[[], float]
-    sleep: Callable[[float], None]
     report: SyncReport
-    budget: Budget
-    reach: Reach = attrs.field(factory=Reach)
+    calls: Calls
 
     def call(self, task: Task, page_no: int) -> Page:
-        """One page, retried on passing trouble; raises ``UpstreamKeyRefused``, ``_Stop`` or
-        ``_Failed``."""
-        problem = ""
-        for attempt in range(self.options.retries + 1):
-            if not self.budget.allows(1):
-                raise _Stop("budget", f"the budget of {self.budget.limit} calls is used up")
-            if attempt:
-                self.sleep(self.options.backoff * 2 ** (attempt - 1))
-            self.budget = self.budget.spend(1)
-            self.report.calls += 1
-            try:
-                answer = self.client.get_page(
+        """One page, retried on passing trouble; raises ``UpstreamKeyRefused``, ``Stop`` or
+        ``Failed``."""
+        try:
+            return self.calls.call(
+                lambda: self.client.get_page(
                     task.kind,
                     task.sigungu_code,
                     task.month,
                     page_no=page_no,
                     rows=self.options.page_rows,
-                )
-            except httpx.TransportError as exc:
-                problem = f"page {page_no}: {type(exc).__name__}: {exc}".rstrip(": ")
-                self.reach = self.reach.after(connected=not could_not_connect(exc))
-                if self.reach.unreachable:
-                    raise _Stop("unreachable", f"cannot reach {self.client.base_url}") from None
-                continue
-            self.reach = self.reach.after(connected=True)
-            try:
-                return self._page(answer, task, page_no)
-            except _Retry as exc:
-                problem = str(exc)
-        raise _Failed(f"{problem} (after {self.options.retries + 1} tries)")
+                ),
+                lambda answer: self._page(answer, task, page_no),
+                label=f"page {page_no}: ",
+            )
+        finally:
+            self.report.calls = self.calls.made
 
     def _page(self, answer: Answer, task: Task, page_no: int) -> Page:
         where = f"{task.kind} {task.sigungu_code} {task.month.label} page {page_no}"
@@ -210,17 +180,17 @@ class _Run:
                     "check --service-key / SVC_DATA_GO_KR_KEY"
                 ) from None
             if answer.status == 429:
-                raise _Stop("limit", "the API answered HTTP 429 (too many requests)") from None
+                raise Stop("limit", "the API answered HTTP 429 (too many requests)") from None
             status = f"HTTP {answer.status}: " if answer.status != 200 else ""
-            raise _Retry(f"{status}{exc.message}") from None
+            raise Retry(f"{status}{exc.message}") from None
         if answer.status != 200:
-            raise _Retry(f"{where}: HTTP {answer.status}")
+            raise Retry(f"{where}: HTTP {answer.status}")
         if page.total_count is None:
-            raise _Retry(f"{where}: the answer has no totalCount")
+            raise Retry(f"{where}: the answer has no totalCount")
         return page
 
     def month(self, task: Task) -> MonthOutcome:
-        """Read and write one month; a ``_Stop`` is recorded and raised on."""
+        """Read and write one month; a ``Stop`` is recorded and raised on."""
         pages: list[Page] = []
         try:
             first = self.call(task, 1)
@@ -230,18 +200,15 @@ class _Run:
             if 0 < len(first.items) < min(size, total):
                 size = len(first.items)  # the service honours a smaller page than asked
             needed = pages_for(total, size)
-            if needed - 1 > self.budget.left:
-                raise _Stop(
-                    "budget",
-                    f"the budget of {self.budget.limit} calls cannot finish this month "
-                    f"({needed} pages, {self.budget.left} calls left)",
-                )
+            short = self.calls.cannot_finish(needed - 1, "this month")
+            if short is not None:
+                raise short
             for page_no in range(2, needed + 1):
                 pages.append(self.call(task, page_no))
-        except _Failed as exc:
+        except Failed as exc:
             self.report.pages += len(pages)
             return self.incomplete(task, pages, str(exc))
-        except _Stop as exc:
+        except Stop as exc:
             if pages or exc.reason == "limit":  # a call was made for this month
                 self.report.pages += len(pages)
                 self.report.months.append(self.incomplete(task, pages, exc.detail))
@@ -317,10 +284,6 @@ class _Run:
         )
 
 
-class _Retry(Exception):
-    """An answer worth asking again for (5xx, malformed, truncated, gateway trouble)."""
-
-
 def _refusal(exc: GatewayError, where: str) -> Exception:
     """What a refusal with a result code does to the run (``classify_gateway``): the
     exception to raise from the page."""
@@ -334,7 +297,7 @@ def _refusal(exc: GatewayError, where: str) -> Exception:
             "for this service"
         )
     if verdict == "limit":
-        return _Stop("limit", f"the key's daily call limit is reached ({said})")
+        return Stop("limit", f"the key's daily call limit is reached ({said})")
     if verdict == "request":
         return SourceError(
             f"the API refused the request as malformed ({said}); the run stops, as every "
@@ -343,8 +306,8 @@ def _refusal(exc: GatewayError, where: str) -> Exception:
             path=where,
         )
     if verdict == "retry":
-        return _Retry(exc.message)
-    return _Failed(f"{exc.message} (not retried; the next run reads this month again)")
+        return Retry(exc.message)
+    return Failed(f"{exc.message} (not retried; the next run reads this month again)")
 
 
 def sync_rtms(
@@ -366,16 +329,21 @@ def sync_rtms(
         client=client,
         options=options,
         clock=clock,
-        sleep=sleep,
         report=SyncReport(planned=len(tasks)),
-        budget=Budget(options.budget),
+        calls=Calls(
+            budget=Budget(options.budget),
+            retries=options.retries,
+            backoff=options.backoff,
+            sleep=sleep,
+            base_url=client.base_url,
+        ),
     )
     for done, task in enumerate(tasks):
         if progress is not None:
             progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
         try:
             outcome = run.month(task)
-        except _Stop as stop:
+        except Stop as stop:
             run.report.stopped = stop.reason
             run.report.stop_detail = stop.detail
             break

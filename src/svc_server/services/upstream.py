@@ -1,0 +1,90 @@
+"""Calls to an official data API (MOLIT RTMS, R-ONE) under a run's budget: the one
+retry loop both syncs use.
+
+Each call is counted against the budget before it is made (no call passes it), retried
+on passing trouble with doubling back-off, and the run stops once
+``CONNECT_FAILURE_LIMIT`` calls in a row could not connect (``svc_core.sync.Reach``).
+What an answer means is the caller's ``read``: it returns the page, or raises
+``Retry`` (worth asking again), ``Failed`` (not worth it), ``Stop`` (the run must end:
+``limit``) or ``UpstreamKeyRefused``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import attrs
+import httpx
+
+from svc_core.sync import Budget, Reach
+from svc_server.delivery.rtms import could_not_connect
+
+A = TypeVar("A")
+P = TypeVar("P")
+
+
+class Stop(Exception):
+    """The run must stop: ``reason`` is ``limit``, ``budget`` or ``unreachable``."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+class Failed(Exception):
+    """A page could not be read (after every retry, or one not worth retrying)."""
+
+
+class Retry(Exception):
+    """An answer worth asking again for (5xx, malformed, truncated, passing trouble)."""
+
+
+@attrs.define
+class Calls:
+    """One run's calls to one API: its budget, retries, back-off and reachability."""
+
+    budget: Budget
+    retries: int
+    backoff: float
+    sleep: Callable[[float], None]
+    base_url: str
+    made: int = 0
+    reach: Reach = attrs.field(factory=Reach)
+
+    def call(self, send: Callable[[], A], read: Callable[[A], P], *, label: str = "") -> P:
+        """``read(send())``, retried on transport trouble and ``Retry``; ``label`` starts
+        the reason a failure gives (``page 3: ``)."""
+        problem = ""
+        for attempt in range(self.retries + 1):
+            if not self.budget.allows(1):
+                raise Stop("budget", f"the budget of {self.budget.limit} calls is used up")
+            if attempt:
+                self.sleep(self.backoff * 2 ** (attempt - 1))
+            self.budget = self.budget.spend(1)
+            self.made += 1
+            try:
+                answer = send()
+            except httpx.TransportError as exc:
+                problem = f"{label}{type(exc).__name__}: {exc}".rstrip(": ")
+                self.reach = self.reach.after(connected=not could_not_connect(exc))
+                if self.reach.unreachable:
+                    raise Stop("unreachable", f"cannot reach {self.base_url}") from None
+                continue
+            self.reach = self.reach.after(connected=True)
+            try:
+                return read(answer)
+            except Retry as exc:
+                problem = str(exc)
+        raise Failed(f"{problem} (after {self.retries + 1} tries)")
+
+    def cannot_finish(self, needed: int, what: str) -> Stop | None:
+        """A ``budget`` stop when ``needed`` more calls do not fit what is left."""
+        if needed <= self.budget.left:
+            return None
+        return Stop(
+            "budget",
+            f"the budget of {self.budget.limit} calls cannot finish {what} "
+            f"({needed + 1} pages, {self.budget.left} calls left)",
+        )
