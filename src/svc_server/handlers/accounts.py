@@ -12,7 +12,7 @@ from svc_server.http import auth
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import keys, sessions, team, usage
+from svc_server.services import keys, membership, sessions, team, usage
 
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
@@ -107,3 +107,12 @@ def get_invites(ctx: Ctx, deps: Deps) -> Response:
 def accept_invite(ctx: Ctx, deps: Deps, invite_id: str) -> Response:
     team.accept_invite(deps.store, user_of(ctx), invite_id, ctx.now)
     return account_reply(ctx, {"accepted": True})
+
+
+def list_accounts(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, {"data": membership.accounts_of(deps.store, user_of(ctx))})
+
+
+def switch_account(ctx: Ctx, deps: Deps, consumer_id: str) -> Response:
+    row = membership.switch_account(deps.store, user_of(ctx), consumer_id)
+    return account_reply(ctx, {"data": row})
