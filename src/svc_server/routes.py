@@ -51,8 +51,16 @@ ROUTES: tuple[Route, ...] = (
         handler=web.dashboard_section,
         doc=pages.GET_DASHBOARD_SECTION,
         auth="page",
+        params=web.SECTION_PARAMS,
     ),
-    Route(path="/signin", methods=GET, handler=web.signin, doc=pages.GET_SIGN_IN_PAGE, auth="page"),
+    Route(
+        path="/signin",
+        methods=GET,
+        handler=web.signin,
+        doc=pages.GET_SIGN_IN_PAGE,
+        auth="page",
+        params=web.SIGNIN_PARAMS,
+    ),
     Route(
         path="/api/auth/dev-session",
         methods=POST,

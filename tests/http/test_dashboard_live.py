@@ -83,6 +83,11 @@ def live(db_url: str) -> Iterator[tuple[Store, LiveServer]]:
         store.close()
 
 
+def stamp(request: Any) -> int:
+    """The timestamp of a received delivery's signature (``t=...,v1=...``)."""
+    return int(request.headers["X-Svc-Signature"].split(",")[0].removeprefix("t="))
+
+
 def email(who: str) -> str:
     return f"{who}-{uuid.uuid4().hex[:8]}@example.com"
 
@@ -149,7 +154,6 @@ def test_a_delivery_shows_its_payload_and_reply_and_is_resent_signed_afresh(
     assert second.body == first.body
     event = signing.verify(second.body, second.headers["X-Svc-Signature"], secret, now=time.time())
     assert event["id"] == d["event_id"]
-    stamp = lambda r: int(r.headers["X-Svc-Signature"].split(",")[0].removeprefix("t="))  # noqa: E731
     assert stamp(second) > stamp(first)
 
     # The log lists both; the resend's detail says what it repeats and what came back.

@@ -15,6 +15,7 @@ from svc_core.bodies import DEV_SESSION_FIELDS
 from svc_core.errors import NotFound
 from svc_core.fields import read_body
 from svc_core.instants import iso
+from svc_core.params import Param
 from svc_server.http import auth
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
@@ -55,6 +56,28 @@ def base_of(ctx: Ctx) -> str:
     """The prefix svc is mounted under (``SCRIPT_NAME``, e.g. ``/data``; empty at the
     root), HTML-escaped: every link, asset and call of a page starts with it."""
     return escape(ctx.request.script_root.rstrip("/"))
+
+
+UUID_PATTERN = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+SECTION_PARAMS: tuple[Param, ...] = (
+    Param(
+        name="invite",
+        description="An invitation to show (the link an inviter hands over): the team page "
+        "points the signed-in invitee at it.",
+        pattern=UUID_PATTERN,
+        example="3f2c1a9e-8d7b-4c6a-9e5f-1b2c3d4e5f60",
+    ),
+)
+SIGNIN_PARAMS: tuple[Param, ...] = (
+    Param(
+        name="next",
+        description="The dashboard page to open after signing in (set by the redirect of a "
+        "signed-out visit).",
+        pattern=rf"/dashboard(/[a-z]{{1,20}})?(\?invite={UUID_PATTERN})?",
+        example="/dashboard/keys",
+    ),
+)
+"""The query parameters of the pages; anything else is refused like on every route."""
 
 
 def _html(ctx: Ctx, title: str, body: str, *, page: str, styles: tuple[str, ...] = ()) -> Response:

@@ -839,10 +839,10 @@
     const accept = async (inv, account) => {
       clearMessages();
       await api("POST", `/api/auth/me/invites/${inv.id}/accept`);
-      // Accepting switches to the inviting account: the page reloads with it in the header.
-      const url = new URL(window.location.href);
-      url.search = new URLSearchParams({ joined: account, role: inv.role }).toString();
-      window.location.assign(url.toString());
+      // Accepting switches to the inviting account: the page reloads with it in the header
+      // and says so (the notice is carried over the reload in sessionStorage).
+      sessionStorage.setItem("svc-notice", `You joined ${account} as ${inv.role}; it is now your current account.`);
+      window.location.assign(`${BASE}/dashboard/team`);
     };
 
     $("#invite-form").addEventListener(
@@ -860,13 +860,14 @@
       }),
     );
     await load();
-    const params = new URLSearchParams(window.location.search);
-    if (params.get("joined")) {
-      say(`You joined ${params.get("joined")} as ${params.get("role")}; it is now your current account.`);
+    const carried = sessionStorage.getItem("svc-notice");
+    if (carried) {
+      sessionStorage.removeItem("svc-notice");
+      say(carried);
     } else if (wanted) {
       const row = document.querySelector(`#invites-table tr[data-invite-id="${CSS.escape(wanted)}"]`);
       if (row) {
-        say("You were invited to this account: accept the invitation below to join it.");
+        say(`You were invited to ${row.cells[0].textContent} as ${row.cells[1].textContent}: accept the invitation below to join it.`);
         row.scrollIntoView({ block: "center" });
         row.querySelector("button").focus();
       } else {
