@@ -15,7 +15,7 @@ from svc_core.bodies import DEV_SESSION_FIELDS
 from svc_core.errors import NotFound
 from svc_core.fields import read_body
 from svc_core.instants import iso
-from svc_core.params import Param
+from svc_core.params import Param, read_all
 from svc_server.http import auth
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
@@ -174,6 +174,7 @@ def dashboard(ctx: Ctx, deps: Deps) -> Response:
 
 def dashboard_section(ctx: Ctx, deps: Deps, section: str) -> Response:
     """GET /dashboard/<section>: keys, webhooks, team or explorer."""
+    read_all(SECTION_PARAMS, ctx.params)  # a malformed invite id is 400, like any parameter
     if section not in SECTIONS or section == "overview":
         raise NotFound(
             f"No dashboard page {section[:40]!r}.",
@@ -185,6 +186,7 @@ def dashboard_section(ctx: Ctx, deps: Deps, section: str) -> Response:
 
 def signin(ctx: Ctx, deps: Deps) -> Response:
     """GET /signin: an email form (development sign-in) or an identity-token form."""
+    read_all(SIGNIN_PARAMS, ctx.params)  # ``next`` may only name a dashboard page
     if deps.config.dev_signin:
         form = (
             DEV_BANNER + '<form id="dev-signin-form" class="stack">\n'

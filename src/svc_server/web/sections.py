@@ -66,6 +66,8 @@ DELIVERY_PANEL = (
     '<section id="delivery-detail" aria-labelledby="delivery-h" hidden tabindex="-1">\n'
     '<h2 id="delivery-h">Delivery</h2>\n<dl id="delivery-facts" class="facts"></dl>\n'
     '<h3 id="payload-h">Payload sent</h3>\n'
+    '<p class="hint">Shown indented; it went out as compact JSON, byte for byte as signed '
+    "(the API's <code>payload</code> field).</p>\n"
     '<pre id="delivery-payload" class="payload" aria-labelledby="payload-h" tabindex="0"></pre>\n'
     '<h3 id="response-h">Receiver\'s response</h3>\n<p id="delivery-response-status"></p>\n'
     '<pre id="delivery-response" class="payload" aria-labelledby="response-h" tabindex="0">'
