@@ -146,7 +146,12 @@ def test_an_invitation_link_brings_the_invitee_into_the_account_and_they_switch(
     person.button("Invite").click()
     person.wait_text("#notice", "no email is sent")
     person.wait.until(lambda d: person.visible("#invite-link-panel"))
-    link = str(person.by_label("Link to hand over").get_attribute("value"))
+    field = person.by_label("Link to hand over")
+    link = str(field.get_attribute("value"))
+    width = person.driver.execute_script(
+        "return [arguments[0].scrollWidth, arguments[0].clientWidth]", field
+    )
+    assert width[0] <= width[1], width  # the whole link is in view
     assert re.fullmatch(re.escape(person.base) + r"/dashboard/team\?invite=[0-9a-f-]{36}", link)
     assert invitee in person.text("#invite-link-note")
     person.button("Copy").click()
