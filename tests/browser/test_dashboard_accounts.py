@@ -125,6 +125,9 @@ def test_a_delivery_is_viewed_and_resent(
     event = signing.verify(again.body, again.headers["X-Svc-Signature"], secret, now=time.time())
     assert event["id"] == event_id
     person.wait_text("#deliveries-page", "of 2")
+    # the view now shows the new delivery: a resend, and the receiver's new answer
+    assert "resend of delivery" in person.text("#delivery-facts")
+    assert person.text("#delivery-response") == "thanks"
     person.shot("webhook-resent")
     assert person.console_errors() == []
 

@@ -694,6 +694,7 @@
         const out = (await api("POST", `/api/auth/me/webhooks/${hook.id}/deliveries/${detail.id}/resend`)).data;
         await load();
         await openLog(hook, 0);
+        await openDelivery(hook, out.id); // the view moves to the new delivery
         const d = out.delivery;
         result.className = `result ${d.status === "delivered" ? "ok" : "failed"}`;
         result.textContent =
