@@ -124,6 +124,14 @@ class ParsedTarget:
         return f"{self.scheme}://{self.host_header}{self.path_with_query}"
 
 
+PRIVATE_HINT = (
+    "svc delivers only to public addresses. On a development server, set "
+    "SVC_WEBHOOK_ALLOW_PRIVATE=true to allow private, loopback and local addresses (and "
+    "http); never in production."
+)
+"""The hint of every refusal of a non-public address or local-only name."""
+
+
 def _refuse(message: str, hint: str | None = None) -> InvalidParams:
     return InvalidParams(message, hint=hint)
 
@@ -151,7 +159,9 @@ def check_webhook_url(
     scheme = scheme_match.group(1).lower() if scheme_match else ""
     if scheme not in schemes:
         raise _refuse(
-            f"The webhook url must use {must}.", hint="For example https://example.com/hooks"
+            f"The webhook url must use {must}.",
+            hint="For example https://example.com/hooks"
+            + ("" if allow_http else f". {PRIVATE_HINT}"),
         )
     rest = url[len(scheme) + 1 :]
     if not rest.startswith("//"):
@@ -239,10 +249,13 @@ def _refuse_local(host: str) -> None:
     if _is_ip(host):
         reason = classify_address(host)
         if reason is not None:
-            raise _refuse(f"The webhook url points to a non-public address ({host}, {reason}).")
+            raise _refuse(
+                f"The webhook url points to a non-public address ({host}, {reason}).",
+                hint=PRIVATE_HINT,
+            )
         return
     if host in _LOCAL_NAMES or host.endswith(_LOCAL_SUFFIXES):
-        raise _refuse(f"The webhook url's host {host!r} is a local-only name.")
+        raise _refuse(f"The webhook url's host {host!r} is a local-only name.", hint=PRIVATE_HINT)
     if "." not in host:
         raise _refuse(
             f"The webhook url's host {host!r} is not a fully qualified domain name.",
@@ -376,7 +389,8 @@ def resolve_and_check(
             raise _refuse(f"The webhook url's host {host!r} resolved to a non-address.")
         if reason is not None and not allow_private:
             raise _refuse(
-                f"The webhook url resolves to a non-public address ({address}, {reason})."
+                f"The webhook url resolves to a non-public address ({address}, {reason}).",
+                hint=PRIVATE_HINT,
             )
         if address not in out:
             out.append(address)

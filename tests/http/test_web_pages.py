@@ -202,7 +202,8 @@ def assert_strict_page(response: Any) -> str:
 def test_signed_out_visitors_are_sent_to_signin(dev_app: SvcApp, path: str) -> None:
     response = Client(dev_app).get(path)
     assert response.status_code == 303
-    assert response.headers["Location"] == "/signin"
+    # sign-in returns to the page asked for
+    assert response.headers["Location"] == f"/signin?next={path}"
 
 
 @pytest.mark.parametrize("path", SECTIONS)

@@ -23,6 +23,9 @@ MAX_CONSECUTIVE_FAILURES = 10
 DELIVERY_TIMEOUT = 5.0
 ERROR_EXCERPT = 500
 """Characters of a failing receiver's reply kept in ``error_message``."""
+RESPONSE_EXCERPT = 2000
+"""Characters of every receiver's reply body kept in ``response_excerpt`` (the dashboard
+shows it beside the payload)."""
 NOT_SENT_REVOKED = "not sent: the endpoint was revoked"
 NOT_SENT_DISABLED = "not sent: the endpoint was disabled after repeated failures"
 
@@ -61,6 +64,13 @@ def error_text(result: sender.SendResult) -> str | None:
     if excerpt:
         text = f"{text}: {excerpt[:ERROR_EXCERPT]}"
     return text
+
+
+def reply_excerpt(result: sender.SendResult) -> str | None:
+    """``response_excerpt`` of an attempt: the start of the reply body as received, with
+    NUL (which PostgreSQL text cannot hold) shown as U+FFFD; None for an empty body."""
+    text = (result.response_excerpt or "")[:RESPONSE_EXCERPT].replace("\x00", "\ufffd")
+    return text or None
 
 
 def _printable(text: str) -> str:
@@ -108,6 +118,7 @@ def record(
         "http_status": result.http_status,
         "duration_ms": result.duration_ms,
         "error_message": error_text(result),
+        "response_excerpt": reply_excerpt(result),
         "attempt_count": 1,
         "sent_at": now,
     }

@@ -13,7 +13,7 @@ from svc_server.http import auth
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import keys, request_log, sessions, team, usage
+from svc_server.services import keys, membership, request_log, sessions, team, usage
 
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
@@ -118,3 +118,12 @@ def get_requests(ctx: Ctx, deps: Deps) -> Response:
     return account_reply(
         ctx, {"data": request_log.recent_calls(deps.store, user_of(ctx), query, ctx.now)}
     )
+
+
+def list_accounts(ctx: Ctx, deps: Deps) -> Response:
+    return account_reply(ctx, {"data": membership.accounts_of(deps.store, user_of(ctx))})
+
+
+def switch_account(ctx: Ctx, deps: Deps, consumer_id: str) -> Response:
+    row = membership.switch_account(deps.store, user_of(ctx), consumer_id)
+    return account_reply(ctx, {"data": row})

@@ -7,7 +7,7 @@ from werkzeug.wrappers import Response
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import delivery_log, webhooks
+from svc_server.services import delivery_log, resend, webhooks
 
 
 def list_endpoints(ctx: Ctx, deps: Deps) -> Response:
@@ -56,4 +56,24 @@ def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
 
 def list_deliveries(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
     out = delivery_log.deliveries(deps.store, user_of(ctx), endpoint_id, ctx.params, ctx.now)
+    return account_reply(ctx, {"data": out})
+
+
+def get_delivery(ctx: Ctx, deps: Deps, endpoint_id: str, delivery_id: str) -> Response:
+    row = delivery_log.delivery_detail(deps.store, user_of(ctx), endpoint_id, delivery_id)
+    return account_reply(ctx, {"data": row})
+
+
+def resend_delivery(ctx: Ctx, deps: Deps, endpoint_id: str, delivery_id: str) -> Response:
+    out = resend.resend(
+        deps.store,
+        user_of(ctx),
+        endpoint_id,
+        delivery_id,
+        now=ctx.now,
+        clock=deps.clock,
+        ids=deps.ids,
+        allow_private=deps.config.webhook_allow_private,
+        per_minute=deps.config.webhook_test_sends_per_minute,
+    )
     return account_reply(ctx, {"data": out})

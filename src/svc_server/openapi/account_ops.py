@@ -1,5 +1,8 @@
 """API-reference text of the account operations: session, usage, API keys, webhooks and
-team. Each constant hangs on its route in ``svc_server.routes``."""
+team. Each constant hangs on its route in ``svc_server.routes``.
+
+Long because it is a table: one ``Operation`` per account route, each read on its own.
+"""
 
 from __future__ import annotations
 
@@ -285,6 +288,71 @@ LIST_WEBHOOK_DELIVERIES = Operation(
     responses={
         "200": account_ok({"data": ref("DeliveryPage")}, "One page of the log."),
         "404": error("NotFound", "NO_CONSUMER."),
+    },
+)
+
+GET_WEBHOOK_DELIVERY = Operation(
+    operation_id="getWebhookDelivery",
+    tag="Webhooks",
+    summary="One delivery: payload and reply",
+    description="A delivery of an endpoint of the account with the exact body that was "
+    "sent (the event's payload, as signed) and the receiver's answer: its HTTP status and "
+    "the first 2,000 characters of its body. Members may read it. A delivery of another "
+    "account is 404, like one that does not exist.",
+    path_params={"endpoint_id": "The endpoint's id.", "delivery_id": "The delivery's id."},
+    responses={
+        "200": account_ok({"data": ref("DeliveryDetail")}, "The delivery."),
+        "404": error("NotFound", "No such delivery of this endpoint."),
+    },
+)
+
+RESEND_WEBHOOK_DELIVERY = Operation(
+    operation_id="resendWebhookDelivery",
+    tag="Webhooks",
+    summary="Resend a delivery",
+    description="Sends a finished delivery's event to its endpoint again, now: a new "
+    "delivery (`trigger` `resend`, `resend_of` the one repeated) of the same event, with "
+    "the same `X-Svc-Event-Id` and body, so receivers that dedupe by event id process it "
+    "once; the signature is made afresh with the endpoint's current secret and time. "
+    "Owners and admins only. Shares the test sends' limit (one at a time, 5 a minute per "
+    "account by default, else 429); a failure counts toward disabling the endpoint.",
+    path_params={"endpoint_id": "The endpoint's id.", "delivery_id": "The delivery to resend."},
+    responses={
+        "200": account_ok({"data": ref("WebhookResend")}, "The new attempt's outcome."),
+        "403": error("Forbidden", "Members cannot resend."),
+        "404": error("NotFound", "No such delivery of this endpoint."),
+        "409": error(
+            "Conflict",
+            "ENDPOINT_NOT_ACTIVE: the endpoint is disabled or revoked; "
+            "DELIVERY_NOT_FINISHED: the delivery is still queued or in flight.",
+        ),
+        "429": error("TestSendLimited"),
+    },
+)
+
+# accounts of the signed-in person
+
+LIST_MY_ACCOUNTS = Operation(
+    operation_id="listMyAccounts",
+    tag="Team",
+    summary="Accounts I belong to",
+    description="Every account the signed-in person is an active member of, with their "
+    "role, and which one is current: the one the dashboard, `/api/auth/me/*` and the data "
+    "API called with the session cookie act on.",
+    responses={"200": account_ok({"data": array(ref("AccountChoice"))}, "The accounts.")},
+)
+
+SWITCH_ACCOUNT = Operation(
+    operation_id="switchAccount",
+    tag="Team",
+    summary="Switch to another of my accounts",
+    description="Makes an account the signed-in person is an active member of the "
+    "current one, for all their sessions, until they switch again or leave it. An id of "
+    "an account they are not in (or that does not exist) is 404, the same either way.",
+    path_params={"consumer_id": "The account's id, from GET /api/auth/me/accounts."},
+    responses={
+        "200": account_ok({"data": ref("AccountChoice")}, "Now the current account."),
+        "404": error("NotFound", "Not an account of yours."),
     },
 )
 

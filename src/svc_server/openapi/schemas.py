@@ -880,6 +880,48 @@ DELIVERY_PAGE = obj(
         ),
     }
 )
+DELIVERY_DETAIL = obj(
+    {
+        "id": UUID,
+        "endpoint_id": UUID,
+        "url": string(format="uri"),
+        "event_id": string(),
+        "event_type": enum(EVENT_TYPES),
+        "trigger": enum(("scheduled", "manual", "resend")),
+        "resend_of": nullable(UUID),
+        "status": enum(("pending", "claimed", "sending", *DELIVERY_STATUSES)),
+        "http_status": nullable(integer()),
+        "duration_ms": nullable(integer(minimum=0)),
+        "error_message": nullable(string()),
+        "response_excerpt": nullable(
+            string("The first 2,000 characters of the receiver's reply body.")
+        ),
+        "created_at": TIMESTAMP,
+        "sent_at": nullable(TIMESTAMP),
+        "payload": string("The body that was sent: the event as JSON text, byte for byte."),
+    },
+    description="One delivery with what was sent and what the receiver answered.",
+)
+WEBHOOK_RESEND = obj(
+    {
+        "id": UUID,
+        "resend_of": UUID,
+        "event_id": string(),
+        "event_type": enum(EVENT_TYPES),
+        "delivery": ref("DeliveryResult"),
+    },
+    description="The new delivery of the same event and how its attempt went.",
+)
+ACCOUNT_CHOICE = obj(
+    {
+        "id": UUID,
+        "name": string("The company name, else the owner's email."),
+        "plan": string(),
+        "role": enum(ROLES),
+        "current": boolean("Whether calls with the session cookie act on this account."),
+    },
+    description="An account the signed-in person belongs to.",
+)
 
 # system ---------------------------------------------------------------------------------------
 
@@ -999,6 +1041,9 @@ SCHEMAS: dict[str, Schema] = {
     "WebhookTest": WEBHOOK_TEST,
     "Delivery": DELIVERY,
     "DeliveryPage": DELIVERY_PAGE,
+    "DeliveryDetail": DELIVERY_DETAIL,
+    "WebhookResend": WEBHOOK_RESEND,
+    "AccountChoice": ACCOUNT_CHOICE,
     "Status": STATUS,
     "Subscription": SUBSCRIPTION,
     "KeyEventData": KEY_EVENT_DATA,

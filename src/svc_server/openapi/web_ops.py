@@ -12,8 +12,9 @@ HTML_PAGE: Json = {
     "content": {"text/html": {"schema": {"type": "string"}}},
 }
 TO_SIGNIN: Json = {
-    "description": "Not signed in: redirects to `/signin`.",
-    "headers": {"Location": {"schema": {"type": "string", "const": "/signin"}}},
+    "description": "Not signed in: redirects to `/signin`, with the page asked for in "
+    "`next` (sign-in then returns there). Under a mount prefix both carry the prefix.",
+    "headers": {"Location": {"schema": {"type": "string", "pattern": "/signin\\?next="}}},
 }
 
 GET_HOME_PAGE = Operation(

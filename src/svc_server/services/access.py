@@ -31,6 +31,7 @@ from svc_core.errors import (
 )
 from svc_core.instants import iso, utc
 from svc_core.iprules import ip_allowed, parse_allowlist
+from svc_server.services import membership
 from svc_server.services.leases import Ask, LeaseBook, QuotaLease
 from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
@@ -133,16 +134,16 @@ def _limits(plan: str, monthly_quota: int | None, rate_limit: int | None) -> pla
 
 
 def session_caller(store: Store, user_id: str) -> Caller:
-    """A signed-in user calling the data API acts as their highest-plan consumer."""
+    """A signed-in user calling the data API acts as their current consumer
+    (``membership.primary_consumer``: the one they switched to, else the highest plan's)."""
     with store.db.transaction(write=False) as tx:
         consumers = store.accounts.active_consumers_of_user(tx, user_id)
-    if not consumers:
+    consumer = membership.primary_consumer(consumers)
+    if consumer is None:
         raise Unauthorized("Your account has no active consumer.")
-    best = plans.highest_plan([c["plan"] for c in consumers])
-    consumer = next(c for c in consumers if c["plan"] == best)
     return Caller(
         consumer_id=consumer["id"],
-        plan=best,
+        plan=consumer["plan"],
         auth_method="session",
         rate_limit_per_minute=COOKIE_RATE_LIMIT,
         monthly_quota=None,

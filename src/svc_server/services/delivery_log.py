@@ -1,6 +1,7 @@
 """The delivery log of a webhook endpoint: finished deliveries, newest first, a page at
-a time, with a 24-hour summary (``GET /api/auth/me/webhooks/{id}/deliveries``); and the
-operator's view of every delivery in any state (``svc webhook deliveries``)."""
+a time, with a 24-hour summary (``GET /api/auth/me/webhooks/{id}/deliveries``); one
+delivery with its payload and the receiver's reply (``.../deliveries/{delivery_id}``);
+and the operator's view of every delivery in any state (``svc webhook deliveries``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from datetime import datetime
 
 import attrs
 
-from svc_core.errors import InvalidParams
+from svc_core.errors import InvalidParams, NotFound
 from svc_core.instants import utc, utc_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
 from svc_server.services.membership import account, parse_id
 from svc_server.store import Store
-from svc_server.store.base import Row
+from svc_server.store.base import Row, Tx
 
 LOG_WINDOW = 24 * 3600
 
@@ -96,6 +97,65 @@ def deliveries(
         rows=tuple(delivery_row(r) for r in rows),
         pagination=Pagination(limit=page.limit, offset=page.offset, returned=len(rows)),
         summary=DeliverySummary(**summary),
+    )
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryDetail:
+    """A delivery with what was sent (the event payload, byte for byte as signed) and
+    what the receiver answered (status and the start of its body)."""
+
+    id: str
+    endpoint_id: str
+    url: str
+    event_id: str
+    event_type: str
+    trigger: str
+    resend_of: str | None
+    status: str
+    http_status: int | None
+    duration_ms: int | None
+    error_message: str | None
+    response_excerpt: str | None
+    created_at: datetime
+    sent_at: datetime | None
+    payload: str
+
+
+def delivery_of(store: Store, tx: Tx, consumer_id: str, endpoint_id: str, delivery_id: str) -> Row:
+    """A delivery to an endpoint the consumer owns, else 404 (the same for a delivery
+    that does not exist and one of another account, so ids cannot be probed)."""
+    endpoint_id = parse_id(endpoint_id, "endpoint id")
+    row = store.webhooks.delivery_detail(tx, consumer_id, parse_id(delivery_id, "delivery id"))
+    if row is None or row["endpoint_id"] != endpoint_id:
+        raise NotFound("No such delivery of this webhook endpoint.")
+    return row
+
+
+def delivery_detail(
+    store: Store, user_id: str, endpoint_id: str, delivery_id: str
+) -> DeliveryDetail:
+    """One delivery of the account's endpoint with its payload and the reply; members
+    may read it like the log."""
+    with store.db.transaction(write=False) as tx:
+        consumer, _ = account(store, tx, user_id)
+        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
+    return DeliveryDetail(
+        id=row["id"],
+        endpoint_id=row["endpoint_id"],
+        url=row["url"],
+        event_id=row["event_id"],
+        event_type=row["event_type"],
+        trigger=row["trigger"],
+        resend_of=row.get("resend_of"),
+        status=row["status"],
+        http_status=row.get("http_status"),
+        duration_ms=row.get("duration_ms"),
+        error_message=row.get("error_message"),
+        response_excerpt=row.get("response_excerpt"),
+        created_at=utc(row["created_at"]),
+        sent_at=utc_or_none(row.get("sent_at")),
+        payload=str(row["payload"]),
     )
 
 

@@ -190,6 +190,7 @@ def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
 
 
 def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> None:
+    """Join the inviting account with the invited role and switch to it."""
     invite_id = parse_id(invite_id, "invite id")
     with store.db.transaction() as tx:
         user = store.accounts.get_user_by_id(tx, user_id)
@@ -210,3 +211,5 @@ def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> Non
             {"status": "active", "user_id": user_id, "joined_at": int(now)},
         ):
             raise NotFound("No such invitation for you, or it has expired.")
+        # The invitee lands in the account that invited them (``membership``).
+        store.accounts.set_current_consumer(tx, user_id, row["consumer_id"])

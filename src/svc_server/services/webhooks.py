@@ -287,6 +287,50 @@ def admit_test_send(load: Row, now: int, per_minute: int) -> None:
         )
 
 
+def queue_manual(
+    store: Store,
+    tx: Tx,
+    endpoint: Row,
+    event_id: str,
+    event_type: str,
+    payload: bytes,
+    now: float,
+    ids: Callable[[], str],
+    trigger: str,
+    resend_of: str | None = None,
+) -> tuple[delivery.DeliveryJob, str]:
+    """Log a delivery a person started (a test send or a resend) as ``sending``, held by
+    this request, so ``delivery.attempt`` sends it at once; the job and its holder."""
+    holder = f"{trigger}:{ids()}"
+    job = delivery.DeliveryJob(
+        id=ids(),
+        endpoint_id=endpoint["id"],
+        event_id=event_id,
+        event_type=event_type,
+        url=endpoint["url"],
+        secret=endpoint["secret"],
+        payload=payload,
+    )
+    store.webhooks.enqueue(
+        tx,
+        {
+            "id": job.id,
+            "endpoint_id": job.endpoint_id,
+            "event_id": job.event_id,
+            "event_type": job.event_type,
+            "status": "sending",
+            "trigger": trigger,
+            "attempt_count": 0,
+            "claimed_by": holder,
+            "claimed_at": int(now),
+            "created_at": int(now),
+            "seq": event_service.next_seq(),
+            "resend_of": resend_of,
+        },
+    )
+    return job, holder
+
+
 def send_test(
     store: Store,
     user_id: str,
@@ -329,31 +373,8 @@ def send_test(
         store.webhooks.insert_event(
             tx, event["id"], consumer["id"], event["type"], payload, int(now)
         )
-        holder = f"test:{ids()}"
-        job = delivery.DeliveryJob(
-            id=ids(),
-            endpoint_id=endpoint["id"],
-            event_id=event["id"],
-            event_type=event["type"],
-            url=endpoint["url"],
-            secret=endpoint["secret"],
-            payload=payload,
-        )
-        store.webhooks.enqueue(
-            tx,
-            {
-                "id": job.id,
-                "endpoint_id": job.endpoint_id,
-                "event_id": job.event_id,
-                "event_type": job.event_type,
-                "status": "sending",
-                "trigger": "manual",
-                "attempt_count": 0,
-                "claimed_by": holder,
-                "claimed_at": int(now),
-                "created_at": int(now),
-                "seq": event_service.next_seq(),
-            },
+        job, holder = queue_manual(
+            store, tx, endpoint, event["id"], event["type"], payload, now, ids, "manual"
         )
     result = delivery.attempt(
         store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver

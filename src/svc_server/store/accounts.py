@@ -102,13 +102,24 @@ class AccountsRepo(ApiKeysTable):
         insert_row(tx, "memberships", row)
 
     def active_consumers_of_user(self, tx: Tx, user_id: str) -> list[Row]:
-        """The consumers a user belongs to (active memberships), with plan and role."""
+        """The consumers a user belongs to (active memberships), with plan and role,
+        ``chosen`` (1 for the one the user switched to) and ``owner_email``."""
         return tx.fetchall(
-            "SELECT c.*, m.role AS role FROM memberships m JOIN consumers c "
-            "ON c.id = m.consumer_id WHERE m.user_id = ? AND m.status = 'active' "
-            "AND c.status = 'active' ORDER BY c.created_at, c.id",
+            "SELECT c.*, m.role AS role,"
+            " CASE WHEN u.current_consumer_id = c.id THEN 1 ELSE 0 END AS chosen,"
+            " (SELECT MIN(o.email) FROM memberships o WHERE o.consumer_id = c.id"
+            "  AND o.role = 'owner' AND o.status = 'active') AS owner_email"
+            " FROM memberships m JOIN consumers c ON c.id = m.consumer_id"
+            " JOIN users u ON u.id = m.user_id"
+            " WHERE m.user_id = ? AND m.status = 'active' AND c.status = 'active'"
+            " ORDER BY c.created_at, c.id",
             (user_id,),
         )
+
+    def set_current_consumer(self, tx: Tx, user_id: str, consumer_id: str | None) -> None:
+        """Remember the account a user acts on (checked against their memberships on
+        every read, never trusted alone)."""
+        tx.execute("UPDATE users SET current_consumer_id = ? WHERE id = ?", (consumer_id, user_id))
 
     def memberships_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
         return tx.fetchall(

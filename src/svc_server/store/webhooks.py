@@ -6,6 +6,9 @@ out) -> ``delivered`` or ``failed``. Every move is a compare-and-set on the old 
 and the claiming worker, so two workers never send the same row and a row a crashed
 worker left behind can be settled safely: ``claimed`` goes back to ``pending`` (it was
 never sent), ``sending`` becomes ``failed`` (it may have been sent; never sent twice).
+
+Long because SQL lives only in the store and every webhook query is here, endpoints,
+events, the outbox, the log and the trial notices, next to the claim they share.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ from svc_server.store.base import Database, Row, Tx, insert_row, marks, update_b
 IN_FLIGHT = ("claimed", "sending")
 _DELIVERY_ROW = (
     "d.id, d.event_type, d.event_id, d.status, d.http_status, d.duration_ms, "
-    "d.error_message, d.attempt_count, d.created_at, d.sent_at, d.trigger"
+    "d.error_message, d.attempt_count, d.created_at, d.sent_at, d.trigger, d.resend_of"
 )
+MANUAL_TRIGGERS = ("manual", "resend")
+"""Deliveries a person starts from the dashboard or the API: test sends and resends.
+They share one per-consumer limit (``test_send_load``)."""
 
 
 class WebhooksRepo:
@@ -113,7 +119,8 @@ class WebhooksRepo:
         )
 
     def enqueue(self, tx: Tx, row: dict[str, Any]) -> bool:
-        """Queue a delivery; the (endpoint, event id) constraint makes it idempotent."""
+        """Queue a delivery; the unique (endpoint, event id) index of every row but
+        resends (``resend_of`` set) makes it idempotent."""
         return insert_row(tx, "deliveries", row, conflict="ON CONFLICT DO NOTHING") == 1
 
     def fail_pending(self, tx: Tx, endpoint_id: str, message: str, now: int) -> int:
@@ -135,8 +142,8 @@ class WebhooksRepo:
         )
 
     def test_send_load(self, tx: Tx, consumer_id: str, since: int) -> Row:
-        """The consumer's test sends (``trigger = 'manual'``, on any of its endpoints,
-        revoked ones included) created after ``since``: ``recent`` (how many) and
+        """The consumer's test sends and resends (``MANUAL_TRIGGERS``, on any of its
+        endpoints, revoked ones included) created after ``since``: ``recent`` (how many) and
         ``oldest`` (when the first was made); ``in_flight`` (still ``sending``) and
         ``last_started`` (when the newest of those began)."""
         row = tx.fetchone(
@@ -144,7 +151,7 @@ class WebhooksRepo:
             " SUM(CASE WHEN d.status = 'sending' THEN 1 ELSE 0 END) AS in_flight,"
             " MAX(CASE WHEN d.status = 'sending' THEN d.claimed_at END) AS last_started"
             " FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id"
-            " WHERE e.consumer_id = ? AND d.trigger = 'manual' AND d.created_at > ?",
+            " WHERE e.consumer_id = ? AND d.trigger IN ('manual', 'resend') AND d.created_at > ?",
             (consumer_id, since),
         )
         row = row or {}
@@ -247,6 +254,20 @@ class WebhooksRepo:
             "UPDATE deliveries SET status = 'failed', error_message = ?, attempt_count = 1, "
             "sent_at = ? WHERE status = 'sending' AND claimed_at < ?",
             (message, now, started_before),
+        )
+
+    def delivery_detail(self, tx: Tx, consumer_id: str, delivery_id: str) -> Row | None:
+        """One delivery of an endpoint the consumer owns, with the receiver's reply, the
+        event's payload and the endpoint's url, status and secret; None when there is
+        no such delivery or another consumer owns it."""
+        return tx.fetchone(
+            f"SELECT {_DELIVERY_ROW}, d.endpoint_id, d.response_excerpt, e.url,"
+            " e.status AS endpoint_status, e.secret, ev.payload"
+            " FROM deliveries d"
+            " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
+            " JOIN events ev ON ev.id = d.event_id"
+            " WHERE d.id = ? AND e.consumer_id = ?",
+            (delivery_id, consumer_id),
         )
 
     # the delivery log ---------------------------------------------------------------------

@@ -6,6 +6,7 @@ import gzip
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Response
@@ -14,13 +15,14 @@ from svc_core.bodies import DEV_SESSION_FIELDS
 from svc_core.errors import NotFound
 from svc_core.fields import read_body
 from svc_core.instants import iso
+from svc_core.params import Param, read_all
 from svc_server.http import auth
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.identity import Identity
-from svc_server.services import sessions
+from svc_server.services import membership, sessions
 from svc_server.web.sections import BODIES, ONCE_PANEL, SECTIONS, nav
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -50,17 +52,47 @@ MESSAGES = (
 )
 
 
-def _html(title: str, body: str, *, page: str, styles: tuple[str, ...] = ()) -> Response:
-    links = "".join(f'<link rel="stylesheet" href="/static/{s}">\n' for s in styles)
+def base_of(ctx: Ctx) -> str:
+    """The prefix svc is mounted under (``SCRIPT_NAME``, e.g. ``/data``; empty at the
+    root), HTML-escaped: every link, asset and call of a page starts with it."""
+    return escape(ctx.request.script_root.rstrip("/"))
+
+
+UUID_PATTERN = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+SECTION_PARAMS: tuple[Param, ...] = (
+    Param(
+        name="invite",
+        description="An invitation to show (the link an inviter hands over): the team page "
+        "points the signed-in invitee at it.",
+        pattern=UUID_PATTERN,
+        example="3f2c1a9e-8d7b-4c6a-9e5f-1b2c3d4e5f60",
+    ),
+)
+SIGNIN_PARAMS: tuple[Param, ...] = (
+    Param(
+        name="next",
+        description="The dashboard page to open after signing in (set by the redirect of a "
+        "signed-out visit).",
+        pattern=rf"/dashboard(/[a-z]{{1,20}})?(\?invite={UUID_PATTERN})?",
+        example="/dashboard/keys",
+    ),
+)
+"""The query parameters of the pages; anything else is refused like on every route."""
+
+
+def _html(ctx: Ctx, title: str, body: str, *, page: str, styles: tuple[str, ...] = ()) -> Response:
+    base = base_of(ctx)
+    links = "".join(f'<link rel="stylesheet" href="{base}/static/{s}">\n' for s in styles)
     text = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(title)}</title>\n"
-        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">\n'
-        '<link rel="stylesheet" href="/static/dashboard.css">\n'
+        f'<link rel="icon" href="{base}/static/favicon.svg" type="image/svg+xml">\n'
+        f'<link rel="stylesheet" href="{base}/static/dashboard.css">\n'
         f"{links}"
-        '<script src="/static/dashboard.js" defer></script>\n'
-        f'</head>\n<body data-page="{escape(page)}">\n{body}</body>\n</html>\n'
+        f'<script src="{base}/static/dashboard.js" defer></script>\n'
+        f'</head>\n<body data-page="{escape(page)}" data-base="{base}">\n{body}</body>\n'
+        "</html>\n"
     )
     return Response(text.encode("utf-8"), mimetype="text/html", headers=PAGE_HEADERS)
 
@@ -74,28 +106,65 @@ def _signed_in(ctx: Ctx, deps: Deps) -> str | None:
     return str(user["email"]) if user else ""
 
 
+def _account_header(accounts: list[membership.AccountChoice]) -> str:
+    """The current account's name and the person's role in it; with more than one
+    account, a form to switch (the script posts it, a CSRF-checked write)."""
+    current = next((a for a in accounts if a.current), None)
+    if current is None:
+        return ""
+    text = (
+        f'<span class="account">Account <strong id="account-name">{escape(current.name)}'
+        f'</strong> <span id="account-role">({escape(current.role)})</span></span>\n'
+    )
+    if len(accounts) < 2:
+        return text
+    options = "".join(
+        f'<option value="{escape(a.id)}"{" selected" if a.current else ""}>'
+        f"{escape(a.name)} ({escape(a.role)}, {escape(a.plan)})</option>"
+        for a in accounts
+    )
+    return (
+        text + '<form id="account-form" class="inline">'
+        '<label for="account-switch">Switch account</label> '
+        f'<select id="account-switch">{options}</select> '
+        '<button type="submit" class="secondary">Switch</button></form>\n'
+    )
+
+
+def _to_signin(ctx: Ctx) -> Response:
+    """303 to the sign-in page, which returns to the page asked for (``next``)."""
+    wanted = ctx.request.path
+    if ctx.request.query_string:
+        wanted += "?" + ctx.request.query_string.decode("latin-1")
+    location = f"{ctx.request.script_root.rstrip('/')}/signin?next={quote(wanted, safe='/')}"
+    return Response(
+        b"", status=303, headers={"Location": location, "Cache-Control": "private, no-store"}
+    )
+
+
 def _dashboard(ctx: Ctx, deps: Deps, section: str) -> Response:
     email = _signed_in(ctx, deps)
-    if email is None:
-        return Response(
-            b"", status=303, headers={"Location": "/signin", "Cache-Control": "private, no-store"}
-        )
+    if email is None or ctx.user_id is None:
+        return _to_signin(ctx)
+    base = base_of(ctx)
     title = SECTIONS[section]
     body = (
         '<a class="skip" href="#main">Skip to content</a>\n'
         '<header class="top"><span class="brand">svc dashboard</span>\n'
-        + nav(section)
-        + f'<p class="who">Signed in as <span id="whoami">{escape(email)}</span> '
-        '<button type="button" id="sign-out">Sign out</button></p>\n</header>\n'
+        + nav(section, base)
+        + '<div class="who">'
+        + _account_header(membership.accounts_of(deps.store, ctx.user_id))
+        + f'<span>Signed in as <span id="whoami">{escape(email)}</span></span> '
+        '<button type="button" id="sign-out">Sign out</button></div>\n</header>\n'
         + (DEV_BANNER if deps.config.dev_signin else "")
         + f'<main id="main">\n<h1>{escape(title)}</h1>\n'
         + MESSAGES
         + BODIES[section]()
         + "</main>\n"
-        '<footer><a href="/docs">API reference</a> · <a href="/pricing">Plans</a> · '
-        '<a href="/disclosure">Data disclosure</a></footer>\n'
+        f'<footer><a href="{base}/docs">API reference</a> · <a href="{base}/pricing">Plans</a> · '
+        f'<a href="{base}/disclosure">Data disclosure</a></footer>\n'
     )
-    return _html(f"{title} · svc dashboard", body, page=section)
+    return _html(ctx, f"{title} · svc dashboard", body, page=section)
 
 
 def dashboard(ctx: Ctx, deps: Deps) -> Response:
@@ -105,6 +174,7 @@ def dashboard(ctx: Ctx, deps: Deps) -> Response:
 
 def dashboard_section(ctx: Ctx, deps: Deps, section: str) -> Response:
     """GET /dashboard/<section>: keys, requests, webhooks, team or explorer."""
+    read_all(SECTION_PARAMS, ctx.params)  # a malformed invite id is 400, like any parameter
     if section not in SECTIONS or section == "overview":
         raise NotFound(
             f"No dashboard page {section[:40]!r}.",
@@ -116,6 +186,7 @@ def dashboard_section(ctx: Ctx, deps: Deps, section: str) -> Response:
 
 def signin(ctx: Ctx, deps: Deps) -> Response:
     """GET /signin: an email form (development sign-in) or an identity-token form."""
+    read_all(SIGNIN_PARAMS, ctx.params)  # ``next`` may only name a dashboard page
     if deps.config.dev_signin:
         form = (
             DEV_BANNER + '<form id="dev-signin-form" class="stack">\n'
@@ -135,9 +206,10 @@ def signin(ctx: Ctx, deps: Deps) -> Response:
             '<p><button type="submit">Sign in</button></p>\n</form>\n'
         )
     email = _signed_in(ctx, deps)
+    base = base_of(ctx)
     already = (
         f'<p class="notice" id="signed-in">You are signed in as {escape(email)}: '
-        '<a href="/dashboard">go to the dashboard</a>, or sign in as someone else.</p>\n'
+        f'<a href="{base}/dashboard">go to the dashboard</a>, or sign in as someone else.</p>\n'
         if email is not None
         else ""
     )
@@ -147,10 +219,12 @@ def signin(ctx: Ctx, deps: Deps) -> Response:
         + already
         + form
         + ONCE_PANEL
-        + '<p id="continue" hidden><a href="/dashboard">Continue to the dashboard</a></p>\n'
-        '<p><a href="/docs">API reference</a> · <a href="/pricing">Plans</a></p>\n</main>\n'
+        + f'<p id="continue" hidden><a href="{base}/dashboard">Continue to the dashboard</a>'
+        "</p>\n"
+        f'<p><a href="{base}/docs">API reference</a> · <a href="{base}/pricing">Plans</a></p>\n'
+        "</main>\n"
     )
-    return _html("Sign in · svc", body, page="signin")
+    return _html(ctx, "Sign in · svc", body, page="signin")
 
 
 def dev_session(ctx: Ctx, deps: Deps) -> Response:
@@ -184,15 +258,18 @@ def dev_session(ctx: Ctx, deps: Deps) -> Response:
 
 def docs(ctx: Ctx, deps: Deps) -> Response:
     """GET /docs: the OpenAPI document in Swagger UI (shipped in the package)."""
+    base = base_of(ctx)
     body = (
         '<header class="top"><span class="brand">svc API reference</span> '
-        '<a href="/dashboard">Dashboard</a> · '
-        '<a href="/api/v1/openapi.json">openapi.json</a></header>\n'
+        f'<a href="{base}/dashboard">Dashboard</a> · '
+        f'<a href="{base}/api/v1/openapi.json">openapi.json</a></header>\n'
         '<main id="main"><div id="swagger-ui"></div></main>\n'
-        '<script src="/static/swagger-ui/swagger-ui-bundle.js" defer></script>\n'
-        '<script src="/static/docs.js" defer></script>\n'
+        f'<script src="{base}/static/swagger-ui/swagger-ui-bundle.js" defer></script>\n'
+        f'<script src="{base}/static/docs.js" defer></script>\n'
     )
-    return _html("API reference · svc", body, page="docs", styles=("swagger-ui/swagger-ui.css",))
+    return _html(
+        ctx, "API reference · svc", body, page="docs", styles=("swagger-ui/swagger-ui.css",)
+    )
 
 
 def _shipped(name: str) -> tuple[Path, bool] | None:

@@ -23,10 +23,11 @@ SECTIONS: dict[str, str] = {
 }
 
 
-def nav(current: str) -> str:
+def nav(current: str, base: str = "") -> str:
+    """The section links; ``base`` is the (escaped) mount prefix."""
     items = []
     for section, label in SECTIONS.items():
-        href = "/dashboard" if section == "overview" else f"/dashboard/{section}"
+        href = f"{base}/dashboard" if section == "overview" else f"{base}/dashboard/{section}"
         mark = ' aria-current="page"' if section == current else ""
         items.append(f'<li><a href="{href}"{mark}>{escape(label)}</a></li>')
     return '<nav aria-label="Dashboard sections"><ul>' + "".join(items) + "</ul></nav>\n"
@@ -51,15 +52,49 @@ def _dialog(name: str, title: str, inner: str, confirm: str) -> str:
 ONCE_PANEL = (
     '<div id="secret-panel" class="secret" role="region" hidden tabindex="-1" aria-labelledby="secret-title">\n'
     '<h2 id="secret-title">New secret</h2>\n'
-    "<p><strong>Copy it now: you will not see this again.</strong> svc keeps only a "
-    "digest of it.</p>\n"
+    "<p><strong>Copy it now: you will not see this again.</strong> "
+    '<span id="secret-note"></span></p>\n'
     '<p><label for="secret-value" id="secret-label">Plaintext</label>\n'
-    '<input id="secret-value" readonly size="48" spellcheck="false">\n'
+    '<input id="secret-value" readonly size="76" spellcheck="false" autocomplete="off">\n'
     '<button type="button" id="copy-secret">Copy</button>\n'
     '<span id="copy-status" role="status"></span></p>\n'
     '<p><button type="button" id="dismiss-secret">I have saved it</button></p>\n'
     "</div>\n"
 )
+
+
+DELIVERY_PANEL = (
+    '<section id="delivery-detail" aria-labelledby="delivery-h" hidden tabindex="-1">\n'
+    '<h2 id="delivery-h">Delivery</h2>\n<dl id="delivery-facts" class="facts"></dl>\n'
+    '<h3 id="payload-h">Payload sent</h3>\n'
+    '<p class="hint">Shown indented; it went out as compact JSON, byte for byte as signed '
+    "(the API's <code>payload</code> field).</p>\n"
+    '<pre id="delivery-payload" class="payload" aria-labelledby="payload-h" tabindex="0"></pre>\n'
+    '<h3 id="response-h">Receiver\'s response</h3>\n<p id="delivery-response-status"></p>\n'
+    '<pre id="delivery-response" class="payload" aria-labelledby="response-h" tabindex="0">'
+    "</pre>\n"
+    '<div class="manage"><p>A resend is a new delivery of the same event: the same '
+    "<code>X-Svc-Event-Id</code> and body (receivers that dedupe by event id process it "
+    "once), signed afresh. It counts toward the test-send limit.</p>\n"
+    '<p class="actions"><button type="button" id="resend-delivery">Resend</button> '
+    '<button type="button" class="secondary" id="close-delivery">Close</button></p></div>\n'
+    '<div id="resend-result" role="status" class="result"></div>\n'
+    "</section>\n"
+)
+"""One delivery of the log, opened by its View button: what was sent, what came back."""
+
+INVITE_LINK_PANEL = (
+    '<div id="invite-link-panel" class="secret" role="region" hidden tabindex="-1" '
+    'aria-labelledby="invite-link-title">\n'
+    '<h3 id="invite-link-title">Invitation link</h3>\n'
+    '<p id="invite-link-note"></p>\n'
+    '<p><label for="invite-link">Link to hand over</label>\n'
+    '<input id="invite-link" readonly size="76" spellcheck="false">\n'
+    '<button type="button" id="copy-invite-link">Copy</button>\n'
+    '<span id="invite-copy-status" role="status"></span></p>\n'
+    "</div>\n"
+)
+"""The link of a pending invitation: svc sends no email, the inviter hands it over."""
 
 
 def _table(table_id: str, caption: str, headers: tuple[str, ...]) -> str:
@@ -245,7 +280,13 @@ def _webhooks_body() -> str:
         '<h2 id="new-hook-h">Add an endpoint</h2>\n'
         '<form id="hook-form" class="stack">\n'
         '<p><label for="hook-url">Endpoint URL (https)</label>\n'
-        '<input id="hook-url" name="url" type="url" size="50" required></p>\n'
+        '<input id="hook-url" name="url" type="url" size="50" required '
+        'aria-describedby="hook-url-hint"></p>\n'
+        '<p class="hint" id="hook-url-hint">svc delivers only to public addresses: private, '
+        "loopback and local ones (10.x, 172.16–31.x, 192.168.x, 127.0.0.1, localhost, "
+        "*.local) are refused. To try webhooks against a receiver on your own machine, run a "
+        "development server with <code>SVC_WEBHOOK_ALLOW_PRIVATE=true</code> (it also "
+        "allows http); never in production.</p>\n"
         '<p><label for="hook-description">Description</label>\n'
         '<input id="hook-description" name="description" size="50"></p>\n'
         '<fieldset><legend>Events</legend>\n<ul class="plain">'
@@ -277,11 +318,21 @@ def _webhooks_body() -> str:
         + _table(
             "deliveries-table",
             "Delivery log, newest first",
-            ("Time", "Event type", "Event id", "Status", "HTTP status", "Duration", "Error"),
+            (
+                "Time",
+                "Event type",
+                "Event id",
+                "Status",
+                "HTTP status",
+                "Duration",
+                "Error",
+                "Actions",
+            ),
         )
         + '<p class="actions"><button type="button" id="deliveries-prev">Previous page</button> '
         '<button type="button" id="deliveries-next">Next page</button> '
         '<span id="deliveries-page"></span></p>\n</section>\n'
+        + DELIVERY_PANEL
         + _dialog(
             "revoke",
             "Revoke endpoint",
@@ -305,13 +356,19 @@ def _team_body() -> str:
         + _member_note("its members", "invite or remove members")
         + '<section class="manage" aria-labelledby="invite-h">'
         '<h2 id="invite-h">Invite a member</h2>\n'
+        '<p id="invite-how">svc sends no email. Invite an address, then copy the invitation '
+        "link and hand it to that person: they sign in with the invited address, accept, "
+        "and land in this account. A pending invitation's link is under Show link in the "
+        "table above; it expires after 7 days.</p>\n"
         '<form id="invite-form" class="stack">\n'
         '<p><label for="invite-email">Email</label>\n'
         '<input id="invite-email" name="email" type="email" size="40" required></p>\n'
         '<p><label for="invite-role">Role</label>\n<select id="invite-role" name="role">'
         + _options((("member", "member: reads"), ("admin", "admin: manages keys and team")))
         + "</select></p>\n"
-        '<p><button type="submit">Invite</button></p>\n</form></section>\n'
+        '<p><button type="submit">Invite</button></p>\n</form>\n'
+        + INVITE_LINK_PANEL
+        + "</section>\n"
         '<section aria-labelledby="invites-h"><h2 id="invites-h">Invitations for you</h2>\n'
         + _table(
             "invites-table",
@@ -352,7 +409,7 @@ def _explorer_body() -> str:
         '<p><button type="submit">Show chart</button></p>\n</form></section>\n'
         '<section aria-labelledby="chart-h"><h2 id="chart-h">Median price with p25–p75 band</h2>\n'
         '<p id="chart-note"></p>\n<div id="chart"></div>\n'
-        '<p><a id="csv-link" href="/api/v1/real-estate/pulse/series" hidden>'
+        '<p><a id="csv-link" hidden>'
         "Download CSV of this series</a></p>\n"
         + _table(
             "points-table",

@@ -7,6 +7,9 @@
   const page = document.body.dataset.page;
   if (!page || page === "docs") return;
 
+  // The prefix svc is mounted under (SCRIPT_NAME, "" at the root): every call, link and
+  // navigation below goes through it, never to an absolute path of the host.
+  const BASE = document.body.dataset.base || "";
   const $ = (selector) => document.querySelector(selector);
   const messages = $("#messages");
   const notice = $("#notice");
@@ -68,7 +71,7 @@
     }
     let response;
     try {
-      response = await fetch(path, init);
+      response = await fetch(BASE + path, init);
     } catch (err) {
       throw new ApiError("The server could not be reached. Check the connection and try again.", "NETWORK");
     }
@@ -101,7 +104,7 @@
     const parts = [h("p", {}, h("strong", { text: "Something went wrong: " }), err.message || String(err))];
     if (err.hint) parts.push(h("p", { text: err.hint }));
     if (err.status === 401) {
-      parts.push(h("p", {}, h("a", { href: "/signin", text: "Sign in again" })));
+      parts.push(h("p", {}, h("a", { href: `${BASE}/signin`, text: "Sign in again" })));
     }
     const small = [err.code, err.requestId && `request ${err.requestId}`].filter(Boolean).join(" · ");
     if (small) parts.push(h("p", {}, h("small", { text: small })));
@@ -188,9 +191,12 @@
 
   // ---- the once-shown secret (API key or webhook signing secret) -----------------------
 
-  function showSecret(title, label, value) {
+  // ``note`` says what svc keeps: only a digest of an API key, but a webhook signing
+  // secret itself (it signs every delivery with it).
+  function showSecret(title, label, value, note) {
     const panel = $("#secret-panel");
     $("#secret-title").textContent = title;
+    $("#secret-note").textContent = note;
     $("#secret-label").textContent = label;
     $("#secret-value").value = value;
     $("#copy-status").textContent = "";
@@ -224,20 +230,46 @@
       "click",
       guard(async () => {
         await api("DELETE", "/api/auth/session");
-        window.location.assign("/signin");
+        window.location.assign(`${BASE}/signin`);
+      }),
+    );
+  }
+
+  // ---- the account switcher (header): a person in several accounts picks which one the
+  // dashboard acts on; the server checks the membership on every request.
+
+  const accountForm = $("#account-form");
+  if (accountForm) {
+    accountForm.addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        clearMessages();
+        const id = $("#account-switch").value;
+        await api("POST", `/api/auth/me/accounts/${encodeURIComponent(id)}/switch`);
+        window.location.reload();
       }),
     );
   }
 
   // ---- sign-in ---------------------------------------------------------------------------
 
+  // Where sign-in goes next: the dashboard page that sent the visitor here (``next``,
+  // a path of this site's dashboard only), else the overview.
+  function nextPage() {
+    const wanted = new URLSearchParams(window.location.search).get("next") || "";
+    return /^\/dashboard(\/[a-z]+)?(\?[^#\\]*)?$/.test(wanted) ? BASE + wanted : `${BASE}/dashboard`;
+  }
+
   function signinPage() {
+    const next = nextPage();
+    $("#continue a").href = next;
     const done = (data) => {
       if (data.data.api_key) {
-        showSecret("Your first API key", "API key", data.data.api_key);
+        showSecret("Your first API key", "API key", data.data.api_key, "svc keeps only a digest of it.");
         $("#continue").hidden = false;
       } else {
-        window.location.assign("/dashboard");
+        window.location.assign(next);
       }
     };
     setupSecretPanel(() => $("#continue a").focus());
@@ -575,7 +607,7 @@
           ? `Key ${key.prefix} rotated; the old key keeps working until ${when(out.previous.grace_until)}.`
           : `Key ${key.prefix} rotated; the old key no longer works.`,
       );
-      showSecret(`The new key replacing ${name}`, "API key", out.data.key);
+      showSecret(`The new key replacing ${name}`, "API key", out.data.key, "svc keeps only a digest of it.");
     };
 
     const revoke = async (key, name) => {
@@ -602,7 +634,7 @@
         ).data;
         event.target.reset();
         await load();
-        showSecret(`Your new key “${label}”`, "API key", row.key);
+        showSecret(`Your new key “${label}”`, "API key", row.key, "svc keeps only a digest of it.");
       }),
     );
     await load();
@@ -695,6 +727,15 @@
             cell(row.http_status, "num"),
             cell(row.duration_ms === null ? null : `${row.duration_ms} ms`, "num"),
             cell(row.error_message),
+            h(
+              "td",
+              {},
+              h(
+                "button",
+                { type: "button", class: "secondary", "aria-label": `View delivery ${row.id} of ${row.event_id}`, onclick: guard(() => openDelivery(hook, row.id)) },
+                "View",
+              ),
+            ),
           ),
         ),
         "No deliveries on this page.",
@@ -706,6 +747,67 @@
       $("#deliveries-prev").disabled = offset === 0;
       $("#deliveries-next").disabled = offset + returned >= log.total;
     };
+
+    // One delivery: the payload sent and the receiver's reply; owners and admins resend.
+    const detail = { endpoint: null, id: null };
+    const openDelivery = async (hook, id) => {
+      const d = (await api("GET", `/api/auth/me/webhooks/${hook.id}/deliveries/${id}`)).data;
+      detail.endpoint = hook;
+      detail.id = id;
+      const panel = $("#delivery-detail");
+      panel.dataset.deliveryId = id;
+      $("#delivery-h").textContent = `Delivery of ${d.event_type} (${d.event_id})`;
+      facts($("#delivery-facts"), [
+        ["Sent to", d.url],
+        ["Event", `${d.event_type} · ${d.event_id}`],
+        ["How", d.trigger === "resend" ? `resend of delivery ${d.resend_of}` : d.trigger === "manual" ? "test send" : "scheduled"],
+        ["Outcome", d.status + (d.error_message ? ` (${d.error_message})` : "")],
+        ["Created", when(d.created_at)],
+        ["Sent", when(d.sent_at)],
+        ["Duration", d.duration_ms === null ? "—" : `${d.duration_ms} ms`],
+      ]);
+      let pretty = d.payload;
+      try {
+        pretty = JSON.stringify(JSON.parse(d.payload), null, 2);
+      } catch (err) {
+        pretty = d.payload;
+      }
+      $("#delivery-payload").textContent = pretty;
+      $("#delivery-response-status").textContent =
+        d.http_status === null ? "No HTTP answer (the request did not complete)." : `HTTP ${d.http_status}`;
+      $("#delivery-response").textContent = d.response_excerpt || "(empty body)";
+      $("#resend-result").textContent = "";
+      $("#resend-result").className = "result";
+      $("#resend-delivery").disabled = hook.status !== "active";
+      panel.hidden = false;
+      panel.focus();
+    };
+
+    $("#close-delivery").addEventListener("click", () => {
+      $("#delivery-detail").hidden = true;
+    });
+
+    $("#resend-delivery").addEventListener(
+      "click",
+      guard(async () => {
+        clearMessages();
+        const hook = detail.endpoint;
+        const result = $("#resend-result");
+        result.className = "result";
+        result.textContent = `Resending to ${hook.url}…`;
+        const out = (await api("POST", `/api/auth/me/webhooks/${hook.id}/deliveries/${detail.id}/resend`)).data;
+        await load();
+        await openLog(hook, 0);
+        await openDelivery(hook, out.id); // the view moves to the new delivery
+        const d = out.delivery;
+        result.className = `result ${d.status === "delivered" ? "ok" : "failed"}`;
+        result.textContent =
+          `Resent ${out.event_id} to ${hook.url} as delivery ${out.id}: ${d.status}` +
+          (d.http_status ? `, HTTP ${d.http_status}` : "") +
+          (d.error ? ` (${d.error})` : "") +
+          ".";
+      }),
+    );
 
     $("#deliveries-prev").addEventListener("click", guard(() => openLog(log.endpoint, Math.max(0, log.offset - PAGE))));
     $("#deliveries-next").addEventListener("click", guard(() => openLog(log.endpoint, log.offset + PAGE)));
@@ -745,7 +847,12 @@
         const row = (await api("POST", "/api/auth/me/webhooks", body)).data;
         event.target.reset();
         await load();
-        showSecret(`Signing secret of ${row.url}`, "Signing secret", row.secret_plaintext);
+        showSecret(
+          `Signing secret of ${row.url}`,
+          "Signing secret",
+          row.secret_plaintext,
+          "svc keeps the secret to sign every delivery, but never shows it again; check signatures with it (docs: webhooks).",
+        );
       }),
     );
     await load();
@@ -753,7 +860,32 @@
 
   // ---- team ----------------------------------------------------------------------------------
 
+  // The link an inviter hands over (svc sends no email): the team page of this site,
+  // which the invitee reaches after signing in with the invited address.
+  const inviteLink = (id) => `${window.location.origin}${BASE}/dashboard/team?invite=${encodeURIComponent(id)}`;
+
+  function showInviteLink(member) {
+    const panel = $("#invite-link-panel");
+    $("#invite-link-note").textContent =
+      `svc sends no email: hand this link to ${member.email}. They sign in with that address and accept the invitation.`;
+    $("#invite-link").value = inviteLink(member.id);
+    $("#invite-copy-status").textContent = "";
+    panel.hidden = false;
+    panel.focus();
+  }
+
   async function teamPage() {
+    const wanted = new URLSearchParams(window.location.search).get("invite");
+    $("#copy-invite-link").addEventListener("click", async () => {
+      const input = $("#invite-link");
+      try {
+        await navigator.clipboard.writeText(input.value);
+        $("#invite-copy-status").textContent = "Copied to the clipboard.";
+      } catch (err) {
+        input.select();
+        $("#invite-copy-status").textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+      }
+    });
     const load = async () => {
       await loadRole(); // accepting an invitation may change the account and the role
       const team = await api("GET", "/api/auth/me/team");
@@ -772,6 +904,9 @@
             cell(when(m.joined_at)),
             actionsCell(
               canManage() &&
+                m.status === "pending" &&
+                h("button", { type: "button", class: "secondary", "aria-label": `Show the invitation link of ${m.email}`, onclick: () => showInviteLink(m) }, "Show link"),
+              canManage() &&
                 m.role !== "owner" &&
                 m.status !== "removed" &&
                 h("button", { type: "button", class: "danger", "aria-label": `Remove ${m.email}`, onclick: guard(() => remove(m)) }, "Remove"),
@@ -787,7 +922,7 @@
           const account = inv.company_name || `account ${inv.consumer_id}`;
           return h(
             "tr",
-            { "data-invite-id": inv.id },
+            { "data-invite-id": inv.id, class: inv.id === wanted ? "wanted" : undefined },
             cell(account),
             cell(inv.role),
             cell(when(inv.invited_at)),
@@ -809,8 +944,10 @@
     const accept = async (inv, account) => {
       clearMessages();
       await api("POST", `/api/auth/me/invites/${inv.id}/accept`);
-      await load();
-      say(`You joined ${account} as ${inv.role}.`);
+      // Accepting switches to the inviting account: the page reloads with it in the header
+      // and says so (the notice is carried over the reload in sessionStorage).
+      sessionStorage.setItem("svc-notice", `You joined ${account} as ${inv.role}; it is now your current account.`);
+      window.location.assign(`${BASE}/dashboard/team`);
     };
 
     $("#invite-form").addEventListener(
@@ -823,10 +960,29 @@
         ).data;
         event.target.reset();
         await load();
-        say(`Invitation sent to ${row.email} as ${row.role}; it expires ${when(row.expires_at)}.`);
+        say(`${row.email} is invited as ${row.role}; no email is sent: hand over the link below. It expires ${when(row.expires_at)}.`);
+        showInviteLink(row);
       }),
     );
     await load();
+    const carried = sessionStorage.getItem("svc-notice");
+    if (carried) {
+      sessionStorage.removeItem("svc-notice");
+      say(carried);
+    } else if (wanted) {
+      const row = document.querySelector(`#invites-table tr[data-invite-id="${CSS.escape(wanted)}"]`);
+      if (row) {
+        say(`You were invited to ${row.cells[0].textContent} as ${row.cells[1].textContent}: accept the invitation below to join it.`);
+        row.scrollIntoView({ block: "center" });
+        row.querySelector("button").focus();
+      } else {
+        throw new ApiError(
+          `There is no pending invitation of this link for ${$("#whoami").textContent}.`,
+          "INVITE_NOT_FOUND",
+          "Sign in with the address that was invited; an invitation expires after 7 days and can be accepted once.",
+        );
+      }
+    }
   }
 
   // ---- explorer ------------------------------------------------------------------------------
@@ -834,19 +990,50 @@
   const MAX_PERIODS = 12;
   const RE = "/api/v1/real-estate";
 
+  // The smallest step of 1, 2, 2.5 or 5 times a power of ten (any power, fractions too)
+  // that is at least ``v`` (> 0).
+  function niceStep(v) {
+    let power = 10 ** Math.floor(Math.log10(v));
+    for (;;) {
+      for (const f of [1, 2, 2.5, 5]) {
+        const step = Number((f * power).toPrecision(12));
+        if (step >= v) return step;
+      }
+      power *= 10;
+    }
+  }
+
+  // Round ticks covering [lo, hi]: at most ``most`` intervals of one nice step, starting
+  // and ending on multiples of it (never below zero for values that are not).
+  function niceTicks(lo, hi, most = 5) {
+    if (!(hi > lo)) {
+      const around = Math.abs(hi) || 1;
+      return niceTicks(Math.max(0, lo - around * 0.1), hi + around * 0.1, most);
+    }
+    let step = niceStep((hi - lo) / most);
+    for (;;) {
+      const first = Math.floor(lo / step) * step;
+      const last = Math.ceil(hi / step) * step;
+      const count = Math.round((last - first) / step);
+      if (count <= most) {
+        return Array.from({ length: count + 1 }, (_, i) => Number((first + i * step).toPrecision(12)));
+      }
+      step = niceStep(step * 1.0001);
+    }
+  }
+  window.svcCharts = { niceStep, niceTicks }; // for the browser tests
+
   function drawChart(rows, heading) {
     const W = 760;
     const H = 340;
     const m = { l: 80, r: 44, t: 36, b: 56 };
-    const lo = Math.min(...rows.map((r) => r.p25_price));
-    const hi = Math.max(...rows.map((r) => r.p75_price));
-    const pad = (hi - lo) * 0.1 || hi * 0.1 || 1;
-    const y0 = Math.max(0, lo - pad);
-    const y1 = hi + pad;
+    const ticks = niceTicks(Math.min(...rows.map((r) => r.p25_price)), Math.max(...rows.map((r) => r.p75_price)));
+    const y0 = ticks[0];
+    const y1 = ticks[ticks.length - 1];
     const step = rows.length > 1 ? (W - m.l - m.r) / (rows.length - 1) : 0;
     const x = (i) => (rows.length > 1 ? m.l + i * step : (W + m.l - m.r) / 2);
     const y = (v) => m.t + (H - m.t - m.b) * (1 - (v - y0) / (y1 - y0));
-    const millions = (v) => `${(v / 1e6).toLocaleString("en-US", { maximumFractionDigits: 0 })}`;
+    const millions = (v) => `${(v / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 })}`;
 
     const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "chart-title chart-desc" });
     svg.append(
@@ -857,11 +1044,10 @@
         `Median price per period with the 25th to 75th percentile band, in million KRW, ${rows.length} period(s). The table below lists every point.`,
       ),
     );
-    for (let i = 0; i <= 4; i += 1) {
-      const v = y0 + ((y1 - y0) * i) / 4;
+    for (const v of ticks) {
       svg.append(
         s("line", { class: "chart-grid", x1: m.l, x2: W - m.r, y1: y(v), y2: y(v) }),
-        s("text", { class: "chart-label", x: m.l - 8, y: y(v) + 4, "text-anchor": "end" }, millions(v)),
+        s("text", { class: "chart-label chart-tick", x: m.l - 8, y: y(v) + 4, "text-anchor": "end", "data-value": v }, millions(v)),
       );
     }
     svg.append(
@@ -869,10 +1055,14 @@
       s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
       s("text", { class: "chart-label", x: 12, y: m.t - 14 }, "million KRW"),
     );
-    const upper = rows.map((r, i) => `${x(i)},${y(r.p75_price)}`);
-    const lower = rows.map((r, i) => `${x(i)},${y(r.p25_price)}`).reverse();
+    // One period has no width to span: its band and median are drawn as a box and a bar
+    // around the point, so the p25–p75 range still shows.
+    const half = rows.length > 1 ? 0 : 36;
+    const edge = (r, i, key) => (half ? [`${x(i) - half},${y(r[key])}`, `${x(i) + half},${y(r[key])}`] : [`${x(i)},${y(r[key])}`]);
+    const upper = rows.flatMap((r, i) => edge(r, i, "p75_price"));
+    const lower = rows.flatMap((r, i) => edge(r, i, "p25_price")).reverse();
     svg.append(s("polygon", { class: "chart-band", points: [...upper, ...lower].join(" ") }));
-    svg.append(s("polyline", { class: "chart-median", points: rows.map((r, i) => `${x(i)},${y(r.median_price)}`).join(" ") }));
+    svg.append(s("polyline", { class: "chart-median", points: rows.flatMap((r, i) => edge(r, i, "median_price")).join(" ") }));
     rows.forEach((r, i) => {
       svg.append(
         s(
@@ -983,7 +1173,7 @@
       );
       const link = $("#csv-link");
       q.set("format", "csv");
-      link.href = `${RE}/pulse/series?${q}`;
+      link.href = `${BASE}${RE}/pulse/series?${q}`;
       link.setAttribute("download", `svc-series-${district.value}-${property.value}-${transaction.value}.csv`);
       link.hidden = false;
     };

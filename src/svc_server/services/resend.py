@@ -1,0 +1,106 @@
+"""Resending a past webhook delivery: a new delivery of the same event (same event id
+and body, so receivers dedupe it), signed afresh and sent at once through
+``delivery.attempt``, like a test send, whose limit it shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from svc_core.errors import Conflict, EndpointNotActive
+from svc_core.netguard import Resolver
+from svc_server.delivery import attempt as delivery
+from svc_server.services.delivery_log import delivery_of
+from svc_server.services.membership import account, require_manager
+from svc_server.services.webhooks import (
+    TEST_SENDS_PER_MINUTE,
+    TEST_WINDOW,
+    Clock,
+    TestDelivery,
+    admit_test_send,
+    queue_manual,
+)
+from svc_server.store import Store
+
+
+@attrs.frozen(kw_only=True)
+class Resend:
+    """The result of ``resend``: the new delivery of the same event and how it went."""
+
+    id: str
+    resend_of: str
+    event_id: str
+    event_type: str
+    delivery: TestDelivery
+
+
+def resend(
+    store: Store,
+    user_id: str,
+    endpoint_id: str,
+    delivery_id: str,
+    *,
+    now: float,
+    clock: Clock,
+    ids: Callable[[], str],
+    allow_private: bool = False,
+    resolver: Resolver | None = None,
+    per_minute: int = TEST_SENDS_PER_MINUTE,
+) -> Resend:
+    """Send a finished delivery's event to its endpoint again, now: a new delivery of the
+    same event (same event id and body, so receivers dedupe it), signed afresh with the
+    endpoint's secret and the current time, logged with ``trigger`` ``resend`` and
+    ``resend_of`` the delivery it repeats.
+
+    Owners and admins only; the endpoint must be active; it shares the test sends' limit
+    (one at a time and ``per_minute`` in any 60 s per account, else 429), and its
+    outcome counts toward disabling the endpoint like any delivery.
+    """
+    with store.db.transaction() as tx:
+        consumer, role = account(store, tx, user_id)
+        require_manager(role)
+        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
+        if row["status"] not in ("delivered", "failed"):
+            raise Conflict(
+                f"This delivery is {row['status']}; only a finished delivery can be resent.",
+                hint="Wait until it is delivered or failed, then resend it.",
+                code="DELIVERY_NOT_FINISHED",
+            )
+        endpoint = store.webhooks.get_endpoint(tx, row["endpoint_id"])
+        if endpoint is None or endpoint["status"] != "active":
+            status = endpoint["status"] if endpoint else "gone"
+            raise EndpointNotActive(
+                f"This webhook endpoint is {status}; deliveries go only to active endpoints.",
+                hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
+            )
+        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
+        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        admit_test_send(load, int(now), per_minute)
+        job, holder = queue_manual(
+            store,
+            tx,
+            endpoint,
+            row["event_id"],
+            row["event_type"],
+            str(row["payload"]).encode("utf-8"),
+            now,
+            ids,
+            "resend",
+            resend_of=row["id"],
+        )
+    result = delivery.attempt(
+        store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
+    )
+    return Resend(
+        id=job.id,
+        resend_of=row["id"],
+        event_id=job.event_id,
+        event_type=job.event_type,
+        delivery=TestDelivery(
+            status="delivered" if result.ok else "failed",
+            http_status=result.http_status,
+            duration_ms=result.duration_ms,
+            error=delivery.error_text(result),
+        ),
+    )
