@@ -225,3 +225,39 @@ def test_a_cached_answer_keeps_its_gzip_form(api: Api, monkeypatch: pytest.Monke
     assert second.status_code == 200
     body = decoded(second)
     assert body == same_remaining(api.get("pulse", PULSE, **SAME_ID).get_data(), body)
+
+
+# the OpenAPI document ----------------------------------------------------------------------------
+
+
+def test_the_document_describes_etag_gzip_and_304_on_every_data_operation() -> None:
+    from tests.http.test_openapi import DOCUMENT
+
+    data_ops = [
+        (path, op)
+        for path, item in DOCUMENT["paths"].items()
+        for op in item.values()
+        if op["x-svc-auth"] == "data"
+    ]
+    assert len(data_ops) >= 13  # six real-estate, two markets, five .csv forms
+    for path, op in data_ops:
+        headers = {p["name"] for p in op["parameters"] if p["in"] == "header"}
+        assert {"If-None-Match", "Accept-Encoding"} <= headers, path
+        assert op["responses"]["304"] == {"$ref": "#/components/responses/NotModified"}, path
+        assert {"ETag", "Vary", "Content-Encoding"} <= set(op["responses"]["200"]["headers"]), path
+    not_modified = DOCUMENT["components"]["responses"]["NotModified"]
+    assert "content" not in not_modified and "ETag" in not_modified["headers"]
+
+
+def test_served_tags_and_304s_are_as_documented(api: Api) -> None:
+    from tests.http.test_openapi import DOCUMENT, conforms
+
+    pattern = re.compile(DOCUMENT["components"]["headers"]["ETag"]["schema"]["pattern"])
+    for endpoint, query in ANSWERS:
+        path = endpoint if endpoint.startswith("/") else f"/api/v1/real-estate/{endpoint}"
+        for coding in ({}, GZIP):
+            tag = call(api, endpoint, query, **coding).headers["ETag"]
+            assert pattern.fullmatch(tag), tag
+            same = call(api, endpoint, query, **coding, **{"If-None-Match": tag})
+            assert same.status_code == 304
+            conforms("GET", path, same)
