@@ -7,6 +7,11 @@ in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
 Errors are always JSON (the app renders every ``SvcError`` as JSON).
+
+Every answer has a weak ``ETag``, answers a matching ``If-None-Match`` with a 304 (which
+the access pipeline does not bill: it is not a 2xx) and is gzip-coded when
+``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV in
+``_stream_csv``).
 """
 
 from __future__ import annotations

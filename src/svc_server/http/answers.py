@@ -10,6 +10,13 @@ encodes three small values instead of the whole answer and builds no rows, envel
 headers. Headers that carry a per-call field (CSV's ``X-Svc-Generated-At``) are filled
 the same way.
 
+``Rendered.respond`` adds what the request's headers ask for: a weak ``ETag`` (a digest
+of the constant pieces and headers, ``http.conditional``; the per-call fields are not in
+it), a 304 when ``If-None-Match`` holds it, and the gzip form when ``Accept-Encoding``
+allows it: the constant parts compressed once and kept with the answer, each call's
+values spliced in uncompressed (``http.gzipped``). A call without either header takes
+the same path as before they existed.
+
 The data version (``store.realestate.data_version``: the loads logged in ``ingest_log``,
 read from the database at most once per ``VERSION_TTL`` second) is part of every key,
 so a load committed by any process is served within that bound; when it changes, the
