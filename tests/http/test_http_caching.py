@@ -261,3 +261,26 @@ def test_served_tags_and_304s_are_as_documented(api: Api) -> None:
             same = call(api, endpoint, query, **coding, **{"If-None-Match": tag})
             assert same.status_code == 304
             conforms("GET", path, same)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"If-None-Match": 'W/"'},
+        {"If-None-Match": 'W/"abc" garbage, *'},
+        {"If-None-Match": ", ".join(['""'] * 2000)},
+        {"If-None-Match": "\u00ff\u00fe"},
+        {"Accept-Encoding": ";;;,,q=,gzip;q=9,gzip;level=1"},
+        {"Accept-Encoding": "gzip;q=0.0001, *;q=-1"},
+        {"Accept-Encoding": "," * 4000},
+    ],
+)
+def test_malformed_caching_headers_are_ignored_never_an_error(
+    api: Api, headers: dict[str, str]
+) -> None:
+    """A header that is not a list of tags matches nothing; an Accept-Encoding entry
+    with a malformed q is dropped: the answer is the plain 200."""
+    response = api.get("pulse", PULSE, **headers)
+    assert response.status_code == 200
+    assert "Content-Encoding" not in response.headers
+    assert response.get_json()["data"]

@@ -80,7 +80,20 @@ def test_gzip_bytes_round_trips(body: bytes) -> None:
 # Accept-Encoding ----------------------------------------------------------------------------------
 
 CODINGS = ("gzip", "x-gzip", "GZip", "identity", "*", "br", "deflate", "compress")
-QVALUES = ("", ";q=0", ";q=0.0", ";q=0.5", ";q=1", ";q=1.000", ";q=0.001", ";Q=0.9", ";q=2", ";q=x")
+QVALUES = (
+    "",
+    ";q=0",
+    ";q=0.0",
+    ";q=0.5",
+    ";q=1",
+    ";q=1.000",
+    ";q=0.001",
+    ";Q=0.9",
+    ";q=2",
+    ";q=x",
+    ";q=0.0001",
+    ";level=1",
+)
 
 
 def model(entries: list[tuple[str, str]]) -> Coding:
@@ -88,6 +101,8 @@ def model(entries: list[tuple[str, str]]) -> Coding:
     entry's (the best when repeated), else ``*``'s; invalid q values drop the entry."""
     q: dict[str, float] = {}
     for name, param in entries:
+        if param and not param.lower().startswith(";q="):
+            continue  # an entry has a weight and nothing else
         value = param.split("=")[1] if param else "1"
         valid = {"0", "0.0", "0.5", "1", "1.000", "0.001", "0.9"}
         if value not in valid:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from werkzeug.wrappers import Response
 
 _TAG = re.compile(r'[\s,]*(?:W/)?"([^"]*)"\s*(?:,|$)')
+_REST = re.compile(r"[\s,]*$")
 _DIGEST_CHARS = 32
 """128 bits of SHA-256: enough that two different answers never share a tag."""
 
@@ -51,7 +52,7 @@ def listed(if_none_match: str) -> frozenset[str] | None:
         return None
     tags: set[str] = set()
     at = 0
-    while text[at:].strip(" \t,"):
+    while not _REST.match(text, at):  # linear: no copy of the rest per tag
         found = _TAG.match(text, at)
         if found is None or found.end() == at:
             return frozenset()

@@ -99,8 +99,8 @@ def content_coding(accept_encoding: str | None) -> Coding:
 
 
 def _quality(params: str) -> float | None:
-    """The q of an entry's parameters (1 when none), None when it is not a valid qvalue
-    (``0`` to ``1`` with at most three decimals)."""
+    """The q of an entry's parameters (1 when none), None when they are anything but
+    one valid qvalue (``0`` to ``1`` with at most three decimals)."""
     q = 1.0
     for param in params.split(";"):
         key, eq, value = param.partition("=")
@@ -109,7 +109,7 @@ def _quality(params: str) -> float | None:
                 return None
             continue
         if key.strip().lower() != "q":
-            continue
+            return None  # an entry has a weight and nothing else
         value = value.strip()
         if not _QVALUE.fullmatch(value):
             return None
