@@ -4,9 +4,10 @@ Serves ``GET /api/v1/real-estate/pulse`` through the WSGI app ``n`` times on a s
 give (for instance the 2M-transaction database ``http_bench.py`` builds), with a fresh
 enterprise consumer, and prints microseconds of thread CPU per call for each stage:
 key check, admission (rate limit + quota), the pulse service, the JSON response, and the
-whole app. ``--profile`` adds cProfile's top functions by own time.
+whole app. ``--profile`` adds cProfile's top functions by own time; ``--gzip`` sends
+``Accept-Encoding: gzip`` (the answer's kept gzip form, spliced per call).
 
-    python bench/profile_pulse.py /path/to/bench.db 3000 [--profile]
+    python bench/profile_pulse.py /path/to/bench.db 3000 [--profile] [--gzip]
     PYTHONPATH=/tmp/old/src python bench/profile_pulse.py ...   # an older revision's src
 """
 
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("db", help="a SQLite database file with data")
     parser.add_argument("n", type=int, nargs="?", default=3000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip")
     args = parser.parse_args()
     store = open_store(f"sqlite:///{args.db}")
     store.migrate()
@@ -74,7 +76,7 @@ def main() -> None:
     app: SvcApp = create_app(Config(secret_key=secret), store=store)
     environ = EnvironBuilder(
         PULSE,
-        headers={"X-API-Key": made.api_key},
+        headers={"X-API-Key": made.api_key, **({"Accept-Encoding": "gzip"} if args.gzip else {})},
         environ_base={"REMOTE_ADDR": "127.0.0.1"},
     ).get_environ()
 

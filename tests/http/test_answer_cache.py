@@ -75,7 +75,7 @@ def test_a_repeated_call_is_served_from_the_encoded_answer(
     assert two["_meta"]["rate_limit"]["remaining"] == one["_meta"]["rate_limit"]["remaining"] - 2
     assert second.headers["X-Request-ID"] == "second-call-0002"
     assert second.headers["Content-Type"] == "application/json"
-    assert second.headers["Vary"] == "Accept"
+    assert second.headers["Vary"] == "Accept, Accept-Encoding"
     assert second.headers["Content-Length"] == str(len(second.get_data()))
 
     csv_second = api.get("pulse", PULSE, Accept="text/csv")  # the same answer, negotiated

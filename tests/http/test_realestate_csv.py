@@ -82,7 +82,7 @@ def test_csv_rows_equal_the_json_rows(
     response = api.get(endpoint, {**params, "format": "csv"})
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
-    assert response.headers["Vary"] == "Accept"
+    assert response.headers["Vary"] == "Accept, Accept-Encoding"
     names, rows = read_csv(response)
     assert tuple(names) == columns
     assert len(rows) == len(expected["data"]) > 0

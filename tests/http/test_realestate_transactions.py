@@ -322,7 +322,7 @@ def test_the_link_header_follows_the_cursor(api: Api) -> None:
     params = {"sigungu_code": "11680", "period": "2025-06", "limit": "40"}
     first = api.get("transactions", params)
     body = first.get_json()
-    assert first.headers["Vary"] == "Accept"
+    assert first.headers["Vary"] == "Accept, Accept-Encoding"
     link = first.headers["Link"]
     assert link.startswith("<https://api.example.com/api/v1/real-estate/transactions?")
     assert link.endswith('>; rel="next"')

@@ -7,13 +7,18 @@ in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
 Errors are always JSON (the app renders every ``SvcError`` as JSON).
+
+Every answer has a weak ``ETag``, answers a matching ``If-None-Match`` with a 304 (which
+the access pipeline does not bill: it is not a 2xx) and is gzip-coded when
+``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV in
+``_stream_csv``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,23 +30,23 @@ from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_l
 from svc_core.params import FORMAT
 from svc_core.realestate import listing
 from svc_core.realestate import query as q
-from svc_server.http.answers import Rendered, iso_second, render_json
+from svc_core.realestate.listing import TransactionRecord
+from svc_server.http.answers import Rendered, iso_second, per_call_values, rendered_json
+from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
-from svc_server.http.negotiation import wants_csv
-from svc_server.http.responses import (
-    CSV_TYPE,
-    JSON_TYPE,
-    csv_stream_response,
-    dumps,
-    json_response,
-)
+from svc_server.http.negotiation import content_coding, wants_csv
+from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
 
 HEADER_SKIPPED = frozenset({"request_id", "rate_limit"})
 """Envelope fields that already travel in their own headers."""
+VARY_CSV = "Accept, Accept-Encoding"
+"""What a CSV-capable answer depends on besides its URL (and the caller)."""
+VARY_JSON = "Accept-Encoding"
+GENERATED_AT_HEADER = "X-Svc-Generated-At"
 ANSWER_WAIT_SECONDS = 10.0
 """How long a request waits for another thread computing the same answer before it
 computes the answer itself (past the store's own busy timeout)."""
@@ -91,7 +96,7 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
 def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: str) -> Rendered:
     """``answer`` encoded once with its per-call ``_meta`` fields left open."""
     data, meta = to_json(answer.data), answer.meta
-    vary = [("Vary", "Accept")] if columns is not None else []
+    vary = ("Vary", VARY_CSV if columns is not None else VARY_JSON)
     if csv and columns is not None:
         headers = envelope_headers({k: v for k, v in meta.items() if k not in PER_CALL_FIELDS})
         return Rendered(
@@ -101,7 +106,7 @@ def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: 
                 ("Content-Type", CSV_TYPE),
                 ("Content-Disposition", f'inline; filename="{filename}"'),
                 *headers.items(),
-                *vary,
+                vary,
             ),
             header_slots=tuple(
                 (header_name(f), f)
@@ -109,13 +114,7 @@ def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: 
                 if f in meta and f not in HEADER_SKIPPED
             ),
         )
-    body = {"data": data, "_meta": meta}
-    rendered = render_json(body, PER_CALL_FIELDS, [("Content-Type", JSON_TYPE), *vary])
-    if rendered is None:  # a placeholder collided: encode this answer whole
-        return Rendered(
-            parts=(dumps(body),), slots=(), headers=(("Content-Type", JSON_TYPE), *vary)
-        )
-    return rendered
+    return rendered_json({"data": data, "_meta": meta}, [("Content-Type", JSON_TYPE), vary])
 
 
 def _run(
@@ -164,7 +163,7 @@ def _run(
         "rate_limit": rate_limit(caller),
         "request_id": ctx.request_id,
     }
-    return rendered.response(values, header_value)
+    return rendered.respond(ctx.request.environ, values, header_value)
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:
@@ -208,26 +207,69 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     selection streamed as CSV."""
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
-    query = listing.parse_transactions({k: v for k, v in ctx.params.items() if k != FORMAT.name})
+    given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
+    query = listing.parse_transactions(given)
     common: dict[str, Any] = {
         "request_id": ctx.request_id,
         "now": ctx.now,
         "links": links(deps),
     }
-    response: Response
     if csv:
+        version = deps.store.realestate.data_version()  # read before the records
         meta, records = listings.stream(deps.store, query, ctx.caller, **common)
-        response = csv_stream_response(
-            listing.TRANSACTION_COLUMNS,
-            (to_json(record) for record in records),
-            headers=envelope_headers(meta),
-            filename="transactions.csv",
+        return _stream_csv(ctx, version, given, meta, records)
+    answer = listings.transactions(deps.store, query, ctx.caller, **common)
+    headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_CSV)]
+    next_cursor = answer.meta["next_cursor"]
+    if next_cursor is not None:
+        headers.append(("Link", next_link(deps, ctx.params, next_cursor)))
+    rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
+    return rendered.respond(ctx.request.environ, per_call_values(answer.meta))
+
+
+RECORD_BYTES_AT_LEAST = 150
+"""A CSV record of a deal is longer than this (its natural key and id alone are): a
+streamed answer of ``count`` records is at least ``count`` times this long."""
+
+
+def _stream_csv(
+    ctx: Ctx,
+    version: Hashable,
+    given: Mapping[str, str],
+    meta: Mapping[str, Any],
+    records: Iterator[TransactionRecord],
+) -> Response:
+    """The whole selection as CSV, streamed (gzip-coded as it goes when asked for).
+
+    Its tag cannot be a digest of a body not yet read: it is one of the data version,
+    the query and the envelope headers (every ``_meta`` field but the per-call ones),
+    so it changes with any load and with anything the headers say."""
+    headers = envelope_headers(meta)
+    shared = [(k, v) for k, v in headers.items() if k != GENERATED_AT_HEADER]
+    tag = entity_tag(
+        (
+            b"transactions.csv",
+            repr(version).encode(),
+            repr(sorted(given.items())).encode(),
+            *(f"{k}: {v}".encode() for k, v in shared),
         )
-    else:
-        answer = listings.transactions(deps.store, query, ctx.caller, **common)
-        response = json_response({"data": to_json(answer.data), "_meta": answer.meta})
-        next_cursor = answer.meta["next_cursor"]
-        if next_cursor is not None:
-            response.headers["Link"] = next_link(deps, ctx.params, next_cursor)
-    response.headers["Vary"] = "Accept"
+    )
+    environ = ctx.request.environ
+    coding = content_coding(environ.get("HTTP_ACCEPT_ENCODING"))
+    size = RECORD_BYTES_AT_LEAST * int(meta.get("count") or 0)
+    gzipped = coding.uses_gzip(size) and environ.get("REQUEST_METHOD") != "HEAD"
+    if gzipped:
+        tag = gzip_tag(tag)
+    if none_match(environ.get("HTTP_IF_NONE_MATCH"), tag):
+        # the records are never read: their iterator has not started
+        return not_modified(tag, [("Vary", VARY_CSV)])
+    response = csv_stream_response(
+        listing.TRANSACTION_COLUMNS,
+        (to_json(record) for record in records),
+        headers=headers,
+        filename="transactions.csv",
+        gzipped=gzipped,
+    )
+    response.headers["Vary"] = VARY_CSV
+    response.headers["ETag"] = tag
     return response

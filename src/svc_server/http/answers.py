@@ -10,6 +10,13 @@ encodes three small values instead of the whole answer and builds no rows, envel
 headers. Headers that carry a per-call field (CSV's ``X-Svc-Generated-At``) are filled
 the same way.
 
+``Rendered.respond`` adds what the request's headers ask for: a weak ``ETag`` (a digest
+of the constant pieces and headers, ``http.conditional``; the per-call fields are not in
+it), a 304 when ``If-None-Match`` holds it, and the gzip form when ``Accept-Encoding``
+allows it: the constant parts compressed once and kept with the answer, each call's
+values spliced in uncompressed (``http.gzipped``). A call without either header takes
+the same path as before they existed.
+
 The data version (``store.realestate.data_version``: the loads logged in ``ingest_log``,
 read from the database at most once per ``VERSION_TTL`` second) is part of every key,
 so a load committed by any process is served within that bound; when it changes, the
@@ -31,14 +38,20 @@ import attrs
 from werkzeug.datastructures import Headers
 from werkzeug.wrappers import Response
 
+from svc_core.envelope import PER_CALL_FIELDS
 from svc_core.instants import iso
+from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
+from svc_server.http.gzipped import deflate_parts, splice
+from svc_server.http.negotiation import content_coding
 from svc_server.http.responses import dumps
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 MAX_BYTES = 32 * 1024 * 1024
-"""What one process keeps at most (bodies); the least recently used go first."""
+"""What one process keeps at most (unencoded bodies; an answer's gzip form, made when
+a call first asks for it, rides along uncounted and is a fraction of its size); the
+least recently used go first."""
 MAX_ENTRY_BYTES = 2 * 1024 * 1024
 """A larger answer is not kept (it would push out many small ones)."""
 
@@ -58,24 +71,79 @@ def _all_checked(items: Iterable[tuple[str, Any]]) -> tuple[tuple[str, str], ...
 
 
 @attrs.frozen(kw_only=True)
+class _Gzipped:
+    """A ``Rendered`` answer's gzip form: each constant part compressed once
+    (``gzipped.deflate_parts``), the whole body when it has no per-call part, and the
+    headers of the coded answer."""
+
+    segments: tuple[bytes, ...]
+    whole: bytes | None
+    headers: tuple[tuple[str, str], ...]
+
+
+@attrs.frozen(kw_only=True)
 class Rendered:
     """An answer encoded once: body pieces around the per-call ``slots`` (``_meta``
-    fields, in body order), constant headers, and headers filled from a per-call field."""
+    fields, in body order), constant headers, and headers filled from a per-call field.
+
+    ``etag`` is the weak tag of what every call of the answer shares (``conditional``);
+    the gzip form is made on the first call that asks for it and kept with the answer."""
 
     parts: tuple[bytes, ...]
     slots: tuple[str, ...]
     headers: tuple[tuple[str, str], ...] = attrs.field(converter=_all_checked)
     """Checked once here, so every call's copy is taken as it is."""
     header_slots: tuple[tuple[str, str], ...] = ()
+    size: int = attrs.field(init=False)
+    """The length of the constant parts (every call's body is a little longer)."""
+    etag: str = attrs.field(init=False)
+    _sent: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False)
+    _gzipped: list[_Gzipped] = attrs.field(init=False, factory=list, eq=False, repr=False)
+
+    @size.default
+    def _size(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    @etag.default
+    def _etag(self) -> str:
+        described = (f"{name}: {value}".encode() for name, value in self.headers)
+        return entity_tag((*described, ",".join(self.slots).encode(), *self.parts))
+
+    @_sent.default
+    def _headers_sent(self) -> tuple[tuple[str, str], ...]:
+        return (*self.headers, ("ETag", self.etag))
 
     @property
-    def size(self) -> int:
-        return sum(len(p) for p in self.parts)
+    def gzip_etag(self) -> str:
+        return gzip_tag(self.etag)
+
+    def respond(
+        self,
+        environ: Mapping[str, Any],
+        values: Mapping[str, Any],
+        header_value: Callable[[Any], str] = str,
+    ) -> Response:
+        """The response for one call of the request ``environ``: gzip-coded when its
+        ``Accept-Encoding`` asks for it (never for HEAD, nor for a body under
+        ``GZIP_MIN_BYTES`` unless identity is refused), a 304 when its
+        ``If-None-Match`` holds the tag of the form it would get."""
+        accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+        if accept_encoding is None and if_none_match is None:  # the common call
+            return self.response(values, header_value)
+        coding = content_coding(accept_encoding)
+        gzipped = coding.uses_gzip(self.size) and environ.get("REQUEST_METHOD") != "HEAD"
+        tag = self.gzip_etag if gzipped else self.etag
+        if none_match(if_none_match, tag):
+            return not_modified(tag, self.headers)
+        if gzipped:
+            return self.gzip_response(values, header_value)
+        return self.response(values, header_value)
 
     def response(
         self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
     ) -> Response:
-        """The response for one call: ``values`` holds each slot's value."""
+        """The unencoded response for one call: ``values`` holds each slot's value."""
         parts = self.parts
         if self.slots:
             pieces = [parts[0]]
@@ -85,10 +153,39 @@ class Rendered:
             body = b"".join(pieces)
         else:
             body = parts[0]
-        headers = AnswerHeaders(self.headers)  # checked when this answer was rendered
+        return AnswerResponse(body, self._headers(self._sent, values, header_value))
+
+    def gzip_response(
+        self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
+    ) -> Response:
+        """The gzip-coded response for one call: the kept compressed parts spliced
+        around the call's values (``gzipped.splice``), nothing compressed again."""
+        form = self._gzip_form()
+        if form.whole is not None:
+            body = form.whole
+        else:
+            filled = [dumps(values[slot]) for slot in self.slots]
+            body = splice(form.segments, self.parts, filled)
+        return AnswerResponse(body, self._headers(form.headers, values, header_value))
+
+    def _gzip_form(self) -> _Gzipped:
+        if not self._gzipped:  # two threads may both make it: the same bytes either way
+            segments = deflate_parts(self.parts)
+            whole = splice(segments, self.parts, ()) if not self.slots else None
+            headers = (*self.headers, ("Content-Encoding", "gzip"), ("ETag", self.gzip_etag))
+            self._gzipped.append(_Gzipped(segments=segments, whole=whole, headers=headers))
+        return self._gzipped[0]
+
+    def _headers(
+        self,
+        constant: tuple[tuple[str, str], ...],
+        values: Mapping[str, Any],
+        header_value: Callable[[Any], str],
+    ) -> AnswerHeaders:
+        headers = AnswerHeaders(constant)  # checked when this answer was rendered
         for name, field in self.header_slots:
             headers[name] = header_value(values[field])
-        return AnswerResponse(body, headers)
+        return headers
 
 
 class AnswerHeaders(Headers):
@@ -169,6 +266,27 @@ def render_json(
         at = position + len(mark)
     parts.append(encoded[at:])
     return Rendered(parts=tuple(parts), slots=tuple(f for _, f, _ in marks), headers=tuple(headers))
+
+
+def rendered_json(
+    body: Mapping[str, Any],
+    headers: Sequence[tuple[str, str]],
+    per_call: Sequence[str] = PER_CALL_FIELDS,
+    meta_key: str = "_meta",
+) -> Rendered:
+    """``render_json``, or the body encoded whole when a placeholder collided (then its
+    per-call fields are part of the tag: it validates only itself)."""
+    rendered = render_json(body, per_call, headers, meta_key)
+    if rendered is None:
+        return Rendered(parts=(dumps(body),), slots=(), headers=tuple(headers))
+    return rendered
+
+
+def per_call_values(
+    meta: Mapping[str, Any], per_call: Sequence[str] = PER_CALL_FIELDS
+) -> dict[str, Any]:
+    """The values of the ``per_call`` fields ``meta`` holds (for ``Rendered.respond``)."""
+    return {field: meta[field] for field in per_call if field in meta}
 
 
 @functools.lru_cache(maxsize=8)

@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 
 from svc_core.csvfmt import csv_chunks, render_csv
 from svc_core.errors import SvcError
+from svc_server.http.gzipped import gzip_chunks
 
 JSON_TYPE = "application/json"
 CSV_TYPE = "text/csv; charset=utf-8"
@@ -75,10 +76,18 @@ def csv_stream_response(
     rows: Iterable[Mapping[str, Any]],
     headers: Mapping[str, str] | None = None,
     filename: str = "data.csv",
+    *,
+    gzipped: bool = False,
 ) -> Response:
     """``csv_response``'s body streamed from ``rows`` as they are read (no
-    Content-Length: the length is known only at the end)."""
-    out = Response(csv_chunks(columns, rows), status=200, headers=dict(headers or {}))
+    Content-Length: the length is known only at the end); gzip-coded chunk by chunk
+    when ``gzipped`` (``http.gzipped.gzip_chunks``), never held whole."""
+    chunks = csv_chunks(columns, rows)
+    out = Response(
+        gzip_chunks(chunks) if gzipped else chunks, status=200, headers=dict(headers or {})
+    )
+    if gzipped:
+        out.headers["Content-Encoding"] = "gzip"
     out.headers["Content-Type"] = CSV_TYPE
     out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
     return out

@@ -22,6 +22,8 @@ from svc_core.params import FORMAT, Param
 from svc_server.config import Config
 from svc_server.http.routing import CSV_SUFFIX, Operation, Route
 from svc_server.openapi.components import (
+    CACHE_HEADERS,
+    CONDITIONAL_PARAMS,
     CSV_EXAMPLE,
     CSV_HEADERS,
     DATA_HEADERS,
@@ -83,6 +85,13 @@ path plus `.csv` (`/api/v1/real-estate/pulse.csv`, its own operation, for genera
 clients that read one media type per operation); envelope fields travel as `X-Svc-*`
 headers. Text cells starting with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so
 spreadsheets do not run them as formulas.
+
+**Caching and compression.** Every data answer (`/api/v1/*`) carries a weak `ETag`
+derived from its data and representation, never from the request id or the time; send
+it back in `If-None-Match` and an unchanged answer is a 304 without a body, not counted
+against the monthly quota (it still counts toward the per-minute limit). With
+`Accept-Encoding: gzip` a body of 1 KiB or more is gzip-coded (`Content-Encoding: gzip`,
+its own `ETag`; a streamed CSV is coded as it streams); `Vary` names `Accept-Encoding`.
 
 **Limits.** Request bodies above {max_body} bytes get 413; request URIs above
 {max_url} bytes get 414 (both configurable). Monthly quotas count only 2xx answers of
@@ -164,6 +173,8 @@ def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
     declared = (*route.params, FORMAT) if route.csv else route.params
     params += [param_object(p) for p in declared]
     params.append(dict(REQUEST_ID_PARAM))
+    if route.auth == "data":
+        params += [dict(p) for p in CONDITIONAL_PARAMS]
     return params
 
 
@@ -202,11 +213,14 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
                 "415": error_ref("UnsupportedMediaType"),
             }
         )
+    if route.auth == "data":
+        auto["304"] = error_ref("NotModified")
     merged = {**auto, **own}
     extra = DATA_HEADERS if route.auth == "data" else ()
     out: Json = {}
     for status in sorted(merged, key=lambda s: (len(s), s)):
-        response = _with_headers(merged[status], extra)
+        cached = CACHE_HEADERS if status == "200" and route.auth == "data" else ()
+        response = _with_headers(merged[status], (*extra, *cached))
         if status == "200" and (route.csv or route.csv_only) and "$ref" not in response:
             csv_content = {"schema": {"type": "string"}, "example": CSV_EXAMPLE}
             if route.csv_only:  # the .csv form: CSV only, so a generated client reads text

@@ -37,6 +37,23 @@ HEADERS: dict[str, Json] = {
         "description": "Seconds until a call may succeed.",
         "schema": {"type": "string", "pattern": "^[0-9]+$"},
     },
+    "ETag": {
+        "description": "A weak entity tag of the answer: the same for identical answers (the "
+        "same data, query, format, coding and caller plan), whatever the request id, time "
+        "or rate limit in `_meta`; it changes when a load changes the data. A gzip-coded "
+        "answer has its own tag (ending in `-gzip`). Send it back in `If-None-Match`.",
+        "schema": {"type": "string", "pattern": '^W/"[0-9a-f]{32}(-gzip)?"$'},
+    },
+    "Vary": {
+        "description": "The request headers the answer depends on besides the URL and the "
+        "caller: `Accept` (CSV-capable routes) and `Accept-Encoding`.",
+        "schema": {"type": "string"},
+    },
+    "Content-Encoding": {
+        "description": "`gzip` when the answer is gzip-coded (`Accept-Encoding` allowed it "
+        "and the body is 1 KiB or more, or identity was refused); absent otherwise.",
+        "schema": {"type": "string", "enum": ["gzip"]},
+    },
 }
 DATA_HEADERS = (
     "X-RateLimit-Limit",
@@ -45,6 +62,8 @@ DATA_HEADERS = (
     "X-Quota-Used",
     "X-Quota-Resets-At",
 )
+CACHE_HEADERS = ("ETag", "Vary", "Content-Encoding")
+"""Headers of every data answer with a body (``Content-Encoding`` only when coded)."""
 CSV_SKIPPED = frozenset({"request_id", "rate_limit"})
 """Envelope fields a CSV answer carries in their own headers (X-Request-ID, X-RateLimit-*)."""
 
@@ -112,6 +131,12 @@ RESPONSES: dict[str, Json] = {
         ("Retry-After",),
     ),
     "ServerError": _error_response("INTERNAL or QUERY_FAILED: the server failed; retry later."),
+    "NotModified": {
+        "description": "Not modified: `If-None-Match` holds the answer's current `ETag` (or "
+        "`*`). No body. Not counted against the monthly quota (`X-Quota-Used` does not "
+        "move), but it is a call of the per-minute rate limit.",
+        "headers": header_refs(("X-Request-ID", "ETag", "Vary", *DATA_HEADERS)),
+    },
     "ServiceUnavailable": _error_response(
         "QUOTA_IN_FLIGHT: the last units of the monthly quota are held by calls still in "
         "flight and none came back within the wait (a unit returns if one of them fails; "
@@ -150,4 +175,27 @@ REQUEST_ID_PARAM: Json = {
     "[A-Za-z0-9_-], else replaced by a generated one.",
     "schema": {"type": "string"},
 }
+CONDITIONAL_PARAMS: tuple[Json, ...] = (
+    {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
+        "description": "The `ETag` of an answer you hold (or a comma-separated list, or "
+        "`*`): when it is still the current answer, the reply is a 304 without a body that "
+        "costs no quota. Compared weakly (`W/` or not).",
+        "schema": {"type": "string"},
+        "example": 'W/"5f0c6e1d2a7b4c3e9d8f1a2b3c4d5e6f"',
+    },
+    {
+        "name": "Accept-Encoding",
+        "in": "header",
+        "required": False,
+        "description": "`gzip` (or `x-gzip`, `*`) to get the body gzip-coded when it is 1 KiB "
+        "or more; q values are honoured (`gzip;q=0` refuses it, `identity;q=0` asks for it "
+        "whatever the size). A streamed CSV is coded as it streams.",
+        "schema": {"type": "string"},
+        "example": "gzip",
+    },
+)
+"""Request headers every data route reads (``http.conditional``, ``http.negotiation``)."""
 CSV_EXAMPLE = "\ufeffsigungu_code,sigungu,...\r\n11680,강남구,...\r\n"
