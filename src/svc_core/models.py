@@ -37,6 +37,7 @@ METRIC_TYPES: tuple[str, ...] = (
     "total_return",
     "rent_index",
     "sale_price_index",
+    "rent_level",
 )
 SOURCES: tuple[str, ...] = (
     "rtms_official",
@@ -177,8 +178,8 @@ class IndexObservation:
     """One published statistic (R-ONE survey) for a district, property type and period.
 
     ``period`` is ``YYYY-Qn`` or ``YYYY``; ``period_end_date`` is its last day.
-    ``value_pct`` is the value as published (a percentage, or index points for the
-    ``*_index`` metrics).
+    ``value_pct`` is the value as published (a percentage, index points for the
+    ``*_index`` metrics, thousand won per m² for ``rent_level``).
     """
 
     sigungu_code: str = attrs.field(validator=_pattern(SIGUNGU_CODE))

@@ -1,16 +1,18 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API into the store.
 
-The run lists the statistic tables (``SttsApiTbl.do``), chooses the rental-survey
-tables by name (``svc_core.rone_sync.choose_tables``), and reads each table's data
-(``SttsApiTblData.do``) page by page, 1,000 rows a call, until every row of
-``list_total_count`` is in. The rows of the chosen market-area era (the survey redrew
-its areas in 2024 Q3) are then written in one transaction exactly as ``svc ingest
-rone-index`` writes a file holding them (same observations), with the table's state for
-that era and an ingest-log line; rows of the other era are counted, not loaded.
+The run lists the statistic tables (``SttsApiTbl.do``), plans which rental-survey
+tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era;
+the linked ``(시계열)`` series preferred), and reads each table's data
+(``SttsApiTblData.do``, with its ``STATBL_ID`` and its one ``DTACYCLE_CD``) page by page,
+1,000 rows a call, until every row of ``list_total_count`` is in. The rows of the
+table's own era are then written in one transaction exactly as ``svc ingest rone-index``
+writes a file holding them (same observations), with the table's state under its era
+and an ingest-log line; rows outside the era are counted, not loaded.
 
-Failures are handled as in ``services.sync``: a refused key raises
-``UpstreamKeyRefused`` (nothing written), the daily limit and the budget stop the run
-(``stopped``), passing trouble is retried with back-off and the table recorded failed.
+Failures: a refused key raises ``UpstreamKeyRefused`` (nothing written); a request R-ONE
+calls a bug (``ERROR-300`` ...), the daily limit and the budget stop the run
+(``stopped``); server trouble is retried with back-off and the table recorded failed.
+A table list offering no table to read stops the run too (``nothing``).
 """
 
 from __future__ import annotations
@@ -25,13 +27,13 @@ import httpx
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
 from svc_core.rone_sync import (
+    CLASSES,
     PAGE_ROWS,
     RonePage,
     RoneTable,
-    choose_tables,
     classify,
     data_document,
-    era_of,
+    plan,
     read_page,
 )
 from svc_core.sources import rone
@@ -56,23 +58,26 @@ class _Failed(Exception):
 
 @attrs.define
 class TableOutcome:
-    """One table: ``status`` complete/failed, rows read, loaded and of the other era."""
+    """One table: ``status`` complete/failed, rows read, loaded (new or already held)
+    and outside the table's era."""
 
     table: RoneTable
     status: str
     rows: int = 0
     loaded: int = 0
-    other_era: int = 0
+    held: int = 0
+    outside_era: int = 0
     detail: str = ""
 
 
 @attrs.define
 class RoneReport:
-    """A run: calls, tables by outcome, and where it stopped (``limit``/``budget``)."""
+    """A run: calls, tables by outcome, the tables left out (with why), and where it
+    stopped (``limit``, ``budget``, ``request``, ``failed``, ``nothing``)."""
 
-    era: str
     calls: int = 0
     tables: list[TableOutcome] = attrs.field(factory=list)
+    skipped: list[tuple[RoneTable, str]] = attrs.field(factory=list)
     stopped: str | None = None
     stop_detail: str = ""
 
@@ -115,7 +120,12 @@ class _Run:
                 problem = f"{type(exc).__name__}: {exc}"
                 continue
             try:
-                page = read_page(answer.body, root, path=f"{endpoint} page {page_no}")
+                page = read_page(
+                    answer.body,
+                    root,
+                    path=f"{endpoint} page {page_no}",
+                    content_type=answer.content_type,
+                )
             except GatewayError as exc:
                 verdict = classify(exc.reason_code)
                 if verdict == "key":
@@ -124,6 +134,8 @@ class _Run:
                     ) from None
                 if verdict == "limit":
                     raise _Stop("limit", "the key's daily call limit is reached") from None
+                if verdict == "request":
+                    raise _Stop("request", f"R-ONE refused the request: {exc.message}") from None
                 problem = exc.message
                 continue
             except SourceError as exc:
@@ -140,7 +152,6 @@ def sync_rone(
     store: Store,
     client: RoneClient,
     *,
-    era: str,
     area_map: AreaMap,
     budget: int,
     now: float,
@@ -148,14 +159,14 @@ def sync_rone(
     retries: int = 3,
     backoff: float = 2.0,
 ) -> RoneReport:
-    """List, choose and read the rental-survey tables; write ``era``'s rows."""
+    """List, plan and read the rental-survey tables; write each table's era's rows."""
     run = _Run(
         client=client,
         budget=Budget(budget),
         retries=retries,
         backoff=backoff,
         sleep=sleep,
-        report=RoneReport(era=era),
+        report=RoneReport(),
     )
     try:
         listing = run.pages(TABLES, "SttsApiTbl", {})
@@ -165,25 +176,48 @@ def sync_rone(
     except _Failed as exc:
         run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc}"
         return run.report
-    tables = choose_tables(row for page in listing for row in page.rows)
-    for table in tables:
+    try:
+        chosen = plan((row for page in listing for row in page.rows), classes=_served_classes())
+    except SourceError as exc:
+        run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc.message}"
+        return run.report
+    run.report.skipped = list(chosen.skipped)
+    if not chosen.tables:
+        run.report.stopped = "nothing"
+        run.report.stop_detail = (
+            f"the table list ({sum(p.total_count for p in listing[:1])} tables) names no "
+            "rental-survey (임대동향) table svc reads"
+        )
+        return run.report
+    for table in chosen.tables:
+        params = {"STATBL_ID": table.table_id, "DTACYCLE_CD": table.cycle}
         try:
-            pages = run.pages(DATA, "SttsApiTblData", {"STATBL_ID": table.table_id})
+            pages = run.pages(DATA, "SttsApiTblData", params)
         except _Stop as stop:
-            run.report.stopped, run.report.stop_detail = stop.reason, stop.detail
+            detail = stop.detail
+            if stop.reason == "request":
+                detail = f"table {table.name} ({table.table_id}): {detail}"
+                _record(store, table, "failed", now, None, 0, detail)
+            run.report.stopped, run.report.stop_detail = stop.reason, detail
             break
         except _Failed as exc:
-            _record(store, table, era, "failed", now, None, 0, str(exc))
+            _record(store, table, "failed", now, None, 0, str(exc))
             run.report.tables.append(TableOutcome(table=table, status="failed", detail=str(exc)))
             continue
-        run.report.tables.append(_write(store, table, pages, era, area_map, now))
+        run.report.tables.append(_write(store, table, pages, area_map, now))
     return run.report
+
+
+def _served_classes() -> frozenset[str]:
+    """The survey classes svc has a property type for (``rone.DEFAULT_CLASS_MAP``)."""
+    return frozenset(
+        name for name in CLASSES.values() if rone.DEFAULT_CLASS_MAP.get(name.replace(" ", ""))
+    )
 
 
 def _record(
     store: Store,
     table: RoneTable,
-    era: str,
     status: str,
     now: float,
     total: int | None,
@@ -193,7 +227,7 @@ def _record(
     """A table read that wrote no value: only its state."""
     state = SyncTable(
         table_id=table.table_id,
-        era=era,
+        era=table.era,
         table_name=table.name,
         status=status,
         total_count=total,
@@ -207,7 +241,6 @@ def _write(
     store: Store,
     table: RoneTable,
     pages: Sequence[RonePage],
-    era: str,
     area_map: AreaMap,
     now: float,
 ) -> TableOutcome:
@@ -215,12 +248,12 @@ def _write(
     total = pages[0].total_count
     if len(rows) != total:
         detail = f"read {len(rows)} rows of list_total_count {total}"
-        _record(store, table, era, "partial", now, total, len(pages), detail)
+        _record(store, table, "partial", now, total, len(pages), detail)
         return TableOutcome(table=table, status="partial", rows=len(rows), detail=detail)
-    # rows of no era (a malformed period) go to the reader, which rejects them by reason
-    kept = [r for r in rows if era_of(str(r.get("WRTTIME_IDTFR_ID", ""))) in (era, None)]
+    # a malformed period goes to the reader, which rejects it by reason
+    kept = [r for r in rows if table.holds(str(r.get("WRTTIME_IDTFR_ID", "")))]
     data = data_document(kept)
-    path = f"R-ONE {table.table_id} ({era})"
+    path = f"R-ONE {table.table_id} ({table.era})"
     parsed = rone.parse_rone(data, path=path, area_map=area_map, table_name=table.name)
     load = Load(
         kind="rone-index",
@@ -229,7 +262,7 @@ def _write(
         indices=parsed.observations,
         sync_table=SyncTable(
             table_id=table.table_id,
-            era=era,
+            era=table.era,
             table_name=table.name,
             status="complete",
             total_count=total,
@@ -242,5 +275,6 @@ def _write(
         status="complete",
         rows=len(rows),
         loaded=report.loaded,
-        other_era=len(rows) - len(kept),
+        held=report.duplicate,
+        outside_era=len(rows) - len(kept),
     )
