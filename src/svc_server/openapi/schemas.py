@@ -456,7 +456,10 @@ INDEX_ROW = obj(
         "metric_type": enum(METRIC_TYPES),
         "period": string(pattern=f"^{YEAR}(-Q[1-4])?$"),
         "period_end_date": string(format="date"),
-        "value_pct": number("Raw percentage."),
+        "value_pct": number(
+            "The value as published: a percentage; index points for rent_index and "
+            "sale_price_index; thousand won (천원) per m² for rent_level."
+        ),
         "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
     },
     description="One R-ONE market statistic for a district and period.",

@@ -71,9 +71,8 @@ def test_property_class_in_the_class_path() -> None:
     result = parse_rone((RONE / "retail_yields_openapi.json").read_bytes())
     report = result.report
     assert report.excluded == {"unmapped_property_class": 1}  # 소규모상가
-    assert report.rejected == {"unknown_metric": 1, "invalid_period": 1}
+    assert report.rejected == {"invalid_period": 1}
     assert [(r.line, r.reason) for r in report.rejections] == [
-        (6, "unknown_metric"),  # 임대료 is a rent level, not an index
         (7, "invalid_period"),  # 202513
     ]
     got = {
@@ -88,6 +87,9 @@ def test_property_class_in_the_class_path() -> None:
         ("11650", "retail", "total_return"): 1.47,
         ("11110", "commercial_complex", "rent_index"): 101.3,
         ("11140", "commercial_complex", "rent_index"): 101.3,
+        # 임대료 is the rent level (thousand won per m²), not an index
+        ("11110", "commercial_complex", "rent_level"): 51.2,
+        ("11140", "commercial_complex", "rent_level"): 51.2,
     }
 
 
