@@ -37,7 +37,7 @@ from xml.parsers import expat
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.sources.rone import NO_DATA_CODE, OK_CODE
+from svc_core.sources.rone import NO_DATA_CODE, OK_CODE, area_key
 
 PAGE_ROWS = 1_000
 """The most rows R-ONE returns per call."""
@@ -363,6 +363,20 @@ def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None =
         tables.append(table)
     tables.sort(key=lambda t: (t.survey_class, t.family, t.first or (0, 0), t.table_id))
     return Plan(tables=tuple(tables), skipped=tuple(skipped))
+
+
+def unmapped_areas(
+    rows: Iterable[Mapping[str, Any]], area_map: Mapping[str, Any]
+) -> dict[str, str]:
+    """The market areas of ``rows`` (``CLS_FULLNM`` → ``CLS_ID``) that ``area_map`` maps
+    to no district: what a sync lists so that the map can be extended."""
+    mapped = {area_key(area) for area in area_map}
+    found: dict[str, str] = {}
+    for row in rows:
+        path = str(row.get("CLS_FULLNM") or row.get("CLS_NM") or "").strip()
+        if path and area_key(path) not in mapped:
+            found.setdefault(path, str(row.get("CLS_ID", "") or "").strip())
+    return found
 
 
 def data_document(rows: Iterable[Mapping[str, Any]]) -> bytes:

@@ -17,6 +17,7 @@ from svc_core.rone_sync import (
     describe_table,
     plan,
     read_page,
+    unmapped_areas,
 )
 
 CLASSES = ["오피스", "중대형 상가", "소규모 상가", "집합 상가", "일반 상가"]
@@ -154,3 +155,21 @@ def test_era_tables_hold_their_own_quarters_only() -> None:
     assert tables["2022~"].holds("202402") and not tables["2022~"].holds("202403")
     assert tables["2024Q3~"].holds("202503") and not tables["2024Q3~"].holds("202302")
     assert tables["2019"].holds("2019") and not tables["2019"].holds("202001")
+
+
+AREAS = ["전국", "서울", "서울>도심", "서울>강남", "서울>여의도·마포", "서울>기타", "부산"]
+
+
+@given(
+    seen=st.lists(st.tuples(st.sampled_from(AREAS), st.integers(500000, 599999)), max_size=12),
+    mapped=st.sets(st.sampled_from(["서울>도심", "서울>강남", "서울>여의도마포"])),
+)
+def test_every_area_read_is_mapped_or_listed(seen: list[tuple[str, int]], mapped: set[str]) -> None:
+    rows = [{"CLS_FULLNM": path, "CLS_ID": cls_id} for path, cls_id in seen]
+    listed = unmapped_areas(rows, dict.fromkeys(mapped, ("11110",)))
+    for path, cls_id in seen:
+        in_map = path.replace("·", "") in mapped
+        assert (path in listed) != in_map
+        if not in_map:
+            first = next(c for p, c in seen if p == path)
+            assert listed[path] == str(first) and cls_id >= 500000

@@ -130,6 +130,9 @@ def test_every_metric_loads_for_2025_and_2023_each_from_its_era(
     assert eras["임대동향 지역별 공실률(2021년)_오피스"] == "2021"
     assert eras["임대동향 지역별 임대가격지수(시계열)_오피스"] == "linked"
     assert {t["status"] for t in tables} == {"complete"}
+    # the areas no district stands for are listed with their full name and CLS_ID
+    assert "market areas map to no district" in done.stdout
+    assert "서울>기타 (510006)" in done.stdout and "서울>강남 (510004)" not in done.stdout
     # a second run adds nothing and still succeeds
     again = svc(db_url, standin, "sync", "rone", "--backoff", "0")
     assert again.returncode == 0, again.stderr

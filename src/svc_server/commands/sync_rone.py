@@ -103,6 +103,15 @@ def cmd_rone(args: argparse.Namespace) -> int:
             f"{t.outside_era} outside its era"
         )
         print(line + (f" ({t.detail})" if t.detail else ""))
+    if report.unmapped:
+        shown = ", ".join(
+            f"{path} ({cls_id})" for path, cls_id in list(report.unmapped.items())[:12]
+        )
+        more = len(report.unmapped) - 12
+        print(
+            f"  {len(report.unmapped)} market areas map to no district (not served; add them "
+            f"with --area-map): {shown}" + (f" and {more} more" if more > 0 else "")
+        )
     values = sum(t.loaded + t.held for t in report.tables)
     print(
         f"sync rone: {report.calls} calls; tables: "

@@ -35,6 +35,7 @@ from svc_core.rone_sync import (
     data_document,
     plan,
     read_page,
+    unmapped_areas,
 )
 from svc_core.sources import rone
 from svc_core.sync import Budget, pages_for
@@ -78,6 +79,8 @@ class RoneReport:
     calls: int = 0
     tables: list[TableOutcome] = attrs.field(factory=list)
     skipped: list[tuple[RoneTable, str]] = attrs.field(factory=list)
+    unmapped: dict[str, str] = attrs.field(factory=dict)
+    """Market areas read (``CLS_FULLNM`` → ``CLS_ID``) that the area map does not map."""
     stopped: str | None = None
     stop_detail: str = ""
 
@@ -205,6 +208,10 @@ def sync_rone(
             run.report.tables.append(TableOutcome(table=table, status="failed", detail=str(exc)))
             continue
         run.report.tables.append(_write(store, table, pages, area_map, now))
+        for path, cls_id in unmapped_areas(
+            (row for page in pages for row in page.rows), area_map
+        ).items():
+            run.report.unmapped.setdefault(path, cls_id)
     return run.report
 
 
