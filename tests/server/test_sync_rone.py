@@ -3,6 +3,7 @@ answers as the real service does (tests/server/rone_standin.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -252,3 +253,18 @@ def test_the_standin_refuses_what_the_real_service_refuses() -> None:
         missing = get("SttsApiTblData.do", **{**without, "Type": "xml"})
         assert "<RESULT><CODE>ERROR-300</CODE>" in missing.text
         assert ("ERROR-300", "DTACYCLE_CD") in state.refused
+
+
+def test_a_run_that_loads_nothing_exits_non_zero(
+    sqlite_url: str, standin: RoneStandIn, tmp_path: Path
+) -> None:
+    areas = tmp_path / "areas.csv"
+    areas.write_text("market_area,sigungu_code\n서울>기타>목동,11470\n", "utf-8")
+    done = svc(sqlite_url, standin, "sync", "rone", "--area-map", str(areas))
+    assert done.returncode == 1
+    assert "nothing loaded" in done.stderr
+    assert rows(sqlite_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] == 0
+    status = svc(sqlite_url, standin, "sync", "status", "--json")
+    listed = json.loads(status.stdout)["rone_tables"]
+    assert {t["era"] for t in listed} == {"linked", "2024Q3~", "2022~", "2021"}
+    assert all(t["status"] == "complete" and t["loaded"] == 0 for t in listed)
