@@ -6,7 +6,7 @@ R-ONE answers ``{ROOT: [{"head": [{"list_total_count": N}, {"RESULT": {"CODE", .
 ``<row>`` elements, or a bare ``<RESULT>``). At most ``PAGE_ROWS`` rows come per call.
 An answer is decoded by the charset its ``Content-Type`` declares, then UTF-8, then
 CP949; bytes none of them decode are an error, and so is a table name that decoded into
-replacement or Latin-1 characters (a garbled name would otherwise silently match no
+replacement characters or UTF-8 read as Latin-1 (a garbled name would otherwise silently match no
 table).
 
 Result codes (``classify``): ``ERROR-300`` (required value missing), ``ERROR-310`` (no
@@ -84,7 +84,9 @@ _QUARTER = re.compile(r"([0-9]{4})0([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
 _CHARSET = re.compile(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _DECLARATION = re.compile(r"^<\?xml[^>]*\?>")
-_GARBLED = re.compile("[\ufffd\u0080-\u00ff]")
+_GARBLED = re.compile("\ufffd|[\u00c0-\u00ef][\u0080-\u00bf]")
+"""A replacement character, or UTF-8 read as Latin-1 (a lead byte then a continuation
+byte): Korean that did not decode. ``·`` alone is a real character."""
 
 Quarter = tuple[int, int]
 

@@ -109,8 +109,16 @@ def test_table_names_say_class_metric_and_era() -> None:
         "2024Q3~",
         (2024, 3),
     )
+    garbled = "임대동향 지역별 공실률(2021년)_오피스".encode().decode("latin-1")
     with pytest.raises(SourceError, match="did not decode"):
-        describe_table({"STATBL_ID": "T2", "STATBL_NM": "ìëëí¥"})
+        describe_table({"STATBL_ID": "T2", "STATBL_NM": garbled})
+    with pytest.raises(SourceError, match="did not decode"):
+        describe_table({"STATBL_ID": "T3", "STATBL_NM": "임대동향 \ufffd"})
+    # a middle dot is a real character of Korean names
+    dotted = describe_table(
+        {"STATBL_ID": "T4", "STATBL_NM": "임대동향 매매·임대 공실률(2021년)_오피스"}
+    )
+    assert dotted is not None and dotted.metric == "vacancy_rate"
 
 
 @given(
