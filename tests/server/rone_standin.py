@@ -234,6 +234,8 @@ class RoneStandIn:
         self.charset = "UTF-8"
         self.garble = False
         self.tables = TABLES
+        self.no_data = False
+        """Answer every data call ``INFO-200`` (the table holds no rows)."""
         self.lock = threading.Lock()
         self.url = ""
 
@@ -284,7 +286,7 @@ class RoneStandIn:
             root = "SttsApiTblData"
             table = next((t for t in self.tables if t["STATBL_ID"] == query["STATBL_ID"]), None)
             rows = []
-            if table is not None and query["DTACYCLE_CD"] == "QY":
+            if table is not None and query["DTACYCLE_CD"] == "QY" and not self.no_data:
                 rows = table_rows(table)
         start = (max(int(index), 1) - 1) * int(size)
         page = rows[start : start + int(size)]

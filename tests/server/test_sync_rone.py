@@ -156,8 +156,26 @@ def test_indices_serve_the_synced_values_and_the_cap_rate_past_2024_q2(
                 "period": "2025",
             },
         )
+        # 서울>기타 maps to no district: served under its own code, A + its CLS_ID
+        other = api.ok(
+            "indices",
+            {"sigungu_code": "A510006", "metric_type": "vacancy_rate", "period": "2023"},
+        )
+        bad = api.get("indices", {"sigungu_code": "B510006"})
     finally:
         store.close()
+    assert bad.status_code == 400
+    assert "market-area code such as A510006" in bad.get_data(as_text=True)
+    assert {(r["sigungu"], r["property_type"]) for r in other["data"]} == {
+        ("서울>기타", "office"),
+        ("서울>기타", "retail"),
+        ("서울>기타", "commercial_complex"),
+    }
+    first = next(r for r in other["data"] if r["property_type"] == "office")
+    assert first["period"] == "2023-Q1"
+    assert first["value_pct"] == value(
+        "임대동향 지역별 공실률(2022년~)_오피스", 510006, "202301", "공실률"
+    )
     got = {r["period"]: r["annualized_cap_rate"] for r in body["data"]}
     name = "임대동향 수익률(분기)(2024년3분기~)_오피스"
     assert set(got) == {"2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"}
@@ -255,12 +273,9 @@ def test_the_standin_refuses_what_the_real_service_refuses() -> None:
         assert ("ERROR-300", "DTACYCLE_CD") in state.refused
 
 
-def test_a_run_that_loads_nothing_exits_non_zero(
-    sqlite_url: str, standin: RoneStandIn, tmp_path: Path
-) -> None:
-    areas = tmp_path / "areas.csv"
-    areas.write_text("market_area,sigungu_code\n서울>기타>목동,11470\n", "utf-8")
-    done = svc(sqlite_url, standin, "sync", "rone", "--area-map", str(areas))
+def test_a_run_that_loads_nothing_exits_non_zero(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.no_data = True  # INFO-200 for every table: zero rows, not an error
+    done = svc(sqlite_url, standin, "sync", "rone")
     assert done.returncode == 1
     assert "nothing loaded" in done.stderr
     assert rows(sqlite_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] == 0

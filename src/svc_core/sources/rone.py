@@ -36,8 +36,10 @@ otherwise. The class is looked for among the class path's and item's ``>`` parts
 Geography: the survey's market area is the class path without its property-class part,
 compared without spaces and ``·``/``/`` (``서울>여의도·마포`` = ``서울>여의도마포``). The
 caller's ``area_map`` (market area → sigungu codes) turns it into districts; one row
-gives one observation per mapped district, each carrying the area's value. Areas not in
-the map (``전국``, ``서울``, sub-areas) are excluded as ``unmapped_area``. A district may
+gives one observation per mapped district, each carrying the area's value. An area not
+in the map (``전국``, ``서울``, other areas) is served under its own code ``A<CLS_ID>``
+(``A510006`` for ``서울>기타``), named by its path; in the CSV form, which has no
+``CLS_ID``, it is excluded as ``unmapped_area``. A district may
 appear under one area only. Rows with a null value are excluded as ``no_value``;
 other cycles than quarter and year as ``unsupported_cycle``.
 
@@ -114,6 +116,7 @@ _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
 _NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _CODE = re.compile(r"[0-9]{5}")
+_AREA_ID = re.compile(r"[0-9]{1,12}")
 
 
 def area_key(path: str) -> str:
@@ -156,6 +159,8 @@ class _Row:
     group_name: str
     property_class: str | None
     value: Any
+    area_id: str = ""
+    """The market area's ``CLS_ID`` (open-API rows only)."""
 
 
 class _Exclude(Exception):
@@ -248,6 +253,14 @@ def _value(row: _Row) -> float:
     return value
 
 
+def _own_code(row: _Row, area: str) -> tuple[tuple[str, str], ...]:
+    """An unmapped market area served under its own code, ``A<CLS_ID>``, named by its
+    path; ``unmapped_area`` when the row has no ``CLS_ID`` (the CSV form)."""
+    if not _AREA_ID.fullmatch(row.area_id):
+        raise _Exclude("unmapped_area")
+    return ((f"A{row.area_id}", (area or row.class_path)[:40]),)
+
+
 def _observations(
     rows: Iterator[_Row],
     report: LoadReport,
@@ -269,7 +282,7 @@ def _observations(
             period = _period(row)
             targets = districts.get(area_key(area))
             if targets is None:
-                raise _Exclude("unmapped_area")
+                targets = _own_code(row, area)
         except _Exclude as exc:
             report.exclude(exc.reason)
             continue
@@ -345,6 +358,7 @@ def _json_rows(data: bytes, path: str) -> list[_Row]:
                 group_name=_text(item.get("GRP_NM")),
                 property_class=None,
                 value=item.get("DTA_VAL"),
+                area_id=_text(item.get("CLS_ID")).strip(),
             )
         )
     return rows

@@ -109,8 +109,9 @@ def cmd_rone(args: argparse.Namespace) -> int:
         )
         more = len(report.unmapped) - 12
         print(
-            f"  {len(report.unmapped)} market areas map to no district (not served; add them "
-            f"with --area-map): {shown}" + (f" and {more} more" if more > 0 else "")
+            f"  {len(report.unmapped)} market areas map to no district (served under "
+            f"A<CLS_ID>; map them with --area-map): {shown}"
+            + (f" and {more} more" if more > 0 else "")
         )
     values = sum(t.loaded + t.held for t in report.tables)
     print(
@@ -131,8 +132,7 @@ def cmd_rone(args: argparse.Namespace) -> int:
         return 1
     if not values:
         print(
-            "svc: error: nothing loaded: no row of the tables read maps to a district "
-            "(check --area-map)",
+            "svc: error: nothing loaded: the tables read hold no value svc serves",
             file=sys.stderr,
         )
         return 1

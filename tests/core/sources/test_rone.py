@@ -47,8 +47,8 @@ def test_office_vacancy_openapi() -> None:
     result = parse_rone_json(data, table_name="오피스 공실률(시장별)", path="v.json")
     report = result.report
     assert report.read == 10
-    # 전국, 서울 and the 테헤란로 sub-area are not mapped; 강남 2025-Q2 has no value
-    assert report.excluded == {"unmapped_area": 3, "no_value": 1}
+    # 강남 2025-Q2 has no value
+    assert report.excluded == {"no_value": 1}
     assert report.rejected == {}
     by_key = {o.natural_key: o for o in result.observations}
     cbd = by_key["rone:11110:office:vacancy_rate:2025-Q1"]
@@ -63,7 +63,11 @@ def test_office_vacancy_openapi() -> None:
     assert by_key["rone:11440:office:vacancy_rate:2025-Q2"].value_pct == 7.05
     annual = by_key["rone:11110:office:vacancy_rate:2024"]
     assert annual.period_end_date == datetime.date(2024, 12, 31)
-    assert len(result.observations) == 12
+    # 전국, 서울 and the 테헤란로 sub-area map to no district: served under their CLS_ID
+    own = {o.sigungu_code: o.sigungu for o in result.observations if o.sigungu_code[0] == "A"}
+    assert own == {"A500001": "전국", "A500002": "서울", "A510040": "서울>강남>테헤란로"}
+    assert by_key["rone:A500002:office:vacancy_rate:2025-Q1"].value_pct == 8.4
+    assert len(result.observations) == 15
     assert {o.source for o in result.observations} == {"rone_official"}
 
 
