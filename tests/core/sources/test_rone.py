@@ -266,3 +266,43 @@ def test_generated_rows_map_to_observations(item: str, year: int, q: int, value:
     assert obs.metric_type in METRIC_TYPES
     assert obs.period == f"{year}-Q{q}"
     assert obs.value_pct == value
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["전국", "서울", "서울>도심", "서울>강남", "서울>기타", "부산"]),
+            st.integers(1, 999_999),
+            st.floats(0, 50, allow_nan=False),
+        ),
+        max_size=10,
+    )
+)
+def test_every_area_is_served_by_its_districts_or_its_own_code(
+    rows: list[tuple[str, int, float]],
+) -> None:
+    doc = {
+        "SttsApiTblData": [
+            {"head": [{"list_total_count": len(rows)}, {"RESULT": {"CODE": "INFO-000"}}]},
+            {
+                "row": [
+                    {
+                        "WRTTIME_IDTFR_ID": f"20250{i % 4 + 1}",
+                        "CLS_FULLNM": path,
+                        "CLS_ID": cls_id,
+                        "ITM_NM": "공실률",
+                        "DTA_VAL": value,
+                    }
+                    for i, (path, cls_id, value) in enumerate(rows)
+                ]
+            },
+        ]
+    }
+    area_map = {"서울>도심": ("11110", "11140"), "서울>강남": ("11680",)}
+    result = parse_rone(json.dumps(doc).encode(), area_map=area_map, property_type="office")
+    places = {o.sigungu_code for o in result.observations}
+    expected: set[str] = set()
+    for path, cls_id, _ in rows:
+        expected |= set(area_map.get(path, (f"A{cls_id}",)))
+    assert places == expected
+    assert result.report.excluded.get("unmapped_area", 0) == 0
