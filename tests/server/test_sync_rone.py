@@ -7,14 +7,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import open_store
+from tests.conftest import LiveServer
 from tests.http.realestate_support import Api, make_app
 from tests.server.rone_standin import BY_NAME, KEY, TABLES, RoneStandIn, serve, value
 
@@ -283,3 +288,26 @@ def test_a_run_that_loads_nothing_exits_non_zero(sqlite_url: str, standin: RoneS
     listed = json.loads(status.stdout)["rone_tables"]
     assert {t["era"] for t in listed} == {"linked", "2024Q3~", "2022~", "2021"}
     assert all(t["status"] == "complete" and t["loaded"] == 0 for t in listed)
+
+
+def test_a_real_server_serves_what_the_sync_loaded(
+    tmp_path: Path, standin: RoneStandIn, live_server_factory: Callable[..., LiveServer]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'svc.db'}"
+    assert svc(url, standin, "sync", "rone", "--backoff", "0").returncode == 0
+    store = open_store(url)
+    made = consumers.create_consumer(
+        store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
+    )
+    store.close()
+    server = live_server_factory(url)
+    request = urllib.request.Request(
+        f"{server.url}/api/v1/real-estate/indices?sigungu_code=11650&property_type=office"
+        "&metric_type=income_yield&period=2025-Q2",
+        headers={"X-API-Key": str(made.api_key)},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        (row,) = json.loads(answer.read())["data"]
+    income = value("임대동향 수익률(분기)(2024년3분기~)_오피스", GANGNAM, "202502", "소득수익률")
+    assert (row["sigungu"], row["value_pct"]) == ("서초구", income)
+    assert row["annualized_cap_rate"] == pytest.approx(4 * income)

@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from svc_core.errors import SourceError
 from svc_core.models import METRIC_TYPES
+from svc_core.regions import region_name
 from svc_core.sources.rone import (
     DEFAULT_AREA_MAP,
     area_key,
+    bundled_area_map,
     parse_rone,
     parse_rone_csv,
     parse_rone_json,
@@ -306,3 +308,12 @@ def test_every_area_is_served_by_its_districts_or_its_own_code(
         expected |= set(area_map.get(path, (f"A{cls_id}",)))
     assert places == expected
     assert result.report.excluded.get("unmapped_area", 0) == 0
+
+
+def test_the_bundled_area_table_names_known_districts_once() -> None:
+    bundled = bundled_area_map()
+    assert bundled == dict(DEFAULT_AREA_MAP)
+    codes = [code for codes in bundled.values() for code in codes]
+    assert codes and len(codes) == len(set(codes))
+    assert all(region_name(code) is not None for code in codes)
+    assert bundled["서울>도심"] == ("11110", "11140")
