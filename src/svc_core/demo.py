@@ -273,6 +273,8 @@ def demo_indices(seed: int) -> Iterator[IndexObservation]:
             vacancy = min(14.0, max(2.5, base_vacancy / weight**0.5 + rng.uniform(-1.0, 1.0)))
             rent_index = rng.uniform(97.0, 103.0)
             price_index = rng.uniform(96.0, 104.0)
+            # thousand won per m², from the rent index: no draw, same sequence
+            base_rent = {"office": 22.0, "retail": 28.0, "commercial_complex": 18.0}[ptype]
             for quarter in quarters:
                 vacancy = min(15.0, max(2.0, vacancy + rng.gauss(0.0, 0.35)))
                 income = min(1.5, max(1.0, 1.25 - 0.1 * (factor - 1.0) + rng.gauss(0.0, 0.05)))
@@ -286,6 +288,7 @@ def demo_indices(seed: int) -> Iterator[IndexObservation]:
                     "total_return": round(income, 2) + round(capital, 2),
                     "rent_index": rent_index,
                     "sale_price_index": price_index,
+                    "rent_level": base_rent * weight**0.5 * rent_index / 100.0,
                 }
                 for metric, value in values.items():
                     yield IndexObservation(

@@ -37,6 +37,7 @@ METRIC_TYPES: tuple[str, ...] = (
     "total_return",
     "rent_index",
     "sale_price_index",
+    "rent_level",
 )
 SOURCES: tuple[str, ...] = (
     "rtms_official",
@@ -48,6 +49,9 @@ SOURCES: tuple[str, ...] = (
 
 SOURCE_ID = re.compile(r"[a-z][a-z0-9_]{1,39}")
 SIGUNGU_CODE = re.compile(r"[0-9]{5}")
+INDEX_PLACE = re.compile(r"[0-9]{5}|A[0-9]{1,12}")
+"""Where an index value is served: a district code, or ``A`` + the R-ONE ``CLS_ID`` of a
+market area that the area map maps to no district."""
 INDEX_PERIOD = re.compile(r"[0-9]{4}(-Q[1-4])?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_AMOUNT_KRW = 10**15
@@ -177,11 +181,11 @@ class IndexObservation:
     """One published statistic (R-ONE survey) for a district, property type and period.
 
     ``period`` is ``YYYY-Qn`` or ``YYYY``; ``period_end_date`` is its last day.
-    ``value_pct`` is the value as published (a percentage, or index points for the
-    ``*_index`` metrics).
+    ``value_pct`` is the value as published (a percentage, index points for the
+    ``*_index`` metrics, thousand won per m² for ``rent_level``).
     """
 
-    sigungu_code: str = attrs.field(validator=_pattern(SIGUNGU_CODE))
+    sigungu_code: str = attrs.field(validator=_pattern(INDEX_PLACE))
     sigungu: str = attrs.field(validator=_text(40))
     property_type: str = attrs.field(validator=_one_of(PROPERTY_TYPES))
     metric_type: str = attrs.field(validator=_one_of(METRIC_TYPES))

@@ -2,41 +2,93 @@
 
 R-ONE answers ``{ROOT: [{"head": [{"list_total_count": N}, {"RESULT": {"CODE", ...}}]},
 {"row": [...]}]}`` (``INFO-000`` success, ``INFO-200`` no data) or, on an error, a bare
-``{"RESULT": {...}}``; at most ``PAGE_ROWS`` rows come per call (``pIndex``/``pSize``).
-Table ids change when the survey is reorganised, so tables are chosen by name
-(``choose_tables``): the rental survey (``임대동향``) tables of a metric svc serves.
+``{"RESULT": {...}}``; the same in XML (``Type=xml``: root ``<ROOT>`` with ``<head>`` and
+``<row>`` elements, or a bare ``<RESULT>``). At most ``PAGE_ROWS`` rows come per call.
+An answer is decoded by the charset its ``Content-Type`` declares, then UTF-8, then
+CP949; bytes none of them decode are an error, and so is a table name that decoded into
+replacement characters or UTF-8 read as Latin-1 (a garbled name would otherwise silently match no
+table).
 
-The survey redrew its market areas in 2024 Q3 (``REDRAWN``): an area of the old series
-and the area of the same name in the new one cover different ground, so their values
-are two series. Every row belongs to an era (``era_of``); a sync loads one era with the
-area map drawn for it and records the era, so the two are never joined silently.
+Result codes (``classify``): ``ERROR-300`` (required value missing), ``ERROR-310`` (no
+such service), ``ERROR-333`` (``pIndex`` not a number), ``ERROR-336`` (more than 1,000
+rows asked) are bugs in the request: ``request``, stop at once. ``ERROR-290`` (invalid
+key) and ``INFO-300`` (key restricted): ``key``. ``ERROR-337`` (daily limit): ``limit``.
+``INFO-200`` is no data (zero rows, not an error). ``ERROR-500/600/601`` and anything
+unknown: ``retry``.
+
+Table ids change when the survey is reorganised, so tables are chosen by name
+(``describe_table``): ``임대동향 <metric>(<era>)_<class>``. Each era is its own table
+(``ERA`` names them); ``(시계열)`` is the board's linked series, one series over every
+quarter. ``plan`` decides which table supplies each (class, metric): the linked series
+when one exists (the era tables of that metric are then skipped), else the era tables,
+each for the quarters of its own era only (from its start to the quarter before the next
+era's start), so no two tables ever supply the same value.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+import xml.etree.ElementTree as ET
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
+from xml.parsers import expat
 
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.sources.rone import METRIC_NAMES, NO_DATA_CODE, OK_CODE
+from svc_core.sources.rone import NO_DATA_CODE, OK_CODE, area_key
 
 PAGE_ROWS = 1_000
 """The most rows R-ONE returns per call."""
-REDRAWN = (2024, 3)
-"""(year, quarter) of the first survey on the redrawn market areas."""
-ERAS: tuple[str, ...] = ("from-2024Q3", "before-2024Q3")
 SURVEY_WORD = "임대동향"
-KEY_CODES = frozenset({"INFO-100", "ERROR-290", "ERROR-310"})
-"""Key missing, invalid or not allowed: no retry helps."""
+REQUEST_CODES = frozenset({"ERROR-300", "ERROR-310", "ERROR-333", "ERROR-336"})
+"""A bug in the request: no retry helps, the run stops at once."""
+KEY_CODES = frozenset({"ERROR-290", "INFO-300"})
+"""Key invalid or restricted: no retry helps."""
 LIMIT_CODES = frozenset({"ERROR-337"})
 """The key's daily call limit."""
+SERVER_CODES = frozenset({"ERROR-500", "ERROR-600", "ERROR-601"})
+"""Server trouble: retried."""
+CYCLES: tuple[str, ...] = ("QY", "YY", "HY", "MM", "WK")
+"""``DTACYCLE_CD`` values, in svc's order of preference (the survey is quarterly)."""
+LINKED = "linked"
+"""The era of a ``(시계열)`` table."""
 
+CLASSES: Mapping[str, str] = {
+    "오피스": "오피스",
+    "중대형상가": "중대형 상가",
+    "소규모상가": "소규모 상가",
+    "집합상가": "집합 상가",
+    "일반상가": "일반 상가",
+}
+"""Survey classes by their name without spaces (the table name's ``_<class>`` suffix)."""
+TABLE_METRICS: tuple[tuple[str, str | None], ...] = (
+    ("임대가격지수", "rent_index"),
+    ("공실률", "vacancy_rate"),
+    ("임대료", "rent_level"),
+    ("소득수익률", "income_yield"),
+    ("자본수익률", "capital_yield"),
+    ("투자수익률", "total_return"),
+    ("수익률", None),
+)
+"""Metric words of a table name, specific first; None: the metric is each row's item
+(the yields table of the current survey: 소득수익률, 자본수익률, 투자수익률)."""
+_YIELDS = frozenset({"income_yield", "capital_yield", "total_return", None})
+
+_ERA = re.compile(
+    r"\((?:(?P<linked>시계열)|(?P<y0>[0-9]{4})년(?:(?P<q0>[1-4])분기)?~"
+    r"|(?P<y1>[0-9]{4})년|(?P<y2>[0-9]{4})~(?P<y3>[0-9]{4}))\)"
+)
 _QUARTER = re.compile(r"([0-9]{4})0([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
+_CHARSET = re.compile(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+_DECLARATION = re.compile(r"^<\?xml[^>]*\?>")
+_GARBLED = re.compile("\ufffd|[\u00c0-\u00ef][\u0080-\u00bf]")
+"""A replacement character, or UTF-8 read as Latin-1 (a lead byte then a continuation
+byte): Korean that did not decode. ``·`` alone is a real character."""
+
+Quarter = tuple[int, int]
 
 
 @attrs.frozen(kw_only=True)
@@ -49,28 +101,134 @@ class RonePage:
 
 @attrs.frozen(kw_only=True)
 class RoneTable:
-    """A statistic table chosen for sync."""
+    """A rental-survey statistic table as its name describes it.
+
+    ``metric`` None: by item. ``era`` is ``linked`` or the name's era (``2024Q3~``,
+    ``2022~``, ``2021``, ``2013~2016``); ``first``/``last`` the quarters ``plan`` gives
+    it (None: open)."""
 
     table_id: str
     name: str
+    survey_class: str
+    metric: str | None
+    era: str
+    cycle: str = "QY"
+    first: Quarter | None = None
+    last: Quarter | None = None
+
+    @property
+    def family(self) -> str:
+        """What the table's eras follow one another in: the yields share one."""
+        return "yields" if self.metric in _YIELDS else str(self.metric)
+
+    def holds(self, period_id: str) -> bool:
+        """Whether a row of period ``period_id`` (``YYYY0Q`` or ``YYYY``) is this table's
+        to supply (inside its era; a linked table holds every period)."""
+        text = period_id.strip()
+        quarter = _QUARTER.fullmatch(text)
+        if quarter is not None:
+            span: tuple[Quarter, Quarter] = ((int(quarter[1]), int(quarter[2])),) * 2
+        elif _YEAR.fullmatch(text):
+            span = ((int(text), 1), (int(text), 4))
+        else:
+            return True  # malformed: the reader rejects it by reason
+        return (self.first is None or span[0] >= self.first) and (
+            self.last is None or span[1] <= self.last
+        )
+
+
+@attrs.frozen(kw_only=True)
+class Plan:
+    """The tables to read and the ones left out, each with why."""
+
+    tables: tuple[RoneTable, ...]
+    skipped: tuple[tuple[RoneTable, str], ...] = ()
+
+
+def classify(code: str) -> str:
+    """``request``, ``key``, ``limit`` or ``retry`` for an R-ONE result code."""
+    if code in REQUEST_CODES:
+        return "request"
+    if code in KEY_CODES:
+        return "key"
+    if code in LIMIT_CODES:
+        return "limit"
+    return "retry"
+
+
+def decode(data: bytes, content_type: str | None, *, path: str = "<bytes>") -> str:
+    """The answer as text: by the declared charset, then UTF-8, then CP949."""
+    declared = _CHARSET.search(content_type or "")
+    tried: list[str] = [declared.group(1)] if declared else []
+    for charset in (*tried, "utf-8-sig", "cp949"):
+        try:
+            return data.decode("utf-8-sig" if charset.lower() in ("utf-8", "utf8") else charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    raise SourceError(
+        f"the answer decodes neither as its declared charset "
+        f"({declared.group(1) if declared else 'none'}), UTF-8 nor CP949",
+        path=path,
+    )
 
 
 def _result(value: Any) -> tuple[str, str]:
     result = value if isinstance(value, dict) else {}
-    return str(result.get("CODE", "")).strip(), str(result.get("MESSAGE", "")).strip()
+    return str(result.get("CODE", "") or "").strip(), str(result.get("MESSAGE", "") or "").strip()
 
 
-def read_page(data: bytes, root: str, *, path: str = "<bytes>") -> RonePage:
-    """Read one R-ONE answer under ``root`` (``SttsApiTbl``, ``SttsApiTblData``).
+def _xml_document(text: str, root: str, path: str) -> dict[str, Any]:
+    """An XML answer in the JSON answer's shape."""
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise SourceError("XML with a DOCTYPE is refused", path=path)
+    try:
+        # no DOCTYPE (checked above), so no entities to expand
+        element = ET.fromstring(_DECLARATION.sub("", text, count=1))  # noqa: S314
+    except (ET.ParseError, expat.ExpatError) as exc:
+        raise SourceError(f"not an R-ONE XML answer: {exc}", path=path) from None
+
+    def fields(node: ET.Element) -> dict[str, Any]:
+        return {child.tag: child.text for child in node}
+
+    if element.tag == "RESULT":
+        return {"RESULT": fields(element)}
+    if element.tag != root:
+        return {}
+    head: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for part in element:
+        if part.tag == "head":
+            for entry in part:
+                if entry.tag == "list_total_count":
+                    text_count = (entry.text or "").strip()
+                    head.append(
+                        {"list_total_count": int(text_count) if text_count.isdigit() else None}
+                    )
+                elif entry.tag == "RESULT":
+                    head.append({"RESULT": fields(entry)})
+        elif part.tag == "row":
+            rows.append(fields(part))
+    return {root: [{"head": head}, {"row": rows}]}
+
+
+def read_page(
+    data: bytes, root: str, *, path: str = "<bytes>", content_type: str | None = None
+) -> RonePage:
+    """Read one R-ONE answer (JSON or XML) under ``root`` (``SttsApiTbl``,
+    ``SttsApiTblData``).
 
     ``GatewayError`` (the code as ``reason_code``) for an error result, ``SourceError``
-    for anything malformed."""
-    try:
-        doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(f"not an R-ONE JSON answer: {exc}", path=path) from None
+    for anything malformed or undecodable."""
+    text = decode(data, content_type, path=path).lstrip("\ufeff \t\r\n")
+    if text[:1] == "<":
+        doc: Any = _xml_document(text, root, path)
+    else:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SourceError(f"not an R-ONE JSON answer: {exc}", path=path) from None
     if not isinstance(doc, dict):
-        raise SourceError("not an R-ONE JSON answer", path=path)
+        raise SourceError("not an R-ONE answer", path=path)
     if root not in doc:
         code, message = _result(doc.get("RESULT"))
         if code == NO_DATA_CODE:
@@ -86,7 +244,7 @@ def read_page(data: bytes, root: str, *, path: str = "<bytes>") -> RonePage:
             head = part.get("head", head)
             rows = part.get("row", rows)
     total: int | None = None
-    code = ""
+    code = message = ""
     for entry in head if isinstance(head, list) else []:
         if isinstance(entry, dict) and "list_total_count" in entry:
             raw = entry["list_total_count"]
@@ -96,49 +254,131 @@ def read_page(data: bytes, root: str, *, path: str = "<bytes>") -> RonePage:
     if code == NO_DATA_CODE:
         return RonePage(total_count=0, rows=())
     if code != OK_CODE:
-        raise GatewayError(f"R-ONE error {code or '?'}", path=path, reason_code=code)
+        detail = f"R-ONE error {code or '?'}" + (f": {message}" if message else "")
+        raise GatewayError(detail, path=path, reason_code=code)
     if total is None or not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise SourceError("the answer has no list_total_count or malformed rows", path=path)
     return RonePage(total_count=total, rows=tuple(rows))
 
 
-def classify(code: str) -> str:
-    """``key``, ``limit`` or ``retry`` (see ``svc_core.sync.classify_gateway``)."""
-    if code in KEY_CODES:
-        return "key"
-    if code in LIMIT_CODES:
-        return "limit"
-    return "retry"
+def cycle_of(listed: str) -> str:
+    """The one ``DTACYCLE_CD`` to send for a table whose list entry says ``listed``
+    (possibly several codes together): quarterly when offered, else the first known
+    code, else ``QY`` (the survey's cycle)."""
+    offered = {c for c in CYCLES if c in listed.upper()}
+    return next((c for c in CYCLES if c in offered), "QY")
 
 
-def choose_tables(rows: Iterable[Mapping[str, Any]]) -> tuple[RoneTable, ...]:
-    """The rental-survey tables of a metric svc serves, by name (ids change), in id
-    order, each once."""
-    found: dict[str, RoneTable] = {}
-    for row in rows:
-        table_id = str(row.get("STATBL_ID", "")).strip()
-        name = str(row.get("STATBL_NM", "")).strip()
-        squashed = re.sub(r"\s+", "", name)
-        if not table_id or SURVEY_WORD not in squashed:
+def _era(match: re.Match[str]) -> tuple[str, Quarter | None, Quarter | None]:
+    if match["linked"]:
+        return LINKED, None, None
+    if match["y0"]:
+        start = (int(match["y0"]), int(match["q0"] or 1))
+        label = f"{start[0]}Q{start[1]}~" if match["q0"] else f"{start[0]}~"
+        return label, start, None
+    if match["y1"]:
+        year = int(match["y1"])
+        return str(year), (year, 1), (year, 4)
+    first, last = int(match["y2"]), int(match["y3"])
+    return f"{first}~{last}", (first, 1), (last, 4)
+
+
+def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
+    """A table-list row as a rental-survey table svc reads, or None (another survey,
+    another statistic, no class or no era in the name). ``SourceError`` for a name that
+    did not decode."""
+    table_id = str(row.get("STATBL_ID", "") or "").strip()
+    name = str(row.get("STATBL_NM", "") or "").strip()
+    if _GARBLED.search(name):
+        raise SourceError(f"the table name {name!r} ({table_id}) did not decode")
+    squashed = re.sub(r"\s+", "", name)
+    if not table_id or SURVEY_WORD not in squashed or "_" not in squashed:
+        return None
+    stem, suffix = squashed.rsplit("_", 1)
+    survey_class = CLASSES.get(suffix)
+    era = _ERA.search(stem)
+    if survey_class is None or era is None:
+        return None
+    words = stem.replace(SURVEY_WORD, "", 1)
+    metrics = [metric for word, metric in TABLE_METRICS if word in words]
+    if not metrics:
+        return None
+    label, first, last = _era(era)
+    return RoneTable(
+        table_id=table_id,
+        name=name,
+        survey_class=survey_class,
+        metric=metrics[0],
+        era=label,
+        cycle=cycle_of(str(row.get("DTACYCLE_CD", "") or "")),
+        first=first,
+        last=last,
+    )
+
+
+def _before(quarter: Quarter) -> Quarter:
+    year, q = quarter
+    return (year, q - 1) if q > 1 else (year - 1, 4)
+
+
+def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None = None) -> Plan:
+    """The tables to read from a table list, and the ones left out with why.
+
+    ``classes``: the survey classes to read (default all); a table of another class is
+    left out.
+
+    Per class and metric: the linked series when there is one, else every era table,
+    each holding the quarters from its start to the one before the next era's start
+    (the next era within the same class and family: the yields tables of the current
+    survey follow the older per-metric ones). Of two tables of the same class, metric
+    and era, the one with the smaller id is read."""
+    described = [t for t in (describe_table(r) for r in rows) if t is not None]
+    chosen: dict[tuple[str, str | None, str], RoneTable] = {}
+    skipped: list[tuple[RoneTable, str]] = []
+    for table in sorted(described, key=lambda t: t.table_id):
+        if classes is not None and table.survey_class not in classes:
+            skipped.append((table, f"class {table.survey_class} is not read"))
             continue
-        if any(word in squashed for word, _ in METRIC_NAMES):
-            found.setdefault(table_id, RoneTable(table_id=table_id, name=name))
-    return tuple(found[k] for k in sorted(found))
+        key = (table.survey_class, table.metric, table.era)
+        if key in chosen:
+            skipped.append((table, f"same class, metric and era as {chosen[key].table_id}"))
+            continue
+        chosen[key] = table
+    linked = {(c, m) for c, m, e in chosen if e == LINKED}
+    kept: list[RoneTable] = []
+    for (survey_class, metric, era), table in chosen.items():
+        if era != LINKED and (survey_class, metric) in linked:
+            skipped.append((table, "the linked (시계열) series of this metric is read instead"))
+            continue
+        kept.append(table)
+    starts: dict[tuple[str, str], list[Quarter]] = {}
+    for table in kept:
+        if table.first is not None:
+            starts.setdefault((table.survey_class, table.family), []).append(table.first)
+    tables: list[RoneTable] = []
+    for table in kept:
+        if table.first is not None:
+            later = [s for s in starts[(table.survey_class, table.family)] if s > table.first]
+            if later:
+                end = _before(min(later))
+                table = attrs.evolve(table, last=min(end, table.last or end))
+        tables.append(table)
+    tables.sort(key=lambda t: (t.survey_class, t.family, t.first or (0, 0), t.table_id))
+    return Plan(tables=tuple(tables), skipped=tuple(skipped))
 
 
-def era_of(period_id: str) -> str | None:
-    """The market-area era of a period id (``YYYY0Q`` or ``YYYY``); None when malformed.
-
-    A year counts in the new era from 2024: annual figures are compiled after the year
-    ends, when the redrawn areas are in force."""
-    text = period_id.strip()
-    quarter = _QUARTER.fullmatch(text)
-    if quarter:
-        key = (int(quarter.group(1)), int(quarter.group(2)))
-        return ERAS[0] if key >= REDRAWN else ERAS[1]
-    if _YEAR.fullmatch(text):
-        return ERAS[0] if int(text) >= REDRAWN[0] else ERAS[1]
-    return None
+def unmapped_areas(
+    rows: Iterable[Mapping[str, Any]], area_map: Mapping[str, Any]
+) -> dict[str, str]:
+    """The market areas of ``rows`` (``CLS_FULLNM`` → ``CLS_ID``) that ``area_map`` maps
+    to no district: what a sync lists so that the map can be extended."""
+    mapped = {area_key(area) for area in area_map}
+    found: dict[str, str] = {}
+    for row in rows:
+        path = str(row.get("CLS_FULLNM") or row.get("CLS_NM") or "").strip()
+        if path and area_key(path) not in mapped:
+            found.setdefault(path, str(row.get("CLS_ID", "") or "").strip())
+    return found
 
 
 def data_document(rows: Iterable[Mapping[str, Any]]) -> bytes:

@@ -1,4 +1,4 @@
-"""R-ONE sync, pure (``svc_core.rone_sync``): answers, table choice, eras."""
+"""R-ONE sync, pure (``svc_core.rone_sync``): answers, codes, decoding, table plans."""
 
 from __future__ import annotations
 
@@ -10,51 +10,40 @@ from hypothesis import strategies as st
 
 from svc_core.errors import GatewayError, SourceError
 from svc_core.rone_sync import (
-    ERAS,
-    choose_tables,
     classify,
+    cycle_of,
     data_document,
-    era_of,
+    decode,
+    describe_table,
+    plan,
     read_page,
+    unmapped_areas,
 )
 
+CLASSES = ["오피스", "중대형 상가", "소규모 상가", "집합 상가", "일반 상가"]
+STEMS = [
+    "임대동향 지역별 공실률(2024년3분기~)",
+    "임대동향 지역별 공실률(2022년~)",
+    "임대동향 지역별 공실률(2021년)",
+    "임대동향 지역별 공실률(2013~2016)",
+    "임대동향 지역별 임대료(2024년3분기~)",
+    "임대동향 지역별 임대가격지수(시계열)",
+    "임대동향 지역별 임대가격지수(2024년3분기~)",
+    "임대동향 수익률(분기)(2024년3분기~)",
+    "임대동향 소득수익률(2022년~)",
+    "임대동향 자본수익률(2019년)",
+    "주택가격동향조사 매매가격지수",
+    "임대동향 표본 현황",
+]
 
-@given(year=st.integers(1990, 2100), quarter=st.integers(1, 4))
-def test_every_quarter_has_one_era_split_at_2024_q3(year: int, quarter: int) -> None:
-    era = era_of(f"{year}0{quarter}")
-    assert era == (ERAS[0] if (year, quarter) >= (2024, 3) else ERAS[1])
 
-
-def test_years_and_malformed_periods() -> None:
-    assert era_of("2023") == ERAS[1] and era_of("2024") == ERAS[0]
-    assert era_of("202513") is None and era_of("2025-Q1") is None
-
-
-@given(
-    names=st.lists(
-        st.tuples(
-            st.sampled_from(["A_1", "A_2", "B_7", "C_9"]),
-            st.sampled_from(
-                [
-                    "상업용부동산 임대동향조사 오피스 공실률",
-                    "상업용부동산 임대 동향조사 투자수익률",
-                    "주택가격동향조사 매매가격지수",
-                    "상업용부동산 임대동향조사 표본 현황",
-                ]
-            ),
-        ),
-        max_size=8,
-    )
-)
-def test_tables_are_chosen_by_survey_and_metric_name(names: list[tuple[str, str]]) -> None:
-    chosen = choose_tables({"STATBL_ID": i, "STATBL_NM": n} for i, n in names)
-    ids = [t.table_id for t in chosen]
-    assert ids == sorted(set(ids))
-    for table in chosen:
-        squashed = table.name.replace(" ", "")
-        assert "임대동향" in squashed and ("공실률" in squashed or "수익률" in squashed)
-    expected = {i for i, n in names if "임대동향" in n.replace(" ", "") and "현황" not in n}
-    assert set(ids) == expected
+def test_codes_are_classified_as_the_service_means_them() -> None:
+    for code in ("ERROR-300", "ERROR-310", "ERROR-333", "ERROR-336"):
+        assert classify(code) == "request"
+    assert classify("ERROR-290") == classify("INFO-300") == "key"
+    assert classify("ERROR-337") == "limit"
+    for code in ("ERROR-500", "ERROR-600", "ERROR-601", "INFO-100"):
+        assert classify(code) == "retry"  # INFO-100 is not an R-ONE code
 
 
 def test_answers_are_read_or_refused_by_their_code() -> None:
@@ -63,9 +52,132 @@ def test_answers_are_read_or_refused_by_their_code() -> None:
     assert page.total_count == 1 and list(page.rows) == rows
     assert read_page(b'{"RESULT": {"CODE": "INFO-200"}}', "SttsApiTbl").rows == ()
     with pytest.raises(GatewayError) as refused:
-        read_page(b'{"RESULT": {"CODE": "INFO-100", "MESSAGE": "key"}}', "SttsApiTbl")
-    assert classify(refused.value.reason_code) == "key"
-    assert classify("ERROR-337") == "limit" and classify("ERROR-500") == "retry"
+        read_page(b'{"RESULT": {"CODE": "ERROR-300", "MESSAGE": "m"}}', "SttsApiTblData")
+    assert refused.value.reason_code == "ERROR-300"
     for bad in (b"<html>", b"[]", json.dumps({"SttsApiTbl": [{"row": []}]}).encode()):
         with pytest.raises(SourceError):
             read_page(bad, "SttsApiTbl")
+
+
+def test_xml_answers_read_as_json_ones() -> None:
+    xml = (
+        '<?xml version="1.0" encoding="EUC-KR"?><SttsApiTblData><head>'
+        "<list_total_count>1</list_total_count><RESULT><CODE>INFO-000</CODE>"
+        "<MESSAGE>정상</MESSAGE></RESULT></head><row><CLS_FULLNM>서울&gt;도심</CLS_FULLNM>"
+        "<CLS_ID>510003</CLS_ID><DTA_VAL>9.8</DTA_VAL></row></SttsApiTblData>"
+    )
+    page = read_page(xml.encode("cp949"), "SttsApiTblData", content_type="text/xml;charset=EUC-KR")
+    assert page.total_count == 1
+    assert page.rows[0] == {"CLS_FULLNM": "서울>도심", "CLS_ID": "510003", "DTA_VAL": "9.8"}
+    with pytest.raises(GatewayError) as refused:
+        read_page(b"<RESULT><CODE>ERROR-336</CODE></RESULT>", "SttsApiTblData")
+    assert refused.value.reason_code == "ERROR-336"
+    with pytest.raises(SourceError):
+        read_page(b'<!DOCTYPE x [<!ENTITY a "b">]><RESULT/>', "SttsApiTblData")
+
+
+@given(text=st.text(max_size=30), charset=st.sampled_from(["UTF-8", "EUC-KR", "cp949", None]))
+def test_text_decodes_by_its_declared_charset_or_fails_loudly(
+    text: str, charset: str | None
+) -> None:
+    try:
+        data = text.encode(charset or "utf-8")
+    except UnicodeEncodeError:
+        return
+    header = f"application/json;charset={charset}" if charset else None
+    assert decode(data, header) == text.removeprefix("\ufeff")
+    with pytest.raises(SourceError):
+        decode(b"\xff\xfe\xff", "application/json;charset=UTF-8")
+
+
+@given(listed=st.lists(st.sampled_from(["YY", "QY", "MM", "HY", "WK", ",", " "]), max_size=6))
+def test_one_cycle_code_is_sent_quarterly_first(listed: list[str]) -> None:
+    code = cycle_of("".join(listed))
+    assert code in ("QY", "YY", "HY", "MM", "WK")
+    if "QY" in listed or not {"YY", "MM", "HY", "WK"} & set(listed):
+        assert code == "QY"
+
+
+def test_table_names_say_class_metric_and_era() -> None:
+    table = describe_table(
+        {"STATBL_ID": "T1", "STATBL_NM": "임대동향 수익률(분기)(2024년3분기~)_중대형 상가"}
+    )
+    assert table is not None
+    assert (table.survey_class, table.metric, table.era, table.first) == (
+        "중대형 상가",
+        None,
+        "2024Q3~",
+        (2024, 3),
+    )
+    garbled = "임대동향 지역별 공실률(2021년)_오피스".encode().decode("latin-1")
+    with pytest.raises(SourceError, match="did not decode"):
+        describe_table({"STATBL_ID": "T2", "STATBL_NM": garbled})
+    with pytest.raises(SourceError, match="did not decode"):
+        describe_table({"STATBL_ID": "T3", "STATBL_NM": "임대동향 \ufffd"})
+    # a middle dot is a real character of Korean names
+    dotted = describe_table(
+        {"STATBL_ID": "T4", "STATBL_NM": "임대동향 매매·임대 공실률(2021년)_오피스"}
+    )
+    assert dotted is not None and dotted.metric == "vacancy_rate"
+
+
+@given(
+    chosen=st.lists(
+        st.tuples(st.sampled_from(STEMS), st.sampled_from(CLASSES), st.sampled_from("QYM")),
+        max_size=25,
+    )
+)
+def test_no_two_planned_tables_supply_one_value(chosen: list[tuple[str, str, str]]) -> None:
+    listing = [
+        {"STATBL_ID": f"T{i:02d}", "STATBL_NM": f"{stem}_{c}", "DTACYCLE_CD": cycle}
+        for i, (stem, c, cycle) in enumerate(chosen)
+    ]
+    result = plan(listing)
+    metrics = {
+        None: ("income_yield", "capital_yield", "total_return"),
+    }
+    periods = [f"{y}0{q}" for y in range(2012, 2027) for q in range(1, 5)]
+    supplied: set[tuple[str, str, str]] = set()
+    for table in result.tables:
+        for metric in metrics.get(table.metric, (str(table.metric),)):
+            for period in periods:
+                if table.holds(period):
+                    key = (table.survey_class, metric, period)
+                    assert key not in supplied, (table, key)
+                    supplied.add(key)
+    linked = {(t.survey_class, t.metric) for t in result.tables if t.era == "linked"}
+    assert not [
+        t for t in result.tables if t.era != "linked" and (t.survey_class, t.metric) in linked
+    ]
+    every = {t["STATBL_ID"] for t in listing if describe_table(t) is not None}
+    assert {t.table_id for t in result.tables} | {t.table_id for t, _ in result.skipped} == every
+
+
+def test_era_tables_hold_their_own_quarters_only() -> None:
+    names = [
+        "임대동향 소득수익률(2022년~)_오피스",
+        "임대동향 수익률(분기)(2024년3분기~)_오피스",
+        "임대동향 자본수익률(2019년)_오피스",
+    ]
+    tables = {t.era: t for t in plan({"STATBL_ID": n, "STATBL_NM": n} for n in names).tables}
+    assert tables["2022~"].holds("202402") and not tables["2022~"].holds("202403")
+    assert tables["2024Q3~"].holds("202503") and not tables["2024Q3~"].holds("202302")
+    assert tables["2019"].holds("2019") and not tables["2019"].holds("202001")
+
+
+AREAS = ["전국", "서울", "서울>도심", "서울>강남", "서울>여의도·마포", "서울>기타", "부산"]
+
+
+@given(
+    seen=st.lists(st.tuples(st.sampled_from(AREAS), st.integers(500000, 599999)), max_size=12),
+    mapped=st.sets(st.sampled_from(["서울>도심", "서울>강남", "서울>여의도마포"])),
+)
+def test_every_area_read_is_mapped_or_listed(seen: list[tuple[str, int]], mapped: set[str]) -> None:
+    rows = [{"CLS_FULLNM": path, "CLS_ID": cls_id} for path, cls_id in seen]
+    listed = unmapped_areas(rows, dict.fromkeys(mapped, ("11110",)))
+    for path, cls_id in seen:
+        in_map = path.replace("·", "") in mapped
+        assert (path in listed) != in_map
+        if not in_map:
+            first = next(c for p, c in seen if p == path)
+            assert listed[path] == str(first) and cls_id >= 500000

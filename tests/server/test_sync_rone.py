@@ -1,4 +1,5 @@
-"""``svc sync rone`` through the real ``svc`` command against a local R-ONE stand-in."""
+"""``svc sync rone`` through the real ``svc`` command against the R-ONE stand-in, which
+answers as the real service does (tests/server/rone_standin.py)."""
 
 from __future__ import annotations
 
@@ -6,32 +7,34 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from svc_core.sync import CONNECT_FAILURE_LIMIT
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import open_store
-from tests.server.rone_standin import (
-    FIXTURES,
-    KEY,
-    TABLES,
-    VACANCY,
-    YIELDS,
-    RoneStandIn,
-    serve,
-)
+from tests.conftest import LiveServer
+from tests.http.realestate_support import Api, make_app
+from tests.server.rone_standin import BY_NAME, KEY, TABLES, RoneStandIn, serve, value
 from tests.server.rtms_standin import closed_port_url
 
 SVC = Path(sys.executable).with_name("svc")
+GANGNAM = 510004  # 서울>강남 → 11680 강남구, 11650 서초구
 
 
 @pytest.fixture
 def standin() -> Iterator[RoneStandIn]:
     with serve() as state:
         yield state
+        # svc never sends a request the service refuses as malformed
+        assert state.refused == []
 
 
 def svc(
@@ -57,87 +60,259 @@ def rows(url: str, sql: str) -> list[dict[str, Any]]:
         store.close()
 
 
-OBSERVATIONS = (
-    "SELECT natural_key, sigungu_code, property_type, metric_type, period, value_pct "
-    "FROM index_observations ORDER BY natural_key"
-)
+def _values(url: str, code: str, prop: str) -> dict[tuple[str, str], float]:
+    found = rows(
+        url,
+        "SELECT metric_type, period, value_pct FROM index_observations "
+        f"WHERE sigungu_code = '{code}' AND property_type = '{prop}'",
+    )
+    return {(r["metric_type"], r["period"]): float(r["value_pct"]) for r in found}
 
 
-def test_the_survey_tables_load_by_name_paged_and_one_era_only(
-    db_url: str, standin: RoneStandIn, tmp_path: Path
+EXPECTED = {
+    # metric: (table of the 2025 quarter, table of the 2023 quarter, item)
+    "vacancy_rate": (
+        "임대동향 지역별 공실률(2024년3분기~)",
+        "임대동향 지역별 공실률(2022년~)",
+        "공실률",
+    ),
+    "rent_level": (
+        "임대동향 지역별 임대료(2024년3분기~)",
+        "임대동향 지역별 임대료(2022년~)",
+        "임대료",
+    ),
+    "rent_index": (
+        "임대동향 지역별 임대가격지수(시계열)",
+        "임대동향 지역별 임대가격지수(시계열)",
+        "임대가격지수",
+    ),
+    "income_yield": (
+        "임대동향 수익률(분기)(2024년3분기~)",
+        "임대동향 소득수익률(2022년~)",
+        "소득수익률",
+    ),
+    "capital_yield": (
+        "임대동향 수익률(분기)(2024년3분기~)",
+        "임대동향 자본수익률(2022년~)",
+        "자본수익률",
+    ),
+    "total_return": (
+        "임대동향 수익률(분기)(2024년3분기~)",
+        "임대동향 투자수익률(2022년~)",
+        "투자수익률",
+    ),
+}
+
+
+def test_every_metric_loads_for_2025_and_2023_each_from_its_era(
+    db_url: str, standin: RoneStandIn
 ) -> None:
     done = svc(db_url, standin, "sync", "rone", "--backoff", "0")
     assert done.returncode == 0, done.stderr
     data_calls = [c for c in standin.calls if c["path"].endswith("SttsApiTblData.do")]
-    assert [(c["STATBL_ID"], c["pIndex"]) for c in data_calls] == [
-        (VACANCY, "1"),
-        (VACANCY, "2"),  # 1,050 rows: two pages of 1,000
-        (YIELDS, "1"),
-    ]
+    # every data call names its table and one cycle code, 1,000 rows a page
+    assert data_calls and all(c["DTACYCLE_CD"] == "QY" for c in data_calls)
     assert {c["pSize"] for c in standin.calls} == {"1000"}
-    assert "Z_HOUSING" not in {c.get("STATBL_ID") for c in standin.calls}
-    assert "1040 of the other era" in done.stdout
-    tables = rows(
-        db_url,
-        "SELECT table_id, era, status, total_count, pages FROM sync_tables ORDER BY table_id",
+    read = {c["STATBL_ID"] for c in data_calls}
+    names = {t["STATBL_ID"]: t["STATBL_NM"] for t in TABLES}
+    # the linked rent index is read (two pages); the era table of the same metric is not
+    linked = BY_NAME["임대동향 지역별 임대가격지수(시계열)_오피스"]["STATBL_ID"]
+    assert [c["pIndex"] for c in data_calls if c["STATBL_ID"] == linked] == ["1", "2"]
+    assert BY_NAME["임대동향 지역별 임대가격지수(2024년3분기~)_오피스"]["STATBL_ID"] not in read
+    assert not any(names[i].endswith(("소규모 상가", "일반 상가")) for i in read)
+    assert "PLACEHOLDER_99" not in read  # another survey's table
+    for code in ("11680", "11650"):
+        held = _values(db_url, code, "office")
+        for metric, (new, old, item) in EXPECTED.items():
+            assert held[(metric, "2025-Q1")] == value(f"{new}_오피스", GANGNAM, "202501", item)
+            assert held[(metric, "2023-Q3")] == value(f"{old}_오피스", GANGNAM, "202303", item)
+    retail = _values(db_url, "11680", "retail")
+    assert retail[("income_yield", "2025-Q2")] == value(
+        "임대동향 수익률(분기)(2024년3분기~)_중대형 상가", GANGNAM, "202502", "소득수익률"
     )
-    assert [
-        (t["table_id"], t["era"], t["status"], t["total_count"], t["pages"]) for t in tables
-    ] == [
-        (VACANCY, "from-2024Q3", "complete", 1050, 2),
-        (YIELDS, "from-2024Q3", "complete", 7, 1),
-    ]
-    # the same values as svc ingest of the fixture files (old-era rows left out)
-    other = f"sqlite:///{tmp_path / 'ingested.db'}"
-    for name, table in (
-        ("office_vacancy_openapi.json", TABLES[0]),
-        ("retail_yields_openapi.json", TABLES[2]),
-    ):
-        loaded = svc(
-            other,
-            standin,
-            "ingest",
-            "rone-index",
-            "--table-name",
-            table["STATBL_NM"],
-            str(FIXTURES / name),
+    # each table under its own era; no table supplies a value another one does
+    tables = rows(db_url, "SELECT table_id, era, status FROM sync_tables")
+    eras = {names[t["table_id"]]: t["era"] for t in tables}
+    assert eras["임대동향 지역별 공실률(2024년3분기~)_오피스"] == "2024Q3~"
+    assert eras["임대동향 지역별 공실률(2022년~)_오피스"] == "2022~"
+    assert eras["임대동향 지역별 공실률(2021년)_오피스"] == "2021"
+    assert eras["임대동향 지역별 임대가격지수(시계열)_오피스"] == "linked"
+    assert {t["status"] for t in tables} == {"complete"}
+    # the areas no district stands for are listed with their full name and CLS_ID
+    assert "market areas map to no district" in done.stdout
+    assert "서울>기타 (510006)" in done.stdout and "서울>강남 (510004)" not in done.stdout
+    # a second run adds nothing and still succeeds
+    again = svc(db_url, standin, "sync", "rone", "--backoff", "0")
+    assert again.returncode == 0, again.stderr
+    assert "; 0 values loaded" in again.stdout
+
+
+def test_indices_serve_the_synced_values_and_the_cap_rate_past_2024_q2(
+    sqlite_url: str, standin: RoneStandIn
+) -> None:
+    assert svc(sqlite_url, standin, "sync", "rone", "--backoff", "0").returncode == 0
+    store = open_store(sqlite_url)
+    try:
+        api = Api(make_app(store))
+        body = api.ok(
+            "indices",
+            {
+                "sigungu_code": "11680",
+                "property_type": "office",
+                "metric_type": "income_yield",
+                "period": "2025",
+            },
         )
-        assert loaded.returncode == 0, loaded.stderr
-    status = svc(db_url, standin, "sync", "status", "--json")
-    listed = json.loads(status.stdout)["rone_tables"]
-    assert [(t["table_id"], t["era"], t["status"], t["loaded"]) for t in listed] == [
-        (VACANCY, "from-2024Q3", "complete", 12),  # six areas of two districts
-        (YIELDS, "from-2024Q3", "complete", 10),
-    ]
-    assert all(t["fetched_at"].endswith("Z") for t in listed)
-    synced = rows(db_url, OBSERVATIONS)
-    assert synced and synced == rows(other, OBSERVATIONS)
-    assert all(r["period"] >= "2024" for r in synced)
+        # 서울>기타 maps to no district: served under its own code, A + its CLS_ID
+        other = api.ok(
+            "indices",
+            {"sigungu_code": "A510006", "metric_type": "vacancy_rate", "period": "2023"},
+        )
+        bad = api.get("indices", {"sigungu_code": "B510006"})
+    finally:
+        store.close()
+    assert bad.status_code == 400
+    assert "market-area code such as A510006" in bad.get_data(as_text=True)
+    assert {(r["sigungu"], r["property_type"]) for r in other["data"]} == {
+        ("서울>기타", "office"),
+        ("서울>기타", "retail"),
+        ("서울>기타", "commercial_complex"),
+    }
+    first = next(r for r in other["data"] if r["property_type"] == "office")
+    assert first["period"] == "2023-Q1"
+    assert first["value_pct"] == value(
+        "임대동향 지역별 공실률(2022년~)_오피스", 510006, "202301", "공실률"
+    )
+    got = {r["period"]: r["annualized_cap_rate"] for r in body["data"]}
+    name = "임대동향 수익률(분기)(2024년3분기~)_오피스"
+    assert set(got) == {"2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"}
+    assert got["2025-Q3"] == pytest.approx(4 * value(name, GANGNAM, "202503", "소득수익률"))
 
 
-def test_a_refused_key_writes_nothing(sqlite_url: str, standin: RoneStandIn) -> None:
-    done = svc(sqlite_url, standin, "sync", "rone", key="wrong")
+def test_error_300_stops_at_once_naming_the_table(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.fail.extend(["", "ERROR-300"])  # the list, then the first data call
+    done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
+    assert done.returncode == 1
+    assert len(standin.calls) == 2
+    first = standin.calls[1]["STATBL_ID"]
+    name = next(t["STATBL_NM"] for t in TABLES if t["STATBL_ID"] == first)
+    assert f"svc: error: table {name} ({first}): R-ONE refused the request" in done.stderr
+    assert "ERROR-300" in done.stderr
+
+
+def test_a_run_that_finds_no_table_exits_non_zero(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.tables = [t for t in TABLES if t["STATBL_ID"] == "PLACEHOLDER_99"]
+    done = svc(sqlite_url, standin, "sync", "rone")
+    assert done.returncode == 1
+    assert "names no rental-survey (임대동향) table" in done.stderr
+
+
+@pytest.mark.parametrize("code", ["ERROR-290", "INFO-300"])
+def test_a_refused_key_writes_nothing(sqlite_url: str, standin: RoneStandIn, code: str) -> None:
+    if code == "ERROR-290":
+        done = svc(sqlite_url, standin, "sync", "rone", key="wrong")
+    else:
+        standin.fail.append(code)
+        done = svc(sqlite_url, standin, "sync", "rone")
     assert done.returncode == 2
     assert done.stderr.startswith("svc: error: R-ONE refused the key")
+    assert len(standin.calls) == 1
     assert rows(sqlite_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] == 0
 
 
 def test_the_daily_limit_stops_with_its_own_code(sqlite_url: str, standin: RoneStandIn) -> None:
-    standin.fail.extend(["", "", "", "limit"])  # list, vacancy x2, then the yields table
+    standin.fail.extend(["", "", "", "ERROR-337"])  # list, linked x2, then the next table
     done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
     assert done.returncode == 3, done.stderr
-    states = rows(sqlite_url, "SELECT table_id, status FROM sync_tables")
-    assert states == [{"table_id": VACANCY, "status": "complete"}]
+    assert "run again tomorrow" in done.stderr
+    assert len(standin.calls) == 4
+    assert len(rows(sqlite_url, "SELECT table_id FROM sync_tables")) == 1
 
 
-def test_a_failing_table_is_recorded_and_the_others_load(
-    sqlite_url: str, standin: RoneStandIn
-) -> None:
-    standin.fail.extend(["", "500", "500"])  # the vacancy table's first page keeps failing
+def test_server_trouble_is_retried_then_recorded(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.fail.extend(["", "ERROR-500", "ERROR-601", "", "500", "ERROR-600"])
     done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0", "--retries", "1")
     assert done.returncode == 1, done.stderr
-    states = {r["table_id"]: r["status"] for r in rows(sqlite_url, "SELECT * FROM sync_tables")}
-    assert states == {VACANCY: "failed", YIELDS: "complete"}
+    states = [r["status"] for r in rows(sqlite_url, "SELECT status FROM sync_tables")]
+    assert states.count("failed") == 2 and states.count("complete") == len(states) - 2
+
+
+def test_a_declared_charset_is_honoured(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.charset = "EUC-KR"
+    done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
+    assert done.returncode == 0, done.stderr
+    assert _values(sqlite_url, "11680", "office")
+
+
+def test_garbled_names_are_an_error_not_a_silent_miss(
+    sqlite_url: str, standin: RoneStandIn
+) -> None:
+    standin.garble = True
+    done = svc(sqlite_url, standin, "sync", "rone")
+    assert done.returncode == 1
+    assert "did not decode" in done.stderr
+
+
+def test_the_standin_refuses_what_the_real_service_refuses() -> None:
+    with serve() as state:
+        base = state.url
+        ok = {"KEY": KEY, "STATBL_ID": "PLACEHOLDER_01", "DTACYCLE_CD": "QY", "Type": "json"}
+
+        def get(path: str, **params: str) -> httpx.Response:
+            return httpx.get(f"{base}/{path}", params=params)
+
+        without = {k: v for k, v in ok.items() if k != "DTACYCLE_CD"}
+        assert get("SttsApiTblData.do", **without).json()["RESULT"]["CODE"] == "ERROR-300"
+        big = get("SttsApiTblData.do", **ok, pIndex="1", pSize="1001")
+        assert big.json()["RESULT"]["CODE"] == "ERROR-336"
+        bad = get("SttsApiTblData.do", **ok, pIndex="x", pSize="10")
+        assert bad.json()["RESULT"]["CODE"] == "ERROR-333"
+        wrong = get("SttsApiTblData.do", **{**ok, "KEY": "nope"})
+        assert wrong.json()["RESULT"]["CODE"] == "ERROR-290"
+        page = get("SttsApiTblData.do", **ok, pIndex="1", pSize="5")
+        assert page.headers["content-type"] == "application/json;charset=UTF-8"
+        head, body = page.json()["SttsApiTblData"]
+        assert head["head"][1]["RESULT"]["CODE"] == "INFO-000" and len(body["row"]) == 5
+        xml = get("SttsApiTblData.do", **{**ok, "Type": "xml"}, pIndex="1", pSize="5")
+        assert xml.text.startswith('<?xml version="1.0" encoding="UTF-8"?><SttsApiTblData>')
+        missing = get("SttsApiTblData.do", **{**without, "Type": "xml"})
+        assert "<RESULT><CODE>ERROR-300</CODE>" in missing.text
+        assert ("ERROR-300", "DTACYCLE_CD") in state.refused
+
+
+def test_a_run_that_loads_nothing_exits_non_zero(sqlite_url: str, standin: RoneStandIn) -> None:
+    standin.no_data = True  # INFO-200 for every table: zero rows, not an error
+    done = svc(sqlite_url, standin, "sync", "rone")
+    assert done.returncode == 1
+    assert "nothing loaded" in done.stderr
+    assert rows(sqlite_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] == 0
+    status = svc(sqlite_url, standin, "sync", "status", "--json")
+    listed = json.loads(status.stdout)["rone_tables"]
+    assert {t["era"] for t in listed} == {"linked", "2024Q3~", "2022~", "2021"}
+    assert all(t["status"] == "complete" and t["loaded"] == 0 for t in listed)
+
+
+def test_a_real_server_serves_what_the_sync_loaded(
+    tmp_path: Path, standin: RoneStandIn, live_server_factory: Callable[..., LiveServer]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'svc.db'}"
+    assert svc(url, standin, "sync", "rone", "--backoff", "0").returncode == 0
+    store = open_store(url)
+    made = consumers.create_consumer(
+        store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
+    )
+    store.close()
+    server = live_server_factory(url)
+    request = urllib.request.Request(
+        f"{server.url}/api/v1/real-estate/indices?sigungu_code=11650&property_type=office"
+        "&metric_type=income_yield&period=2025-Q2",
+        headers={"X-API-Key": str(made.api_key)},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        (row,) = json.loads(answer.read())["data"]
+    income = value("임대동향 수익률(분기)(2024년3분기~)_오피스", GANGNAM, "202502", "소득수익률")
+    assert (row["sigungu"], row["value_pct"]) == ("서초구", income)
+    assert row["annualized_cap_rate"] == pytest.approx(4 * income)
 
 
 def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url: str) -> None:
@@ -151,9 +326,7 @@ def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url:
     assert (
         done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RONE_BASE_URL\n"
     )
-    assert f"sync rone (from-2024Q3): {CONNECT_FAILURE_LIMIT} calls; tables: 0 complete" in (
-        done.stdout
-    )
+    assert f"sync rone: {CONNECT_FAILURE_LIMIT} calls; tables: 0 complete" in done.stdout
     for table in ("sync_tables", "index_observations", "ingest_log"):
         assert rows(db_url, f"SELECT * FROM {table}") == [], table
 
@@ -163,6 +336,12 @@ def test_a_sync_of_r_one_writes_a_progress_line_per_table(
 ) -> None:
     done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
     assert done.returncode == 0, done.stderr
-    progress = [line for line in done.stdout.splitlines() if line.startswith("  ")]
-    assert [line.split()[0] for line in progress] == ["1/2", "2/2"]
+    progress = [
+        line
+        for line in done.stdout.splitlines()
+        if line.startswith("  ") and "/" in line.split()[0]
+    ]
+    read = len(rows(sqlite_url, "SELECT table_id FROM sync_tables"))
+    assert read > 2
+    assert [line.split()[0] for line in progress] == [f"{n}/{read}" for n in range(1, read + 1)]
     assert all(": complete, " in line for line in progress)

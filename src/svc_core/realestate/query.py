@@ -62,6 +62,18 @@ def _sigungu(*, required: bool) -> Param:
 
 
 SIGUNGU_REQUIRED = _sigungu(required=True)
+INDEX_PLACE = Param(
+    name="sigungu_code",
+    description=(
+        "5-digit district code, or A + the R-ONE CLS_ID of a market area that maps to no "
+        "district (A510006 for 서울>기타)."
+    ),
+    required=True,
+    pattern="([0-9]{5}|A[0-9]{1,12})",
+    message="must be a 5-digit district code such as 11680 or a market-area code such as A510006.",
+    hint=CODE_HINT,
+    example="11680",
+)
 SIGUNGU_OPTIONAL = _sigungu(required=False)
 PROPERTY_TYPE = Param(
     name="property_type",
@@ -185,7 +197,7 @@ SERIES_PARAMS: tuple[Param, ...] = (
     AREA_UNIT,
 )
 COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *TYPED_FILTERS, GRANULARITY, LIMIT)
-INDICES_PARAMS: tuple[Param, ...] = (SIGUNGU_REQUIRED, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
+INDICES_PARAMS: tuple[Param, ...] = (INDEX_PLACE, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
 DIMENSIONS_PARAMS: tuple[Param, ...] = (GEO_PRECISION,)
 PULSE_NAMES = names(PULSE_PARAMS)
 SERIES_NAMES = names(SERIES_PARAMS)

@@ -20,13 +20,14 @@ Two input forms, one result:
 
 Names, not table ids (which change when the survey is reorganised), decide the meaning.
 Metric (first match, specific names first): 임대가격지수 → ``rent_index``, 매매가격지수 →
-``sale_price_index``, 공실률 → ``vacancy_rate``, 소득수익률 → ``income_yield``,
+``sale_price_index``, 공실률 → ``vacancy_rate``, 임대료 → ``rent_level`` (thousand won per m²),
+소득수익률 → ``income_yield``,
 자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
 ``sale_price_index``; searched in the item name, then the item's full name, then the
 caller's ``table_name`` (the table's name from ``SttsApiTbl.do``).
 
 Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형상가 → ``retail``,
-집합상가 → ``commercial_complex``; 소규모상가 is not mapped by default (excluded as
+집합상가 → ``commercial_complex``; 소규모상가 and 일반상가 are not mapped by default (excluded as
 ``unmapped_property_class``): svc's ``retail`` (whole retail buildings) takes one survey
 class so that a district has one value per metric; pass a ``class_map`` to choose
 otherwise. The class is looked for among the class path's and item's ``>`` parts, then
@@ -35,8 +36,10 @@ otherwise. The class is looked for among the class path's and item's ``>`` parts
 Geography: the survey's market area is the class path without its property-class part,
 compared without spaces and ``·``/``/`` (``서울>여의도·마포`` = ``서울>여의도마포``). The
 caller's ``area_map`` (market area → sigungu codes) turns it into districts; one row
-gives one observation per mapped district, each carrying the area's value. Areas not in
-the map (``전국``, ``서울``, sub-areas) are excluded as ``unmapped_area``. A district may
+gives one observation per mapped district, each carrying the area's value. An area not
+in the map (``전국``, ``서울``, other areas) is served under its own code ``A<CLS_ID>``
+(``A510006`` for ``서울>기타``), named by its path; in the CSV form, which has no
+``CLS_ID``, it is excluded as ``unmapped_area``. A district may
 appear under one area only. Rows with a null value are excluded as ``no_value``;
 other cycles than quarter and year as ``unsupported_cycle``.
 
@@ -51,6 +54,7 @@ in two places.
 
 from __future__ import annotations
 
+import importlib.resources
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -66,28 +70,38 @@ from svc_core.sources import IndexParseResult, Reject, csv_rows, csv_text, is_bl
 
 SOURCE = "rone_official"
 
-DEFAULT_AREA_MAP: Mapping[str, Sequence[str]] = {
-    "서울>도심": ("11110", "11140"),  # 종로구, 중구 (CBD: 광화문, 종로, 명동, 을지로)
-    "서울>강남": ("11680", "11650"),  # 강남구, 서초구 (GBD: 테헤란로, 강남대로)
-    "서울>여의도마포": ("11560", "11440"),  # 영등포구, 마포구 (YBD: 여의도, 공덕)
-    "서울>기타>용산": ("11170",),  # 용산구
-    "서울>기타>잠실송파": ("11710",),  # 송파구
-    "서울>기타>목동": ("11470",),  # 양천구
-}
-"""Main Seoul office market areas → districts. An approximation: an area's value stands
-for each district it covers. Pass your own ``area_map`` for other areas or metros."""
+AREA_TABLE = "data/rone_areas.csv"
+"""The bundled market-area table (``market_area,sigungu_code``, one district a line)."""
+
+
+def bundled_area_map() -> dict[str, tuple[str, ...]]:
+    """The bundled market areas → districts (``AREA_TABLE``), in table order."""
+    text = importlib.resources.files("svc_core").joinpath(AREA_TABLE).read_text("utf-8-sig")
+    out: dict[str, list[str]] = {}
+    for line, cells in csv_rows(text, AREA_TABLE):
+        if line > 1 and cells:
+            out.setdefault(cells[0].strip(), []).append(cells[1].strip())
+    return {area: tuple(codes) for area, codes in out.items()}
+
+
+DEFAULT_AREA_MAP: Mapping[str, Sequence[str]] = bundled_area_map()
+"""Main Seoul office market areas → districts (``AREA_TABLE``). An approximation: an
+area's value stands for each district it covers. Pass your own ``area_map`` for other
+areas or metros."""
 
 DEFAULT_CLASS_MAP: Mapping[str, str | None] = {
     "오피스": "office",
     "중대형상가": "retail",
     "집합상가": "commercial_complex",
     "소규모상가": None,
+    "일반상가": None,
 }
 
 METRIC_NAMES: tuple[tuple[str, str], ...] = (
     ("임대가격지수", "rent_index"),
     ("매매가격지수", "sale_price_index"),
     ("공실률", "vacancy_rate"),
+    ("임대료", "rent_level"),
     ("소득수익률", "income_yield"),
     ("자본수익률", "capital_yield"),
     ("투자수익률", "total_return"),
@@ -102,6 +116,7 @@ _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
 _NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _CODE = re.compile(r"[0-9]{5}")
+_AREA_ID = re.compile(r"[0-9]{1,12}")
 
 
 def area_key(path: str) -> str:
@@ -144,6 +159,8 @@ class _Row:
     group_name: str
     property_class: str | None
     value: Any
+    area_id: str = ""
+    """The market area's ``CLS_ID`` (open-API rows only)."""
 
 
 class _Exclude(Exception):
@@ -236,6 +253,14 @@ def _value(row: _Row) -> float:
     return value
 
 
+def _own_code(row: _Row, area: str) -> tuple[tuple[str, str], ...]:
+    """An unmapped market area served under its own code, ``A<CLS_ID>``, named by its
+    path; ``unmapped_area`` when the row has no ``CLS_ID`` (the CSV form)."""
+    if not _AREA_ID.fullmatch(row.area_id):
+        raise _Exclude("unmapped_area")
+    return ((f"A{row.area_id}", (area or row.class_path)[:40]),)
+
+
 def _observations(
     rows: Iterator[_Row],
     report: LoadReport,
@@ -257,7 +282,7 @@ def _observations(
             period = _period(row)
             targets = districts.get(area_key(area))
             if targets is None:
-                raise _Exclude("unmapped_area")
+                targets = _own_code(row, area)
         except _Exclude as exc:
             report.exclude(exc.reason)
             continue
@@ -333,6 +358,7 @@ def _json_rows(data: bytes, path: str) -> list[_Row]:
                 group_name=_text(item.get("GRP_NM")),
                 property_class=None,
                 value=item.get("DTA_VAL"),
+                area_id=_text(item.get("CLS_ID")).strip(),
             )
         )
     return rows

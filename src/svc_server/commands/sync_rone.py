@@ -1,8 +1,9 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API (docs/sync.md).
 
 Exit status as ``svc sync rtms`` (``commands.sync``): 0 every table complete, 1 some
-failed or partial, 2 usage error or key refused, 3 daily limit, 4 budget used up, 5 the
-API could not be reached.
+failed or partial, R-ONE refused a request as malformed, no table to read, or nothing
+loaded, 2 usage error or key refused, 3 daily limit, 4 budget used up, 5 the API could
+not be reached.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.params import ascii_int
-from svc_core.rone_sync import ERAS
 from svc_core.sources import rone
 from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
@@ -38,29 +38,23 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         help="read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
-            "(임대동향) tables of vacancy, rent index and returns by name, read each "
-            "1,000 rows a call, and load the rows of one market-area era (the survey "
-            "redrew its areas in 2024 Q3; the eras are never joined silently). Base URL "
-            f"from {BASE_URL_ENV} (default {DEFAULT_BASE_URL}). Progress: a bar on a "
-            "terminal, a line per table otherwise. Exit 0 all complete, 1 some failed or "
-            "partial, 2 usage error or key refused, 3 daily limit reached, 4 budget used "
-            f"up, 5 the API could not be reached ({CONNECT_FAILURE_LIMIT} calls in a row "
-            "could not connect)."
+            "(임대동향) tables of vacancy, rent, rent index and yields by name, read each "
+            "1,000 rows a call, and load every table's rows under its own era (each era "
+            "is its own table; the linked (시계열) series is preferred where it exists). "
+            f"Base URL from {BASE_URL_ENV} (default {DEFAULT_BASE_URL}). Progress: a bar "
+            "on a terminal, a line per table otherwise. Exit 0 all complete, 1 some failed "
+            "or partial, a malformed request, no table or nothing loaded, 2 usage error or "
+            "key refused, 3 daily limit reached, 4 budget used up, 5 the API could not be "
+            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect)."
         ),
     )
     p.add_argument("--service-key", metavar="KEY", help=f"the R-ONE key (env {KEY_ENV})")
     p.add_argument(
-        "--era",
-        choices=ERAS,
-        default=ERAS[0],
-        help=f"market-area era to load (default {ERAS[0]}); the area map must be drawn for it",
-    )
-    p.add_argument(
         "--area-map",
         type=Path,
         metavar="CSV",
-        help="market-area table (market_area,sigungu_code) for the era; default: the "
-        "built-in Seoul office areas",
+        help="market-area table (market_area,sigungu_code); default: the bundled one "
+        "(svc_core/data/rone_areas.csv)",
     )
     p.add_argument(
         "--budget",
@@ -81,8 +75,9 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
 
 def _table_line(t: sync_rone.TableOutcome) -> str:
     line = (
-        f"{t.table.table_id} {t.table.name}: {t.status}, {t.rows} rows, "
-        f"{t.loaded} loaded, {t.other_era} of the other era"
+        f"{t.table.table_id} {t.table.name} [era {t.table.era}, {t.table.cycle}]: "
+        f"{t.status}, {t.rows} rows, {t.loaded} loaded, {t.held} already held, "
+        f"{t.outside_era} outside its era"
     )
     return line + (f" ({t.detail})" if t.detail else "")
 
@@ -111,7 +106,6 @@ def cmd_rone(args: argparse.Namespace) -> int:
         report = sync_rone.sync_rone(
             store,
             client,
-            era=args.era,
             area_map=area_map,
             budget=args.budget,
             now=time.time(),
@@ -125,11 +119,24 @@ def cmd_rone(args: argparse.Namespace) -> int:
         bar.clear()
         client.close()
         store.close()
+    for table, why in report.skipped:
+        print(f"  {table.table_id} {table.name}: skipped ({why})")
     if bar.lines is None:  # the progress lines said it already
         for t in report.tables:
             print(f"  {_table_line(t)}")
+    if report.unmapped:
+        shown = ", ".join(
+            f"{path} ({cls_id})" for path, cls_id in list(report.unmapped.items())[:12]
+        )
+        more = len(report.unmapped) - 12
+        print(
+            f"  {len(report.unmapped)} market areas map to no district (served under "
+            f"A<CLS_ID>; map them with --area-map): {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        )
+    values = sum(t.loaded + t.held for t in report.tables)
     print(
-        f"sync rone ({report.era}): {report.calls} calls; tables: "
+        f"sync rone: {report.calls} calls; tables: "
         f"{report.count('complete')} complete, {report.count('partial')} partial, "
         f"{report.count('failed')} failed; {sum(t.loaded for t in report.tables)} values loaded"
     )
@@ -145,7 +152,15 @@ def cmd_rone(args: argparse.Namespace) -> int:
     if report.stopped == "budget":
         print(f"svc: stopped: {report.stop_detail}; run again to continue.", file=sys.stderr)
         return 4
-    if report.stopped == "failed":
+    if report.stopped in ("failed", "request", "nothing"):
         print(f"svc: error: {report.stop_detail}", file=sys.stderr)
         return 1
-    return 1 if report.count("failed") or report.count("partial") else 0
+    if report.count("failed") or report.count("partial"):
+        return 1
+    if not values:
+        print(
+            "svc: error: nothing loaded: the tables read hold no value svc serves",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

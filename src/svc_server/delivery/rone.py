@@ -8,13 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import attrs
 import httpx
 
-from svc_server.delivery.rtms import DEFAULT_TIMEOUT, Answer
+from svc_server.delivery.rtms import DEFAULT_TIMEOUT
 
 DEFAULT_BASE_URL = "https://www.reb.or.kr/r-one/openapi"
 TABLES = "SttsApiTbl.do"
 DATA = "SttsApiTblData.do"
+
+
+@attrs.frozen
+class Answer:
+    """One HTTP answer: status, body and its declared ``Content-Type`` (the charset
+    the body is decoded by)."""
+
+    status: int
+    body: bytes
+    content_type: str = ""
 
 
 class RoneClient:
@@ -30,7 +41,8 @@ class RoneClient:
     def get_page(
         self, endpoint: str, params: Mapping[str, str], *, page_no: int, rows: int
     ) -> Answer:
-        """Page ``page_no`` of ``rows`` rows of ``endpoint`` with ``params``."""
+        """Page ``page_no`` of ``rows`` rows of ``endpoint`` with ``params`` (a data call's
+        ``STATBL_ID`` and ``DTACYCLE_CD``)."""
         query = {
             "KEY": self._key,
             "Type": "json",
@@ -39,7 +51,9 @@ class RoneClient:
             **params,
         }
         response = self._http.get(f"{self.base_url}/{endpoint}", params=query)
-        return Answer(response.status_code, response.content)
+        return Answer(
+            response.status_code, response.content, response.headers.get("content-type", "")
+        )
 
     def close(self) -> None:
         self._http.close()

@@ -160,6 +160,11 @@ def counts(description: str) -> Schema:
 UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
 SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
+INDEX_PLACE = string(
+    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area that maps "
+    "to no district.",
+    pattern="^([0-9]{5}|A[0-9]{1,12})$",
+)
 API_KEY = string(
     "The plaintext API key; returned only in this response.",
     pattern="^svc_pk_(live|test)_[0-9a-f]{32}$",
@@ -450,13 +455,16 @@ COVERAGE_ROW = obj(
 )
 INDEX_ROW = obj(
     {
-        "sigungu_code": SIGUNGU_CODE,
+        "sigungu_code": INDEX_PLACE,
         "sigungu": string(),
         "property_type": enum(PROPERTY_TYPES),
         "metric_type": enum(METRIC_TYPES),
         "period": string(pattern=f"^{YEAR}(-Q[1-4])?$"),
         "period_end_date": string(format="date"),
-        "value_pct": number("Raw percentage."),
+        "value_pct": number(
+            "The value as published: a percentage; index points for rent_index and "
+            "sale_price_index; thousand won (천원) per m² for rent_level."
+        ),
         "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
     },
     description="One R-ONE market statistic for a district and period.",

@@ -1,18 +1,21 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API into the store.
 
-The run lists the statistic tables (``SttsApiTbl.do``), chooses the rental-survey
-tables by name (``svc_core.rone_sync.choose_tables``), and reads each table's data
-(``SttsApiTblData.do``) page by page, 1,000 rows a call, until every row of
-``list_total_count`` is in. The rows of the chosen market-area era (the survey redrew
-its areas in 2024 Q3) are then written in one transaction exactly as ``svc ingest
-rone-index`` writes a file holding them (same observations), with the table's state for
-that era and an ingest-log line; rows of the other era are counted, not loaded.
+The run lists the statistic tables (``SttsApiTbl.do``), plans which rental-survey
+tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era;
+the linked ``(시계열)`` series preferred), and reads each table's data
+(``SttsApiTblData.do``, with its ``STATBL_ID`` and its one ``DTACYCLE_CD``) page by page,
+1,000 rows a call, until every row of ``list_total_count`` is in. The rows of the
+table's own era are then written in one transaction exactly as ``svc ingest rone-index``
+writes a file holding them (same observations), with the table's state under its era
+and an ingest-log line; rows outside the era are counted, not loaded.
 
-Failures are handled as in ``services.sync``: a refused key raises
-``UpstreamKeyRefused`` (nothing written), the daily limit and the budget stop the run
-(``stopped``), passing trouble is retried with back-off and the table recorded failed,
-and ``CONNECT_FAILURE_LIMIT`` calls in a row that could not connect stop the run
-(``stopped == "unreachable"``) without recording the table being read.
+Failures: a refused key raises ``UpstreamKeyRefused`` (nothing written); a request R-ONE
+calls a bug (``ERROR-300`` ...), the daily limit and the budget stop the run
+(``stopped``); server trouble is retried with back-off and the table recorded failed;
+``CONNECT_FAILURE_LIMIT`` calls in a row that could not connect stop the run
+(``stopped == "unreachable"``) without recording the table being read. A table list
+offering no table to read stops the run too (``nothing``). The retry loop and the
+budget are ``services.upstream``'s, shared with ``svc sync rtms``.
 """
 
 from __future__ import annotations
@@ -22,25 +25,25 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
-import httpx
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
 from svc_core.rone_sync import (
+    CLASSES,
     PAGE_ROWS,
     RonePage,
     RoneTable,
-    choose_tables,
     classify,
     data_document,
-    era_of,
+    plan,
     read_page,
+    unmapped_areas,
 )
 from svc_core.sources import rone
-from svc_core.sync import Budget, Reach, pages_for
-from svc_server.delivery.rone import DATA, TABLES, RoneClient
-from svc_server.delivery.rtms import could_not_connect
+from svc_core.sync import Budget, pages_for
+from svc_server.delivery.rone import DATA, TABLES, Answer, RoneClient
 from svc_server.ingest import Load, SyncTable, commit, state_only
+from svc_server.services.upstream import Calls, Failed, Retry, Stop
 from svc_server.store import Store
 
 AreaMap = Mapping[str, Sequence[str]]
@@ -50,37 +53,31 @@ Finished = Callable[[int, int, "TableOutcome"], None]
 """``finished(done, total, outcome)``: called as each table is done."""
 
 
-class _Stop(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
-
-
-class _Failed(Exception):
-    """A page could not be read after every retry."""
-
-
 @attrs.define
 class TableOutcome:
-    """One table: ``status`` complete/failed, rows read, loaded and of the other era."""
+    """One table: ``status`` complete/failed, rows read, loaded (new or already held)
+    and outside the table's era."""
 
     table: RoneTable
     status: str
     rows: int = 0
     loaded: int = 0
-    other_era: int = 0
+    held: int = 0
+    outside_era: int = 0
     detail: str = ""
 
 
 @attrs.define
 class RoneReport:
-    """A run: calls, tables by outcome, and where it stopped (``limit``, ``budget``,
-    ``unreachable``, or ``failed`` when the table list could not be read)."""
+    """A run: calls, tables by outcome, the tables left out (with why), and where it
+    stopped (``limit``, ``budget``, ``request``, ``unreachable``, ``failed``,
+    ``nothing``)."""
 
-    era: str
     calls: int = 0
     tables: list[TableOutcome] = attrs.field(factory=list)
+    skipped: list[tuple[RoneTable, str]] = attrs.field(factory=list)
+    unmapped: dict[str, str] = attrs.field(factory=dict)
+    """Market areas read (``CLS_FULLNM`` → ``CLS_ID``) that the area map does not map."""
     stopped: str | None = None
     stop_detail: str = ""
 
@@ -91,69 +88,57 @@ class RoneReport:
 @attrs.define
 class _Run:
     client: RoneClient
-    budget: Budget
-    retries: int
-    backoff: float
-    sleep: Callable[[float], None]
+    calls: Calls
     report: RoneReport
-    reach: Reach = attrs.field(factory=Reach)
 
     def pages(self, endpoint: str, root: str, params: Mapping[str, str]) -> list[RonePage]:
         """Every page of ``endpoint`` until ``list_total_count`` rows are in."""
         first = self.call(endpoint, root, params, 1)
         found = [first]
         needed = pages_for(first.total_count, PAGE_ROWS)
-        if needed - 1 > self.budget.left:
-            raise _Stop("budget", f"the budget of {self.budget.limit} calls cannot finish")
+        short = self.calls.cannot_finish(needed - 1, f"{endpoint} {params.get('STATBL_ID', '')}")
+        if short is not None:
+            raise short
         for page_no in range(2, needed + 1):
             found.append(self.call(endpoint, root, params, page_no))
         return found
 
     def call(self, endpoint: str, root: str, params: Mapping[str, str], page_no: int) -> RonePage:
-        problem = ""
-        for attempt in range(self.retries + 1):
-            if not self.budget.allows(1):
-                raise _Stop("budget", f"the budget of {self.budget.limit} calls is used up")
-            if attempt:
-                self.sleep(self.backoff * 2 ** (attempt - 1))
-            self.budget = self.budget.spend(1)
-            self.report.calls += 1
-            try:
-                answer = self.client.get_page(endpoint, params, page_no=page_no, rows=PAGE_ROWS)
-            except httpx.TransportError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-                self.reach = self.reach.after(connected=not could_not_connect(exc))
-                if self.reach.unreachable:
-                    raise _Stop("unreachable", f"cannot reach {self.client.base_url}") from None
-                continue
-            self.reach = self.reach.after(connected=True)
-            try:
-                page = read_page(answer.body, root, path=f"{endpoint} page {page_no}")
-            except GatewayError as exc:
-                verdict = classify(exc.reason_code)
-                if verdict == "key":
-                    raise UpstreamKeyRefused(
-                        f"R-ONE refused the key ({exc.message}); check --service-key / SVC_RONE_KEY"
-                    ) from None
-                if verdict == "limit":
-                    raise _Stop("limit", "the key's daily call limit is reached") from None
-                problem = exc.message
-                continue
-            except SourceError as exc:
-                problem = f"HTTP {answer.status}: {exc.message}"
-                continue
-            if answer.status != 200:
-                problem = f"HTTP {answer.status}"
-                continue
-            return page
-        raise _Failed(f"{problem} (after {self.retries + 1} tries)")
+        try:
+            return self.calls.call(
+                lambda: self.client.get_page(endpoint, params, page_no=page_no, rows=PAGE_ROWS),
+                lambda answer: _page(answer, root, f"{endpoint} page {page_no}"),
+            )
+        finally:
+            self.report.calls = self.calls.made
+
+
+def _page(answer: Answer, root: str, where: str) -> RonePage:
+    """What one answer means: its page, or the exception the run raises."""
+    try:
+        page = read_page(answer.body, root, path=where, content_type=answer.content_type)
+    except GatewayError as exc:
+        verdict = classify(exc.reason_code)
+        if verdict == "key":
+            raise UpstreamKeyRefused(
+                f"R-ONE refused the key ({exc.message}); check --service-key / SVC_RONE_KEY"
+            ) from None
+        if verdict == "limit":
+            raise Stop("limit", "the key's daily call limit is reached") from None
+        if verdict == "request":
+            raise Stop("request", f"R-ONE refused the request: {exc.message}") from None
+        raise Retry(exc.message) from None
+    except SourceError as exc:
+        raise Retry(f"HTTP {answer.status}: {exc.message}") from None
+    if answer.status != 200:
+        raise Retry(f"HTTP {answer.status}")
+    return page
 
 
 def sync_rone(
     store: Store,
     client: RoneClient,
     *,
-    era: str,
     area_map: AreaMap,
     budget: int,
     now: float,
@@ -163,38 +148,63 @@ def sync_rone(
     progress: Progress | None = None,
     finished: Finished | None = None,
 ) -> RoneReport:
-    """List, choose and read the rental-survey tables; write ``era``'s rows.
+    """List, plan and read the rental-survey tables; write each table's era's rows.
     ``progress`` is told of each table before it is read, ``finished`` of its outcome."""
     run = _Run(
         client=client,
-        budget=Budget(budget),
-        retries=retries,
-        backoff=backoff,
-        sleep=sleep,
-        report=RoneReport(era=era),
+        calls=Calls(
+            budget=Budget(budget),
+            retries=retries,
+            backoff=backoff,
+            sleep=sleep,
+            base_url=client.base_url,
+        ),
+        report=RoneReport(),
     )
     try:
         listing = run.pages(TABLES, "SttsApiTbl", {})
-    except _Stop as stop:
+    except Stop as stop:
         run.report.stopped, run.report.stop_detail = stop.reason, stop.detail
         return run.report
-    except _Failed as exc:
+    except Failed as exc:
         run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc}"
         return run.report
-    tables = choose_tables(row for page in listing for row in page.rows)
+    try:
+        chosen = plan((row for page in listing for row in page.rows), classes=_served_classes())
+    except SourceError as exc:
+        run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc.message}"
+        return run.report
+    run.report.skipped = list(chosen.skipped)
+    if not chosen.tables:
+        run.report.stopped = "nothing"
+        run.report.stop_detail = (
+            f"the table list ({sum(p.total_count for p in listing[:1])} tables) names no "
+            "rental-survey (임대동향) table svc reads"
+        )
+        return run.report
+    tables = chosen.tables
     for done, table in enumerate(tables):
         if progress is not None:
             progress(done, len(tables), f"{table.table_id} {table.name}")
+        params = {"STATBL_ID": table.table_id, "DTACYCLE_CD": table.cycle}
         try:
-            pages = run.pages(DATA, "SttsApiTblData", {"STATBL_ID": table.table_id})
-        except _Stop as stop:
-            run.report.stopped, run.report.stop_detail = stop.reason, stop.detail
+            pages = run.pages(DATA, "SttsApiTblData", params)
+        except Stop as stop:
+            detail = stop.detail
+            if stop.reason == "request":
+                detail = f"table {table.name} ({table.table_id}): {detail}"
+                _record(store, table, "failed", now, None, 0, detail)
+            run.report.stopped, run.report.stop_detail = stop.reason, detail
             break
-        except _Failed as exc:
-            _record(store, table, era, "failed", now, None, 0, str(exc))
+        except Failed as exc:
+            _record(store, table, "failed", now, None, 0, str(exc))
             outcome = TableOutcome(table=table, status="failed", detail=str(exc))
         else:
-            outcome = _write(store, table, pages, era, area_map, now)
+            outcome = _write(store, table, pages, area_map, now)
+            for path, cls_id in unmapped_areas(
+                (row for page in pages for row in page.rows), area_map
+            ).items():
+                run.report.unmapped.setdefault(path, cls_id)
         run.report.tables.append(outcome)
         if finished is not None:
             finished(done + 1, len(tables), outcome)
@@ -203,10 +213,16 @@ def sync_rone(
     return run.report
 
 
+def _served_classes() -> frozenset[str]:
+    """The survey classes svc has a property type for (``rone.DEFAULT_CLASS_MAP``)."""
+    return frozenset(
+        name for name in CLASSES.values() if rone.DEFAULT_CLASS_MAP.get(name.replace(" ", ""))
+    )
+
+
 def _record(
     store: Store,
     table: RoneTable,
-    era: str,
     status: str,
     now: float,
     total: int | None,
@@ -216,7 +232,7 @@ def _record(
     """A table read that wrote no value: only its state."""
     state = SyncTable(
         table_id=table.table_id,
-        era=era,
+        era=table.era,
         table_name=table.name,
         status=status,
         total_count=total,
@@ -230,7 +246,6 @@ def _write(
     store: Store,
     table: RoneTable,
     pages: Sequence[RonePage],
-    era: str,
     area_map: AreaMap,
     now: float,
 ) -> TableOutcome:
@@ -238,12 +253,12 @@ def _write(
     total = pages[0].total_count
     if len(rows) != total:
         detail = f"read {len(rows)} rows of list_total_count {total}"
-        _record(store, table, era, "partial", now, total, len(pages), detail)
+        _record(store, table, "partial", now, total, len(pages), detail)
         return TableOutcome(table=table, status="partial", rows=len(rows), detail=detail)
-    # rows of no era (a malformed period) go to the reader, which rejects them by reason
-    kept = [r for r in rows if era_of(str(r.get("WRTTIME_IDTFR_ID", ""))) in (era, None)]
+    # a malformed period goes to the reader, which rejects it by reason
+    kept = [r for r in rows if table.holds(str(r.get("WRTTIME_IDTFR_ID", "")))]
     data = data_document(kept)
-    path = f"R-ONE {table.table_id} ({era})"
+    path = f"R-ONE {table.table_id} ({table.era})"
     parsed = rone.parse_rone(data, path=path, area_map=area_map, table_name=table.name)
     load = Load(
         kind="rone-index",
@@ -252,7 +267,7 @@ def _write(
         indices=parsed.observations,
         sync_table=SyncTable(
             table_id=table.table_id,
-            era=era,
+            era=table.era,
             table_name=table.name,
             status="complete",
             total_count=total,
@@ -265,5 +280,6 @@ def _write(
         status="complete",
         rows=len(rows),
         loaded=report.loaded,
-        other_era=len(rows) - len(kept),
+        held=report.duplicate,
+        outside_era=len(rows) - len(kept),
     )

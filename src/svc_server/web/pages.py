@@ -23,7 +23,8 @@ from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.identity import Identity
 from svc_server.services import membership, sessions
-from svc_server.web.sections import BODIES, ONCE_PANEL, SECTIONS, nav
+from svc_server.web.sections import BODIES, SECTIONS, nav
+from svc_server.web.widgets import ONCE_PANEL
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 CSP = (

@@ -7,10 +7,14 @@ from __future__ import annotations
 from html import escape
 
 from svc_core.events import EVENT_TYPES
-
-MEMBER_NOTE = (
-    "You are a <strong>member</strong> of this account: you can see {what}, but only its "
-    "owner or an admin can {change}. Ask one of them to change your role."
+from svc_server.web.widgets import (
+    DELIVERY_PANEL,
+    INVITE_LINK_PANEL,
+    ONCE_PANEL,
+    dialog,
+    member_note,
+    options,
+    table,
 )
 
 SECTIONS: dict[str, str] = {
@@ -33,91 +37,6 @@ def nav(current: str, base: str = "") -> str:
     return '<nav aria-label="Dashboard sections"><ul>' + "".join(items) + "</ul></nav>\n"
 
 
-def _dialog(name: str, title: str, inner: str, confirm: str) -> str:
-    """A modal confirmation (native ``<dialog>``: focus kept inside, Escape cancels).
-
-    Without a field to fill, focus starts on Cancel, so a stray Enter destroys nothing.
-    """
-    first = "" if "<input" in inner or "<select" in inner or "<textarea" in inner else " autofocus"
-    return (
-        f'<dialog id="{name}-dialog" aria-labelledby="{name}-dialog-title">\n'
-        f'<form method="dialog">\n<h2 id="{name}-dialog-title">{escape(title)}</h2>\n'
-        f'{inner}<p class="actions"><button type="submit" value="confirm" id="{name}-confirm">'
-        f"{escape(confirm)}</button> "
-        f'<button type="submit" value="cancel" formnovalidate{first}>Cancel</button></p>\n'
-        "</form>\n</dialog>\n"
-    )
-
-
-ONCE_PANEL = (
-    '<div id="secret-panel" class="secret" role="region" hidden tabindex="-1" aria-labelledby="secret-title">\n'
-    '<h2 id="secret-title">New secret</h2>\n'
-    "<p><strong>Copy it now: you will not see this again.</strong> "
-    '<span id="secret-note"></span></p>\n'
-    '<p><label for="secret-value" id="secret-label">Plaintext</label>\n'
-    '<input id="secret-value" readonly size="76" spellcheck="false" autocomplete="off">\n'
-    '<button type="button" id="copy-secret">Copy</button>\n'
-    '<span id="copy-status" role="status"></span></p>\n'
-    '<p><button type="button" id="dismiss-secret">I have saved it</button></p>\n'
-    "</div>\n"
-)
-
-
-DELIVERY_PANEL = (
-    '<section id="delivery-detail" aria-labelledby="delivery-h" hidden tabindex="-1">\n'
-    '<h2 id="delivery-h">Delivery</h2>\n<dl id="delivery-facts" class="facts"></dl>\n'
-    '<h3 id="payload-h">Payload sent</h3>\n'
-    '<p class="hint">Shown indented; it went out as compact JSON, byte for byte as signed '
-    "(the API's <code>payload</code> field).</p>\n"
-    '<pre id="delivery-payload" class="payload" aria-labelledby="payload-h" tabindex="0"></pre>\n'
-    '<h3 id="response-h">Receiver\'s response</h3>\n<p id="delivery-response-status"></p>\n'
-    '<pre id="delivery-response" class="payload" aria-labelledby="response-h" tabindex="0">'
-    "</pre>\n"
-    '<div class="manage"><p>A resend is a new delivery of the same event: the same '
-    "<code>X-Svc-Event-Id</code> and body (receivers that dedupe by event id process it "
-    "once), signed afresh. It counts toward the test-send limit.</p>\n"
-    '<p class="actions"><button type="button" id="resend-delivery">Resend</button> '
-    '<button type="button" class="secondary" id="close-delivery">Close</button></p></div>\n'
-    '<div id="resend-result" role="status" class="result"></div>\n'
-    "</section>\n"
-)
-"""One delivery of the log, opened by its View button: what was sent, what came back."""
-
-INVITE_LINK_PANEL = (
-    '<div id="invite-link-panel" class="secret" role="region" hidden tabindex="-1" '
-    'aria-labelledby="invite-link-title">\n'
-    '<h3 id="invite-link-title">Invitation link</h3>\n'
-    '<p id="invite-link-note"></p>\n'
-    '<p><label for="invite-link">Link to hand over</label>\n'
-    '<input id="invite-link" readonly size="76" spellcheck="false">\n'
-    '<button type="button" id="copy-invite-link">Copy</button>\n'
-    '<span id="invite-copy-status" role="status"></span></p>\n'
-    "</div>\n"
-)
-"""The link of a pending invitation: svc sends no email, the inviter hands it over."""
-
-
-def _table(table_id: str, caption: str, headers: tuple[str, ...]) -> str:
-    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headers)
-    return (
-        f'<table id="{table_id}"><caption>{escape(caption)}</caption>\n'
-        f"<thead><tr>{head}</tr></thead>\n<tbody></tbody></table>\n"
-    )
-
-
-def _member_note(what: str, change: str) -> str:
-    """Shown (by the script) instead of the write controls when the caller is a member."""
-    text = MEMBER_NOTE.format(what=escape(what), change=escape(change))
-    return f'<p class="role-note" role="note" hidden>{text}</p>\n'
-
-
-def _options(values: tuple[tuple[str, str], ...], selected: str | None = None) -> str:
-    return "".join(
-        f'<option value="{escape(v)}"{" selected" if v == selected else ""}>{escape(t)}</option>'
-        for v, t in values
-    )
-
-
 def _overview_body() -> str:
     return (
         '<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>\n'
@@ -129,7 +48,7 @@ def _overview_body() -> str:
         '<dl id="quota-facts" class="facts"></dl></section>\n'
         '<section aria-labelledby="daily-h"><h2 id="daily-h">Calls per day this month</h2>\n'
         '<p id="daily-note"></p>\n<div id="daily-chart" class="chart"></div>\n'
-        + _table(
+        + table(
             "days-table",
             "Days with calls this month (UTC), successful calls only",
             ("Date", "Live calls", "Test calls"),
@@ -143,24 +62,24 @@ def _overview_body() -> str:
 
 def _keys_body() -> str:
     return (
-        _member_note("its keys", "create, edit, rotate or revoke them")
+        member_note("its keys", "create, edit, rotate or revoke them")
         + '<section class="manage" aria-labelledby="new-key-h">'
         '<h2 id="new-key-h">Create a key</h2>\n'
         '<form id="key-form" class="stack">\n'
         '<p><label for="key-label">Label</label>\n'
         '<input id="key-label" name="label" maxlength="64" required></p>\n'
         '<p><label for="key-mode">Mode</label>\n<select id="key-mode" name="mode">'
-        + _options((("live", "live: counts against the quota"), ("test", "test: 60 per minute")))
+        + options((("live", "live: counts against the quota"), ("test", "test: 60 per minute")))
         + "</select></p>\n"
         '<p><label for="key-scope">Scope</label>\n<select id="key-scope" name="scope">'
-        + _options((("read_only", "read_only"), ("admin", "admin")))
+        + options((("read_only", "read_only"), ("admin", "admin")))
         + "</select></p>\n"
         '<p><label for="key-allowlist">IP allowlist (one address or CIDR per line; '
         "empty allows any address)</label>\n"
         '<textarea id="key-allowlist" name="ip_allowlist" rows="3" cols="40"></textarea></p>\n'
         '<p><button type="submit">Create key</button></p>\n</form>\n' + ONCE_PANEL + "</section>\n"
         '<section aria-labelledby="keys-h"><h2 id="keys-h">Your keys</h2>\n'
-        + _table(
+        + table(
             "keys-table",
             "API keys of this account",
             (
@@ -177,14 +96,14 @@ def _keys_body() -> str:
             ),
         )
         + "</section>\n"
-        + _dialog(
+        + dialog(
             "rotate",
             "Rotate key",
             '<p>A new key replaces <strong class="target-name"></strong>. The old key keeps '
             "working during the grace period.</p>\n"
             '<p><label for="rotate-grace">Grace period of the old key</label>\n'
             '<select id="rotate-grace">'
-            + _options(
+            + options(
                 (
                     ("0", "none: the old key stops at once"),
                     ("3600", "1 hour"),
@@ -196,14 +115,14 @@ def _keys_body() -> str:
             + "</select></p>\n",
             "Rotate key",
         )
-        + _dialog(
+        + dialog(
             "revoke",
             "Revoke key",
             '<p>Revoke <strong class="target-name"></strong>? It stops working at once and '
             "cannot be restored.</p>\n",
             "Revoke key",
         )
-        + _dialog(
+        + dialog(
             "edit",
             "Edit key",
             '<p><label for="edit-label">Label</label>\n'
@@ -220,7 +139,7 @@ def _key_usage_section() -> str:
     return (
         '<section aria-labelledby="key-usage-h"><h2 id="key-usage-h">Calls per key this month'
         "</h2>\n"
-        + _table(
+        + table(
             "key-usage-table",
             "Successful counted calls of each key this month (UTC); the total is the "
             "account's, which the quota counts",
@@ -252,12 +171,12 @@ def _requests_body() -> str:
         '<p><label for="log-key">Key</label>\n<select id="log-key" name="key">'
         '<option value="">all keys</option></select></p>\n'
         '<p><label for="log-status">Status</label>\n<select id="log-status" name="status">'
-        + _options(STATUS_CHOICES)
+        + options(STATUS_CHOICES)
         + "</select></p>\n"
         '<p><button type="submit">Show calls</button></p>\n</form>\n'
         '<p id="log-note"></p></section>\n'
         '<section aria-labelledby="log-h"><h2 id="log-h">Calls, newest first</h2>\n'
-        + _table(
+        + table(
             "log-table",
             "Calls made with this account's API keys (times in UTC)",
             ("Time", "Key", "Method", "Path", "Status and error code", "Request id", "Duration"),
@@ -275,7 +194,7 @@ def _webhooks_body() -> str:
         for e in EVENT_TYPES
     )
     return (
-        _member_note("its endpoints and their delivery logs", "add, test, re-enable or revoke them")
+        member_note("its endpoints and their delivery logs", "add, test, re-enable or revoke them")
         + '<section class="manage" aria-labelledby="new-hook-h">'
         '<h2 id="new-hook-h">Add an endpoint</h2>\n'
         '<form id="hook-form" class="stack">\n'
@@ -298,7 +217,7 @@ def _webhooks_body() -> str:
         + "</section>\n"
         '<section aria-labelledby="hooks-h"><h2 id="hooks-h">Endpoints</h2>\n'
         '<div id="test-result" role="status" class="result"></div>\n'
-        + _table(
+        + table(
             "hooks-table",
             "Webhook endpoints of this account",
             (
@@ -315,7 +234,7 @@ def _webhooks_body() -> str:
         + "</section>\n"
         '<section id="deliveries" aria-labelledby="deliveries-h" hidden>\n'
         '<h2 id="deliveries-h">Deliveries</h2>\n<p id="delivery-summary"></p>\n'
-        + _table(
+        + table(
             "deliveries-table",
             "Delivery log, newest first",
             (
@@ -333,7 +252,7 @@ def _webhooks_body() -> str:
         '<button type="button" id="deliveries-next">Next page</button> '
         '<span id="deliveries-page"></span></p>\n</section>\n'
         + DELIVERY_PANEL
-        + _dialog(
+        + dialog(
             "revoke",
             "Revoke endpoint",
             '<p>Revoke <strong class="target-name"></strong>? Nothing more is sent to it and '
@@ -347,13 +266,13 @@ def _team_body() -> str:
     return (
         '<section aria-labelledby="members-h"><h2 id="members-h">Members</h2>\n'
         '<p id="seats"></p>\n'
-        + _table(
+        + table(
             "members-table",
             "Members and pending invitations",
             ("Email", "Role", "Status", "Invited", "Joined", "Actions"),
         )
         + "</section>\n"
-        + _member_note("its members", "invite or remove members")
+        + member_note("its members", "invite or remove members")
         + '<section class="manage" aria-labelledby="invite-h">'
         '<h2 id="invite-h">Invite a member</h2>\n'
         '<p id="invite-how">svc sends no email. Invite an address, then copy the invitation '
@@ -364,19 +283,19 @@ def _team_body() -> str:
         '<p><label for="invite-email">Email</label>\n'
         '<input id="invite-email" name="email" type="email" size="40" required></p>\n'
         '<p><label for="invite-role">Role</label>\n<select id="invite-role" name="role">'
-        + _options((("member", "member: reads"), ("admin", "admin: manages keys and team")))
+        + options((("member", "member: reads"), ("admin", "admin: manages keys and team")))
         + "</select></p>\n"
         '<p><button type="submit">Invite</button></p>\n</form>\n'
         + INVITE_LINK_PANEL
         + "</section>\n"
         '<section aria-labelledby="invites-h"><h2 id="invites-h">Invitations for you</h2>\n'
-        + _table(
+        + table(
             "invites-table",
             "Invitations addressed to you",
             ("Account", "Role", "Invited", "Actions"),
         )
         + "</section>\n"
-        + _dialog(
+        + dialog(
             "remove",
             "Remove member",
             '<p>Remove <strong class="target-name"></strong> from this account?</p>\n',
@@ -392,17 +311,17 @@ def _explorer_body() -> str:
         '<p><label for="x-district">District</label>\n<select id="x-district" required>'
         "</select></p>\n"
         '<p><label for="x-property">Property type</label>\n<select id="x-property">'
-        + _options(
+        + options(
             tuple(
                 (v, v) for v in ("office", "retail", "commercial_complex", "mixed_use", "officetel")
             )
         )
         + "</select></p>\n"
         '<p><label for="x-transaction">Transaction type</label>\n<select id="x-transaction">'
-        + _options(tuple((v, v) for v in ("sale", "chartered_lease", "monthly_lease")))
+        + options(tuple((v, v) for v in ("sale", "chartered_lease", "monthly_lease")))
         + "</select></p>\n"
         '<p><label for="x-granularity">Period kind</label>\n<select id="x-granularity">'
-        + _options((("quarter", "quarters"), ("month", "months")))
+        + options((("quarter", "quarters"), ("month", "months")))
         + "</select></p>\n"
         '<p><label for="x-periods">Periods (up to 12; the latest are chosen for you)</label>\n'
         '<select id="x-periods" multiple size="8"></select></p>\n'
@@ -411,7 +330,7 @@ def _explorer_body() -> str:
         '<p id="chart-note"></p>\n<div id="chart"></div>\n'
         '<p><a id="csv-link" hidden>'
         "Download CSV of this series</a></p>\n"
-        + _table(
+        + table(
             "points-table",
             "The points of the chart",
             (
@@ -426,7 +345,7 @@ def _explorer_body() -> str:
         )
         + "</section>\n"
         '<section aria-labelledby="coverage-h"><h2 id="coverage-h">Coverage of the district</h2>\n'
-        + _table(
+        + table(
             "coverage-table",
             "Cohorts of the district with data",
             (

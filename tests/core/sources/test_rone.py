@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from svc_core.errors import SourceError
 from svc_core.models import METRIC_TYPES
+from svc_core.regions import region_name
 from svc_core.sources.rone import (
     DEFAULT_AREA_MAP,
     area_key,
+    bundled_area_map,
     parse_rone,
     parse_rone_csv,
     parse_rone_json,
@@ -47,8 +49,8 @@ def test_office_vacancy_openapi() -> None:
     result = parse_rone_json(data, table_name="오피스 공실률(시장별)", path="v.json")
     report = result.report
     assert report.read == 10
-    # 전국, 서울 and the 테헤란로 sub-area are not mapped; 강남 2025-Q2 has no value
-    assert report.excluded == {"unmapped_area": 3, "no_value": 1}
+    # 강남 2025-Q2 has no value
+    assert report.excluded == {"no_value": 1}
     assert report.rejected == {}
     by_key = {o.natural_key: o for o in result.observations}
     cbd = by_key["rone:11110:office:vacancy_rate:2025-Q1"]
@@ -63,7 +65,11 @@ def test_office_vacancy_openapi() -> None:
     assert by_key["rone:11440:office:vacancy_rate:2025-Q2"].value_pct == 7.05
     annual = by_key["rone:11110:office:vacancy_rate:2024"]
     assert annual.period_end_date == datetime.date(2024, 12, 31)
-    assert len(result.observations) == 12
+    # 전국, 서울 and the 테헤란로 sub-area map to no district: served under their CLS_ID
+    own = {o.sigungu_code: o.sigungu for o in result.observations if o.sigungu_code[0] == "A"}
+    assert own == {"A500001": "전국", "A500002": "서울", "A510040": "서울>강남>테헤란로"}
+    assert by_key["rone:A500002:office:vacancy_rate:2025-Q1"].value_pct == 8.4
+    assert len(result.observations) == 15
     assert {o.source for o in result.observations} == {"rone_official"}
 
 
@@ -71,9 +77,8 @@ def test_property_class_in_the_class_path() -> None:
     result = parse_rone((RONE / "retail_yields_openapi.json").read_bytes())
     report = result.report
     assert report.excluded == {"unmapped_property_class": 1}  # 소규모상가
-    assert report.rejected == {"unknown_metric": 1, "invalid_period": 1}
+    assert report.rejected == {"invalid_period": 1}
     assert [(r.line, r.reason) for r in report.rejections] == [
-        (6, "unknown_metric"),  # 임대료 is a rent level, not an index
         (7, "invalid_period"),  # 202513
     ]
     got = {
@@ -88,6 +93,9 @@ def test_property_class_in_the_class_path() -> None:
         ("11650", "retail", "total_return"): 1.47,
         ("11110", "commercial_complex", "rent_index"): 101.3,
         ("11140", "commercial_complex", "rent_index"): 101.3,
+        # 임대료 is the rent level (thousand won per m²), not an index
+        ("11110", "commercial_complex", "rent_level"): 51.2,
+        ("11140", "commercial_complex", "rent_level"): 51.2,
     }
 
 
@@ -260,3 +268,52 @@ def test_generated_rows_map_to_observations(item: str, year: int, q: int, value:
     assert obs.metric_type in METRIC_TYPES
     assert obs.period == f"{year}-Q{q}"
     assert obs.value_pct == value
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["전국", "서울", "서울>도심", "서울>강남", "서울>기타", "부산"]),
+            st.integers(1, 999_999),
+            st.floats(0, 50, allow_nan=False),
+        ),
+        max_size=10,
+    )
+)
+def test_every_area_is_served_by_its_districts_or_its_own_code(
+    rows: list[tuple[str, int, float]],
+) -> None:
+    doc = {
+        "SttsApiTblData": [
+            {"head": [{"list_total_count": len(rows)}, {"RESULT": {"CODE": "INFO-000"}}]},
+            {
+                "row": [
+                    {
+                        "WRTTIME_IDTFR_ID": f"20250{i % 4 + 1}",
+                        "CLS_FULLNM": path,
+                        "CLS_ID": cls_id,
+                        "ITM_NM": "공실률",
+                        "DTA_VAL": value,
+                    }
+                    for i, (path, cls_id, value) in enumerate(rows)
+                ]
+            },
+        ]
+    }
+    area_map = {"서울>도심": ("11110", "11140"), "서울>강남": ("11680",)}
+    result = parse_rone(json.dumps(doc).encode(), area_map=area_map, property_type="office")
+    places = {o.sigungu_code for o in result.observations}
+    expected: set[str] = set()
+    for path, cls_id, _ in rows:
+        expected |= set(area_map.get(path, (f"A{cls_id}",)))
+    assert places == expected
+    assert result.report.excluded.get("unmapped_area", 0) == 0
+
+
+def test_the_bundled_area_table_names_known_districts_once() -> None:
+    bundled = bundled_area_map()
+    assert bundled == dict(DEFAULT_AREA_MAP)
+    codes = [code for codes in bundled.values() for code in codes]
+    assert codes and len(codes) == len(set(codes))
+    assert all(region_name(code) is not None for code in codes)
+    assert bundled["서울>도심"] == ("11110", "11140")
