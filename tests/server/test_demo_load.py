@@ -12,6 +12,7 @@ import pytest
 
 from svc_core import demo as core_demo
 from svc_core import demo_markets
+from svc_core.models import METRIC_TYPES
 from svc_server import cli
 from svc_server.ingest import demo
 from svc_server.store import Store, open_store
@@ -57,7 +58,7 @@ def test_the_full_demo_set(demo_db_url: str) -> None:
     try:
         counts = store.realestate.counts()
         assert 150_000 < counts["transactions"] < 170_000
-        assert counts["index_observations"] == len(core_demo.demo_districts()) * 3 * 6 * 20
+        assert counts["index_observations"] == len(core_demo.demo_districts()) * 3 * len(METRIC_TYPES) * 20
         assert counts["coverage_cohorts"] > 0
         flags = table(
             store,

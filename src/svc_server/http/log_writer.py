@@ -47,11 +47,21 @@ class LogWriter:
         self._stop.set()
 
     def _run(self) -> None:
+        failing = False
         while not self._stop.wait(self.interval):
+            if self.book.store.closed:  # the app was dropped without close(): nothing to do
+                break
             try:
                 self.book.flush()
-            except Exception:  # a busy or closed store: the lines wait for the next turn
-                log.warning("writing the request log failed", exc_info=True)
+                failing = False
+            except Exception as exc:  # a busy or unreachable store: the lines wait
+                # Once per failing streak, and without a formatted traceback: Python 3.11
+                # parses source lines to draw one, which races with the parser in other
+                # threads (CPython gh-106905) and a store down for an hour would repeat it
+                # every second.
+                if not failing:
+                    log.warning("writing the request log failed: %s: %s", type(exc).__name__, exc)
+                failing = True
             if not self.book.pending():
                 break
         with self._lock:

@@ -36,6 +36,8 @@ class Store:
     def __init__(self, db: Database, data: Database | None = None) -> None:
         self.db = db
         self.data = data if data is not None else db
+        self.closed = False
+        """True once ``close`` ran: background writers stop instead of retrying."""
         """The public data's database (real estate, markets, sync state)."""
         self.accounts = AccountsRepo(db)
         self.holds = self.accounts.holds
@@ -81,6 +83,7 @@ class Store:
         return (time.perf_counter() - start) * 1000
 
     def close(self) -> None:
+        self.closed = True
         self.db.close()
         if self.data is not self.db:
             self.data.close()
