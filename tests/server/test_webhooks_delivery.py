@@ -38,7 +38,7 @@ def owner(store: Store, clock: FakeClock, email: str | None = None) -> tuple[str
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(out.consumer_id), str(user["id"])
+    return str(out.consumer_id), str(user.id)
 
 
 def endpoint(

@@ -87,11 +87,9 @@ def deliveries(
     page = read_page(params)
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.list_deliveries(
-            tx, consumer["id"], endpoint_id, page.limit, page.offset
-        )
+        rows = store.webhooks.list_deliveries(tx, consumer.id, endpoint_id, page.limit, page.offset)
         summary = store.webhooks.delivery_summary(
-            tx, consumer["id"], endpoint_id, int(now) - LOG_WINDOW
+            tx, consumer.id, endpoint_id, int(now) - LOG_WINDOW
         )
     return DeliveryLog(
         rows=tuple(delivery_row(r) for r in rows),
@@ -139,7 +137,7 @@ def delivery_detail(
     may read it like the log."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
+        row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
     return DeliveryDetail(
         id=row["id"],
         endpoint_id=row["endpoint_id"],

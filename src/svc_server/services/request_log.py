@@ -111,7 +111,7 @@ def recent_calls(store: Store, user_id: str, query: LogQuery, now: float) -> dic
     ``NO_CONSUMER`` without one); only that account's, whatever the filters say."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.request_log.calls(tx, consumer["id"], query, requestlog.oldest_kept_ms(now))
+        rows = store.request_log.calls(tx, consumer.id, query, requestlog.oldest_kept_ms(now))
     return {
         "rows": [
             {

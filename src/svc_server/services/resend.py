@@ -60,7 +60,7 @@ def resend(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
+        row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
         if row["status"] not in ("delivered", "failed"):
             raise Conflict(
                 f"This delivery is {row['status']}; only a finished delivery can be resent.",
@@ -74,8 +74,8 @@ def resend(
                 f"This webhook endpoint is {status}; deliveries go only to active endpoints.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
-        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
+        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
         admit_test_send(load, int(now), per_minute)
         job, holder = queue_manual(
             store,

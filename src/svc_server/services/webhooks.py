@@ -148,7 +148,7 @@ def list_endpoints(store: Store, user_id: str) -> list[EndpointRow]:
     """Every endpoint of the user's consumer, revoked ones included, oldest first."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.endpoints_of_consumer(tx, consumer["id"])
+        rows = store.webhooks.endpoints_of_consumer(tx, consumer.id)
     return [endpoint_row(r) for r in rows]
 
 
@@ -198,15 +198,15 @@ def create_endpoint(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        store.db.lock(tx, f"svc:webhooks:{consumer['id']}")
-        if store.webhooks.count_live_endpoints(tx, consumer["id"]) >= MAX_ENDPOINTS:
+        store.db.lock(tx, f"svc:webhooks:{consumer.id}")
+        if store.webhooks.count_live_endpoints(tx, consumer.id) >= MAX_ENDPOINTS:
             raise EndpointLimitReached(
                 f"An account can have at most {MAX_ENDPOINTS} webhook endpoints.",
                 hint="Delete an endpoint you no longer use.",
             )
         row: dict[str, Any] = {
             "id": ids(),
-            "consumer_id": consumer["id"],
+            "consumer_id": consumer.id,
             "url": spec.target.url,
             "description": spec.description,
             "events": list(spec.events),
@@ -232,7 +232,7 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
+        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row["status"] == "revoked" or not store.webhooks.update_endpoint_if(
             tx, row["id"], row["status"], {"status": "revoked", "revoked_at": int(now)}
         ):
@@ -245,7 +245,7 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
+        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
         fields = {"status": "active", "consecutive_failures": 0, "disabled_at": None}
         if row["status"] != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
             tx, row["id"], "disabled_after_failure", fields
@@ -356,23 +356,21 @@ def send_test(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        endpoint = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
+        endpoint = _owned_endpoint(store, tx, consumer.id, endpoint_id)
         if endpoint["status"] != "active":
             raise EndpointNotActive(
                 f"This webhook endpoint is {endpoint['status']}; only active endpoints "
                 "can be tested.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
-        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
+        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
         admit_test_send(load, int(now), per_minute)
         event = core_events.webhook_test(
             event_id=core_events.webhook_test_id(entropy), now=now, docs_url=docs_url
         )
         payload = core_events.serialize(event)
-        store.webhooks.insert_event(
-            tx, event["id"], consumer["id"], event["type"], payload, int(now)
-        )
+        store.webhooks.insert_event(tx, event["id"], consumer.id, event["type"], payload, int(now))
         job, holder = queue_manual(
             store, tx, endpoint, event["id"], event["type"], payload, now, ids, "manual"
         )

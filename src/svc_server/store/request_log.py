@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from svc_core.requestlog import LoggedCall, LogQuery
-from svc_server.store.base import Database, Row, Tx
+from svc_server.store.account_rows import KeyCalls
+from svc_server.store.base import Database, Row, Tx, row_as
 
 
 class RequestLogRepo:
@@ -90,12 +91,13 @@ class RequestLogRepo:
         )
         return int(row["n"]) if row else 0
 
-    def key_usage(self, tx: Tx, consumer_id: str, month: str) -> list[Row]:
+    def key_usage(self, tx: Tx, consumer_id: str, month: str) -> list[KeyCalls]:
         """Every key of the account with its successful counted calls in ``month``."""
-        return tx.fetchall(
+        rows = tx.fetchall(
             "SELECT k.id, k.prefix, k.label, k.mode, k.status, k.grace_until, "
             "COALESCE(u.count, 0) AS calls "
             "FROM api_keys k LEFT JOIN key_usage u ON u.key_id = k.id AND u.month = ? "
             "WHERE k.consumer_id = ? ORDER BY k.created_at, k.id",
             (month, consumer_id),
         )
+        return [row_as(KeyCalls, r) for r in rows]
