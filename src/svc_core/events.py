@@ -71,6 +71,11 @@ def envelope(event_id: str, event_type: str, now: Instant, data: dict[str, Any])
     return {"id": event_id, "type": event_type, "created": unix(now, "now"), "data": data}
 
 
+def head(event: Event) -> tuple[str, str]:
+    """An envelope's id and type: what the event log and the outbox key on."""
+    return str(event["id"]), str(event["type"])
+
+
 def serialize(event: Event) -> bytes:
     """Canonical compact JSON (sorted keys, UTF-8, no NaN): the raw body that is signed."""
     return json.dumps(

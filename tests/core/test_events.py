@@ -147,6 +147,16 @@ def test_envelope_refuses_unknown_types_and_odd_ids() -> None:
             events.envelope(bad, "webhook.test", NOW, {})
 
 
+@given(
+    st.from_regex(r"[A-Za-z0-9_.:-]{1,64}", fullmatch=True),
+    st.sampled_from(sorted(events.EVENT_TYPES)),
+)
+def test_head_is_the_envelope_id_and_type(event_id: str, event_type: str) -> None:
+    """What the event log and the outbox key on is what the envelope was made with."""
+    event = events.envelope(event_id, event_type, NOW, {"x": 1})
+    assert events.head(event) == (event_id, event_type)
+
+
 # serialisation -------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from svc_server.app import SvcApp
 from svc_server.http.deps import new_id
 from svc_server.services import keys
 from svc_server.store import Store
+from svc_server.store.account_rows import ApiKey
 from svc_server.store.keycache import KEY_STAMP_TTL
 from tests.server.accounts_support import DATA_PATH
 from tests.server.test_operator_cli import ok, svc, user_of
@@ -124,10 +125,11 @@ def test_key_command_mistakes_are_one_line_and_exit_2(sqlite_url: str, sqlite_st
     with sqlite_store.db.transaction() as tx:
         sqlite_store.accounts.insert_key(
             tx,
-            {"id": new_id(), "consumer_id": consumer_id, "label": "twin",
-             "prefix": row["prefix"], "key_hash": "0" * 64, "mode": "live",
-             "scope": "read_only", "ip_allowlist": [], "status": "active",
-             "created_at": int(time.time())},
+            ApiKey(id=new_id(), consumer_id=consumer_id, label="twin",
+                   prefix=row["prefix"], key_hash="0" * 64, mode="live",
+                   scope="read_only", ip_allowlist=(), status="active", grace_until=None,
+                   replaced_by=None, created_at=int(time.time()), last_used_at=None,
+                   revoked_at=None),
         )  # fmt: skip
     one_line_error(svc(sqlite_url, "key", "revoke", row["prefix"]), "give the key's id")
     listed = ok(sqlite_url, "key", "list", consumer_id, "--json").splitlines()

@@ -11,6 +11,7 @@ from svc_core import keys
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store
+from svc_server.store.account_rows import KeyGrant
 from svc_server.store.keycache import BUMP_SQL, KEY_STAMP_TTL, KeyCache
 
 
@@ -31,12 +32,12 @@ def test_a_change_elsewhere_is_seen_after_the_bound_and_one_here_at_once(store: 
     cache = KeyCache(store.db, clock=clock)
     reads: list[str] = []
 
-    def read(wanted: str) -> dict[str, object] | None:
+    def read(wanted: str) -> KeyGrant | None:
         reads.append(wanted)
         return store.accounts.key_by_hash(wanted)
 
     first = cache.get(key_hash, read)
-    assert first is not None and first["status"] == "active"
+    assert first is not None and first.status == "active"
     assert cache.get(key_hash, read) is first and len(reads) == 1  # remembered
 
     # Another process revokes the key: the row and the stamp change in its transaction.
@@ -45,10 +46,10 @@ def test_a_change_elsewhere_is_seen_after_the_bound_and_one_here_at_once(store: 
         tx.execute(BUMP_SQL)
     clock.now += KEY_STAMP_TTL * 0.9
     stale = cache.get(key_hash, read)
-    assert stale is not None and stale["status"] == "active"  # inside the bound
+    assert stale is not None and stale.status == "active"  # inside the bound
     clock.now += KEY_STAMP_TTL * 0.2
     fresh = cache.get(key_hash, read)
-    assert fresh is not None and fresh["status"] == "revoked"  # past it: read again
+    assert fresh is not None and fresh.status == "revoked"  # past it: read again
     assert len(reads) == 2
 
     # A write through a cache's own bump is seen by that cache at once.
@@ -56,7 +57,7 @@ def test_a_change_elsewhere_is_seen_after_the_bound_and_one_here_at_once(store: 
         tx.execute("UPDATE api_keys SET status = 'active' WHERE key_hash = ?", (key_hash,))
         cache.bump(tx)
     again = cache.get(key_hash, read)
-    assert again is not None and again["status"] == "active"
+    assert again is not None and again.status == "active"
 
 
 def test_unknown_keys_are_never_remembered(store: Store) -> None:

@@ -49,7 +49,7 @@ def user_of(store: Store, email: str) -> str:
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(user["id"])
+    return str(user.id)
 
 
 def consumer_with_keys_in_every_state(db_url: str, store: Store) -> tuple[str, str, str]:

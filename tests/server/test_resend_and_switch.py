@@ -16,6 +16,7 @@ from svc_core.plans import HIGHEST_PLAN_PRIORITY
 from svc_server.delivery import attempt, sender
 from svc_server.services.membership import primary_consumer
 from svc_server.store import Store
+from svc_server.store.account_rows import MemberConsumer
 from tests.conftest import ORIGIN, Accounts, FakeClock, Receiver
 
 HOOKS = "/api/auth/me/webhooks"
@@ -115,31 +116,50 @@ def test_the_stored_reply_is_a_prefix_without_nul(body: str) -> None:
     assert stored == body[: attempt.RESPONSE_EXCERPT].replace("\x00", "\ufffd")
 
 
+def member_consumer(consumer_id: str, plan: str, chosen: int) -> MemberConsumer:
+    """A membership row as ``active_consumers_of_user`` returns it."""
+    return MemberConsumer(
+        id=consumer_id,
+        plan=plan,
+        chosen=chosen,
+        company_name=None,
+        monthly_quota_override=None,
+        rate_limit_override=None,
+        subscription_status=None,
+        trial_ends_at=None,
+        founding_member=0,
+        trial_will_end_sent_for=None,
+        status="active",
+        created_at=0,
+        role="member",
+        owner_email=None,
+    )
+
+
 consumer_rows = st.lists(
-    st.fixed_dictionaries(
-        {
-            "id": st.uuids().map(str),
-            "plan": st.sampled_from(HIGHEST_PLAN_PRIORITY),
-            "chosen": st.sampled_from((0, 1)),
-        }
+    st.builds(
+        member_consumer,
+        st.uuids().map(str),
+        st.sampled_from(HIGHEST_PLAN_PRIORITY),
+        st.sampled_from((0, 1)),
     ),
     max_size=6,
-    unique_by=lambda c: c["id"],
+    unique_by=lambda c: c.id,
 )
 
 
 @given(consumer_rows)
 def test_the_current_account_is_the_chosen_membership_else_the_highest_plan(
-    rows: list[dict[str, Any]],
+    rows: list[MemberConsumer],
 ) -> None:
     picked = primary_consumer(rows)
     if not rows:
         assert picked is None
         return
     assert picked is not None and any(picked is r for r in rows)  # only ever a membership
-    chosen = [r for r in rows if r["chosen"]]
+    chosen = [r for r in rows if r.chosen]
     if chosen:
         assert picked is chosen[0]
     else:
         rank = HIGHEST_PLAN_PRIORITY.index
-        assert rank(picked["plan"]) == min(rank(r["plan"]) for r in rows)
+        assert rank(picked.plan) == min(rank(r.plan) for r in rows)

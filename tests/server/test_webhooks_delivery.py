@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 from svc_core import events as core_events
@@ -38,7 +39,7 @@ def owner(store: Store, clock: FakeClock, email: str | None = None) -> tuple[str
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(out.consumer_id), str(user["id"])
+    return str(out.consumer_id), str(user.id)
 
 
 def endpoint(
@@ -90,7 +91,7 @@ def endpoint_state(store: Store, endpoint_id: str) -> dict[str, Any]:
     with store.db.transaction(write=False) as tx:
         row = store.webhooks.get_endpoint(tx, endpoint_id)
     assert row is not None
-    return row
+    return attrs.asdict(row)
 
 
 def test_delivery_request_headers_body_and_signature(

@@ -29,6 +29,7 @@ from svc_server.services import events as event_service
 from svc_server.services import keys as key_service
 from svc_server.services import webhooks
 from svc_server.store import Store
+from svc_server.store.account_rows import Consumer
 from tests.conftest import ORIGIN, ROOT, Accounts, FakeClock, Receiver
 
 DATA = "/api/v1/real-estate/dimensions"
@@ -48,7 +49,7 @@ def user_of(store: Store, email: str) -> str:
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(user["id"])
+    return str(user.id)
 
 
 def consumer_with_endpoints(
@@ -293,7 +294,7 @@ def test_key_rotation_and_revocation_publish_their_events(
 # subscriptions ------------------------------------------------------------------------------
 
 
-def consumer_row(store: Store, consumer_id: str) -> dict[str, Any]:
+def consumer_row(store: Store, consumer_id: str) -> Consumer:
     row = store.accounts.get_consumer(consumer_id)
     assert row is not None
     return row
@@ -321,7 +322,7 @@ def test_relay_updates_the_consumer_and_publishes_once_per_processor_event(
         "queued": 0,
     }
     row = consumer_row(store, consumer_id)
-    assert (row["subscription_status"], row["trial_ends_at"]) == ("trialing", 1_791_763_200)
+    assert (row.subscription_status, row.trial_ends_at) == ("trialing", 1_791_763_200)
     assert deliver(store, clock) == 1
     [event] = hook.events()
     assert event == {
@@ -346,7 +347,7 @@ def test_relay_updates_the_consumer_and_publishes_once_per_processor_event(
         clock(),
     )
     assert out["queued"] == 1
-    assert consumer_row(store, consumer_id)["subscription_status"] == "canceled"
+    assert consumer_row(store, consumer_id).subscription_status == "canceled"
     deliver(store, clock)
     cancelled = hook.events()[1]
     assert cancelled["id"] == f"evt_subscription_cancelled_sub_1PqR2sT3uV4w_{int(clock())}"
@@ -373,7 +374,7 @@ def test_relay_refuses_bad_input_and_changes_nothing(
     consumer_id, _, _, _ = consumer_with_endpoints(sqlite_store, clock, [])
     with pytest.raises(InvalidParams):
         event_service.relay_subscription(sqlite_store, consumer_id, kind, subscription, clock())
-    assert consumer_row(sqlite_store, consumer_id)["subscription_status"] is None
+    assert consumer_row(sqlite_store, consumer_id).subscription_status is None
     with sqlite_store.db.transaction(write=False) as tx:
         assert tx.fetchall("SELECT id FROM events") == []
 
@@ -396,7 +397,7 @@ def test_relay_command(
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["event_type"], out["queued"]) == ("subscription.updated", 1)
-    assert consumer_row(store, consumer_id)["subscription_status"] == "past_due"
+    assert consumer_row(store, consumer_id).subscription_status == "past_due"
 
     source = tmp_path / "sub.json"
     source.write_text(

@@ -67,7 +67,7 @@ def owner(store: Store, name: str) -> tuple[str, str]:
     with store.db.transaction(write=False) as tx:
         user = store.accounts.get_user_by_email(tx, email)
     assert user is not None
-    return str(out.consumer_id), str(user["id"])
+    return str(out.consumer_id), str(user.id)
 
 
 def register(store: Store, user_id: str, url: str) -> None:

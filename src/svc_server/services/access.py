@@ -84,28 +84,28 @@ def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float
     parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
     # Remembered per process while the access stamp holds (seen within KEY_STAMP_TTL).
     row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
-    if row is None or row["consumer_status"] != "active":
+    if row is None or row.consumer_status != "active":
         raise Unauthorized("Unknown or revoked API key.")
-    status = keys.key_status(row["status"], row["grace_until"], int(now))
+    status = keys.key_status(row.status, row.grace_until, int(now))
     if status not in ("active", "grace"):
         raise Unauthorized(f"This API key is {status}.", hint="Create or rotate a key.")
-    if row["ip_allowlist"] and not ip_allowed(parse_allowlist(row["ip_allowlist"]), client_ip):
+    if row.ip_allowlist and not ip_allowed(parse_allowlist(row.ip_allowlist), client_ip):
         raise IpNotAllowed(
             f"This API key may not be used from {client_ip}.",
             hint="Add the address to the key's ip_allowlist.",
         )
-    limits = _limits(row["plan"], row["monthly_quota_override"], row["rate_limit_override"])
+    limits = _limits(row.plan, row.monthly_quota_override, row.rate_limit_override)
     test_mode = parsed.mode == "test"
-    last_used = row["last_used_at"]
+    last_used = row.last_used_at
     if last_used is None or last_used < int(now) - TOUCH_SECONDS:
-        store.accounts.touch_key(row["id"], int(now))  # at most once a minute per key
+        store.accounts.touch_key(row.id, int(now))  # at most once a minute per key
     return Caller(
-        consumer_id=row["consumer_id"],
-        plan=row["plan"],
+        consumer_id=row.consumer_id,
+        plan=row.plan,
         auth_method="api_key",
         rate_limit_per_minute=TEST_KEY_RATE_LIMIT if test_mode else limits.rate_limit_per_minute,
         monthly_quota=None if test_mode else limits.monthly_quota,
-        key_id=row["id"],
+        key_id=row.id,
         key_mode=parsed.mode,
     )
 
@@ -119,11 +119,11 @@ def key_owner(store: Store, plaintext: str, now: float) -> tuple[str, str] | Non
     except SvcError:
         return None
     row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
-    if row is None or row["consumer_status"] != "active":
+    if row is None or row.consumer_status != "active":
         return None
-    if keys.key_status(row["status"], row["grace_until"], now) not in ("active", "grace"):
+    if keys.key_status(row.status, row.grace_until, now) not in ("active", "grace"):
         return None
-    return str(row["consumer_id"]), str(row["id"])
+    return str(row.consumer_id), str(row.id)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -142,8 +142,8 @@ def session_caller(store: Store, user_id: str) -> Caller:
     if consumer is None:
         raise Unauthorized("Your account has no active consumer.")
     return Caller(
-        consumer_id=consumer["id"],
-        plan=consumer["plan"],
+        consumer_id=consumer.id,
+        plan=consumer.plan,
         auth_method="session",
         rate_limit_per_minute=COOKIE_RATE_LIMIT,
         monthly_quota=None,

@@ -16,7 +16,8 @@ from svc_server.services.keys import KeyRow, first_key, key_row
 from svc_server.services.membership import normalize_email, parse_id
 from svc_server.services.team import MemberRow, member_row
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.account_rows import Membership, User
+from svc_server.store.base import Tx
 
 
 @attrs.frozen(kw_only=True)
@@ -68,16 +69,18 @@ def _owner(
 ) -> None:
     store.accounts.insert_membership(
         tx,
-        {
-            "id": ids(),
-            "consumer_id": consumer_id,
-            "user_id": user_id,
-            "email": email,
-            "role": "owner",
-            "status": "active",
-            "invited_at": int(now),
-            "joined_at": int(now),
-        },
+        Membership(
+            id=ids(),
+            consumer_id=consumer_id,
+            user_id=user_id,
+            email=email,
+            role="owner",
+            status="active",
+            invited_at=int(now),
+            joined_at=int(now),
+            expires_at=None,
+            removed_at=None,
+        ),
     )
 
 
@@ -110,14 +113,14 @@ def create_consumer(
             email = normalize_email(email)
             store.db.lock(tx, "email:" + email)  # two creates at once: one wins
             user = store.accounts.get_user_by_email(tx, email)
-            mine = store.accounts.active_consumers_of_user(tx, user["id"]) if user else []
-            owned = [c for c in mine if c["role"] == "owner"]
+            mine = store.accounts.active_consumers_of_user(tx, user.id) if user else []
+            owned = [c for c in mine if c.role == "owner"]
             if owned:
                 raise Conflict(
-                    f"{email} already owns consumer {owned[0]['id']} "
-                    f"(plan {owned[0]['plan']}); nothing was created. Use that one, or "
+                    f"{email} already owns consumer {owned[0].id} "
+                    f"(plan {owned[0].plan}); nothing was created. Use that one, or "
                     "give --allow-duplicate-owner to make another for the same owner.",
-                    hint=f"svc consumer show {owned[0]['id']} shows its keys and members.",
+                    hint=f"svc consumer show {owned[0].id} shows its keys and members.",
                 )
         consumer_id = _new_consumer(
             store,
@@ -131,11 +134,11 @@ def create_consumer(
         )
         if email is not None:
             email = normalize_email(email)
-            user = store.accounts.get_user_by_email(tx, email)
-            if user is None:
-                user = {"id": ids()}
-                store.accounts.insert_user(tx, user["id"], None, email, int(now))
-            _owner(store, tx, consumer_id, user["id"], email, now=now, ids=ids)
+            owner = store.accounts.get_user_by_email(tx, email)
+            owner_id = ids() if owner is None else owner.id
+            if owner is None:
+                store.accounts.insert_user(tx, owner_id, None, email, int(now))
+            _owner(store, tx, consumer_id, owner_id, email, now=now, ids=ids)
         key = first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids)
     return CreatedConsumer(consumer_id=consumer_id, plan=plan, api_key=key.key)
 
@@ -149,7 +152,7 @@ def ensure_user(
     entropy: bytes,
     ids: Callable[[], str],
     plan: str = "starter",
-) -> tuple[Row, str | None]:
+) -> tuple[User, str | None]:
     """Find or create the user of a verified identity; returns a new key's plaintext
     when this sign-in created the user's first consumer (on ``plan``: SPEC's starter
     unless the deployment sets ``SVC_SIGNUP_PLAN``).
@@ -170,20 +173,18 @@ def ensure_user(
     user = store.accounts.get_user_by_subject(tx, identity.sub)
     if user is None:
         user = store.accounts.get_user_by_email(tx, email)
-        if user is not None and user["subject"] is None:
-            store.accounts.set_user_subject(tx, user["id"], identity.sub)
+        if user is not None and user.subject is None:
+            store.accounts.set_user_subject(tx, user.id, identity.sub)
         elif user is None:
-            user_id = ids()
-            store.accounts.insert_user(tx, user_id, identity.sub, email, int(now))
-            user = {"id": user_id, "email": email, "subject": identity.sub}
+            user = User(id=ids(), subject=identity.sub, email=email, created_at=int(now))
+            store.accounts.insert_user(tx, user.id, identity.sub, email, int(now))
         else:  # the email belongs to another subject: keep them apart
-            user_id = ids()
-            store.accounts.insert_user(tx, user_id, identity.sub, placeholder, int(now))
-            user = {"id": user_id, "email": placeholder, "subject": identity.sub}
-    if store.accounts.active_consumers_of_user(tx, user["id"]):
+            user = User(id=ids(), subject=identity.sub, email=placeholder, created_at=int(now))
+            store.accounts.insert_user(tx, user.id, identity.sub, placeholder, int(now))
+    if store.accounts.active_consumers_of_user(tx, user.id):
         return user, None
     consumer_id = _new_consumer(store, tx, plan=plan, now=now, ids=ids)
-    _owner(store, tx, consumer_id, user["id"], user["email"], now=now, ids=ids)
+    _owner(store, tx, consumer_id, user.id, user.email, now=now, ids=ids)
     return user, first_key(store, tx, consumer_id, now=now, entropy=entropy, ids=ids).key
 
 
@@ -237,13 +238,13 @@ def list_consumers(store: Store, now: float) -> list[ConsumerLine]:
     """Every consumer, oldest first, with the keys that work at ``now``."""
     return [
         ConsumerLine(
-            id=row["id"],
-            plan=row["plan"],
-            status=row["status"],
-            owner_email=row["owner_email"],
-            company_name=row["company_name"],
-            active_keys=int(row["active_keys"]),
-            created_at=utc(row["created_at"]),
+            id=row.id,
+            plan=row.plan,
+            status=row.status,
+            owner_email=row.owner_email,
+            company_name=row.company_name,
+            active_keys=int(row.active_keys),
+            created_at=utc(row.created_at),
         )
         for row in store.accounts.list_consumers(int(now))
     ]
@@ -261,19 +262,17 @@ def consumer_detail(store: Store, consumer_id: str, now: float) -> ConsumerDetai
         key_rows = store.accounts.keys_of_consumer(tx, consumer_id)
         members = store.accounts.memberships_of_consumer(tx, consumer_id)
         counted = store.accounts.month_usage(tx, consumer_id, month)
-    limits = plans.effective_limits(
-        row["plan"], row["monthly_quota_override"], row["rate_limit_override"]
-    )
-    owners = sorted(m["email"] for m in members if m["role"] == "owner" and m["status"] == "active")
+    limits = plans.effective_limits(row.plan, row.monthly_quota_override, row.rate_limit_override)
+    owners = sorted(m.email for m in members if m.role == "owner" and m.status == "active")
     return ConsumerDetail(
-        id=row["id"],
-        plan=row["plan"],
-        status=row["status"],
+        id=row.id,
+        plan=row.plan,
+        status=row.status,
         owner_email=owners[0] if owners else None,
-        company_name=row["company_name"],
-        created_at=utc(row["created_at"]),
-        subscription_status=row["subscription_status"],
-        trial_ends_at=utc_or_none(row["trial_ends_at"]),
+        company_name=row.company_name,
+        created_at=utc(row.created_at),
+        subscription_status=row.subscription_status,
+        trial_ends_at=utc_or_none(row.trial_ends_at),
         rate_limit_per_minute=limits.rate_limit_per_minute,
         usage=MonthCalls(
             month=month,
@@ -282,5 +281,5 @@ def consumer_detail(store: Store, consumer_id: str, now: float) -> ConsumerDetai
             monthly_quota=limits.monthly_quota,
         ),
         keys=tuple(key_row(k, now) for k in key_rows),
-        members=tuple(member_row(m) for m in members if m["status"] != "removed"),
+        members=tuple(member_row(m) for m in members if m.status != "removed"),
     )

@@ -16,6 +16,7 @@ from svc_core.realestate.query import CoverageQuery
 from svc_server.services.realestate import Links, answer_context
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
+from svc_server.store.rollup import district_codes
 
 COVERAGE_COLUMNS = tuple(f.name for f in CoverageRow.__attrs_attrs__)
 """CSV columns: the row fields in SPEC order, then issue 14's."""
@@ -36,11 +37,7 @@ def _coverage_rows(
                 dong_level=cohort.dong_level,
                 dong=cohort.dong,
             )
-            codes = (
-                {cohort.sigungu_code}
-                if cohort.sigungu_code
-                else {r["sigungu_code"] for r in rollup}
-            )
+            codes = {cohort.sigungu_code} if cohort.sigungu_code else district_codes(rollup)
             return core_coverage.build_coverage(
                 rollup,
                 (query.granularity,),

@@ -15,7 +15,8 @@ from svc_core.instants import utc, utc_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
 from svc_server.services.membership import account, parse_id
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.base import Tx
+from svc_server.store.webhook_rows import Delivery, DeliveryExchange
 
 LOG_WINDOW = 24 * 3600
 
@@ -60,17 +61,17 @@ class DeliveryLog:
     summary: DeliverySummary
 
 
-def delivery_row(row: Row) -> DeliveryRow:
+def delivery_row(row: Delivery) -> DeliveryRow:
     return DeliveryRow(
-        id=row["id"],
-        event_type=row["event_type"],
-        event_id=row["event_id"],
-        status=row["status"],
-        http_status=row.get("http_status"),
-        duration_ms=row.get("duration_ms"),
-        error_message=row.get("error_message"),
-        attempt_count=row["attempt_count"],
-        created_at=utc(row["created_at"]),
+        id=row.id,
+        event_type=row.event_type,
+        event_id=row.event_id,
+        status=row.status,
+        http_status=row.http_status,
+        duration_ms=row.duration_ms,
+        error_message=row.error_message,
+        attempt_count=row.attempt_count,
+        created_at=utc(row.created_at),
     )
 
 
@@ -87,16 +88,14 @@ def deliveries(
     page = read_page(params)
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.list_deliveries(
-            tx, consumer["id"], endpoint_id, page.limit, page.offset
-        )
+        rows = store.webhooks.list_deliveries(tx, consumer.id, endpoint_id, page.limit, page.offset)
         summary = store.webhooks.delivery_summary(
-            tx, consumer["id"], endpoint_id, int(now) - LOG_WINDOW
+            tx, consumer.id, endpoint_id, int(now) - LOG_WINDOW
         )
     return DeliveryLog(
         rows=tuple(delivery_row(r) for r in rows),
         pagination=Pagination(limit=page.limit, offset=page.offset, returned=len(rows)),
-        summary=DeliverySummary(**summary),
+        summary=DeliverySummary(**attrs.asdict(summary)),
     )
 
 
@@ -122,12 +121,14 @@ class DeliveryDetail:
     payload: str
 
 
-def delivery_of(store: Store, tx: Tx, consumer_id: str, endpoint_id: str, delivery_id: str) -> Row:
+def delivery_of(
+    store: Store, tx: Tx, consumer_id: str, endpoint_id: str, delivery_id: str
+) -> DeliveryExchange:
     """A delivery to an endpoint the consumer owns, else 404 (the same for a delivery
     that does not exist and one of another account, so ids cannot be probed)."""
     endpoint_id = parse_id(endpoint_id, "endpoint id")
     row = store.webhooks.delivery_detail(tx, consumer_id, parse_id(delivery_id, "delivery id"))
-    if row is None or row["endpoint_id"] != endpoint_id:
+    if row is None or row.endpoint_id != endpoint_id:
         raise NotFound("No such delivery of this webhook endpoint.")
     return row
 
@@ -139,23 +140,23 @@ def delivery_detail(
     may read it like the log."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
+        row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
     return DeliveryDetail(
-        id=row["id"],
-        endpoint_id=row["endpoint_id"],
-        url=row["url"],
-        event_id=row["event_id"],
-        event_type=row["event_type"],
-        trigger=row["trigger"],
-        resend_of=row.get("resend_of"),
-        status=row["status"],
-        http_status=row.get("http_status"),
-        duration_ms=row.get("duration_ms"),
-        error_message=row.get("error_message"),
-        response_excerpt=row.get("response_excerpt"),
-        created_at=utc(row["created_at"]),
-        sent_at=utc_or_none(row.get("sent_at")),
-        payload=str(row["payload"]),
+        id=row.id,
+        endpoint_id=row.endpoint_id,
+        url=row.url,
+        event_id=row.event_id,
+        event_type=row.event_type,
+        trigger=row.trigger,
+        resend_of=row.resend_of,
+        status=row.status,
+        http_status=row.http_status,
+        duration_ms=row.duration_ms,
+        error_message=row.error_message,
+        response_excerpt=row.response_excerpt,
+        created_at=utc(row.created_at),
+        sent_at=utc_or_none(row.sent_at),
+        payload=str(row.payload),
     )
 
 
@@ -199,10 +200,10 @@ def recent_deliveries(
         )
     return [
         DeliveryLine(
-            endpoint_id=r["endpoint_id"],
-            consumer_id=r["consumer_id"],
-            url=r["url"],
-            sent_at=utc_or_none(r["sent_at"]),
+            endpoint_id=r.endpoint_id,
+            consumer_id=r.consumer_id,
+            url=r.url,
+            sent_at=utc_or_none(r.sent_at),
             **attrs.asdict(delivery_row(r), recurse=False),
         )
         for r in rows

@@ -47,19 +47,20 @@ def publish(store: Store, tx: Tx, consumer_id: str, event: dict[str, Any], now: 
     Idempotent by event id: publishing the same id again queues nothing.
     """
     body = core_events.serialize(event)
-    if not store.webhooks.insert_event(tx, event["id"], consumer_id, event["type"], body, int(now)):
+    event_id, event_type = core_events.head(event)
+    if not store.webhooks.insert_event(tx, event_id, consumer_id, event_type, body, int(now)):
         return 0
     queued = 0
     for endpoint in store.webhooks.active_endpoints(tx, consumer_id):
-        if not core_events.matches(endpoint["events"], event["type"]):
+        if not core_events.matches(endpoint.events, event_type):
             continue
         queued += store.webhooks.enqueue(
             tx,
             {
                 "id": str(uuid.uuid4()),
-                "endpoint_id": endpoint["id"],
-                "event_id": event["id"],
-                "event_type": event["type"],
+                "endpoint_id": endpoint.id,
+                "event_id": event_id,
+                "event_type": event_type,
                 "status": "pending",
                 "trigger": "scheduled",
                 "attempt_count": 0,
@@ -188,14 +189,14 @@ def relay_subscription(
         "subscription_status": status,
         "subscription_id": sub_id,
         "subscription_period_end": period_end,
+        **({} if trial_end is None else {"trial_ends_at": trial_end}),
     }
-    if trial_end is not None:
-        fields["trial_ends_at"] = trial_end
     with store.db.transaction() as tx:
         if not store.accounts.update_consumer(tx, consumer_id, fields):
             raise NotFound(f"No consumer {consumer_id[:64]!r}.")
         queued = publish(store, tx, consumer_id, event, now)
-    return {"event_id": event["id"], "event_type": event["type"], "queued": queued}
+    published, event_type = core_events.head(event)
+    return {"event_id": published, "event_type": event_type, "queued": queued}
 
 
 def notify_trials_ending(store: Store, now: float) -> int:
@@ -211,16 +212,16 @@ def notify_trials_ending(store: Store, now: float) -> int:
     with store.db.transaction() as tx:
         rows = store.webhooks.trial_candidates(tx, int(now), int(now) + TRIAL_NOTICE_SECONDS)
         for row in rows:
-            trial_end = int(row["trial_ends_at"])
-            if not store.webhooks.mark_trial_notice(tx, row["id"], trial_end):
+            trial_end = int(row.trial_ends_at)
+            if not store.webhooks.mark_trial_notice(tx, row.id, trial_end):
                 continue
             event = core_events.subscription_trial_will_end(
-                subscription_id=row["subscription_id"] or row["id"],
-                status=row["subscription_status"] or "trialing",
-                current_period_end=row["subscription_period_end"] or trial_end,
+                subscription_id=row.subscription_id or row.id,
+                status=row.subscription_status or "trialing",
+                current_period_end=row.subscription_period_end or trial_end,
                 trial_end=trial_end,
                 now=now,
             )
-            publish(store, tx, row["id"], event, now)
+            publish(store, tx, row.id, event, now)
             published += 1
     return published

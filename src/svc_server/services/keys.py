@@ -17,7 +17,8 @@ from svc_core.instants import utc, utc_or_none
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.account_rows import ApiKey, Consumer
+from svc_server.store.base import Tx
 
 
 @attrs.frozen(kw_only=True)
@@ -77,25 +78,24 @@ def new_key(
 ) -> CreatedKey:
     """Insert a new active key; the result carries its plaintext."""
     plaintext = keys.generate_key(mode, entropy)
-    row: dict[str, Any] = {
-        "id": ids(),
-        "consumer_id": consumer_id,
-        "label": label,
-        "prefix": keys.key_prefix(plaintext),
-        "key_hash": keys.hash_key(plaintext),
-        "mode": mode,
-        "scope": scope,
-        "ip_allowlist": list(ip_allowlist),
-        "status": "active",
-        "created_at": int(now),
-    }
-    store.accounts.insert_key(tx, row)
-    return CreatedKey(
-        **attrs.asdict(
-            key_row(row | {"grace_until": None, "last_used_at": None}, now), recurse=False
-        ),
-        key=plaintext,
+    key = ApiKey(
+        id=ids(),
+        consumer_id=consumer_id,
+        label=label,
+        prefix=keys.key_prefix(plaintext),
+        key_hash=keys.hash_key(plaintext),
+        mode=mode,
+        scope=scope,
+        ip_allowlist=tuple(ip_allowlist),
+        status="active",
+        grace_until=None,
+        replaced_by=None,
+        created_at=int(now),
+        last_used_at=None,
+        revoked_at=None,
     )
+    store.accounts.insert_key(tx, key)
+    return CreatedKey(**attrs.asdict(key_row(key, now), recurse=False), key=plaintext)
 
 
 def first_key(
@@ -122,26 +122,26 @@ def first_key(
     )
 
 
-def key_row(row: Row, now: float) -> KeyRow:
+def key_row(row: ApiKey, now: float) -> KeyRow:
     """A stored key as listed, its status as of ``now``."""
     return KeyRow(
-        id=row["id"],
-        label=row["label"],
-        prefix=row["prefix"],
-        mode=row["mode"],
-        scope=row["scope"],
-        ip_allowlist=tuple(row.get("ip_allowlist") or ()),
-        status=keys.key_status(row["status"], row["grace_until"], int(now)),
-        created_at=utc(row["created_at"]),
-        grace_until=utc_or_none(row["grace_until"]),
-        last_used_at=utc_or_none(row.get("last_used_at")),
+        id=row.id,
+        label=row.label,
+        prefix=row.prefix,
+        mode=row.mode,
+        scope=row.scope,
+        ip_allowlist=row.ip_allowlist,
+        status=keys.key_status(row.status, row.grace_until, int(now)),
+        created_at=utc(row.created_at),
+        grace_until=utc_or_none(row.grace_until),
+        last_used_at=utc_or_none(row.last_used_at),
     )
 
 
 def list_keys(store: Store, user_id: str, now: float) -> list[KeyRow]:
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.accounts.keys_of_consumer(tx, consumer["id"])
+        rows = store.accounts.keys_of_consumer(tx, consumer.id)
     return [key_row(r, now) for r in rows]
 
 
@@ -183,26 +183,26 @@ def create_key_for_consumer(
 def _create(
     store: Store,
     tx: Tx,
-    consumer: Row,
+    consumer: Consumer,
     spec: keys.KeyCreate,
     *,
     now: float,
     entropy: bytes,
     ids: Callable[[], str],
 ) -> CreatedKey:
-    store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent creates see each other
+    store.db.lock(tx, "consumer:" + consumer.id)  # concurrent creates see each other
     limit = plans.effective_limits(
-        consumer["plan"], consumer["monthly_quota_override"], consumer["rate_limit_override"]
+        consumer.plan, consumer.monthly_quota_override, consumer.rate_limit_override
     ).max_keys
-    if store.accounts.count_active_keys(tx, consumer["id"]) >= limit:
+    if store.accounts.count_active_keys(tx, consumer.id) >= limit:
         raise KeyLimitReached(
-            f"The {consumer['plan']} plan allows {limit} active API key(s).",
+            f"The {consumer.plan} plan allows {limit} active API key(s).",
             hint="Revoke a key or upgrade the plan.",
         )
     return new_key(
         store,
         tx,
-        consumer["id"],
+        consumer.id,
         label=spec.label,
         mode=spec.mode,
         scope=spec.scope,
@@ -227,14 +227,14 @@ def key_id_of(store: Store, ref: str) -> str:
     if not found:
         raise NotFound(f"No API key has the id or prefix {ref!r}.")
     if len(found) > 1:
-        ids = ", ".join(str(row["id"]) for row in found)
+        ids = ", ".join(str(row.id) for row in found)
         raise InvalidParams(f"{len(found)} keys have the prefix {ref}: give the key's id ({ids})")
-    return str(found[0]["id"])
+    return str(found[0].id)
 
 
-def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> Row:
+def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> ApiKey:
     row = store.accounts.get_key(tx, parse_id(key_id, "key id"))
-    if row is None or row["consumer_id"] != consumer_id:
+    if row is None or row.consumer_id != consumer_id:
         raise NotFound("No such API key.")
     return row
 
@@ -244,15 +244,12 @@ def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_key(store, tx, consumer["id"], key_id)
-        fields: dict[str, Any] = {}
-        if patch.label is not None:
-            fields["label"] = patch.label
-        if patch.ip_allowlist is not None:
-            fields["ip_allowlist"] = list(patch.ip_allowlist)
+        row = _owned_key(store, tx, consumer.id, key_id)
+        changes = {"label": patch.label, "ip_allowlist": patch.ip_allowlist}
+        fields: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
         if fields:
-            store.accounts.update_key(tx, row["id"], fields)
-        row = store.accounts.get_key(tx, row["id"]) or row
+            store.accounts.update_key(tx, row.id, fields)
+        row = store.accounts.get_key(tx, row.id) or row
     return key_row(row, now)
 
 
@@ -271,53 +268,56 @@ def rotate_key(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        old = _owned_key(store, tx, consumer["id"], key_id)
+        old = _owned_key(store, tx, consumer.id, key_id)
         grace_until = int(now) + grace
         # Only an active key rotates; a concurrent second rotation finds it in grace.
         if not store.accounts.update_key_if(
-            tx, old["id"], "active", {"status": "grace", "grace_until": grace_until}
+            tx, old.id, "active", {"status": "grace", "grace_until": grace_until}
         ):
             # Read it again: a concurrent rotation may have changed it since ``old``.
-            current = store.accounts.get_key(tx, old["id"]) or old
-            status = keys.key_status(current["status"], current["grace_until"], now)
+            current = store.accounts.get_key(tx, old.id) or old
+            status = keys.key_status(current.status, current.grace_until, now)
             raise Conflict(
-                NOT_ROTATABLE.get(status, NOT_ROTATABLE["grace"]),
+                NOT_ROTATABLE.get(status, ALREADY_ROTATED),
                 code="KEY_NOT_ACTIVE",
                 hint="Rotate the key that replaced it, or create a new key.",
             )
         new = new_key(
             store,
             tx,
-            consumer["id"],
-            label=old["label"],
-            mode=old["mode"],
-            scope=old["scope"],
-            ip_allowlist=old["ip_allowlist"],
+            consumer.id,
+            label=old.label,
+            mode=old.mode,
+            scope=old.scope,
+            ip_allowlist=old.ip_allowlist,
             now=now,
             entropy=entropy,
             ids=ids,
         )
-        store.accounts.update_key(tx, old["id"], {"replaced_by": new.id})
+        store.accounts.update_key(tx, old.id, {"replaced_by": new.id})
         event = core_events.key_rotated(
-            key_id=old["id"],
-            prefix=old["prefix"],
+            key_id=old.id,
+            prefix=old.prefix,
             new_key_id=new.id,
             new_key_prefix=new.prefix,
             grace_until=grace_until,
             actor="self",
             now=now,
         )
-        event_service.publish(store, tx, consumer["id"], event, now)
+        event_service.publish(store, tx, consumer.id, event, now)
     # with grace_period_seconds 0 the old key stops working at once: say so
     status = keys.key_status("grace", grace_until, now)
     return Rotation(
-        key=new, previous=RetiredKey(id=old["id"], status=status, grace_until=utc(grace_until))
+        key=new, previous=RetiredKey(id=old.id, status=status, grace_until=utc(grace_until))
     )
 
 
+ALREADY_ROTATED = (
+    "This key was already rotated and works only until its grace period ends; "
+    "it cannot be rotated again."
+)
 NOT_ROTATABLE = {
-    "grace": "This key was already rotated and works only until its grace period ends; "
-    "it cannot be rotated again.",
+    "grace": ALREADY_ROTATED,
     "expired": "This key was rotated and its grace period is over; it cannot be rotated.",
     "revoked": "This key is revoked and cannot be rotated.",
 }
@@ -332,20 +332,20 @@ def revoke_key(
         if user_id is not None:
             consumer, role = account(store, tx, user_id)
             require_manager(role)
-            row = _owned_key(store, tx, consumer["id"], key_id)
+            row = _owned_key(store, tx, consumer.id, key_id)
         else:
             found = store.accounts.get_key(tx, parse_id(key_id, "key id"))
             if found is None:
                 raise NotFound("No such API key.")
             row = found
         # Compare-and-set: of concurrent revokes only one changes the row and emits.
-        if row["status"] == "revoked" or not store.accounts.revoke_key(tx, row["id"], int(now)):
+        if row.status == "revoked" or not store.accounts.revoke_key(tx, row.id, int(now)):
             raise NotFound("This API key is already revoked.")
         event = core_events.key_revoked(
-            key_id=row["id"],
-            prefix=row["prefix"],
+            key_id=row.id,
+            prefix=row.prefix,
             revoked_at=now,
             actor=actor,
             now=now,
         )
-        event_service.publish(store, tx, row["consumer_id"], event, now)
+        event_service.publish(store, tx, row.consumer_id, event, now)

@@ -17,7 +17,8 @@ import attrs
 from svc_core import emails, plans
 from svc_core.errors import Forbidden, InvalidParams, NoConsumer, NotFound
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.account_rows import MemberConsumer
+from svc_server.store.base import Tx
 
 MANAGER_ROLES = frozenset({"owner", "admin"})
 
@@ -33,18 +34,18 @@ def parse_id(value: str, what: str = "id") -> str:
         raise InvalidParams(f"The {what} must be a UUID.", hint=f"Got {value[:64]!r}.") from None
 
 
-def primary_consumer(consumers: Sequence[Row]) -> Row | None:
+def primary_consumer(consumers: Sequence[MemberConsumer]) -> MemberConsumer | None:
     """The consumer a user acts on among their memberships
     (``AccountsRepo.active_consumers_of_user``): the one they chose, else the highest
     plan's. A choice is only ever a flag on a membership row, so an account the user
     left or was removed from can never be chosen."""
     if not consumers:
         return None
-    chosen = next((c for c in consumers if c.get("chosen")), None)
+    chosen = next((c for c in consumers if c.chosen), None)
     if chosen is not None:
         return chosen
-    best = plans.highest_plan([c["plan"] for c in consumers])
-    return next(c for c in consumers if c["plan"] == best)
+    best = plans.highest_plan([c.plan for c in consumers])
+    return next(c for c in consumers if c.plan == best)
 
 
 def normalize_email(email: str) -> str:
@@ -57,15 +58,15 @@ def primary_consumer_id(store: Store, user_id: str) -> str | None:
     """The id of the consumer a signed-in user's account calls act on, or None."""
     with store.db.transaction(write=False) as tx:
         consumer = primary_consumer(store.accounts.active_consumers_of_user(tx, user_id))
-    return None if consumer is None else str(consumer["id"])
+    return None if consumer is None else str(consumer.id)
 
 
-def account(store: Store, tx: Tx, user_id: str) -> tuple[Row, str]:
+def account(store: Store, tx: Tx, user_id: str) -> tuple[MemberConsumer, str]:
     """The user's primary consumer and their role in it, or 404 ``NO_CONSUMER``."""
     consumer = primary_consumer(store.accounts.active_consumers_of_user(tx, user_id))
     if consumer is None:
         raise NoConsumer()
-    return consumer, str(consumer["role"])
+    return consumer, str(consumer.role)
 
 
 def require_manager(role: str) -> None:
@@ -87,9 +88,9 @@ class AccountChoice:
     current: bool
 
 
-def account_name(consumer: Row) -> str:
+def account_name(consumer: MemberConsumer) -> str:
     """What a person calls an account: its company name, else its owner's email."""
-    return str(consumer.get("company_name") or consumer.get("owner_email") or "your account")
+    return consumer.company_name or consumer.owner_email or "your account"
 
 
 def accounts_of(store: Store, user_id: str) -> list[AccountChoice]:
@@ -100,11 +101,11 @@ def accounts_of(store: Store, user_id: str) -> list[AccountChoice]:
     current = primary_consumer(consumers)
     return [
         AccountChoice(
-            id=str(c["id"]),
+            id=str(c.id),
             name=account_name(c),
-            plan=str(c["plan"]),
-            role=str(c["role"]),
-            current=current is not None and c["id"] == current["id"],
+            plan=str(c.plan),
+            role=str(c.role),
+            current=current is not None and c.id == current.id,
         )
         for c in consumers
     ]
@@ -117,7 +118,7 @@ def switch_account(store: Store, user_id: str, consumer_id: str) -> AccountChoic
     wanted = parse_id(consumer_id, "account id")
     with store.db.transaction() as tx:
         consumers = store.accounts.active_consumers_of_user(tx, user_id)
-        target = next((c for c in consumers if c["id"] == wanted), None)
+        target = next((c for c in consumers if c.id == wanted), None)
         if target is None:
             raise NotFound(
                 "You are not a member of this account.",
@@ -127,7 +128,7 @@ def switch_account(store: Store, user_id: str, consumer_id: str) -> AccountChoic
     return AccountChoice(
         id=wanted,
         name=account_name(target),
-        plan=str(target["plan"]),
-        role=str(target["role"]),
+        plan=str(target.plan),
+        role=str(target.role),
         current=True,
     )

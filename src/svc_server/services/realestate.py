@@ -37,6 +37,7 @@ from svc_core.realestate.query import (
 from svc_server.store import Store
 from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
+from svc_server.store.rollup import district_codes
 
 PULSE_COLUMNS = tuple(f.name for f in PulseRow.__attrs_attrs__)
 INDEX_COLUMNS = tuple(f.name for f in core_indices.IndexRow.__attrs_attrs__)
@@ -176,7 +177,7 @@ def _dimensions_data(
         districts = store.realestate.rollup(month_from=first, month_to=last)
         if geo == "dong":
             dongs = store.realestate.rollup(dong_level=True, month_from=first, month_to=last)
-    names = store.realestate.district_names({r["sigungu_code"] for r in districts})
+    names = store.realestate.district_names(district_codes(districts))
     return core_dimensions.dimension_counts(districts, dongs, names)
 
 

@@ -111,20 +111,20 @@ def recent_calls(store: Store, user_id: str, query: LogQuery, now: float) -> dic
     ``NO_CONSUMER`` without one); only that account's, whatever the filters say."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.request_log.calls(tx, consumer["id"], query, requestlog.oldest_kept_ms(now))
+        rows = store.request_log.calls(tx, consumer.id, query, requestlog.oldest_kept_ms(now))
     return {
         "rows": [
             {
-                "time": iso(r["at_ms"] / 1000),
-                "key_id": r["key_id"],
-                "key_prefix": r["key_prefix"],
-                "key_label": r["key_label"],
-                "method": r["method"],
-                "path": r["path"],
-                "status": int(r["status"]),
-                "error_code": r["error_code"],
-                "request_id": r["request_id"],
-                "duration_ms": round(float(r["duration_ms"]), 1),
+                "time": iso(r.at_ms / 1000),
+                "key_id": r.key_id,
+                "key_prefix": r.key_prefix,
+                "key_label": r.key_label,
+                "method": r.method,
+                "path": r.path,
+                "status": int(r.status),
+                "error_code": r.error_code,
+                "request_id": r.request_id,
+                "duration_ms": round(float(r.duration_ms), 1),
             }
             for r in rows
         ],

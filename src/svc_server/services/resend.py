@@ -60,41 +60,41 @@ def resend(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = delivery_of(store, tx, consumer["id"], endpoint_id, delivery_id)
-        if row["status"] not in ("delivered", "failed"):
+        row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
+        if row.status not in ("delivered", "failed"):
             raise Conflict(
-                f"This delivery is {row['status']}; only a finished delivery can be resent.",
+                f"This delivery is {row.status}; only a finished delivery can be resent.",
                 hint="Wait until it is delivered or failed, then resend it.",
                 code="DELIVERY_NOT_FINISHED",
             )
-        endpoint = store.webhooks.get_endpoint(tx, row["endpoint_id"])
-        if endpoint is None or endpoint["status"] != "active":
-            status = endpoint["status"] if endpoint else "gone"
+        endpoint = store.webhooks.get_endpoint(tx, row.endpoint_id)
+        if endpoint is None or endpoint.status != "active":
+            status = endpoint.status if endpoint else "gone"
             raise EndpointNotActive(
                 f"This webhook endpoint is {status}; deliveries go only to active endpoints.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
-        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
+        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
         admit_test_send(load, int(now), per_minute)
         job, holder = queue_manual(
             store,
             tx,
             endpoint,
-            row["event_id"],
-            row["event_type"],
-            str(row["payload"]).encode("utf-8"),
+            row.event_id,
+            row.event_type,
+            str(row.payload).encode("utf-8"),
             now,
             ids,
             "resend",
-            resend_of=row["id"],
+            resend_of=row.id,
         )
     result = delivery.attempt(
         store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
     )
     return Resend(
         id=job.id,
-        resend_of=row["id"],
+        resend_of=row.id,
         event_id=job.event_id,
         event_type=job.event_type,
         delivery=TestDelivery(

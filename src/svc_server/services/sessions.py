@@ -49,16 +49,16 @@ def resume(store: Store, config: Config, cookie: str, now: float) -> ActiveSessi
     if not isinstance(session_id, str):
         return None
     row = store.accounts.get_session(session_id)
-    if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
+    if row is None or row.revoked_at is not None or row.expires_at <= now:
         return None
-    ends = int(row["created_at"]) + config.session_max_age
+    ends = int(row.created_at) + config.session_max_age
     if ends <= now:
         return None
     expires = min(int(now) + SESSION_SECONDS, ends)
-    if expires - row["expires_at"] >= 30:  # write at most every 30 s per session
+    if expires - row.expires_at >= 30:  # write at most every 30 s per session
         store.accounts.renew_session(session_id, expires)
     return ActiveSession(
-        session_id=session_id, user_id=row["user_id"], cookie=cookie, expires_at=expires
+        session_id=session_id, user_id=row.user_id, cookie=cookie, expires_at=expires
     )
 
 
@@ -81,17 +81,16 @@ def sign_in(
         )
         session_id = ids()
         expires = int(now) + min(SESSION_SECONDS, config.session_max_age)
-        store.accounts.insert_session(tx, session_id, user["id"], int(now), expires)
-        consumers = store.accounts.active_consumers_of_user(tx, user["id"])
+        store.accounts.insert_session(tx, session_id, user.id, int(now), expires)
+        consumers = store.accounts.active_consumers_of_user(tx, user.id)
     consumer = primary_consumer(consumers)
     data: dict[str, Any] = {
-        "user": {"id": user["id"], "email": user["email"]},
-        "consumer": {"id": consumer["id"], "plan": consumer["plan"]} if consumer else None,
+        "user": {"id": user.id, "email": user.email},
+        "consumer": {"id": consumer.id, "plan": consumer.plan} if consumer else None,
         "session_expires_at": iso(expires),
+        **({} if created_key is None else {"api_key": created_key}),
+        "_cookie": _serializer(config).dumps(session_id),
     }
-    if created_key is not None:
-        data["api_key"] = created_key
-    data["_cookie"] = _serializer(config).dumps(session_id)
     return data
 
 

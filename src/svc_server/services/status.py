@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from svc_core.instants import iso
 from svc_server.store import Store
 
@@ -33,6 +35,15 @@ PROBES: dict[str, Probe] = {
 }
 
 
+@attrs.frozen(kw_only=True)
+class Check:
+    """One probe's outcome (attribute order is the JSON field order)."""
+
+    name: str
+    ok: bool
+    latency_ms: float
+
+
 def check(store: Store, now: float) -> tuple[bool, dict[str, Any]]:
     """Run every probe; return (all ok, the status body)."""
     checks = []
@@ -43,13 +54,12 @@ def check(store: Store, now: float) -> tuple[bool, dict[str, Any]]:
             ok = True
         except Exception:
             ok = False
-        checks.append(
-            {"name": name, "ok": ok, "latency_ms": round((time.perf_counter() - start) * 1000, 2)}
-        )
-    healthy = all(c["ok"] for c in checks)
+        latency_ms = round((time.perf_counter() - start) * 1000, 2)
+        checks.append(Check(name=name, ok=ok, latency_ms=latency_ms))
+    healthy = all(c.ok for c in checks)
     body = {
         "status": "ok" if healthy else "degraded",
-        "checks": checks,
+        "checks": [attrs.asdict(c) for c in checks],
         "checked_at": iso(now),
     }
     return healthy, body

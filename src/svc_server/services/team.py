@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -16,7 +17,7 @@ from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
 from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store
-from svc_server.store.base import Row
+from svc_server.store.account_rows import Membership
 
 INVITE_SECONDS = 7 * 24 * 3600
 
@@ -71,40 +72,36 @@ class InviteRow:
     invited_at: datetime | None
 
 
-def member_row(row: Row) -> MemberRow:
+def member_row(row: Membership) -> MemberRow:
     return MemberRow(
-        id=row["id"],
-        user_id=row["user_id"],
-        email=row["email"],
-        role=row["role"],
-        status=row["status"],
-        invited_at=utc_or_none(row["invited_at"]),
-        joined_at=utc_or_none(row["joined_at"]),
+        id=row.id,
+        user_id=row.user_id,
+        email=row.email,
+        role=row.role,
+        status=row.status,
+        invited_at=utc_or_none(row.invited_at),
+        joined_at=utc_or_none(row.joined_at),
     )
 
 
-def _seats_taken(rows: Sequence[Row], now: float) -> int:
+def _seats_taken(rows: Sequence[Membership], now: float) -> int:
     return sum(
         1
         for r in rows
-        if r["status"] == "active"
-        or (r["status"] == "pending" and (r["expires_at"] is None or r["expires_at"] > now))
+        if r.status == "active"
+        or (r.status == "pending" and (r.expires_at is None or r.expires_at > now))
     )
 
 
 def team(store: Store, user_id: str, now: float) -> Team:
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.accounts.memberships_of_consumer(tx, consumer["id"])
-    seats = plans.effective_limits(consumer["plan"], None, None).seats
+        rows = store.accounts.memberships_of_consumer(tx, consumer.id)
+    seats = plans.effective_limits(consumer.plan, None, None).seats
     visible = [
-        r
-        for r in rows
-        if r["status"] != "pending" or r["expires_at"] is None or r["expires_at"] > now
+        r for r in rows if r.status != "pending" or r.expires_at is None or r.expires_at > now
     ]
-    return Team(
-        members=tuple(member_row(r) for r in visible), seat_limit=seats, plan=consumer["plan"]
-    )
+    return Team(members=tuple(member_row(r) for r in visible), seat_limit=seats, plan=consumer.plan)
 
 
 def invite(
@@ -114,47 +111,49 @@ def invite(
     with store.db.transaction() as tx:
         consumer, my_role = account(store, tx, user_id)
         require_manager(my_role)
-        store.db.lock(tx, "consumer:" + consumer["id"])  # concurrent invites see each other
-        rows = store.accounts.memberships_of_consumer(tx, consumer["id"])
+        store.db.lock(tx, "consumer:" + consumer.id)  # concurrent invites see each other
+        rows = store.accounts.memberships_of_consumer(tx, consumer.id)
         for r in rows:
-            live_pending = r["status"] == "pending" and (r["expires_at"] or 0) > now
-            if r["email"] == email and (r["status"] == "active" or live_pending):
+            live_pending = r.status == "pending" and (r.expires_at or 0) > now
+            if r.email == email and (r.status == "active" or live_pending):
                 raise AlreadyInvited(f"{email} is already a member or invited.")
-        seats = plans.effective_limits(consumer["plan"], None, None).seats
+        seats = plans.effective_limits(consumer.plan, None, None).seats
         if _seats_taken(rows, now) >= seats:
             raise SeatLimitReached(
-                f"The {consumer['plan']} plan has {seats} seat(s), all taken or invited.",
+                f"The {consumer.plan} plan has {seats} seat(s), all taken or invited.",
                 hint="Remove a member or upgrade the plan.",
             )
-        row = {
-            "id": ids(),
-            "consumer_id": consumer["id"],
-            "user_id": None,
-            "email": email,
-            "role": role,
-            "status": "pending",
-            "invited_at": int(now),
-            "expires_at": int(now) + INVITE_SECONDS,
-        }
+        row = Membership(
+            id=ids(),
+            consumer_id=consumer.id,
+            user_id=None,
+            email=email,
+            role=role,
+            status="pending",
+            invited_at=int(now),
+            joined_at=None,
+            expires_at=int(now) + INVITE_SECONDS,
+            removed_at=None,
+        )
         store.accounts.insert_membership(tx, row)
     return InvitedMember(
-        id=row["id"],
-        consumer_id=consumer["id"],
-        company_name=consumer["company_name"],
+        id=row.id,
+        consumer_id=consumer.id,
+        company_name=consumer.company_name,
         role=role,
-        invited_at=utc(row["invited_at"]),
+        invited_at=utc(row.invited_at),
         user_id=None,
         email=email,
         status="pending",
         joined_at=None,
-        expires_at=utc(row["expires_at"]),
+        expires_at=utc(int(now) + INVITE_SECONDS),
     )
 
 
 def validate_invite(body: dict[str, Any]) -> tuple[str, str]:
     """The invitee's normalised email and role (``svc_core.bodies.INVITE_FIELDS``)."""
-    fields = read_body(INVITE_FIELDS, body)
-    return str(fields["email"]), str(fields["role"])
+    email, role = itemgetter("email", "role")(read_body(INVITE_FIELDS, body))
+    return str(email), str(role)
 
 
 def remove_member(store: Store, user_id: str, member_id: str, now: float) -> None:
@@ -162,12 +161,12 @@ def remove_member(store: Store, user_id: str, member_id: str, now: float) -> Non
         consumer, role = account(store, tx, user_id)
         require_manager(role)
         row = store.accounts.get_membership(tx, parse_id(member_id, "member id"))
-        if row is None or row["consumer_id"] != consumer["id"] or row["status"] == "removed":
+        if row is None or row.consumer_id != consumer.id or row.status == "removed":
             raise NotFound("No such team member or invitation.")
-        if row["role"] == "owner":
+        if row.role == "owner":
             raise Forbidden("The owner cannot be removed.")
         # Compare-and-set: of concurrent removals only one changes the row.
-        if not store.accounts.remove_membership(tx, row["id"], int(now)):
+        if not store.accounts.remove_membership(tx, row.id, int(now)):
             raise NotFound("No such team member or invitation.")
 
 
@@ -176,14 +175,14 @@ def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
     if user is None:
         return []
     with store.db.transaction(write=False) as tx:
-        rows = store.accounts.pending_invites_for_email(tx, user["email"], int(now))
+        rows = store.accounts.pending_invites_for_email(tx, user.email, int(now))
     return [
         InviteRow(
-            id=r["id"],
-            consumer_id=r["consumer_id"],
-            company_name=r["company_name"],
-            role=r["role"],
-            invited_at=utc_or_none(r["invited_at"]),
+            id=r.id,
+            consumer_id=r.consumer_id,
+            company_name=r.company_name,
+            role=r.role,
+            invited_at=utc_or_none(r.invited_at),
         )
         for r in rows
     ]
@@ -198,9 +197,9 @@ def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> Non
         if (
             user is None
             or row is None
-            or row["status"] != "pending"
-            or (row["expires_at"] is not None and row["expires_at"] <= now)
-            or row["email"] != user["email"]
+            or row.status != "pending"
+            or (row.expires_at is not None and row.expires_at <= now)
+            or row.email != user.email
         ):
             raise NotFound("No such invitation for you, or it has expired.")
         # Compare-and-set: of two concurrent accepts only one finds the invite pending.
@@ -212,4 +211,4 @@ def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> Non
         ):
             raise NotFound("No such invitation for you, or it has expired.")
         # The invitee lands in the account that invited them (``membership``).
-        store.accounts.set_current_consumer(tx, user_id, row["consumer_id"])
+        store.accounts.set_current_consumer(tx, user_id, row.consumer_id)

@@ -25,7 +25,7 @@ from svc_core.realestate.common import Context, codes_of, gate
 from svc_core.realestate.listing import TransactionRecord, TransactionsQuery
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
-from svc_server.store.transactions import Selection
+from svc_server.store.transactions import Selection, any_synthetic
 
 STREAM_PAGE = 1000
 """Records per store read while a CSV answer streams."""
@@ -94,7 +94,7 @@ def transactions(
         if len(rows) > query.limit
         else None
     )
-    synthetic = any(r["synthetic"] for r in page) if page else state.synthetic
+    synthetic = any_synthetic(page) if page else state.synthetic
     return core.transactions_answer(
         [core.record_of(r) for r in page],
         query,

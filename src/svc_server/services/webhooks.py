@@ -34,7 +34,8 @@ from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.base import Tx
+from svc_server.store.webhook_rows import Endpoint, ManualLoad
 
 MAX_ENDPOINTS = 16
 """Non-revoked endpoints per consumer (DECISIONS)."""
@@ -100,16 +101,16 @@ class TestSend:
     delivery: TestDelivery
 
 
-def endpoint_row(row: Row) -> EndpointRow:
+def endpoint_row(row: Endpoint) -> EndpointRow:
     return EndpointRow(
-        id=row["id"],
-        url=row["url"],
-        description=row.get("description"),
-        events=tuple(row.get("events") or ()),
-        status=row["status"],
-        created_at=utc(row["created_at"]),
-        consecutive_failures=int(row.get("consecutive_failures") or 0),
-        disabled_at=utc_or_none(row.get("disabled_at")),
+        id=row.id,
+        url=row.url,
+        description=row.description,
+        events=row.events,
+        status=row.status,
+        created_at=utc(row.created_at),
+        consecutive_failures=int(row.consecutive_failures or 0),
+        disabled_at=utc_or_none(row.disabled_at),
     )
 
 
@@ -129,7 +130,7 @@ def validate_endpoint(body: Mapping[str, Any], *, allow_private: bool) -> Endpoi
     """Check a ``POST /webhooks`` body (``svc_core.bodies.WEBHOOK_FIELDS``); the URL's
     addresses are then checked by ``delivery``."""
     fields = read_body(WEBHOOK_FIELDS, body)
-    url = str(fields["url"])
+    url = str(fields.get("url", ""))
     if not url:
         raise InvalidBody("url must not be empty.", hint="For example https://example.com/hooks")
     target = check_webhook_url(url, allow_private=allow_private, allow_http=allow_private)
@@ -137,9 +138,9 @@ def validate_endpoint(body: Mapping[str, Any], *, allow_private: bool) -> Endpoi
     return EndpointSpec(target=target, description=fields.get("description"), events=events)
 
 
-def _owned_endpoint(store: Store, tx: Tx, consumer_id: str, endpoint_id: str) -> Row:
+def _owned_endpoint(store: Store, tx: Tx, consumer_id: str, endpoint_id: str) -> Endpoint:
     row = store.webhooks.get_endpoint(tx, parse_id(endpoint_id, "endpoint id"))
-    if row is None or row["consumer_id"] != consumer_id:
+    if row is None or row.consumer_id != consumer_id:
         raise NotFound("No such webhook endpoint.")
     return row
 
@@ -148,7 +149,7 @@ def list_endpoints(store: Store, user_id: str) -> list[EndpointRow]:
     """Every endpoint of the user's consumer, revoked ones included, oldest first."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.endpoints_of_consumer(tx, consumer["id"])
+        rows = store.webhooks.endpoints_of_consumer(tx, consumer.id)
     return [endpoint_row(r) for r in rows]
 
 
@@ -166,9 +167,7 @@ def all_endpoints(store: Store, consumer_id: str | None = None) -> list[Consumer
     with store.db.transaction(write=False) as tx:
         rows = store.webhooks.all_endpoints(tx, wanted)
     return [
-        ConsumerEndpoint(
-            consumer_id=r["consumer_id"], **attrs.asdict(endpoint_row(r), recurse=False)
-        )
+        ConsumerEndpoint(consumer_id=r.consumer_id, **attrs.asdict(endpoint_row(r), recurse=False))
         for r in rows
     ]
 
@@ -198,32 +197,34 @@ def create_endpoint(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        store.db.lock(tx, f"svc:webhooks:{consumer['id']}")
-        if store.webhooks.count_live_endpoints(tx, consumer["id"]) >= MAX_ENDPOINTS:
+        store.db.lock(tx, f"svc:webhooks:{consumer.id}")
+        if store.webhooks.count_live_endpoints(tx, consumer.id) >= MAX_ENDPOINTS:
             raise EndpointLimitReached(
                 f"An account can have at most {MAX_ENDPOINTS} webhook endpoints.",
                 hint="Delete an endpoint you no longer use.",
             )
-        row: dict[str, Any] = {
-            "id": ids(),
-            "consumer_id": consumer["id"],
-            "url": spec.target.url,
-            "description": spec.description,
-            "events": list(spec.events),
-            "secret": secret,
-            "status": "active",
-            "consecutive_failures": 0,
-            "created_at": int(now),
-        }
+        row = Endpoint(
+            id=ids(),
+            consumer_id=consumer.id,
+            url=spec.target.url,
+            description=spec.description,
+            events=tuple(spec.events),
+            secret=secret,
+            status="active",
+            consecutive_failures=0,
+            disabled_at=None,
+            revoked_at=None,
+            created_at=int(now),
+        )
         store.webhooks.insert_endpoint(tx, row)
     return CreatedEndpoint(
-        id=row["id"],
-        url=row["url"],
+        id=row.id,
+        url=row.url,
         secret_plaintext=secret,
         description=spec.description,
         events=spec.events,
-        status=row["status"],
-        created_at=utc(row["created_at"]),
+        status=row.status,
+        created_at=utc(row.created_at),
     )
 
 
@@ -232,12 +233,12 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
-        if row["status"] == "revoked" or not store.webhooks.update_endpoint_if(
-            tx, row["id"], row["status"], {"status": "revoked", "revoked_at": int(now)}
+        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
+        if row.status == "revoked" or not store.webhooks.update_endpoint_if(
+            tx, row.id, row.status, {"status": "revoked", "revoked_at": int(now)}
         ):
             raise NotFound("This webhook endpoint is already revoked.")
-        store.webhooks.fail_pending(tx, row["id"], delivery.NOT_SENT_REVOKED, int(now))
+        store.webhooks.fail_pending(tx, row.id, delivery.NOT_SENT_REVOKED, int(now))
 
 
 def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> EndpointRow:
@@ -245,41 +246,41 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
+        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
         fields = {"status": "active", "consecutive_failures": 0, "disabled_at": None}
-        if row["status"] != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
-            tx, row["id"], "disabled_after_failure", fields
+        if row.status != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
+            tx, row.id, "disabled_after_failure", fields
         ):
             hint = (
                 "A revoked endpoint cannot come back; register a new one."
-                if row["status"] == "revoked"
+                if row.status == "revoked"
                 else "Only an endpoint disabled after failures can be re-enabled."
             )
             raise Conflict(
-                f"This webhook endpoint is {row['status']}, not disabled_after_failure.",
+                f"This webhook endpoint is {row.status}, not disabled_after_failure.",
                 hint=hint,
                 code="ENDPOINT_NOT_DISABLED",
             )
-        updated = store.webhooks.get_endpoint(tx, row["id"]) or row
+        updated = store.webhooks.get_endpoint(tx, row.id) or row
     return endpoint_row(updated)
 
 
 # the test send ------------------------------------------------------------------------
 
 
-def admit_test_send(load: Row, now: int, per_minute: int) -> None:
+def admit_test_send(load: ManualLoad, now: int, per_minute: int) -> None:
     """Refuse a test send (429 with ``Retry-After``) when the consumer already has one in
     flight or has started ``per_minute`` in the window (``WebhooksRepo.test_send_load``)."""
-    if load["in_flight"] >= TEST_SENDS_IN_FLIGHT:
-        started = int(load["last_started"] or now)
+    if load.in_flight >= TEST_SENDS_IN_FLIGHT:
+        started = int(load.last_started or now)
         retry = max(1, started + math.ceil(delivery.DELIVERY_TIMEOUT) + 1 - now)
         raise RateLimited(
             "A test send of this account is still running; one runs at a time.",
             hint=f"Retry after {retry} seconds.",
             headers={"Retry-After": str(retry)},
         )
-    if load["recent"] >= per_minute:
-        retry = max(1, int(load["oldest"]) + TEST_WINDOW - now)
+    if load.recent >= per_minute:
+        retry = max(1, int(load.oldest or now) + TEST_WINDOW - now)
         raise RateLimited(
             f"At most {per_minute} test sends per minute per account.",
             hint=f"Retry after {retry} seconds.",
@@ -290,7 +291,7 @@ def admit_test_send(load: Row, now: int, per_minute: int) -> None:
 def queue_manual(
     store: Store,
     tx: Tx,
-    endpoint: Row,
+    endpoint: Endpoint,
     event_id: str,
     event_type: str,
     payload: bytes,
@@ -304,11 +305,11 @@ def queue_manual(
     holder = f"{trigger}:{ids()}"
     job = delivery.DeliveryJob(
         id=ids(),
-        endpoint_id=endpoint["id"],
+        endpoint_id=endpoint.id,
         event_id=event_id,
         event_type=event_type,
-        url=endpoint["url"],
-        secret=endpoint["secret"],
+        url=endpoint.url,
+        secret=endpoint.secret,
         payload=payload,
     )
     store.webhooks.enqueue(
@@ -356,32 +357,30 @@ def send_test(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        endpoint = _owned_endpoint(store, tx, consumer["id"], endpoint_id)
-        if endpoint["status"] != "active":
+        endpoint = _owned_endpoint(store, tx, consumer.id, endpoint_id)
+        if endpoint.status != "active":
             raise EndpointNotActive(
-                f"This webhook endpoint is {endpoint['status']}; only active endpoints "
-                "can be tested.",
+                f"This webhook endpoint is {endpoint.status}; only active endpoints can be tested.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer['id']}")
-        load = store.webhooks.test_send_load(tx, consumer["id"], int(now) - TEST_WINDOW)
+        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
+        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
         admit_test_send(load, int(now), per_minute)
         event = core_events.webhook_test(
             event_id=core_events.webhook_test_id(entropy), now=now, docs_url=docs_url
         )
         payload = core_events.serialize(event)
-        store.webhooks.insert_event(
-            tx, event["id"], consumer["id"], event["type"], payload, int(now)
-        )
+        event_id, event_type = core_events.head(event)
+        store.webhooks.insert_event(tx, event_id, consumer.id, event_type, payload, int(now))
         job, holder = queue_manual(
-            store, tx, endpoint, event["id"], event["type"], payload, now, ids, "manual"
+            store, tx, endpoint, event_id, event_type, payload, now, ids, "manual"
         )
     result = delivery.attempt(
         store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
     )
     return TestSend(
-        event_id=event["id"],
-        event_type=event["type"],
+        event_id=event_id,
+        event_type=event_type,
         delivery=TestDelivery(
             status="delivered" if result.ok else "failed",
             http_status=result.http_status,

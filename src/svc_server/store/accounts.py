@@ -8,8 +8,17 @@ from typing import Any
 import attrs
 
 from svc_core.lease import lease_size
+from svc_server.store.account_rows import (
+    Consumer,
+    Invite,
+    ListedConsumer,
+    MemberConsumer,
+    Membership,
+    Session,
+    User,
+)
 from svc_server.store.apikeys import ApiKeysTable
-from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
+from svc_server.store.base import Database, Tx, insert_row, row_as, row_or_none, update_by_id
 from svc_server.store.holds import HoldsRepo, HoldState, UsageClaim, count_day, count_month
 from svc_server.store.keycache import KeyCache
 
@@ -51,16 +60,17 @@ class AccountsRepo(ApiKeysTable):
         insert_row(tx, "consumers", row)
         self.keys.bump(tx)
 
-    def get_consumer(self, consumer_id: str) -> Row | None:
+    def get_consumer(self, consumer_id: str) -> Consumer | None:
         with self.db.transaction(write=False) as tx:
-            return tx.fetchone("SELECT * FROM consumers WHERE id = ?", (consumer_id,))
+            row = tx.fetchone("SELECT * FROM consumers WHERE id = ?", (consumer_id,))
+        return row_or_none(Consumer, row)
 
-    def list_consumers(self, now: int) -> list[Row]:
+    def list_consumers(self, now: int) -> list[ListedConsumer]:
         """Every consumer, its owner's email and how many of its keys work at ``now``
         (``active_keys``: active ones, and rotated ones still in their grace period, as
         ``svc_core.keys.is_usable`` decides)."""
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
+            rows = tx.fetchall(
                 "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "
                 "AND ((k.status = 'active' AND k.grace_until IS NULL) "
                 "OR (k.status IN ('active', 'grace') AND k.grace_until > ?))) AS active_keys, "
@@ -69,6 +79,7 @@ class AccountsRepo(ApiKeysTable):
                 "FROM consumers c ORDER BY c.created_at, c.id",
                 (now,),
             )
+        return [row_as(ListedConsumer, r) for r in rows]
 
     def update_consumer(self, tx: Tx, consumer_id: str, fields: dict[str, Any]) -> int:
         self.keys.bump(tx)
@@ -76,18 +87,18 @@ class AccountsRepo(ApiKeysTable):
 
     # users and memberships ---------------------------------------------------------------
 
-    def get_user_by_subject(self, tx: Tx, subject: str) -> Row | None:
-        return tx.fetchone("SELECT * FROM users WHERE subject = ?", (subject,))
+    def get_user_by_subject(self, tx: Tx, subject: str) -> User | None:
+        return row_or_none(User, tx.fetchone("SELECT * FROM users WHERE subject = ?", (subject,)))
 
-    def get_user_by_email(self, tx: Tx, email: str) -> Row | None:
-        return tx.fetchone("SELECT * FROM users WHERE email = ?", (email,))
+    def get_user_by_email(self, tx: Tx, email: str) -> User | None:
+        return row_or_none(User, tx.fetchone("SELECT * FROM users WHERE email = ?", (email,)))
 
-    def get_user_by_id(self, tx: Tx, user_id: str) -> Row | None:
-        return tx.fetchone("SELECT * FROM users WHERE id = ?", (user_id,))
+    def get_user_by_id(self, tx: Tx, user_id: str) -> User | None:
+        return row_or_none(User, tx.fetchone("SELECT * FROM users WHERE id = ?", (user_id,)))
 
-    def get_user(self, user_id: str) -> Row | None:
+    def get_user(self, user_id: str) -> User | None:
         with self.db.transaction(write=False) as tx:
-            return tx.fetchone("SELECT * FROM users WHERE id = ?", (user_id,))
+            return self.get_user_by_id(tx, user_id)
 
     def insert_user(self, tx: Tx, user_id: str, subject: str | None, email: str, now: int) -> None:
         tx.execute(
@@ -98,13 +109,13 @@ class AccountsRepo(ApiKeysTable):
     def set_user_subject(self, tx: Tx, user_id: str, subject: str) -> None:
         tx.execute("UPDATE users SET subject = ? WHERE id = ?", (subject, user_id))
 
-    def insert_membership(self, tx: Tx, row: dict[str, Any]) -> None:
-        insert_row(tx, "memberships", row)
+    def insert_membership(self, tx: Tx, member: Membership) -> None:
+        insert_row(tx, "memberships", attrs.asdict(member))
 
-    def active_consumers_of_user(self, tx: Tx, user_id: str) -> list[Row]:
+    def active_consumers_of_user(self, tx: Tx, user_id: str) -> list[MemberConsumer]:
         """The consumers a user belongs to (active memberships), with plan and role,
         ``chosen`` (1 for the one the user switched to) and ``owner_email``."""
-        return tx.fetchall(
+        rows = tx.fetchall(
             "SELECT c.*, m.role AS role,"
             " CASE WHEN u.current_consumer_id = c.id THEN 1 ELSE 0 END AS chosen,"
             " (SELECT MIN(o.email) FROM memberships o WHERE o.consumer_id = c.id"
@@ -115,29 +126,33 @@ class AccountsRepo(ApiKeysTable):
             " ORDER BY c.created_at, c.id",
             (user_id,),
         )
+        return [row_as(MemberConsumer, r) for r in rows]
 
     def set_current_consumer(self, tx: Tx, user_id: str, consumer_id: str | None) -> None:
         """Remember the account a user acts on (checked against their memberships on
         every read, never trusted alone)."""
         tx.execute("UPDATE users SET current_consumer_id = ? WHERE id = ?", (consumer_id, user_id))
 
-    def memberships_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
-        return tx.fetchall(
+    def memberships_of_consumer(self, tx: Tx, consumer_id: str) -> list[Membership]:
+        rows = tx.fetchall(
             "SELECT * FROM memberships WHERE consumer_id = ? ORDER BY invited_at, id",
             (consumer_id,),
         )
+        return [row_as(Membership, r) for r in rows]
 
-    def get_membership(self, tx: Tx, membership_id: str) -> Row | None:
-        return tx.fetchone("SELECT * FROM memberships WHERE id = ?", (membership_id,))
+    def get_membership(self, tx: Tx, membership_id: str) -> Membership | None:
+        row = tx.fetchone("SELECT * FROM memberships WHERE id = ?", (membership_id,))
+        return row_or_none(Membership, row)
 
-    def pending_invites_for_email(self, tx: Tx, email: str, now: int) -> list[Row]:
-        return tx.fetchall(
+    def pending_invites_for_email(self, tx: Tx, email: str, now: int) -> list[Invite]:
+        rows = tx.fetchall(
             "SELECT m.*, c.company_name AS company_name FROM memberships m "
             "JOIN consumers c ON c.id = m.consumer_id WHERE m.email = ? "
             "AND m.status = 'pending' AND (m.expires_at IS NULL OR m.expires_at > ?) "
             "ORDER BY m.invited_at, m.id",
             (email, now),
         )
+        return [row_as(Invite, r) for r in rows]
 
     def update_membership_if(
         self, tx: Tx, membership_id: str, status: str, fields: dict[str, Any]
@@ -165,9 +180,10 @@ class AccountsRepo(ApiKeysTable):
             (session_id, user_id, now, expires),
         )
 
-    def get_session(self, session_id: str) -> Row | None:
+    def get_session(self, session_id: str) -> Session | None:
         with self.db.transaction(write=False) as tx:
-            return tx.fetchone("SELECT * FROM sessions WHERE id = ?", (session_id,))
+            row = tx.fetchone("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return row_or_none(Session, row)
 
     def renew_session(self, session_id: str, expires: int) -> None:
         with self.db.transaction() as tx:

@@ -8,9 +8,12 @@ Every write that changes what a key admits moves the access stamp in its transac
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
-from svc_server.store.base import Database, Row, Tx, insert_row, update_by_id
+import attrs
+
+from svc_server.store.account_rows import ApiKey, KeyGrant
+from svc_server.store.base import Database, Row, Tx, insert_row, row_as, update_by_id
 from svc_server.store.keycache import KeyCache
 
 
@@ -20,18 +23,18 @@ class ApiKeysTable:
     db: Database
     keys: KeyCache
 
-    def insert_key(self, tx: Tx, row: dict[str, Any]) -> None:
-        row = dict(row)
-        row["ip_allowlist"] = json.dumps(list(row.get("ip_allowlist") or []))
+    def insert_key(self, tx: Tx, key: ApiKey) -> None:
+        row = attrs.asdict(key, recurse=False)
+        row["ip_allowlist"] = json.dumps(list(key.ip_allowlist))
         insert_row(tx, "api_keys", row)
         self.keys.bump(tx)
 
-    def cached_key_by_hash(self, key_hash: str) -> Row | None:
+    def cached_key_by_hash(self, key_hash: str) -> KeyGrant | None:
         """``key_by_hash`` remembered in this process while the access stamp holds (see
         ``store.keycache``): most calls read nothing."""
         return self.keys.get(key_hash, self.key_by_hash)
 
-    def key_by_hash(self, key_hash: str) -> Row | None:
+    def key_by_hash(self, key_hash: str) -> KeyGrant | None:
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone(
                 "SELECT k.*, c.plan AS plan, c.status AS consumer_status, "
@@ -40,23 +43,23 @@ class ApiKeysTable:
                 "FROM api_keys k JOIN consumers c ON c.id = k.consumer_id WHERE k.key_hash = ?",
                 (key_hash,),
             )
-        return _decode_key(row)
+        return _decode_key(KeyGrant, row)
 
-    def get_key(self, tx: Tx, key_id: str) -> Row | None:
-        return _decode_key(tx.fetchone("SELECT * FROM api_keys WHERE id = ?", (key_id,)))
+    def get_key(self, tx: Tx, key_id: str) -> ApiKey | None:
+        return _decode_key(ApiKey, tx.fetchone("SELECT * FROM api_keys WHERE id = ?", (key_id,)))
 
-    def keys_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
+    def keys_of_consumer(self, tx: Tx, consumer_id: str) -> list[ApiKey]:
         rows = tx.fetchall(
             "SELECT * FROM api_keys WHERE consumer_id = ? ORDER BY created_at, id", (consumer_id,)
         )
-        return [r for r in (_decode_key(row) for row in rows) if r is not None]
+        return [_key(ApiKey, row) for row in rows]
 
-    def keys_by_prefix(self, tx: Tx, prefix: str) -> list[Row]:
+    def keys_by_prefix(self, tx: Tx, prefix: str) -> list[ApiKey]:
         """The keys whose shown prefix is ``prefix`` (usually one; the prefix is not unique)."""
         rows = tx.fetchall(
             "SELECT * FROM api_keys WHERE prefix = ? ORDER BY created_at, id", (prefix,)
         )
-        return [r for r in (_decode_key(row) for row in rows) if r is not None]
+        return [_key(ApiKey, row) for row in rows]
 
     def count_active_keys(self, tx: Tx, consumer_id: str) -> int:
         row = tx.fetchone(
@@ -102,9 +105,13 @@ class ApiKeysTable:
         self.keys.touched(key_id, now)
 
 
-def _decode_key(row: Row | None) -> Row | None:
-    if row is None:
-        return None
-    row = dict(row)
-    row["ip_allowlist"] = json.loads(row.get("ip_allowlist") or "[]")
-    return row
+K = TypeVar("K", ApiKey, KeyGrant)
+
+
+def _key(cls: type[K], row: Row) -> K:
+    """A stored key row as ``cls``, its JSON allowlist decoded."""
+    return row_as(cls, {**row, "ip_allowlist": tuple(json.loads(row["ip_allowlist"] or "[]"))})
+
+
+def _decode_key(cls: type[K], row: Row | None) -> K | None:
+    return None if row is None else _key(cls, row)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+import attrs
 
 Row = dict[str, Any]
 Params = Sequence[Any]
+T = TypeVar("T", bound=attrs.AttrsInstance)
 
 
 class Tx(Protocol):
@@ -63,6 +66,17 @@ class Database(Protocol):
     def close(self) -> None:
         """Release every connection."""
         ...
+
+
+def row_as(cls: type[T], row: Mapping[str, Any]) -> T:
+    """The typed value of one database row: the fields ``cls`` declares, by column name
+    (other columns are left out; a field with a default may be missing from the row)."""
+    return cls(**{f.name: row[f.name] for f in attrs.fields(cls) if f.name in row})
+
+
+def row_or_none(cls: type[T], row: Mapping[str, Any] | None) -> T | None:
+    """``row_as`` for a lookup that may find nothing."""
+    return None if row is None else row_as(cls, row)
 
 
 def fetchall(db: Database, sql: str, params: Params = ()) -> list[Row]:

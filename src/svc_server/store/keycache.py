@@ -21,7 +21,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from svc_server.store.base import Database, Row, Tx
+import attrs
+
+from svc_server.store.account_rows import KeyGrant
+from svc_server.store.base import Database, Tx
 
 KEY_STAMP_TTL = 1.0
 """Seconds a process trusts the access stamp it last read: the bound within which a
@@ -37,7 +40,7 @@ class KeyCache:
         self.db = db
         self.clock = clock
         self._lock = threading.Lock()
-        self._rows: OrderedDict[str, tuple[int, Row]] = OrderedDict()
+        self._rows: OrderedDict[str, tuple[int, KeyGrant]] = OrderedDict()
         self._stamp: tuple[float, int] | None = None
 
     def stamp(self) -> int:
@@ -52,7 +55,7 @@ class KeyCache:
         self._stamp = (now, stamp)
         return stamp
 
-    def get(self, key_hash: str, read: Callable[[str], Row | None]) -> Row | None:
+    def get(self, key_hash: str, read: Callable[[str], KeyGrant | None]) -> KeyGrant | None:
         """The row of ``key_hash``: remembered while the stamp holds, else ``read``.
 
         The stamp is read before the row, so a remembered row is never older than its
@@ -78,8 +81,8 @@ class KeyCache:
         what the key admits, so it does not move the stamp)."""
         with self._lock:
             for key_hash, (stamp, row) in self._rows.items():
-                if row["id"] == key_id:
-                    self._rows[key_hash] = (stamp, {**row, "last_used_at": at})
+                if row.id == key_id:
+                    self._rows[key_hash] = (stamp, attrs.evolve(row, last_used_at=at))
 
     def bump(self, tx: Tx) -> None:
         """Move the access stamp inside ``tx`` (a write that changes what keys admit) and

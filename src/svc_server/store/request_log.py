@@ -5,8 +5,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import attrs
+
 from svc_core.requestlog import LoggedCall, LogQuery
-from svc_server.store.base import Database, Row, Tx
+from svc_server.store.account_rows import KeyCalls
+from svc_server.store.base import Database, Tx, row_as
+
+
+@attrs.frozen(kw_only=True)
+class CallLine:
+    """A line of an account's request log as the dashboard lists it, with its key's
+    prefix and label (None once the key is gone)."""
+
+    at_ms: int
+    key_id: str
+    key_prefix: str | None
+    key_label: str | None
+    method: str
+    path: str
+    status: int
+    error_code: str | None
+    request_id: str
+    duration_ms: float
 
 
 class RequestLogRepo:
@@ -64,7 +84,7 @@ class RequestLogRepo:
             )
         return deleted
 
-    def calls(self, tx: Tx, consumer_id: str, query: LogQuery, oldest_ms: int) -> list[Row]:
+    def calls(self, tx: Tx, consumer_id: str, query: LogQuery, oldest_ms: int) -> list[CallLine]:
         """The account's calls matching ``query`` and logged since ``oldest_ms``, newest
         first, with their key's prefix and label."""
         where = ["r.consumer_id = ?", "r.at_ms >= ?"]
@@ -75,13 +95,14 @@ class RequestLogRepo:
         if query.status is not None:
             where.append("r.status BETWEEN ? AND ?")
             args += [query.status.low, query.status.high]
-        return tx.fetchall(
+        rows = tx.fetchall(
             "SELECT r.at_ms, r.key_id, k.prefix AS key_prefix, k.label AS key_label, r.method, "
             "r.path, r.status, r.error_code, r.request_id, r.duration_ms FROM request_log r "
             "LEFT JOIN api_keys k ON k.id = r.key_id "
             f"WHERE {' AND '.join(where)} ORDER BY r.at_ms DESC, r.id DESC LIMIT ? OFFSET ?",
             (*args, query.limit, query.offset),
         )
+        return [row_as(CallLine, r) for r in rows]
 
     def count_calls(self, tx: Tx, consumer_id: str) -> int:
         """How many calls the account's log holds (retention not applied)."""
@@ -90,12 +111,13 @@ class RequestLogRepo:
         )
         return int(row["n"]) if row else 0
 
-    def key_usage(self, tx: Tx, consumer_id: str, month: str) -> list[Row]:
+    def key_usage(self, tx: Tx, consumer_id: str, month: str) -> list[KeyCalls]:
         """Every key of the account with its successful counted calls in ``month``."""
-        return tx.fetchall(
+        rows = tx.fetchall(
             "SELECT k.id, k.prefix, k.label, k.mode, k.status, k.grace_until, "
             "COALESCE(u.count, 0) AS calls "
             "FROM api_keys k LEFT JOIN key_usage u ON u.key_id = k.id AND u.month = ? "
             "WHERE k.consumer_id = ? ORDER BY k.created_at, k.id",
             (month, consumer_id),
         )
+        return [row_as(KeyCalls, r) for r in rows]

@@ -26,6 +26,11 @@ from svc_server.store.realestate_rows import (
 )
 
 
+def district_codes(rows: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The district codes of ``rollup`` rows (which ``svc_core`` reads as mappings)."""
+    return {str(row["sigungu_code"]) for row in rows}
+
+
 class RollupTable:
     """Reads and writes of ``cohort_months``."""
 

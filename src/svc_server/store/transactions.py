@@ -104,6 +104,11 @@ def _branch(
     return sql + later, params + more
 
 
+def any_synthetic(rows: Sequence[Row]) -> bool:
+    """Whether any ``listing`` row is demonstration data (``synthetic``)."""
+    return any(row["synthetic"] for row in rows)
+
+
 class TransactionListing:
     """Excluded records and the listing reads (mixed into ``RealEstateRepo``)."""
 

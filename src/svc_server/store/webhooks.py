@@ -19,7 +19,27 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from svc_server.store.base import Database, Row, Tx, insert_row, marks, update_by_id
+import attrs
+
+from svc_server.store.base import (
+    Database,
+    Row,
+    Tx,
+    insert_row,
+    marks,
+    row_as,
+    row_or_none,
+    update_by_id,
+)
+from svc_server.store.webhook_rows import (
+    Delivery,
+    DeliveryCounts,
+    DeliveryExchange,
+    Endpoint,
+    ManualLoad,
+    RoutedDelivery,
+    TrialDue,
+)
 
 IN_FLIGHT = ("claimed", "sending")
 _DELIVERY_ROW = (
@@ -39,23 +59,23 @@ class WebhooksRepo:
 
     # endpoints ---------------------------------------------------------------------------
 
-    def insert_endpoint(self, tx: Tx, row: dict[str, Any]) -> None:
-        values = dict(row)
-        values["events"] = json.dumps(list(values["events"]))
+    def insert_endpoint(self, tx: Tx, endpoint: Endpoint) -> None:
+        values = attrs.asdict(endpoint, recurse=False)
+        values["events"] = json.dumps(list(endpoint.events))
         insert_row(tx, "webhook_endpoints", values)
 
-    def get_endpoint(self, tx: Tx, endpoint_id: str) -> Row | None:
+    def get_endpoint(self, tx: Tx, endpoint_id: str) -> Endpoint | None:
         row = tx.fetchone("SELECT * FROM webhook_endpoints WHERE id = ?", (endpoint_id,))
         return decode_endpoint(row) if row is not None else None
 
-    def endpoints_of_consumer(self, tx: Tx, consumer_id: str) -> list[Row]:
+    def endpoints_of_consumer(self, tx: Tx, consumer_id: str) -> list[Endpoint]:
         rows = tx.fetchall(
             "SELECT * FROM webhook_endpoints WHERE consumer_id = ? ORDER BY created_at, id",
             (consumer_id,),
         )
         return [decode_endpoint(r) for r in rows]
 
-    def active_endpoints(self, tx: Tx, consumer_id: str) -> list[Row]:
+    def active_endpoints(self, tx: Tx, consumer_id: str) -> list[Endpoint]:
         rows = tx.fetchall(
             "SELECT * FROM webhook_endpoints WHERE consumer_id = ? AND status = 'active' "
             "ORDER BY created_at, id",
@@ -141,7 +161,7 @@ class WebhooksRepo:
             (message, now, endpoint_status),
         )
 
-    def test_send_load(self, tx: Tx, consumer_id: str, since: int) -> Row:
+    def test_send_load(self, tx: Tx, consumer_id: str, since: int) -> ManualLoad:
         """The consumer's test sends and resends (``MANUAL_TRIGGERS``, on any of its
         endpoints, revoked ones included) created after ``since``: ``recent`` (how many) and
         ``oldest`` (when the first was made); ``in_flight`` (still ``sending``) and
@@ -155,12 +175,12 @@ class WebhooksRepo:
             (consumer_id, since),
         )
         row = row or {}
-        return {
-            "recent": int(row.get("recent") or 0),
-            "oldest": row.get("oldest"),
-            "in_flight": int(row.get("in_flight") or 0),
-            "last_started": row.get("last_started"),
-        }
+        return ManualLoad(
+            recent=int(row.get("recent") or 0),
+            oldest=row.get("oldest"),
+            in_flight=int(row.get("in_flight") or 0),
+            last_started=row.get("last_started"),
+        )
 
     def has_pending(self) -> bool:
         """A cheap read: is there anything for a worker to claim?"""
@@ -256,11 +276,13 @@ class WebhooksRepo:
             (message, now, started_before),
         )
 
-    def delivery_detail(self, tx: Tx, consumer_id: str, delivery_id: str) -> Row | None:
+    def delivery_detail(
+        self, tx: Tx, consumer_id: str, delivery_id: str
+    ) -> DeliveryExchange | None:
         """One delivery of an endpoint the consumer owns, with the receiver's reply, the
         event's payload and the endpoint's url, status and secret; None when there is
         no such delivery or another consumer owns it."""
-        return tx.fetchone(
+        row = tx.fetchone(
             f"SELECT {_DELIVERY_ROW}, d.endpoint_id, d.response_excerpt, e.url,"
             " e.status AS endpoint_status, e.secret, ev.payload"
             " FROM deliveries d"
@@ -269,14 +291,15 @@ class WebhooksRepo:
             " WHERE d.id = ? AND e.consumer_id = ?",
             (delivery_id, consumer_id),
         )
+        return row_or_none(DeliveryExchange, row)
 
     # the delivery log ---------------------------------------------------------------------
 
     def list_deliveries(
         self, tx: Tx, consumer_id: str, endpoint_id: str, limit: int, offset: int
-    ) -> list[Row]:
+    ) -> list[Delivery]:
         """Finished deliveries of an endpoint the consumer owns, newest first."""
-        return tx.fetchall(
+        rows = tx.fetchall(
             f"SELECT {_DELIVERY_ROW} FROM deliveries d"
             " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
             " WHERE d.endpoint_id = ? AND e.consumer_id = ?"
@@ -284,8 +307,11 @@ class WebhooksRepo:
             " ORDER BY d.created_at DESC, d.seq DESC, d.id DESC LIMIT ? OFFSET ?",
             (endpoint_id, consumer_id, limit, offset),
         )
+        return [row_as(Delivery, r) for r in rows]
 
-    def delivery_summary(self, tx: Tx, consumer_id: str, endpoint_id: str, since: int) -> Row:
+    def delivery_summary(
+        self, tx: Tx, consumer_id: str, endpoint_id: str, since: int
+    ) -> DeliveryCounts:
         """``total_count`` of finished deliveries, and those finished since ``since``."""
         row = tx.fetchone(
             "SELECT COUNT(*) AS total_count,"
@@ -299,11 +325,11 @@ class WebhooksRepo:
             (since, since, endpoint_id, consumer_id),
         )
         row = row or {}
-        return {name: int(row.get(name) or 0) for name in FIELDS_SUMMARY}
+        return DeliveryCounts(**{name: int(row.get(name) or 0) for name in FIELDS_SUMMARY})
 
     # operators' listings (``svc webhook ...``) ------------------------------------------------
 
-    def all_endpoints(self, tx: Tx, consumer_id: str | None = None) -> list[Row]:
+    def all_endpoints(self, tx: Tx, consumer_id: str | None = None) -> list[Endpoint]:
         """Every endpoint, or those of one consumer, oldest first."""
         where, args = ("WHERE consumer_id = ? ", (consumer_id,)) if consumer_id else ("", ())
         rows = tx.fetchall(
@@ -320,26 +346,27 @@ class WebhooksRepo:
         endpoint_id: str | None = None,
         status: str | None = None,
         limit: int = 50,
-    ) -> list[Row]:
+    ) -> list[RoutedDelivery]:
         """Deliveries in any state, newest first, filtered by consumer, endpoint and
         status when given; each with its endpoint's consumer and URL."""
         filters = {"e.consumer_id": consumer_id, "d.endpoint_id": endpoint_id, "d.status": status}
         used = {column: value for column, value in filters.items() if value is not None}
         where = " AND ".join(f"{column} = ?" for column in used)
-        return tx.fetchall(
+        rows = tx.fetchall(
             f"SELECT {_DELIVERY_ROW}, d.endpoint_id, e.consumer_id, e.url FROM deliveries d"
             " JOIN webhook_endpoints e ON e.id = d.endpoint_id"
             + (f" WHERE {where}" if where else "")
             + " ORDER BY d.created_at DESC, d.seq DESC, d.id DESC LIMIT ?",
             (*used.values(), limit),
         )
+        return [row_as(RoutedDelivery, r) for r in rows]
 
     # trials ---------------------------------------------------------------------------------
 
-    def trial_candidates(self, tx: Tx, now: int, horizon: int) -> list[Row]:
+    def trial_candidates(self, tx: Tx, now: int, horizon: int) -> list[TrialDue]:
         """Active consumers in a trial that ends within ``(now, horizon]`` and whose
         notice for that trial end has not been sent."""
-        return tx.fetchall(
+        rows = tx.fetchall(
             "SELECT id, trial_ends_at, subscription_id, subscription_status,"
             " subscription_period_end FROM consumers"
             " WHERE status = 'active' AND trial_ends_at IS NOT NULL"
@@ -349,6 +376,7 @@ class WebhooksRepo:
             " ORDER BY trial_ends_at, id",
             (now, horizon),
         )
+        return [row_as(TrialDue, r) for r in rows]
 
     def mark_trial_notice(self, tx: Tx, consumer_id: str, trial_ends_at: int) -> bool:
         """Take the once-per-trial marker; False when another process took it first."""
@@ -399,7 +427,6 @@ def fair_pick(
     return chosen
 
 
-def decode_endpoint(row: Row) -> Row:
-    row = dict(row)
-    row["events"] = json.loads(row["events"])
-    return row
+def decode_endpoint(row: Row) -> Endpoint:
+    """A stored endpoint row, its JSON list of event types decoded."""
+    return row_as(Endpoint, {**row, "events": tuple(json.loads(row["events"]))})

@@ -104,7 +104,7 @@ def _signed_in(ctx: Ctx, deps: Deps) -> str | None:
     if ctx.user_id is None:
         return None
     user = deps.store.accounts.get_user(ctx.user_id)
-    return str(user["email"]) if user else ""
+    return user.email if user else ""
 
 
 def _account_header(accounts: list[membership.AccountChoice]) -> str:
