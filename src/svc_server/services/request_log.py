@@ -99,11 +99,14 @@ class RequestLogBook:
         self.flush_quietly()
 
     def flush_quietly(self) -> None:
-        """``flush``, a failure logged, not raised (the lines wait for the next turn)."""
+        """``flush``, a failure logged, not raised (the lines wait for the next turn);
+        nothing once the store is closed (an app dropped without ``close``)."""
+        if self.store.closed:
+            return
         try:
             self.flush()
-        except Exception:  # the store may be gone already
-            log.warning("writing the request log failed", exc_info=True)
+        except Exception as exc:  # the store may be down: no traceback (see log_writer)
+            log.warning("writing the request log failed: %s: %s", type(exc).__name__, exc)
 
 
 def recent_calls(store: Store, user_id: str, query: LogQuery, now: float) -> dict[str, Any]:
