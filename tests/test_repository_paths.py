@@ -12,7 +12,9 @@ or an absolute home are refused.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -21,10 +23,11 @@ from tests.http.realestate_support import ROOT
 
 SCANNED = ("src", "tests", "examples", "bench")
 UP = ".."
-# A relative climb into a named folder ("../shared/...", "../../data"): what a test reads
-# from beside the checkout. Hostile inputs such as "../../etc/passwd" sent to the server
-# are strings, not paths read, and do not name a sibling of the checkout's parent.
-_CLIMB_TO_SIBLING = re.compile(r"(^|[\s\"'(=])(\.\./)+(shared|data|samples|fixtures)\b")
+# A relative climb (one or more ".." steps) into a folder named shared, data, samples or
+# fixtures: what a test reads from beside the checkout. Hostile inputs that climb to
+# etc/passwd, sent to the server, are strings, not paths read, and name no such folder.
+# Comments count too: a path written in one is a path someone will copy.
+_CLIMB_TO_SIBLING = re.compile(r"(^|[\s\"'(=#])(\.\./)+(shared|data|samples|fixtures)\b")
 _ABSOLUTE_HOME = re.compile(r"^/(work|home|root|Users)/")
 
 
@@ -130,10 +133,16 @@ class _Escapes(ast.NodeVisitor):
 
 
 def escapes(source: str, path: PurePosixPath, root: PurePosixPath) -> list[str]:
-    """The places in ``source`` (the text of ``path``) that name a path outside ``root``."""
+    """The places in ``source`` (the text of ``path``) that name a path outside ``root``:
+    in its code and in its comments."""
     visitor = _Escapes(path, root)
     visitor.visit(ast.parse(source))
-    return visitor.found
+    comments = [
+        f"{token.start[0]}: {token.string[:80]!r}"
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT and _CLIMB_TO_SIBLING.search(token.string)
+    ]
+    return visitor.found + comments
 
 
 def scanned_files() -> list[PurePosixPath]:
@@ -164,6 +173,7 @@ ESCAPING = [
     f'S = Path(__file__).resolve().parents[1] / "{UP}" / "{UP}" / "data"',
     f'open("{UP}/{UP}/{SIBLING}/data/samples/NRG_11680_202506.xml")',
     'S = "/' + 'work/shared/data"',
+    f"S = 1  # the samples are in {UP}/{SIBLING}/data/samples",
 ]
 INSIDE = [
     'S = Path(__file__).resolve().parents[1] / "fixtures" / "molit"',
@@ -171,6 +181,7 @@ INSIDE = [
     'S = os.path.join(os.path.dirname(__file__), "static")',
     'client.get("/static/../pages.py")',
     f'bad = "{UP}/{UP}/etc/passwd"',
+    f"S = 1  # a hostile path: {UP}/{UP}/etc/passwd",
 ]
 # a file two folders below the root: tests/server/x.py
 HERE = PurePosixPath("/repo/tests/server/x.py")
