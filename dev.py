@@ -12,12 +12,11 @@ Everything installs into ./.venv (created on first use); nothing is installed gl
 
 from __future__ import annotations
 
-import errno
 import hashlib
+import importlib.util
 import inspect
 import json
 import os
-import socket
 import subprocess
 import sys
 import venv
@@ -70,24 +69,21 @@ DEMO_EMAIL = "demo@example.com"
 
 def refuse_busy_port(host: str, port: str) -> None:
     """Exit with one line when another program listens on the port, before installing,
-    loading or printing anything (`svc serve` makes the same check; this one spares the
-    wait before it)."""
+    loading or printing anything: `svc serve`'s own check (src/svc_server/ports.py,
+    standard library only, loaded by its path since nothing is installed yet)."""
+    spec = importlib.util.spec_from_file_location("svc_ports", ROOT / "src/svc_server/ports.py")
+    assert spec is not None and spec.loader is not None
+    ports = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ports)
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
+        taken = ports.port_in_use(host, int(port))
     except (OSError, ValueError):
         return  # svc serve reports a bad host or port in its own words
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as err:
-            if err.errno == errno.EADDRINUSE:
-                sys.exit(
-                    f"dev.py: port {port} on {host} is in use by another program; stop it, "
-                    f"or pick another port: python3 dev.py demo --port N"
-                )
+    if taken:
+        sys.exit(
+            f"dev.py: port {port} on {host} is in use by another program; stop it, "
+            f"or pick another port: python3 dev.py demo --port N"
+        )
 
 
 def demo(args: list[str]) -> None:

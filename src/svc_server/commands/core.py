@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
 import os
 import secrets
-import socket
 import sys
 from typing import Any
 
@@ -17,6 +15,7 @@ from svc_server.commands.base import config_from_args, settings_parser, store_fr
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
+from svc_server.ports import port_in_use
 from svc_server.services.events import notify_trials_ending
 from svc_server.store import sqlite_data_url
 
@@ -108,30 +107,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def claim_port(host: str, port: int) -> None:
-    """Refuse a port another program listens on, before anything is printed or started.
-
-    granian listens with ``SO_REUSEPORT``: started on a port a second server (svc or not)
-    already shares that way, the kernel would split connections between the two. A probe
-    socket without it cannot bind while any other socket listens there; ``SO_REUSEADDR``
-    keeps a just-stopped server's connections in TIME_WAIT from counting as "in use".
-    """
+    """Refuse a port another program listens on (``ports.port_in_use``), before anything
+    is printed or started: one ``ConfigError`` line."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-    except socket.gaierror as err:
-        raise ConfigError(f"cannot listen on host {host!r}: {err.strerror}") from None
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as err:
-            if err.errno == errno.EADDRINUSE:
-                raise ConfigError(
-                    f"port {port} on {host} is in use by another program; stop it, or pick "
-                    f"another port with --port N (or SVC_PORT=N)"
-                ) from None
-            raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+        taken = port_in_use(host, port)
+    except OSError as err:
+        raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    if taken:
+        raise ConfigError(
+            f"port {port} on {host} is in use by another program; stop it, or pick "
+            f"another port with --port N (or SVC_PORT=N)"
+        )
 
 
 def run_granian(config: Config) -> None:
