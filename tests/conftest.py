@@ -139,6 +139,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def answers_within(
+    url: str, proc: subprocess.Popen[bytes], what: str, seconds: float = 30
+) -> bool:
+    """Whether ``url`` answers (any HTTP status) within ``seconds`` while ``proc`` runs;
+    ``RuntimeError`` with the process's output when it exits first."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            raise RuntimeError(f"{what} exited early:\n{out}")
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return True
+        except urllib.error.HTTPError:
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
 class LiveServer:
     """A real ``svc serve`` process on a free port (granian, or ``SVC_SERVER``)."""
 
@@ -169,20 +189,9 @@ class LiveServer:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
-                raise RuntimeError(f"svc serve exited early:\n{out}")
-            try:
-                urllib.request.urlopen(self.url + "/api/status", timeout=1)
-                return
-            except urllib.error.HTTPError:
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("svc serve did not answer within 30 s")
+        if not answers_within(self.url + "/api/status", self.proc, "svc serve"):
+            self.stop()
+            raise RuntimeError("svc serve did not answer within 30 s")
 
     def stop(self) -> None:
         if self.proc.poll() is None:

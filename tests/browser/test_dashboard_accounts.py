@@ -15,8 +15,6 @@ import re
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from svc_server.services import consumers
 from svc_server.store import open_store
 from tests.browser.conftest import require_browser
 from tests.browser.test_dashboard import KEY_PATTERN, Person, unique_email
-from tests.conftest import TEST_SECRET, LiveServer, Receiver, free_port
+from tests.conftest import TEST_SECRET, LiveServer, Receiver, answers_within, free_port
 
 require_browser()
 Select = pytest.importorskip("selenium.webdriver.support.ui").Select
@@ -317,17 +315,9 @@ class MountedServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(self.url + "/data/api/status", timeout=1)
-                return
-            except urllib.error.HTTPError:
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("the mounted app did not answer within 30 s")
+        if not answers_within(self.url + "/data/api/status", self.proc, "the mounted app"):
+            self.stop()
+            raise RuntimeError("the mounted app did not answer within 30 s")
 
     def stop(self) -> None:
         self.proc.terminate()

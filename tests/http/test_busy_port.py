@@ -14,8 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,19 +23,9 @@ import pytest
 from svc_server.store import open_store
 from tests.conftest import TEST_SECRET, LiveServer, free_port
 from tests.http import multihost_support as mh
+from tests.http.test_dev_demo import call
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def status(port: int, key: str) -> int:
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/v1/real-estate/dimensions", headers={"X-API-Key": key}
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return int(r.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def keyed_store(url: str, email: str) -> str:
@@ -87,8 +75,8 @@ def test_a_second_svc_serve_on_a_busy_port_exits_and_the_first_keeps_its_data(
     assert_one_line_naming(first.port, out)
 
     # Every call reaches the first server: its key always works, the other never does.
-    assert [status(first.port, first_key) for _ in range(30)] == [200] * 30
-    assert [status(first.port, second_key) for _ in range(10)] == [401] * 10
+    assert [call(first.port, first_key) for _ in range(30)] == [200] * 30
+    assert [call(first.port, second_key) for _ in range(10)] == [401] * 10
 
 
 @contextmanager
@@ -132,10 +120,10 @@ def test_a_free_port_just_left_by_a_server_is_taken(
     url = f"sqlite:///{tmp_path / 'svc.db'}"
     key = keyed_store(url, "a@example.com")
     first = live_server_factory(url)
-    assert status(first.port, key) == 200
+    assert call(first.port, key) == 200
     first.stop()
     again = live_server_factory(url, port=first.port)
-    assert status(again.port, key) == 200
+    assert call(again.port, key) == 200
 
 
 def test_dev_demo_on_a_busy_port_exits_with_one_line_before_anything(tmp_path: Path) -> None:

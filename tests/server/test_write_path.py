@@ -26,6 +26,7 @@ from svc_server.store import open_store
 from tests.http.realestate_support import MOLIT
 from tests.server import rone_standin, rtms_standin
 from tests.server.test_demo_load import small_demo  # noqa: F401  # the fixture
+from tests.server.test_sync import rows
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "svc_server"
 SVC = Path(sys.executable).with_name("svc")
@@ -84,15 +85,6 @@ def test_the_check_sees_a_write_outside_ingest(tmp_path: Path) -> None:
 
 
 # --- what each writer leaves behind ------------------------------------------------------
-
-
-def rows(url: str, sql: str) -> list[dict[str, Any]]:
-    store = open_store(url)
-    try:
-        with store.data.transaction(write=False) as tx:
-            return tx.fetchall(sql)
-    finally:
-        store.close()
 
 
 class _Rollback(Exception):
