@@ -1,5 +1,5 @@
-"""Offset paging of account listings (the webhook delivery log): ``limit`` and ``offset``,
-declared once for validation and the API reference."""
+"""Offset paging of account listings (the webhook delivery log, the request log):
+``limit`` and ``offset``, declared once for validation and the API reference."""
 
 from __future__ import annotations
 
@@ -13,17 +13,23 @@ PAGE_DEFAULT = 50
 PAGE_MAX = 200
 OFFSET_MAX = 2**31 - 1
 
-LIMIT = Param(
-    name="limit",
-    description="Page size.",
-    kind="integer",
-    low=1,
-    high=PAGE_MAX,
-    default=PAGE_DEFAULT,
-    message=f"must be a whole number from 1 to {PAGE_MAX}.",
-    hint=f"limit defaults to {PAGE_DEFAULT}.",
-    allow_empty=False,
-)
+
+def limit_param(*, high: int, default: int, description: str) -> Param:
+    """The ``limit`` of a listing that returns at most ``high`` rows a page."""
+    return Param(
+        name="limit",
+        description=description,
+        kind="integer",
+        low=1,
+        high=high,
+        default=default,
+        message=f"must be a whole number from 1 to {high}.",
+        hint=f"limit defaults to {default}.",
+        allow_empty=False,
+    )
+
+
+LIMIT = limit_param(high=PAGE_MAX, default=PAGE_DEFAULT, description="Page size.")
 OFFSET = Param(
     name="offset",
     description="Rows to skip.",

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 import attrs
 
 from svc_core.errors import InvalidParams
-from svc_core.paging import OFFSET
+from svc_core.paging import OFFSET, limit_param
 from svc_core.params import Param
 
 RETENTION_SECONDS = 7 * 86400
@@ -72,16 +72,8 @@ STATUS = Param(
     message="must be a class such as 4xx or a code such as 429.",
     example="4xx",
 )
-LIMIT = Param(
-    name="limit",
-    description="How many calls, newest first.",
-    kind="integer",
-    low=1,
-    high=MAX_ROWS_PER_ACCOUNT,
-    default=LIST_DEFAULT,
-    message=f"must be a whole number from 1 to {MAX_ROWS_PER_ACCOUNT}.",
-    hint=f"limit defaults to {LIST_DEFAULT}.",
-    allow_empty=False,
+LIMIT = limit_param(
+    high=MAX_ROWS_PER_ACCOUNT, default=LIST_DEFAULT, description="How many calls, newest first."
 )
 LOG_PARAMS: tuple[Param, ...] = (KEY, STATUS, LIMIT, OFFSET)
 

@@ -703,16 +703,18 @@ REQUEST_LOG_ROW = obj(
     },
     description="One call of an API key.",
 )
+OFFSET_PAGINATION = obj(
+    {
+        "limit": integer(minimum=1),
+        "offset": integer(minimum=0),
+        "returned": integer(minimum=0),
+    }
+)
+"""``limit``/``offset`` paging as an account listing answers it (``svc_core.paging``)."""
 REQUEST_LOG_PAGE = obj(
     {
         "rows": array(ref("RequestLogRow")),
-        "pagination": obj(
-            {
-                "limit": integer(minimum=1),
-                "offset": integer(minimum=0),
-                "returned": integer(minimum=0),
-            }
-        ),
+        "pagination": OFFSET_PAGINATION,
         "retention": obj(
             {
                 "days": integer("How long a call is kept.", minimum=1),
@@ -872,13 +874,7 @@ DELIVERY = obj(
 DELIVERY_PAGE = obj(
     {
         "rows": array(ref("Delivery")),
-        "pagination": obj(
-            {
-                "limit": integer(minimum=1),
-                "offset": integer(minimum=0),
-                "returned": integer(minimum=0),
-            }
-        ),
+        "pagination": OFFSET_PAGINATION,
         "summary": obj(
             {
                 "total_count": integer(minimum=0),
