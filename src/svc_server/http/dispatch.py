@@ -126,22 +126,22 @@ def match(
     return routes[str(endpoint)], values
 
 
-def error_code(err: Exception) -> str:
-    """The ``code`` of the error body ``_failure`` answers for ``err``."""
+def answered(err: Exception) -> SvcError:
+    """The error a failure is answered as (its body's ``code`` is also the request
+    log's): itself, 413 for werkzeug's body limit, else a 500."""
     if isinstance(err, HTTPException) and err.code == 413:
-        return PayloadTooLarge.code
-    return err.code if isinstance(err, SvcError) else ServerError.code
+        return PayloadTooLarge()
+    return err if isinstance(err, SvcError) else ServerError("Internal error.")
 
 
 def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None = None) -> Response:
-    if isinstance(err, HTTPException) and err.code == 413:
-        err = PayloadTooLarge()
-    if isinstance(err, SvcError):
-        if err.status >= 500:
-            error_log.error("request %s failed", request_id, exc_info=err)
-        return error_response(err, request_id, meta)
-    error_log.error("request %s failed with an unexpected error", request_id, exc_info=err)
-    return error_response(ServerError("Internal error."), request_id)
+    answer = answered(err)
+    if isinstance(answer, ServerError) and answer is not err:
+        error_log.error("request %s failed with an unexpected error", request_id, exc_info=err)
+        return error_response(answer, request_id)
+    if answer.status >= 500:
+        error_log.error("request %s failed", request_id, exc_info=err)
+    return error_response(answer, request_id, meta)
 
 
 def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
@@ -156,7 +156,7 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         owner = auth.unrouted_key(deps, request, ctx.now)
         if owner is not None:  # for the key's request log
             ctx = attrs.evolve(
-                ctx, consumer_id=owner[0], key_id=owner[1], error_code=error_code(err)
+                ctx, consumer_id=owner[0], key_id=owner[1], error_code=answered(err).code
             )
         return _failure(err, ctx.request_id), ctx
     admission = auth.admit(deps, route, request, ctx.now)
@@ -189,7 +189,7 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         meta = admission.refusal_meta if err is admission.refused else None
         response = _failure(err, ctx.request_id, meta)
         if ctx.key_id is not None:  # for the key's request log
-            ctx = attrs.evolve(ctx, error_code=error_code(err))
+            ctx = attrs.evolve(ctx, error_code=answered(err).code)
     try:
         auth.settle(deps, admission, response, ctx.now)
     except Exception:
