@@ -37,6 +37,7 @@ from xml.parsers import expat
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
+from svc_core.sources import decode_text
 from svc_core.sources.rone import NO_DATA_CODE, OK_CODE, area_key
 
 PAGE_ROWS = 1_000
@@ -157,19 +158,16 @@ def classify(code: str) -> str:
 
 
 def decode(data: bytes, content_type: str | None, *, path: str = "<bytes>") -> str:
-    """The answer as text: by the declared charset, then UTF-8, then CP949."""
+    """The answer as text: by the declared charset, else as every source file is read
+    (``sources.decode_text``: UTF-8, then CP949)."""
     declared = _CHARSET.search(content_type or "")
-    tried: list[str] = [declared.group(1)] if declared else []
-    for charset in (*tried, "utf-8-sig", "cp949"):
+    if declared is not None:
+        charset = declared.group(1)
         try:
             return data.decode("utf-8-sig" if charset.lower() in ("utf-8", "utf8") else charset)
         except (LookupError, UnicodeDecodeError):
-            continue
-    raise SourceError(
-        f"the answer decodes neither as its declared charset "
-        f"({declared.group(1) if declared else 'none'}), UTF-8 nor CP949",
-        path=path,
-    )
+            pass
+    return decode_text(data, path)
 
 
 def _result(value: Any) -> tuple[str, str]:
