@@ -30,6 +30,15 @@ TRANSACTION_TYPES: tuple[str, ...] = ("sale", "chartered_lease", "monthly_lease"
 BUILDING_TYPES: tuple[str, ...] = ("whole_building", "unit")
 """RTMS ``buildingType``: ``일반`` (a whole building) and ``집합`` (a unit of a multi-unit
 building); officetels are units."""
+DEAL_TYPES: tuple[str, ...] = ("brokered", "direct")
+"""RTMS ``dealingGbn``: ``중개거래`` (through a broker) and ``직거래`` (direct); published for
+contracts from 2021-11-01."""
+PARTY_TYPES: tuple[str, ...] = ("individual", "company", "public_body", "other")
+"""RTMS ``slerGbn``/``buyerGbn``: ``개인``, ``법인``, ``공공기관``, ``기타``; published for
+contracts from 2024-01-01."""
+LEASE_KINDS: tuple[str, ...] = ("new", "renewal")
+"""RTMS ``contractType`` of a lease: ``신규`` (a new lease) and ``갱신`` (a renewal, capped by
+law at +5 %)."""
 METRIC_TYPES: tuple[str, ...] = (
     "vacancy_rate",
     "income_yield",
@@ -52,6 +61,7 @@ SIGUNGU_CODE = re.compile(r"[0-9]{5}")
 INDEX_PLACE = re.compile(r"[0-9]{5}|A[0-9]{1,12}")
 """Where an index value is served: a district code, or ``A`` + the R-ONE ``CLS_ID`` of a
 market area that the area map maps to no district."""
+TERM_MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
 INDEX_PERIOD = re.compile(r"[0-9]{4}(-Q[1-4])?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_AMOUNT_KRW = 10**15
@@ -141,6 +151,16 @@ class Transaction:
     ``floor``, ``build_year`` and ``jibun`` (the lot number as published, masked digits
     such as ``1**`` kept) describe the deal as the source publishes it (None when it does
     not); they are shown, never summarised.
+
+    What the source publishes of the parties and the contract, None when it does not (a
+    blank before the date a field was introduced means "not collected"): ``deal_type``
+    (``DEAL_TYPES``), ``seller_type`` and ``buyer_type`` (``PARTY_TYPES``), ``land_use``
+    (the zoning as published), ``broker_district`` (the brokers' districts as published,
+    comma-separated), ``building_name`` (an officetel's name); for leases ``lease_kind``
+    (``LEASE_KINDS``), ``term_start``/``term_end`` (``YYYY-MM`` of the contract term),
+    ``renewal_right_used`` (True when the tenant used the renewal right, False for a
+    renewal without it, None otherwise) and the previous lease's deposit and rent of a
+    renewal. ``natural_key`` is unchanged: it already hashes every published field.
     """
 
     source: str = attrs.field(validator=_pattern(SOURCE_ID))
@@ -162,6 +182,20 @@ class Transaction:
     floor: int | None = attrs.field(default=None, validator=_optional(_whole(-99, 999)))
     build_year: int | None = attrs.field(default=None, validator=_optional(_whole(1800, 2100)))
     jibun: str | None = attrs.field(default=None, validator=_optional(_text(40)))
+    deal_type: str | None = attrs.field(default=None, validator=_optional(_one_of(DEAL_TYPES)))
+    seller_type: str | None = attrs.field(default=None, validator=_optional(_one_of(PARTY_TYPES)))
+    buyer_type: str | None = attrs.field(default=None, validator=_optional(_one_of(PARTY_TYPES)))
+    land_use: str | None = attrs.field(default=None, validator=_optional(_text(40)))
+    broker_district: str | None = attrs.field(default=None, validator=_optional(_text(200)))
+    building_name: str | None = attrs.field(default=None, validator=_optional(_text(100)))
+    lease_kind: str | None = attrs.field(default=None, validator=_optional(_one_of(LEASE_KINDS)))
+    term_start: str | None = attrs.field(default=None, validator=_optional(_pattern(TERM_MONTH)))
+    term_end: str | None = attrs.field(default=None, validator=_optional(_pattern(TERM_MONTH)))
+    renewal_right_used: bool | None = attrs.field(
+        default=None, validator=_optional(attrs.validators.instance_of(bool))
+    )
+    previous_deposit_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
+    previous_monthly_rent_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
 
     def __attrs_post_init__(self) -> None:
         if self.transaction_type == "monthly_lease":
@@ -169,6 +203,8 @@ class Transaction:
                 raise ValueError("a monthly_lease needs a positive monthly_rent_krw")
         elif self.monthly_rent_krw is not None:
             raise ValueError(f"a {self.transaction_type} has no monthly_rent_krw")
+        if self.transaction_type == "sale" and self.lease_kind is not None:
+            raise ValueError("a sale has no lease_kind")
 
     @property
     def period_month(self) -> str:

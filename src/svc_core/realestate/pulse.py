@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import NamedTuple
 from urllib.parse import quote, urlencode
 
 import attrs
@@ -29,55 +28,11 @@ from svc_core.realestate.building_types import (
     is_mixed,
 )
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
+from svc_core.realestate.deal import Deal as Deal
+from svc_core.realestate.deal import deal_of as deal_of
+from svc_core.realestate.deal import deals as deals
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
-
-
-class Deal(NamedTuple):
-    """A transaction as the pulse sees it: the statistics' sample (``SampleLike``)
-    plus where, what and when (``month`` is ``YYYY-MM``); ``synthetic`` marks demo data.
-
-    A NamedTuple rather than a frozen attrs value: as immutable and typed, and built
-    several times faster, which matters because a cold pulse builds one per transaction
-    of its window.
-    """
-
-    price: int
-    monthly_rent: int | None
-    area: float | None
-    source: str
-    sigungu_code: str
-    sigungu: str
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    month: str
-    synthetic: bool = False
-    building_type: str | None = None
-    land_area: float | None = None
-
-
-def deal_of(tx: Transaction) -> Deal:
-    """The pulse view of a transaction."""
-    return Deal(
-        price=tx.price_krw,
-        monthly_rent=tx.monthly_rent_krw,
-        area=tx.area_m2,
-        source=tx.source,
-        sigungu_code=tx.sigungu_code,
-        sigungu=tx.sigungu,
-        dong=tx.dong,
-        property_type=tx.property_type,
-        transaction_type=tx.transaction_type,
-        month=tx.period_month,
-        building_type=tx.building_type,
-        land_area=tx.land_area_m2,
-    )
-
-
-def deals(records: Iterable[Transaction | Deal]) -> list[Deal]:
-    """Transactions as deals (deals pass through)."""
-    return [r if isinstance(r, Deal) else deal_of(r) for r in records]
 
 
 @attrs.frozen(kw_only=True)

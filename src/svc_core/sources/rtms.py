@@ -13,6 +13,16 @@ Published details, shown with each record and never summarised: ``buildingUse`` 
 blank or malformed values are None and never reject a deal. Excluded deals are kept with
 their reason (``ParseResult.excluded``).
 
+Parties and contract, as published (None when blank or unknown, never a rejection):
+``dealingGbn`` ``중개거래``/``직거래`` → ``deal_type`` ``brokered``/``direct``; ``slerGbn`` and
+``buyerGbn`` ``개인``/``법인``/``공공기관``/``기타`` → ``seller_type``/``buyer_type``
+``individual``/``company``/``public_body``/``other``; ``landUse`` → ``land_use``;
+``estateAgentSggNm`` → ``broker_district``; ``offiNm`` → ``building_name``. Leases:
+``contractType`` ``신규``/``갱신`` → ``lease_kind`` ``new``/``renewal``; ``contractTerm``
+``YY.MM~YY.MM`` → ``term_start``/``term_end`` ``YYYY-MM``; ``useRRRight`` ``사용`` →
+``renewal_right_used`` True (False for a renewal without it); ``preDeposit`` and
+``preMonthlyRent`` (만원) → the previous lease's deposit and rent.
+
 Building type: ``buildingType`` ``일반`` → ``whole_building`` (with ``plottageAr`` as
 ``land_area_m2``), ``집합`` → ``unit``, blank → None; officetels are ``unit``. Neither
 enters the natural key.
@@ -168,6 +178,58 @@ def commercial_property_type(building_type: str, building_use: str) -> str:
     if groups == {"retail"}:
         return "commercial_complex" if building_type.strip() == "집합" else "retail"
     return "mixed_use"
+
+
+DEAL_TYPE_OF = {"중개거래": "brokered", "직거래": "direct"}
+PARTY_TYPE_OF = {
+    "개인": "individual",
+    "법인": "company",
+    "공공기관": "public_body",
+    "기타": "other",
+}
+LEASE_KIND_OF = {"신규": "new", "갱신": "renewal"}
+_TERM = re.compile(r"([0-9]{2}|[0-9]{4})\.([0-9]{1,2})~([0-9]{2}|[0-9]{4})\.([0-9]{1,2})")
+
+
+def _term_month(year: str, month: str) -> str | None:
+    y = int(year) + (2000 if len(year) == 2 else 0)
+    m = int(month)
+    return f"{y:04d}-{m:02d}" if 1 <= m <= 12 and 1990 <= y <= 2100 else None
+
+
+def contract_term(raw: str | None) -> tuple[str | None, str | None]:
+    """``contractTerm`` ``YY.MM~YY.MM`` (or with four-digit years) → (start, end) as
+    ``YYYY-MM``; (None, None) when blank or malformed."""
+    found = _TERM.fullmatch(re.sub(r"\s+", "", raw or ""))
+    if found is None:
+        return None, None
+    start = _term_month(found.group(1), found.group(2))
+    end = _term_month(found.group(3), found.group(4))
+    return (start, end) if start and end else (None, None)
+
+
+def published_details(fields: Mapping[str, str | None]) -> dict[str, Any]:
+    """The parties and contract fields of a deal (``Transaction`` keyword arguments),
+    from its fields by current tag name (lower case): see the module table. Shared by
+    the CSV export reader, which maps its columns to these tags."""
+    lease_kind = LEASE_KIND_OF.get((fields.get("contracttype") or "").strip())
+    right = (fields.get("userrright") or "").strip()
+    used: bool | None = True if right == "사용" else False if lease_kind == "renewal" else None
+    start, end = contract_term(fields.get("contractterm"))
+    return {
+        "deal_type": DEAL_TYPE_OF.get((fields.get("dealinggbn") or "").strip()),
+        "seller_type": PARTY_TYPE_OF.get((fields.get("slergbn") or "").strip()),
+        "buyer_type": PARTY_TYPE_OF.get((fields.get("buyergbn") or "").strip()),
+        "land_use": published_text(fields.get("landuse")),
+        "broker_district": published_text(fields.get("estateagentsggnm"), 200),
+        "building_name": published_text(fields.get("offinm"), 100),
+        "lease_kind": lease_kind,
+        "term_start": start,
+        "term_end": end,
+        "renewal_right_used": used,
+        "previous_deposit_krw": parse_manwon(fields.get("predeposit") or ""),
+        "previous_monthly_rent_krw": parse_manwon(fields.get("premonthlyrent") or ""),
+    }
 
 
 _SPACE = re.compile(r"\s+")
@@ -437,6 +499,7 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
             floor=published_int(item.get("floor"), -99, 999),
             build_year=published_int(item.get("buildyear"), 1800, 2100),
             jibun=published_text(item.get("jibun")),
+            **published_details(item),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

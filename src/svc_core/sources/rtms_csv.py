@@ -17,7 +17,10 @@ enter the natural key):
 Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``) and,
 for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``) and
 ``대지면적(㎡)`` (the land area of a whole building); ``층``, ``건축년도`` and ``지번`` give the
-published floor, build year and lot number (as in ``svc_core.sources.rtms``). ``유형`` gives the building type as in
+published floor, build year and lot number (``지번``, or ``번지`` in officetel exports) (as in ``svc_core.sources.rtms``); ``거래유형``,
+``매도``/``매도자``, ``매수``/``매수자``, ``용도지역``, ``중개사소재지``, ``건물명``/``단지명``, ``계약기간``, ``계약구분``,
+``갱신요구권 사용``, ``종전계약 보증금(만원)`` and ``종전계약 월세(만원)`` give the parties and
+contract fields (``svc_core.sources.rtms.published_details``). ``유형`` gives the building type as in
 ``svc_core.sources.rtms`` (``일반`` whole building, ``집합`` unit; officetels are units).
 
 ``시군구`` is the full address (``서울특별시 강남구 수서동``): the district is found in the
@@ -59,6 +62,7 @@ from svc_core.sources.rtms import (
     building_type_of,
     commercial_property_type,
     land_area_of,
+    published_details,
 )
 
 _COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -94,7 +98,19 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "land": ("대지면적(㎡)",),
     "floor": ("층",),
     "build_year": ("건축년도",),
-    "jibun": ("지번",),
+    "jibun": ("지번", "번지"),
+    # parties and contract, by the API tag svc_core.sources.rtms.published_details reads
+    "dealinggbn": ("거래유형",),
+    "slergbn": ("매도", "매도자"),
+    "buyergbn": ("매수", "매수자"),
+    "landuse": ("용도지역",),
+    "estateagentsggnm": ("중개사소재지",),
+    "offinm": ("건물명", "단지명"),
+    "contractterm": ("계약기간",),
+    "contracttype": ("계약구분",),
+    "userrright": ("갱신요구권사용",),
+    "predeposit": ("종전계약보증금(만원)",),
+    "premonthlyrent": ("종전계약월세(만원)",),
 }
 _KEY_IGNORED = frozenset({"NO", "해제사유발생일", "해제여부"})
 _YM = re.compile(r"([0-9]{4})([0-9]{2})")
@@ -207,6 +223,7 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
             floor=published_int(cells.get("floor"), -99, 999),
             build_year=published_int(cells.get("build_year"), 1800, 2100),
             jibun=published_text(cells.get("jibun")),
+            **published_details({k: None if is_blank(v) else v for k, v in cells.items()}),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

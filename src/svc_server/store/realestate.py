@@ -33,7 +33,7 @@ from svc_core import regions
 from svc_core.instants import iso_or_none
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.common import codes_of
-from svc_core.realestate.pulse import Deal
+from svc_core.realestate.deal import Deal
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
@@ -335,7 +335,8 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         sql = (
             "SELECT sigungu_code, sigungu, dong, property_type, transaction_type, month, "
             "source, price_krw, monthly_rent_krw, area_m2, synthetic, building_type, "
-            "land_area_m2 FROM transactions "
+            "land_area_m2, building_use, contract_id, lease_kind, deal_type, buyer_type, "
+            "deal_date FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
         where, equal = equal_filters(dong=dong, building_type=building_type)

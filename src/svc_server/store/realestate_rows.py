@@ -11,14 +11,32 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from svc_core.contracts import contract_id
+from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
-from svc_core.realestate.pulse import Deal
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 
 if TYPE_CHECKING:
     from svc_core.models import Transaction
 
+
+DETAIL_COLUMNS = (
+    "deal_type",
+    "seller_type",
+    "buyer_type",
+    "land_use",
+    "broker_district",
+    "building_name",
+    "lease_kind",
+    "term_start",
+    "term_end",
+    "renewal_right_used",
+    "previous_deposit_krw",
+    "previous_monthly_rent_krw",
+    "contract_id",
+)
+"""The parties, contract fields and contract id of a record (migration 0016), in order."""
 
 TRANSACTION_COLUMNS = (
     "natural_key",
@@ -41,6 +59,7 @@ TRANSACTION_COLUMNS = (
     "build_year",
     "jibun",
     "load_id",
+    *DETAIL_COLUMNS,
 )
 """The columns ``transaction_rows`` fills, in order."""
 
@@ -93,20 +112,44 @@ def transaction_rows(
                 r.build_year,
                 r.jibun,
                 load_id,
+                *details(r),
             )
         )
     return rows
+
+
+def details(r: Transaction) -> tuple[Any, ...]:
+    """The ``DETAIL_COLUMNS`` values of a record."""
+    used = r.renewal_right_used
+    return (
+        r.deal_type,
+        r.seller_type,
+        r.buyer_type,
+        r.land_use,
+        r.broker_district,
+        r.building_name,
+        r.lease_kind,
+        r.term_start,
+        r.term_end,
+        None if used is None else int(used),
+        r.previous_deposit_krw,
+        r.previous_monthly_rent_krw,
+        contract_id(r),
+    )
 
 
 TYPE_UPDATE_SQL = (
     "UPDATE transactions SET building_type = COALESCE(building_type, ?), "
     "land_area_m2 = COALESCE(land_area_m2, ?), building_use = COALESCE(building_use, ?), "
     "floor = COALESCE(floor, ?), build_year = COALESCE(build_year, ?), "
-    "jibun = COALESCE(jibun, ?), load_id = COALESCE(load_id, ?) "
-    "WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL)"
+    "jibun = COALESCE(jibun, ?), load_id = COALESCE(load_id, ?), "
+    + ", ".join(f"{c} = COALESCE({c}, ?)" for c in DETAIL_COLUMNS)
+    + " WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL "
+    "OR contract_id IS NULL)"
 )
-"""Gives a record stored before migration 0008 (no building type) or 0011 (no published
-details, no load) what a new read found; a column already filled keeps its value."""
+"""Gives a record stored before migration 0008 (no building type), 0011 (no published
+details, no load) or 0016 (no parties, contract fields or contract id) what a new read
+found; a column already filled keeps its value."""
 
 
 def type_updates(
@@ -122,6 +165,7 @@ def type_updates(
             r.build_year,
             r.jibun,
             load_id,
+            *details(r),
             r.natural_key,
         )
         for r in records
@@ -205,4 +249,10 @@ def deal(r: Row) -> Deal:
         synthetic=bool(r["synthetic"]),
         building_type=r["building_type"],
         land_area=None if r["land_area_m2"] is None else float(r["land_area_m2"]),
+        building_use=r["building_use"],
+        contract_id=r["contract_id"],
+        lease_kind=r["lease_kind"],
+        deal_type=r["deal_type"],
+        buyer_type=r["buyer_type"],
+        deal_date=str(r["deal_date"]),
     )

@@ -1,0 +1,65 @@
+"""Contracts: the rows of one bulk sale counted as one contract (issue 28).
+
+RTMS reports a sale of several units of one building, to one buyer on one day, as one row
+per unit and publishes no contract id: in Gangnam's 2025-06 commercial sales, 17 rows are
+floors of one Nonhyeon-dong building bought by one company. Market reports count such a
+sale once, so svc groups rows into contracts by this rule:
+
+**Rule.** Two sale rows are one contract when they agree on every field of
+``CONTRACT_FIELDS``: source, district code, legal dong, lot number (``jibun`` as
+published, a masked ``1**`` included), contract date, deal type, seller type, buyer type,
+building use, build year, property type and building type. A row whose source names no
+lot, and every lease row, is a contract of its own: tenants of one building sign separate
+leases on the same day.
+
+Known false merges: two unrelated sales on one lot on one day by parties of the same
+types (two individuals buying two units of one officetel building on the same day, for
+instance); whole buildings whose lot is masked (``1**``) in one dong on one day; before
+2021-11 (no deal type) and 2024-01 (no seller or buyer type) the fields that would tell
+them apart are blank. Known false splits: one buyer buying units of several uses in one
+building (an office floor and a shop floor are two contracts, and two cohorts anyway),
+and units registered on different days.
+
+``contract_id`` is ``c`` + 24 hex digits of a SHA-256 over those fields (over the natural
+key for a row of its own), so the same data gives the same id on every load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from svc_core.models import Transaction
+
+CONTRACT_FIELDS: tuple[str, ...] = (
+    "source",
+    "sigungu_code",
+    "dong",
+    "jibun",
+    "deal_date",
+    "deal_type",
+    "seller_type",
+    "buyer_type",
+    "building_use",
+    "build_year",
+    "property_type",
+    "building_type",
+)
+"""The ``Transaction`` fields on which the rows of one contract agree."""
+ID_DIGITS = 24
+
+
+def _digest(parts: tuple[object, ...]) -> str:
+    text = "\x1f".join("" if p is None else str(p) for p in parts)
+    return "c" + hashlib.sha256(text.encode()).hexdigest()[:ID_DIGITS]
+
+
+def is_groupable(tx: Transaction) -> bool:
+    """True when ``tx`` may share a contract with other rows: a sale naming its lot."""
+    return tx.transaction_type == "sale" and tx.jibun is not None
+
+
+def contract_id(tx: Transaction) -> str:
+    """The id of the contract ``tx`` belongs to (module rule)."""
+    if is_groupable(tx):
+        return _digest(("sale", *(getattr(tx, name) for name in CONTRACT_FIELDS)))
+    return _digest(("row", tx.natural_key))
