@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from svc_server.store import Store, migrate, open_store
-from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, load
+from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load
 
 DETAILS = "building_use, floor, build_year, jibun, load_id"
 
@@ -104,3 +104,36 @@ def test_the_migration_adds_the_columns_to_stored_rows(
         assert "excluded_transactions" in store.data.table_names()
     finally:
         store.close()
+
+
+CONTRACT = (
+    "deal_type, seller_type, buyer_type, land_use, broker_district, building_name, "
+    "lease_kind, term_start, renewal_right_used, previous_deposit_krw, contract_id"
+)
+
+
+def _contract_columns(store: Store) -> dict[str, tuple[object, ...]]:
+    with store.data.transaction(write=False) as tx:
+        rows = tx.fetchall(f"SELECT natural_key, {CONTRACT} FROM transactions")
+    return {r["natural_key"]: tuple(r[c.strip()] for c in CONTRACT.split(",")) for r in rows}
+
+
+def test_migration_0016_columns_are_stored_and_filled_in_for_records_stored_before(
+    store: Store,
+) -> None:
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    load(store, "rtms-officetel-rent", OFFI_RENT)
+    stored = _contract_columns(store)
+    assert all(c[-1] for c in stored.values())  # every row names its contract
+    assert {c[0] for c in stored.values()} >= {"brokered", "direct", None}
+    assert {c[6] for c in stored.values()} == {None, "new", "renewal"}
+    assert {c[8] for c in stored.values()} == {None, 0, 1}
+    nonhyeon = [c[-1] for c in stored.values() if c[2] == "company" and c[0] == "direct"]
+    assert len(nonhyeon) > len(set(nonhyeon))  # units of one sale share a contract
+    with store.data.transaction() as tx:  # as a store migrated from before 0016 holds them
+        tx.execute(
+            "UPDATE transactions SET " + ", ".join(f"{c} = NULL" for c in CONTRACT.split(","))
+        )
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    load(store, "rtms-officetel-rent", OFFI_RENT)
+    assert _contract_columns(store) == stored
