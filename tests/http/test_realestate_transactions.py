@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from werkzeug.test import TestResponse
 
-from svc_core.realestate import listing
+from svc_core.realestate import listing, record
 from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
@@ -418,7 +418,7 @@ def read_csv(response: TestResponse) -> list[dict[str, str]]:
     raw = response.get_data()
     assert raw.startswith(b"\xef\xbb\xbf")
     reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
-    assert tuple(reader.fieldnames or ()) == listing.TRANSACTION_COLUMNS
+    assert tuple(reader.fieldnames or ()) == record.TRANSACTION_COLUMNS
     return list(reader)
 
 
