@@ -414,11 +414,13 @@ def test_the_envelope_is_the_layer_envelope(api: Api) -> None:
 # CSV and quota -------------------------------------------------------------------------------
 
 
-def read_csv(response: TestResponse) -> list[dict[str, str]]:
+def read_csv(
+    response: TestResponse, columns: tuple[str, ...] = record.TRANSACTION_COLUMNS
+) -> list[dict[str, str]]:
     raw = response.get_data()
     assert raw.startswith(b"\xef\xbb\xbf")
     reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
-    assert tuple(reader.fieldnames or ()) == record.TRANSACTION_COLUMNS
+    assert tuple(reader.fieldnames or ()) == columns
     return list(reader)
 
 

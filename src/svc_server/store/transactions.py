@@ -48,6 +48,14 @@ LISTED = (
     "land_area_m2, building_use, floor, build_year, jibun, load_id, " + ", ".join(DETAIL_COLUMNS)
 )
 """What a listing reads of each record (both tables have these columns)."""
+EXCLUDED_UPDATE = (
+    "load_id = CASE WHEN excluded_transactions.reason <> excluded.reason "
+    "THEN excluded.load_id ELSE excluded_transactions.load_id END, "
+    "reason = excluded.reason, "
+    + ", ".join(f"{c} = COALESCE(excluded_transactions.{c}, excluded.{c})" for c in DETAIL_COLUMNS)
+)
+"""What a later load changes of an excluded record already kept: the reason (and its
+load) when it changed, and the columns of migration 0016 it was stored without."""
 CONTRACT_KEY = "COALESCE(contract_id, natural_key)"
 """What orders and groups the contract listing: the contract id, or for a row stored
 before migration 0016 its natural key (a contract of its own)."""
@@ -171,8 +179,9 @@ class TransactionListing:
         synthetic: bool = False,
     ) -> int:
         """Keep the records a load excluded, with their reason and the load's id; a record
-        already kept takes the reason a later load gives it (a partial share reported as
-        cancelled afterwards). Returns the records written."""
+        already kept takes the reason (and load) a later load gives it (a partial share
+        reported as cancelled afterwards), and a record kept before migration 0016 the
+        parties, contract fields and contract id it read. Returns the records written."""
         rows = [
             (item.reason, *row)
             for item, row in zip(
@@ -185,8 +194,8 @@ class TransactionListing:
             tx.executemany(
                 f"INSERT INTO excluded_transactions ({', '.join(EXCLUDED_COLUMNS)}) "
                 f"VALUES ({marks(len(EXCLUDED_COLUMNS))}) ON CONFLICT (natural_key) DO UPDATE "
-                "SET reason = excluded.reason, load_id = excluded.load_id "
-                "WHERE excluded_transactions.reason <> excluded.reason",
+                f"SET {EXCLUDED_UPDATE} WHERE excluded_transactions.reason <> excluded.reason "
+                "OR excluded_transactions.contract_id IS NULL",
                 part,
             )
         return len(rows)
