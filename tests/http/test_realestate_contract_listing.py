@@ -153,10 +153,15 @@ def api(molit_store: Store) -> Api:
     return Api(make_app(molit_store), plan="enterprise")
 
 
-def contract_ids(api: Api, params: dict[str, str]) -> dict[str, str]:
-    """natural key → contract id of every record of a listing (excluded ones too)."""
-    records, _ = every_page(api, {**params, "include_excluded": "true"})
-    return {r["natural_key"]: r["contract_id"] for r in records}
+def every_record(api: Api, code: str) -> list[Raw]:
+    """Every record of a sample district, excluded ones too."""
+    params = {**EVERYTHING, "sigungu_code": code, "include_excluded": "true"}
+    return every_page(api, params)[0]
+
+
+def contract_ids(api: Api, codes: tuple[str, ...] = ("11680",)) -> dict[str, str]:
+    """natural key → contract id of every record of sample districts (excluded ones too)."""
+    return {r["natural_key"]: r["contract_id"] for c in codes for r in every_record(api, c)}
 
 
 # the fields ----------------------------------------------------------------------------------
@@ -166,17 +171,11 @@ def contract_ids(api: Api, params: dict[str, str]) -> dict[str, str]:
 def test_every_record_says_what_the_source_published_of_the_contract_and_its_parties(
     api: Api, code: str
 ) -> None:
-    records, _ = every_page(
-        api,
-        {"sigungu_code": code, "period": "last_12m", "limit": "500", "include_excluded": "true"},
-    )
+    records = every_record(api, code)
     assert tuple(records[0]) == TRANSACTION_COLUMNS
     assert TRANSACTION_COLUMNS[-len(DETAILS) - 1 :] == ("contract_id", *DETAILS)
-    expected = [
-        (*published(raw_record(i)), raw_record(i)["excluded_reason"]) for i in raw_items(code)
-    ]
     assert Counter(described(r) for r in records) == Counter(
-        (*e, *raw_details(i).values()) for e, i in zip(expected, raw_items(code), strict=True)
+        described({**raw_record(i), **raw_details(i)}) for i in raw_items(code)
     )
     for record in records:
         assert re.fullmatch(r"c[0-9a-f]{24}", record["contract_id"])
@@ -186,7 +185,7 @@ def test_every_record_says_what_the_source_published_of_the_contract_and_its_par
 
 
 def test_the_samples_exercise_every_field(api: Api) -> None:
-    records, _ = every_page(api, {**EVERYTHING, "include_excluded": "true"})
+    records = every_record(api, "11680")
     for name in DETAILS:
         assert any(r[name] is not None for r in records), name
     assert {r["renewal_right_used"] for r in records} == {True, False, None}
@@ -197,15 +196,7 @@ def test_the_samples_exercise_every_field(api: Api) -> None:
 def test_the_library_makes_the_records_the_api_serves(api: Api) -> None:
     served: dict[str, Raw] = {}
     for code in FILES:
-        records, _ = every_page(
-            api,
-            {
-                "sigungu_code": code,
-                "period": "last_12m",
-                "limit": "1000",
-                "include_excluded": "true",
-            },
-        )
+        records = every_record(api, code)
         served |= {r["natural_key"]: {**r, "load_id": None} for r in records}
     made: dict[str, Raw] = {}
     for _, path in MOLIT_FILES:
@@ -223,15 +214,7 @@ def test_the_library_makes_the_records_the_api_serves(api: Api) -> None:
 
 def test_records_of_a_contract_share_its_id_and_no_other_record_does(api: Api) -> None:
     for code in FILES:
-        records, _ = every_page(
-            api,
-            {
-                "sigungu_code": code,
-                "period": "last_12m",
-                "limit": "1000",
-                "include_excluded": "true",
-            },
-        )
+        records = every_record(api, code)
         expected = Counter(raw_contract(i) or ("row", n) for n, i in enumerate(raw_items(code)))
         served = Counter(r["contract_id"] for r in records)
         assert sorted(served.values()) == sorted(expected.values()), code
@@ -240,28 +223,19 @@ def test_records_of_a_contract_share_its_id_and_no_other_record_does(api: Api) -
 def test_contract_ids_are_the_same_on_every_load_of_the_same_data(
     molit_store: Store, api: Api, tmp_path: Path
 ) -> None:
-    first = {
-        **contract_ids(api, EVERYTHING),
-        **contract_ids(api, {**EVERYTHING, "sigungu_code": "11110"}),
-    }
+    first = contract_ids(api, tuple(FILES))
     fresh = open_store(f"sqlite:///{tmp_path / 'again.db'}")
     fresh.migrate()
     try:
         load_molit(fresh)
         again = Api(make_app(fresh))
-        second = {
-            **contract_ids(again, EVERYTHING),
-            **contract_ids(again, {**EVERYTHING, "sigungu_code": "11110"}),
-        }
+        second = contract_ids(again, tuple(FILES))
     finally:
         fresh.close()
     assert second == first
     for kind, path in MOLIT_FILES:  # the same files again, into the same store
         load(molit_store, kind, path)
-    assert {
-        **contract_ids(api, EVERYTHING),
-        **contract_ids(api, {**EVERYTHING, "sigungu_code": "11110"}),
-    } == first
+    assert contract_ids(api, tuple(FILES)) == first
 
 
 def test_records_stored_before_contracts_were_kept_are_contracts_of_their_own_until_reloaded(
@@ -269,11 +243,11 @@ def test_records_stored_before_contracts_were_kept_are_contracts_of_their_own_un
 ) -> None:
     with open_molit_store(db_url) as store:
         api = Api(make_app(store))
-        before = contract_ids(api, EVERYTHING)
+        before = contract_ids(api)
         with store.data.transaction() as tx:
             for table in ("transactions", "excluded_transactions"):
                 tx.execute(f"UPDATE {table} SET contract_id = NULL, deal_type = NULL")
-        legacy = contract_ids(api, EVERYTHING)
+        legacy = contract_ids(api)
         assert legacy == {key: own_contract_id(key) for key in before}
         shared = Counter(before.values()).most_common(1)[0][0]
         unit = next(k for k, c in before.items() if c == shared)
@@ -287,7 +261,7 @@ def test_records_stored_before_contracts_were_kept_are_contracts_of_their_own_un
         assert {c["contract_id"] for c in grouped} == {r["contract_id"] for r in kept}
         for kind, path in MOLIT_FILES:
             load(store, kind, path)
-        assert contract_ids(api, EVERYTHING) == before
+        assert contract_ids(api) == before
         records, _ = every_page(api, {**EVERYTHING, "include_excluded": "true"})
         assert any(r["deal_type"] for r in records if r["excluded"])
 
@@ -365,7 +339,7 @@ def test_group_contract_returns_each_contract_of_a_pulse_row_once(
 
 
 def test_the_contract_id_filter_lists_one_contracts_records(api: Api) -> None:
-    ids = contract_ids(api, EVERYTHING)
+    ids = contract_ids(api)
     for wanted, n in Counter(ids.values()).most_common(3):
         rows, _ = every_page(api, {**EVERYTHING, "contract_id": wanted, "include_excluded": "true"})
         assert len(rows) == n and {r["contract_id"] for r in rows} == {wanted}

@@ -22,7 +22,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from werkzeug.test import TestResponse
 
-from svc_core.realestate import listing, record
+from svc_core.realestate import listing
+from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
@@ -415,7 +416,7 @@ def test_the_envelope_is_the_layer_envelope(api: Api) -> None:
 
 
 def read_csv(
-    response: TestResponse, columns: tuple[str, ...] = record.TRANSACTION_COLUMNS
+    response: TestResponse, columns: tuple[str, ...] = TRANSACTION_COLUMNS
 ) -> list[dict[str, str]]:
     raw = response.get_data()
     assert raw.startswith(b"\xef\xbb\xbf")

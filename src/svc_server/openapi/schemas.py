@@ -426,22 +426,26 @@ BROKER_DISTRICT = nullable(
         f"brokered sales only; {_since(DEAL_TYPE_SINCE)}"
     )
 )
+DEAL_FIELDS: dict[str, Schema] = {
+    "contract_date": string("Contract date as published.", format="date"),
+    "sigungu_code": SIGUNGU_CODE,
+    "sigungu": string("District name as the record carries it."),
+    "dong": nullable(string("Legal dong, when published.")),
+    "property_type": enum(PROPERTY_TYPES),
+    "transaction_type": enum(TRANSACTION_TYPES),
+    "building_type": nullable(
+        enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
+    ),
+    "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+}
+"""When, where and what: the first fields of a record and of a contract, in order."""
 TRANSACTION_RECORD = obj(
     {
         "natural_key": string(
             "The record's stable id: source, district, month, digest of its published "
             "fields and ordinal; the listing's tiebreak."
         ),
-        "contract_date": string("Contract date as published.", format="date"),
-        "sigungu_code": SIGUNGU_CODE,
-        "sigungu": string("District name as the record carries it."),
-        "dong": nullable(string("Legal dong, when published.")),
-        "property_type": enum(PROPERTY_TYPES),
-        "transaction_type": enum(TRANSACTION_TYPES),
-        "building_type": nullable(
-            enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
-        ),
-        "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+        **DEAL_FIELDS,
         "price_krw": nullable(integer("Sale price (sale only).", minimum=0)),
         "deposit_krw": nullable(integer("Lease deposit (leases only).", minimum=0)),
         "monthly_rent_krw": KRW_OR_NULL,
@@ -531,16 +535,7 @@ TRANSACTION_RECORD = obj(
 CONTRACT_RECORD = obj(
     {
         "contract_id": CONTRACT_ID,
-        "contract_date": string("Contract date as published.", format="date"),
-        "sigungu_code": SIGUNGU_CODE,
-        "sigungu": string("District name as the records carry it."),
-        "dong": nullable(string("Legal dong, when published.")),
-        "property_type": enum(PROPERTY_TYPES),
-        "transaction_type": enum(TRANSACTION_TYPES),
-        "building_type": nullable(
-            enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
-        ),
-        "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+        **DEAL_FIELDS,
         "jibun": nullable(
             string("Lot number as published; masked digits such as 1** stay masked.")
         ),
