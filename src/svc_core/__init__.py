@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from svc_core.models import IndexObservation, Transaction
     from svc_core.params import Param
     from svc_core.periods import Month, Quarter
+    from svc_core.realestate.contract_record import ContractRecord, contract_records
     from svc_core.realestate.coverage import CoverageRow, coverage_rows
     from svc_core.realestate.freshness import incomplete_of
     from svc_core.realestate.indices import IndexRow, index_rows, index_value_of
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         parse_pulse,
         parse_series,
     )
+    from svc_core.realestate.record import TransactionRecord, transaction_record
     from svc_core.realestate.series import series_rows
     from svc_core.signing import sign, verify
     from svc_core.sources.rone import parse_rone
@@ -88,6 +90,10 @@ _EXPORTS: dict[str, str] = {
     "IndexRow": "svc_core.realestate.indices",
     "index_rows": "svc_core.realestate.indices",
     "index_value_of": "svc_core.realestate.indices",
+    "TransactionRecord": "svc_core.realestate.record",
+    "transaction_record": "svc_core.realestate.record",
+    "ContractRecord": "svc_core.realestate.contract_record",
+    "contract_records": "svc_core.realestate.contract_record",
     "Answer": "svc_core.envelope",
     "to_json": "svc_core.convert",
     # statistics and periods
@@ -111,6 +117,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Answer",
     "Cohort",
+    "ContractRecord",
     "CoverageQuery",
     "CoverageRow",
     "DimensionsQuery",
@@ -131,7 +138,9 @@ __all__ = [
     "SvcError",
     "TierRestricted",
     "Transaction",
+    "TransactionRecord",
     "confidence_of",
+    "contract_records",
     "coverage_rows",
     "incomplete_of",
     "index_rows",
@@ -153,6 +162,7 @@ __all__ = [
     "sign",
     "summarize",
     "to_json",
+    "transaction_record",
     "verify",
 ]
 

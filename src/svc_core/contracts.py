@@ -62,4 +62,10 @@ def contract_id(tx: Transaction) -> str:
     """The id of the contract ``tx`` belongs to (module rule)."""
     if is_groupable(tx):
         return _digest(("sale", *(getattr(tx, name) for name in CONTRACT_FIELDS)))
-    return _digest(("row", tx.natural_key))
+    return own_contract_id(tx.natural_key)
+
+
+def own_contract_id(natural_key: str) -> str:
+    """The id of a contract of one row, the row of ``natural_key``: a row the rule groups
+    with no other, and the id served for a row stored before its contract was known."""
+    return _digest(("row", natural_key))

@@ -12,6 +12,7 @@ import svc_core
 EXPORTED = [
     "Answer",
     "Cohort",
+    "ContractRecord",
     "CoverageQuery",
     "CoverageRow",
     "DimensionsQuery",
@@ -32,7 +33,9 @@ EXPORTED = [
     "SvcError",
     "TierRestricted",
     "Transaction",
+    "TransactionRecord",
     "confidence_of",
+    "contract_records",
     "coverage_rows",
     "incomplete_of",
     "index_rows",
@@ -54,6 +57,7 @@ EXPORTED = [
     "sign",
     "summarize",
     "to_json",
+    "transaction_record",
     "verify",
 ]
 

@@ -23,6 +23,7 @@ import pytest
 from werkzeug.test import TestResponse
 
 from svc_core.realestate import listing
+from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.store import Store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
@@ -414,11 +415,13 @@ def test_the_envelope_is_the_layer_envelope(api: Api) -> None:
 # CSV and quota -------------------------------------------------------------------------------
 
 
-def read_csv(response: TestResponse) -> list[dict[str, str]]:
+def read_csv(
+    response: TestResponse, columns: tuple[str, ...] = TRANSACTION_COLUMNS
+) -> list[dict[str, str]]:
     raw = response.get_data()
     assert raw.startswith(b"\xef\xbb\xbf")
     reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
-    assert tuple(reader.fieldnames or ()) == listing.TRANSACTION_COLUMNS
+    assert tuple(reader.fieldnames or ()) == columns
     return list(reader)
 
 

@@ -7,10 +7,14 @@ districts (with renumbering aliases), months, types and dong, and no excluded re
 unless ``include_excluded=true``, which adds the records the loader excluded, each with
 its reason. Records come in a stable order (contract date, natural key, kept before
 excluded) and in pages of ``limit`` (1 to 1,000, default 100) with an opaque cursor
-(``svc_core.realestate.cursor``).
+(``svc_core.realestate.cursor``). ``contract_id`` narrows it to the records of one
+contract; ``group=contract`` returns one record per contract instead
+(``contract_record``), ordered by contract date then contract id, and refuses
+``include_excluded`` (excluded records belong to no figure's contracts).
 
-This module holds the parameters (declared once, as in ``query``), the typed query, the
-record as served and the envelope; the server reads the store.
+This module holds the parameters (declared once, as in ``query``), the typed query and
+the envelope; the records are ``record`` and ``contract_record``; the server reads the
+store.
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from typing import Any
 import attrs
 
 from svc_core import periods
+from svc_core.contracts import ID_DIGITS
 from svc_core.envelope import Answer
+from svc_core.errors import InvalidParams
 from svc_core.params import Param
 from svc_core.realestate import cursor
 from svc_core.realestate.common import Context, layer_meta
+from svc_core.realestate.contract_record import ContractRecord
 from svc_core.realestate.query import (
     BUILDING_TYPE,
     FILTERS,
@@ -34,6 +41,7 @@ from svc_core.realestate.query import (
     Cohort,
     read_cohort,
 )
+from svc_core.realestate.record import TransactionRecord
 
 LIMIT_DEFAULT = 100
 LIMIT_MAX = 1000
@@ -49,9 +57,35 @@ INCLUDE_EXCLUDED = Param(
     kind="boolean",
     default=False,
 )
+CONTRACT_ID = Param(
+    name="contract_id",
+    description="Only the records of this contract (a record's `contract_id`, as a "
+    "`group=contract` record's `transactions_url` passes it); the other filters still "
+    "apply, so give the contract's district and a period holding its contract date.",
+    pattern=f"c[0-9a-f]{{{ID_DIGITS}}}",
+    message=f"must be a contract id: c and {ID_DIGITS} lowercase hex digits.",
+    hint="Pass the contract_id of a record of this listing unchanged.",
+    allow_empty=False,
+)
+GROUPS: tuple[str, ...] = ("record", "contract")
+GROUP = Param(
+    name="group",
+    description="`record` (one record per published row) or `contract` (one record per "
+    "contract: the units of one bulk sale together, with `units`, totals and "
+    "`price_per_m2`; ordered by contract date, then contract id). `contract` with "
+    "`include_excluded=true` is a 400 INVALID_PARAMS.",
+    kind="enum",
+    choices=GROUPS,
+    default="record",
+)
+GROUP_EXCLUDED_HINT = (
+    "Leave include_excluded out to group the kept records, or list the excluded records "
+    "with group=record."
+)
 LIMIT = Param(
     name="limit",
-    description=f"Records per page, 1 to {LIMIT_MAX} (JSON only: CSV streams the whole "
+    description=f"Records (contracts with group=contract) per page, 1 to {LIMIT_MAX} "
+    "(JSON only: CSV streams the whole "
     f"selection, at most {CSV_CAP:,} records).",
     kind="integer",
     low=1,
@@ -74,7 +108,9 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     *FILTERS,
     BUILDING_TYPE,
     PULSE_PERIOD,
+    CONTRACT_ID,
     INCLUDE_EXCLUDED,
+    GROUP,
     LIMIT,
     CURSOR,
 )
@@ -83,13 +119,22 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
 @attrs.frozen(kw_only=True)
 class TransactionsQuery:
     """``GET /api/v1/real-estate/transactions``: the records of one cohort over one period
-    (pulse's ``period`` values), a page of ``limit`` from ``cursor`` (None: the first)."""
+    (pulse's ``period`` values; of one contract with ``contract_id``), one per contract
+    when ``group`` is ``contract``, a page of ``limit`` from ``cursor`` (None: the
+    first)."""
 
     cohort: Cohort
     period: str = "last_6m"
     include_excluded: bool = False
     limit: int = LIMIT_DEFAULT
     cursor: str | None = None
+    contract_id: str | None = None
+    group: str = "record"
+
+    @property
+    def by_contract(self) -> bool:
+        """One record per contract (``group=contract``)."""
+        return self.group == "contract"
 
 
 def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
@@ -102,112 +147,57 @@ def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
     limit = values["limit"]
     assert isinstance(limit, int)  # an integer declaration with a default
     text = values["cursor"]
-    return TransactionsQuery(
+    contract = values["contract_id"]
+    parsed = TransactionsQuery(
         cohort=cohort,
         period=period,
         include_excluded=bool(values["include_excluded"]),
         limit=limit,
         cursor=None if text is None else str(text),
+        contract_id=None if contract is None else str(contract),
+        group=str(values["group"]),
     )
+    if parsed.by_contract and parsed.include_excluded:
+        raise InvalidParams(
+            "group=contract groups the records figures count; include_excluded=true "
+            "cannot be combined with it.",
+            hint=GROUP_EXCLUDED_HINT,
+        )
+    return parsed
 
 
 def selection_fingerprint(query: TransactionsQuery, months: Sequence[str]) -> str:
-    """What a cursor is bound to: the filters and the months the period resolved to."""
+    """What a cursor is bound to: the filters, the months the period resolved to and the
+    grouping (named only when not the default, so cursors of plain listings made before
+    they existed stay valid)."""
     cohort = query.cohort
-    return cursor.fingerprint(
-        {
-            "sigungu_code": cohort.sigungu_code,
-            "property_type": cohort.property_type,
-            "transaction_type": cohort.transaction_type,
-            "geo_precision": cohort.geo_precision,
-            "dong": cohort.dong,
-            "building_type": cohort.building_type,
-            "include_excluded": query.include_excluded,
-            "months": list(months),
-        }
-    )
-
-
-@attrs.frozen(kw_only=True)
-class TransactionRecord:
-    """One record as the source published it (amounts in whole KRW, areas in m²).
-
-    ``price_krw`` is a sale's price and ``deposit_krw`` a lease's deposit (the other is
-    None); ``building_area_m2`` is a commercial deal's building area (RTMS
-    ``buildingAr``) and ``exclusive_area_m2`` an officetel's exclusive area
-    (``excluUseAr``); ``land_area_m2`` the land of a whole building. ``jibun`` is the lot
-    number as published (masked digits such as ``1**`` stay masked). ``load_id`` is the
-    ``ingest_log`` id of the load that stored the record. ``excluded`` records (only with
-    ``include_excluded=true``) carry their ``excluded_reason``.
-    """
-
-    natural_key: str
-    contract_date: str
-    sigungu_code: str
-    sigungu: str
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    building_type: str | None
-    building_use: str | None
-    price_krw: int | None
-    deposit_krw: int | None
-    monthly_rent_krw: int | None
-    building_area_m2: float | None
-    exclusive_area_m2: float | None
-    land_area_m2: float | None
-    floor: int | None
-    build_year: int | None
-    jibun: str | None
-    source: str
-    load_id: str | None
-    excluded: bool
-    excluded_reason: str | None
-
-
-TRANSACTION_COLUMNS = tuple(f.name for f in TransactionRecord.__attrs_attrs__)
-"""CSV columns: the record's fields in order."""
-
-
-def _number(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def record_of(row: Mapping[str, Any]) -> TransactionRecord:
-    """A record from a listing row (the store's columns, ``is_excluded`` and ``reason``)."""
-    sale = row["transaction_type"] == "sale"
-    officetel = row["property_type"] == "officetel"
-    area = None if row["area_m2"] is None else float(row["area_m2"])
-    land = row["land_area_m2"]
-    return TransactionRecord(
-        natural_key=str(row["natural_key"]),
-        contract_date=str(row["deal_date"]),
-        sigungu_code=str(row["sigungu_code"]),
-        sigungu=str(row["sigungu"]),
-        dong=row["dong"] or None,
-        property_type=str(row["property_type"]),
-        transaction_type=str(row["transaction_type"]),
-        building_type=row["building_type"],
-        building_use=row["building_use"],
-        price_krw=int(row["price_krw"]) if sale else None,
-        deposit_krw=None if sale else int(row["price_krw"]),
-        monthly_rent_krw=_number(row["monthly_rent_krw"]),
-        building_area_m2=None if officetel else area,
-        exclusive_area_m2=area if officetel else None,
-        land_area_m2=None if land is None else float(land),
-        floor=_number(row["floor"]),
-        build_year=_number(row["build_year"]),
-        jibun=row["jibun"],
-        source=str(row["source"]),
-        load_id=row["load_id"],
-        excluded=bool(row["is_excluded"]),
-        excluded_reason=row["reason"],
-    )
+    selection: dict[str, object] = {
+        "sigungu_code": cohort.sigungu_code,
+        "property_type": cohort.property_type,
+        "transaction_type": cohort.transaction_type,
+        "geo_precision": cohort.geo_precision,
+        "dong": cohort.dong,
+        "building_type": cohort.building_type,
+        "include_excluded": query.include_excluded,
+        "months": list(months),
+    }
+    if query.contract_id is not None:
+        selection["contract_id"] = query.contract_id
+    if query.by_contract:
+        selection["group"] = query.group
+    return cursor.fingerprint(selection)
 
 
 def sort_key(row: Mapping[str, Any]) -> cursor.SortKey:
     """Where a listing row sits in the listing order."""
     return str(row["deal_date"]), str(row["natural_key"]), int(row["is_excluded"])
+
+
+def contract_sort_key(row: Mapping[str, Any]) -> cursor.SortKey:
+    """Where the contract of a row of the contract listing sits in its order: contract
+    date, then the store's contract key (``contract_key``: the contract id, or the natural
+    key of a row stored before its contract was known)."""
+    return str(row["deal_date"]), str(row["contract_key"]), 0
 
 
 def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, Any]:
@@ -219,14 +209,23 @@ def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, An
         "window_from": window.window_from,
         "window_to": window.window_to,
         "include_excluded": query.include_excluded,
+        "contract_id": query.contract_id,
+        "group": query.group,
         "limit": query.limit,
         "cursor": query.cursor,
     }
 
 
-def source_mix(records: Iterable[TransactionRecord]) -> dict[str, int]:
-    """Kept records per source (excluded records are no sample of anything)."""
-    return dict(Counter(r.source for r in records if not r.excluded))
+Served = TransactionRecord | ContractRecord
+"""A record of the listing: a row, or a contract with ``group=contract``."""
+
+
+def source_mix(records: Iterable[Served]) -> dict[str, int]:
+    """Kept records (or contracts) per source (excluded records are no sample of
+    anything)."""
+    return dict(
+        Counter(r.source for r in records if isinstance(r, ContractRecord) or not r.excluded)
+    )
 
 
 def listing_meta(
@@ -255,7 +254,7 @@ def listing_meta(
 
 
 def transactions_answer(
-    records: Sequence[TransactionRecord],
+    records: Sequence[Served],
     query: TransactionsQuery,
     window: periods.PeriodWindow,
     context: Context,

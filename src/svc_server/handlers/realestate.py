@@ -30,7 +30,9 @@ from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_l
 from svc_core.params import FORMAT
 from svc_core.realestate import listing
 from svc_core.realestate import query as q
-from svc_core.realestate.listing import TransactionRecord
+from svc_core.realestate.contract_record import CONTRACT_COLUMNS
+from svc_core.realestate.listing import Served
+from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.http.answers import Rendered, iso_second, per_call_values, rendered_json
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
@@ -217,7 +219,8 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     if csv:
         version = deps.store.realestate.data_version()  # read before the records
         meta, records = listings.stream(deps.store, query, ctx.caller, **common)
-        return _stream_csv(ctx, version, given, meta, records)
+        columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
+        return _stream_csv(ctx, version, given, meta, columns, records)
     answer = listings.transactions(deps.store, query, ctx.caller, **common)
     headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_CSV)]
     next_cursor = answer.meta["next_cursor"]
@@ -237,7 +240,8 @@ def _stream_csv(
     version: Hashable,
     given: Mapping[str, str],
     meta: Mapping[str, Any],
-    records: Iterator[TransactionRecord],
+    columns: tuple[str, ...],
+    records: Iterator[Served],
 ) -> Response:
     """The whole selection as CSV, streamed (gzip-coded as it goes when asked for).
 
@@ -264,7 +268,7 @@ def _stream_csv(
         # the records are never read: their iterator has not started
         return not_modified(tag, [("Vary", VARY_CSV)])
     response = csv_stream_response(
-        listing.TRANSACTION_COLUMNS,
+        columns,
         (to_json(record) for record in records),
         headers=headers,
         filename="transactions.csv",

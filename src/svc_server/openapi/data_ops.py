@@ -141,16 +141,35 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
     description="The individual records a pulse row of the same filters is computed from "
     "(same districts, period, types, building type and dong; dong needs the pro plan or "
     "higher), as the source published them, in a stable order: contract date, then "
-    "natural key. Pages of `limit` records: pass `_meta.next_cursor` as `cursor` for the "
-    "next, or follow the `Link` header; paging through returns each record once. "
+    "natural key. Each record names its `contract_id` (the units of one bulk sale share "
+    "it) and what the source publishes of the contract and its parties (deal type and "
+    "broker district from contracts of 2021-11-01, seller and buyer type from 2024-01-01, "
+    "lease kind, term and renewal right from 2021-06-01; a blank before means not "
+    "collected). `contract_id` lists one contract's records; `group=contract` returns a "
+    "`ContractRecord` per contract instead (its `units`, total price and area, price per "
+    "m²), ordered by contract date then contract id; with `include_excluded=true` it is "
+    "a 400 INVALID_PARAMS. Pages of `limit` records: pass `_meta.next_cursor` as `cursor` "
+    "for the next, or follow the `Link` header; paging through returns each record once. "
     "`include_excluded=true` adds the records the loader excluded (cancelled deals, "
     "partial shares) with their reason; they never enter any figure. CSV streams the "
     "whole selection (at most 100,000 records; more is a 400 asking to narrow the "
-    "filter). An empty selection is a 200 with empty `data`. Each page costs one call of "
-    "the monthly quota when it succeeds (2xx); a CSV answer costs one.",
+    "filter), with the fields of the records as columns. An empty selection is a 200 "
+    "with empty `data`. Each page costs one call of the monthly quota when it succeeds "
+    "(2xx); a CSV answer costs one.",
     responses={
         "200": {
-            **data_ok("TransactionRecord", "One page of records, in listing order."),
+            **ok(
+                obj(
+                    {
+                        "data": array(
+                            {"anyOf": [ref("TransactionRecord"), ref("ContractRecord")]},
+                            "TransactionRecord items; ContractRecord items with group=contract.",
+                        ),
+                        "_meta": ref("LayerEnvelope"),
+                    }
+                ),
+                "One page of records (contracts with group=contract), in listing order.",
+            ),
             "headers": {
                 "Link": {
                     "description": 'The next page as an absolute URL, `<...>; rel="next"`; '

@@ -14,14 +14,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from svc_core import bodies, keys, periods
+from svc_core import bodies, keys, models, periods
 from svc_core.bodies import ROLES
+from svc_core.contracts import ID_DIGITS
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
 from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
-from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.models import (
+    BUILDING_TYPES,
+    DEAL_TYPES,
+    LEASE_KINDS,
+    METRIC_TYPES,
+    PARTY_TYPES,
+    PROPERTY_TYPES,
+    TRANSACTION_TYPES,
+)
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
+from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
 
 Schema = dict[str, Any]
 
@@ -376,22 +386,66 @@ PULSE_ROW = obj(
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
     "sale and deposits for leases.",
 )
+TERM_MONTH = f"^{models.TERM_MONTH.pattern}$"
+
+
+def _since(date: str) -> str:
+    return f"collected for contracts from {date} (null before: not collected)."
+
+
+def party_type(role: str, tag: str) -> Schema:
+    """A seller or buyer type of a record or contract."""
+    return nullable(
+        enum(
+            PARTY_TYPES,
+            f"The {role}'s kind (RTMS {tag}: 개인 individual, 법인 company, 공공기관 "
+            f"public_body, 기타 other); sales only; for commercial sales "
+            f"{_since(PARTY_TYPE_SINCE)}",
+        )
+    )
+
+
+CONTRACT_ID = string(
+    "The contract the record belongs to: the units of one bulk sale (same district, dong, "
+    "lot, contract date, deal, seller and buyer type, building use, build year, property "
+    "and building type) share it; a lease, or a sale naming no lot, is a contract of its "
+    "own. c + 24 hex digits, the same on every load of the same data; pass it as "
+    "contract_id to list the contract's records.",
+    pattern=f"^c[0-9a-f]{{{ID_DIGITS}}}$",
+)
+DEAL_TYPE = nullable(
+    enum(
+        DEAL_TYPES,
+        "brokered (RTMS dealingGbn 중개거래) or direct (직거래); sales only; "
+        f"{_since(DEAL_TYPE_SINCE)}",
+    )
+)
+BROKER_DISTRICT = nullable(
+    string(
+        "The brokers' districts (RTMS estateAgentSggNm) as published, comma-separated; "
+        f"brokered sales only; {_since(DEAL_TYPE_SINCE)}"
+    )
+)
+DEAL_FIELDS: dict[str, Schema] = {
+    "contract_date": string("Contract date as published.", format="date"),
+    "sigungu_code": SIGUNGU_CODE,
+    "sigungu": string("District name as the record carries it."),
+    "dong": nullable(string("Legal dong, when published.")),
+    "property_type": enum(PROPERTY_TYPES),
+    "transaction_type": enum(TRANSACTION_TYPES),
+    "building_type": nullable(
+        enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
+    ),
+    "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+}
+"""When, where and what: the first fields of a record and of a contract, in order."""
 TRANSACTION_RECORD = obj(
     {
         "natural_key": string(
             "The record's stable id: source, district, month, digest of its published "
             "fields and ordinal; the listing's tiebreak."
         ),
-        "contract_date": string("Contract date as published.", format="date"),
-        "sigungu_code": SIGUNGU_CODE,
-        "sigungu": string("District name as the record carries it."),
-        "dong": nullable(string("Legal dong, when published.")),
-        "property_type": enum(PROPERTY_TYPES),
-        "transaction_type": enum(TRANSACTION_TYPES),
-        "building_type": nullable(
-            enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
-        ),
-        "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
+        **DEAL_FIELDS,
         "price_krw": nullable(integer("Sale price (sale only).", minimum=0)),
         "deposit_krw": nullable(integer("Lease deposit (leases only).", minimum=0)),
         "monthly_rent_krw": KRW_OR_NULL,
@@ -420,9 +474,112 @@ TRANSACTION_RECORD = obj(
         "excluded_reason": nullable(
             string("Why it was excluded (cancelled, partial_share, ...); null when kept.")
         ),
+        "contract_id": CONTRACT_ID,
+        "deal_type": DEAL_TYPE,
+        "seller_type": party_type("seller", "slerGbn"),
+        "buyer_type": party_type("buyer", "buyerGbn"),
+        "land_use": nullable(
+            string("Zoning of the lot (RTMS landUse, 용도지역) as published; commercial only.")
+        ),
+        "broker_district": BROKER_DISTRICT,
+        "building_name": nullable(
+            string("The officetel's name (RTMS offiNm) as published; officetels only.")
+        ),
+        "lease_kind": nullable(
+            enum(
+                LEASE_KINDS,
+                "Leases: new (RTMS contractType 신규) or renewal (갱신); "
+                f"{_since(LEASE_TERMS_SINCE)}",
+            )
+        ),
+        "term_start": nullable(
+            string(
+                "Leases: first month of the contract term (RTMS contractTerm), YYYY-MM; "
+                f"{_since(LEASE_TERMS_SINCE)}",
+                pattern=TERM_MONTH,
+            )
+        ),
+        "term_end": nullable(
+            string(
+                f"Leases: last month of the contract term, YYYY-MM; {_since(LEASE_TERMS_SINCE)}",
+                pattern=TERM_MONTH,
+            )
+        ),
+        "renewal_right_used": nullable(
+            boolean(
+                "Leases: true when the tenant used the statutory renewal right (RTMS "
+                "useRRRight 사용), false for a renewal without it, null otherwise; "
+                f"{_since(LEASE_TERMS_SINCE)}"
+            )
+        ),
+        "previous_deposit_krw": nullable(
+            integer(
+                "Lease renewals: the previous lease's deposit (RTMS preDeposit); "
+                f"{_since(LEASE_TERMS_SINCE)}",
+                minimum=0,
+            )
+        ),
+        "previous_monthly_rent_krw": nullable(
+            integer(
+                "Lease renewals: the previous lease's monthly rent (RTMS preMonthlyRent); "
+                f"{_since(LEASE_TERMS_SINCE)}",
+                minimum=0,
+            )
+        ),
     },
     description="One transaction as the source published it. Excluded records never "
-    "enter any figure.",
+    "enter any figure. The fields after excluded_reason are what the source publishes of "
+    "the contract and its parties: null when blank, and a blank on a contract dated "
+    "before the field was collected means not collected, not no.",
+)
+CONTRACT_RECORD = obj(
+    {
+        "contract_id": CONTRACT_ID,
+        **DEAL_FIELDS,
+        "jibun": nullable(
+            string("Lot number as published; masked digits such as 1** stay masked.")
+        ),
+        "build_year": nullable(integer("Year built as published.")),
+        "deal_type": DEAL_TYPE,
+        "seller_type": party_type("seller", "slerGbn"),
+        "buyer_type": party_type("buyer", "buyerGbn"),
+        "source": string("Source id.", pattern="^[a-z][a-z0-9_]{1,39}$"),
+        "units": integer("Records (units) of the contract.", minimum=1),
+        "price_krw": nullable(integer("Sales: the total price of the units.", minimum=0)),
+        "deposit_krw": nullable(integer("Leases: the deposit.", minimum=0)),
+        "monthly_rent_krw": KRW_OR_NULL,
+        "area_m2": nullable(
+            number(
+                "Total of the units' known areas (building area; an officetel's exclusive "
+                "area); null when no unit has one.",
+                exclusiveMinimum=0,
+            )
+        ),
+        "price_per_m2": nullable(
+            integer(
+                "Total price (a lease: deposit) of the units with an area over their total "
+                "area, rounded half to even to KRW: price_krw / area_m2 when every unit has "
+                "an area; null when none has.",
+                minimum=0,
+            )
+        ),
+        "floors": array(
+            integer(), "The units' distinct published floors, ascending (empty when none)."
+        ),
+        "natural_keys": array(
+            string(), "The natural keys of the contract's records, ascending.", minItems=1
+        ),
+        "transactions_url": nullable(
+            string(
+                "The contract's records: /api/v1/real-estate/transactions with its "
+                "sigungu_code, contract month as period and contract_id.",
+                format="uri",
+            )
+        ),
+    },
+    description="One contract (group=contract): the records a bulk sale of several units "
+    "is reported as, together. Fields up to buyer_type are shared by every record of the "
+    "contract; the rest add up over its units.",
 )
 COVERAGE_ROW = obj(
     {
@@ -1009,6 +1166,7 @@ SCHEMAS: dict[str, Schema] = {
     "LayerEnvelope": LAYER_ENVELOPE,
     "PulseRow": PULSE_ROW,
     "TransactionRecord": TRANSACTION_RECORD,
+    "ContractRecord": CONTRACT_RECORD,
     "CoverageRow": COVERAGE_ROW,
     "IndexRow": INDEX_ROW,
     "DimensionItem": DIMENSION_ITEM,

@@ -5,7 +5,8 @@ The selection is pulse's: the period resolves against the same latest month, the
 district takes its renumbering aliases, and the store reads the same filters
 (``store.transactions``), so paging through it returns exactly the records of the
 matching pulse row. Validation comes before the tier gate, as for pulse: a malformed or
-foreign cursor is a 400 whatever the plan.
+foreign cursor is a 400 whatever the plan. With ``group=contract`` the store reads whole
+contracts a page at a time and ``contract_record`` groups their rows.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from svc_core.errors import InvalidParams
 from svc_core.realestate import cursor
 from svc_core.realestate import listing as core
 from svc_core.realestate.common import Context, codes_of, gate
-from svc_core.realestate.listing import TransactionRecord, TransactionsQuery
+from svc_core.realestate.contract_record import contract_records
+from svc_core.realestate.listing import Served, TransactionsQuery
+from svc_core.realestate.record import record_of
 from svc_server.store import Store
+from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
 from svc_server.store.transactions import Selection, any_synthetic
 
@@ -70,6 +74,7 @@ def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: 
         dong_level=cohort.dong_level,
         building_type=cohort.building_type,
         include_excluded=query.include_excluded,
+        contract_id=query.contract_id,
     )
     return Listing(window=window, selection=selection, after=after, fingerprint=fingerprint)
 
@@ -83,20 +88,15 @@ def transactions(
     now: float,
     links: Links,
 ) -> Answer:
-    """One page: up to ``query.limit`` records after the cursor, and the cursor of the
-    next page in ``_meta.next_cursor`` (None on the last)."""
+    """One page: up to ``query.limit`` records (contracts) after the cursor, and the
+    cursor of the next page in ``_meta.next_cursor`` (None on the last)."""
     state = store.realestate.state()
     found = _resolve(state, query, caller, links)
-    rows = store.realestate.listing(found.selection, after=found.after, limit=query.limit + 1)
-    page = rows[: query.limit]
-    next_cursor = (
-        cursor.encode(core.sort_key(page[-1]), found.fingerprint)
-        if len(rows) > query.limit
-        else None
-    )
+    page, more = _page(store, found, query.limit, by_contract=query.by_contract)
+    next_cursor = cursor.encode(_key(page[-1], query), found.fingerprint) if more else None
     synthetic = any_synthetic(page) if page else state.synthetic
     return core.transactions_answer(
-        [core.record_of(r) for r in page],
+        _records(page, query, links),
         query,
         found.window,
         _context(state, caller, request_id, now, links),
@@ -105,17 +105,39 @@ def transactions(
     )
 
 
-def _stream(store: Store, found: Listing) -> Iterator[TransactionRecord]:
-    """Every record from the listing's start, ``STREAM_PAGE`` at a time, each read in its
-    own short transaction (memory and locks stay flat however long the client reads)."""
-    after = found.after
+def _page(store: Store, found: Listing, limit: int, *, by_contract: bool) -> tuple[list[Row], bool]:
+    """The rows of up to ``limit`` records (or whole contracts) from the listing's start,
+    and whether more follow."""
+    if by_contract:
+        return store.realestate.contract_listing(found.selection, after=found.after, limit=limit)
+    rows = store.realestate.listing(found.selection, after=found.after, limit=limit + 1)
+    return rows[:limit], len(rows) > limit
+
+
+def _key(row: Row, query: TransactionsQuery) -> cursor.SortKey:
+    return core.contract_sort_key(row) if query.by_contract else core.sort_key(row)
+
+
+def _records(rows: list[Row], query: TransactionsQuery, links: Links) -> list[Served]:
+    """The served records of a page's rows: one per row, or one per contract."""
+    records = [record_of(r) for r in rows]
+    if not query.by_contract:
+        return list(records)
+    return list(contract_records(records, transactions_url=links.transactions_url))
+
+
+def _stream(
+    store: Store, found: Listing, query: TransactionsQuery, links: Links
+) -> Iterator[Served]:
+    """Every record (contract) from the listing's start, ``STREAM_PAGE`` at a time, each
+    read in its own short transaction (memory and locks stay flat however long the client
+    reads)."""
     while True:
-        rows = store.realestate.listing(found.selection, after=after, limit=STREAM_PAGE)
-        for row in rows:
-            yield core.record_of(row)
-        if len(rows) < STREAM_PAGE:
+        rows, more = _page(store, found, STREAM_PAGE, by_contract=query.by_contract)
+        yield from _records(rows, query, links)
+        if not more:
             return
-        after = core.sort_key(rows[-1])
+        found = attrs.evolve(found, after=_key(rows[-1], query))
 
 
 def stream(
@@ -126,13 +148,13 @@ def stream(
     request_id: str,
     now: float,
     links: Links,
-) -> tuple[dict[str, object], Iterator[TransactionRecord]]:
+) -> tuple[dict[str, object], Iterator[Served]]:
     """The whole selection for a CSV answer (``limit`` does not apply; a cursor starts it
-    where a page ended): its envelope and the records, read lazily. A selection of more
-    than ``CSV_CAP`` records is a 400 asking to narrow it."""
+    where a page ended): its envelope and the records (contracts), read lazily. A
+    selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
     state = store.realestate.state()
     found = _resolve(state, query, caller, links)
-    mix, excluded = store.realestate.listing_size(found.selection)
+    mix, excluded = store.realestate.listing_size(found.selection, by_contract=query.by_contract)
     total = sum(mix.values()) + excluded
     if total > core.CSV_CAP:
         raise InvalidParams(
@@ -150,4 +172,4 @@ def stream(
         count=total,
         mix=mix,
     )
-    return meta, _stream(store, found)
+    return meta, _stream(store, found, query, links)

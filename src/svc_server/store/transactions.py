@@ -11,6 +11,13 @@ date, then natural key, then kept before excluded. Paging is by keyset: ``after`
 last sort key returned, so a page costs the same wherever it starts and a load between
 two pages neither repeats nor skips a record that was there before. With
 ``include_excluded`` the two tables are read as one ``UNION ALL`` in that order.
+
+A ``contract_id`` narrows the selection to one contract's rows; a row stored before
+migration 0016 (NULL ``contract_id``) is its own contract, whose id
+(``svc_core.contracts.own_contract_id``) only its natural key gives, so such rows of the
+selection are found by computing theirs. The contract listing reads whole contracts:
+a page of contract keys (``CONTRACT_KEY``: the contract id, or the natural key of such a
+row) in the order contract date, contract key, then every row of those contracts.
 """
 
 from __future__ import annotations
@@ -20,10 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from svc_core.contracts import own_contract_id
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
 from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
-from svc_server.store.realestate_rows import TRANSACTION_COLUMNS, transaction_rows
+from svc_server.store.realestate_rows import (
+    DETAIL_COLUMNS,
+    TRANSACTION_COLUMNS,
+    transaction_rows,
+)
 
 if TYPE_CHECKING:
     from svc_core.sources import ExcludedRecord
@@ -33,17 +45,29 @@ EXCLUDED_COLUMNS = ("reason", *TRANSACTION_COLUMNS)
 LISTED = (
     "natural_key, source, sigungu_code, sigungu, dong, property_type, transaction_type, "
     "deal_date, month, price_krw, monthly_rent_krw, area_m2, synthetic, building_type, "
-    "land_area_m2, building_use, floor, build_year, jibun, load_id"
+    "land_area_m2, building_use, floor, build_year, jibun, load_id, " + ", ".join(DETAIL_COLUMNS)
 )
 """What a listing reads of each record (both tables have these columns)."""
+EXCLUDED_UPDATE = (
+    "load_id = CASE WHEN excluded_transactions.reason <> excluded.reason "
+    "THEN excluded.load_id ELSE excluded_transactions.load_id END, "
+    "reason = excluded.reason, "
+    + ", ".join(f"{c} = COALESCE(excluded_transactions.{c}, excluded.{c})" for c in DETAIL_COLUMNS)
+)
+"""What a later load changes of an excluded record already kept: the reason (and its
+load) when it changed, and the columns of migration 0016 it was stored without."""
+CONTRACT_KEY = "COALESCE(contract_id, natural_key)"
+"""What orders and groups the contract listing: the contract id, or for a row stored
+before migration 0016 its natural key (a contract of its own)."""
 
 
 @attrs.frozen(kw_only=True)
 class Selection:
     """Which records a listing reads: districts ``codes`` (a code and its aliases), the
     ``months`` of the period (consecutive, ``YYYY-MM``), the type filters (None = every
-    type), one ``dong`` or, with ``dong_level``, every record that names a dong, and
-    ``building_type`` (None = whatever the type)."""
+    type), one ``dong`` or, with ``dong_level``, every record that names a dong,
+    ``building_type`` (None = whatever the type) and ``contract_id`` (None = every
+    contract)."""
 
     codes: tuple[str, ...]
     months: tuple[str, ...]
@@ -53,10 +77,13 @@ class Selection:
     dong_level: bool = False
     building_type: str | None = None
     include_excluded: bool = False
+    contract_id: str | None = None
 
 
-def _where(selection: Selection) -> tuple[str, list[Any]]:
-    """The cohort's conditions (without ``WHERE``) and their parameters."""
+def _where(selection: Selection, own: Sequence[str] = ()) -> tuple[str, list[Any]]:
+    """The cohort's conditions (without ``WHERE``) and their parameters; ``own`` are the
+    natural keys of rows without a stored contract id whose own contract is
+    ``selection.contract_id`` (``_own_keys``)."""
     ptypes = PROPERTY_TYPES if selection.property_type is None else (selection.property_type,)
     ttypes = (
         TRANSACTION_TYPES if selection.transaction_type is None else (selection.transaction_type,)
@@ -79,7 +106,28 @@ def _where(selection: Selection) -> tuple[str, list[Any]]:
     if selection.building_type is not None:
         sql += " AND building_type = ?"
         params.append(selection.building_type)
+    if selection.contract_id is not None:
+        params.append(selection.contract_id)
+        if own:
+            sql += f" AND (contract_id = ? OR natural_key IN ({marks(len(own))}))"
+            params += own
+        else:
+            sql += " AND contract_id = ?"
     return sql, params
+
+
+def _own_keys(tx: Tx, table: str, selection: Selection) -> list[str]:
+    """The natural keys of the rows of ``table`` in ``selection`` stored without a
+    contract id (before migration 0016) whose own contract is the one it asks for."""
+    wanted = selection.contract_id
+    if wanted is None:
+        return []
+    where, params = _where(attrs.evolve(selection, contract_id=None))
+    rows = tx.fetchall(
+        f"SELECT natural_key FROM {table} WHERE {where} AND contract_id IS NULL", params
+    )
+    keys = (str(r["natural_key"]) for r in rows)
+    return [k for k in keys if own_contract_id(k) == wanted]
 
 
 def _after(after: SortKey | None, flag: int) -> tuple[str, list[Any]]:
@@ -94,10 +142,18 @@ def _after(after: SortKey | None, flag: int) -> tuple[str, list[Any]]:
     )
 
 
+def _after_contract(after: SortKey | None) -> tuple[str, list[Any]]:
+    """Rows of the contracts that sort after the contract ``after`` ends."""
+    if after is None:
+        return "", []
+    date, key, _ = after
+    return f" AND (deal_date > ? OR (deal_date = ? AND {CONTRACT_KEY} > ?))", [date, date, key]
+
+
 def _branch(
-    table: str, flag: int, selection: Selection, after: SortKey | None
+    tx: Tx, table: str, flag: int, selection: Selection, after: SortKey | None
 ) -> tuple[str, list[Any]]:
-    where, params = _where(selection)
+    where, params = _where(selection, _own_keys(tx, table, selection))
     later, more = _after(after, flag)
     reason = "reason" if flag else "CAST(NULL AS TEXT)"
     sql = f"SELECT {LISTED}, {flag} AS is_excluded, {reason} AS reason FROM {table} WHERE {where}"
@@ -123,8 +179,9 @@ class TransactionListing:
         synthetic: bool = False,
     ) -> int:
         """Keep the records a load excluded, with their reason and the load's id; a record
-        already kept takes the reason a later load gives it (a partial share reported as
-        cancelled afterwards). Returns the records written."""
+        already kept takes the reason (and load) a later load gives it (a partial share
+        reported as cancelled afterwards), and a record kept before migration 0016 the
+        parties, contract fields and contract id it read. Returns the records written."""
         rows = [
             (item.reason, *row)
             for item, row in zip(
@@ -137,8 +194,8 @@ class TransactionListing:
             tx.executemany(
                 f"INSERT INTO excluded_transactions ({', '.join(EXCLUDED_COLUMNS)}) "
                 f"VALUES ({marks(len(EXCLUDED_COLUMNS))}) ON CONFLICT (natural_key) DO UPDATE "
-                "SET reason = excluded.reason, load_id = excluded.load_id "
-                "WHERE excluded_transactions.reason <> excluded.reason",
+                f"SET {EXCLUDED_UPDATE} WHERE excluded_transactions.reason <> excluded.reason "
+                "OR excluded_transactions.contract_id IS NULL",
                 part,
             )
         return len(rows)
@@ -148,32 +205,63 @@ class TransactionListing:
         each with ``is_excluded`` (0 or 1) and ``reason`` (None for a kept record)."""
         if not selection.codes or not selection.months:
             return []
-        sql, params = _branch("transactions", 0, selection, after)
-        if selection.include_excluded:
-            more, more_params = _branch("excluded_transactions", 1, selection, after)
-            sql = f"{sql} UNION ALL {more}"
-            params += more_params
-        sql += " ORDER BY deal_date, natural_key, is_excluded LIMIT ?"
-        params.append(limit)
         with self.db.transaction(write=False) as tx:
+            sql, params = _branch(tx, "transactions", 0, selection, after)
+            if selection.include_excluded:
+                more, more_params = _branch(tx, "excluded_transactions", 1, selection, after)
+                sql = f"{sql} UNION ALL {more}"
+                params += more_params
+            sql += " ORDER BY deal_date, natural_key, is_excluded LIMIT ?"
+            params.append(limit)
             return tx.fetchall(sql, params)
 
-    def listing_size(self, selection: Selection) -> tuple[dict[str, int], int]:
-        """What ``selection`` holds: kept records per source, and excluded records (0
-        unless ``include_excluded``)."""
+    def contract_listing(
+        self, selection: Selection, *, after: SortKey | None, limit: int
+    ) -> tuple[list[Row], bool]:
+        """Every kept row of the first ``limit`` contracts of ``selection`` after the
+        contract ``after`` (a ``contract_sort_key``), in the order contract date, contract
+        key (``contract_key``), natural key; and whether more contracts follow."""
+        if not selection.codes or not selection.months:
+            return [], False
+        with self.db.transaction(write=False) as tx:
+            where, params = _where(selection, _own_keys(tx, "transactions", selection))
+            later, more = _after_contract(after)
+            keys = tx.fetchall(
+                f"SELECT DISTINCT deal_date, {CONTRACT_KEY} AS contract_key FROM transactions "
+                f"WHERE {where}{later} ORDER BY deal_date, contract_key LIMIT ?",
+                [*params, *more, limit + 1],
+            )
+            if not keys:
+                return [], False
+            last = keys[min(limit, len(keys)) - 1]
+            date, key = str(last["deal_date"]), str(last["contract_key"])
+            rows = tx.fetchall(
+                f"SELECT {LISTED}, 0 AS is_excluded, CAST(NULL AS TEXT) AS reason, "
+                f"{CONTRACT_KEY} AS contract_key FROM transactions WHERE {where}{later} "
+                f"AND (deal_date < ? OR (deal_date = ? AND {CONTRACT_KEY} <= ?)) "
+                "ORDER BY deal_date, contract_key, natural_key",
+                [*params, *more, date, date, key],
+            )
+        return rows, len(keys) > limit
+
+    def listing_size(
+        self, selection: Selection, *, by_contract: bool = False
+    ) -> tuple[dict[str, int], int]:
+        """What ``selection`` holds: kept records (contracts, ``by_contract``) per source,
+        and excluded records (0 unless ``include_excluded``)."""
         if not selection.codes or not selection.months:
             return {}, 0
-        where, params = _where(selection)
+        count = f"COUNT(DISTINCT {CONTRACT_KEY})" if by_contract else "COUNT(*)"
         with self.db.transaction(write=False) as tx:
+            where, params = _where(selection, _own_keys(tx, "transactions", selection))
             kept = tx.fetchall(
-                f"SELECT source, COUNT(*) AS n FROM transactions WHERE {where} GROUP BY source",
+                f"SELECT source, {count} AS n FROM transactions WHERE {where} GROUP BY source",
                 params,
             )
-            excluded = (
-                tx.fetchone(
+            excluded = None
+            if selection.include_excluded:
+                where, params = _where(selection, _own_keys(tx, "excluded_transactions", selection))
+                excluded = tx.fetchone(
                     f"SELECT COUNT(*) AS n FROM excluded_transactions WHERE {where}", params
                 )
-                if selection.include_excluded
-                else None
-            )
         return {str(r["source"]): int(r["n"]) for r in kept}, int(excluded["n"]) if excluded else 0

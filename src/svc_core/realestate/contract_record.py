@@ -1,0 +1,147 @@
+"""One contract of ``GET /api/v1/real-estate/transactions?group=contract``
+(``ContractRecord``): the records of one contract (``svc_core.contracts``: the units of a
+bulk sale) as one record, with their count, total price and total area (issue 28).
+
+``contract_records`` groups listing records by ``contract_id``; the server gives it
+whole contracts (a contract never straddles a selection: its rows share every field a
+listing filters on) and the library any records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from urllib.parse import quote, urlencode
+
+import attrs
+
+from svc_core.realestate.record import TransactionRecord
+
+
+@attrs.frozen(kw_only=True)
+class ContractRecord:
+    """One contract: the fields its records share (from ``contract_id`` to
+    ``buyer_type``: the first record's, equal in every record the grouping rule puts
+    together), then what adds up over its ``units`` records.
+
+    ``price_krw`` is the total sale price (None for leases), ``deposit_krw`` and
+    ``monthly_rent_krw`` the total deposit and rent of a lease (None when not a lease or
+    no rent); ``area_m2`` the total of the known areas (building area, or an officetel's
+    exclusive area; None when no record has one); ``price_per_m2`` the total price (a
+    lease: deposit) of the records with an area over their total area, rounded half to
+    even to whole KRW (equal to ``price_krw / area_m2`` when every record has an area).
+    ``floors`` are the distinct published floors, ascending; ``natural_keys`` the records'
+    keys, ascending; ``transactions_url`` lists them (``contract_id`` filter).
+    """
+
+    contract_id: str
+    contract_date: str
+    sigungu_code: str
+    sigungu: str
+    dong: str | None
+    property_type: str
+    transaction_type: str
+    building_type: str | None
+    building_use: str | None
+    jibun: str | None
+    build_year: int | None
+    deal_type: str | None
+    seller_type: str | None
+    buyer_type: str | None
+    source: str
+    units: int
+    price_krw: int | None
+    deposit_krw: int | None
+    monthly_rent_krw: int | None
+    area_m2: float | None
+    price_per_m2: int | None
+    floors: tuple[int, ...]
+    natural_keys: tuple[str, ...]
+    transactions_url: str | None
+
+
+CONTRACT_COLUMNS = tuple(f.name for f in ContractRecord.__attrs_attrs__)
+"""CSV columns of ``group=contract``: the contract's fields in order."""
+
+
+def _area(value: float) -> Decimal:
+    """The area as published: the shortest decimal that reads back as the float."""
+    return Decimal(repr(value))
+
+
+def _sum(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _price(record: TransactionRecord) -> int:
+    """A sale's price, a lease's deposit."""
+    return record.price_krw if record.price_krw is not None else record.deposit_krw or 0
+
+
+def price_per_m2(pairs: Iterable[tuple[int, float | None]]) -> int | None:
+    """Total price over total area of the ``(price, area)`` pairs with a positive area,
+    rounded half to even to whole KRW; None when none has one."""
+    with_area = [(price, _area(area)) for price, area in pairs if area]
+    if not with_area:
+        return None
+    area = sum((a for _, a in with_area), Decimal(0))
+    return round(Fraction(sum(p for p, _ in with_area)) / Fraction(area))
+
+
+def contract_link(base: str, record: TransactionRecord) -> str:
+    """The URL listing the records of ``record``'s contract: ``base`` (the address of
+    ``/api/v1/real-estate/transactions``) with its district, contract month and id."""
+    pairs = [
+        ("sigungu_code", record.sigungu_code),
+        ("period", record.contract_date[:7]),
+        ("contract_id", record.contract_id),
+    ]
+    return f"{base}?{urlencode(pairs, quote_via=quote)}"
+
+
+def contract_of(records: Sequence[TransactionRecord], base: str | None = None) -> ContractRecord:
+    """The contract of ``records`` (non-empty, one ``contract_id``); ``base`` is the
+    listing's address for ``transactions_url`` (None: no link)."""
+    first = records[0]
+    sale = first.transaction_type == "sale"
+    areas = [r.area_m2 for r in records if r.area_m2]
+    return ContractRecord(
+        contract_id=first.contract_id,
+        contract_date=first.contract_date,
+        sigungu_code=first.sigungu_code,
+        sigungu=first.sigungu,
+        dong=first.dong,
+        property_type=first.property_type,
+        transaction_type=first.transaction_type,
+        building_type=first.building_type,
+        building_use=first.building_use,
+        jibun=first.jibun,
+        build_year=first.build_year,
+        deal_type=first.deal_type,
+        seller_type=first.seller_type,
+        buyer_type=first.buyer_type,
+        source=first.source,
+        units=len(records),
+        price_krw=_sum(r.price_krw for r in records) if sale else None,
+        deposit_krw=None if sale else _sum(r.deposit_krw for r in records),
+        monthly_rent_krw=_sum(r.monthly_rent_krw for r in records),
+        area_m2=float(sum((_area(a) for a in areas), Decimal(0))) if areas else None,
+        price_per_m2=price_per_m2((_price(r), r.area_m2) for r in records),
+        floors=tuple(sorted({r.floor for r in records if r.floor is not None})),
+        natural_keys=tuple(sorted(r.natural_key for r in records)),
+        transactions_url=None if base is None else contract_link(base, first),
+    )
+
+
+def contract_records(
+    records: Iterable[TransactionRecord], *, transactions_url: str | None = None
+) -> list[ContractRecord]:
+    """``records`` grouped by ``contract_id``, one ``ContractRecord`` each, in the order
+    their first record comes; ``transactions_url`` is the listing's address the records
+    link to (None: no link)."""
+    groups: dict[str, list[TransactionRecord]] = {}
+    for record in records:
+        groups.setdefault(record.contract_id, []).append(record)
+    return [contract_of(group, transactions_url) for group in groups.values()]
