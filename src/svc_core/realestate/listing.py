@@ -28,6 +28,7 @@ from svc_core.realestate import cursor
 from svc_core.realestate.common import Context, layer_meta
 from svc_core.realestate.query import (
     BUILDING_TYPE,
+    DEAL_FILTERS,
     FILTERS,
     PULSE_PERIOD,
     SIGUNGU_REQUIRED,
@@ -73,6 +74,7 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *FILTERS,
     BUILDING_TYPE,
+    *DEAL_FILTERS,
     PULSE_PERIOD,
     INCLUDE_EXCLUDED,
     LIMIT,
@@ -122,6 +124,8 @@ def selection_fingerprint(query: TransactionsQuery, months: Sequence[str]) -> st
             "geo_precision": cohort.geo_precision,
             "dong": cohort.dong,
             "building_type": cohort.building_type,
+            # only when given, so cursors of queries without them stay valid
+            **{k: v for k, v in cohort.deal_echo().items() if v is not None},
             "include_excluded": query.include_excluded,
             "months": list(months),
         }
@@ -215,6 +219,7 @@ def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, An
     return {
         **query.cohort.echo(),
         "building_type": query.cohort.building_type,
+        **query.cohort.deal_echo(),
         "period": query.period,
         "window_from": window.window_from,
         "window_to": window.window_to,

@@ -37,6 +37,7 @@ from svc_core.realestate.deal import Deal
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
+    Row,
     Tx,
     chunks,
     equal_filters,
@@ -323,11 +324,14 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         transaction_type: str | None = None,
         dong: str | None = None,
         building_type: str | None = None,
+        lease_kind: str | None = None,
+        deal_type: str | None = None,
+        buyer_type: str | None = None,
     ) -> list[Deal]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
-        used on every column and nothing outside the cohort is read; ``building_type``
-        then filters the cohort's rows."""
+        used on every column and nothing outside the cohort is read; ``building_type``,
+        ``lease_kind``, ``deal_type`` and ``buyer_type`` then filter the cohort's rows."""
         if not codes or not months:
             return []
         ptypes = PROPERTY_TYPES if property_type is None else (property_type,)
@@ -339,7 +343,13 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
             "deal_date FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
-        where, equal = equal_filters(dong=dong, building_type=building_type)
+        where, equal = equal_filters(
+            dong=dong,
+            building_type=building_type,
+            lease_kind=lease_kind,
+            deal_type=deal_type,
+            buyer_type=buyer_type,
+        )
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"
             f" AND transaction_type IN ({marks(len(ttypes))})"
@@ -348,6 +358,24 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
             return [deal(r) for r in tx.fetchall(sql, params)]
+
+    def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[Row]:
+        """Samples (``n``) per transaction type, lease kind, deal type and buyer type of
+        districts ``codes`` in ``months``: what the dimensions count of the contracts. The
+        same ``IN`` lists as ``samples``, so the cohort index is walked."""
+        if not codes or not months:
+            return []
+        kinds = "transaction_type, lease_kind, deal_type, buyer_type"
+        sql = (
+            f"SELECT {kinds}, COUNT(*) AS n FROM transactions "
+            f"WHERE sigungu_code IN ({marks(len(codes))})"
+            f" AND property_type IN ({marks(len(PROPERTY_TYPES))})"
+            f" AND transaction_type IN ({marks(len(TRANSACTION_TYPES))})"
+            f" AND month IN ({marks(len(months))}) GROUP BY {kinds}"
+        )
+        params = [*codes, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months]
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(sql, params)
 
     def sigungu_names(self, codes: Sequence[str], *, tx: Tx | None = None) -> dict[str, str]:
         """The district name the records of each code carry (for codes the bundled table

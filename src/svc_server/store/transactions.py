@@ -22,7 +22,7 @@ import attrs
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
-from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
+from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, equal_filters, marks
 from svc_server.store.realestate_rows import TRANSACTION_COLUMNS, transaction_rows
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ class Selection:
     """Which records a listing reads: districts ``codes`` (a code and its aliases), the
     ``months`` of the period (consecutive, ``YYYY-MM``), the type filters (None = every
     type), one ``dong`` or, with ``dong_level``, every record that names a dong, and
-    ``building_type`` (None = whatever the type)."""
+    ``building_type``, ``lease_kind``, ``deal_type`` and ``buyer_type`` (None = whatever
+    the record says)."""
 
     codes: tuple[str, ...]
     months: tuple[str, ...]
@@ -52,6 +53,9 @@ class Selection:
     dong: str | None = None
     dong_level: bool = False
     building_type: str | None = None
+    lease_kind: str | None = None
+    deal_type: str | None = None
+    buyer_type: str | None = None
     include_excluded: bool = False
 
 
@@ -76,10 +80,13 @@ def _where(selection: Selection) -> tuple[str, list[Any]]:
         params.append(selection.dong)
     elif selection.dong_level:
         sql += " AND dong IS NOT NULL AND dong <> ''"
-    if selection.building_type is not None:
-        sql += " AND building_type = ?"
-        params.append(selection.building_type)
-    return sql, params
+    more, equal = equal_filters(
+        building_type=selection.building_type,
+        lease_kind=selection.lease_kind,
+        deal_type=selection.deal_type,
+        buyer_type=selection.buyer_type,
+    )
+    return sql + more, params + equal
 
 
 def _after(after: SortKey | None, flag: int) -> tuple[str, list[Any]]:
