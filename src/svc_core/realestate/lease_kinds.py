@@ -1,9 +1,9 @@
 """Lease kinds in a cohort: new leases and renewals (RTMS ``contractType`` 신규/갱신),
 counted per lease row, and the caveat a row mixing them carries.
 
-A renewal's rent may rise at most 5 % (주택임대차보호법 제7조), so renewals lag the
-market and a row pooling them with new leases understates current prices; ``lease_kind``
-keeps one kind.
+A renewal's rent may rise at most 5 % when the tenant uses the renewal right
+(주택임대차보호법 제6조의3 and 제7조), so renewals lag the market and a row pooling them with
+new leases understates current prices; ``lease_kind`` keeps one kind.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ __all__ = ["LEASE_KIND_LIMITATION", "is_lease", "lease_kind_mix", "mixes_kinds"]
 
 LEASE_KIND_LIMITATION = (
     "A lease row without lease_kind pools new leases (RTMS 신규) and renewals (갱신) when "
-    "lease_kind_mix names both: a renewal's rent may rise at most 5 %, so renewals lag "
-    "the market; filter with lease_kind=new or lease_kind=renewal."
+    "lease_kind_mix names both: a renewal under the tenant's renewal right may rise at "
+    "most 5 %, so renewals lag the market; filter with lease_kind=new or "
+    "lease_kind=renewal."
 )
 
 

@@ -104,9 +104,10 @@ BUILDING_TYPE = Param(
 )
 LEASE_KIND = Param(
     name="lease_kind",
-    description="`new` (RTMS 신규, a new lease) or `renewal` (갱신: its rent may rise at most "
-    "5 %); leases only (400 with transaction_type=sale or deal_type/buyer_type). Both when "
-    "absent, and leases whose kind is unknown count only then.",
+    description="`new` (RTMS 신규, a new lease) or `renewal` (갱신: under the tenant's renewal "
+    "right its rent may rise at most 5 %); leases only (400 with transaction_type=sale or "
+    "deal_type/buyer_type). Both when absent, and leases whose kind is unknown count only "
+    "then.",
     kind="enum",
     choices=LEASE_KINDS,
 )
