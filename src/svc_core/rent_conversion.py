@@ -204,7 +204,13 @@ def converted_deposit(deposit: int, monthly_rent: int, rate: Fraction) -> int:
     rounded half to even to whole KRW."""
     if deposit < 0 or monthly_rent < 0 or rate <= 0:
         raise ValueError("a deposit and a rent are >= 0 and a rate is > 0")
-    return round(deposit + Fraction(monthly_rent * MONTHS_PER_YEAR) / rate)
+    # round(deposit + rent x 12 x d / n) for rate = n / d, in integers: a pulse converts
+    # thousands of leases, and Fraction arithmetic was most of a lease row's cost
+    n, d = rate.numerator, rate.denominator
+    whole, rest = divmod(deposit * n + monthly_rent * MONTHS_PER_YEAR * d, n)
+    if 2 * rest > n or (2 * rest == n and whole % 2):
+        whole += 1
+    return whole
 
 
 def deposit_equivalent(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Protocol
 
 import attrs
@@ -24,7 +25,8 @@ from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION, is_lease, mix
 from svc_core.rent_conversion import (
     RateTable,
     assumed_rate_limitation,
-    deposit_equivalent,
+    conversion_rate,
+    converted_deposit,
     rate_table,
 )
 from svc_core.stats import mean, per_area_quartiles, quartiles
@@ -86,13 +88,20 @@ NO_FIGURES = LeaseFigures()
 """A sale row's."""
 
 
-def _converted(sample: LeaseSample, table: RateTable) -> int | None:
+def _converted(
+    sample: LeaseSample, table: RateTable, rates: dict[str, Fraction | None]
+) -> int | None:
+    """A sample's converted deposit; ``rates`` keeps the rate of each contract date read
+    (a row's leases share a few dozen dates)."""
     if not sample.monthly_rent:
         return sample.price
-    if not sample.deal_date:
+    day = sample.deal_date
+    if not day:
         return None
-    day = datetime.date.fromisoformat(sample.deal_date)
-    return deposit_equivalent(sample.price, sample.monthly_rent, day, table)
+    if day not in rates:
+        rates[day] = conversion_rate(datetime.date.fromisoformat(day), table)
+    rate = rates[day]
+    return None if rate is None else converted_deposit(sample.price, sample.monthly_rent, rate)
 
 
 def lease_figures(
@@ -108,7 +117,8 @@ def lease_figures(
         return NO_FIGURES
     table = table or rate_table()
     deposits = per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
-    pairs = [(c, s.area) for s in samples if (c := _converted(s, table)) is not None]
+    rates: dict[str, Fraction | None] = {}
+    pairs = [(c, s.area) for s in samples if (c := _converted(s, table, rates)) is not None]
     values = [c for c, _ in pairs]
     middle = quartiles(values) if values else None
     per_area = per_area_quartiles(pairs, area_unit=area_unit)

@@ -122,19 +122,11 @@ def _row(
     if is_mixed(mix):
         grade = cap_mixed(grade)
     leases = lease_figures(transaction_type, samples, area_unit=area_unit)
-    sale = transaction_type == "sale"
-    per_area = (
-        per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
-        if sale
-        else None
-    )
-    land = (
-        per_area_quartiles(
-            ((s.price, s.land_area) for s in samples if s.building_type == "whole_building"),
-            area_unit=area_unit,
-        )
-        if sale
-        else None
+    priced = samples if transaction_type == "sale" else ()  # a deposit is no price
+    per_area = per_area_quartiles(((s.price, s.area) for s in priced), area_unit=area_unit)
+    land = per_area_quartiles(
+        ((s.price, s.land_area) for s in priced if s.building_type == "whole_building"),
+        area_unit=area_unit,
     )
     dong_level = cohort.dong_level
     return PulseRow(
@@ -223,15 +215,8 @@ def transactions_link(base: str, row: PulseRow) -> str:
     ]
     if row.building_type is not None:
         pairs.append(("building_type", row.building_type))
-    pairs += [
-        (name, value)
-        for name, value in (
-            ("lease_kind", row.lease_kind),
-            ("deal_type", row.deal_type),
-            ("buyer_type", row.buyer_type),
-        )
-        if value is not None
-    ]
+    kinds = (("lease_kind", row.lease_kind), ("deal_type", row.deal_type))
+    pairs += [(n, v) for n, v in (*kinds, ("buyer_type", row.buyer_type)) if v is not None]
     if row.dong is not None:
         pairs += [("geo_precision", "dong"), ("dong", row.dong)]
     return f"{base}?{urlencode(pairs, quote_via=quote)}"

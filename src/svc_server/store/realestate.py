@@ -37,7 +37,6 @@ from svc_core.realestate.deal import Deal
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
-    Row,
     Tx,
     chunks,
     equal_filters,
@@ -46,6 +45,7 @@ from svc_server.store.base import (
     marks,
     select_in,
 )
+from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
@@ -91,11 +91,14 @@ ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 """The tables a load writes that cohort reads plan on."""
 
 
-class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing):
+class RealEstateRepo(
+    ContractKinds, CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing
+):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
     observations in ``store.indices``, the rollup in ``store.rollup``, what the store
     holds of each district-month in ``store.source_months``, listings and excluded
-    records in ``store.transactions``)."""
+    records in ``store.transactions``, the dimensions' contract counts in
+    ``store.contract_kinds``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -343,13 +346,8 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
             "deal_date FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
-        where, equal = equal_filters(
-            dong=dong,
-            building_type=building_type,
-            lease_kind=lease_kind,
-            deal_type=deal_type,
-            buyer_type=buyer_type,
-        )
+        contract = {"lease_kind": lease_kind, "deal_type": deal_type, "buyer_type": buyer_type}
+        where, equal = equal_filters(dong=dong, building_type=building_type, **contract)
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"
             f" AND transaction_type IN ({marks(len(ttypes))})"
@@ -358,24 +356,6 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         params = [*codes, *equal, *ptypes, *ttypes, *months]
         with self.db.transaction(write=False) as tx:
             return [deal(r) for r in tx.fetchall(sql, params)]
-
-    def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[Row]:
-        """Samples (``n``) per transaction type, lease kind, deal type and buyer type of
-        districts ``codes`` in ``months``: what the dimensions count of the contracts. The
-        same ``IN`` lists as ``samples``, so the cohort index is walked."""
-        if not codes or not months:
-            return []
-        kinds = "transaction_type, lease_kind, deal_type, buyer_type"
-        sql = (
-            f"SELECT {kinds}, COUNT(*) AS n FROM transactions "
-            f"WHERE sigungu_code IN ({marks(len(codes))})"
-            f" AND property_type IN ({marks(len(PROPERTY_TYPES))})"
-            f" AND transaction_type IN ({marks(len(TRANSACTION_TYPES))})"
-            f" AND month IN ({marks(len(months))}) GROUP BY {kinds}"
-        )
-        params = [*codes, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months]
-        with self.db.transaction(write=False) as tx:
-            return tx.fetchall(sql, params)
 
     def sigungu_names(self, codes: Sequence[str], *, tx: Tx | None = None) -> dict[str, str]:
         """The district name the records of each code carry (for codes the bundled table
