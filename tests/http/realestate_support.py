@@ -91,6 +91,23 @@ PULSE_FIELDS = (
     "confidence_factors",
 )
 """SPEC's pulse row, in order: every row starts with exactly these."""
+LEASE_FIELDS = (
+    "lease_kind",
+    "lease_kind_mix",
+    "deal_type",
+    "buyer_type",
+    "p25_deposit_per_m2",
+    "median_deposit_per_m2",
+    "p75_deposit_per_m2",
+    "avg_converted_deposit",
+    "p25_converted_deposit",
+    "median_converted_deposit",
+    "p75_converted_deposit",
+    "p25_converted_deposit_per_m2",
+    "median_converted_deposit_per_m2",
+    "p75_converted_deposit_per_m2",
+)
+"""Issue 28's additions to the pulse row."""
 ADDED_PULSE_FIELDS = (
     "building_type",
     "building_type_mix",
@@ -98,11 +115,12 @@ ADDED_PULSE_FIELDS = (
     "median_price_per_m2",
     "p75_price_per_m2",
     "median_land_price_per_m2",
+    *LEASE_FIELDS,
     "complete",
     "provisional",
     "transactions_url",
 )
-"""Issue 14's additions, after SPEC's fields."""
+"""Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete)."""
 ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
 SPEC_COVERAGE_FIELDS = (
     "sigungu_code",

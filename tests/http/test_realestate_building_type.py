@@ -74,21 +74,27 @@ def raw_of(code: str, month: str) -> list[Raw]:
 
 
 def expected_row(deals: list[Raw], per: Fraction) -> dict[str, Any]:
+    """A row's figures; a lease row names its per-area figures for deposits (issue 28)."""
     prices = sorted(d["price"] for d in deals)
     quartiles = expected_stats(prices)
     areas = per_area(((d["price"], d["area"]) for d in deals), per=per)
     whole = [d for d in deals if d["type"] == "whole_building"]
     land = per_area(((d["price"], d["land"]) for d in whole), per=per)
+    sale = deals[0]["key"][1] == "sale"
+    sale_areas, lease_areas = (areas, None) if sale else (None, areas)
     return {
         "sample_count": len(deals),
         "p25_price": quartiles["p25"],
         "median_price": quartiles["median"],
         "p75_price": quartiles["p75"],
         "building_type_mix": type_mix(d["item"] for d in deals),
-        "p25_price_per_m2": areas[0] if areas else None,
-        "median_price_per_m2": areas[1] if areas else None,
-        "p75_price_per_m2": areas[2] if areas else None,
-        "median_land_price_per_m2": land[1] if land else None,
+        "p25_price_per_m2": sale_areas[0] if sale_areas else None,
+        "median_price_per_m2": sale_areas[1] if sale_areas else None,
+        "p75_price_per_m2": sale_areas[2] if sale_areas else None,
+        "median_land_price_per_m2": land[1] if land and sale else None,
+        "p25_deposit_per_m2": lease_areas[0] if lease_areas else None,
+        "median_deposit_per_m2": lease_areas[1] if lease_areas else None,
+        "p75_deposit_per_m2": lease_areas[2] if lease_areas else None,
     }
 
 

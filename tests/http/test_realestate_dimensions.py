@@ -135,5 +135,8 @@ def test_an_empty_store_has_empty_dimensions(store: Store) -> None:
         "property_types": [],
         "transaction_types": [],
         "building_types": [],
+        "lease_kinds": [],
+        "deal_types": [],
+        "buyer_types": [],
     }
     assert body["_meta"]["query"]["window_from"] is None

@@ -215,6 +215,9 @@ def test_the_envelope_has_every_field_and_echoes_the_resolved_query(api: Api) ->
         "window_from": "2025-01",
         "window_to": "2025-06",
         "building_type": None,
+        "lease_kind": None,
+        "deal_type": None,
+        "buyer_type": None,
         "area_unit": "m2",
     }
     assert meta["request_id"] == response.headers["X-Request-ID"]

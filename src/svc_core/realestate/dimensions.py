@@ -42,27 +42,56 @@ class ValueCount:
 class Dimensions:
     """The ``data`` of the dimensions answer; ``gu_dongs`` only at dong precision.
     ``building_types`` counts whole buildings and units (and ``unknown``, deals whose
-    source does not say, which only the unfiltered rows hold)."""
+    source does not say, which only the unfiltered rows hold); ``lease_kinds`` counts the
+    leases per kind, ``deal_types`` and ``buyer_types`` the sales per type (``unknown``
+    likewise: deals contracted before RTMS published the field)."""
 
     sigungus: tuple[CodedCount, ...]
     gu_dongs: tuple[CodedCount, ...]
     property_types: tuple[ValueCount, ...]
     transaction_types: tuple[ValueCount, ...]
     building_types: tuple[ValueCount, ...] = ()
+    lease_kinds: tuple[ValueCount, ...] = ()
+    deal_types: tuple[ValueCount, ...] = ()
+    buyer_types: tuple[ValueCount, ...] = ()
 
 
 def _ranked(counter: Mapping[K, int]) -> list[tuple[K, int]]:
     return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _values(counter: Mapping[str, int]) -> tuple[ValueCount, ...]:
+    return tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(counter))
+
+
+def contract_kinds(
+    kinds: Iterable[RollupRow],
+) -> tuple[tuple[ValueCount, ...], tuple[ValueCount, ...], tuple[ValueCount, ...]]:
+    """Lease kinds (over leases), deal types and buyer types (over sales) of rows with
+    ``transaction_type``, ``lease_kind``, ``deal_type``, ``buyer_type`` and ``n``."""
+    leases: Counter[str] = Counter()
+    deal_types: Counter[str] = Counter()
+    buyer_types: Counter[str] = Counter()
+    for r in kinds:
+        n = int(r["n"])
+        if r["transaction_type"] == "sale":
+            deal_types[r["deal_type"] or UNKNOWN_TYPE] += n
+            buyer_types[r["buyer_type"] or UNKNOWN_TYPE] += n
+        else:
+            leases[r["lease_kind"] or UNKNOWN_TYPE] += n
+    return _values(leases), _values(deal_types), _values(buyer_types)
+
+
 def dimension_counts(
     districts: Iterable[RollupRow],
     dongs: Iterable[RollupRow],
     names: Mapping[str, str],
+    kinds: Iterable[RollupRow] = (),
 ) -> tuple[Dimensions, dict[str, int]]:
     """The dimensions of district-level rollup rows (and dong-level rows for
     ``gu_dongs``; pass none below dong precision) with the samples per source.
-    ``names`` names the districts (a missing one shows as its code)."""
+    ``names`` names the districts (a missing one shows as its code); ``kinds`` are the
+    contract counts of ``contract_kinds``."""
     sigungus: Counter[str] = Counter()
     ptypes: Counter[str] = Counter()
     ttypes: Counter[str] = Counter()
@@ -78,6 +107,7 @@ def dimension_counts(
         mix[r["source"]] += n
     for r in dongs:
         gu_dongs[(r["sigungu_code"], r["dong"])] += int(r["samples"])
+    lease_kinds, deal_types, buyer_types = contract_kinds(kinds)
     data = Dimensions(
         sigungus=tuple(
             CodedCount(value=names.get(code, code), code=code, sample_count=n)
@@ -92,6 +122,9 @@ def dimension_counts(
         property_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ptypes)),
         transaction_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ttypes)),
         building_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(btypes)),
+        lease_kinds=lease_kinds,
+        deal_types=deal_types,
+        buyer_types=buyer_types,
     )
     return data, dict(mix)
 

@@ -35,6 +35,7 @@ from svc_core.realestate.common import Context, layer_meta
 from svc_core.realestate.contract_record import ContractRecord
 from svc_core.realestate.query import (
     BUILDING_TYPE,
+    DEAL_FILTERS,
     FILTERS,
     PULSE_PERIOD,
     SIGUNGU_REQUIRED,
@@ -107,6 +108,7 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *FILTERS,
     BUILDING_TYPE,
+    *DEAL_FILTERS,
     PULSE_PERIOD,
     CONTRACT_ID,
     INCLUDE_EXCLUDED,
@@ -178,6 +180,8 @@ def selection_fingerprint(query: TransactionsQuery, months: Sequence[str]) -> st
         "geo_precision": cohort.geo_precision,
         "dong": cohort.dong,
         "building_type": cohort.building_type,
+        # only when given, so cursors of queries without them stay valid
+        **{k: v for k, v in cohort.deal_echo().items() if v is not None},
         "include_excluded": query.include_excluded,
         "months": list(months),
     }
@@ -205,6 +209,7 @@ def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, An
     return {
         **query.cohort.echo(),
         "building_type": query.cohort.building_type,
+        **query.cohort.deal_echo(),
         "period": query.period,
         "window_from": window.window_from,
         "window_to": window.window_to,

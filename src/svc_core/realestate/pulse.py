@@ -31,6 +31,8 @@ from svc_core.realestate.common import Context, codes_of, district_name, gu_name
 from svc_core.realestate.deal import Deal as Deal
 from svc_core.realestate.deal import deal_of as deal_of
 from svc_core.realestate.deal import deals as deals
+from svc_core.realestate.lease_figures import lease_figures, lease_limitations
+from svc_core.realestate.lease_kinds import lease_kind_mix
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
 
@@ -48,7 +50,14 @@ class PulseRow:
     of pages or partially synced, ``provisional`` true while its period is within the
     reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
     deals behind the row. The last three depend on the clock and the server's address:
-    ``finish_rows`` sets them on rows computed once per data version."""
+    ``finish_rows`` sets them on rows computed once per data version.
+
+    Issue 28's lease fields (before ``complete``): ``lease_kind``, ``deal_type`` and
+    ``buyer_type`` are the filters' values (None: every deal); ``lease_kind_mix`` counts a
+    lease row's samples per kind (empty on sale rows). On lease rows the per-area figures
+    are ``*_deposit_per_m2`` and the ``*_price_per_m2`` fields are None; sale rows the
+    reverse, and their ``*_converted_deposit*`` are None
+    (``svc_core.realestate.lease_figures``)."""
 
     sigungu_code: str
     sigungu: str
@@ -77,6 +86,20 @@ class PulseRow:
     median_price_per_m2: int | None = None
     p75_price_per_m2: int | None = None
     median_land_price_per_m2: int | None = None
+    lease_kind: str | None = None
+    lease_kind_mix: dict[str, int] = attrs.field(factory=dict)
+    deal_type: str | None = None
+    buyer_type: str | None = None
+    p25_deposit_per_m2: int | None = None
+    median_deposit_per_m2: int | None = None
+    p75_deposit_per_m2: int | None = None
+    avg_converted_deposit: int | None = None
+    p25_converted_deposit: int | None = None
+    median_converted_deposit: int | None = None
+    p75_converted_deposit: int | None = None
+    p25_converted_deposit_per_m2: int | None = None
+    median_converted_deposit_per_m2: int | None = None
+    p75_converted_deposit_per_m2: int | None = None
     complete: bool = True
     provisional: bool = False
     transactions_url: str | None = None
@@ -98,9 +121,11 @@ def _row(
     mix = building_type_mix(s.building_type for s in samples)
     if is_mixed(mix):
         grade = cap_mixed(grade)
-    per_area = per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
+    leases = lease_figures(transaction_type, samples, area_unit=area_unit)
+    priced = samples if transaction_type == "sale" else ()  # a deposit is no price
+    per_area = per_area_quartiles(((s.price, s.area) for s in priced), area_unit=area_unit)
     land = per_area_quartiles(
-        ((s.price, s.land_area) for s in samples if s.building_type == "whole_building"),
+        ((s.price, s.land_area) for s in priced if s.building_type == "whole_building"),
         area_unit=area_unit,
     )
     dong_level = cohort.dong_level
@@ -132,6 +157,11 @@ def _row(
         median_price_per_m2=per_area[1] if per_area else None,
         p75_price_per_m2=per_area[2] if per_area else None,
         median_land_price_per_m2=land[1] if land else None,
+        lease_kind=cohort.lease_kind,
+        lease_kind_mix=lease_kind_mix(transaction_type, (s.lease_kind for s in samples)),
+        deal_type=cohort.deal_type,
+        buyer_type=cohort.buyer_type,
+        **attrs.asdict(leases),
     )
 
 
@@ -185,6 +215,8 @@ def transactions_link(base: str, row: PulseRow) -> str:
     ]
     if row.building_type is not None:
         pairs.append(("building_type", row.building_type))
+    kinds = (("lease_kind", row.lease_kind), ("deal_type", row.deal_type))
+    pairs += [(n, v) for n, v in (*kinds, ("buyer_type", row.buyer_type)) if v is not None]
     if row.dong is not None:
         pairs += [("geo_precision", "dong"), ("dong", row.dong)]
     return f"{base}?{urlencode(pairs, quote_via=quote)}"
@@ -242,6 +274,9 @@ def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> li
         and (cohort.transaction_type is None or d.transaction_type == cohort.transaction_type)
         and (cohort.dong is None or d.dong == cohort.dong)
         and (cohort.building_type is None or d.building_type == cohort.building_type)
+        and (cohort.lease_kind is None or d.lease_kind == cohort.lease_kind)
+        and (cohort.deal_type is None or d.deal_type == cohort.deal_type)
+        and (cohort.buyer_type is None or d.buyer_type == cohort.buyer_type)
         and d.month in wanted
     ]
 
@@ -299,10 +334,13 @@ def rows_meta(
     synthetic: bool,
     query: Mapping[str, object],
     extra: Mapping[str, object] | None = None,
+    period_of: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
-    row mixing building types adds ``MIX_LIMITATION``; ``data_as_of`` (from the context)
-    and ``incomplete_periods`` say how fresh and complete they are."""
+    row mixing building types adds ``MIX_LIMITATION``, lease rows the caveats of
+    ``lease_limitations`` (``period_of`` maps the rows' months to their periods);
+    ``data_as_of`` (from the context) and ``incomplete_periods`` say how fresh and
+    complete they are."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
@@ -321,6 +359,7 @@ def rows_meta(
     )
     if any(r.confidence_factors.mixed_building_types for r in rows):
         meta["known_limitations"].append(MIX_LIMITATION)
+    meta["known_limitations"].extend(lease_limitations(rows, period_of or {}))
     return meta
 
 
@@ -341,9 +380,11 @@ def pulse_answer(
         "window_from": window.window_from,
         "window_to": window.window_to,
         "building_type": cohort.building_type,
+        **cohort.deal_echo(),
         "area_unit": query.area_unit,
     }
-    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo)
+    period_of = {m: window.label for m in window.months}
+    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo, period_of=period_of)
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(

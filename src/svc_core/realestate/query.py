@@ -21,7 +21,15 @@ from typing import Any
 import attrs
 
 from svc_core.errors import InvalidParams
-from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.models import (
+    BUILDING_TYPES,
+    DEAL_TYPES,
+    LEASE_KINDS,
+    METRIC_TYPES,
+    PARTY_TYPES,
+    PROPERTY_TYPES,
+    TRANSACTION_TYPES,
+)
 from svc_core.params import Param, Value, names, read_all, strict_query
 from svc_core.periods import (
     MONTH_LIST_PATTERN,
@@ -93,6 +101,32 @@ BUILDING_TYPE = Param(
     "both when absent, and deals whose type is unknown count only then.",
     kind="enum",
     choices=BUILDING_TYPES,
+)
+LEASE_KIND = Param(
+    name="lease_kind",
+    description="`new` (RTMS 신규, a new lease) or `renewal` (갱신: under the tenant's renewal "
+    "right its rent may rise at most 5 %); leases only (400 with transaction_type=sale or "
+    "deal_type/buyer_type). Both when absent, and leases whose kind is unknown count only "
+    "then.",
+    kind="enum",
+    choices=LEASE_KINDS,
+)
+DEAL_TYPE = Param(
+    name="deal_type",
+    description="`brokered` (RTMS 중개거래) or `direct` (직거래); sales only (400 with a lease "
+    "transaction_type or lease_kind). RTMS publishes it for contracts from 2021-11; earlier "
+    "deals have none and count only without this filter.",
+    kind="enum",
+    choices=DEAL_TYPES,
+)
+BUYER_TYPE = Param(
+    name="buyer_type",
+    description="The buyer as RTMS publishes it (buyerGbn): `individual` (개인), `company` "
+    "(법인), `public_body` (공공기관) or `other` (기타); sales only (400 with a lease "
+    "transaction_type or lease_kind). Published for contracts from 2024-01; earlier deals "
+    "have none and count only without this filter.",
+    kind="enum",
+    choices=PARTY_TYPES,
 )
 AREA_UNIT = Param(
     name="area_unit",
@@ -182,15 +216,19 @@ INDEX_PERIOD = Param(
 
 FILTERS = (PROPERTY_TYPE, TRANSACTION_TYPE, GEO_PRECISION, DONG)
 TYPED_FILTERS = (*FILTERS, BUILDING_TYPE)
+DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE)
+"""What RTMS publishes of a contract, as filters of pulse, series and the listing."""
 PULSE_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *TYPED_FILTERS,
+    *DEAL_FILTERS,
     PULSE_PERIOD,
     AREA_UNIT,
 )
 SERIES_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *TYPED_FILTERS,
+    *DEAL_FILTERS,
     PERIODS,
     FROM_PERIOD,
     TO_PERIOD,
@@ -210,7 +248,8 @@ class Cohort:
     """Which transactions rows are built from: a district (``''`` = any district), the
     type filters (None = every type) and the geography. ``dong`` narrows to one legal
     dong and is set only at ``geo_precision="dong"``. ``building_type`` keeps one
-    building type (None = every deal, whatever its type)."""
+    building type (None = every deal, whatever its type); ``lease_kind``, ``deal_type``
+    and ``buyer_type`` keep the deals RTMS says are of that kind (None = every deal)."""
 
     sigungu_code: str
     property_type: str | None = None
@@ -218,6 +257,9 @@ class Cohort:
     geo_precision: str = "sigungu"
     dong: str | None = None
     building_type: str | None = None
+    lease_kind: str | None = None
+    deal_type: str | None = None
+    buyer_type: str | None = None
 
     def __attrs_post_init__(self) -> None:
         # One check rather than a validator per field: every request builds a cohort.
@@ -230,6 +272,9 @@ class Cohort:
             )
             or self.geo_precision not in GEO_PRECISIONS
             or (self.building_type is not None and self.building_type not in BUILDING_TYPES)
+            or (self.lease_kind is not None and self.lease_kind not in LEASE_KINDS)
+            or (self.deal_type is not None and self.deal_type not in DEAL_TYPES)
+            or (self.buyer_type is not None and self.buyer_type not in PARTY_TYPES)
         ):
             raise ValueError(f"not a cohort the API can ask for: {self!r}")
 
@@ -251,6 +296,14 @@ class Cohort:
             "transaction_type": self.transaction_type,
             "geo_precision": self.geo_precision,
             "dong": self.dong,
+        }
+
+    def deal_echo(self) -> dict[str, Any]:
+        """The contract filters in ``_meta.query`` (pulse, series and the listing)."""
+        return {
+            "lease_kind": self.lease_kind,
+            "deal_type": self.deal_type,
+            "buyer_type": self.buyer_type,
         }
 
 
@@ -343,7 +396,36 @@ def _cohort(values: Mapping[str, Value]) -> Cohort:
         geo_precision=geo,
         dong=_text(values["dong"]) if geo == "dong" else None,
         building_type=_text(values.get("building_type")),
+        lease_kind=_text(values.get("lease_kind")),
+        deal_type=_text(values.get("deal_type")),
+        buyer_type=_text(values.get("buyer_type")),
     )
+
+
+SIDES_HINT = (
+    "lease_kind describes leases, deal_type and buyer_type sales: give one side's filters "
+    "(and a matching transaction_type) or leave them out."
+)
+
+
+def _check_sides(values: Mapping[str, Value]) -> None:
+    """A lease filter and a sale filter (or the other transaction type) select nothing:
+    RTMS publishes lease kinds for leases only and deal and buyer types for sales only."""
+    ttype = values.get("transaction_type")
+    lease = values.get("lease_kind") is not None
+    sale = [n for n in ("deal_type", "buyer_type") if values.get(n) is not None]
+    if lease and (sale or ttype == "sale"):
+        other = f"'{sale[0]}'" if sale else "transaction_type=sale"
+        raise InvalidParams(
+            f"Query parameter 'lease_kind' applies to leases and cannot go with {other}.",
+            hint=SIDES_HINT,
+        )
+    if sale and ttype is not None and ttype != "sale":
+        raise InvalidParams(
+            f"Query parameter '{sale[0]}' applies to sales and cannot go with "
+            f"transaction_type={ttype}.",
+            hint=SIDES_HINT,
+        )
 
 
 def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str, Value]:
@@ -357,6 +439,7 @@ def _cohort_values(decls: Sequence[Param], query: Mapping[str, str]) -> dict[str
             "Query parameter 'dong' needs geo_precision=dong.",
             hint="Add geo_precision=dong (pro plan or higher) or leave dong out.",
         )
+    _check_sides(values)
     return values
 
 

@@ -51,6 +51,7 @@ def series_answer(
         "from_period": query.from_period,
         "to_period": query.to_period,
         "building_type": query.cohort.building_type,
+        **query.cohort.deal_echo(),
         "area_unit": query.area_unit,
     }
     extra = {
@@ -58,7 +59,15 @@ def series_answer(
         "periods_returned": returned,
         "missing_periods": [label for label in requested if label not in returned],
     }
-    meta = rows_meta(rows, query.cohort, context, synthetic=synthetic, query=echo, extra=extra)
+    meta = rows_meta(
+        rows,
+        query.cohort,
+        context,
+        synthetic=synthetic,
+        query=echo,
+        extra=extra,
+        period_of=series_months(requested),
+    )
     if not rows:
         raise NotFound(
             f"None of the {len(requested)} requested periods has a cohort with at least "

@@ -12,9 +12,10 @@ from html import escape
 
 from werkzeug.wrappers import Response
 
-from svc_core import confidence, envelope, stats
+from svc_core import confidence, envelope, rent_conversion, stats
 from svc_core.demo import DEMO_LIMITATION
 from svc_core.realestate import freshness
+from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION
 from svc_core.sources import rtms
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
@@ -144,6 +145,20 @@ def disclosure_body() -> str:
                 f"divided by {float(stats.M2_PER_PYEONG)} "
                 "(m² per pyeong) first; the fields keep their names and "
                 "_meta.query.area_unit says which unit an answer uses.",
+            )
+        ),
+        "<h2>Leases</h2>\n",
+        _list(
+            (
+                "A lease row's per-area figures are deposits per m² "
+                "(p25/median/p75_deposit_per_m2); its *_price_per_m2 fields are null.",
+                "Converted deposit = deposit + monthly rent x 12 / the statutory "
+                "conversion rate in force at the contract date (주택임대차보호법 시행령 "
+                "제9조: the lower of 10% and the Bank of Korea base rate + 2%p since "
+                "2020-09-29); a chartered lease's is its deposit. The rate table is "
+                f"checked through {rent_conversion.rate_table().checked_through}; later "
+                "contracts assume the last base rate.",
+                f"lease_kind separates new leases from renewals. {LEASE_KIND_LIMITATION}",
             )
         ),
         "<h2>Lease data status</h2>\n",

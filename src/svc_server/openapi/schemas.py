@@ -310,8 +310,33 @@ KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
 PER_AREA = nullable(
     integer(
         "Quartile of price / area per deal (building area for whole buildings, exclusive "
-        "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); null when "
-        "no deal reports an area."
+        "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); sale rows "
+        "only (null on lease rows: see *_deposit_per_m2), and null when no deal reports an "
+        "area."
+    )
+)
+DEPOSIT_PER_AREA = nullable(
+    integer(
+        "Quartile of deposit / area per lease (exclusive area), KRW per m² (per pyeong with "
+        "area_unit=pyeong); lease rows only (null on sale rows), and null when no lease "
+        "reports an area."
+    )
+)
+CONVERTED = nullable(
+    integer(
+        "Over the row's leases, each lease's converted deposit: deposit + monthly rent x 12 "
+        "/ the statutory conversion rate in force at its contract date (주택임대차보호법 "
+        "시행령 제9조: the lower of 10% and the Bank of Korea base rate + 2%p, + 3.5%p "
+        "before 2020-09-29, x 4 before 2016-11-30), exactly, rounded half to even; a "
+        "chartered lease's is its deposit. KRW; lease rows only (null on sale rows). "
+        "Monthly leases contracted before 2014-01-01 have none and are left out (null "
+        "when no lease has one)."
+    )
+)
+CONVERTED_PER_AREA = nullable(
+    integer(
+        "Quartile of converted deposit / area per lease, KRW per m² (per pyeong with "
+        "area_unit=pyeong); lease rows only, null when no lease has both."
     )
 )
 COMPLETE = boolean(
@@ -371,15 +396,36 @@ PULSE_ROW = obj(
         "median_land_price_per_m2": nullable(
             integer(
                 "Median of price / land area (plottageAr) over the row's whole buildings, KRW "
-                "per m² (per pyeong with area_unit=pyeong); null when none reports it."
+                "per m² (per pyeong with area_unit=pyeong); sale rows only, null when none "
+                "reports it."
             )
         ),
+        "lease_kind": nullable(
+            enum(LEASE_KINDS, "The lease_kind filter; null when the row holds both kinds.")
+        ),
+        "lease_kind_mix": counts(
+            "Leases per kind on a lease row: new (RTMS 신규), renewal (갱신), and unknown "
+            "when the source does not say; they add up to sample_count. Empty on sale rows."
+        ),
+        "deal_type": nullable(enum(DEAL_TYPES, "The deal_type filter; null without it.")),
+        "buyer_type": nullable(enum(PARTY_TYPES, "The buyer_type filter; null without it.")),
+        "p25_deposit_per_m2": DEPOSIT_PER_AREA,
+        "median_deposit_per_m2": DEPOSIT_PER_AREA,
+        "p75_deposit_per_m2": DEPOSIT_PER_AREA,
+        "avg_converted_deposit": CONVERTED,
+        "p25_converted_deposit": CONVERTED,
+        "median_converted_deposit": CONVERTED,
+        "p75_converted_deposit": CONVERTED,
+        "p25_converted_deposit_per_m2": CONVERTED_PER_AREA,
+        "median_converted_deposit_per_m2": CONVERTED_PER_AREA,
+        "p75_converted_deposit_per_m2": CONVERTED_PER_AREA,
         "complete": COMPLETE,
         "provisional": PROVISIONAL,
         "transactions_url": string(
             "The deals behind this row: /api/v1/real-estate/transactions with the row's "
-            "sigungu_code, period, property_type and transaction_type (then building_type "
-            "when filtered, and geo_precision=dong&dong=... for a dong row).",
+            "sigungu_code, period, property_type and transaction_type (then building_type, "
+            "lease_kind, deal_type and buyer_type when filtered, and "
+            "geo_precision=dong&dong=... for a dong row).",
             format="uri",
         ),
     },
@@ -645,6 +691,20 @@ RE_DIMENSIONS = obj(
         "building_types": array(
             ref("DimensionItem"),
             "whole_building and unit (and unknown: deals whose source does not say).",
+        ),
+        "lease_kinds": array(
+            ref("DimensionItem"),
+            "Leases per kind: new and renewal (and unknown: leases whose source does not say).",
+        ),
+        "deal_types": array(
+            ref("DimensionItem"),
+            "Sales per deal type: brokered and direct (and unknown: sales contracted before "
+            "RTMS published it, 2021-11).",
+        ),
+        "buyer_types": array(
+            ref("DimensionItem"),
+            "Sales per buyer type: individual, company, public_body and other (and unknown: "
+            "sales contracted before RTMS published it, 2024-01).",
         ),
     },
     description="What has data in the last 6 months with data.",

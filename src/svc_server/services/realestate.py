@@ -83,6 +83,9 @@ def _cohort_rows(
             transaction_type=cohort.transaction_type,
             dong=cohort.dong,
             building_type=cohort.building_type,
+            lease_kind=cohort.lease_kind,
+            deal_type=cohort.deal_type,
+            buyer_type=cohort.buyer_type,
         )
         rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
         return rows, any(s.synthetic for s in samples) if samples else state.synthetic
@@ -177,8 +180,10 @@ def _dimensions_data(
         districts = store.realestate.rollup(month_from=first, month_to=last)
         if geo == "dong":
             dongs = store.realestate.rollup(dong_level=True, month_from=first, month_to=last)
-    names = store.realestate.district_names(district_codes(districts))
-    return core_dimensions.dimension_counts(districts, dongs, names)
+    codes = district_codes(districts)
+    names = store.realestate.district_names(codes)
+    kinds = store.realestate.contract_kinds(sorted(codes), window.months)
+    return core_dimensions.dimension_counts(districts, dongs, names, kinds)
 
 
 def dimensions(

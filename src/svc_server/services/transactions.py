@@ -73,6 +73,9 @@ def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: 
         dong=cohort.dong,
         dong_level=cohort.dong_level,
         building_type=cohort.building_type,
+        lease_kind=cohort.lease_kind,
+        deal_type=cohort.deal_type,
+        buyer_type=cohort.buyer_type,
         include_excluded=query.include_excluded,
         contract_id=query.contract_id,
     )

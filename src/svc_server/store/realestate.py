@@ -45,6 +45,7 @@ from svc_server.store.base import (
     marks,
     select_in,
 )
+from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
@@ -90,11 +91,14 @@ ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 """The tables a load writes that cohort reads plan on."""
 
 
-class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing):
+class RealEstateRepo(
+    ContractKinds, CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing
+):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
     observations in ``store.indices``, the rollup in ``store.rollup``, what the store
     holds of each district-month in ``store.source_months``, listings and excluded
-    records in ``store.transactions``)."""
+    records in ``store.transactions``, the dimensions' contract counts in
+    ``store.contract_kinds``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -323,11 +327,14 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
         transaction_type: str | None = None,
         dong: str | None = None,
         building_type: str | None = None,
+        lease_kind: str | None = None,
+        deal_type: str | None = None,
+        buyer_type: str | None = None,
     ) -> list[Deal]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
-        used on every column and nothing outside the cohort is read; ``building_type``
-        then filters the cohort's rows."""
+        used on every column and nothing outside the cohort is read; ``building_type``,
+        ``lease_kind``, ``deal_type`` and ``buyer_type`` then filter the cohort's rows."""
         if not codes or not months:
             return []
         ptypes = PROPERTY_TYPES if property_type is None else (property_type,)
@@ -339,7 +346,8 @@ class RealEstateRepo(CoverageTables, IndexTable, RollupTable, SourceMonths, Tran
             "deal_date FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
-        where, equal = equal_filters(dong=dong, building_type=building_type)
+        contract = {"lease_kind": lease_kind, "deal_type": deal_type, "buyer_type": buyer_type}
+        where, equal = equal_filters(dong=dong, building_type=building_type, **contract)
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"
             f" AND transaction_type IN ({marks(len(ttypes))})"

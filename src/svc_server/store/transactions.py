@@ -30,7 +30,7 @@ import attrs
 from svc_core.contracts import own_contract_id
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
-from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
+from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, equal_filters, marks
 from svc_server.store.realestate_rows import (
     DETAIL_COLUMNS,
     TRANSACTION_COLUMNS,
@@ -66,8 +66,8 @@ class Selection:
     """Which records a listing reads: districts ``codes`` (a code and its aliases), the
     ``months`` of the period (consecutive, ``YYYY-MM``), the type filters (None = every
     type), one ``dong`` or, with ``dong_level``, every record that names a dong,
-    ``building_type`` (None = whatever the type) and ``contract_id`` (None = every
-    contract)."""
+    ``building_type``, ``lease_kind``, ``deal_type`` and ``buyer_type`` (None = whatever
+    the record says) and ``contract_id`` (None = every contract)."""
 
     codes: tuple[str, ...]
     months: tuple[str, ...]
@@ -76,6 +76,9 @@ class Selection:
     dong: str | None = None
     dong_level: bool = False
     building_type: str | None = None
+    lease_kind: str | None = None
+    deal_type: str | None = None
+    buyer_type: str | None = None
     include_excluded: bool = False
     contract_id: str | None = None
 
@@ -103,9 +106,14 @@ def _where(selection: Selection, own: Sequence[str] = ()) -> tuple[str, list[Any
         params.append(selection.dong)
     elif selection.dong_level:
         sql += " AND dong IS NOT NULL AND dong <> ''"
-    if selection.building_type is not None:
-        sql += " AND building_type = ?"
-        params.append(selection.building_type)
+    more, equal = equal_filters(
+        building_type=selection.building_type,
+        lease_kind=selection.lease_kind,
+        deal_type=selection.deal_type,
+        buyer_type=selection.buyer_type,
+    )
+    sql += more
+    params += equal
     if selection.contract_id is not None:
         params.append(selection.contract_id)
         if own:

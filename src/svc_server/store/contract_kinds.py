@@ -1,0 +1,38 @@
+"""What the dimensions count of the contracts: lease kinds, deal types and buyer types.
+
+The rollup (``cohort_months``) counts cohorts, not these, so they are counted from the
+transactions of the districts and months the rollup says have data, with the same ``IN``
+lists as ``RealEstateRepo.samples``: the cohort index is walked, and the answer is cached
+per data version with the rest of the dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_server.store.base import Database, Row, marks
+
+KINDS = "transaction_type, lease_kind, deal_type, buyer_type"
+
+
+class ContractKinds:
+    """The contract counts (mixed into ``RealEstateRepo``)."""
+
+    db: Database
+
+    def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[Row]:
+        """Samples (``n``) per transaction type, lease kind, deal type and buyer type of
+        districts ``codes`` in ``months``."""
+        if not codes or not months:
+            return []
+        sql = (
+            f"SELECT {KINDS}, COUNT(*) AS n FROM transactions "
+            f"WHERE sigungu_code IN ({marks(len(codes))})"
+            f" AND property_type IN ({marks(len(PROPERTY_TYPES))})"
+            f" AND transaction_type IN ({marks(len(TRANSACTION_TYPES))})"
+            f" AND month IN ({marks(len(months))}) GROUP BY {KINDS}"
+        )
+        params = [*codes, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months]
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(sql, params)
