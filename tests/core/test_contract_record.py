@@ -56,7 +56,7 @@ def deals(draw: st.DrawFn) -> Transaction:
     )
 
 
-RECORDS = st.lists(deals(), max_size=30).map(
+RECORDS = st.lists(deals(), max_size=20).map(
     lambda txs: [
         transaction_record(attrs.evolve(tx, natural_key=f"k{i:03d}")) for i, tx in enumerate(txs)
     ]
