@@ -13,7 +13,9 @@ reports; busy districts (Gangnam, Seocho, the CBD, Yeouido) trade most. Sources 
 ids: ``rtms_official`` for most sales and officetel leases, ``public_assessment`` and
 ``rone_index_derived`` for the rest, slightly biased against each other so confidence
 levels vary. Commercial leases (office, retail, commercial_complex, mixed_use) come only
-from the non-RTMS sources, since MOLIT does not collect them.
+from the non-RTMS sources, since MOLIT does not collect them. Officetel leases say whether
+they are new or renewals, RTMS sales their deal type (from 2021-11) and buyer type (from
+2024-01), as RTMS publishes them.
 
 Every natural key starts with ``demo:`` so the server can flag synthetic rows.
 """
@@ -227,20 +229,26 @@ def demo_transactions(seed: int) -> Iterator[Transaction]:
                         price = rent * _DEPOSIT_MONTHS[int(rand() * len(_DEPOSIT_MONTHS))]
                     serial += 1
                     btype = _building_type(ptype, area, serial * _GOLDEN % 1.0)
+                    dong = dongs[bisect.bisect(dong_cum, rand() * dong_total)]
+                    day = days[int(rand() * n_days)]  # after the dong: the draws keep their order
+                    kind, deal, buyer = _contract(source, ptype, ttype, day, serial)
                     yield Transaction(
                         source=source,
                         sigungu_code=code,
                         sigungu=name,
-                        dong=dongs[bisect.bisect(dong_cum, rand() * dong_total)],
+                        dong=dong,
                         property_type=ptype,
                         transaction_type=ttype,
-                        deal_date=days[int(rand() * n_days)],
+                        deal_date=day,
                         price_krw=price,
                         monthly_rent_krw=rent,
                         area_m2=area,
                         natural_key=f"{DEMO_KEY_PREFIX}{seed}:tx:{serial}",
                         building_type=btype,
                         land_area_m2=round(area * 0.45, 2) if btype == "whole_building" else None,
+                        lease_kind=kind,
+                        deal_type=deal,
+                        buyer_type=buyer,
                     )
 
 
@@ -256,6 +264,28 @@ def _building_type(ptype: str, area: float, draw: float) -> str:
         return "unit"
     share = 0.05 if area < 300 else 0.35
     return "whole_building" if draw < share else "unit"
+
+
+_SQRT2, _SQRT3 = math.sqrt(2.0) % 1.0, math.sqrt(3.0) % 1.0
+"""Two more even spreads of the serial numbers, for what RTMS says of a contract."""
+_PARTIES = (("individual", 0.55), ("company", 0.40), ("public_body", 0.02), ("other", 0.03))
+
+
+def _contract(
+    source: str, ptype: str, ttype: str, day: datetime.date, serial: int
+) -> tuple[str | None, str | None, str | None]:
+    """(lease kind, deal type, buyer type) as RTMS would publish them, drawing no random
+    number: an officetel lease's kind (about 1 in 5 a renewal), an RTMS sale's deal type
+    (from 2021-11, about 6 in 10 brokered) and buyer type (from 2024-01)."""
+    first, second = serial * _SQRT2 % 1.0, serial * _SQRT3 % 1.0
+    if ttype != "sale":
+        kind = ("renewal" if first < 0.22 else "new") if ptype == "officetel" else None
+        return kind, None, None
+    if source != "rtms_official":
+        return None, None, None
+    deal = None if day < datetime.date(2021, 11, 1) else "brokered" if first < 0.6 else "direct"
+    buyer = None if day < datetime.date(2024, 1, 1) else _pick(second, _PARTIES)
+    return None, deal, buyer
 
 
 def demo_indices(seed: int) -> Iterator[IndexObservation]:

@@ -6,6 +6,7 @@ reverse, and a lease filter with a sale filter is refused."""
 from __future__ import annotations
 
 import datetime
+import itertools
 import statistics
 from fractions import Fraction
 
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from svc_core.demo import demo_transactions
 from svc_core.errors import InvalidParams
 from svc_core.models import DEAL_TYPES, LEASE_KINDS, PARTY_TYPES
 from svc_core.realestate import lease_figures, lease_kinds, pulse, query, series
@@ -240,3 +242,19 @@ def test_lease_caveats_name_a_pooled_row_and_an_assumed_rate() -> None:
     # a chartered lease converts nothing: no rate is assumed
     chartered = attrs.evolve(late, transaction_type="chartered_lease")
     assert lease_figures.lease_limitations([chartered], months) == []
+
+
+def test_demo_data_says_what_rtms_publishes_of_a_contract() -> None:
+    seen = list(itertools.islice(demo_transactions(3), 20_000))
+    for t in seen:
+        officetel_lease = t.transaction_type != "sale" and t.property_type == "officetel"
+        assert (t.lease_kind is not None) is officetel_lease
+        rtms_sale = t.transaction_type == "sale" and t.source == "rtms_official"
+        assert (t.deal_type is not None) is (
+            rtms_sale and t.deal_date >= datetime.date(2021, 11, 1)
+        )
+        assert (t.buyer_type is not None) is (
+            rtms_sale and t.deal_date >= datetime.date(2024, 1, 1)
+        )
+    kinds = {t.lease_kind for t in seen} | {t.deal_type for t in seen}
+    assert kinds >= {"new", "renewal", "brokered", "direct"}
