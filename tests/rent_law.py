@@ -4,7 +4,8 @@ are checked against. It shares no code with svc.
 
 주택임대차보호법 시행령 제9조: the annual rate may not exceed the lower of 10 % and the base
 rate x 4 (contracts from 2014-01-01), + 3.5 %p (from 2016-11-30), + 2 %p (from
-2020-09-29). Base rates: https://www.bok.or.kr/portal/singl/baseRate/list.do?dataSeCd=01
+2020-09-29). 상가건물임대차보호법 시행령 제5조 (leases of every property type but
+officetels): the lower of 12 % and the base rate x 4.5 (from 2014-01-01). Base rates: https://www.bok.or.kr/portal/singl/baseRate/list.do?dataSeCd=01
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ def base_rate(day: datetime.date) -> Fraction:
     return Fraction([pct for start, pct in BASE_RATES if start <= day][-1])
 
 
-def statutory_rate(day: datetime.date) -> Fraction | None:
-    """The conversion rate (a fraction a year) for a contract dated ``day``."""
+def statutory_rate(day: datetime.date, *, commercial: bool = False) -> Fraction | None:
+    """The conversion rate (a fraction a year) for a contract dated ``day``: of a housing
+    lease, or of a commercial one."""
     if day < LAW_START:
         return None
     base = base_rate(day)
+    if commercial:
+        return min(Fraction(12), base * Fraction("4.5")) / 100
     if day < PLUS_35_FROM:
         second = base * 4
     elif day < PLUS_2_FROM:
@@ -66,10 +70,12 @@ def statutory_rate(day: datetime.date) -> Fraction | None:
     return min(Fraction(10), second) / 100
 
 
-def converted(deposit: int, rent: int, day: datetime.date) -> int | None:
+def converted(
+    deposit: int, rent: int, day: datetime.date, *, commercial: bool = False
+) -> int | None:
     """A lease's converted deposit: the deposit plus a year's rent at the rate, rounded
     half to even (Python's ``round`` of an exact fraction)."""
     if not rent:
         return deposit
-    rate = statutory_rate(day)
+    rate = statutory_rate(day, commercial=commercial)
     return None if rate is None else round(Fraction(deposit) + Fraction(12 * rent) / rate)

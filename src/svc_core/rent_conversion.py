@@ -14,8 +14,10 @@ whole KRW; a chartered lease's is its deposit. Contracts before 2014-01-01 have 
 in the table, so their converted deposit is None.
 
 Officetels leased as dwellings (what RTMS's officetel rent service reports) fall under
-this housing law. Commercial leases fall under 상가건물임대차보호법 시행령 제5조 (the lower of
-12 % and the base rate x 4.5); RTMS publishes none, so that rule is not bundled.
+this housing law (``HOUSING``). Leases of the other property types (offices, shops: none
+from RTMS, but other sources and the demo carry them) fall under 상가건물임대차보호법 제12조
+and its 시행령 제5조 (``COMMERCIAL``): the lower of 12 % and the base rate x 4.5, from
+2014-01-01. ``law_of`` tells which law a property type's leases fall under.
 
 The rates are the bundled ``data/rent_conversion.json`` (``rate_table``): the eras of the
 law and the base rate by effective date, each with its source, and ``checked_through``,
@@ -38,6 +40,8 @@ from typing import Any
 import attrs
 
 __all__ = [
+    "COMMERCIAL",
+    "HOUSING",
     "BaseRate",
     "LimitEra",
     "RateTable",
@@ -46,12 +50,16 @@ __all__ = [
     "conversion_rate",
     "converted_deposit",
     "deposit_equivalent",
+    "law_of",
     "parse_table",
     "rate_assumed",
     "rate_table",
 ]
 
 TABLE_FILE = "data/rent_conversion.json"
+HOUSING = "housing"
+COMMERCIAL = "commercial"
+"""The two laws that cap the conversion rate: 주택임대차보호법 and 상가건물임대차보호법."""
 MONTHS_PER_YEAR = 12
 
 
@@ -100,12 +108,14 @@ class LimitEra:
 
 @attrs.frozen(kw_only=True)
 class RateTable:
-    """The base rates (by effective date, ascending), the eras of the law (consecutive,
-    ascending) and the last day both were checked against their sources."""
+    """The base rates (by effective date, ascending), the eras of the housing law and of
+    the commercial law (each consecutive, ascending) and the last day all were checked
+    against their sources."""
 
     base_rates: tuple[BaseRate, ...]
     eras: tuple[LimitEra, ...]
     checked_through: datetime.date
+    commercial_eras: tuple[LimitEra, ...] = ()
     _dates: tuple[datetime.date, ...] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -114,10 +124,11 @@ class RateTable:
             raise ValueError("a rate table has base rates and eras")
         if any(a >= b for a, b in itertools.pairwise(dates)):
             raise ValueError("base rates are in strictly ascending effective order")
-        for era, after in itertools.pairwise(self.eras):
-            if era.end is None or after.start != era.end + datetime.timedelta(days=1):
-                raise ValueError("the eras of the law follow each other without a gap")
-        if dates[0] > self.eras[0].start:
+        for eras in (self.eras, self.commercial_eras):
+            for era, after in itertools.pairwise(eras):
+                if era.end is None or after.start != era.end + datetime.timedelta(days=1):
+                    raise ValueError("the eras of the law follow each other without a gap")
+        if dates[0] > min(e.start for e in (*self.eras, *self.commercial_eras)):
             raise ValueError("a base rate is in force when the first era starts")
         if self.checked_through < dates[-1]:
             raise ValueError("checked_through is on or after the last base rate change")
@@ -128,9 +139,9 @@ class RateTable:
         i = bisect.bisect_right(self._dates, on)
         return self.base_rates[i - 1].pct if i else None
 
-    def era_at(self, on: datetime.date) -> LimitEra | None:
-        """The era of the law in force on ``on`` (None outside every era)."""
-        for era in self.eras:
+    def era_at(self, on: datetime.date, law: str = HOUSING) -> LimitEra | None:
+        """The era of ``law`` in force on ``on`` (None outside every era)."""
+        for era in self.eras if law == HOUSING else self.commercial_eras:
             if era.start <= on and (era.end is None or on <= era.end):
                 return era
         return None
@@ -152,6 +163,19 @@ def _date(text: object) -> datetime.date:
     return datetime.date.fromisoformat(text)
 
 
+def _eras(entries: list[Mapping[str, Any]]) -> tuple[LimitEra, ...]:
+    return tuple(
+        LimitEra(
+            start=_date(e["from"]),
+            end=None if e["to"] is None else _date(e["to"]),
+            cap_pct=_pct(e["cap_pct"]),
+            base_plus_pct=_optional_pct(e, "base_plus_pct"),
+            base_times=_optional_pct(e, "base_times"),
+        )
+        for e in entries
+    )
+
+
 def parse_table(text: str) -> RateTable:
     """A ``RateTable`` from the JSON of ``data/rent_conversion.json``; ValueError (or
     KeyError) when it is not one."""
@@ -161,17 +185,9 @@ def parse_table(text: str) -> RateTable:
             BaseRate(effective=_date(r["from"]), pct=_pct(r["pct"]))
             for r in doc["base_rates"]["rates"]
         ),
-        eras=tuple(
-            LimitEra(
-                start=_date(e["from"]),
-                end=None if e["to"] is None else _date(e["to"]),
-                cap_pct=_pct(e["cap_pct"]),
-                base_plus_pct=_optional_pct(e, "base_plus_pct"),
-                base_times=_optional_pct(e, "base_times"),
-            )
-            for e in doc["limits"]["eras"]
-        ),
+        eras=_eras(doc["limits"]["eras"]),
         checked_through=_date(doc["checked_through"]),
+        commercial_eras=_eras(doc.get("commercial_limits", {}).get("eras", [])),
     )
 
 
@@ -187,12 +203,20 @@ def base_rate_pct(on: datetime.date, table: RateTable | None = None) -> Fraction
     return (table or rate_table()).base_rate_at(on)
 
 
-def conversion_rate(on: datetime.date, table: RateTable | None = None) -> Fraction | None:
-    """The statutory conversion rate in force on the contract date ``on``, as a fraction
-    a year (``Fraction(9, 200)`` for 4.5 %); None when no era of the law covers it
-    (before 2014-01-01)."""
+def law_of(property_type: str) -> str:
+    """The law that caps the conversion rate of a lease of ``property_type``: housing for
+    officetels (leased as dwellings), commercial for every other type."""
+    return HOUSING if property_type == "officetel" else COMMERCIAL
+
+
+def conversion_rate(
+    on: datetime.date, table: RateTable | None = None, *, law: str = HOUSING
+) -> Fraction | None:
+    """The statutory conversion rate of ``law`` in force on the contract date ``on``, as
+    a fraction a year (``Fraction(9, 200)`` for 4.5 %); None when no era of the law
+    covers it (before 2014-01-01)."""
     table = table or rate_table()
-    era = table.era_at(on)
+    era = table.era_at(on, law)
     base = table.base_rate_at(on)
     if era is None or base is None:
         return None
@@ -218,13 +242,15 @@ def deposit_equivalent(
     monthly_rent: int | None,
     on: datetime.date,
     table: RateTable | None = None,
+    *,
+    law: str = HOUSING,
 ) -> int | None:
     """The converted deposit of a lease contracted on ``on``: the deposit when there is
-    no rent (a chartered lease), else the rent converted at the rate in force then
-    (None when the table has no rate for that date)."""
+    no rent (a chartered lease), else the rent converted at the rate of ``law`` in force
+    then (None when the table has no rate for that date)."""
     if not monthly_rent:
         return deposit
-    rate = conversion_rate(on, table)
+    rate = conversion_rate(on, table, law=law)
     return None if rate is None else converted_deposit(deposit, monthly_rent, rate)
 
 

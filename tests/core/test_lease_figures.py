@@ -156,6 +156,37 @@ def test_converted_deposits_per_m2_divide_each_lease() -> None:
     )
 
 
+def test_office_leases_convert_at_the_commercial_rate() -> None:
+    """An office's monthly lease falls under 상가건물임대차보호법: 2.50 x 4.5 = 11.25 %."""
+    day = "2025-06-10"
+    items = [
+        Deal(
+            price=deposit,
+            monthly_rent=rent,
+            area=30.0,
+            source="public_assessment",
+            sigungu_code="11680",
+            sigungu="강남구",
+            dong="역삼동",
+            property_type="office",
+            transaction_type="monthly_lease",
+            month="2025-06",
+            deal_date=day,
+        )
+        for deposit, rent in ((100_000_000, 4_500_000), (20_000_000, 900_000))
+    ]
+    figures = lease_figures.lease_figures("monthly_lease", items)
+    on = datetime.date(2025, 6, 10)
+    expected = sorted(
+        rent_law.converted(d.price, d.monthly_rent or 0, on, commercial=True) or 0 for d in items
+    )
+    assert expected == [20_000_000 + 96_000_000, 100_000_000 + 480_000_000]
+    assert (figures.p25_converted_deposit, figures.p75_converted_deposit) == (
+        quartiles(expected)[0],
+        quartiles(expected)[2],
+    )
+
+
 @pytest.mark.parametrize(
     "params",
     [

@@ -34,14 +34,20 @@ def test_the_bundled_table_is_the_law_and_the_bank_of_koreas_decisions() -> None
         rent_law.PLUS_35_FROM,
         rent_law.PLUS_2_FROM,
     ]
+    assert [(e.start, e.cap_pct, e.base_times) for e in table.commercial_eras] == [
+        (rent_law.LAW_START, Fraction(12), Fraction("4.5"))
+    ]
     doc = json.loads(TABLE.read_text("utf-8"))
     assert doc["limits"]["source"].startswith("https://www.law.go.kr/")
+    assert doc["commercial_limits"]["source"].startswith("https://www.law.go.kr/")
     assert doc["base_rates"]["source"].startswith("https://www.bok.or.kr/")
 
 
 @given(DAYS)
 def test_the_rate_in_force_is_the_law_restated(day: datetime.date) -> None:
     assert rc.conversion_rate(day) == rent_law.statutory_rate(day)
+    commercial = rc.conversion_rate(day, law=rc.COMMERCIAL)
+    assert commercial == rent_law.statutory_rate(day, commercial=True)
     assert rc.rate_assumed(day) is (day > rent_law.CHECKED_THROUGH)
 
 
@@ -56,6 +62,11 @@ def test_the_rate_of_known_days() -> None:
     assert rc.conversion_rate(day(2025, 5, 28)) == Fraction("4.75") / 100
     assert rc.conversion_rate(day(2025, 5, 29)) == Fraction("4.5") / 100
     assert rc.base_rate_pct(day(2013, 5, 8)) is None
+    assert rc.conversion_rate(day(2014, 1, 1), law=rc.COMMERCIAL) == Fraction(1125, 10000)
+    assert rc.conversion_rate(day(2023, 1, 13), law=rc.COMMERCIAL) == Fraction(12, 100)
+    assert rc.conversion_rate(day(2025, 5, 29), law=rc.COMMERCIAL) == Fraction(1125, 10000)
+    assert rc.law_of("officetel") == rc.HOUSING
+    assert {rc.law_of(t) for t in ("office", "retail", "mixed_use")} == {rc.COMMERCIAL}
 
 
 @given(DAYS, DAYS)
@@ -135,6 +146,9 @@ def test_the_deposit_equivalent_is_the_law_restated(
     deposit: int, rent: int | None, day: datetime.date
 ) -> None:
     assert rc.deposit_equivalent(deposit, rent, day) == rent_law.converted(deposit, rent or 0, day)
+    assert rc.deposit_equivalent(deposit, rent, day, law=rc.COMMERCIAL) == rent_law.converted(
+        deposit, rent or 0, day, commercial=True
+    )
 
 
 def test_bad_amounts_and_tables_are_refused() -> None:

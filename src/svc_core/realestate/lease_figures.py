@@ -4,7 +4,7 @@ A lease row's ``*_price`` fields are deposit quartiles (SPEC) and stay so; what 
 divided by an area is gets its own name, ``*_deposit_per_m2``. A monthly lease also pays
 rent, so its deposit alone understates it: ``*_converted_deposit`` summarise each
 lease's converted deposit (``svc_core.rent_conversion``: deposit + rent x 12 / the
-statutory rate at its contract date; a chartered lease's is its deposit), by the same
+statutory rate of its law at its contract date; a chartered lease's is its deposit), by the same
 exact mean and type-7 quartiles as ``svc_core.stats``, and ``*_converted_deposit_per_m2``
 the converted deposit divided by each lease's area. Leases without a converted deposit
 (contracts before the table's first era, or without a contract date) are left out of
@@ -27,6 +27,7 @@ from svc_core.rent_conversion import (
     assumed_rate_limitation,
     conversion_rate,
     converted_deposit,
+    law_of,
     rate_table,
 )
 from svc_core.stats import mean, per_area_quartiles, quartiles
@@ -36,7 +37,7 @@ __all__ = ["NO_FIGURES", "LeaseFigures", "lease_figures", "lease_limitations"]
 
 class LeaseSample(Protocol):
     """What the lease figures read of a sample (a ``Deal``): the deposit (``price``), the
-    rent, the area and the ISO contract date."""
+    rent, the area, the ISO contract date and the property type (which law's rate)."""
 
     @property
     def price(self) -> int: ...
@@ -49,6 +50,9 @@ class LeaseSample(Protocol):
 
     @property
     def deal_date(self) -> str | None: ...
+
+    @property
+    def property_type(self) -> str: ...
 
 
 class LeaseRowLike(Protocol):
@@ -89,18 +93,20 @@ NO_FIGURES = LeaseFigures()
 
 
 def _converted(
-    sample: LeaseSample, table: RateTable, rates: dict[str, Fraction | None]
+    sample: LeaseSample, table: RateTable, rates: dict[tuple[str, str], Fraction | None]
 ) -> int | None:
-    """A sample's converted deposit; ``rates`` keeps the rate of each contract date read
-    (a row's leases share a few dozen dates)."""
+    """A sample's converted deposit at the rate of its law (``law_of`` its property
+    type); ``rates`` keeps the rate of each law and contract date read (a row's leases
+    share a few dozen dates)."""
     if not sample.monthly_rent:
         return sample.price
     day = sample.deal_date
     if not day:
         return None
-    if day not in rates:
-        rates[day] = conversion_rate(datetime.date.fromisoformat(day), table)
-    rate = rates[day]
+    key = (law_of(sample.property_type), day)
+    if key not in rates:
+        rates[key] = conversion_rate(datetime.date.fromisoformat(day), table, law=key[0])
+    rate = rates[key]
     return None if rate is None else converted_deposit(sample.price, sample.monthly_rent, rate)
 
 
@@ -117,7 +123,7 @@ def lease_figures(
         return NO_FIGURES
     table = table or rate_table()
     deposits = per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
-    rates: dict[str, Fraction | None] = {}
+    rates: dict[tuple[str, str], Fraction | None] = {}
     pairs = [(c, s.area) for s in samples if (c := _converted(s, table, rates)) is not None]
     values = [c for c, _ in pairs]
     middle = quartiles(values) if values else None
