@@ -135,5 +135,6 @@ def test_an_empty_store_has_empty_dimensions(store: Store) -> None:
         "property_types": [],
         "transaction_types": [],
         "building_types": [],
+        "building_uses": [],
     }
     assert body["_meta"]["query"]["window_from"] is None

@@ -46,6 +46,8 @@ WRITES = {
     "save_month_reads",
     "record_table",
     "note_attempt",
+    "refresh_uses",
+    "record_changes",
 }
 """The store's writes of public data."""
 

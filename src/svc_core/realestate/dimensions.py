@@ -13,6 +13,7 @@ import attrs
 from svc_core import periods
 from svc_core.envelope import Answer
 from svc_core.realestate.building_types import UNKNOWN_TYPE
+from svc_core.realestate.building_uses import UseCount, use_counts
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
 from svc_core.realestate.query import DimensionsQuery
@@ -42,13 +43,15 @@ class ValueCount:
 class Dimensions:
     """The ``data`` of the dimensions answer; ``gu_dongs`` only at dong precision.
     ``building_types`` counts whole buildings and units (and ``unknown``, deals whose
-    source does not say, which only the unfiltered rows hold)."""
+    source does not say, which only the unfiltered rows hold); ``building_uses`` the
+    published building uses behind each property type (``building_uses``)."""
 
     sigungus: tuple[CodedCount, ...]
     gu_dongs: tuple[CodedCount, ...]
     property_types: tuple[ValueCount, ...]
     transaction_types: tuple[ValueCount, ...]
     building_types: tuple[ValueCount, ...] = ()
+    building_uses: tuple[UseCount, ...] = ()
 
 
 def _ranked(counter: Mapping[K, int]) -> list[tuple[K, int]]:
@@ -59,10 +62,12 @@ def dimension_counts(
     districts: Iterable[RollupRow],
     dongs: Iterable[RollupRow],
     names: Mapping[str, str],
+    uses: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[Dimensions, dict[str, int]]:
     """The dimensions of district-level rollup rows (and dong-level rows for
     ``gu_dongs``; pass none below dong precision) with the samples per source.
-    ``names`` names the districts (a missing one shows as its code)."""
+    ``names`` names the districts (a missing one shows as its code); ``uses`` are the
+    window's use-rollup rows (``building_uses.use_counts``)."""
     sigungus: Counter[str] = Counter()
     ptypes: Counter[str] = Counter()
     ttypes: Counter[str] = Counter()
@@ -92,6 +97,7 @@ def dimension_counts(
         property_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ptypes)),
         transaction_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(ttypes)),
         building_types=tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(btypes)),
+        building_uses=use_counts(uses),
     )
     return data, dict(mix)
 
@@ -114,6 +120,11 @@ def dimensions_answer(
         "window_to": window.window_to,
     }
     meta = layer_meta(
-        context, count=len(data.sigungus), source_mix=mix, synthetic=synthetic, query=echo
+        context,
+        count=len(data.sigungus),
+        source_mix=mix,
+        synthetic=synthetic,
+        query=echo,
+        extra={"data_as_of": context.data_as_of},
     )
     return Answer(data=data, meta=meta)

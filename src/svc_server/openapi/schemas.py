@@ -22,6 +22,8 @@ from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
 from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
+from svc_core.realestate.area_names import served_name
+from svc_core.stats import AREA_UNITS
 
 Schema = dict[str, Any]
 
@@ -157,6 +159,15 @@ def counts(description: str) -> Schema:
     }
 
 
+def mix(description: str) -> Schema:
+    """An object mapping values as published (any text) to their samples."""
+    return {
+        "type": "object",
+        "description": description,
+        "additionalProperties": {"type": "integer", "minimum": 1},
+    }
+
+
 UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
 SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
@@ -259,8 +270,13 @@ LAYER_ENVELOPE = obj(
         ),
         "data_as_of": nullable(
             string(
-                "pulse, series and coverage: when transaction data was last loaded or "
-                "synced (ISO-8601 UTC; null before any load). CSV: X-Svc-Data-As-Of.",
+                "When the data behind the answer last changed (ISO-8601 UTC): the latest "
+                "load or sync that inserted, retracted or updated a record of the "
+                "answer's district (with its renumbering aliases; every district for "
+                "answers without one); a reload that changes nothing does not move it. "
+                "Pulse, series, coverage, transactions and dimensions follow the "
+                "transactions, indices the index values. Null before any data. CSV: "
+                "X-Svc-Data-As-Of.",
                 format="date-time",
             )
         ),
@@ -297,13 +313,49 @@ LAYER_ENVELOPE = obj(
 )
 KRW = integer("KRW.")
 KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
-PER_AREA = nullable(
-    integer(
-        "Quartile of price / area per deal (building area for whole buildings, exclusive "
-        "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); null when "
-        "no deal reports an area."
-    )
-)
+PER_AREA_TEXT: dict[str, str] = {
+    "p25_price_per_m2": "25th percentile of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise)",
+    "median_price_per_m2": "Median of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise)",
+    "p75_price_per_m2": "75th percentile of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise)",
+    "median_land_price_per_m2": "Median of price / land area (plottageAr) over the row's "
+    "whole buildings",
+}
+"""The per-area fields of a pulse row by their m² names (``svc_core.realestate.area_names``
+names them in the answer's unit)."""
+AREA_UNIT_TEXT = {
+    "m2": "KRW per m²; present unless area_unit=pyeong",
+    "pyeong": "KRW per pyeong (3.305785 m²); present only with area_unit=pyeong, instead "
+    "of the field named _per_m2",
+}
+
+
+def per_area_fields(area_unit: str) -> dict[str, Schema]:
+    """The per-area properties of a pulse row served in ``area_unit``."""
+    return {
+        served_name(name, area_unit): nullable(
+            integer(f"{text}, {AREA_UNIT_TEXT[area_unit]}; null when no deal reports the area.")
+        )
+        for name, text in PER_AREA_TEXT.items()
+    }
+
+
+def one_unit(area_units: Iterable[str]) -> Schema:
+    """A row carries the per-area fields of exactly one unit: each unit's set is required
+    by one branch, and the other set is not there."""
+    return {
+        "oneOf": [
+            {
+                "required": list(per_area_fields(unit)),
+                "description": f"area_unit={unit}",
+            }
+            for unit in area_units
+        ]
+    }
+
+
 COMPLETE = boolean(
     "False when a district-month the figure is built from was loaded from an incomplete "
     "set of pages (a file whose totalCount exceeds its items, the other pages not loaded) "
@@ -314,6 +366,8 @@ PROVISIONAL = boolean(
     "of contract and published the next day, so a month stays provisional until 31 days "
     "after its last day (cancellations can arrive later still)."
 )
+PER_AREA_M2 = per_area_fields("m2")
+PER_AREA_PYEONG = per_area_fields("pyeong")
 PULSE_ROW = obj(
     {
         "sigungu_code": SIGUNGU_CODE,
@@ -355,27 +409,34 @@ PULSE_ROW = obj(
             "Samples per building type: whole_building, unit, and unknown when the source "
             "does not say."
         ),
-        "p25_price_per_m2": PER_AREA,
-        "median_price_per_m2": PER_AREA,
-        "p75_price_per_m2": PER_AREA,
-        "median_land_price_per_m2": nullable(
-            integer(
-                "Median of price / land area (plottageAr) over the row's whole buildings, KRW "
-                "per m² (per pyeong with area_unit=pyeong); null when none reports it."
-            )
-        ),
+        **PER_AREA_M2,
+        **PER_AREA_PYEONG,
         "complete": COMPLETE,
         "provisional": PROVISIONAL,
         "transactions_url": string(
             "The deals behind this row: /api/v1/real-estate/transactions with the row's "
-            "sigungu_code, period, property_type and transaction_type (then building_type "
-            "when filtered, and geo_precision=dong&dong=... for a dong row).",
+            "sigungu_code, its months as from=YYYY-MM&to=YYYY-MM (the first and last month "
+            "of its period; a rolling window's resolved months, so the link keeps listing "
+            "the deals the row was computed from), property_type and transaction_type "
+            "(then building_type when filtered, and geo_precision=dong&dong=... for a dong "
+            "row).",
             format="uri",
+        ),
+        "building_use_mix": mix(
+            "Samples per building use as the source published it (RTMS buildingUse, 용도: "
+            "업무, 제2종근린생활, 기타, 숙박, ...), and unknown when the source does not say "
+            "(officetels). Shows what a property type holds: mixed_use gathers every use that "
+            "is neither office nor retail."
         ),
     },
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
-    "sale and deposits for leases.",
+    "sale and deposits for leases. The per-area fields are named for the answer's "
+    "area_unit: *_per_m2 by default, *_per_pyeong with area_unit=pyeong (never both).",
 )
+PULSE_ROW["required"] = [
+    name for name in PULSE_ROW["properties"] if name not in {**PER_AREA_M2, **PER_AREA_PYEONG}
+]
+PULSE_ROW.update(one_unit(AREA_UNITS))
 TRANSACTION_RECORD = obj(
     {
         "natural_key": string(
@@ -489,8 +550,25 @@ RE_DIMENSIONS = obj(
             ref("DimensionItem"),
             "whole_building and unit (and unknown: deals whose source does not say).",
         ),
+        "building_uses": array(
+            ref("BuildingUseItem"),
+            "The building uses (RTMS buildingUse, 용도, as published) behind each property "
+            "type, most samples first: what office, retail, commercial_complex and "
+            "especially mixed_use (기타, 교육연구, 숙박, 의료, uses of several groups) hold.",
+        ),
     },
     description="What has data in the last 6 months with data.",
+)
+BUILDING_USE_ITEM = obj(
+    {
+        "value": string(
+            "The building use as the source published it (업무, 제2종근린생활, 기타, ...), or "
+            "unknown when it publishes none (officetels)."
+        ),
+        "property_type": enum(PROPERTY_TYPES, "The property type svc maps the use to."),
+        "sample_count": integer(minimum=1),
+    },
+    description="One published building use of one property type, with its samples in the window.",
 )
 
 # marketplace -------------------------------------------------------------------------------
@@ -1013,6 +1091,7 @@ SCHEMAS: dict[str, Schema] = {
     "IndexRow": INDEX_ROW,
     "DimensionItem": DIMENSION_ITEM,
     "RealEstateDimensions": RE_DIMENSIONS,
+    "BuildingUseItem": BUILDING_USE_ITEM,
     "MarketPulseRow": MARKET_ROW,
     "MarketMeta": MARKET_META,
     "MarketDimensionValue": MARKET_VALUE,
