@@ -157,9 +157,7 @@ def row_months(period: str, window: tuple[str, str] | None = None) -> tuple[str,
     return period, period
 
 
-def expected_link(
-    row: dict[str, Any], window: tuple[str, str] | None = None, **extra: str
-) -> str:
+def expected_link(row: dict[str, Any], window: tuple[str, str] | None = None, **extra: str) -> str:
     """The agreed form, percent-encoded by hand: the row's months, never its label."""
     first, last = row_months(row["period"], window)
     parts = [
