@@ -6,7 +6,8 @@ knows which district-months it wrote into; what they hold is compared before and
 its writes by a digest of their records (kept and excluded, every column), and only
 the districts whose content differs (or that gained or lost records) are stamped with
 the load's time, per dataset (``transactions``, ``indices``). Answers read the latest
-stamp of their districts (``svc_core.realestate.as_of``). Part of ``RealEstateRepo``.
+stamp of their districts (``svc_core.realestate.common.data_as_of``). Part of
+``RealEstateRepo``.
 """
 
 from __future__ import annotations
