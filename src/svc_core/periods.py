@@ -50,7 +50,7 @@ SERIES_HINT = (
     "from_period=2025-Q1&to_period=2025-Q4; all periods YYYY-MM or all YYYY-Qn."
 )
 
-PulseKind = Literal["rolling", "month", "quarter"]
+PulseKind = Literal["rolling", "month", "quarter", "range"]
 
 _MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")
 _QUARTER = re.compile(r"([0-9]{4})-Q([0-9])")
@@ -311,6 +311,22 @@ def resolve_pulse_period(text: str, latest: Month | None) -> PeriodWindow:
     if _MONTH.fullmatch(text) is not None:
         return _window(text, "month", (parse_month(text),))
     raise InvalidPeriod(f"Invalid period {_show(text)}.", hint=PULSE_PERIOD_HINT)
+
+
+def month_window(first: str, last: str, *, max_months: int, hint: str) -> PeriodWindow:
+    """The inclusive range of months ``first``..``last`` (each ``YYYY-MM``) as a window
+    labelled ``first..last``; ``InvalidPeriod`` when ``first`` is after ``last`` or the
+    range holds more than ``max_months`` months (``hint`` says what to send)."""
+    start, end = parse_month(first, hint=hint), parse_month(last, hint=hint)
+    span = end.index - start.index + 1
+    if span < 1:
+        raise InvalidPeriod(f"from {first} is after to {last}.", hint=hint)
+    if span > max_months:
+        raise InvalidPeriod(
+            f"The range {first}..{last} holds {span} months; at most {max_months} are allowed.",
+            hint=hint,
+        )
+    return _window(f"{first}..{last}", "range", month_range(start, end))
 
 
 @attrs.frozen(kw_only=True)

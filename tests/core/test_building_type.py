@@ -214,6 +214,7 @@ def test_a_mixed_row_names_the_mix_in_the_envelope_and_series_agree() -> None:
     sq = query.parse_series({"sigungu_code": "11680", "periods": "2025-06", "area_unit": "pyeong"})
     [per_pyeong] = series.series_rows(items, sq)
     assert per_pyeong.median_price_per_m2 == round(3 * 10**7 * stats.M2_PER_PYEONG)
+    assert (row.area_unit, per_pyeong.area_unit) == ("m2", "pyeong")
     assert (
         attrs.evolve(
             per_pyeong,
@@ -221,6 +222,7 @@ def test_a_mixed_row_names_the_mix_in_the_envelope_and_series_agree() -> None:
             p25_price_per_m2=row.p25_price_per_m2,
             p75_price_per_m2=row.p75_price_per_m2,
             median_land_price_per_m2=row.median_land_price_per_m2,
+            area_unit="m2",
         )
         == row
     )

@@ -119,9 +119,16 @@ ADDED_PULSE_FIELDS = (
     "complete",
     "provisional",
     "transactions_url",
+    "building_use_mix",
 )
-"""Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete)."""
+"""Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete, its
+building_use_mix last)."""
 ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
+PYEONG_ROW_FIELDS = tuple(
+    name.replace("_per_m2", "_per_pyeong") if name.endswith("_per_m2") else name
+    for name in ROW_FIELDS
+)
+"""A row of an ``area_unit=pyeong`` answer: the per-area fields named for the unit."""
 SPEC_COVERAGE_FIELDS = (
     "sigungu_code",
     "sigungu",

@@ -9,6 +9,7 @@ land-price median equal a recomputation.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -73,8 +74,15 @@ def raw_of(code: str, month: str) -> list[Raw]:
     return [d for path in files for d in raw_deals(path, month)]
 
 
-def expected_row(deals: list[Raw], per: Fraction) -> dict[str, Any]:
-    """A row's figures; a lease row names its per-area figures for deposits (issue 28)."""
+def use_mix(deals: list[Raw]) -> dict[str, int]:
+    """Samples per published building use (``unknown`` where the item has none)."""
+    uses = Counter(d["item"].get("buildingUse", "").strip() or "unknown" for d in deals)
+    return dict(sorted(uses.items()))
+
+
+def expected_row(deals: list[Raw], per: Fraction, unit: str = "m2") -> dict[str, Any]:
+    """The row's figures, its per-area fields named for ``unit``; a lease row names its
+    per-area figures for deposits (issue 28)."""
     prices = sorted(d["price"] for d in deals)
     quartiles = expected_stats(prices)
     areas = per_area(((d["price"], d["area"]) for d in deals), per=per)
@@ -88,21 +96,24 @@ def expected_row(deals: list[Raw], per: Fraction) -> dict[str, Any]:
         "median_price": quartiles["median"],
         "p75_price": quartiles["p75"],
         "building_type_mix": type_mix(d["item"] for d in deals),
-        "p25_price_per_m2": sale_areas[0] if sale_areas else None,
-        "median_price_per_m2": sale_areas[1] if sale_areas else None,
-        "p75_price_per_m2": sale_areas[2] if sale_areas else None,
-        "median_land_price_per_m2": land[1] if land and sale else None,
-        "p25_deposit_per_m2": lease_areas[0] if lease_areas else None,
-        "median_deposit_per_m2": lease_areas[1] if lease_areas else None,
-        "p75_deposit_per_m2": lease_areas[2] if lease_areas else None,
+        f"p25_price_per_{unit}": sale_areas[0] if sale_areas else None,
+        f"median_price_per_{unit}": sale_areas[1] if sale_areas else None,
+        f"p75_price_per_{unit}": sale_areas[2] if sale_areas else None,
+        f"median_land_price_per_{unit}": land[1] if land and sale else None,
+        f"p25_deposit_per_{unit}": lease_areas[0] if lease_areas else None,
+        f"median_deposit_per_{unit}": lease_areas[1] if lease_areas else None,
+        f"p75_deposit_per_{unit}": lease_areas[2] if lease_areas else None,
+        "building_use_mix": use_mix(deals),
     }
 
 
-def expected_rows(deals: list[Raw], per: Fraction) -> dict[tuple[str, str], dict[str, Any]]:
+def expected_rows(
+    deals: list[Raw], per: Fraction, unit: str = "m2"
+) -> dict[tuple[str, str], dict[str, Any]]:
     groups: dict[tuple[str, str], list[Raw]] = {}
     for d in deals:
         groups.setdefault(d["key"], []).append(d)
-    return {key: expected_row(g, per) for key, g in groups.items() if len(g) >= 2}
+    return {key: expected_row(g, per, unit) for key, g in groups.items() if len(g) >= 2}
 
 
 @pytest.fixture(scope="module")
@@ -140,15 +151,15 @@ def test_unit_and_whole_building_rows_partition_the_combined_row(
     base = {"sigungu_code": code, "period": month, "area_unit": unit}
     combined, meta = served(api, base)
     assert meta["query"]["area_unit"] == unit and meta["query"]["building_type"] is None
-    assert combined.keys() == expected_rows(deals, per).keys()
-    for key, expected in expected_rows(deals, per).items():
+    assert combined.keys() == expected_rows(deals, per, unit).keys()
+    for key, expected in expected_rows(deals, per, unit).items():
         assert combined[key]["building_type"] is None
         assert_matches(combined[key], expected)
     parts: dict[str, dict[tuple[str, str], Any]] = {}
     for btype in ("unit", "whole_building"):
         parts[btype], part_meta = served(api, {**base, "building_type": btype})
         assert part_meta["query"]["building_type"] == btype
-        wanted = expected_rows([d for d in deals if d["type"] == btype], per)
+        wanted = expected_rows([d for d in deals if d["type"] == btype], per, unit)
         assert parts[btype].keys() == wanted.keys()
         for key, expected in wanted.items():
             assert parts[btype][key]["building_type"] == btype

@@ -138,5 +138,6 @@ def test_an_empty_store_has_empty_dimensions(store: Store) -> None:
         "lease_kinds": [],
         "deal_types": [],
         "buyer_types": [],
+        "building_uses": [],
     }
     assert body["_meta"]["query"]["window_from"] is None

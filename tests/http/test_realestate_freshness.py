@@ -144,11 +144,26 @@ def test_june_is_provisional_until_31_days_after_its_end(
     assert {r["provisional"] for r in may} == {clock is not None and clock < "2025-07-02"}
 
 
-def expected_link(row: dict[str, Any], **extra: str) -> str:
-    """The agreed form, percent-encoded by hand."""
+def row_months(period: str, window: tuple[str, str] | None = None) -> tuple[str, str]:
+    """The first and last month of a row's period, worked out by hand: a rolling window's
+    are ``window`` (``_meta.query``'s ``window_from``/``window_to``)."""
+    if period.startswith("last_"):
+        assert window is not None
+        return window
+    if "-Q" in period:
+        year, quarter = period.split("-Q")
+        first = 3 * int(quarter) - 2
+        return f"{year}-{first:02d}", f"{year}-{first + 2:02d}"
+    return period, period
+
+
+def expected_link(row: dict[str, Any], window: tuple[str, str] | None = None, **extra: str) -> str:
+    """The agreed form, percent-encoded by hand: the row's months, never its label."""
+    first, last = row_months(row["period"], window)
     parts = [
         f"sigungu_code={row['sigungu_code']}",
-        f"period={quote(row['period'], safe='')}",
+        f"from={first}",
+        f"to={last}",
         f"property_type={row['property_type']}",
         f"transaction_type={row['transaction_type']}",
     ]
@@ -157,10 +172,14 @@ def expected_link(row: dict[str, Any], **extra: str) -> str:
 
 
 def test_every_pulse_row_links_its_deals(api: Api) -> None:
-    rows = api.ok("pulse", {"sigungu_code": "11680"})["data"]
+    body = api.ok("pulse", {"sigungu_code": "11680"})
+    rows, query = body["data"], body["_meta"]["query"]
     assert rows and all(r["period"] == "last_6m" for r in rows)
+    window = (query["window_from"], query["window_to"])
+    assert window == ("2025-01", "2025-06")  # the latest month with data is 2025-06
     for row in rows:
-        assert row["transactions_url"] == expected_link(row)
+        assert row["transactions_url"] == expected_link(row, window)
+        assert "last_6m" not in row["transactions_url"]
     units = api.ok("pulse", {"sigungu_code": "11680", "period": "2025-06", "building_type": "unit"})
     for row in units["data"]:
         assert row["transactions_url"] == expected_link(row, building_type="unit")
@@ -169,6 +188,7 @@ def test_every_pulse_row_links_its_deals(api: Api) -> None:
     for row in dongs["data"]:
         link = expected_link(row, geo_precision="dong", dong=row["dong"])
         assert row["transactions_url"] == link and "%EB%8F%99" in link  # 동, encoded
+        assert "from=2025-04&to=2025-06" in link
     series = api.ok("pulse/series", {"sigungu_code": "11110", "periods": "2025-05"})["data"]
     assert [r["transactions_url"] for r in series] == [expected_link(r) for r in series]
 

@@ -46,6 +46,8 @@ WRITES = {
     "save_month_reads",
     "record_table",
     "note_attempt",
+    "refresh_uses",
+    "record_changes",
 }
 """The store's writes of public data."""
 
@@ -129,6 +131,28 @@ def assert_coverage_is_fresh(url: str, codes: set[str]) -> None:
     assert stored == rebuilt
 
 
+USES = (
+    "SELECT sigungu_code, property_type, month, building_use, samples FROM use_months "
+    "ORDER BY sigungu_code, property_type, month, building_use"
+)
+RECOUNT = (
+    "SELECT sigungu_code, property_type, month, COALESCE(building_use, '') AS building_use, "
+    "COUNT(*) AS samples FROM transactions GROUP BY sigungu_code, property_type, month, "
+    "COALESCE(building_use, '') ORDER BY sigungu_code, property_type, month, building_use"
+)
+
+
+def assert_uses_are_fresh(url: str) -> None:
+    """The building-use counts equal a count of the stored records, and every district
+    with records has a change stamp."""
+    stored = rows(url, USES)
+    assert stored and [{**r, "samples": int(r["samples"])} for r in stored] == [
+        {**r, "samples": int(r["samples"])} for r in rows(url, RECOUNT)
+    ]
+    stamped = rows(url, "SELECT sigungu_code FROM data_changes WHERE dataset = 'transactions'")
+    assert {r["sigungu_code"] for r in stamped} == {r["sigungu_code"] for r in stored}
+
+
 def assert_one_new_load(url: str, before: set[str], kind: str) -> str:
     logged = rows(url, "SELECT id, kind FROM ingest_log")
     new = [r for r in logged if r["id"] not in before]
@@ -185,6 +209,7 @@ def test_svc_ingest_of_deals_commits_through_the_writer(db_url: str) -> None:
         {"sigungu_code": "11680", "month": "2025-06"}
     ]
     assert_coverage_is_fresh(db_url, {"11680"})
+    assert_uses_are_fresh(db_url)
     assert_statistics_refreshed(db_url)
 
 
@@ -212,6 +237,7 @@ def test_svc_sync_rtms_commits_through_the_writer(db_url: str, rtms: rtms_standi
     [state] = rows(db_url, "SELECT kind, status FROM sync_months")
     assert state == {"kind": "commercial", "status": "complete"}
     assert_coverage_is_fresh(db_url, {"11680"})
+    assert_uses_are_fresh(db_url)
     assert_statistics_refreshed(db_url)
 
 
@@ -233,6 +259,7 @@ def test_svc_sync_rone_commits_through_the_writer(
     assert logged and {r["kind"] for r in logged} == {"rone-index"}
     assert len(logged) == len(tables) and {t["status"] for t in tables} == {"complete"}
     assert rows(db_url, "SELECT COUNT(*) AS n FROM index_observations")[0]["n"] > 0
+    assert rows(db_url, "SELECT COUNT(*) AS n FROM data_changes WHERE dataset = 'indices'")[0]["n"]
 
 
 @pytest.mark.parametrize("kind", ["market-listings", "market-activity", "rone-index"])
@@ -262,4 +289,5 @@ def test_svc_demo_data_commits_through_the_writer(db_url: str) -> None:
         r["sigungu_code"] for r in rows(db_url, "SELECT DISTINCT sigungu_code FROM transactions")
     }
     assert_coverage_is_fresh(db_url, codes)
+    assert_uses_are_fresh(db_url)
     assert_statistics_refreshed(db_url)  # the demo skipped this before the one write path

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from svc_core.models import BUILDING_TYPES
 
-__all__ = ["MIX_LIMITATION", "UNKNOWN_TYPE", "building_type_mix", "is_mixed"]
+__all__ = ["MIX_LIMITATION", "UNKNOWN_TYPE", "building_type_mix", "counted", "is_mixed"]
 
 UNKNOWN_TYPE = "unknown"
 MIX_LIMITATION = (
@@ -18,11 +18,17 @@ MIX_LIMITATION = (
 )
 
 
+def counted(values: Iterable[str | None]) -> dict[str, int]:
+    """Samples per value, given each sample's (``unknown`` when the source does not say:
+    None or blank), ordered by value: the shape of every ``*_mix`` of a row."""
+    counts = Counter(v or UNKNOWN_TYPE for v in values)
+    return dict(sorted(counts.items()))
+
+
 def building_type_mix(types: Iterable[str | None]) -> dict[str, int]:
     """Samples per building type, given each sample's (``unknown`` when the source does
     not say: None)."""
-    counts = Counter(t or UNKNOWN_TYPE for t in types)
-    return dict(sorted(counts.items()))
+    return counted(types)
 
 
 def is_mixed(mix: Mapping[str, int]) -> bool:

@@ -11,6 +11,7 @@ import attrs
 
 from svc_core.caller import Caller
 from svc_core.envelope import Links, layer_envelope
+from svc_core.instants import iso
 from svc_core.plans import require_tier
 from svc_core.regions import aliases, region_name
 
@@ -22,8 +23,8 @@ DEFAULT_SOURCES = ("rtms_official",)
 class Context:
     """Who asks and what the data says about itself: everything an envelope needs
     besides the rows. ``exclusions`` counts records excluded at ingest, by reason;
-    ``data_as_of`` is when the transaction data was last loaded or synced (ISO-8601,
-    None before any load)."""
+    ``data_as_of`` is when the data behind the answer last changed (ISO-8601, None
+    before any: ``data_as_of``)."""
 
     caller: Caller
     request_id: str
@@ -31,6 +32,18 @@ class Context:
     links: Links
     exclusions: Mapping[str, int] = attrs.field(factory=dict)
     data_as_of: str | None = None
+
+
+def data_as_of(changed: Mapping[str, int], codes: Iterable[str] | None) -> str | None:
+    """When the data of districts ``codes`` last changed, given when each district's
+    did (``changed``: code → unix seconds): the latest of them, over every district when
+    ``codes`` is None (an answer about no one district); ISO-8601 UTC, None when none
+    of them has data."""
+    if codes is None:
+        times = list(changed.values())
+    else:
+        times = [changed[code] for code in set(codes) if code in changed]
+    return iso(max(times)) if times else None
 
 
 def gate(caller: Caller, geo_precision: str, links: Links) -> None:

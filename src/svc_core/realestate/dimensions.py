@@ -13,6 +13,7 @@ import attrs
 from svc_core import periods
 from svc_core.envelope import Answer
 from svc_core.realestate.building_types import UNKNOWN_TYPE
+from svc_core.realestate.building_uses import UseCount, use_counts
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
 from svc_core.realestate.query import DimensionsQuery
@@ -44,7 +45,8 @@ class Dimensions:
     ``building_types`` counts whole buildings and units (and ``unknown``, deals whose
     source does not say, which only the unfiltered rows hold); ``lease_kinds`` counts the
     leases per kind, ``deal_types`` and ``buyer_types`` the sales per type (``unknown``
-    likewise: deals contracted before RTMS published the field)."""
+    likewise: deals contracted before RTMS published the field); ``building_uses`` the
+    published building uses behind each property type (``building_uses``)."""
 
     sigungus: tuple[CodedCount, ...]
     gu_dongs: tuple[CodedCount, ...]
@@ -54,6 +56,7 @@ class Dimensions:
     lease_kinds: tuple[ValueCount, ...] = ()
     deal_types: tuple[ValueCount, ...] = ()
     buyer_types: tuple[ValueCount, ...] = ()
+    building_uses: tuple[UseCount, ...] = ()
 
 
 def _ranked(counter: Mapping[K, int]) -> list[tuple[K, int]]:
@@ -87,11 +90,13 @@ def dimension_counts(
     dongs: Iterable[RollupRow],
     names: Mapping[str, str],
     kinds: Iterable[RollupRow] = (),
+    uses: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[Dimensions, dict[str, int]]:
     """The dimensions of district-level rollup rows (and dong-level rows for
     ``gu_dongs``; pass none below dong precision) with the samples per source.
     ``names`` names the districts (a missing one shows as its code); ``kinds`` are the
-    contract counts of ``contract_kinds``."""
+    contract counts of ``contract_kinds``; ``uses`` are the window's use-rollup rows
+    (``building_uses.use_counts``)."""
     sigungus: Counter[str] = Counter()
     ptypes: Counter[str] = Counter()
     ttypes: Counter[str] = Counter()
@@ -125,6 +130,7 @@ def dimension_counts(
         lease_kinds=lease_kinds,
         deal_types=deal_types,
         buyer_types=buyer_types,
+        building_uses=use_counts(uses),
     )
     return data, dict(mix)
 
@@ -147,6 +153,11 @@ def dimensions_answer(
         "window_to": window.window_to,
     }
     meta = layer_meta(
-        context, count=len(data.sigungus), source_mix=mix, synthetic=synthetic, query=echo
+        context,
+        count=len(data.sigungus),
+        source_mix=mix,
+        synthetic=synthetic,
+        query=echo,
+        extra={"data_as_of": context.data_as_of},
     )
     return Answer(data=data, meta=meta)

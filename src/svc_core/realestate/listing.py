@@ -1,7 +1,9 @@
 """The deals behind a figure: ``GET /api/v1/real-estate/transactions``.
 
 The listing takes pulse's filters (``sigungu_code`` required, ``period``, the types,
-``building_type``, ``dong`` at dong precision) and returns the records a pulse row of the
+``building_type``, ``dong`` at dong precision), or instead of ``period`` an inclusive
+range of months ``from``/``to`` (what a pulse row's ``transactions_url`` names, so the
+link keeps its meaning after later loads), and returns the records a pulse row of the
 same filters is computed from, one by one, as the source published them: the same
 districts (with renumbering aliases), months, types and dong, and no excluded record
 unless ``include_excluded=true``, which adds the records the loader excluded, each with
@@ -28,8 +30,8 @@ import attrs
 from svc_core import periods
 from svc_core.contracts import ID_DIGITS
 from svc_core.envelope import Answer
-from svc_core.errors import InvalidParams
-from svc_core.params import Param
+from svc_core.errors import InvalidParams, InvalidPeriod
+from svc_core.params import Param, Value
 from svc_core.realestate import cursor
 from svc_core.realestate.common import Context, layer_meta
 from svc_core.realestate.contract_record import ContractRecord
@@ -104,6 +106,33 @@ CURSOR = Param(
     hint=cursor.CURSOR_HINT,
     allow_empty=False,
 )
+RANGE_MAX_MONTHS = 36
+"""The longest ``from``/``to`` range, in months (a pulse row spans at most 12)."""
+RANGE_HINT = (
+    f"Send from=2025-01&to=2025-06 (months YYYY-MM, inclusive, at most {RANGE_MAX_MONTHS}) "
+    "or period, not both."
+)
+MONTH_FROM = Param(
+    name="from",
+    description="First month (YYYY-MM) of an inclusive range of months, instead of period: "
+    f"with to, at most {RANGE_MAX_MONTHS} months (a pulse row's transactions_url names its "
+    "months so). from without to, from after to, a longer range or from/to together with "
+    "period are 400 INVALID_PARAMS.",
+    pattern=periods.MONTH_PATTERN,
+    message="must be a month YYYY-MM such as 2025-06.",
+    hint=RANGE_HINT,
+    example="2025-01",
+    allow_empty=False,
+)
+MONTH_TO = Param(
+    name="to",
+    description="Last month (YYYY-MM) of the range, inclusive (with from).",
+    pattern=periods.MONTH_PATTERN,
+    message="must be a month YYYY-MM such as 2025-06.",
+    hint=RANGE_HINT,
+    example="2025-06",
+    allow_empty=False,
+)
 TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *FILTERS,
@@ -111,6 +140,8 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
     *DEAL_FILTERS,
     PULSE_PERIOD,
     CONTRACT_ID,
+    MONTH_FROM,
+    MONTH_TO,
     INCLUDE_EXCLUDED,
     GROUP,
     LIMIT,
@@ -121,12 +152,14 @@ TRANSACTIONS_PARAMS: tuple[Param, ...] = (
 @attrs.frozen(kw_only=True)
 class TransactionsQuery:
     """``GET /api/v1/real-estate/transactions``: the records of one cohort over one period
-    (pulse's ``period`` values; of one contract with ``contract_id``), one per contract
-    when ``group`` is ``contract``, a page of ``limit`` from ``cursor`` (None: the
-    first)."""
+    (pulse's ``period`` values) or the months ``month_from``..``month_to`` (both set, or
+    neither; of one contract with ``contract_id``), one per contract when ``group`` is
+    ``contract``, a page of ``limit`` from ``cursor`` (None: the first)."""
 
     cohort: Cohort
     period: str = "last_6m"
+    month_from: str | None = None
+    month_to: str | None = None
     include_excluded: bool = False
     limit: int = LIMIT_DEFAULT
     cursor: str | None = None
@@ -138,6 +171,30 @@ class TransactionsQuery:
         """One record per contract (``group=contract``)."""
         return self.group == "contract"
 
+    def window(self, latest: periods.Month | None) -> periods.PeriodWindow:
+        """The months the query reads: its range, or its period resolved against
+        ``latest`` (the latest month with data)."""
+        if self.month_from is not None and self.month_to is not None:
+            return periods.month_window(
+                self.month_from, self.month_to, max_months=RANGE_MAX_MONTHS, hint=RANGE_HINT
+            )
+        return periods.resolve_pulse_period(self.period, latest)
+
+
+def _range(query: Mapping[str, str], values: Mapping[str, Value]) -> tuple[str, str] | None:
+    """``from``/``to`` when given (checked: together, without ``period``, in order, at
+    most ``RANGE_MAX_MONTHS``), else None."""
+    first, last = values["from"], values["to"]
+    if first is None and last is None:
+        return None
+    if query.get("period"):
+        raise InvalidPeriod("Give period or from and to, not both.", hint=RANGE_HINT)
+    if first is None or last is None:
+        missing = "from" if first is None else "to"
+        raise InvalidPeriod(f"{missing} is missing: from and to go together.", hint=RANGE_HINT)
+    periods.month_window(str(first), str(last), max_months=RANGE_MAX_MONTHS, hint=RANGE_HINT)
+    return str(first), str(last)
+
 
 def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
     """A ``TransactionsQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod``
@@ -146,6 +203,7 @@ def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
     cohort, values = read_cohort(TRANSACTIONS_PARAMS, query)
     period = str(values["period"])
     periods.resolve_pulse_period(period, None)  # the grammar; the window needs the data
+    months = _range(query, values)
     limit = values["limit"]
     assert isinstance(limit, int)  # an integer declaration with a default
     text = values["cursor"]
@@ -153,6 +211,8 @@ def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
     parsed = TransactionsQuery(
         cohort=cohort,
         period=period,
+        month_from=months[0] if months else None,
+        month_to=months[1] if months else None,
         include_excluded=bool(values["include_excluded"]),
         limit=limit,
         cursor=None if text is None else str(text),
@@ -210,7 +270,9 @@ def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, An
         **query.cohort.echo(),
         "building_type": query.cohort.building_type,
         **query.cohort.deal_echo(),
-        "period": query.period,
+        "period": None if query.month_from else query.period,
+        "from": query.month_from,
+        "to": query.month_to,
         "window_from": window.window_from,
         "window_to": window.window_to,
         "include_excluded": query.include_excluded,
@@ -254,7 +316,7 @@ def listing_meta(
         property_type=cohort.property_type,
         transaction_type=cohort.transaction_type,
         query=echo(query, window),
-        extra={"next_cursor": next_cursor},
+        extra={"next_cursor": next_cursor, "data_as_of": context.data_as_of},
     )
 
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from urllib.parse import quote, urlencode
 
 import attrs
 
-from svc_core.confidence import ConfidenceFactors, cap_mixed, confidence_of, worst
+from svc_core.confidence import cap_mixed, confidence_of, worst
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
@@ -27,82 +26,20 @@ from svc_core.realestate.building_types import (
     building_type_mix,
     is_mixed,
 )
+from svc_core.realestate.building_uses import building_use_mix
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.deal import Deal as Deal
 from svc_core.realestate.deal import deal_of as deal_of
 from svc_core.realestate.deal import deals as deals
+from svc_core.realestate.deal_links import transactions_link
 from svc_core.realestate.lease_figures import lease_figures, lease_limitations
 from svc_core.realestate.lease_kinds import lease_kind_mix
+from svc_core.realestate.pulse_row import PulseRow as PulseRow
+from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
 
 
-@attrs.frozen(kw_only=True)
-class PulseRow:
-    """One cohort's row, fields in SPEC order, then the additions of issue 14. ``gu`` and
-    ``dong`` are set only at dong precision; amounts are whole KRW; ``avg_area_m2`` is a
-    two-decimal string. ``building_type`` is the filter's value (None: both);
-    ``building_type_mix`` counts samples per type (``unknown`` when the source does not
-    say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
-    query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
-    the whole buildings; each is None when no deal reports the area. ``complete`` is
-    false when a district-month the row is built from was loaded from an incomplete set
-    of pages or partially synced, ``provisional`` true while its period is within the
-    reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
-    deals behind the row. The last three depend on the clock and the server's address:
-    ``finish_rows`` sets them on rows computed once per data version.
-
-    Issue 28's lease fields (before ``complete``): ``lease_kind``, ``deal_type`` and
-    ``buyer_type`` are the filters' values (None: every deal); ``lease_kind_mix`` counts a
-    lease row's samples per kind (empty on sale rows). On lease rows the per-area figures
-    are ``*_deposit_per_m2`` and the ``*_price_per_m2`` fields are None; sale rows the
-    reverse, and their ``*_converted_deposit*`` are None
-    (``svc_core.realestate.lease_figures``)."""
-
-    sigungu_code: str
-    sigungu: str
-    gu: str | None
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    period: str
-    sample_count: int
-    avg_price: int
-    p25_price: int
-    median_price: int
-    p75_price: int
-    avg_monthly_rent: int | None
-    p25_monthly_rent: int | None
-    median_monthly_rent: int | None
-    p75_monthly_rent: int | None
-    avg_area_m2: str | None
-    confidence: str
-    source_mix: dict[str, int]
-    source_means: dict[str, int]
-    confidence_factors: ConfidenceFactors
-    building_type: str | None = None
-    building_type_mix: dict[str, int] = attrs.field(factory=dict)
-    p25_price_per_m2: int | None = None
-    median_price_per_m2: int | None = None
-    p75_price_per_m2: int | None = None
-    median_land_price_per_m2: int | None = None
-    lease_kind: str | None = None
-    lease_kind_mix: dict[str, int] = attrs.field(factory=dict)
-    deal_type: str | None = None
-    buyer_type: str | None = None
-    p25_deposit_per_m2: int | None = None
-    median_deposit_per_m2: int | None = None
-    p75_deposit_per_m2: int | None = None
-    avg_converted_deposit: int | None = None
-    p25_converted_deposit: int | None = None
-    median_converted_deposit: int | None = None
-    p75_converted_deposit: int | None = None
-    p25_converted_deposit_per_m2: int | None = None
-    median_converted_deposit_per_m2: int | None = None
-    p75_converted_deposit_per_m2: int | None = None
-    complete: bool = True
-    provisional: bool = False
-    transactions_url: str | None = None
 
 
 GroupKey = tuple[str | None, str, str, str]
@@ -153,6 +90,7 @@ def _row(
         confidence_factors=grade.factors,
         building_type=cohort.building_type,
         building_type_mix=mix,
+        area_unit=area_unit,
         p25_price_per_m2=per_area[0] if per_area else None,
         median_price_per_m2=per_area[1] if per_area else None,
         p75_price_per_m2=per_area[2] if per_area else None,
@@ -162,6 +100,7 @@ def _row(
         deal_type=cohort.deal_type,
         buyer_type=cohort.buyer_type,
         **attrs.asdict(leases),
+        building_use_mix=building_use_mix(s.building_use for s in samples),
     )
 
 
@@ -203,23 +142,23 @@ def group_rows(
     return rows
 
 
-def transactions_link(base: str, row: PulseRow) -> str:
-    """The URL of the deals behind ``row``: ``base`` (the absolute address of
-    ``/api/v1/real-estate/transactions``) with the row's cohort and period as pulse
-    filters, percent-encoded."""
-    pairs = [
-        ("sigungu_code", row.sigungu_code),
-        ("period", row.period),
-        ("property_type", row.property_type),
-        ("transaction_type", row.transaction_type),
-    ]
-    if row.building_type is not None:
-        pairs.append(("building_type", row.building_type))
-    kinds = (("lease_kind", row.lease_kind), ("deal_type", row.deal_type))
-    pairs += [(n, v) for n, v in (*kinds, ("buyer_type", row.buyer_type)) if v is not None]
-    if row.dong is not None:
-        pairs += [("geo_precision", "dong"), ("dong", row.dong)]
-    return f"{base}?{urlencode(pairs, quote_via=quote)}"
+def row_link(base: str | None, row: PulseRow, months: Sequence[str]) -> str | None:
+    """The deals behind ``row`` (whose period holds ``months``) under ``base``, the
+    address of the listing; None without an address."""
+    if base is None or not months:
+        return None
+    return transactions_link(
+        base,
+        sigungu_code=row.sigungu_code,
+        months=months,
+        property_type=row.property_type,
+        transaction_type=row.transaction_type,
+        building_type=row.building_type,
+        lease_kind=row.lease_kind,
+        deal_type=row.deal_type,
+        buyer_type=row.buyer_type,
+        dong=row.dong,
+    )
 
 
 def finish_rows(
@@ -248,9 +187,7 @@ def finish_rows(
                     incomplete,
                 ),
                 provisional=freshness.any_provisional(spans, today),
-                transactions_url=(
-                    None if transactions_url is None else transactions_link(transactions_url, row)
-                ),
+                transactions_url=row_link(transactions_url, row, spans),
             )
         )
     return out

@@ -130,9 +130,9 @@ BUYER_TYPE = Param(
 )
 AREA_UNIT = Param(
     name="area_unit",
-    description="Unit of the per-area prices (`*_price_per_m2`): `m2`, or `pyeong` "
-    "(1 pyeong = 3.305785 m²; the fields keep their names and `_meta.query.area_unit` "
-    "says which).",
+    description="Unit of the per-area prices: `m2` (fields named `*_per_m2`), or "
+    "`pyeong` (1 pyeong = 3.305785 m²; the same fields named `*_per_pyeong`, and no "
+    "`*_per_m2` field, in JSON and CSV alike).",
     kind="enum",
     choices=AREA_UNITS,
     default="m2",

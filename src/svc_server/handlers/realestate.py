@@ -54,6 +54,9 @@ ANSWER_WAIT_SECONDS = 10.0
 computes the answer itself (past the store's own busy timeout)."""
 
 Service = Callable[..., Answer]
+Columns = Sequence[str] | Callable[[Any], Sequence[str]]
+"""An endpoint's CSV columns, or how they follow from its parsed query (pulse and
+series name their per-area columns in the query's ``area_unit``)."""
 
 
 def links(deps: Deps) -> service.Links:
@@ -124,7 +127,7 @@ def _run(
     deps: Deps,
     fn: Service,
     parse: Callable[[Mapping[str, str]], Any],
-    columns: Sequence[str] | None,
+    columns: Columns | None,
     filename: str,
 ) -> Response:
     """Answer from the encoded-answer cache (``http.answers``) or compute, encode and
@@ -147,15 +150,17 @@ def _run(
         rendered = deps.answers.get(version, key)  # (None if it was refused: compute)
     if rendered is None:
         try:
+            query = parse(dict(given))
             answer = fn(
                 deps.store,
-                parse(dict(given)),
+                query,
                 caller,
                 request_id=ctx.request_id,
                 now=ctx.now,
                 links=links(deps),
             )
-            rendered = _render(answer, columns, csv, filename)
+            named = columns(query) if callable(columns) else columns
+            rendered = _render(answer, named, csv, filename)
             deps.answers.put(version, key, rendered)
         finally:
             if running is None:  # this thread claimed it
@@ -169,12 +174,12 @@ def _run(
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:
-    return _run(ctx, deps, service.pulse, q.parse_pulse, service.PULSE_COLUMNS, "pulse.csv")
+    return _run(ctx, deps, service.pulse, q.parse_pulse, service.pulse_columns, "pulse.csv")
 
 
 def series(ctx: Ctx, deps: Deps) -> Response:
     return _run(
-        ctx, deps, service.series, q.parse_series, service.PULSE_COLUMNS, "pulse-series.csv"
+        ctx, deps, service.series, q.parse_series, service.pulse_columns, "pulse-series.csv"
     )
 
 

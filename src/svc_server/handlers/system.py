@@ -122,6 +122,13 @@ def disclosure_body() -> str:
                 ("officetel reports", "", "officetel"),
             ),
         ),
+        "<p><code>mixed_use</code> is SPEC's name for what is left, not a claim that the "
+        "buildings mix uses: it holds 기타 (other), 교육연구 (education and research), "
+        "숙박 (lodging), 의료 (medical) and every other single use besides office and "
+        "retail, as well as uses of several groups (업무,판매). Every pulse row says which "
+        "published uses it counts (<code>building_use_mix</code>), every record its "
+        "<code>building_use</code>, and <code>/dimensions</code> lists the uses behind "
+        "each property type (<code>building_uses</code>).</p>\n",
         "<h2>Building types</h2>\n",
         "<p>A whole building (RTMS <code>일반</code>: a building sold entire) and a unit "
         "(<code>집합</code>: one unit of a multi-unit building; officetels are units) are "
@@ -143,8 +150,10 @@ def disclosure_body() -> str:
                 "buildings only.",
                 f"With area_unit=pyeong the same fields are KRW per pyeong: the area is "
                 f"divided by {float(stats.M2_PER_PYEONG)} "
-                "(m² per pyeong) first; the fields keep their names and "
-                "_meta.query.area_unit says which unit an answer uses.",
+                "(m² per pyeong) first, and the fields are named for the unit "
+                "(p25_price_per_pyeong, median_price_per_pyeong, p75_price_per_pyeong, "
+                "median_land_price_per_pyeong): such an answer carries no *_per_m2 field, "
+                "in JSON or CSV.",
             )
         ),
         "<h2>Leases</h2>\n",
@@ -213,13 +222,20 @@ def disclosure_body() -> str:
                 f"{freshness.REPORT_DAYS} days of the contract and are published a day "
                 "later), so deals may still be added or cancelled; in practice the "
                 "current month and the one before.",
-                "_meta.data_as_of is when transaction data was last loaded or synced.",
+                "_meta.data_as_of is when the data behind the answer last changed: the "
+                "latest load or sync that added, cancelled or updated a record of the "
+                "answer's district (every district for answers about none). Loading a "
+                "file again that holds nothing new does not move it, and loading one "
+                "district never moves another's.",
             )
         ),
         "<h2>The deals behind a figure</h2>\n",
         "<p>Every pulse row links to its deals (<code>transactions_url</code>): "
-        "<code>/api/v1/real-estate/transactions</code> with the row's filters lists "
-        "exactly the records the row is computed from, as the source published them "
+        "<code>/api/v1/real-estate/transactions</code> with the row's filters and its "
+        "months (<code>from</code> and <code>to</code>: a rolling window's resolved "
+        "months, never <code>last_6m</code>, so the link means the same after later "
+        "loads) lists exactly the records the row is computed from, as the source "
+        "published them "
         "(date, price or deposit and rent, areas, floor, build year, masked lot number, "
         "building use, the source and the load that stored it), page by page or as one "
         "CSV. With <code>include_excluded=true</code> it adds the records excluded at "

@@ -9,6 +9,13 @@ completeness of each district-month read is recorded, a sync's state row is writ
 and the load's ``ingest_log`` row (which moves the data version on). So a load is all
 there or not at all, and readers see the data before it or after it. After the commit
 the planner's statistics are refreshed when the load made them stale.
+
+What changed is exact: a district-month changed when the load inserted or retracted a
+record of it, or when what it holds (kept and excluded records, every column) differs
+before and after the load's writes (``store.changes``: records stored before a
+migration get the columns a reload finds). Only those district-months get their
+building-use counts rebuilt, and only their districts are stamped with the load's time,
+which ``_meta.data_as_of`` reports; a reload that changes nothing stamps nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from svc_server.ingest.markets import MarketWrite
 from svc_server.ingest.markets import write as write_markets
 from svc_server.store import Store
 from svc_server.store.base import Tx
+from svc_server.store.changes import MonthPair
 from svc_server.store.realestate import RollupKey, rollup_rows
 
 
@@ -50,12 +58,19 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
     load_id = str(uuid.uuid4())
     report = load.report
     with store.data.transaction() as tx:
-        loaded, duplicate, retracted = _transactions(store, tx, load, load_id)
+        loaded, duplicate, retracted, changed = _transactions(store, tx, load, load_id)
+        if changed:
+            store.realestate.refresh_uses(tx, changed)
+            store.realestate.record_changes(
+                tx, "transactions", {code for code, _ in changed}, now=now
+            )
         idx_loaded = idx_duplicate = 0
         if load.indices:
+            new_indices: set[str] = set()
             idx_loaded, idx_duplicate = store.realestate.insert_indices(
-                tx, load.indices, synthetic=load.synthetic
+                tx, load.indices, synthetic=load.synthetic, changed=new_indices
             )
+            store.realestate.record_changes(tx, "indices", new_indices, now=now)
         market = MarketWrite()
         if load.listings or load.activity:
             market = write_markets(
@@ -97,17 +112,24 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
     )
 
 
-def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> tuple[int, int, int]:
+def _transactions(
+    store: Store, tx: Tx, load: Load, load_id: str
+) -> tuple[int, int, int, set[MonthPair]]:
     """Retract, insert and keep the exclusions of the load's deals, then rebuild the
-    coverage of every district touched; (loaded, duplicate, retracted)."""
+    coverage of every district touched; (loaded, duplicate, retracted, the
+    district-months whose records changed)."""
     result: ParseResult | None = load.transactions
     if result is None:
-        return 0, 0, 0
+        return 0, 0, 0, set()
     touched = {t.sigungu_code for t in result.transactions}
+    read = {(t.sigungu_code, t.period_month) for t in result.transactions}
+    read |= {(e.record.sigungu_code, e.record.period_month) for e in result.excluded}
+    before = store.realestate.month_digests(tx, read)
+    changed: set[MonthPair] = set()
     gone = [*result.retracted_keys, *_gone_from_month(store, tx, load, result)]
     retracted = 0
     if gone:
-        retracted, codes = store.realestate.delete_transactions(tx, gone)
+        retracted, codes = store.realestate.delete_transactions(tx, gone, months=changed)
         touched |= codes
     # Into an empty store the roll-up is exactly what this load adds: coverage is built
     # from it in memory instead of reading it back.
@@ -135,7 +157,10 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> tuple[int, 
     if loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
         refresh_coverage(store, tx, touched | retyped, rollup=rollup)
-    return loaded, duplicate, retracted
+    changed |= {(key[0], key[4]) for key in added}  # (district, month) of each new record
+    after = store.realestate.month_digests(tx, read - changed)
+    changed |= {pair for pair, digest in after.items() if digest != before[pair]}
+    return loaded, duplicate, retracted, changed
 
 
 def _gone_from_month(store: Store, tx: Tx, load: Load, result: ParseResult) -> tuple[str, ...]:

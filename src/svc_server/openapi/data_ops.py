@@ -80,8 +80,11 @@ GET_REAL_ESTATE_PULSE = Operation(
     summary="Quartile aggregates for one district",
     description="Sale prices or lease deposits (and monthly rents) per property type and "
     "transaction type for one district and period. Cohorts with fewer than 2 "
-    "transactions are left out. Each row says whether it is `complete` and `provisional` "
-    "and links its deals (`transactions_url`); `_meta.data_as_of` and "
+    "transactions are left out. Per-area prices are named for `area_unit` "
+    "(`*_per_m2`, or `*_per_pyeong` with `area_unit=pyeong`, in JSON keys and CSV "
+    "columns alike). Each row says whether it is `complete` and `provisional`, which "
+    "building uses it counts (`building_use_mix`) "
+    "and links its deals by their months (`transactions_url`); `_meta.data_as_of` and "
     f"`_meta.incomplete_periods` (also `X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
     responses={
         "200": ok(
@@ -141,8 +144,11 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
     description="The individual records a pulse row of the same filters is computed from "
     "(same districts, period, types, building type and dong; dong needs the pro plan or "
     "higher), as the source published them, in a stable order: contract date, then "
-    "natural key. Each record names its `contract_id` (the units of one bulk sale share "
-    "it) and what the source publishes of the contract and its parties (deal type and "
+    "natural key. Instead of `period`, `from` and `to` name an inclusive range of months "
+    "(what a pulse row's `transactions_url` sends, so the link lists the row's deals after "
+    "later loads too). Each record names its `contract_id` (the units of one bulk sale "
+    "share it), its `building_use` as published and what the source publishes of the "
+    "contract and its parties (deal type and "
     "broker district from contracts of 2021-11-01, seller and buyer type from 2024-01-01, "
     "lease kind, term and renewal right from 2021-06-01; a blank before means not "
     "collected). `contract_id` lists one contract's records; `group=contract` returns a "
@@ -187,7 +193,9 @@ GET_REAL_ESTATE_DIMENSIONS = Operation(
     summary="Districts and types with data",
     description="The districts, property types and transaction types with transactions "
     "in the last 6 months with data, with sample counts (and the building types: "
-    "`building_types`); `gu_dongs` is filled for "
+    "`building_types`; the published building uses behind each property type: "
+    "`building_uses`, e.g. the 기타, 숙박 and 교육연구 buildings `mixed_use` holds); "
+    "`gu_dongs` is filled for "
     f"geo_precision=dong (pro plan or higher). {QUOTA_NOTE}",
     responses={
         "200": ok(

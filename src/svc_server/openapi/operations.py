@@ -196,7 +196,8 @@ PULSE_EXAMPLE_ROW: Json = {
     "complete": True,
     "provisional": True,
     "transactions_url": "https://api.example.com/api/v1/real-estate/transactions"
-    "?sigungu_code=11680&period=last_6m&property_type=office&transaction_type=sale",
+    "?sigungu_code=11680&from=2026-04&to=2026-09&property_type=office&transaction_type=sale",
+    "building_use_mix": {"업무": 81},
 }
 ENVELOPE_EXAMPLE: Json = {
     "service": "svc",

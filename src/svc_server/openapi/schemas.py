@@ -32,6 +32,8 @@ from svc_core.models import (
 )
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
 from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
+from svc_core.realestate.area_names import served_name
+from svc_core.stats import AREA_UNITS
 
 Schema = dict[str, Any]
 
@@ -167,6 +169,15 @@ def counts(description: str) -> Schema:
     }
 
 
+def mix(description: str) -> Schema:
+    """An object mapping values as published (any text) to their samples."""
+    return {
+        "type": "object",
+        "description": description,
+        "additionalProperties": {"type": "integer", "minimum": 1},
+    }
+
+
 UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
 SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
@@ -269,8 +280,13 @@ LAYER_ENVELOPE = obj(
         ),
         "data_as_of": nullable(
             string(
-                "pulse, series and coverage: when transaction data was last loaded or "
-                "synced (ISO-8601 UTC; null before any load). CSV: X-Svc-Data-As-Of.",
+                "When the data behind the answer last changed (ISO-8601 UTC): the latest "
+                "load or sync that inserted, retracted or updated a record of the "
+                "answer's district (with its renumbering aliases; every district for "
+                "answers without one); a reload that changes nothing does not move it. "
+                "Pulse, series, coverage, transactions and dimensions follow the "
+                "transactions, indices the index values. Null before any data. CSV: "
+                "X-Svc-Data-As-Of.",
                 format="date-time",
             )
         ),
@@ -307,21 +323,6 @@ LAYER_ENVELOPE = obj(
 )
 KRW = integer("KRW.")
 KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
-PER_AREA = nullable(
-    integer(
-        "Quartile of price / area per deal (building area for whole buildings, exclusive "
-        "or unit area otherwise), KRW per m² (per pyeong with area_unit=pyeong); sale rows "
-        "only (null on lease rows: see *_deposit_per_m2), and null when no deal reports an "
-        "area."
-    )
-)
-DEPOSIT_PER_AREA = nullable(
-    integer(
-        "Quartile of deposit / area per lease (exclusive area), KRW per m² (per pyeong with "
-        "area_unit=pyeong); lease rows only (null on sale rows), and null when no lease "
-        "reports an area."
-    )
-)
 CONVERTED = nullable(
     integer(
         "Over the row's leases, each lease's converted deposit: deposit + monthly rent x 12 "
@@ -333,12 +334,69 @@ CONVERTED = nullable(
         "when no lease has one)."
     )
 )
-CONVERTED_PER_AREA = nullable(
-    integer(
-        "Quartile of converted deposit / area per lease, KRW per m² (per pyeong with "
-        "area_unit=pyeong); lease rows only, null when no lease has both."
-    )
-)
+PRICE_PER_AREA_TEXT: dict[str, str] = {
+    "p25_price_per_m2": "25th percentile of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
+    "*_deposit_per_m2)",
+    "median_price_per_m2": "Median of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
+    "*_deposit_per_m2)",
+    "p75_price_per_m2": "75th percentile of price / area per deal (building area for whole "
+    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
+    "*_deposit_per_m2)",
+    "median_land_price_per_m2": "Median of price / land area (plottageAr) over the row's "
+    "whole buildings; sale rows only",
+}
+DEPOSIT_PER_AREA_TEXT: dict[str, str] = {
+    f"{q}_deposit_per_m2": f"{label} of deposit / area per lease (exclusive area); lease "
+    "rows only (null on sale rows)"
+    for q, label in (("p25", "25th percentile"), ("median", "Median"), ("p75", "75th percentile"))
+}
+CONVERTED_PER_AREA_TEXT: dict[str, str] = {
+    f"{q}_converted_deposit_per_m2": f"{label} of converted deposit / area per lease; lease "
+    "rows only (null on sale rows)"
+    for q, label in (("p25", "25th percentile"), ("median", "Median"), ("p75", "75th percentile"))
+}
+PER_AREA_TEXT = {**PRICE_PER_AREA_TEXT, **DEPOSIT_PER_AREA_TEXT, **CONVERTED_PER_AREA_TEXT}
+"""The per-area fields of a pulse row by their m² names (``svc_core.realestate.area_names``
+names them in the answer's unit)."""
+AREA_UNIT_TEXT = {
+    "m2": "KRW per m²; present unless area_unit=pyeong",
+    "pyeong": "KRW per pyeong (3.305785 m²); present only with area_unit=pyeong, instead "
+    "of the field named _per_m2",
+}
+
+
+def per_area_fields(area_unit: str, texts: Mapping[str, str] = PER_AREA_TEXT) -> dict[str, Schema]:
+    """The per-area properties (of ``texts``: all by default) of a pulse row served in
+    ``area_unit``."""
+    return {
+        served_name(name, area_unit): nullable(
+            integer(f"{text}, {AREA_UNIT_TEXT[area_unit]}; null when no deal reports the area.")
+        )
+        for name, text in texts.items()
+    }
+
+
+def one_unit(area_units: Iterable[str]) -> Schema:
+    """A row carries the per-area fields of exactly one unit: each unit's set is required
+    by one branch, and the other set is not there."""
+    return {
+        "oneOf": [
+            {
+                "required": list(per_area_fields(unit)),
+                "description": f"area_unit={unit}",
+            }
+            for unit in area_units
+        ]
+    }
+
+
+def both_units(texts: Mapping[str, str]) -> dict[str, Schema]:
+    """The properties of ``texts`` under both units' names."""
+    return {**per_area_fields("m2", texts), **per_area_fields("pyeong", texts)}
+
+
 COMPLETE = boolean(
     "False when a district-month the figure is built from was loaded from an incomplete "
     "set of pages (a file whose totalCount exceeds its items, the other pages not loaded) "
@@ -390,16 +448,7 @@ PULSE_ROW = obj(
             "Samples per building type: whole_building, unit, and unknown when the source "
             "does not say."
         ),
-        "p25_price_per_m2": PER_AREA,
-        "median_price_per_m2": PER_AREA,
-        "p75_price_per_m2": PER_AREA,
-        "median_land_price_per_m2": nullable(
-            integer(
-                "Median of price / land area (plottageAr) over the row's whole buildings, KRW "
-                "per m² (per pyeong with area_unit=pyeong); sale rows only, null when none "
-                "reports it."
-            )
-        ),
+        **both_units(PRICE_PER_AREA_TEXT),
         "lease_kind": nullable(
             enum(LEASE_KINDS, "The lease_kind filter; null when the row holds both kinds.")
         ),
@@ -409,28 +458,33 @@ PULSE_ROW = obj(
         ),
         "deal_type": nullable(enum(DEAL_TYPES, "The deal_type filter; null without it.")),
         "buyer_type": nullable(enum(PARTY_TYPES, "The buyer_type filter; null without it.")),
-        "p25_deposit_per_m2": DEPOSIT_PER_AREA,
-        "median_deposit_per_m2": DEPOSIT_PER_AREA,
-        "p75_deposit_per_m2": DEPOSIT_PER_AREA,
+        **both_units(DEPOSIT_PER_AREA_TEXT),
         "avg_converted_deposit": CONVERTED,
         "p25_converted_deposit": CONVERTED,
         "median_converted_deposit": CONVERTED,
         "p75_converted_deposit": CONVERTED,
-        "p25_converted_deposit_per_m2": CONVERTED_PER_AREA,
-        "median_converted_deposit_per_m2": CONVERTED_PER_AREA,
-        "p75_converted_deposit_per_m2": CONVERTED_PER_AREA,
+        **both_units(CONVERTED_PER_AREA_TEXT),
         "complete": COMPLETE,
         "provisional": PROVISIONAL,
         "transactions_url": string(
             "The deals behind this row: /api/v1/real-estate/transactions with the row's "
-            "sigungu_code, period, property_type and transaction_type (then building_type, "
-            "lease_kind, deal_type and buyer_type when filtered, and "
+            "sigungu_code, its months as from=YYYY-MM&to=YYYY-MM (the first and last month "
+            "of its period; a rolling window's resolved months, so the link keeps listing "
+            "the deals the row was computed from), property_type and transaction_type "
+            "(then building_type, lease_kind, deal_type and buyer_type when filtered, and "
             "geo_precision=dong&dong=... for a dong row).",
             format="uri",
         ),
+        "building_use_mix": mix(
+            "Samples per building use as the source published it (RTMS buildingUse, 용도: "
+            "업무, 제2종근린생활, 기타, 숙박, ...), and unknown when the source does not say "
+            "(officetels). Shows what a property type holds: mixed_use gathers every use that "
+            "is neither office nor retail."
+        ),
     },
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
-    "sale and deposits for leases.",
+    "sale and deposits for leases. The per-area fields are named for the answer's "
+    "area_unit: *_per_m2 by default, *_per_pyeong with area_unit=pyeong (never both).",
 )
 TERM_MONTH = f"^{models.TERM_MONTH.pattern}$"
 
@@ -485,6 +539,12 @@ DEAL_FIELDS: dict[str, Schema] = {
     "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
 }
 """When, where and what: the first fields of a record and of a contract, in order."""
+
+
+PULSE_ROW["required"] = [
+    name for name in PULSE_ROW["properties"] if name not in {**both_units(PER_AREA_TEXT)}
+]
+PULSE_ROW.update(one_unit(AREA_UNITS))
 TRANSACTION_RECORD = obj(
     {
         "natural_key": string(
@@ -706,8 +766,25 @@ RE_DIMENSIONS = obj(
             "Sales per buyer type: individual, company, public_body and other (and unknown: "
             "sales contracted before RTMS published it, 2024-01).",
         ),
+        "building_uses": array(
+            ref("BuildingUseItem"),
+            "The building uses (RTMS buildingUse, 용도, as published) behind each property "
+            "type, most samples first: what office, retail, commercial_complex and "
+            "especially mixed_use (기타, 교육연구, 숙박, 의료, uses of several groups) hold.",
+        ),
     },
     description="What has data in the last 6 months with data.",
+)
+BUILDING_USE_ITEM = obj(
+    {
+        "value": string(
+            "The building use as the source published it (업무, 제2종근린생활, 기타, ...), or "
+            "unknown when it publishes none (officetels)."
+        ),
+        "property_type": enum(PROPERTY_TYPES, "The property type svc maps the use to."),
+        "sample_count": integer(minimum=1),
+    },
+    description="One published building use of one property type, with its samples in the window.",
 )
 
 # marketplace -------------------------------------------------------------------------------
@@ -1231,6 +1308,7 @@ SCHEMAS: dict[str, Schema] = {
     "IndexRow": INDEX_ROW,
     "DimensionItem": DIMENSION_ITEM,
     "RealEstateDimensions": RE_DIMENSIONS,
+    "BuildingUseItem": BUILDING_USE_ITEM,
     "MarketPulseRow": MARKET_ROW,
     "MarketMeta": MARKET_META,
     "MarketDimensionValue": MARKET_VALUE,

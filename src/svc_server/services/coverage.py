@@ -90,7 +90,9 @@ def coverage(
     gate(caller, query.cohort.geo_precision, links)
     state = store.realestate.state()
     found = _coverage_rows(store, state, query)
-    context = answer_context(state, caller, request_id, now, links)
+    context = answer_context(
+        state, caller, request_id, now, links, code=query.cohort.sigungu_code or None
+    )
     return core_coverage.coverage_answer(
         found, query, context, synthetic=state.synthetic, incomplete=state.incomplete
     )

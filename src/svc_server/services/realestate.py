@@ -26,7 +26,7 @@ from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
-from svc_core.realestate.common import Context, codes_of, gate
+from svc_core.realestate.common import Context, codes_of, data_as_of, gate
 from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
     DimensionsQuery,
@@ -39,21 +39,38 @@ from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
 from svc_server.store.rollup import district_codes
 
-PULSE_COLUMNS = tuple(f.name for f in PulseRow.__attrs_attrs__)
+PULSE_COLUMNS = core_pulse.row_columns("m2")
 INDEX_COLUMNS = tuple(f.name for f in core_indices.IndexRow.__attrs_attrs__)
-"""CSV columns: the row fields in SPEC order."""
+"""CSV columns: the row fields in SPEC order (pulse rows in m²)."""
+
+
+def pulse_columns(query: PulseQuery | SeriesQuery) -> tuple[str, ...]:
+    """The CSV columns of a pulse or series answer: per-area fields named in the query's
+    ``area_unit``, as its JSON keys are."""
+    return core_pulse.row_columns(query.area_unit)
 
 
 def answer_context(
-    state: DataState, caller: Caller, request_id: str, now: float, links: Links
+    state: DataState,
+    caller: Caller,
+    request_id: str,
+    now: float,
+    links: Links,
+    *,
+    code: str | None = None,
+    changed: Mapping[str, int] | None = None,
 ) -> Context:
+    """The context of an answer about district ``code`` (and its renumbering aliases;
+    None: every district): its ``data_as_of`` is when their data last changed, from
+    ``changed`` (the store's transactions by default, index values for indices)."""
+    stamps = state.transactions_changed if changed is None else changed
     return Context(
         caller=caller,
         request_id=request_id,
         generated_at=datetime.fromtimestamp(now, UTC),
         links=links,
         exclusions=state.exclusions,
-        data_as_of=state.data_as_of,
+        data_as_of=data_as_of(stamps, codes_of(code) if code else None),
     )
 
 
@@ -123,7 +140,7 @@ def pulse(
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
-    context = answer_context(state, caller, request_id, now, links)
+    context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
     finished = _finish(rows, period_of, state, context)
     return core_pulse.pulse_answer(finished, query, window, context, synthetic=synthetic)
 
@@ -142,7 +159,7 @@ def series(
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
-    context = answer_context(state, caller, request_id, now, links)
+    context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
     finished = _finish(rows, period_of, state, context)
     return core_series.series_answer(finished, query, context, synthetic=synthetic)
 
@@ -166,7 +183,15 @@ def indices(
         property_type=query.property_type,
         metric_type=query.metric_type,
     )
-    context = answer_context(state, caller, request_id, now, links)
+    context = answer_context(
+        state,
+        caller,
+        request_id,
+        now,
+        links,
+        code=query.sigungu_code,
+        changed=state.indices_changed,
+    )
     return core_indices.indices_answer(values, query, window, context, synthetic=state.synthetic)
 
 
@@ -175,15 +200,17 @@ def _dimensions_data(
 ) -> tuple[core_dimensions.Dimensions, dict[str, int]]:
     districts: list[Row] = []
     dongs: list[Row] = []
+    uses: list[Row] = []
     if window.months:
         first, last = window.months[0], window.months[-1]
         districts = store.realestate.rollup(month_from=first, month_to=last)
+        uses = store.realestate.uses(month_from=first, month_to=last)
         if geo == "dong":
             dongs = store.realestate.rollup(dong_level=True, month_from=first, month_to=last)
     codes = district_codes(districts)
     names = store.realestate.district_names(codes)
     kinds = store.realestate.contract_kinds(sorted(codes), window.months)
-    return core_dimensions.dimension_counts(districts, dongs, names, kinds)
+    return core_dimensions.dimension_counts(districts, dongs, names, kinds, uses)
 
 
 def dimensions(

@@ -12,7 +12,6 @@ contracts a page at a time and ``contract_record`` groups their rows.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import attrs
 
@@ -22,10 +21,11 @@ from svc_core.envelope import Answer, Links
 from svc_core.errors import InvalidParams
 from svc_core.realestate import cursor
 from svc_core.realestate import listing as core
-from svc_core.realestate.common import Context, codes_of, gate
+from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.contract_record import contract_records
 from svc_core.realestate.listing import Served, TransactionsQuery
 from svc_core.realestate.record import record_of
+from svc_server.services.realestate import answer_context
 from svc_server.store import Store
 from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
@@ -46,21 +46,9 @@ class Listing:
     fingerprint: str
 
 
-def _context(
-    state: DataState, caller: Caller, request_id: str, now: float, links: Links
-) -> Context:
-    return Context(
-        caller=caller,
-        request_id=request_id,
-        generated_at=datetime.fromtimestamp(now, UTC),
-        links=links,
-        exclusions=state.exclusions,
-    )
-
-
 def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: Links) -> Listing:
     latest = periods.parse_month(state.latest_month) if state.latest_month else None
-    window = periods.resolve_pulse_period(query.period, latest)
+    window = query.window(latest)
     fingerprint = core.selection_fingerprint(query, window.months)
     after = cursor.decode(query.cursor, fingerprint) if query.cursor is not None else None
     gate(caller, query.cohort.geo_precision, links)
@@ -102,7 +90,7 @@ def transactions(
         _records(page, query, links),
         query,
         found.window,
-        _context(state, caller, request_id, now, links),
+        answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code),
         synthetic=synthetic,
         next_cursor=next_cursor,
     )
@@ -169,7 +157,7 @@ def stream(
     meta = core.listing_meta(
         query,
         found.window,
-        _context(state, caller, request_id, now, links),
+        answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code),
         synthetic=state.synthetic,
         next_cursor=None,
         count=total,

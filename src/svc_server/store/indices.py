@@ -28,9 +28,16 @@ class IndexTable:
     db: Database
 
     def insert_indices(
-        self, tx: Tx, records: Sequence[IndexObservation], *, synthetic: bool = False
+        self,
+        tx: Tx,
+        records: Sequence[IndexObservation],
+        *,
+        synthetic: bool = False,
+        changed: set[str] | None = None,
     ) -> tuple[int, int]:
-        """Insert new index observations by natural key; (loaded, duplicate)."""
+        """Insert new index observations by natural key; (loaded, duplicate). A stored
+        observation is never rewritten, so ``changed``, when given, receives exactly the
+        districts of the new ones."""
         unique: dict[str, IndexObservation] = {}
         for record in records:
             unique.setdefault(record.natural_key, record)
@@ -58,6 +65,8 @@ class IndexTable:
                 "synthetic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 part,
             )
+        if changed is not None:
+            changed.update(r.sigungu_code for r in fresh)
         return len(fresh), len(records) - len(fresh)
 
     def indices(

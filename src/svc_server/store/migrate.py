@@ -43,6 +43,8 @@ DATA_TABLES = frozenset(
         "market_activity",
         "market_rows",
         "market_dimensions",
+        "use_months",
+        "data_changes",
     }
 )
 """The public data's tables: what loads and syncs write, and nothing an account owns.

@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc_core import regions
-from svc_core.instants import iso_or_none
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.common import codes_of
 from svc_core.realestate.deal import Deal
@@ -46,6 +45,7 @@ from svc_server.store.base import (
     select_in,
 )
 from svc_server.store.contract_kinds import ContractKinds
+from svc_server.store.changes import DataChanges, MonthPair
 from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
@@ -62,6 +62,7 @@ from svc_server.store.realestate_rows import (
 from svc_server.store.rollup import RollupTable
 from svc_server.store.source_months import SourceMonths
 from svc_server.store.transactions import TransactionListing
+from svc_server.store.uses import UseMonths
 from svc_server.store.versioned import VERSION_TTL, Version, VersionedCache
 
 if TYPE_CHECKING:
@@ -92,13 +93,21 @@ ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 
 
 class RealEstateRepo(
-    ContractKinds, CoverageTables, IndexTable, RollupTable, SourceMonths, TransactionListing
+    ContractKinds,
+    CoverageTables,
+    DataChanges,
+    IndexTable,
+    RollupTable,
+    SourceMonths,
+    TransactionListing,
+    UseMonths,
 ):
     """Every real-estate query, in portable SQL (coverage in ``store.coverage``, index
     observations in ``store.indices``, the rollup in ``store.rollup``, what the store
     holds of each district-month in ``store.source_months``, listings and excluded
     records in ``store.transactions``, the dimensions' contract counts in
-    ``store.contract_kinds``)."""
+    ``store.contract_kinds``, building uses in ``store.uses``, when each district's data
+    last changed in ``store.changes``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -142,10 +151,7 @@ class RealEstateRepo(
             )
             stale = self.stale_coverage_districts(tx)
             incomplete = self.incomplete_months(tx)
-            as_of = tx.fetchone(
-                f"SELECT MAX(loaded_at) AS at FROM ingest_log WHERE {_TRANSACTION_KINDS_SQL} "
-                "OR kind IN ('samples', 'demo')"
-            )
+            changed = self.changes(tx)
         totals: Counter[str] = Counter()
         seen: set[str] = set()
         for row in logged:
@@ -162,7 +168,8 @@ class RealEstateRepo(
             synthetic=demo is not None,
             coverage_complete=not stale,
             incomplete=incomplete,
-            data_as_of=iso_or_none(as_of["at"] if as_of and as_of["at"] is not None else None),
+            transactions_changed=changed["transactions"],
+            indices_changed=changed["indices"],
         )
 
     # writing -----------------------------------------------------------------------------
@@ -214,9 +221,12 @@ class RealEstateRepo(
             added.update(counts)
         return len(rows), len(records) - len(rows)
 
-    def delete_transactions(self, tx: Tx, keys: Sequence[str]) -> tuple[int, set[str]]:
+    def delete_transactions(
+        self, tx: Tx, keys: Sequence[str], *, months: set[MonthPair] | None = None
+    ) -> tuple[int, set[str]]:
         """Remove deals a later report cancelled and take them out of the rollup;
-        (records removed, districts touched)."""
+        (records removed, districts touched). ``months``, when given, receives the
+        district-months of the removed records."""
         rows = select_in(
             tx,
             "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
@@ -229,6 +239,8 @@ class RealEstateRepo(
             "DELETE FROM transactions WHERE natural_key = ?", [(r["natural_key"],) for r in rows]
         )
         self._drop_rollup(tx, row_keys(rows))
+        if months is not None:
+            months.update((r["sigungu_code"], r["month"]) for r in rows)
         return len(rows), {r["sigungu_code"] for r in rows}
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:

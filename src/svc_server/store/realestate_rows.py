@@ -219,8 +219,10 @@ class DataState:
     RTMS file counted once) feed ``coverage_note``; ``synthetic`` is true once demo data
     was loaded; ``coverage_complete`` is false while some district lacks precomputed
     coverage rows; ``incomplete`` holds the district-months (sync kind, code, month)
-    known to be incomplete (``svc_core.realestate.freshness``); ``data_as_of`` is when
-    transaction data was last loaded or synced (ISO-8601, None before any load).
+    known to be incomplete (``svc_core.realestate.freshness``);
+    ``transactions_changed`` and ``indices_changed`` say when each district's records
+    and index values last changed (unix seconds; ``store.changes``), from which an
+    answer's ``data_as_of`` follows (``svc_core.realestate.common.data_as_of``).
     """
 
     version: Version
@@ -230,7 +232,8 @@ class DataState:
     synthetic: bool
     coverage_complete: bool = True
     incomplete: frozenset[MonthKey] = frozenset()
-    data_as_of: str | None = None
+    transactions_changed: Mapping[str, int] = attrs.field(factory=dict)
+    indices_changed: Mapping[str, int] = attrs.field(factory=dict)
 
 
 def deal(r: Row) -> Deal:

@@ -1,0 +1,100 @@
+"""When the data behind an answer last changed (``data_changes``, migration 0018).
+
+``_meta.data_as_of`` says when the data an answer is built from last *changed*, not
+when a load last ran: reloading a file that holds nothing new must not move it. A load
+knows which district-months it wrote into; what they hold is compared before and after
+its writes by a digest of their records (kept and excluded, every column), and only
+the districts whose content differs (or that gained or lost records) are stamped with
+the load's time, per dataset (``transactions``, ``indices``). Answers read the latest
+stamp of their districts (``svc_core.realestate.common.data_as_of``). Part of
+``RealEstateRepo``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_server.store.base import IN_CHUNK, Database, Tx, marks
+
+MonthPair = tuple[str, str]
+"""(sigungu_code, ``YYYY-MM``)."""
+DATASETS = ("transactions", "indices")
+DIGESTED = ("transactions", "excluded_transactions")
+"""The tables whose records a district-month's digest covers."""
+
+
+def by_district(pairs: Iterable[MonthPair]) -> dict[str, list[str]]:
+    """District → its months (sorted), from district-month pairs."""
+    out: dict[str, list[str]] = {}
+    for code, month in sorted(set(pairs)):
+        out.setdefault(code, []).append(month)
+    return out
+
+
+def month_parts(months: list[str]) -> Iterator[list[str]]:
+    """``months`` ``IN_CHUNK`` at a time, so no statement carries an unbounded list."""
+    for start in range(0, len(months), IN_CHUNK):
+        yield months[start : start + IN_CHUNK]
+
+
+def cohort_where(months: int) -> str:
+    """``sigungu_code = ?`` and every type and ``months`` months as ``IN`` lists, so the
+    read walks the cohort index with equality on every column (as ``samples`` does);
+    the parameters are ``cohort_params``."""
+    return (
+        f"sigungu_code = ? AND property_type IN ({marks(len(PROPERTY_TYPES))})"
+        f" AND transaction_type IN ({marks(len(TRANSACTION_TYPES))})"
+        f" AND month IN ({marks(months)})"
+    )
+
+
+def cohort_params(code: str, months: Iterable[str]) -> tuple[str, ...]:
+    return (code, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months)
+
+
+class DataChanges:
+    """Digests of district-months and the change stamps (mixed into ``RealEstateRepo``)."""
+
+    db: Database
+
+    def month_digests(self, tx: Tx, pairs: Iterable[MonthPair]) -> dict[MonthPair, str]:
+        """The SHA-256 of what each district-month holds: its kept and excluded records
+        with every column, in natural-key order (an empty month has a digest too)."""
+        hashes = {pair: hashlib.sha256() for pair in pairs}
+        for code, months in by_district(hashes).items():
+            for part in month_parts(months):
+                for table in DIGESTED:
+                    rows = tx.fetchall(
+                        f"SELECT * FROM {table} WHERE {cohort_where(len(part))} "
+                        "ORDER BY month, natural_key",
+                        cohort_params(code, part),
+                    )
+                    for row in rows:
+                        hashes[(code, row["month"])].update(f"{table}:{row!r}\n".encode())
+        return {pair: h.hexdigest() for pair, h in hashes.items()}
+
+    def record_changes(self, tx: Tx, dataset: str, codes: Iterable[str], *, now: float) -> None:
+        """Stamp ``codes`` as changed at ``now`` in ``dataset`` (a stamp never moves
+        back, should the clock)."""
+        if dataset not in DATASETS:
+            raise ValueError(f"unknown dataset {dataset!r}")
+        rows = [(dataset, code, int(now)) for code in sorted(set(codes))]
+        if rows:
+            tx.executemany(
+                "INSERT INTO data_changes (dataset, sigungu_code, changed_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (dataset, sigungu_code) DO UPDATE SET changed_at = "
+                "CASE WHEN excluded.changed_at > data_changes.changed_at "
+                "THEN excluded.changed_at ELSE data_changes.changed_at END",
+                rows,
+            )
+
+    def changes(self, tx: Tx) -> dict[str, Mapping[str, int]]:
+        """Dataset → district → when its data last changed (unix seconds)."""
+        out: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
+        for row in tx.fetchall("SELECT dataset, sigungu_code, changed_at FROM data_changes"):
+            out.setdefault(str(row["dataset"]), {})[str(row["sigungu_code"])] = int(
+                row["changed_at"]
+            )
+        return dict(out)
