@@ -39,9 +39,6 @@ from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
 
-
-
-
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""
 

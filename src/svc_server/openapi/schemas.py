@@ -31,8 +31,8 @@ from svc_core.models import (
     TRANSACTION_TYPES,
 )
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
-from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
 from svc_core.realestate.area_names import served_name
+from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
 from svc_core.stats import AREA_UNITS
 
 Schema = dict[str, Any]

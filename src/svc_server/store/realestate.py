@@ -44,8 +44,8 @@ from svc_server.store.base import (
     marks,
     select_in,
 )
-from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.changes import DataChanges, MonthPair
+from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
