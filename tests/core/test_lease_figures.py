@@ -230,7 +230,7 @@ def test_the_filters_are_echoed_and_series_rows_match_pulse_rows() -> None:
     q = query.parse_pulse({"sigungu_code": "11680", "period": "2025-06", "deal_type": "direct"})
     [row] = pulse.pulse_rows(items, q)
     assert (row.sample_count, row.deal_type, row.buyer_type) == (2, "direct", None)
-    assert "deal_type=direct" in pulse.transactions_link("https://x/t", row)
+    assert "deal_type=direct" in str(pulse.row_link("https://x/t", row, ["2025-06"]))
     s = query.parse_series({"sigungu_code": "11680", "periods": "2025-06", "deal_type": "direct"})
     assert series.series_rows(items, s) == [row]
     assert q.cohort.deal_echo() == {"lease_kind": None, "deal_type": "direct", "buyer_type": None}
