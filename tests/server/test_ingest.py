@@ -49,7 +49,8 @@ def snapshot(store: Store) -> dict[str, Any]:
         "rollup": rows(
             store,
             "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-            "building_type, samples FROM cohort_months ORDER BY 1, 2, 3, 4, 5, 6, 7",
+            "building_type, samples, contracts, bulk_contracts FROM cohort_months "
+            "ORDER BY 1, 2, 3, 4, 5, 6, 7",
         ),
         "coverage": rows(
             store,
@@ -61,22 +62,32 @@ def snapshot(store: Store) -> dict[str, Any]:
 
 def assert_rollup_matches_transactions(store: Store) -> None:
     """The rollup maintained at ingest equals counting the stored transactions, per
-    building type ('' when the source does not say)."""
+    building type ('' when the source does not say): samples, contracts (the rows sharing
+    a contract_id are one, a row without one is its own) and contracts of several rows."""
     keys = ("sigungu_code", "dong", "property_type", "transaction_type", "month", "source")
-    expected: Counter[tuple[str, ...]] = Counter()
+    per_contract: Counter[tuple[tuple[str, ...], str]] = Counter()
     for r in rows(
         store,
         "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-        "building_type FROM transactions",
+        "building_type, contract_id, natural_key FROM transactions",
     ):
         base = (r["property_type"], r["transaction_type"], r["month"], r["source"])
         btype = r["building_type"] or ""
-        expected[(r["sigungu_code"], "", *base, btype)] += 1
+        contract = r["contract_id"] or r["natural_key"]
+        per_contract[((r["sigungu_code"], "", *base, btype), contract)] += 1
         if r["dong"]:
-            expected[(r["sigungu_code"], r["dong"], *base, btype)] += 1
-    stored: Counter[tuple[str, ...]] = Counter()
+            per_contract[((r["sigungu_code"], r["dong"], *base, btype), contract)] += 1
+    expected: dict[tuple[str, ...], list[int]] = {}
+    for (key, _), n in per_contract.items():
+        counts = expected.setdefault(key, [0, 0, 0])
+        counts[0] += n
+        counts[1] += 1
+        counts[2] += n > 1
+    stored: dict[tuple[str, ...], list[int]] = {}
     for r in snapshot(store)["rollup"]:
-        stored[(*(r[k] for k in keys), r["building_type"])] += int(r["samples"])
+        key = (*(r[k] for k in keys), r["building_type"])
+        assert key not in stored
+        stored[key] = [int(r["samples"]), int(r["contracts"]), int(r["bulk_contracts"])]
     assert stored == expected
 
 

@@ -1,23 +1,26 @@
 """Coverage rows: which cohorts have data in which periods (SPEC "Coverage row").
 
 Built from *rollup rows*: mappings with ``sigungu_code``, ``dong`` (``''`` for a
-district-level row), ``property_type``, ``transaction_type``, ``month``, ``source`` and
-``samples`` (the number of transactions). The server keeps such rows in its store;
-``rollup_of`` counts them from transactions. A period counts only with at least
-``MIN_SAMPLES`` samples, all sources together.
+district-level row), ``property_type``, ``transaction_type``, ``month``, ``source``,
+``building_type``, ``samples`` (the number of transactions), ``contracts`` (the number of
+contracts among them: the rows of one bulk sale are one, ``svc_core.stats``) and
+``bulk_contracts`` (those of several rows). A contract's rows share every key of a rollup
+row, so contracts add up over rollup rows like samples. The server keeps such rows in its
+store; ``rollup_of`` counts them from transactions. A period counts only with at least
+``MIN_SAMPLES`` contracts, all sources together.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import attrs
 
 from svc_core.convert import to_json
-from svc_core.envelope import Answer
+from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import parse_month
 from svc_core.realestate import freshness
@@ -28,14 +31,16 @@ from svc_core.realestate.query import CoverageQuery
 from svc_core.stats import MIN_SAMPLES, median
 
 RollupRow = Mapping[str, Any]
-"""One cohort, month and source with its ``samples`` (see the module docstring)."""
+"""One cohort, month and source with its ``samples``, ``contracts`` and
+``bulk_contracts`` (see the module docstring)."""
 
 
 @attrs.frozen(kw_only=True)
 class CoverageRow:
     """One cohort's coverage, fields in SPEC order; ``gu`` and ``dong`` only at dong
     precision. ``samples_per_period_median`` is the median of the per-period totals.
-    Then the additions of issue 14: ``building_type`` (the filter's value, None: every
+    Then issue 28's ``contract_count`` and ``bulk_contracts`` (contracts, and those of
+    several rows, over ``periods_with_data``), and the additions of issue 14: ``building_type`` (the filter's value, None: every
     deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
     add up to ``total_samples``), ``complete`` and ``provisional`` as on pulse rows, over
     every period with data."""
@@ -53,6 +58,8 @@ class CoverageRow:
     total_samples: int
     samples_per_period_median: int
     data_sources: tuple[str, ...]
+    contract_count: int
+    bulk_contracts: int
     building_type: str | None = None
     building_type_mix: dict[str, int] = attrs.field(factory=dict)
     complete: bool = True
@@ -106,6 +113,31 @@ def _by_quarter(
     return out
 
 
+COUNTS = ("samples", "contracts", "bulk_contracts")
+"""The counts of a rollup row, in the order ``tally`` gives them."""
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def tally(units: Iterable[tuple[K, Hashable, int]]) -> dict[K, list[int]]:
+    """[samples, contracts, bulk contracts] per key from ``(key, contract, rows)``: the
+    rows of one contract under one key, given at once or in parts (several units of
+    one contract may come one by one, as ``(key, contract, 1)``)."""
+    per: Counter[tuple[K, Hashable]] = Counter()
+    for key, contract, n in units:
+        per[(key, contract)] += n
+    out: dict[K, list[int]] = {}
+    for (key, _), n in per.items():
+        counts = out.get(key)
+        if counts is None:
+            counts = out[key] = [0, 0, 0]
+        counts[0] += n
+        counts[1] += 1
+        counts[2] += n > 1
+    return out
+
+
 CohortKey = tuple[str, str, str, str, str]
 """(sigungu code, dong or '', property type, transaction type, building type or '' for
 the combined row)."""
@@ -143,6 +175,7 @@ def build_coverage(
     """
     sources: dict[CohortKey, dict[str, dict[str, int]]] = {}
     types: dict[CohortKey, dict[str, dict[str, int]]] = {}
+    deals: dict[CohortKey, dict[str, dict[str, int]]] = {}  # contracts and bulk ones
     combined = None in building_types
     typed = {t for t in building_types if t is not None}
     for r in rollup:
@@ -154,14 +187,19 @@ def build_coverage(
             r["transaction_type"],
         )
         month, source, n = r["month"], r["source"], r["samples"]
+        contracts, bulk = r["contracts"], r["bulk_contracts"]
         if combined:
             key = (*base, "")
             _count(sources, key, month, source, n)
             _count(types, key, month, btype or UNKNOWN_TYPE, n)
+            _count(deals, key, month, "contracts", contracts)
+            _count(deals, key, month, "bulk", bulk)
         if btype in typed:
             key = (*base, btype)
             _count(sources, key, month, source, n)
             _count(types, key, month, btype, n)
+            _count(deals, key, month, "contracts", contracts)
+            _count(deals, key, month, "bulk", bulk)
     out: list[CoverageCohort] = []
     known = dict(names or {})
     quarter_of: dict[str, str] = {}
@@ -169,20 +207,27 @@ def build_coverage(
         for key, by_month in sources.items():
             code, dong, ptype, ttype, btype = key
             type_months = types[key]
+            deal_months = deals[key]
             by_period = by_month
             by_type = type_months
+            by_deals = deal_months
             if granularity == "quarter":
                 by_period = _by_quarter(by_month, quarter_of)
                 by_type = _by_quarter(type_months, quarter_of)
+                by_deals = _by_quarter(deal_months, quarter_of)
             labels: list[str] = []
             totals: list[int] = []
             mix: dict[str, int] = {}
             type_mix: dict[str, int] = {}
+            contract_count = bulk_contracts = 0
             for label in sorted(by_period):
+                counted = by_deals[label]
+                if counted["contracts"] < MIN_SAMPLES:
+                    continue
                 by_source = by_period[label]
                 total = sum(by_source.values())
-                if total < MIN_SAMPLES:
-                    continue
+                contract_count += counted["contracts"]
+                bulk_contracts += counted["bulk"]
                 labels.append(label)
                 totals.append(total)
                 for source, n in by_source.items():
@@ -211,6 +256,8 @@ def build_coverage(
                 data_sources=tuple(sorted(mix)),
                 building_type=btype or None,
                 building_type_mix=dict(sorted(type_mix.items())),
+                contract_count=contract_count,
+                bulk_contracts=bulk_contracts,
             )
             out.append(
                 CoverageCohort(
@@ -242,14 +289,14 @@ def build_coverage(
 def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, Any]]:
     """Rollup rows counted from deals: district-level rows, or (``dong_level``) one per
     legal dong, leaving out deals without a dong; ``building_type`` ``''`` when the
-    source does not say."""
-    counts: Counter[tuple[str, str, str, str, str, str, str]] = Counter()
-    for d in records:
+    source does not say. A deal without a ``contract_id`` is a contract of its own."""
+    units: list[tuple[tuple[str, ...], Hashable, int]] = []
+    for i, d in enumerate(records):
         if dong_level and not d.dong:
             continue
         dong = (d.dong or "") if dong_level else ""
         key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
-        counts[(*key, d.building_type or "")] += 1
+        units.append(((*key, d.building_type or ""), d.contract_id or i, 1))
     keys = (
         "sigungu_code",
         "dong",
@@ -259,7 +306,10 @@ def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, An
         "source",
         "building_type",
     )
-    return [{**dict(zip(keys, key, strict=True)), "samples": n} for key, n in counts.items()]
+    return [
+        {**dict(zip(keys, key, strict=True)), **dict(zip(COUNTS, counts, strict=True))}
+        for key, counts in tally(units).items()
+    ]
 
 
 def coverage_rows(
@@ -393,6 +443,7 @@ def coverage_answer(
             "row_cap": query.limit,
             "data_as_of": context.data_as_of,
             "incomplete_periods": gaps,
+            "methodology": CONTRACT_METHODOLOGY,
         },
     )
     return Answer(data=[row for row, _ in finished], meta=meta)

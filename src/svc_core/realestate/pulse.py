@@ -2,7 +2,8 @@
 
 A cohort is the transactions of one district (and, at dong precision, one legal dong),
 property type, transaction type and period; a cohort with fewer than
-``MIN_SAMPLES`` transactions gives no row. ``pulse_rows`` is the whole computation
+``MIN_SAMPLES`` contracts (the rows of one bulk sale are one: ``svc_core.stats``) gives
+no row. ``pulse_rows`` is the whole computation
 from transactions (what a library user calls); ``group_rows`` is its second half, for a
 caller (the server) whose store already selected the cohort's transactions.
 """
@@ -12,12 +13,13 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from fractions import Fraction
 from urllib.parse import quote, urlencode
 
 import attrs
 
 from svc_core.confidence import ConfidenceFactors, cap_mixed, confidence_of, worst
-from svc_core.envelope import Answer
+from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
@@ -32,7 +34,7 @@ from svc_core.realestate.deal import Deal as Deal
 from svc_core.realestate.deal import deal_of as deal_of
 from svc_core.realestate.deal import deals as deals
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
-from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
+from svc_core.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
 
 
 @attrs.frozen(kw_only=True)
@@ -43,7 +45,10 @@ class PulseRow:
     ``building_type_mix`` counts samples per type (``unknown`` when the source does not
     say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
     query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
-    the whole buildings; each is None when no deal reports the area. ``complete`` is
+    the whole buildings; each is None when no deal reports the area. Right after SPEC's
+    fields, issue 28's: ``contract_count`` contracts among the ``sample_count`` rows,
+    ``bulk_contracts`` of them of several rows, the largest of
+    ``largest_contract_units`` rows (every figure is over contracts). ``complete`` is
     false when a district-month the row is built from was loaded from an incomplete set
     of pages or partially synced, ``provisional`` true while its period is within the
     reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
@@ -71,6 +76,9 @@ class PulseRow:
     source_mix: dict[str, int]
     source_means: dict[str, int]
     confidence_factors: ConfidenceFactors
+    contract_count: int
+    bulk_contracts: int
+    largest_contract_units: int
     building_type: str | None = None
     building_type_mix: dict[str, int] = attrs.field(factory=dict)
     p25_price_per_m2: int | None = None
@@ -89,8 +97,9 @@ GroupKey = tuple[str | None, str, str, str]
 def _row(
     cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str, area_unit: str
 ) -> PulseRow | None:
-    """One pulse row from a cohort's samples, or None below the 2-sample minimum."""
-    summary = summarize(samples)
+    """One pulse row from a cohort's samples, or None below the 2-contract minimum."""
+    grouped = contracts(samples)
+    summary = summarize(samples, grouped=grouped)
     if summary is None:
         return None
     dong, property_type, transaction_type, period = key
@@ -98,11 +107,8 @@ def _row(
     mix = building_type_mix(s.building_type for s in samples)
     if is_mixed(mix):
         grade = cap_mixed(grade)
-    per_area = per_area_quartiles(((s.price, s.area) for s in samples), area_unit=area_unit)
-    land = per_area_quartiles(
-        ((s.price, s.land_area) for s in samples if s.building_type == "whole_building"),
-        area_unit=area_unit,
-    )
+    per_area = per_area_quartiles(((c.price, c.area) for c in grouped), area_unit=area_unit)
+    land = per_area_quartiles(_land(samples, len(grouped) < len(samples)), area_unit=area_unit)
     dong_level = cohort.dong_level
     return PulseRow(
         sigungu_code=cohort.sigungu_code,
@@ -126,6 +132,9 @@ def _row(
         source_mix=summary.source_mix,
         source_means=summary.source_means,
         confidence_factors=grade.factors,
+        contract_count=summary.contract_count,
+        bulk_contracts=summary.bulk_contracts,
+        largest_contract_units=summary.largest_contract,
         building_type=cohort.building_type,
         building_type_mix=mix,
         p25_price_per_m2=per_area[0] if per_area else None,
@@ -133,6 +142,15 @@ def _row(
         p75_price_per_m2=per_area[2] if per_area else None,
         median_land_price_per_m2=land[1] if land else None,
     )
+
+
+def _land(samples: Sequence[Deal], bulk: bool) -> list[tuple[int, float | Fraction | None]]:
+    """(price, land area) per contract of the whole buildings among ``samples`` (a bulk
+    contract's total price and land area; grouped only when the cohort has one)."""
+    whole = [s for s in samples if s.building_type == "whole_building"]
+    if bulk:
+        return [(c.price, c.area) for c in contracts([s._replace(area=s.land_area) for s in whole])]
+    return [(s.price, s.land_area) for s in whole]
 
 
 def row_order(row: PulseRow) -> tuple[str, int, int, str]:
@@ -301,12 +319,14 @@ def rows_meta(
     extra: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
-    row mixing building types adds ``MIX_LIMITATION``; ``data_as_of`` (from the context)
-    and ``incomplete_periods`` say how fresh and complete they are."""
+    row mixing building types adds ``MIX_LIMITATION``, rows resting on one bulk contract
+    ``bulk_limitation``; ``data_as_of`` (from the context) and ``incomplete_periods`` say
+    how fresh and complete they are, ``methodology`` how contracts are counted."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
         "incomplete_periods": incomplete_periods(rows),
+        "methodology": CONTRACT_METHODOLOGY,
     }
     meta = layer_meta(
         context,
@@ -321,7 +341,30 @@ def rows_meta(
     )
     if any(r.confidence_factors.mixed_building_types for r in rows):
         meta["known_limitations"].append(MIX_LIMITATION)
+    concentrated = bulk_limitation(rows)
+    if concentrated:
+        meta["known_limitations"].append(concentrated)
     return meta
+
+
+def bulk_limitation(rows: Iterable[PulseRow]) -> str | None:
+    """The known limitation naming the rows whose largest contract holds more than a
+    third of their samples (units), or None when there is none."""
+    named = [
+        f"{r.period} {r.property_type} {r.transaction_type}"
+        + (f" in {r.dong}" if r.dong else "")
+        + (f" ({r.building_type})" if r.building_type else "")
+        + f": {r.largest_contract_units} of {r.sample_count}"
+        for r in rows
+        if r.largest_contract_units > 1 and 3 * r.largest_contract_units > r.sample_count
+    ]
+    if not named:
+        return None
+    return (
+        "One bulk contract (several units of one building sold together) holds more than "
+        f"a third of the samples of these rows: {'; '.join(named)}. It counts once in "
+        "their figures, which rest on few independent deals."
+    )
 
 
 def pulse_answer(
@@ -347,7 +390,7 @@ def pulse_answer(
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(
-            f"No cohort with at least {MIN_SAMPLES} transactions matches "
+            f"No cohort with at least {MIN_SAMPLES} contracts matches "
             f"{cohort.place()} in {query.period}{window_text}.",
             hint=DIMENSIONS_HINT,
             meta=meta,

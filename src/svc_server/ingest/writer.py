@@ -14,7 +14,6 @@ the planner's statistics are refreshed when the load made them stale.
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 
 import attrs
 
@@ -28,7 +27,7 @@ from svc_server.ingest.markets import MarketWrite
 from svc_server.ingest.markets import write as write_markets
 from svc_server.store import Store
 from svc_server.store.base import Tx
-from svc_server.store.realestate import RollupKey, rollup_rows
+from svc_server.store.realestate import RollupCounts, rollup_rows
 
 
 @attrs.frozen(kw_only=True)
@@ -112,7 +111,7 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> tuple[int, 
     # Into an empty store the roll-up is exactly what this load adds: coverage is built
     # from it in memory instead of reading it back.
     first = store.realestate.rollup_is_empty(tx)
-    added: Counter[RollupKey] = Counter()
+    added: RollupCounts = {}
     retyped: set[str] = set()
     total = load.records
     progress = load.progress
