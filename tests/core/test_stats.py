@@ -254,7 +254,7 @@ def test_grouping_into_contracts_preserves_totals(cohort: list[Sample]) -> None:
                 monthly_rent=None if None in rents else sum(r or 0 for r in rents),
                 area=None
                 if None in known
-                else sum((Fraction(repr(a)) for a in known if a is not None), Fraction(0)),
+                else sum((Decimal(repr(a)) for a in known if a is not None), Decimal(0)),
                 source=source,
                 units=len(group),
             )
@@ -358,3 +358,12 @@ def test_a_bulk_contract_by_hand() -> None:
     # per m²: 2, 3, 5 -> p25 2.5 (rounds to 2), median 3, p75 4
     assert per_area_quartiles((c.price, c.area) for c in contracts(cohort)) == (2, 3, 4)
     assert summarize(cohort[:3]) is None  # one contract is below the minimum
+
+
+def test_avg_area_rounds_the_published_decimals() -> None:
+    """1.015 is stored as 1.01499999999999990...: the mean of the published areas is the
+    tie 1.015, which rounds half to even to 1.02 (the stored floats would give 1.01)."""
+    stats = summarize([sale(1, area=1.015), sale(2, area=1.015)])
+    assert stats is not None and stats.avg_area_m2 == "1.02"
+    stats = summarize([sale(1, area=2.675), sale(2, area=2.665)])  # 2.67 exactly
+    assert stats is not None and stats.avg_area_m2 == "2.67"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from fractions import Fraction
+from decimal import Decimal
 from urllib.parse import quote, urlencode
 
 import attrs
@@ -108,7 +108,7 @@ def _row(
     if is_mixed(mix):
         grade = cap_mixed(grade)
     per_area = per_area_quartiles(((c.price, c.area) for c in grouped), area_unit=area_unit)
-    land = per_area_quartiles(_land(samples, len(grouped) < len(samples)), area_unit=area_unit)
+    land = per_area_quartiles(_land(samples, summary.bulk_contracts > 0), area_unit=area_unit)
     dong_level = cohort.dong_level
     return PulseRow(
         sigungu_code=cohort.sigungu_code,
@@ -144,13 +144,13 @@ def _row(
     )
 
 
-def _land(samples: Sequence[Deal], bulk: bool) -> list[tuple[int, float | Fraction | None]]:
+def _land(samples: Sequence[Deal], bulk: bool) -> list[tuple[int, float | Decimal | None]]:
     """(price, land area) per contract of the whole buildings among ``samples`` (a bulk
-    contract's total price and land area; grouped only when the cohort has one)."""
+    contract's total price and land area; ``bulk``: the cohort has one)."""
     whole = [s for s in samples if s.building_type == "whole_building"]
-    if bulk:
-        return [(c.price, c.area) for c in contracts([s._replace(area=s.land_area) for s in whole])]
-    return [(s.price, s.land_area) for s in whole]
+    if not bulk or len(contracts(whole)) == len(whole):
+        return [(s.price, s.land_area) for s in whole]
+    return [(c.price, c.area) for c in contracts([s._replace(area=s.land_area) for s in whole])]
 
 
 def row_order(row: PulseRow) -> tuple[str, int, int, str]:
