@@ -9,8 +9,9 @@ median of an even count is the midpoint of the two middle values.
 
 Integer outputs (prices, rents, per-source means) are computed exactly with fractions and
 rounded half to even (Python's ``round``). ``avg_area_m2`` is the mean of the known areas
-as a string with two decimals (half to even on the exact mean of the areas as published). ``relative_spread`` is
-rounded to 4 decimals; the confidence ladder compares that rounded value.
+as a string with two decimals, half to even on the exact mean of the areas as published
+(``svc_core.areas``). ``relative_spread`` is rounded to 4 decimals; the confidence
+ladder compares that rounded value.
 
 Prices per area (``per_area_quartiles``): price ÷ area per deal, exactly (the area as
 published: the shortest decimal that reads back as the stored float), then the same
@@ -23,10 +24,11 @@ one row per unit; ``contracts`` groups a cohort's rows by ``contract_id`` (the r
 its own) and source into one observation per contract: a bulk contract enters once, with
 its total price, its total area (the sum of its rows' published areas, so its price per
 m² is total price ÷ total area; unknown when a row lacks its area) and its total monthly
-rent (when every row has one). Every figure of ``summarize`` but the counts per source is computed over contracts: price mean
-and quartiles, rent figures, ``avg_area_m2`` (the mean contract area), the per-source means
-and ``relative_spread``; ``sample_count`` and ``source_mix`` count rows. A cohort of
-single-row contracts gets exactly the figures computed over its rows.
+rent (when every row has one). Every figure of ``summarize`` but the counts per source
+is computed over contracts: price mean and quartiles, rent figures, ``avg_area_m2`` (the
+mean contract area), the per-source means and ``relative_spread``; ``sample_count`` and
+``source_mix`` count rows. A cohort of single-row contracts gets exactly the figures
+computed over its rows.
 
 A cohort needs ``MIN_SAMPLES`` (2) contracts; ``summarize`` returns None below that.
 """
@@ -36,13 +38,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from decimal import MAX_PREC, Context, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
 from typing import NamedTuple, Protocol, overload
 
 import attrs
 
+from svc_core.areas import exact_area, mean_area_text, published_sum
 from svc_core.contracts import contract_id
 from svc_core.models import Transaction
 
@@ -118,25 +121,10 @@ def _merged(rows: Sequence[SampleLike]) -> Contract:
     return Contract(
         price=sum(r.price for r in rows),
         monthly_rent=None if None in rents else sum(r for r in rents if r is not None),
-        area=None if None in areas else _published_sum(areas),
+        area=None if None in areas else published_sum(areas),
         source=rows[0].source,
         units=len(rows),
     )
-
-
-_EXACT = Context(prec=MAX_PREC)
-"""Decimal sums in this context are exact."""
-
-
-def _published_sum(areas: Iterable[float | Decimal | None]) -> Decimal:
-    """The exact sum of areas as published: a row's float as the shortest decimal that
-    reads back as it, a contract's total as it is; None counts as nothing."""
-    add = _EXACT.add
-    total = Decimal(0)
-    for a in areas:
-        if a is not None:
-            total = add(total, Decimal(repr(a)) if isinstance(a, float) else a)
-    return total
 
 
 _CONTRACT_ID = attrgetter("contract_id")
@@ -271,7 +259,7 @@ class _Ratios(Sequence[Fraction]):
         while end < len(approx) and approx[end][0] <= value + slack:
             end += 1
         near = sorted(
-            Fraction(price) * self._per / _exact(area) for _, price, area in approx[first:end]
+            Fraction(price) * self._per / exact_area(area) for _, price, area in approx[first:end]
         )
         return near[i - first]
 
@@ -279,12 +267,6 @@ class _Ratios(Sequence[Fraction]):
 _SLACK = 1e-9
 """Relative distance within which float ratios are ordered exactly (their error is
 below 1e-15)."""
-
-
-def _exact(area: float | Decimal) -> Fraction:
-    """An area exactly: a contract's total as it is, a row's as published (the shortest
-    decimal that reads back as the stored float)."""
-    return Fraction(repr(area)) if isinstance(area, float) else Fraction(area)
 
 
 def median(values: Iterable[int]) -> int:
@@ -328,38 +310,6 @@ class CohortStats:
     @property
     def distinct_sources(self) -> int:
         return len(self.source_mix)
-
-
-def _area_text(areas: Sequence[float | Decimal]) -> str | None:
-    """The exact mean of areas as published (``_published_sum``), two decimals half to
-    even."""
-    if not areas:
-        return None
-    # Fast: the exact mean of the values as stored, in integer arithmetic (a float is
-    # n / 2**k, a Decimal n / 10**k: over one common denominator the sum is one integer,
-    # ~10x faster than summing Fractions). A float is within 2**-53 of itself from its
-    # published decimal, so this mean is within max area * 2**-52 of the published
-    # one: they round alike unless it lies that close to a half-hundredth.
-    ratios = [a.as_integer_ratio() for a in areas]
-    denominators = {d for _, d in ratios}
-    denominator = max(denominators)
-    if any(denominator % d for d in denominators):
-        denominator = math.lcm(*denominators)
-    total = sum(n * (denominator // d) for n, d in ratios)
-    stored = Fraction(total, denominator * len(areas))
-    q, r = divmod(stored.numerator * 100, stored.denominator)
-    off = abs(2 * r - stored.denominator)  # distance from the half-hundredth, scaled
-    if off * 2**51 <= stored.denominator * 100 * math.ceil(max(areas)):
-        return _hundredths(Fraction(_published_sum(areas)) / len(areas))
-    return str(Decimal(q + (2 * r > stored.denominator)).scaleb(-2))
-
-
-def _hundredths(value: Fraction) -> str:
-    """``value`` with two decimals, rounded half to even exactly."""
-    q, r = divmod(value.numerator * 100, value.denominator)
-    if 2 * r > value.denominator or (2 * r == value.denominator and q % 2):
-        q += 1
-    return str(Decimal(q).scaleb(-2))
 
 
 def summarize(
@@ -408,7 +358,7 @@ def summarize(
         p25_monthly_rent=rent_p25,
         median_monthly_rent=rent_median,
         p75_monthly_rent=rent_p75,
-        avg_area_m2=_area_text([c.area for c in observed if c.area is not None]),
+        avg_area_m2=mean_area_text([c.area for c in observed if c.area is not None]),
         source_mix={
             src: len(vals) if rows is None else rows[src] for src, vals in sorted(by_source.items())
         },

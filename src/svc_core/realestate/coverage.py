@@ -1,21 +1,17 @@
 """Coverage rows: which cohorts have data in which periods (SPEC "Coverage row").
 
-Built from *rollup rows*: mappings with ``sigungu_code``, ``dong`` (``''`` for a
-district-level row), ``property_type``, ``transaction_type``, ``month``, ``source``,
-``building_type``, ``samples`` (the number of transactions), ``contracts`` (the number of
-contracts among them: the rows of one bulk sale are one, ``svc_core.stats``) and
-``bulk_contracts`` (those of several rows). A contract's rows share every key of a rollup
-row, so contracts add up over rollup rows like samples. The server keeps such rows in its
-store; ``rollup_of`` counts them from transactions. A period counts only with at least
-``MIN_SAMPLES`` contracts, all sources together.
+Built from rollup rows (``svc_core.realestate.rollup``: samples, contracts and bulk
+contracts per cohort, month, source and building type), which the server keeps in its
+store. A period counts only with at least ``MIN_SAMPLES`` contracts, all sources
+together.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -28,11 +24,9 @@ from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
+from svc_core.realestate.rollup import RollupRow as RollupRow
+from svc_core.realestate.rollup import rollup_of as rollup_of
 from svc_core.stats import MIN_SAMPLES, median
-
-RollupRow = Mapping[str, Any]
-"""One cohort, month and source with its ``samples``, ``contracts`` and
-``bulk_contracts`` (see the module docstring)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -40,8 +34,8 @@ class CoverageRow:
     """One cohort's coverage, fields in SPEC order; ``gu`` and ``dong`` only at dong
     precision. ``samples_per_period_median`` is the median of the per-period totals.
     Then issue 28's ``contract_count`` and ``bulk_contracts`` (contracts, and those of
-    several rows, over ``periods_with_data``), and the additions of issue 14: ``building_type`` (the filter's value, None: every
-    deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
+    several rows, over ``periods_with_data``), and the additions of issue 14:
+    ``building_type`` (the filter's value, None: every deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
     add up to ``total_samples``), ``complete`` and ``provisional`` as on pulse rows, over
     every period with data."""
 
@@ -110,31 +104,6 @@ def _by_quarter(
             continue
         for source, n in by_source.items():
             pooled[source] = pooled.get(source, 0) + n
-    return out
-
-
-COUNTS = ("samples", "contracts", "bulk_contracts")
-"""The counts of a rollup row, in the order ``tally`` gives them."""
-
-
-K = TypeVar("K", bound=Hashable)
-
-
-def tally(units: Iterable[tuple[K, Hashable, int]]) -> dict[K, list[int]]:
-    """[samples, contracts, bulk contracts] per key from ``(key, contract, rows)``: the
-    rows of one contract under one key, given at once or in parts (several units of
-    one contract may come one by one, as ``(key, contract, 1)``)."""
-    per: Counter[tuple[K, Hashable]] = Counter()
-    for key, contract, n in units:
-        per[(key, contract)] += n
-    out: dict[K, list[int]] = {}
-    for (key, _), n in per.items():
-        counts = out.get(key)
-        if counts is None:
-            counts = out[key] = [0, 0, 0]
-        counts[0] += n
-        counts[1] += 1
-        counts[2] += n > 1
     return out
 
 
@@ -284,32 +253,6 @@ def build_coverage(
         )
     )
     return out
-
-
-def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, Any]]:
-    """Rollup rows counted from deals: district-level rows, or (``dong_level``) one per
-    legal dong, leaving out deals without a dong; ``building_type`` ``''`` when the
-    source does not say. A deal without a ``contract_id`` is a contract of its own."""
-    units: list[tuple[tuple[str, ...], Hashable, int]] = []
-    for i, d in enumerate(records):
-        if dong_level and not d.dong:
-            continue
-        dong = (d.dong or "") if dong_level else ""
-        key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
-        units.append(((*key, d.building_type or ""), d.contract_id or i, 1))
-    keys = (
-        "sigungu_code",
-        "dong",
-        "property_type",
-        "transaction_type",
-        "month",
-        "source",
-        "building_type",
-    )
-    return [
-        {**dict(zip(keys, key, strict=True)), **dict(zip(COUNTS, counts, strict=True))}
-        for key, counts in tally(units).items()
-    ]
 
 
 def coverage_rows(

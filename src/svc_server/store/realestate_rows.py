@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from svc_core.contracts import contract_id
-from svc_core.realestate.coverage import COUNTS, tally
 from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
+from svc_core.realestate.rollup import COUNTS, tally
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 

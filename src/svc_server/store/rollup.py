@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
-from svc_core.realestate.coverage import tally
+from svc_core.realestate.rollup import tally
 from svc_server.store.base import (
     IN_CHUNK,
     WRITE_CHUNK,
