@@ -43,9 +43,9 @@ class PulseRow:
     ``dong`` are set only at dong precision; amounts are whole KRW; ``avg_area_m2`` is a
     two-decimal string. ``building_type`` is the filter's value (None: both);
     ``building_type_mix`` counts samples per type (``unknown`` when the source does not
-    say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
-    query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
-    the whole buildings; each is None when no deal reports the area. Right after SPEC's
+    say). ``*_price_per_m2`` are quartiles of price ÷ area per contract (per pyeong when
+    the query says so) and ``median_land_price_per_m2`` the median of price ÷ land area
+    of the whole buildings; each is None when no contract reports the area. Right after SPEC's
     fields, issue 28's: ``contract_count`` contracts among the ``sample_count`` rows,
     ``bulk_contracts`` of them of several rows, the largest of
     ``largest_contract_units`` rows (every figure is over contracts). ``complete`` is
