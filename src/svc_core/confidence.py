@@ -4,10 +4,15 @@ The ladder, first matching rule wins (``MAX_SPREAD`` = 0.20, ``MIN_SAMPLES`` = 5
 
 1. at least 2 distinct sources and ``relative_spread <= 0.20`` → ``high``
    ("2 sources agree within 20% spread (8.1%)")
-2. at least 2 distinct sources, spread above 20%, at least 5 samples → ``medium``
-3. at least 2 distinct sources, spread above 20%, fewer than 5 samples → ``low``
-4. a single source with at least 5 samples → ``medium``
-5. a single source with fewer than 5 samples → ``low``
+2. at least 2 distinct sources, spread above 20%, at least 5 contracts → ``medium``
+3. at least 2 distinct sources, spread above 20%, fewer than 5 contracts → ``low``
+4. a single source with at least 5 contracts → ``medium``
+   ("single source, 7 contracts (18 samples) >= 5")
+5. a single source with fewer than 5 contracts → ``low``
+
+The threshold counts contracts, not rows (issue 28): the units of one bulk sale are one
+observation, so twelve rows of one contract weigh as one (``svc_core.stats.contracts``).
+The reason names the samples (rows) too when they are more than the contracts.
 
 A cohort mixing whole buildings and units (``cap_mixed``) is at most ``medium``, with
 ``mixed_building_types`` set and the reason extended.
@@ -33,13 +38,16 @@ LEVELS: tuple[str, ...] = ("low", "medium", "high")
 
 @attrs.frozen(kw_only=True)
 class ConfidenceFactors:
-    """The inputs of the ladder and the sentence naming the rule that fired."""
+    """The inputs of the ladder and the sentence naming the rule that fired: SPEC's
+    fields, then ``mixed_building_types`` (issue 14) and ``contract_count`` (issue 28: the
+    contracts among the ``sample_count`` rows, which the thresholds count)."""
 
     distinct_sources: int
     relative_spread: float
     sample_count: int
     ladder_reason: str
     mixed_building_types: bool = False
+    contract_count: int
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,6 +56,7 @@ class ConfidenceFactors:
             "sample_count": self.sample_count,
             "ladder_reason": self.ladder_reason,
             "mixed_building_types": self.mixed_building_types,
+            "contract_count": self.contract_count,
         }
 
 
@@ -61,11 +70,29 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
-def assess(*, distinct_sources: int, relative_spread: float, sample_count: int) -> Confidence:
-    """Apply the ladder to the three factors."""
-    if not 1 <= distinct_sources <= sample_count or relative_spread < 0:
-        raise ValueError("a cohort has 1 to sample_count sources and a spread >= 0")
+def _counted(contracts: int, samples: int) -> str:
+    """``7 contracts (18 samples)``; ``5 contracts`` when each is one sample."""
+    text = f"{contracts} contract{'' if contracts == 1 else 's'}"
+    return text if samples == contracts else f"{text} ({samples} samples)"
+
+
+def assess(
+    *,
+    distinct_sources: int,
+    relative_spread: float,
+    sample_count: int,
+    contract_count: int | None = None,
+) -> Confidence:
+    """Apply the ladder to the factors; ``contract_count`` (the contracts among the
+    ``sample_count`` rows) defaults to ``sample_count``: every row a contract."""
+    contracts = sample_count if contract_count is None else contract_count
+    if not 1 <= distinct_sources <= contracts <= sample_count or relative_spread < 0:
+        raise ValueError(
+            "a cohort has 1 to contract_count sources, at most sample_count contracts "
+            "and a spread >= 0"
+        )
     limit = _pct(MAX_SPREAD).replace(".0%", "%")
+    counted = _counted(contracts, sample_count)
     if distinct_sources >= 2:
         if relative_spread <= MAX_SPREAD:
             level = "high"
@@ -73,18 +100,18 @@ def assess(*, distinct_sources: int, relative_spread: float, sample_count: int) 
                 f"{distinct_sources} sources agree within {limit} spread ({_pct(relative_spread)})"
             )
         else:
-            level = "medium" if sample_count >= MIN_SAMPLES else "low"
-            cmp = ">=" if sample_count >= MIN_SAMPLES else "<"
+            level = "medium" if contracts >= MIN_SAMPLES else "low"
+            cmp = ">=" if contracts >= MIN_SAMPLES else "<"
             reason = (
                 f"{distinct_sources} sources disagree beyond {limit} spread "
-                f"({_pct(relative_spread)}), {sample_count} samples {cmp} {MIN_SAMPLES}"
+                f"({_pct(relative_spread)}), {counted} {cmp} {MIN_SAMPLES}"
             )
-    elif sample_count >= MIN_SAMPLES:
+    elif contracts >= MIN_SAMPLES:
         level = "medium"
-        reason = f"single source, {sample_count} samples >= {MIN_SAMPLES}"
+        reason = f"single source, {counted} >= {MIN_SAMPLES}"
     else:
         level = "low"
-        reason = f"single source, {sample_count} samples < {MIN_SAMPLES}"
+        reason = f"single source, {counted} < {MIN_SAMPLES}"
     return Confidence(
         level=level,
         factors=ConfidenceFactors(
@@ -92,6 +119,7 @@ def assess(*, distinct_sources: int, relative_spread: float, sample_count: int) 
             relative_spread=relative_spread,
             sample_count=sample_count,
             ladder_reason=reason,
+            contract_count=contracts,
         ),
     )
 
@@ -102,6 +130,7 @@ def confidence_of(stats: CohortStats) -> Confidence:
         distinct_sources=stats.distinct_sources,
         relative_spread=stats.relative_spread,
         sample_count=stats.sample_count,
+        contract_count=stats.contract_count,
     )
 
 

@@ -28,6 +28,20 @@ BASE_LIMITATIONS: tuple[str, ...] = (
     "Lot numbers are partly masked by MOLIT; dong precision uses the legal dong of the record.",
 )
 
+CONTRACT_METHODOLOGY = (
+    "Figures count contracts, not rows: RTMS reports a sale of several units of one "
+    "building as one row per unit, and rows that agree on source, district, legal dong, "
+    "lot number, contract date, deal type, seller and buyer type, building use, build "
+    "year, property type and building type are one contract (a lease, or a row without "
+    "a lot number, is a contract of its own). A bulk contract enters the price quartiles "
+    "and means once with its total price, and the per-area quartiles once with its total "
+    "price / total area (area unknown unless every unit reports one); avg_area_m2 is the "
+    "mean contract area. sample_count, source_mix and building_type_mix count rows; "
+    "contract_count counts contracts, bulk_contracts those of several units. A row needs "
+    "at least 2 contracts (a coverage period too), and the confidence ladder's threshold "
+    "of 5 counts contracts."
+)
+"""``_meta.methodology`` of pulse, series and coverage answers (issue 28)."""
 
 TRANSACTIONS_PATH = "/api/v1/real-estate/transactions"
 """The deals route pulse rows link to (``transactions_url``)."""

@@ -28,6 +28,7 @@ def test_sources_that_agree_are_high() -> None:
         "sample_count": 3,
         "ladder_reason": "2 sources agree within 20% spread (8.1%)",
         "mixed_building_types": False,
+        "contract_count": 3,
     }
 
 
@@ -58,24 +59,39 @@ def test_spread_threshold_is_inclusive() -> None:
     assert assess(distinct_sources=3, relative_spread=0.2001, sample_count=3).level == "low"
 
 
-def test_sources_that_disagree_fall_back_on_sample_count() -> None:
+def test_sources_that_disagree_fall_back_on_the_contract_count() -> None:
     many = assess(distinct_sources=2, relative_spread=0.34, sample_count=12)
     assert many.level == "medium"
     assert many.factors.ladder_reason == (
-        "2 sources disagree beyond 20% spread (34.0%), 12 samples >= 5"
+        "2 sources disagree beyond 20% spread (34.0%), 12 contracts >= 5"
     )
     few = assess(distinct_sources=2, relative_spread=0.34, sample_count=4)
     assert few.level == "low"
-    assert "4 samples < 5" in few.factors.ladder_reason
+    assert "4 contracts < 5" in few.factors.ladder_reason
+    bulk = assess(distinct_sources=2, relative_spread=0.34, sample_count=12, contract_count=4)
+    assert bulk.level == "low"
+    assert bulk.factors.ladder_reason.endswith("4 contracts (12 samples) < 5")
 
 
 def test_single_source() -> None:
     c = assess(distinct_sources=1, relative_spread=0.0, sample_count=4)
     assert c.level == "low"
-    assert c.factors.ladder_reason == "single source, 4 samples < 5"
+    assert c.factors.ladder_reason == "single source, 4 contracts < 5"
     c = assess(distinct_sources=1, relative_spread=0.0, sample_count=5)
     assert c.level == "medium"
-    assert c.factors.ladder_reason == "single source, 5 samples >= 5"
+    assert c.factors.ladder_reason == "single source, 5 contracts >= 5"
+
+
+def test_the_ladder_counts_contracts_not_rows() -> None:
+    """Yongsan office sales, 2025 Q2 (issue 28): 12 rows of one contract are not 12
+    observations."""
+    one = assess(distinct_sources=1, relative_spread=0.0, sample_count=12, contract_count=1)
+    assert one.level == "low"
+    assert one.factors.ladder_reason == "single source, 1 contract (12 samples) < 5"
+    assert (one.factors.sample_count, one.factors.contract_count) == (12, 1)
+    five = assess(distinct_sources=1, relative_spread=0.0, sample_count=17, contract_count=5)
+    assert five.level == "medium"
+    assert five.factors.ladder_reason == "single source, 5 contracts (17 samples) >= 5"
 
 
 def test_invalid_factors() -> None:
@@ -85,6 +101,10 @@ def test_invalid_factors() -> None:
         assess(distinct_sources=1, relative_spread=-0.1, sample_count=3)
     with pytest.raises(ValueError):
         assess(distinct_sources=3, relative_spread=0.0, sample_count=2)
+    with pytest.raises(ValueError):  # more contracts than rows
+        assess(distinct_sources=1, relative_spread=0.0, sample_count=2, contract_count=3)
+    with pytest.raises(ValueError):  # more sources than contracts
+        assess(distinct_sources=2, relative_spread=0.0, sample_count=4, contract_count=1)
 
 
 def test_confidence_of_cohort_stats() -> None:
@@ -99,7 +119,21 @@ def test_confidence_of_cohort_stats() -> None:
     assert c.level == "high"
     assert c.factors.distinct_sources == 2
     assert c.factors.sample_count == 2
+    assert c.factors.contract_count == 2
     assert c.factors.relative_spread == stats.relative_spread
+
+
+def test_confidence_of_a_cohort_of_bulk_contracts_counts_contracts() -> None:
+    rows = [
+        Sample(price=100, monthly_rent=None, area=None, source="rtms_official", contract_id=cid)
+        for cid in ("a", "a", "a", "b", "b", "c")
+    ]
+    stats = summarize(rows)
+    assert stats is not None
+    c = confidence_of(stats)
+    assert (c.factors.sample_count, c.factors.contract_count) == (6, 3)
+    assert c.level == "low"
+    assert c.factors.ladder_reason == "single source, 3 contracts (6 samples) < 5"
 
 
 def test_worst() -> None:
@@ -119,10 +153,13 @@ def test_worst_is_the_minimum(items: list[str]) -> None:
     assert worst(items) == min(items, key=order.index)
 
 
-@given(st.integers(1, 5), st.floats(0.0, 3.0), st.integers(0, 1000))
-def test_ladder_properties(sources: int, spread: float, extra: int) -> None:
+@given(st.integers(1, 5), st.floats(0.0, 3.0), st.integers(0, 1000), st.integers(0, 1000))
+def test_ladder_properties(sources: int, spread: float, extra: int, units: int) -> None:
     count = sources + extra
-    c = assess(distinct_sources=sources, relative_spread=spread, sample_count=count)
+    rows = count + units
+    c = assess(
+        distinct_sources=sources, relative_spread=spread, sample_count=rows, contract_count=count
+    )
     assert c.level in ("low", "medium", "high")
     assert (c.level == "high") == (sources >= 2 and spread <= MAX_SPREAD)
     if c.level != "high":
@@ -130,6 +167,16 @@ def test_ladder_properties(sources: int, spread: float, extra: int) -> None:
     if c.level == "high":
         assert f"({spread * 100:.1f}%)" in c.factors.ladder_reason
     else:
-        assert f"{count} samples" in c.factors.ladder_reason
+        assert f"{count} contract" in c.factors.ladder_reason
+        assert (f"({rows} samples)" in c.factors.ladder_reason) == (rows != count)
+    assert (c.factors.sample_count, c.factors.contract_count) == (rows, count)
     more = assess(distinct_sources=sources, relative_spread=spread, sample_count=count + 10)
     assert ["low", "medium", "high"].index(more.level) >= ["low", "medium", "high"].index(c.level)
+    # more rows of the same contracts never raise a level
+    same = assess(
+        distinct_sources=sources,
+        relative_spread=spread,
+        sample_count=rows + 10,
+        contract_count=count,
+    )
+    assert same.level == c.level

@@ -27,8 +27,10 @@ SOURCES = ("rtms_official", "public_assessment")
 
 @st.composite
 def deals_(draw: st.DrawFn) -> Deal:
+    """A deal; a sale may be a unit of one of two bulk contracts of its cohort and month
+    (its contract id names every field the grouping rule compares), else its own."""
     ttype = draw(st.sampled_from(TRANSACTION_TYPES))
-    return Deal(
+    deal = Deal(
         price=draw(st.integers(min_value=0, max_value=10**12)),
         monthly_rent=draw(st.integers(1, 10**8)) if ttype == "monthly_lease" else None,
         area=draw(st.none() | st.floats(min_value=1, max_value=5000)),
@@ -40,6 +42,11 @@ def deals_(draw: st.DrawFn) -> Deal:
         transaction_type=ttype,
         month=draw(st.sampled_from(MONTHS)),
     )
+    bulk = draw(st.none() | st.sampled_from(["a", "b"])) if ttype == "sale" else None
+    if bulk is None:
+        return deal
+    fields = (deal.source, deal.sigungu_code, deal.dong, deal.property_type, deal.month)
+    return deal._replace(contract_id="|".join(map(str, (bulk, *fields))))
 
 
 DEALS = st.lists(deals_(), max_size=60)
@@ -55,14 +62,22 @@ def test_pulse_rows_partition_the_cohort(items: list[Deal], geo: str) -> None:
     q = pulse_query(period="2025-Q1", geo_precision=geo)
     rows = pulse.pulse_rows(items, q)
     dong_level = geo == "dong"
-    groups = Counter(
-        (d.dong if dong_level else None, d.property_type, d.transaction_type)
+    chosen = [
+        d
         for d in items
         if d.sigungu_code == "11680" and d.month <= "2025-03" and (d.dong or not dong_level)
+    ]
+    groups = Counter(
+        (d.dong if dong_level else None, d.property_type, d.transaction_type) for d in chosen
     )
-    assert {(r.dong, r.property_type, r.transaction_type): r.sample_count for r in rows} == {
-        key: n for key, n in groups.items() if n >= 2
-    }
+    contracts = Counter(
+        (d.dong if dong_level else None, d.property_type, d.transaction_type)
+        for d in {(d.contract_id or id(d), d.source): d for d in chosen}.values()
+    )
+    assert {
+        (r.dong, r.property_type, r.transaction_type): (r.sample_count, r.contract_count)
+        for r in rows
+    } == {key: (n, contracts[key]) for key, n in groups.items() if contracts[key] >= 2}
     assert rows == sorted(rows, key=pulse.row_order)
     assert all(r.period == "2025-Q1" for r in rows)
 
@@ -78,7 +93,10 @@ def test_counts_add_up_and_quartiles_lie_between_the_extremes(items: list[Deal])
             if d.sigungu_code == "11680"
             and (d.property_type, d.transaction_type) == (r.property_type, r.transaction_type)
         ]
-        prices = [d.price for d in cohort]
+        totals: Counter[tuple[object, str]] = Counter()
+        for d in cohort:  # a bulk contract enters with its total price
+            totals[(d.contract_id or id(d), d.source)] += d.price
+        prices = list(totals.values())
         assert sum(r.source_mix.values()) == r.sample_count == len(cohort)
         assert min(prices) <= r.p25_price <= r.median_price <= r.p75_price <= max(prices)
         assert min(prices) <= r.avg_price <= max(prices)
@@ -89,6 +107,9 @@ def test_counts_add_up_and_quartiles_lie_between_the_extremes(items: list[Deal])
         else:
             assert r.median_monthly_rent is None
         assert r.confidence_factors.sample_count == r.sample_count
+        assert r.bulk_contracts <= r.contract_count <= r.sample_count
+        assert r.confidence_factors.contract_count == r.contract_count
+        assert r.contract_count == len(totals)
 
 
 @settings(max_examples=60)
@@ -127,8 +148,18 @@ def test_coverage_lists_the_months_that_have_a_pulse_row(items: list[Deal]) -> N
             r.periods_with_data[0],
             r.periods_with_data[-1],
         )
-        assert r.total_samples == sum(
-            p.sample_count
+        for total, field in (
+            (r.total_samples, "sample_count"),
+            (r.contract_count, "contract_count"),
+        ):
+            assert total == sum(
+                getattr(p, field)
+                for m in r.periods_with_data
+                for p in month_rows[m]
+                if (p.property_type, p.transaction_type) == (r.property_type, r.transaction_type)
+            )
+        assert r.bulk_contracts == sum(
+            p.bulk_contracts
             for m in r.periods_with_data
             for p in month_rows[m]
             if (p.property_type, p.transaction_type) == (r.property_type, r.transaction_type)

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import datetime
 import statistics
+from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from svc_core.contracts import contract_id
 from svc_core.models import Transaction
 from svc_core.stats import (
     MIN_SAMPLES,
+    Contract,
     Sample,
+    contracts,
     mean,
+    per_area_quartiles,
     quantile,
     quantile_exact,
     quartiles,
@@ -146,7 +152,11 @@ def test_sample_of_transaction() -> None:
         natural_key="k",
     )
     assert sample_of(tx) == Sample(
-        price=10_000_000, monthly_rent=830_000, area=17.57, source="rtms_official"
+        price=10_000_000,
+        monthly_rent=830_000,
+        area=17.57,
+        source="rtms_official",
+        contract_id=contract_id(tx),
     )
 
 
@@ -176,3 +186,184 @@ def test_area_text_has_two_decimals(areas: list[float]) -> None:
     _, _, decimals = stats.avg_area_m2.partition(".")
     assert len(decimals) == 2
     assert abs(float(stats.avg_area_m2) - sum(areas) / len(areas)) <= 0.0051
+
+
+# contracts, not rows (issue 28) ------------------------------------------------------------
+
+areas = st.one_of(st.none(), st.decimals(1, 10_000, places=2).map(float), st.floats(1.0, 10_000.0))
+rows = st.builds(
+    lambda price, source, area, rent, cid: Sample(
+        price=price, monthly_rent=rent, area=area, source=source, contract_id=cid
+    ),
+    st.integers(0, 10**12),
+    sources,
+    areas,
+    st.one_of(st.none(), st.integers(0, 10**7)),
+    st.one_of(st.none(), st.sampled_from(["c1", "c2", "c3", "c4"])),
+)
+
+
+def by_hand(cohort: list[Sample]) -> dict[str, object]:
+    """Mean, type-7 quartiles, per-source means and the mean area (of the areas as
+    published) over ``cohort``'s rows, with the standard library alone."""
+    prices = [s.price for s in cohort]
+    known = [Decimal(repr(s.area)) for s in cohort if s.area is not None]
+    means: dict[str, list[int]] = {}
+    for s in cohort:
+        means.setdefault(s.source, []).append(s.price)
+    mean_area = None
+    if known:
+        exact = Fraction(sum(known, Decimal(0))) / len(known)
+        mean_area = str(
+            (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(
+                Decimal("0.01"), rounding=ROUND_HALF_EVEN
+            )
+        )
+    quartile = statistics.quantiles([Fraction(p) for p in prices], n=4, method="inclusive")
+    return {
+        "avg": round(Fraction(sum(prices), len(prices))),
+        "quartiles": tuple(round(q) for q in quartile),
+        "means": {src: round(Fraction(sum(v), len(v))) for src, v in sorted(means.items())},
+        "area": mean_area,
+    }
+
+
+@given(st.lists(rows, max_size=30))
+def test_grouping_into_contracts_preserves_totals(cohort: list[Sample]) -> None:
+    """Every row is in one contract: the rows sharing a contract id and a source are one
+    ``Contract`` of their total price, rent and area; the others pass as they are."""
+    grouped = contracts(cohort)
+    assert sum(c.units if isinstance(c, Contract) else 1 for c in grouped) == len(cohort)
+    assert sum(c.price for c in grouped) == sum(s.price for s in cohort)
+    members: dict[tuple[str, str], list[Sample]] = {}
+    for s in cohort:
+        if s.contract_id is not None:
+            members.setdefault((s.contract_id, s.source), []).append(s)
+    singles = sum(1 for s in cohort if s.contract_id is None)
+    assert len(grouped) == len(members) + singles
+    merged = sorted((c for c in grouped if isinstance(c, Contract)), key=repr)
+    wanted = []
+    for (_, source), group in members.items():
+        if len(group) < 2:
+            continue
+        rents = [s.monthly_rent for s in group]
+        known = [s.area for s in group]
+        wanted.append(
+            Contract(
+                price=sum(s.price for s in group),
+                monthly_rent=None if None in rents else sum(r or 0 for r in rents),
+                area=None
+                if None in known
+                else sum((Decimal(repr(a)) for a in known if a is not None), Decimal(0)),
+                source=source,
+                units=len(group),
+            )
+        )
+    assert merged == sorted(wanted, key=repr)
+
+
+@given(st.lists(rows, min_size=2, max_size=30))
+def test_counts_of_contracts_and_rows(cohort: list[Sample]) -> None:
+    stats = summarize(cohort)
+    grouped = contracts(cohort)
+    if len(grouped) < MIN_SAMPLES:
+        assert stats is None
+        return
+    assert stats is not None
+    assert stats.sample_count == len(cohort)
+    assert stats.bulk_contracts <= stats.contract_count <= stats.sample_count
+    assert stats.contract_count == len(grouped)
+    assert sum(stats.source_mix.values()) == len(cohort)
+    assert 1 <= stats.largest_contract <= stats.sample_count
+    assert (stats.bulk_contracts == 0) == (stats.largest_contract == 1)
+
+
+@given(st.lists(rows, min_size=2, max_size=30))
+def test_single_unit_contracts_give_exactly_the_row_statistics(cohort: list[Sample]) -> None:
+    """A cohort whose every row is a contract of its own (every lease, most sales) gets
+    the figures of its rows: the same as without contract ids, and as by hand."""
+    own = [attrs.evolve(s, contract_id=f"own-{n}") for n, s in enumerate(cohort)]
+    none = [attrs.evolve(s, contract_id=None) for s in cohort]
+    stats = summarize(own)
+    assert stats is not None and stats == summarize(none)
+    assert (stats.contract_count, stats.bulk_contracts, stats.largest_contract) == (
+        len(cohort),
+        0,
+        1,
+    )
+    expected = by_hand(cohort)
+    assert stats.avg_price == expected["avg"]
+    assert (stats.p25_price, stats.median_price, stats.p75_price) == expected["quartiles"]
+    assert stats.source_means == expected["means"]
+    assert stats.avg_area_m2 == expected["area"]
+    pairs = [(s.price, s.area) for s in cohort]
+    assert per_area_quartiles(pairs) == per_area_quartiles(
+        (c.price, c.area) for c in contracts(own)
+    )
+
+
+@given(st.lists(rows, min_size=2, max_size=30))
+def test_a_bulk_contract_enters_once_with_its_totals(cohort: list[Sample]) -> None:
+    """Summarizing rows equals summarizing their contracts given as rows of their own
+    (a bulk contract as one sample with its total price, rent and area), but for the
+    row counts."""
+    grouped = contracts(cohort)
+    merged = [
+        Sample(
+            price=c.price,
+            monthly_rent=c.monthly_rent,
+            area=None if c.area is None else float(c.area),
+            source=c.source,
+        )
+        for c in grouped
+    ]
+    stats = summarize(cohort)
+    alone = summarize(merged)
+    if stats is None:
+        assert len(grouped) < MIN_SAMPLES and (alone is None) == (len(merged) < MIN_SAMPLES)
+        return
+    assert alone is not None
+    for name in (
+        "avg_price",
+        "p25_price",
+        "median_price",
+        "p75_price",
+        "avg_monthly_rent",
+        "median_monthly_rent",
+        "source_means",
+        "relative_spread",
+    ):
+        assert getattr(stats, name) == getattr(alone, name), name
+    assert alone.contract_count == stats.contract_count
+
+
+def test_a_bulk_contract_by_hand() -> None:
+    """Three floors of one building bought together and two other sales: three
+    contracts; the building enters once at 900 for 300 m², 3 per m²."""
+    cohort = [
+        Sample(price=300, monthly_rent=None, area=100.0, source="rtms_official", contract_id="b"),
+        Sample(price=300, monthly_rent=None, area=100.0, source="rtms_official", contract_id="b"),
+        Sample(price=300, monthly_rent=None, area=100.0, source="rtms_official", contract_id="b"),
+        Sample(price=100, monthly_rent=None, area=50.0, source="rtms_official"),
+        Sample(price=200, monthly_rent=None, area=40.0, source="rtms_official"),
+    ]
+    stats = summarize(cohort)
+    assert stats is not None
+    assert (stats.sample_count, stats.contract_count, stats.bulk_contracts) == (5, 3, 1)
+    assert stats.largest_contract == 3
+    assert (stats.p25_price, stats.median_price, stats.p75_price) == (150, 200, 550)
+    assert stats.avg_price == 400
+    assert stats.avg_area_m2 == "130.00"  # (300 + 50 + 40) / 3
+    assert stats.source_mix == {"rtms_official": 5}
+    # per m²: 2, 3, 5 -> p25 2.5 (rounds to 2), median 3, p75 4
+    assert per_area_quartiles((c.price, c.area) for c in contracts(cohort)) == (2, 3, 4)
+    assert summarize(cohort[:3]) is None  # one contract is below the minimum
+
+
+def test_avg_area_rounds_the_published_decimals() -> None:
+    """1.015 is stored as 1.01499999999999990...: the mean of the published areas is the
+    tie 1.015, which rounds half to even to 1.02 (the stored floats would give 1.01)."""
+    stats = summarize([sale(1, area=1.015), sale(2, area=1.015)])
+    assert stats is not None and stats.avg_area_m2 == "1.02"
+    stats = summarize([sale(1, area=2.675), sale(2, area=2.665)])  # 2.67 exactly
+    assert stats is not None and stats.avg_area_m2 == "2.67"

@@ -108,6 +108,8 @@ LEASE_FIELDS = (
     "p75_converted_deposit_per_m2",
 )
 """Issue 28's additions to the pulse row."""
+CONTRACT_PULSE_FIELDS = ("contract_count", "bulk_contracts", "largest_contract_units")
+"""Issue 28's additions, right after SPEC's fields."""
 ADDED_PULSE_FIELDS = (
     "building_type",
     "building_type_mix",
@@ -123,7 +125,7 @@ ADDED_PULSE_FIELDS = (
 )
 """Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete, its
 building_use_mix last)."""
-ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
+ROW_FIELDS = (*PULSE_FIELDS, *CONTRACT_PULSE_FIELDS, *ADDED_PULSE_FIELDS)
 PYEONG_ROW_FIELDS = tuple(
     name.replace("_per_m2", "_per_pyeong") if name.endswith("_per_m2") else name
     for name in ROW_FIELDS
@@ -145,9 +147,11 @@ SPEC_COVERAGE_FIELDS = (
     "data_sources",
 )
 """SPEC's coverage row, in order: every row starts with exactly these."""
+CONTRACT_COVERAGE_FIELDS = ("contract_count", "bulk_contracts")
+"""Issue 28's additions, right after SPEC's fields."""
 ADDED_COVERAGE_FIELDS = ("building_type", "building_type_mix", "complete", "provisional")
-"""Issue 14's additions, after SPEC's fields."""
-COVERAGE_FIELDS = (*SPEC_COVERAGE_FIELDS, *ADDED_COVERAGE_FIELDS)
+"""Issue 14's additions, after issue 28's."""
+COVERAGE_FIELDS = (*SPEC_COVERAGE_FIELDS, *CONTRACT_COVERAGE_FIELDS, *ADDED_COVERAGE_FIELDS)
 INDEX_FIELDS = (
     "sigungu_code",
     "sigungu",
@@ -332,15 +336,22 @@ def type_mix(items: Iterable[Mapping[str, str]]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def _area(area: str | Fraction | None) -> Fraction | None:
+    if isinstance(area, str):
+        return Fraction(area.strip()) if area.strip() else None
+    return area
+
+
 def per_area(
-    pairs: Iterable[tuple[int, str]], *, per: Fraction = Fraction(1)
+    pairs: Iterable[tuple[int, str | Fraction | None]], *, per: Fraction = Fraction(1)
 ) -> tuple[int, int, int] | None:
-    """Type-7 quartiles of price / area per deal (the area text as published, ``per`` m²),
-    each rounded half to even; None when no deal has an area."""
+    """Type-7 quartiles of price / area per deal or contract (the area text as published,
+    or a contract's total, ``per`` m²), each rounded half to even; None when no deal has
+    an area."""
     ratios = sorted(
-        Fraction(price) * per / Fraction(area.strip())
+        Fraction(price) * per / exact
         for price, area in pairs
-        if area.strip() and Fraction(area.strip()) > 0
+        if (exact := _area(area)) is not None and exact > 0
     )
     if not ratios:
         return None
@@ -348,3 +359,64 @@ def per_area(
         return (round(ratios[0]),) * 3
     q1, q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
     return round(q1), round(q2), round(q3)
+
+
+# contracts (issue 28), from the raw tags ------------------------------------------------------
+
+CONTRACT_TAGS = (
+    "sggCd",
+    "umdNm",
+    "jibun",
+    "dealYear",
+    "dealMonth",
+    "dealDay",
+    "dealingGbn",
+    "slerGbn",
+    "buyerGbn",
+    "buildingUse",
+    "buildYear",
+    "buildingType",
+)
+"""The raw tags the documented grouping rule compares (source, district, legal dong, lot,
+contract date, deal type, seller and buyer type, building use, build year, building
+type; the property type follows from the file and buildingUse/buildingType)."""
+
+
+def contract_groups(items: Iterable[dict[str, str]], file: str) -> list[list[dict[str, str]]]:
+    """The documented rule written out again on raw items of one file (``file`` names its
+    kind: NRG, OFFICETEL or OFFICETEL_RENT): sale items naming their lot that agree on
+    every ``CONTRACT_TAGS`` value are one contract; a lease item, or one without a lot, is
+    a contract of its own. Groups in order of their first item."""
+    groups: dict[object, list[dict[str, str]]] = {}
+    for n, item in enumerate(items):
+        lot = item.get("jibun", "").strip()
+        if "RENT" in file or not lot:
+            key: object = ("own", n)
+        else:
+            values = [item.get(tag, "").strip() for tag in CONTRACT_TAGS]
+            key = (file, *(int(v) if v.isdigit() else v for v in values))
+        groups.setdefault(key, []).append(item)
+    return list(groups.values())
+
+
+def total_area(group: Iterable[dict[str, str]], tag: str) -> Fraction | None:
+    """A contract's area: the exact sum of its items' published ``tag`` areas; None when
+    an item lacks one."""
+    areas = [item.get(tag, "").strip() for item in group]
+    if not all(areas):
+        return None
+    return sum((Fraction(a) for a in areas), Fraction(0))
+
+
+def contract_price(group: Iterable[dict[str, str]], tag: str = "dealAmount") -> int:
+    return sum(manwon(item[tag]) for item in group)
+
+
+def mean_contract_area(areas: Iterable[Fraction | None]) -> str | None:
+    """The mean of the known contract areas, two decimals half to even."""
+    known = [a for a in areas if a is not None]
+    if not known:
+        return None
+    exact = sum(known, Fraction(0)) / len(known)
+    value = Decimal(exact.numerator) / Decimal(exact.denominator)
+    return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))

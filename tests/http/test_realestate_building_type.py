@@ -4,7 +4,8 @@ PostgreSQL (issue 14).
 Every figure is recomputed from the raw XML by ``realestate_support``'s independent
 reading: ``building_type=unit`` and ``whole_building`` rows partition the combined row,
 each equals the raw items of its type, and the per-m² (or per-pyeong) quartiles and the
-land-price median equal a recomputation.
+land-price median equal a recomputation over contracts (issue 28: a bulk contract once,
+total price over total area).
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from tests.http.realestate_support import (
     Api,
     assert_error,
     building_type,
+    contract_groups,
+    contract_price,
     expected_stats,
     included,
     make_app,
     manwon,
     open_molit_store,
     per_area,
+    total_area,
     type_mix,
     xml_items,
 )
@@ -43,27 +47,32 @@ CASES = (("11680", "2025-06"), ("11110", "2025-05"))
 
 
 def raw_deals(path: Path, month: str) -> list[Raw]:
-    """The included items of one file in ``month``, as the documented mapping reads them."""
+    """The contracts of one file's included items in ``month``, as the documented
+    mapping and grouping rule read them: a bulk contract once, with its total price,
+    total area and total land area (issue 28)."""
     out: list[Raw] = []
-    for item in included(xml_items(path)):
-        if f"{int(item['dealYear']):04d}-{int(item['dealMonth']):02d}" != month:
-            continue
+    items = [
+        item
+        for item in included(xml_items(path))
+        if f"{int(item['dealYear']):04d}-{int(item['dealMonth']):02d}" == month
+    ]
+    for group in contract_groups(items, path.name):
+        item = group[0]
         if "excluUseAr" not in item:
-            ptype, ttype, price = property_type(item), "sale", manwon(item["dealAmount"])
+            ptype, ttype, tag = property_type(item), "sale", "dealAmount"
         elif "deposit" in item:
-            rent = manwon(item["monthlyRent"])
-            ptype, price = "officetel", manwon(item["deposit"])
-            ttype = "monthly_lease" if rent else "chartered_lease"
+            ptype, tag = "officetel", "deposit"
+            ttype = "monthly_lease" if manwon(item["monthlyRent"]) else "chartered_lease"
         else:
-            ptype, ttype, price = "officetel", "sale", manwon(item["dealAmount"])
+            ptype, ttype, tag = "officetel", "sale", "dealAmount"
         out.append(
             {
-                "item": item,
+                "items": group,
                 "key": (ptype, ttype),
                 "type": building_type(item),
-                "price": price,
-                "area": item.get("buildingAr", item.get("excluUseAr", "")),
-                "land": item.get("plottageAr", ""),
+                "price": contract_price(group, tag),
+                "area": total_area(group, "buildingAr" if "buildingAr" in item else "excluUseAr"),
+                "land": total_area(group, "plottageAr"),
             }
         )
     return out
@@ -76,7 +85,9 @@ def raw_of(code: str, month: str) -> list[Raw]:
 
 def use_mix(deals: list[Raw]) -> dict[str, int]:
     """Samples per published building use (``unknown`` where the item has none)."""
-    uses = Counter(d["item"].get("buildingUse", "").strip() or "unknown" for d in deals)
+    uses = Counter(
+        item.get("buildingUse", "").strip() or "unknown" for d in deals for item in d["items"]
+    )
     return dict(sorted(uses.items()))
 
 
@@ -91,11 +102,13 @@ def expected_row(deals: list[Raw], per: Fraction, unit: str = "m2") -> dict[str,
     sale = deals[0]["key"][1] == "sale"
     sale_areas, lease_areas = (areas, None) if sale else (None, areas)
     return {
-        "sample_count": len(deals),
+        "sample_count": sum(len(d["items"]) for d in deals),
+        "contract_count": len(deals),
+        "bulk_contracts": sum(len(d["items"]) > 1 for d in deals),
         "p25_price": quartiles["p25"],
         "median_price": quartiles["median"],
         "p75_price": quartiles["p75"],
-        "building_type_mix": type_mix(d["item"] for d in deals),
+        "building_type_mix": type_mix(item for d in deals for item in d["items"]),
         f"p25_price_per_{unit}": sale_areas[0] if sale_areas else None,
         f"median_price_per_{unit}": sale_areas[1] if sale_areas else None,
         f"p75_price_per_{unit}": sale_areas[2] if sale_areas else None,
@@ -110,6 +123,7 @@ def expected_row(deals: list[Raw], per: Fraction, unit: str = "m2") -> dict[str,
 def expected_rows(
     deals: list[Raw], per: Fraction, unit: str = "m2"
 ) -> dict[tuple[str, str], dict[str, Any]]:
+    """The expected rows of contracts ``deals``: cohorts of at least 2 contracts."""
     groups: dict[tuple[str, str], list[Raw]] = {}
     for d in deals:
         groups.setdefault(d["key"], []).append(d)
@@ -169,10 +183,10 @@ def test_unit_and_whole_building_rows_partition_the_combined_row(
         mix = row["building_type_mix"]
         assert sum(mix.values()) == row["sample_count"] and "unknown" not in mix
         for btype in ("unit", "whole_building"):
-            n = mix.get(btype, 0)
-            assert (parts[btype][key]["sample_count"] if key in parts[btype] else 0) == (
-                n if n >= 2 else 0
-            )
+            typed = [d for d in deals if d["key"] == key and d["type"] == btype]
+            part = parts[btype].get(key)
+            got = (part["sample_count"], part["contract_count"]) if part else (0, 0)
+            assert got == ((mix[btype], len(typed)) if len(typed) >= 2 else (0, 0))
 
 
 def test_a_row_mixing_types_says_so_and_is_never_high(api: Api) -> None:

@@ -1,4 +1,7 @@
-"""GET /api/v1/real-estate/coverage: rows, ordering, limits, empty answers and 400s."""
+"""GET /api/v1/real-estate/coverage: rows, ordering, limits, empty answers and 400s.
+
+A period counts with at least 2 contracts (issue 28): the units of one bulk sale are one
+(``contract_groups``, the documented rule written out again on the raw items)."""
 
 from __future__ import annotations
 
@@ -11,15 +14,19 @@ from svc_server.store import Store
 from tests.http.realestate_support import (
     COVERAGE_FIELDS,
     NRG_GANGNAM,
+    OFFI_RENT,
+    OFFI_TRADE,
     Api,
     assert_error,
     assert_layer_envelope,
+    contract_groups,
     included,
     make_app,
     open_molit_store,
     type_mix,
     xml_items,
 )
+from tests.http.test_realestate_pulse import property_type
 
 HEADER = (
     "source,sigungu_code,dong,property_type,transaction_type,contract_date,price_krw,"
@@ -39,6 +46,11 @@ EXTRA = (
 ).encode()
 OFFICE_JUNE = sum(1 for i in included(xml_items(NRG_GANGNAM)) if i["buildingUse"] == "업무")
 OFFICE_TYPES = type_mix(i for i in included(xml_items(NRG_GANGNAM)) if i["buildingUse"] == "업무")
+OFFICE_CONTRACTS = [
+    g
+    for g in contract_groups(included(xml_items(NRG_GANGNAM)), "NRG")
+    if property_type(g[0]) == "office"
+]
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +93,17 @@ def test_quarter_rows_count_periods_of_at_least_two_samples(api: Api) -> None:
         "total_samples": 4 + OFFICE_JUNE,
         "samples_per_period_median": (4 + OFFICE_JUNE) // 2,
         "data_sources": ["public_assessment", "rtms_official"],
+        "contract_count": 4 + len(OFFICE_CONTRACTS),
+        "bulk_contracts": sum(len(g) > 1 for g in OFFICE_CONTRACTS),
         "building_type": None,
         "building_type_mix": {**OFFICE_TYPES, "unknown": 4},
         "complete": True,
         "provisional": False,
     }
+    assert (row["contract_count"], row["bulk_contracts"]) == (4 + 13, 1)
     meta = body["_meta"]
     assert_layer_envelope(meta)
+    assert "at least 2 contracts" in meta["methodology"]
     assert (meta["granularity"], meta["row_cap"]) == ("quarter", 200)
     assert meta["query"]["granularity"] == "quarter" and meta["query"]["limit"] == 200
 
@@ -99,6 +115,70 @@ def test_month_granularity_drops_months_of_one_sample_and_rounds_the_median(api:
     # median of 3 and 24 is 13.5: rounded half to even
     assert row["samples_per_period_median"] == round((3 + OFFICE_JUNE) / 2)
     assert row["period_count"] == 2
+
+
+def dong_contracts() -> dict[tuple[str, str, str], list[list[dict[str, str]]]]:
+    """Gangnam's June contracts per (dong, property type, transaction type)."""
+    out: dict[tuple[str, str, str], list[list[dict[str, str]]]] = {}
+    for path, kind in ((NRG_GANGNAM, "NRG"), (OFFI_TRADE, "OFFICETEL")):
+        for group in contract_groups(included(xml_items(path)), kind):
+            ptype = "officetel" if kind == "OFFICETEL" else property_type(group[0])
+            out.setdefault((group[0]["umdNm"], ptype, "sale"), []).append(group)
+    return out
+
+
+def test_a_period_counts_with_two_contracts_not_two_rows(api: Api) -> None:
+    """Per dong, June sales: a cohort whose rows are one contract (Nonhyeon-dong's two
+    mixed-use floors of one building, one buyer, one day) has no period with data."""
+    rows = api.ok(
+        "coverage",
+        {
+            "sigungu_code": "11680",
+            "geo_precision": "dong",
+            "granularity": "month",
+            "transaction_type": "sale",
+        },
+    )["data"]
+    got = {
+        (r["dong"], r["property_type"], r["transaction_type"]): (
+            r["periods_with_data"],
+            r["total_samples"],
+            r["contract_count"],
+            r["bulk_contracts"],
+        )
+        for r in rows
+    }
+    expected = {
+        key: (["2025-06"], sum(map(len, groups)), len(groups), sum(len(g) > 1 for g in groups))
+        for key, groups in dong_contracts().items()
+        if len(groups) >= 2
+    }
+    # EXTRA adds two Yeoksam-dong office sales in January (a month of 2 contracts), and
+    # one Samseong-dong sale in each of January and February (months of 1 contract).
+    periods, samples, contracts, bulk = expected[("역삼동", "office", "sale")]
+    expected[("역삼동", "office", "sale")] = (
+        ["2025-01", *periods],
+        samples + 2,
+        contracts + 2,
+        bulk,
+    )
+    assert got == expected
+    assert ("논현동", "mixed_use", "sale") not in got
+    assert len(dong_contracts()[("논현동", "mixed_use", "sale")][0]) == 2
+
+
+def test_leases_are_contracts_of_their_own(api: Api) -> None:
+    rows = api.ok(
+        "coverage", {"sigungu_code": "11680", "property_type": "officetel", "granularity": "month"}
+    )["data"]
+    leases = {r["transaction_type"]: r for r in rows if r["transaction_type"] != "sale"}
+    rent = xml_items(OFFI_RENT)
+    assert sum(r["total_samples"] for r in leases.values()) == len(rent)
+    assert all(r["contract_count"] == r["total_samples"] for r in leases.values())
+    assert all(r["bulk_contracts"] == 0 for r in leases.values())
+    [sale] = [r for r in rows if r["transaction_type"] == "sale"]
+    groups = contract_groups(included(xml_items(OFFI_TRADE)), "OFFICETEL")
+    assert (sale["total_samples"], sale["contract_count"]) == (55, len(groups))
 
 
 def test_rows_are_ordered_by_total_samples_descending(api: Api) -> None:

@@ -213,6 +213,7 @@ def test_csv_carries_the_columns_and_the_data_as_of_header(api: Api) -> None:
 
 
 def cohort_deals(code: str, month: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The month's contracts per (property type, transaction type), from the raw items."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for deal in raw_of(code, month):
         groups.setdefault(deal["key"], []).append(deal)
@@ -225,7 +226,8 @@ def test_coverage_building_type_rows_partition_the_combined_row(
     api: Api, code: str, month: str, by_district: bool
 ) -> None:
     """Each type's rows equal a recomputation from the raw items, and their samples add
-    up to the combined row's (a type with fewer than 2 samples in the month has none)."""
+    up to the combined row's (a type with fewer than 2 contracts in the month has none:
+    the units of one bulk sale are one contract)."""
     params = {"granularity": "month", "limit": "500"}
     if by_district:
         params["sigungu_code"] = code  # built from the rollup; else the precomputed rows
@@ -245,16 +247,19 @@ def test_coverage_building_type_rows_partition_the_combined_row(
     assert combined.keys() == expected.keys()
     for key, deals in expected.items():
         row = combined[key]
-        mix = type_mix(d["item"] for d in deals)
+        mix = type_mix(item for d in deals for item in d["items"])
         assert (row["building_type"], row["building_type_mix"]) == (None, mix)
-        assert row["total_samples"] == sum(mix.values()) == len(deals)
+        assert row["total_samples"] == sum(mix.values()) == sum(len(d["items"]) for d in deals)
+        assert row["contract_count"] == len(deals)
+        assert row["bulk_contracts"] == sum(len(d["items"]) > 1 for d in deals)
         assert row["periods_with_data"] == [month]
         for btype, rows in parts.items():
-            n = mix.get(btype, 0)
-            if n < 2:
+            typed = [d for d in deals if d["type"] == btype]
+            if len(typed) < 2:
                 assert key not in rows
                 continue
             assert rows[key]["building_type"] == btype
-            assert rows[key]["building_type_mix"] == {btype: n}
-            assert rows[key]["total_samples"] == n
+            assert rows[key]["building_type_mix"] == {btype: mix[btype]}
+            assert rows[key]["total_samples"] == mix[btype]
+            assert rows[key]["contract_count"] == len(typed)
         assert sum(mix.get(t, 0) for t in parts) == row["total_samples"]

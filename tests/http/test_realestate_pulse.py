@@ -2,6 +2,9 @@
 
 Expected numbers are computed here from the raw XML with a regular expression and the
 standard library (``realestate_support``), never through svc's own readers or statistics.
+Figures are over contracts (issue 28): the raw items are grouped by the documented rule
+written out again (``contract_groups``), a bulk contract entering once with its total
+price and total area.
 """
 
 from __future__ import annotations
@@ -22,12 +25,17 @@ from tests.http.realestate_support import (
     Api,
     assert_error,
     assert_layer_envelope,
+    building_type,
+    contract_groups,
+    contract_price,
     expected_stats,
     included,
     make_app,
     manwon,
-    mean_area,
+    mean_contract_area,
     open_molit_store,
+    per_area,
+    total_area,
     xml_items,
 )
 
@@ -45,6 +53,17 @@ def property_type(item: dict[str, str]) -> str:
 
 
 GANGNAM = included(xml_items(NRG_GANGNAM))
+CONTRACTS = contract_groups(GANGNAM, "NRG")
+"""Gangnam's 2025-06 commercial sales as contracts (lists of raw items)."""
+
+
+def contracts_of(kind: str, **tags: str) -> list[list[dict[str, str]]]:
+    """The Gangnam contracts of one property type whose first item has ``tags``."""
+    return [
+        g
+        for g in CONTRACTS
+        if property_type(g[0]) == kind and all(g[0][t].strip() == v for t, v in tags.items())
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +82,12 @@ def office_prices() -> list[int]:
 
 
 def test_gangnam_office_sales_match_values_computed_from_the_raw_xml(api: Api) -> None:
-    prices = office_prices()
+    """24 office rows, 12 of them floors of one Nonhyeon-dong building bought by one
+    company on one day: 13 contracts, the figures over those."""
+    office = contracts_of("office")
+    prices = sorted(contract_price(g) for g in office)
     expected = expected_stats(prices)
-    areas = [i["buildingAr"] for i in GANGNAM if property_type(i) == "office"]
+    areas = [total_area(g, "buildingAr") for g in office]
     body = api.ok(
         "pulse",
         {
@@ -85,12 +107,18 @@ def test_gangnam_office_sales_match_values_computed_from_the_raw_xml(api: Api) -
         "sale",
         "2025-06",
     )
-    assert row["sample_count"] == len(prices) == 24
+    assert row["sample_count"] == len(office_prices()) == 24
+    assert row["contract_count"] == len(office) == 13
+    assert row["bulk_contracts"] == sum(len(g) > 1 for g in office) == 1
+    assert row["largest_contract_units"] == max(len(g) for g in office) == 12
     assert row["avg_price"] == expected["avg"]
     assert row["p25_price"] == expected["p25"]
     assert row["median_price"] == expected["median"]
     assert row["p75_price"] == expected["p75"]
-    assert row["avg_area_m2"] == mean_area(areas)
+    assert row["avg_area_m2"] == mean_contract_area(areas)
+    assert (row["p25_price_per_m2"], row["median_price_per_m2"], row["p75_price_per_m2"]) == (
+        per_area((contract_price(g), total_area(g, "buildingAr")) for g in office)
+    )
     for name in ("avg_monthly_rent", "p25_monthly_rent", "median_monthly_rent", "p75_monthly_rent"):
         assert row[name] is None
     assert row["source_mix"] == {"rtms_official": 24}
@@ -100,24 +128,86 @@ def test_gangnam_office_sales_match_values_computed_from_the_raw_xml(api: Api) -
     assert factors["distinct_sources"] == 1
     assert factors["relative_spread"] == 0
     assert factors["sample_count"] == 24
-    assert "single source" in factors["ladder_reason"]
+    assert factors["contract_count"] == 13
+    assert factors["ladder_reason"].startswith("single source, 13 contracts (24 samples) >= 5")
+    meta = body["_meta"]
+    assert "contracts, not rows" in meta["methodology"]
+    [bulk] = [line for line in meta["known_limitations"] if "bulk contract" in line]
+    assert "2025-06 office sale: 12 of 24" in bulk
+
+
+def test_a_bulk_contract_counts_once_in_confidence(api: Api) -> None:
+    """Nonhyeon-dong office units: 13 rows, but 12 are one company's purchase of one
+    building's floors: 2 contracts, below the ladder's 5, so low (13 rows said medium)."""
+    units = [g for g in contracts_of("office", umdNm="논현동") if building_type(g[0]) == "unit"]
+    [row] = api.ok(
+        "pulse",
+        {
+            "sigungu_code": "11680",
+            "property_type": "office",
+            "period": "2025-06",
+            "geo_precision": "dong",
+            "dong": "논현동",
+            "building_type": "unit",
+        },
+    )["data"]
+    assert (row["sample_count"], row["contract_count"]) == (sum(map(len, units)), len(units))
+    assert (row["sample_count"], row["contract_count"], row["bulk_contracts"]) == (13, 2, 1)
+    assert row["confidence"] == "low"
+    assert row["confidence_factors"]["ladder_reason"] == (
+        "single source, 2 contracts (13 samples) < 5"
+    )
+    prices = sorted(contract_price(g) for g in units)
+    assert row["median_price"] == expected_stats(prices)["median"] == sum(prices) // 2
+
+
+def test_a_cohort_whose_rows_are_one_contract_has_no_row(api: Api) -> None:
+    """Nonhyeon-dong's mixed-use sales: 2 rows, one contract (two 기타 floors of the same
+    building, same buyer and day): below the 2-contract minimum, so 404."""
+    [contract] = contracts_of("mixed_use", umdNm="논현동")
+    assert len(contract) == 2
+    params = {
+        "sigungu_code": "11680",
+        "property_type": "mixed_use",
+        "period": "2025-06",
+        "geo_precision": "dong",
+        "dong": "논현동",
+    }
+    error = assert_error(api.get("pulse", params), 404, "NOT_FOUND")
+    assert "at least 2 contracts" in error["message"]
+    series = {**params, "periods": "2025-06"}
+    del series["period"]
+    assert api.get("pulse/series", series).status_code == 404
 
 
 def test_every_commercial_type_follows_the_documented_mapping(api: Api) -> None:
-    by_type: dict[str, list[int]] = {}
-    for item in GANGNAM:
-        by_type.setdefault(property_type(item), []).append(manwon(item["dealAmount"]))
+    by_type: dict[str, list[list[dict[str, str]]]] = {}
+    for group in CONTRACTS:
+        by_type.setdefault(property_type(group[0]), []).append(group)
     rows = api.ok(
         "pulse", {"sigungu_code": "11680", "transaction_type": "sale", "period": "2025-06"}
     )["data"]
     got = {r["property_type"]: r for r in rows}
     assert set(got) == {*by_type, "officetel"}
-    for ptype, prices in by_type.items():
-        assert got[ptype]["sample_count"] == len(prices), ptype
-        assert got[ptype]["median_price"] == expected_stats(sorted(prices))["median"], ptype
-    officetel = [manwon(i["dealAmount"]) for i in included(xml_items(OFFI_TRADE))]
-    assert got["officetel"]["sample_count"] == len(officetel) == 55
-    assert got["officetel"]["p75_price"] == expected_stats(sorted(officetel))["p75"]
+    for ptype, groups in by_type.items():
+        row = got[ptype]
+        prices = sorted(contract_price(g) for g in groups)
+        assert row["sample_count"] == sum(map(len, groups)), ptype
+        assert row["contract_count"] == len(groups), ptype
+        assert row["bulk_contracts"] == sum(len(g) > 1 for g in groups), ptype
+        assert row["median_price"] == expected_stats(prices)["median"], ptype
+        assert row["avg_price"] == expected_stats(prices)["avg"], ptype
+        assert row["avg_area_m2"] == mean_contract_area(total_area(g, "buildingAr") for g in groups)
+    officetel = contract_groups(included(xml_items(OFFI_TRADE)), "OFFICETEL")
+    prices = sorted(contract_price(g) for g in officetel)
+    assert got["officetel"]["sample_count"] == sum(map(len, officetel)) == 55
+    assert got["officetel"]["contract_count"] == len(officetel) == 51
+    assert got["officetel"]["p75_price"] == expected_stats(prices)["p75"]
+    assert (
+        got["officetel"]["p25_price_per_m2"],
+        got["officetel"]["median_price_per_m2"],
+        got["officetel"]["p75_price_per_m2"],
+    ) == per_area((contract_price(g), total_area(g, "excluUseAr")) for g in officetel)
 
 
 def test_officetel_leases_split_by_rent_with_deposit_and_rent_quartiles(api: Api) -> None:
@@ -162,6 +252,7 @@ def test_default_period_is_last_6m_ending_at_the_latest_month_with_data(api: Api
 
 def test_dong_precision_gives_one_row_per_legal_dong(api: Api) -> None:
     counts = Counter(i["umdNm"] for i in GANGNAM if property_type(i) == "office")
+    contracts = Counter(g[0]["umdNm"] for g in contracts_of("office"))
     body = api.ok(
         "pulse",
         {
@@ -173,8 +264,8 @@ def test_dong_precision_gives_one_row_per_legal_dong(api: Api) -> None:
         },
     )
     rows = body["data"]
-    assert {r["dong"]: r["sample_count"] for r in rows} == {
-        dong: n for dong, n in counts.items() if n >= 2
+    assert {r["dong"]: (r["sample_count"], r["contract_count"]) for r in rows} == {
+        dong: (n, contracts[dong]) for dong, n in counts.items() if contracts[dong] >= 2
     }
     assert {r["gu"] for r in rows} == {"강남구"}
     assert [r["dong"] for r in rows] == sorted(r["dong"] for r in rows)

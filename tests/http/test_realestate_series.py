@@ -14,6 +14,9 @@ from tests.http.realestate_support import (
     Api,
     assert_error,
     assert_layer_envelope,
+    contract_groups,
+    contract_price,
+    expected_stats,
     included,
     make_app,
     open_molit_store,
@@ -65,6 +68,30 @@ def test_some_periods_with_data_list_the_missing_ones_and_the_worst_confidence(a
     assert meta["query"]["period"] is None
     assert rows[0]["source_means"] == {"public_assessment": 4_000_000_000}
     assert rows[0]["median_price"] == 4_000_000_000
+
+
+def test_series_rows_count_contracts_as_pulse_rows_do(api: Api) -> None:
+    """The quarter pools May's two sales with June's 24 office rows, 12 of them one
+    contract: the row's figures are over the contracts recomputed from the raw items."""
+    june = [
+        g
+        for g in contract_groups(included(xml_items(NRG_GANGNAM)), "NRG")
+        if g[0]["buildingUse"].strip() == "업무"
+    ]
+    [row] = api.ok("pulse/series", {**OFFICE, "periods": "2025-Q2"})["data"]
+    assert row["sample_count"] == 2 + OFFICE_JUNE
+    assert (row["contract_count"], row["bulk_contracts"]) == (2 + len(june), 1)
+    prices = sorted([3_000_000_000, 5_000_000_000, *(contract_price(g) for g in june)])
+    expected = expected_stats(prices)
+    assert (row["avg_price"], row["p25_price"], row["median_price"], row["p75_price"]) == (
+        expected["avg"],
+        expected["p25"],
+        expected["median"],
+        expected["p75"],
+    )
+    assert row["confidence_factors"]["contract_count"] == 2 + len(june)
+    [pulse] = api.ok("pulse", {**OFFICE, "period": "2025-Q2"})["data"]
+    assert pulse == row
 
 
 def test_a_range_expands_to_every_month_inclusive(api: Api) -> None:

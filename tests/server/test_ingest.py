@@ -49,7 +49,8 @@ def snapshot(store: Store) -> dict[str, Any]:
         "rollup": rows(
             store,
             "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-            "building_type, samples FROM cohort_months ORDER BY 1, 2, 3, 4, 5, 6, 7",
+            "building_type, samples, contracts, bulk_contracts FROM cohort_months "
+            "ORDER BY 1, 2, 3, 4, 5, 6, 7",
         ),
         "coverage": rows(
             store,
@@ -61,22 +62,32 @@ def snapshot(store: Store) -> dict[str, Any]:
 
 def assert_rollup_matches_transactions(store: Store) -> None:
     """The rollup maintained at ingest equals counting the stored transactions, per
-    building type ('' when the source does not say)."""
+    building type ('' when the source does not say): samples, contracts (the rows sharing
+    a contract_id are one, a row without one is its own) and contracts of several rows."""
     keys = ("sigungu_code", "dong", "property_type", "transaction_type", "month", "source")
-    expected: Counter[tuple[str, ...]] = Counter()
+    per_contract: Counter[tuple[tuple[str, ...], str]] = Counter()
     for r in rows(
         store,
         "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-        "building_type FROM transactions",
+        "building_type, contract_id, natural_key FROM transactions",
     ):
         base = (r["property_type"], r["transaction_type"], r["month"], r["source"])
         btype = r["building_type"] or ""
-        expected[(r["sigungu_code"], "", *base, btype)] += 1
+        contract = r["contract_id"] or r["natural_key"]
+        per_contract[((r["sigungu_code"], "", *base, btype), contract)] += 1
         if r["dong"]:
-            expected[(r["sigungu_code"], r["dong"], *base, btype)] += 1
-    stored: Counter[tuple[str, ...]] = Counter()
+            per_contract[((r["sigungu_code"], r["dong"], *base, btype), contract)] += 1
+    expected: dict[tuple[str, ...], list[int]] = {}
+    for (key, _), n in per_contract.items():
+        counts = expected.setdefault(key, [0, 0, 0])
+        counts[0] += n
+        counts[1] += 1
+        counts[2] += n > 1
+    stored: dict[tuple[str, ...], list[int]] = {}
     for r in snapshot(store)["rollup"]:
-        stored[(*(r[k] for k in keys), r["building_type"])] += int(r["samples"])
+        key = (*(r[k] for k in keys), r["building_type"])
+        assert key not in stored
+        stored[key] = [int(r["samples"]), int(r["contracts"]), int(r["bulk_contracts"])]
     assert stored == expected
 
 
@@ -204,6 +215,103 @@ def test_a_deal_cancelled_in_a_later_report_is_retracted(store: Store) -> None:
         )[0]["n"]
     )
     assert any("retracted" in line for line in ingest.summary_lines(report))
+
+
+def _office_contract(item: str) -> bool:
+    """The 12 office floors of Nonhyeon-dong 61-3 one company bought on 2025-06-23."""
+    return all(
+        tag in item
+        for tag in (
+            "<umdNm>논현동</umdNm>",
+            "<jibun>61-3</jibun>",
+            "<buildingUse>업무</buildingUse>",
+        )
+    )
+
+
+def _edited(keep: Any = None, cancel: Any = None) -> bytes:
+    """The Gangnam file with only the items ``keep`` accepts, and those ``cancel``
+    accepts marked cancelled (as a later report marks them)."""
+
+    def edit(match: re.Match[str]) -> str:
+        item = match.group(0)
+        if keep is not None and not keep(item):
+            return ""
+        if cancel is not None and cancel(item):
+            item = item.replace(
+                "<cdealDay> </cdealDay><cdealType> </cdealType>",
+                "<cdealDay>25.07.01</cdealDay><cdealType>O</cdealType>",
+            )
+        return item
+
+    text = NRG_GANGNAM.read_text(encoding="utf-8")
+    return re.sub(r"<item>.*?</item>", edit, text, flags=re.S).encode()
+
+
+def _office_rollup(store: Store) -> tuple[int, int, int]:
+    """(samples, contracts, bulk contracts) of Gangnam's June office sales."""
+    [row] = rows(
+        store,
+        "SELECT SUM(samples) AS s, SUM(contracts) AS c, SUM(bulk_contracts) AS b "
+        "FROM cohort_months WHERE sigungu_code = '11680' AND dong = '' "
+        "AND property_type = 'office' AND month = '2025-06'",
+    )
+    return int(row["s"]), int(row["c"]), int(row["b"])
+
+
+def test_the_units_of_one_contract_count_once_however_they_arrive(store: Store) -> None:
+    """Half the floors of the bulk sale first, then the whole file (an overlapping page):
+    the rollup counts the contract once, and bulk once it has two rows."""
+    seen = 0
+
+    def first_floors(item: str) -> bool:
+        nonlocal seen
+        if not _office_contract(item):
+            return True
+        seen += 1
+        return seen == 1
+
+    ingest.ingest(store, "rtms-commercial", _edited(keep=first_floors), path="a.xml", now=1)
+    assert_rollup_matches_transactions(store)
+    assert _office_rollup(store) == (13, 13, 0)
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    assert_rollup_matches_transactions(store)
+    assert _office_rollup(store) == (24, 13, 1)
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    assert _office_rollup(store) == (24, 13, 1)
+
+
+def test_retracting_units_of_a_bulk_contract_keeps_its_counts_exact(store: Store) -> None:
+    load(store, "rtms-commercial", NRG_GANGNAM)
+    seen = 0
+
+    def all_but_one(item: str) -> bool:
+        nonlocal seen
+        if not _office_contract(item):
+            return False
+        seen += 1
+        return seen > 1
+
+    report = ingest.ingest(
+        store, "rtms-commercial", _edited(cancel=all_but_one), path="later.xml", now=2
+    )
+    assert report.retracted == 11
+    assert_rollup_matches_transactions(store)
+    assert _office_rollup(store) == (13, 13, 0)
+    report = ingest.ingest(
+        store, "rtms-commercial", _edited(cancel=_office_contract), path="last.xml", now=3
+    )
+    assert report.retracted == 1
+    assert_rollup_matches_transactions(store)
+    assert _office_rollup(store) == (12, 12, 0)
+    coverage = json.loads(
+        rows(
+            store,
+            "SELECT row_json FROM coverage_cohorts WHERE granularity = 'month' AND dong = '' "
+            "AND property_type = 'office' AND building_type = ''",
+        )[0]["row_json"]
+    )
+    assert (coverage["total_samples"], coverage["contract_count"]) == (12, 12)
 
 
 @pytest.mark.parametrize(

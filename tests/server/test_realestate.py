@@ -191,6 +191,14 @@ def test_type_rank_follows_the_enumerations() -> None:
 
 
 MONTHS = [f"2025-{m:02d}" for m in range(1, 13)]
+
+
+def _counted(row: dict[str, Any]) -> dict[str, Any]:
+    """A rollup row with ``bulk`` of its samples merged into one contract each: a
+    contract of two rows takes two samples, so contracts <= samples."""
+    samples = row.pop("samples")
+    bulk = min(row.pop("bulk"), samples // 2)
+    return {**row, "samples": samples, "contracts": samples - bulk, "bulk_contracts": bulk}
 ROLLUP = st.lists(
     st.fixed_dictionaries(
         {
@@ -201,8 +209,9 @@ ROLLUP = st.lists(
             "month": st.sampled_from(MONTHS),
             "source": st.sampled_from(["rtms_official", "public_assessment"]),
             "samples": st.integers(min_value=1, max_value=4),
+            "bulk": st.integers(min_value=0, max_value=2),
         }
-    ),
+    ).map(_counted),
     max_size=40,
 )
 
@@ -216,19 +225,25 @@ def test_build_coverage_agrees_with_a_plain_count(
         return month if granularity == "month" else f"2025-Q{(int(month[5:]) + 2) // 3}"
 
     per: dict[tuple[str, str, str], Counter[str]] = {}
+    deals: dict[tuple[str, str, str], Counter[str]] = {}
+    bulk: dict[tuple[str, str, str], Counter[str]] = {}
     sources: dict[tuple[str, str, str, str], set[str]] = {}
     for r in rows:
         cohort = (r["sigungu_code"], r["property_type"], r["transaction_type"])
         per.setdefault(cohort, Counter())[label(r["month"])] += r["samples"]
+        deals.setdefault(cohort, Counter())[label(r["month"])] += r["contracts"]
+        bulk.setdefault(cohort, Counter())[label(r["month"])] += r["bulk_contracts"]
         sources.setdefault((*cohort, label(r["month"])), set()).add(r["source"])
     expected = {}
     for cohort, periods in per.items():
-        kept = sorted(p for p, n in periods.items() if n >= 2)
+        kept = sorted(p for p in periods if deals[cohort][p] >= 2)  # 2 contracts
         if kept:
             expected[cohort] = (
                 kept,
                 sum(periods[p] for p in kept),
                 sorted(set().union(*(sources[(*cohort, p)] for p in kept))),
+                sum(deals[cohort][p] for p in kept),
+                sum(bulk[cohort][p] for p in kept),
             )
     built = ingest_coverage.build_coverage(rows, (granularity,), dong_level=False)
     got = {
@@ -236,6 +251,8 @@ def test_build_coverage_agrees_with_a_plain_count(
             list(c.row.periods_with_data),
             c.row.total_samples,
             list(c.row.data_sources),
+            c.row.contract_count,
+            c.row.bulk_contracts,
         )
         for c in built
     }

@@ -1,10 +1,9 @@
 """Coverage rows: which cohorts have data in which periods (SPEC "Coverage row").
 
-Built from *rollup rows*: mappings with ``sigungu_code``, ``dong`` (``''`` for a
-district-level row), ``property_type``, ``transaction_type``, ``month``, ``source`` and
-``samples`` (the number of transactions). The server keeps such rows in its store;
-``rollup_of`` counts them from transactions. A period counts only with at least
-``MIN_SAMPLES`` samples, all sources together.
+Built from rollup rows (``svc_core.realestate.rollup``: samples, contracts and bulk
+contracts per cohort, month, source and building type), which the server keeps in its
+store. A period counts only with at least ``MIN_SAMPLES`` contracts, all sources
+together.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 import attrs
 
 from svc_core.convert import to_json
-from svc_core.envelope import Answer
+from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import parse_month
 from svc_core.realestate import freshness
@@ -25,18 +24,18 @@ from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
+from svc_core.realestate.rollup import RollupRow as RollupRow
+from svc_core.realestate.rollup import rollup_of as rollup_of
 from svc_core.stats import MIN_SAMPLES, median
-
-RollupRow = Mapping[str, Any]
-"""One cohort, month and source with its ``samples`` (see the module docstring)."""
 
 
 @attrs.frozen(kw_only=True)
 class CoverageRow:
     """One cohort's coverage, fields in SPEC order; ``gu`` and ``dong`` only at dong
     precision. ``samples_per_period_median`` is the median of the per-period totals.
-    Then the additions of issue 14: ``building_type`` (the filter's value, None: every
-    deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
+    Then issue 28's ``contract_count`` and ``bulk_contracts`` (contracts, and those of
+    several rows, over ``periods_with_data``), and the additions of issue 14:
+    ``building_type`` (the filter's value, None: every deal) and ``building_type_mix`` (samples per type over ``periods_with_data``; they
     add up to ``total_samples``), ``complete`` and ``provisional`` as on pulse rows, over
     every period with data."""
 
@@ -53,6 +52,8 @@ class CoverageRow:
     total_samples: int
     samples_per_period_median: int
     data_sources: tuple[str, ...]
+    contract_count: int
+    bulk_contracts: int
     building_type: str | None = None
     building_type_mix: dict[str, int] = attrs.field(factory=dict)
     complete: bool = True
@@ -143,6 +144,7 @@ def build_coverage(
     """
     sources: dict[CohortKey, dict[str, dict[str, int]]] = {}
     types: dict[CohortKey, dict[str, dict[str, int]]] = {}
+    deals: dict[CohortKey, dict[str, dict[str, int]]] = {}  # contracts and bulk ones
     combined = None in building_types
     typed = {t for t in building_types if t is not None}
     for r in rollup:
@@ -154,14 +156,19 @@ def build_coverage(
             r["transaction_type"],
         )
         month, source, n = r["month"], r["source"], r["samples"]
+        contracts, bulk = r["contracts"], r["bulk_contracts"]
         if combined:
             key = (*base, "")
             _count(sources, key, month, source, n)
             _count(types, key, month, btype or UNKNOWN_TYPE, n)
+            _count(deals, key, month, "contracts", contracts)
+            _count(deals, key, month, "bulk", bulk)
         if btype in typed:
             key = (*base, btype)
             _count(sources, key, month, source, n)
             _count(types, key, month, btype, n)
+            _count(deals, key, month, "contracts", contracts)
+            _count(deals, key, month, "bulk", bulk)
     out: list[CoverageCohort] = []
     known = dict(names or {})
     quarter_of: dict[str, str] = {}
@@ -169,20 +176,27 @@ def build_coverage(
         for key, by_month in sources.items():
             code, dong, ptype, ttype, btype = key
             type_months = types[key]
+            deal_months = deals[key]
             by_period = by_month
             by_type = type_months
+            by_deals = deal_months
             if granularity == "quarter":
                 by_period = _by_quarter(by_month, quarter_of)
                 by_type = _by_quarter(type_months, quarter_of)
+                by_deals = _by_quarter(deal_months, quarter_of)
             labels: list[str] = []
             totals: list[int] = []
             mix: dict[str, int] = {}
             type_mix: dict[str, int] = {}
+            contract_count = bulk_contracts = 0
             for label in sorted(by_period):
+                counted = by_deals[label]
+                if counted["contracts"] < MIN_SAMPLES:
+                    continue
                 by_source = by_period[label]
                 total = sum(by_source.values())
-                if total < MIN_SAMPLES:
-                    continue
+                contract_count += counted["contracts"]
+                bulk_contracts += counted["bulk"]
                 labels.append(label)
                 totals.append(total)
                 for source, n in by_source.items():
@@ -211,6 +225,8 @@ def build_coverage(
                 data_sources=tuple(sorted(mix)),
                 building_type=btype or None,
                 building_type_mix=dict(sorted(type_mix.items())),
+                contract_count=contract_count,
+                bulk_contracts=bulk_contracts,
             )
             out.append(
                 CoverageCohort(
@@ -237,29 +253,6 @@ def build_coverage(
         )
     )
     return out
-
-
-def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, Any]]:
-    """Rollup rows counted from deals: district-level rows, or (``dong_level``) one per
-    legal dong, leaving out deals without a dong; ``building_type`` ``''`` when the
-    source does not say."""
-    counts: Counter[tuple[str, str, str, str, str, str, str]] = Counter()
-    for d in records:
-        if dong_level and not d.dong:
-            continue
-        dong = (d.dong or "") if dong_level else ""
-        key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
-        counts[(*key, d.building_type or "")] += 1
-    keys = (
-        "sigungu_code",
-        "dong",
-        "property_type",
-        "transaction_type",
-        "month",
-        "source",
-        "building_type",
-    )
-    return [{**dict(zip(keys, key, strict=True)), "samples": n} for key, n in counts.items()]
 
 
 def coverage_rows(
@@ -393,6 +386,7 @@ def coverage_answer(
             "row_cap": query.limit,
             "data_as_of": context.data_as_of,
             "incomplete_periods": gaps,
+            "methodology": CONTRACT_METHODOLOGY,
         },
     )
     return Answer(data=[row for row, _ in finished], meta=meta)

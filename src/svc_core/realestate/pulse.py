@@ -2,7 +2,8 @@
 
 A cohort is the transactions of one district (and, at dong precision, one legal dong),
 property type, transaction type and period; a cohort with fewer than
-``MIN_SAMPLES`` transactions gives no row. ``pulse_rows`` is the whole computation
+``MIN_SAMPLES`` contracts (the rows of one bulk sale are one: ``svc_core.stats``) gives
+no row. ``pulse_rows`` is the whole computation
 from transactions (what a library user calls); ``group_rows`` is its second half, for a
 caller (the server) whose store already selected the cohort's transactions.
 """
@@ -12,11 +13,12 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from decimal import Decimal
 
 import attrs
 
 from svc_core.confidence import cap_mixed, confidence_of, worst
-from svc_core.envelope import Answer
+from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
@@ -37,7 +39,7 @@ from svc_core.realestate.lease_kinds import lease_kind_mix
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
-from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
+from svc_core.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
 
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""
@@ -46,8 +48,9 @@ GroupKey = tuple[str | None, str, str, str]
 def _row(
     cohort: Cohort, key: GroupKey, samples: Sequence[Deal], name: str, area_unit: str
 ) -> PulseRow | None:
-    """One pulse row from a cohort's samples, or None below the 2-sample minimum."""
-    summary = summarize(samples)
+    """One pulse row from a cohort's samples, or None below the 2-contract minimum."""
+    grouped = contracts(samples)
+    summary = summarize(samples, grouped=grouped)
     if summary is None:
         return None
     dong, property_type, transaction_type, period = key
@@ -56,11 +59,12 @@ def _row(
     if is_mixed(mix):
         grade = cap_mixed(grade)
     leases = lease_figures(transaction_type, samples, area_unit=area_unit)
-    priced = samples if transaction_type == "sale" else ()  # a deposit is no price
-    per_area = per_area_quartiles(((s.price, s.area) for s in priced), area_unit=area_unit)
+    sale = transaction_type == "sale"  # a deposit is no price: leases have their own
+    per_area = per_area_quartiles(
+        ((c.price, c.area) for c in (grouped if sale else ())), area_unit=area_unit
+    )
     land = per_area_quartiles(
-        ((s.price, s.land_area) for s in priced if s.building_type == "whole_building"),
-        area_unit=area_unit,
+        _land(samples if sale else (), summary.bulk_contracts > 0), area_unit=area_unit
     )
     dong_level = cohort.dong_level
     return PulseRow(
@@ -85,6 +89,9 @@ def _row(
         source_mix=summary.source_mix,
         source_means=summary.source_means,
         confidence_factors=grade.factors,
+        contract_count=summary.contract_count,
+        bulk_contracts=summary.bulk_contracts,
+        largest_contract_units=summary.largest_contract,
         building_type=cohort.building_type,
         building_type_mix=mix,
         area_unit=area_unit,
@@ -99,6 +106,15 @@ def _row(
         **attrs.asdict(leases),
         building_use_mix=building_use_mix(s.building_use for s in samples),
     )
+
+
+def _land(samples: Sequence[Deal], bulk: bool) -> list[tuple[int, float | Decimal | None]]:
+    """(price, land area) per contract of the whole buildings among ``samples`` (a bulk
+    contract's total price and land area; ``bulk``: the cohort has one)."""
+    whole = [s for s in samples if s.building_type == "whole_building"]
+    if not bulk or len(contracts(whole)) == len(whole):
+        return [(s.price, s.land_area) for s in whole]
+    return [(c.price, c.area) for c in contracts([s._replace(area=s.land_area) for s in whole])]
 
 
 def row_order(row: PulseRow) -> tuple[str, int, int, str]:
@@ -271,14 +287,16 @@ def rows_meta(
     period_of: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
-    row mixing building types adds ``MIX_LIMITATION``, lease rows the caveats of
-    ``lease_limitations`` (``period_of`` maps the rows' months to their periods);
-    ``data_as_of`` (from the context) and ``incomplete_periods`` say how fresh and
-    complete they are."""
+    row mixing building types adds ``MIX_LIMITATION``, rows resting on one bulk contract
+    ``bulk_limitation``, lease rows the caveats of ``lease_limitations`` (``period_of``
+    maps the rows' months to their periods); ``data_as_of`` (from the context) and
+    ``incomplete_periods`` say how fresh and complete they are, ``methodology`` how
+    contracts are counted."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
         "incomplete_periods": incomplete_periods(rows),
+        "methodology": CONTRACT_METHODOLOGY,
     }
     meta = layer_meta(
         context,
@@ -294,7 +312,30 @@ def rows_meta(
     if any(r.confidence_factors.mixed_building_types for r in rows):
         meta["known_limitations"].append(MIX_LIMITATION)
     meta["known_limitations"].extend(lease_limitations(rows, period_of or {}))
+    concentrated = bulk_limitation(rows)
+    if concentrated:
+        meta["known_limitations"].append(concentrated)
     return meta
+
+
+def bulk_limitation(rows: Iterable[PulseRow]) -> str | None:
+    """The known limitation naming the rows whose largest contract holds more than a
+    third of their samples (units), or None when there is none."""
+    named = [
+        f"{r.period} {r.property_type} {r.transaction_type}"
+        + (f" in {r.dong}" if r.dong else "")
+        + (f" ({r.building_type})" if r.building_type else "")
+        + f": {r.largest_contract_units} of {r.sample_count}"
+        for r in rows
+        if r.largest_contract_units > 1 and 3 * r.largest_contract_units > r.sample_count
+    ]
+    if not named:
+        return None
+    return (
+        "One bulk contract (several units of one building sold together) holds more than "
+        f"a third of the samples of these rows: {'; '.join(named)}. It counts once in "
+        "their figures, which rest on few independent deals."
+    )
 
 
 def pulse_answer(
@@ -322,7 +363,7 @@ def pulse_answer(
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         raise NotFound(
-            f"No cohort with at least {MIN_SAMPLES} transactions matches "
+            f"No cohort with at least {MIN_SAMPLES} contracts matches "
             f"{cohort.place()} in {query.period}{window_text}.",
             hint=DIMENSIONS_HINT,
             meta=meta,

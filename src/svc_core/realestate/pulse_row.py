@@ -26,9 +26,13 @@ class PulseRow:
     ``dong`` are set only at dong precision; amounts are whole KRW; ``avg_area_m2`` is a
     two-decimal string. ``building_type`` is the filter's value (None: both);
     ``building_type_mix`` counts samples per type (``unknown`` when the source does not
-    say). ``*_price_per_m2`` are quartiles of price ÷ area per deal and
+    say). Right after SPEC's fields, issue 28's: ``contract_count`` contracts among the
+    ``sample_count`` rows, ``bulk_contracts`` of them of several rows, the largest of
+    ``largest_contract_units`` rows (every figure is over contracts).
+    ``*_price_per_m2`` are quartiles of price ÷ area per contract and
     ``median_land_price_per_m2`` the median of price ÷ land area of the whole buildings,
-    in ``area_unit`` (``m2`` or ``pyeong``); each is None when no deal reports the area.
+    in ``area_unit`` (``m2`` or ``pyeong``); each is None when no contract reports the
+    area.
     ``area_unit`` is not served: a served row names its per-area fields in its unit
     (``median_price_per_pyeong``; ``svc_core.realestate.area_names``). ``complete`` is
     false when a district-month the row is built from was loaded from an incomplete set
@@ -66,6 +70,9 @@ class PulseRow:
     source_mix: dict[str, int]
     source_means: dict[str, int]
     confidence_factors: ConfidenceFactors
+    contract_count: int
+    bulk_contracts: int
+    largest_contract_units: int
     building_type: str | None = None
     building_type_mix: dict[str, int] = attrs.field(factory=dict)
     area_unit: str = attrs.field(default="m2", validator=attrs.validators.in_(AREA_UNITS))

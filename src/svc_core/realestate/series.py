@@ -71,7 +71,7 @@ def series_answer(
     if not rows:
         raise NotFound(
             f"None of the {len(requested)} requested periods has a cohort with at least "
-            f"{MIN_SAMPLES} transactions in {query.cohort.place()}.",
+            f"{MIN_SAMPLES} contracts in {query.cohort.place()}.",
             hint=DIMENSIONS_HINT,
             meta=meta,
         )

@@ -143,9 +143,10 @@ def disclosure_body() -> str:
         _list(
             (
                 "p25_price_per_m2, median_price_per_m2 and p75_price_per_m2 divide each "
-                "deal's price by its area first (building area for whole buildings, unit "
-                "or exclusive area otherwise), then take the row's quantiles; deals "
-                "without an area are left out.",
+                "contract's price by its area first (building area for whole buildings, "
+                "unit or exclusive area otherwise; a bulk contract's total price by its "
+                "total area), then take the row's quantiles; contracts without an area "
+                "are left out.",
                 "median_land_price_per_m2 divides by the land area (plottageAr) of whole "
                 "buildings only.",
                 f"With area_unit=pyeong the same fields are KRW per pyeong: the area is "
@@ -176,14 +177,15 @@ def disclosure_body() -> str:
         _list(
             (
                 f"A cohort (district or dong, property type, transaction type, period) "
-                f"needs at least {stats.MIN_SAMPLES} transactions; smaller cohorts are "
+                f"needs at least {stats.MIN_SAMPLES} contracts; smaller cohorts are "
                 "not shown.",
+                envelope.CONTRACT_METHODOLOGY,
                 "Prices are sale prices for sale and deposits for leases, in whole KRW; "
                 "monthly rents only for monthly_lease.",
                 "p25, median and p75 use linear interpolation between order statistics "
                 "(Hyndman-Fan type 7, the default of numpy and R); averages are exact "
                 "means; both are rounded half to even to whole KRW.",
-                "avg_area_m2 is the mean area of the samples that report one, two "
+                "avg_area_m2 is the mean area of the contracts that report one, two "
                 "decimals: building area for whole buildings, unit area for strata "
                 "units, exclusive area for officetels.",
                 "relative_spread = (highest minus lowest per-source mean) / average price.",
@@ -194,16 +196,16 @@ def disclosure_body() -> str:
             )
         ),
         "<h2>Confidence</h2>\n",
-        f"<p>First matching rule wins (spread limit {confidence.MAX_SPREAD:.0%}, sample "
-        f"threshold {confidence.MIN_SAMPLES}):</p>\n",
+        f"<p>First matching rule wins (spread limit {confidence.MAX_SPREAD:.0%}, contract "
+        f"threshold {confidence.MIN_SAMPLES}: the units of one bulk sale count once):</p>\n",
         _table(
             ("distinct sources", "condition", "confidence"),
             (
                 ("2 or more", f"relative_spread <= {confidence.MAX_SPREAD:.0%}", "high"),
-                ("2 or more", f"spread above, {confidence.MIN_SAMPLES}+ samples", "medium"),
+                ("2 or more", f"spread above, {confidence.MIN_SAMPLES}+ contracts", "medium"),
                 ("2 or more", f"spread above, fewer than {confidence.MIN_SAMPLES}", "low"),
-                ("1", f"{confidence.MIN_SAMPLES}+ samples", "medium"),
-                ("1", f"fewer than {confidence.MIN_SAMPLES} samples", "low"),
+                ("1", f"{confidence.MIN_SAMPLES}+ contracts", "medium"),
+                ("1", f"fewer than {confidence.MIN_SAMPLES} contracts", "low"),
             ),
         ),
         "<p>A series reports the worst confidence of its rows.</p>\n",

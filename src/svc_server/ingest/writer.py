@@ -21,7 +21,6 @@ which ``_meta.data_as_of`` reports; a reload that changes nothing stamps nothing
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 
 import attrs
 
@@ -36,7 +35,7 @@ from svc_server.ingest.markets import write as write_markets
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.changes import MonthPair
-from svc_server.store.realestate import RollupKey, rollup_rows
+from svc_server.store.realestate import RollupCounts, rollup_rows
 
 
 @attrs.frozen(kw_only=True)
@@ -134,7 +133,7 @@ def _transactions(
     # Into an empty store the roll-up is exactly what this load adds: coverage is built
     # from it in memory instead of reading it back.
     first = store.realestate.rollup_is_empty(tx)
-    added: Counter[RollupKey] = Counter()
+    added: RollupCounts = {}
     retyped: set[str] = set()
     total = load.records
     progress = load.progress

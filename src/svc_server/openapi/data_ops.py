@@ -79,8 +79,10 @@ GET_REAL_ESTATE_PULSE = Operation(
     tag="Real estate",
     summary="Quartile aggregates for one district",
     description="Sale prices or lease deposits (and monthly rents) per property type and "
-    "transaction type for one district and period. Cohorts with fewer than 2 "
-    "transactions are left out. Per-area prices are named for `area_unit` "
+    "transaction type for one district and period, over contracts: the units of one bulk "
+    "sale are one contract, entering once with its total price and area (`contract_count`, "
+    "`bulk_contracts`; `_meta.methodology`). Cohorts with fewer than 2 contracts are left "
+    "out. Per-area prices are named for `area_unit` "
     "(`*_per_m2`, or `*_per_pyeong` with `area_unit=pyeong`, in JSON keys and CSV "
     "columns alike). Each row says whether it is `complete` and `provisional`, which "
     "building uses it counts (`building_use_mix`) "
@@ -116,8 +118,9 @@ GET_REAL_ESTATE_COVERAGE = Operation(
     operation_id="getRealEstateCoverage",
     tag="Real estate",
     summary="Which periods have data",
-    description="Per cohort, the periods with at least 2 transactions, ordered by "
-    "total samples (descending). Without filters: the top cohorts overall. "
+    description="Per cohort, the periods with at least 2 contracts (the units of one bulk "
+    "sale are one), ordered by total samples (descending). Rows say `contract_count` and "
+    "`bulk_contracts` beside `total_samples`. Without filters: the top cohorts overall. "
     "`building_type` keeps one building type's deals (rows say `building_type` and "
     "`building_type_mix`); rows say `complete` and `provisional` as pulse rows do. An empty "
     f"result is a 200 with empty `data`, never a 404. {QUOTA_NOTE}",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from svc_core.envelope import CONTRACT_METHODOLOGY
 from svc_server.openapi.schemas import Schema, array, obj, ref
 
 Json = dict[str, Any]
@@ -137,7 +138,7 @@ RE = "/api/v1/real-estate"
 ME = "/api/auth/me"
 QUOTA_NOTE = "Costs one call of the monthly quota when it succeeds (2xx)."
 NOT_FOUND_RE = (
-    "No cohort with at least 2 transactions matches; `hint` points at the dimensions and "
+    "No cohort with at least 2 contracts matches; `hint` points at the dimensions and "
     "coverage endpoints. `_meta` is the same envelope a 200 carries."
 )
 PULSE_EXAMPLE_ROW: Json = {
@@ -169,10 +170,14 @@ PULSE_EXAMPLE_ROW: Json = {
         "distinct_sources": 3,
         "relative_spread": 0.4794,
         "sample_count": 81,
-        "ladder_reason": "3 sources disagree beyond 20% spread (47.9%), 81 samples >= 5; "
-        "mixes whole buildings and units: at most medium",
+        "ladder_reason": "3 sources disagree beyond 20% spread (47.9%), 74 contracts "
+        "(81 samples) >= 5; mixes whole buildings and units: at most medium",
         "mixed_building_types": True,
+        "contract_count": 74,
     },
+    "contract_count": 74,
+    "bulk_contracts": 3,
+    "largest_contract_units": 4,
     "building_type": None,
     "building_type_mix": {"unit": 74, "whole_building": 7},
     "p25_price_per_m2": 12_480_000,
@@ -240,6 +245,7 @@ ENVELOPE_EXAMPLE: Json = {
     },
     "data_as_of": "2026-10-21T03:00:00Z",
     "incomplete_periods": [],
+    "methodology": CONTRACT_METHODOLOGY,
     "rate_limit": {"limit_per_min": 120, "remaining": 119},
     "request_id": "req_GoJtE09Oo289lKte7g6VSg",
 }

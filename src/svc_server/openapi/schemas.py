@@ -290,6 +290,11 @@ LAYER_ENVELOPE = obj(
                 format="date-time",
             )
         ),
+        "methodology": string(
+            "pulse, series and coverage: how rows are counted: contracts, not rows (the "
+            "units of one bulk sale are one contract, entering the figures once with its "
+            "total price and total area)."
+        ),
         "incomplete_periods": array(
             string(),
             "pulse, series and coverage: the periods of the rows built from a district-month "
@@ -326,26 +331,27 @@ KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
 CONVERTED = nullable(
     integer(
         "Over the row's leases, each lease's converted deposit: deposit + monthly rent x 12 "
-        "/ the statutory conversion rate in force at its contract date (주택임대차보호법 "
-        "시행령 제9조: the lower of 10% and the Bank of Korea base rate + 2%p, + 3.5%p "
-        "before 2020-09-29, x 4 before 2016-11-30), exactly, rounded half to even; a "
-        "chartered lease's is its deposit. KRW; lease rows only (null on sale rows). "
-        "Monthly leases contracted before 2014-01-01 have none and are left out (null "
-        "when no lease has one)."
+        "/ the statutory conversion rate in force at its contract date (officetels: "
+        "주택임대차보호법 시행령 제9조, the lower of 10% and the Bank of Korea base rate + 2%p, "
+        "+ 3.5%p before 2020-09-29, x 4 before 2016-11-30; other property types: "
+        "상가건물임대차보호법 시행령 제5조, the lower of 12% and the base rate x 4.5), exactly, "
+        "rounded half to even; a chartered lease's is its deposit. KRW; lease rows only (null "
+        "on sale rows). Monthly leases contracted before 2014-01-01 have none and are left "
+        "out (null when no lease has one)."
     )
 )
 PRICE_PER_AREA_TEXT: dict[str, str] = {
-    "p25_price_per_m2": "25th percentile of price / area per deal (building area for whole "
-    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
-    "*_deposit_per_m2)",
-    "median_price_per_m2": "Median of price / area per deal (building area for whole "
-    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
-    "*_deposit_per_m2)",
-    "p75_price_per_m2": "75th percentile of price / area per deal (building area for whole "
-    "buildings, exclusive or unit area otherwise); sale rows only (null on lease rows: see "
-    "*_deposit_per_m2)",
+    "p25_price_per_m2": "25th percentile of price / area per contract (building area for whole "
+    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
+    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
+    "median_price_per_m2": "Median of price / area per contract (building area for whole "
+    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
+    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
+    "p75_price_per_m2": "75th percentile of price / area per contract (building area for whole "
+    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
+    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
     "median_land_price_per_m2": "Median of price / land area (plottageAr) over the row's "
-    "whole buildings; sale rows only",
+    "whole buildings, per contract; sale rows only",
 }
 DEPOSIT_PER_AREA_TEXT: dict[str, str] = {
     f"{q}_deposit_per_m2": f"{label} of deposit / area per lease (exclusive area); lease "
@@ -416,7 +422,11 @@ PULSE_ROW = obj(
         "property_type": enum(PROPERTY_TYPES),
         "transaction_type": enum(TRANSACTION_TYPES),
         "period": string("The row's period: a rolling label, YYYY-MM or YYYY-Qn."),
-        "sample_count": integer("Transactions in the cohort (at least 2).", minimum=2),
+        "sample_count": integer(
+            "Transactions (rows) in the cohort; the units of one bulk sale are one row each. "
+            "A cohort needs at least 2 contracts (contract_count), so at least 2 rows.",
+            minimum=2,
+        ),
         "avg_price": KRW,
         "p25_price": KRW,
         "median_price": KRW,
@@ -427,19 +437,40 @@ PULSE_ROW = obj(
         "p75_monthly_rent": KRW_OR_NULL,
         "avg_area_m2": nullable(string("Mean area, two decimals.", pattern="^[0-9]+\\.[0-9]{2}$")),
         "confidence": enum(CONFIDENCE),
-        "source_mix": counts("Samples per source."),
-        "source_means": counts("Mean price per source (KRW)."),
+        "source_mix": counts("Samples (rows) per source."),
+        "source_means": counts("Mean price per source (KRW), over contracts."),
         "confidence_factors": obj(
             {
                 "distinct_sources": integer(minimum=1),
                 "relative_spread": number("(max - min of source means) / avg_price."),
-                "sample_count": integer(minimum=2),
-                "ladder_reason": string(),
+                "sample_count": integer("Rows, as the row's sample_count.", minimum=2),
+                "ladder_reason": string(
+                    "The rule that fired, e.g. 'single source, 13 contracts (24 samples) "
+                    ">= 5': the threshold of 5 counts contracts."
+                ),
                 "mixed_building_types": boolean(
                     "True when the row holds both whole buildings and units (then its "
                     "confidence is at most medium)."
                 ),
+                "contract_count": integer(
+                    "Contracts, which the ladder's threshold counts (the row's contract_count).",
+                    minimum=2,
+                ),
             }
+        ),
+        "contract_count": integer(
+            "Contracts among the rows: the rows of one bulk sale (several units of one "
+            "building, one lot, contract date, parties' types, building use and type) are "
+            "one. Prices, per-area prices, avg_area_m2 and source_means are over "
+            "contracts, a bulk contract entering once with its total price and total area. "
+            "At least 2.",
+            minimum=2,
+        ),
+        "bulk_contracts": integer("Contracts of more than one row (unit).", minimum=0),
+        "largest_contract_units": integer(
+            "Rows of the row's largest contract (1 when none is bulk); above a third of "
+            "sample_count, _meta.known_limitations names the row.",
+            minimum=1,
         ),
         "building_type": nullable(
             enum(BUILDING_TYPES, "The building_type filter; null when the row holds both.")
@@ -699,9 +730,17 @@ COVERAGE_ROW = obj(
         "latest_period": string(),
         "period_count": integer(minimum=1),
         "periods_with_data": array(string(), "Sorted; usable as pulse/series periods."),
-        "total_samples": integer(minimum=2),
+        "total_samples": integer("Rows over periods_with_data.", minimum=2),
         "samples_per_period_median": integer(minimum=2),
         "data_sources": array(string()),
+        "contract_count": integer(
+            "Contracts over periods_with_data (the rows of one bulk sale are one); a period "
+            "counts with at least 2.",
+            minimum=2,
+        ),
+        "bulk_contracts": integer(
+            "Contracts of more than one row over periods_with_data.", minimum=0
+        ),
         "building_type": nullable(
             enum(BUILDING_TYPES, "The building_type filter; null when the row counts every deal.")
         ),
@@ -714,7 +753,7 @@ COVERAGE_ROW = obj(
             "True while latest_period is within the reporting lag (see the pulse row)."
         ),
     },
-    description="Which periods have data (at least 2 samples) for one cohort.",
+    description="Which periods have data (at least 2 contracts) for one cohort.",
 )
 INDEX_ROW = obj(
     {

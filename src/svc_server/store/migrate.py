@@ -50,7 +50,8 @@ DATA_TABLES = frozenset(
 """The public data's tables: what loads and syncs write, and nothing an account owns.
 In SQLite they live in a file of their own, so a load holding that file's write lock
 for seconds never holds up the writes a counted call makes (rate stamps, quota holds)."""
-_DATA_WHILE_MIGRATING = frozenset({"cohort_months_typed"})  # 0010 renames it cohort_months
+_DATA_WHILE_MIGRATING = frozenset({"cohort_months_typed", "cohort_months_contracts"})
+"""Tables 0010 and 0020 fill and rename to cohort_months."""
 
 
 @attrs.frozen(kw_only=True)

@@ -1,7 +1,8 @@
 """Real-estate persistence: transactions, rollups, precomputed coverage, indices, log.
 
-``cohort_months`` (samples per district, dong, property type, transaction type, month
-and source; dong ``''`` for the whole district) is maintained in the same transaction as
+``cohort_months`` (samples, contracts and bulk contracts per district, dong, property
+type, transaction type, month, source and building type; dong ``''`` for the whole
+district) is maintained in the same transaction as
 the rows it counts. ``coverage_cohorts`` holds the finished coverage rows per cohort and
 granularity, rebuilt at ingest for the districts a load touched (the service computes
 them: ``svc_server.ingest.coverage.refresh_coverage``). So coverage and dimensions
@@ -51,6 +52,7 @@ from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
     DataState,
+    RollupCounts,
     RollupKey,
     deal,
     rollup_counts,
@@ -75,6 +77,7 @@ __all__ = [
     "VERSION_TTL",
     "DataState",
     "RealEstateRepo",
+    "RollupCounts",
     "RollupKey",
     "rollup_counts",
     "rollup_rows",
@@ -181,22 +184,25 @@ class RealEstateRepo(
         *,
         synthetic: bool = False,
         progress: Progress | None = None,
-        added: Counter[RollupKey] | None = None,
+        added: RollupCounts | None = None,
         retyped: set[str] | None = None,
         load_id: str | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
         A record already stored without a building type or load (stored before migration
         0008 or 0011) gets what the reader found now, and moves in the rollup when it
-        gets its type; ``load_id`` names the load.
+        gets its type; ``load_id`` names the load. The contracts of the district-months
+        the records fall in are recounted when those months held rows already.
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives
-        the rollup counts the new records added, ``retyped`` the districts of records
+        the rollup counts of the new records alone, ``retyped`` the districts of records
         that got their type.
         """
         unique: dict[str, Transaction] = {}
         for record in records:
             unique.setdefault(record.natural_key, record)
+        months = {(r.sigungu_code, r.period_month) for r in unique.values()}
+        held = self._rollup_months(tx, sorted({code for code, _ in months}))
         existing = existing_keys(tx, "transactions", list(unique))
         fresh = [r for key, r in unique.items() if key not in existing]
         rows = transaction_rows(fresh, synthetic=synthetic, load_id=load_id)
@@ -215,8 +221,9 @@ class RealEstateRepo(
             moved = self._retype(tx, updates)
             if retyped is not None:
                 retyped |= moved
-        counts = rollup_counts(fresh)
-        self._bump_rollup(tx, counts)
+        counts = rollup_counts(rows)
+        self._bump_rollup(tx, {key: n[0] for key, n in counts.items()}, counts)
+        self._recount_contracts(tx, months & held)
         if added is not None:
             added.update(counts)
         return len(rows), len(records) - len(rows)
@@ -241,6 +248,7 @@ class RealEstateRepo(
         self._drop_rollup(tx, row_keys(rows))
         if months is not None:
             months.update((r["sigungu_code"], r["month"]) for r in rows)
+        self._recount_contracts(tx, {(r["sigungu_code"], r["month"]) for r in rows})
         return len(rows), {r["sigungu_code"] for r in rows}
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:

@@ -1,12 +1,12 @@
 """Rows of the real-estate tables built in memory: transactions, the ``cohort_months``
-rollup, and what the repository hands to services (``DataState``, ``deal``). No SQL:
+rollup (samples, contracts and bulk contracts), and what the repository hands to services (``DataState``, ``deal``). No SQL:
 shared by the store, demo data and the ingest bench."""
 
 from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -14,6 +14,7 @@ import attrs
 from svc_core.contracts import contract_id
 from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
+from svc_core.realestate.rollup import COUNTS, tally
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 
@@ -173,21 +174,49 @@ def type_updates(
     ]
 
 
-def rollup_counts(records: Iterable[Transaction]) -> Counter[RollupKey]:
-    """The ``cohort_months`` rows ``records`` add: each counts once for its district
-    (dong ``''``) and once more for its dong when it has one."""
-    counts: Counter[RollupKey] = Counter()
-    months: dict[datetime.date, str] = {}
-    for r in records:
-        month = months.get(r.deal_date)
-        if month is None:
-            month = months[r.deal_date] = r.period_month
-        btype = r.building_type or ""
-        ptype, ttype, source = r.property_type, r.transaction_type, r.source
-        counts[(r.sigungu_code, "", ptype, ttype, month, source, btype)] += 1
-        if r.dong:
-            counts[(r.sigungu_code, r.dong, ptype, ttype, month, source, btype)] += 1
-    return counts
+RollupCounts = dict[RollupKey, list[int]]
+"""[samples, contracts, bulk contracts] per rollup key (``svc_core.realestate.coverage``:
+the rows of one contract share every key, so contracts are counted within a key)."""
+
+_ROLLUP_AT = tuple(
+    TRANSACTION_COLUMNS.index(c)
+    for c in (
+        "sigungu_code",
+        "dong",
+        "property_type",
+        "transaction_type",
+        "month",
+        "source",
+        "building_type",
+        "contract_id",
+    )
+)
+
+
+def rollup_units(
+    code: str,
+    dong: str | None,
+    base: tuple[str, str, str, str, str],
+    contract: str,
+    n: int,
+) -> Iterator[tuple[RollupKey, str, int]]:
+    """``tally`` units of ``n`` rows of one contract: once for the district (dong ``''``)
+    and once more for the dong when there is one; ``base`` is (property type, transaction
+    type, month, source, building type or '')."""
+    yield (code, "", *base), contract, n
+    if dong:
+        yield (code, dong, *base), contract, n
+
+
+def rollup_counts(rows: Iterable[tuple[Any, ...]]) -> RollupCounts:
+    """The ``cohort_months`` counts of ``transaction_rows`` alone: each row counts once
+    for its district (dong ``''``) and once more for its dong when it has one."""
+    code_at, dong_at, ptype_at, ttype_at, month_at, source_at, btype_at, cid_at = _ROLLUP_AT
+    units: list[tuple[RollupKey, str, int]] = []
+    for r in rows:
+        base = (r[ptype_at], r[ttype_at], r[month_at], r[source_at], r[btype_at] or "")
+        units.extend(rollup_units(r[code_at], r[dong_at], base, r[cid_at], 1))
+    return tally(units)
 
 
 def row_keys(rows: Iterable[Row], building_type: str | None = None) -> Counter[RollupKey]:
@@ -203,10 +232,11 @@ def row_keys(rows: Iterable[Row], building_type: str | None = None) -> Counter[R
     return counts
 
 
-def rollup_rows(counts: Mapping[RollupKey, int]) -> list[Row]:
+def rollup_rows(counts: Mapping[RollupKey, Sequence[int]]) -> list[Row]:
     """Rollup counts as the rows ``RealEstateRepo.rollup`` returns."""
     return [
-        {**dict(zip(ROLLUP_COLUMNS, key, strict=True)), "samples": n} for key, n in counts.items()
+        {**dict(zip(ROLLUP_COLUMNS, key, strict=True)), **dict(zip(COUNTS, n, strict=True))}
+        for key, n in counts.items()
     ]
 
 

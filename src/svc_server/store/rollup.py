@@ -1,14 +1,23 @@
-"""The ``cohort_months`` rollup: samples per cohort, month, source and building type,
-kept in the transaction that writes the transactions it counts. Part of
-``RealEstateRepo``, kept in its own module."""
+"""The ``cohort_months`` rollup: samples, contracts and bulk contracts per cohort, month,
+source and building type, kept in the transaction that writes the transactions it
+counts. Part of ``RealEstateRepo``, kept in its own module.
+
+Samples move by increments. Contracts cannot (a new row may join a stored contract, or
+make it bulk): the rows of one contract share every rollup key, contract date included,
+so a write sets them exactly by recounting the district-months it touched that held
+rows before (``_recount_contracts``: one indexed read per district of those months);
+the months it creates get the counts of the rows it wrote."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.rollup import tally
 from svc_server.store.base import (
+    IN_CHUNK,
     WRITE_CHUNK,
     Database,
     Row,
@@ -22,8 +31,21 @@ from svc_server.store.realestate_rows import (
     ROLLUP_COLUMNS,
     TYPE_UPDATE_SQL,
     RollupKey,
+    rollup_units,
     row_keys,
 )
+
+_RECOUNT_SQL = (
+    "SELECT dong, property_type, transaction_type, month, source, building_type, "
+    "COALESCE(contract_id, natural_key) AS contract FROM transactions "
+    f"WHERE sigungu_code = ? AND property_type IN ({marks(len(PROPERTY_TYPES))}) "
+    f"AND transaction_type IN ({marks(len(TRANSACTION_TYPES))}) AND month IN ({{months}})"
+)
+"""The rows of one district's months with their contract (a row without a contract id
+is one of its own). Every type is named, as the pulse's read does, so the
+``transactions_cohort`` index is walked with equality on every column and the cost
+follows the months recounted, not the district (with a ``GROUP BY`` SQLite's planner
+scans the district's ``transactions_dong`` range instead)."""
 
 
 def district_codes(rows: Sequence[Mapping[str, Any]]) -> set[str]:
@@ -59,17 +81,72 @@ class RollupTable:
         self._bump_rollup(tx, gained)
         return {r["sigungu_code"] for r in rows}
 
-    def _bump_rollup(self, tx: Tx, counts: Mapping[RollupKey, int]) -> None:
-        rollup = [(*key, n) for key, n in counts.items()]
+    def _bump_rollup(
+        self,
+        tx: Tx,
+        counts: Mapping[RollupKey, int],
+        contracts: Mapping[RollupKey, Sequence[int]] | None = None,
+    ) -> None:
+        """Add ``counts`` samples; a key new to the table takes its contracts and bulk
+        contracts from ``contracts`` ([samples, contracts, bulk], 0 when absent)."""
+        known = contracts or {}
+        rollup = [(*key, n, *known.get(key, (n, 0, 0))[1:]) for key, n in counts.items()]
         columns = ", ".join(ROLLUP_COLUMNS)
         for part in chunks(rollup, WRITE_CHUNK):
             tx.executemany(
-                f"INSERT INTO cohort_months ({columns}, samples) "
-                f"VALUES ({marks(len(ROLLUP_COLUMNS) + 1)}) "
+                f"INSERT INTO cohort_months ({columns}, samples, contracts, bulk_contracts) "
+                f"VALUES ({marks(len(ROLLUP_COLUMNS) + 3)}) "
                 f"ON CONFLICT ({columns}) "
                 "DO UPDATE SET samples = cohort_months.samples + excluded.samples",
                 part,
             )
+
+    def _rollup_months(self, tx: Tx, codes: Sequence[str]) -> set[tuple[str, str]]:
+        """The (district, month) pairs of ``codes`` the rollup holds."""
+        found: set[tuple[str, str]] = set()
+        for part in chunks(codes, IN_CHUNK):
+            rows = tx.fetchall(
+                "SELECT DISTINCT sigungu_code, month FROM cohort_months "
+                f"WHERE dong = '' AND sigungu_code IN ({marks(len(part))})",
+                tuple(part),
+            )
+            found.update((r["sigungu_code"], r["month"]) for r in rows)
+        return found
+
+    def _recount_contracts(self, tx: Tx, months: Iterable[tuple[str, str]]) -> None:
+        """Set the contracts and bulk contracts of every rollup row of these (district,
+        month) pairs from the transactions they count."""
+        by_code: dict[str, set[str]] = {}
+        for code, month in months:
+            by_code.setdefault(code, set()).add(month)
+        where = " AND ".join(f"{c} = ?" for c in ROLLUP_COLUMNS)
+        for code, wanted in sorted(by_code.items()):
+            for part in chunks(sorted(wanted), IN_CHUNK):
+                rows = tx.fetchall(
+                    _RECOUNT_SQL.format(months=marks(len(part))),
+                    (code, *PROPERTY_TYPES, *TRANSACTION_TYPES, *part),
+                )
+                counted = tally(
+                    unit
+                    for r in rows
+                    for unit in rollup_units(
+                        code,
+                        r["dong"],
+                        (
+                            r["property_type"],
+                            r["transaction_type"],
+                            r["month"],
+                            r["source"],
+                            r["building_type"] or "",
+                        ),
+                        r["contract"],
+                        1,
+                    )
+                )
+                tx.executemany(
+                    f"UPDATE cohort_months SET contracts = ?, bulk_contracts = ? WHERE {where}",
+                    [(c, bulk, *key) for key, (_, c, bulk) in counted.items()],
+                )
 
     def _drop_rollup(self, tx: Tx, counts: Mapping[RollupKey, int]) -> None:
         where = " AND ".join(f"{c} = ?" for c in ROLLUP_COLUMNS)
@@ -92,13 +169,14 @@ class RollupTable:
         tx: Tx | None = None,
     ) -> list[Row]:
         """Rollup rows (never raw transactions): one per cohort, month, source and
-        building type (``''`` unknown), with ``samples``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
+        building type (``''`` unknown), with ``samples``, ``contracts`` and
+        ``bulk_contracts``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
         rows); both when ``dong_level`` is None. Aggregation is left to the caller: a
         plain scan is several times faster than a SQL ``GROUP BY`` here. ``tx`` reads
         inside an open (write) transaction."""
         sql = (
             "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-            "building_type, samples FROM cohort_months WHERE 1 = 1"
+            "building_type, samples, contracts, bulk_contracts FROM cohort_months WHERE 1 = 1"
         )
         if dong_level is not None:
             sql += " AND dong <> ''" if dong_level else " AND dong = ''"
