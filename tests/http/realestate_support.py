@@ -101,8 +101,10 @@ ADDED_PULSE_FIELDS = (
     "complete",
     "provisional",
     "transactions_url",
+    "months_loaded",
+    "months_expected",
 )
-"""Issue 14's additions, after SPEC's fields."""
+"""Issue 14's additions, after SPEC's fields, then issue 28's."""
 ROW_FIELDS = (*PULSE_FIELDS, *ADDED_PULSE_FIELDS)
 SPEC_COVERAGE_FIELDS = (
     "sigungu_code",

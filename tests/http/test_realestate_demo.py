@@ -165,6 +165,7 @@ def test_disclosure_and_pricing_pages(demo_app: SvcApp) -> None:
         "<code>whole_building</code>", "<code>unit</code>", "building_type_mix",
         "mixed_building_types", "area_unit=pyeong", "3.305785", "median_land_price_per_m2",
         "complete: false", "provisional: true while", "31 days", "incomplete_periods",
+        "months_loaded", "not_loaded",
         "/api/v1/real-estate/transactions", "transactions_url", "include_excluded=true",
     ):  # fmt: skip
         assert needle in text, needle

@@ -89,11 +89,13 @@ class PulseRow:
     say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
     query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
     the whole buildings; each is None when no deal reports the area. ``complete`` is
-    false when a district-month the row is built from was loaded from an incomplete set
-    of pages or partially synced, ``provisional`` true while its period is within the
-    reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
-    deals behind the row. The last three depend on the clock and the server's address:
-    ``finish_rows`` sets them on rows computed once per data version."""
+    true only when every month of the row's period is loaded completely for its district
+    and types (``months_loaded`` of ``months_expected``: never loaded, loaded from an
+    incomplete set of pages or partially synced months are missing), ``provisional``
+    true while its period is within the reporting lag (``svc_core.realestate.freshness``);
+    ``transactions_url`` links the deals behind the row. Those depend on what was loaded,
+    the clock and the server's address: ``finish_rows`` sets them on rows computed once
+    per data version (until then ``complete`` is True and the months 0 of 0)."""
 
     sigungu_code: str
     sigungu: str
@@ -125,6 +127,8 @@ class PulseRow:
     complete: bool = True
     provisional: bool = False
     transactions_url: str | None = None
+    months_loaded: int = 0
+    months_expected: int = 0
 
 
 GroupKey = tuple[str | None, str, str, str]
@@ -235,43 +239,97 @@ def transactions_link(base: str, row: PulseRow) -> str:
     return f"{base}?{urlencode(pairs, quote_via=quote)}"
 
 
+RowKey = tuple[str, str, str, str]
+"""(sigungu code, property type, transaction type, period) of a row: what its
+completeness depends on."""
+
+
+def row_key(row: PulseRow) -> RowKey:
+    return (row.sigungu_code, row.property_type, row.transaction_type, row.period)
+
+
+def row_gaps(
+    rows: Iterable[PulseRow],
+    period_of: Mapping[str, str],
+    *,
+    loaded: Collection[freshness.MonthKey],
+    incomplete: Collection[freshness.MonthKey],
+) -> dict[RowKey, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """For each row's district, types and period (``period_of`` maps month → period):
+    the period's months and those of them not loaded completely
+    (``freshness.loaded_months`` over the district's codes and the kinds of the types)."""
+    months = freshness.period_months(period_of)
+    out: dict[RowKey, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for row in rows:
+        key = row_key(row)
+        if key in out:
+            continue  # the rows of one district's dongs share it
+        spans = months.get(row.period, ())
+        have = freshness.loaded_months(
+            codes_of(row.sigungu_code),
+            spans,
+            freshness.load_kinds(row.property_type, row.transaction_type),
+            loaded=loaded,
+            incomplete=incomplete,
+        )
+        out[key] = spans, tuple(m for m in spans if m not in have)
+    return out
+
+
 def finish_rows(
     rows: Iterable[PulseRow],
     period_of: Mapping[str, str],
     *,
+    loaded: Collection[freshness.MonthKey],
     incomplete: Collection[freshness.MonthKey],
     today: datetime.date,
     transactions_url: str | None,
 ) -> list[PulseRow]:
-    """``rows`` with ``complete``, ``provisional`` and ``transactions_url`` (under that
-    address; None without one) set: the months of each row's period (``period_of`` maps
-    month → period) against the incomplete district-months and ``today``."""
-    months = freshness.period_months(period_of)
+    """``rows`` with ``complete``, ``months_loaded``, ``months_expected``,
+    ``provisional`` and ``transactions_url`` (under that address; None without one) set:
+    the months of each row's period (``period_of`` maps month → period) against the
+    loaded and incomplete district-months (``row_gaps``) and ``today``."""
+    rows = list(rows)
+    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=incomplete)
     out: list[PulseRow] = []
     for row in rows:
-        spans = months.get(row.period, ())
+        spans, missing = gaps[row_key(row)]
         out.append(
             attrs.evolve(
                 row,
-                complete=freshness.months_complete(
-                    codes_of(row.sigungu_code),
-                    spans,
-                    row.property_type,
-                    row.transaction_type,
-                    incomplete,
-                ),
+                complete=not missing,
                 provisional=freshness.any_provisional(spans, today),
                 transactions_url=(
                     None if transactions_url is None else transactions_link(transactions_url, row)
                 ),
+                months_loaded=len(spans) - len(missing),
+                months_expected=len(spans),
             )
         )
     return out
 
 
-def incomplete_periods(rows: Iterable[PulseRow]) -> list[str]:
-    """The periods of the rows built from an incomplete district-month, sorted."""
-    return sorted({row.period for row in rows if not row.complete})
+def missing_months(
+    rows: Iterable[PulseRow],
+    period_of: Mapping[str, str],
+    *,
+    loaded: Collection[freshness.MonthKey],
+    incomplete: Collection[freshness.MonthKey],
+) -> list[str]:
+    """The months ``YYYY-MM`` of the rows' periods that some row misses (not loaded
+    completely for its district and types), sorted: ``_meta.incomplete_periods``."""
+    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=incomplete)
+    return sorted({month for _, missing in gaps.values() for month in missing})
+
+
+def held_keys(records: Iterable[Deal]) -> frozenset[freshness.MonthKey]:
+    """The district-months ``records`` hold, under the kinds of their types: what a
+    store loading them from a file without paging figures counts as loaded."""
+    return frozenset(
+        (kind, d.sigungu_code, d.month)
+        for d in records
+        for kind in freshness.load_kinds(d.property_type, d.transaction_type)
+    )
 
 
 def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> list[Deal]:
@@ -304,6 +362,7 @@ def pulse_rows(
     latest: Month | None = None,
     today: datetime.date | None = None,
     incomplete: Collection[freshness.MonthKey] = (),
+    loaded: Collection[freshness.MonthKey] | None = None,
     transactions_url: str | None = None,
 ) -> list[PulseRow]:
     """The pulse rows of ``query`` computed from transactions: exactly the ``data`` the
@@ -311,9 +370,11 @@ def pulse_rows(
 
     A rolling period ends at ``latest``, by default the latest month among ``records``
     (all of them, as the server uses its whole store). With ``today`` the rows say
-    ``complete`` (against ``incomplete``: ``freshness.incomplete_of`` the files loaded)
-    and ``provisional``, and link their deals under ``transactions_url`` (the server's
-    address of the route) when given.
+    ``complete``, ``months_loaded`` and ``months_expected`` (against ``loaded`` and
+    ``incomplete``: ``freshness.loaded_of`` and ``incomplete_of`` the files loaded;
+    ``loaded`` defaults to the district-months ``records`` hold, as a store loading them
+    from files without paging figures counts them) and ``provisional``, and link their
+    deals under ``transactions_url`` (the server's address of the route) when given.
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
@@ -324,7 +385,12 @@ def pulse_rows(
     if today is None:
         return rows
     return finish_rows(
-        rows, period_of, incomplete=incomplete, today=today, transactions_url=transactions_url
+        rows,
+        period_of,
+        loaded=held_keys(items) if loaded is None else loaded,
+        incomplete=incomplete,
+        today=today,
+        transactions_url=transactions_url,
     )
 
 
@@ -343,15 +409,17 @@ def rows_meta(
     *,
     synthetic: bool,
     query: Mapping[str, object],
+    gaps: Sequence[str],
     extra: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
     row mixing building types adds ``MIX_LIMITATION``; ``data_as_of`` (from the context)
-    and ``incomplete_periods`` say how fresh and complete they are."""
+    and ``incomplete_periods`` (``gaps``: ``missing_months``) say how fresh and complete
+    they are."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
-        "incomplete_periods": incomplete_periods(rows),
+        "incomplete_periods": list(gaps),
     }
     meta = layer_meta(
         context,
@@ -369,6 +437,38 @@ def rows_meta(
     return meta
 
 
+NOT_LOADED = "not_loaded"
+"""``error.reason`` of a 404 whose period has no month loaded for the district and
+types: nothing was loaded for it."""
+TOO_FEW = "too_few_transactions"
+"""``error.reason`` of a 404 whose period is loaded (at least one month) but holds no
+cohort with ``MIN_SAMPLES`` transactions."""
+NOT_FOUND_REASONS = (NOT_LOADED, TOO_FEW)
+
+
+def nothing_loaded(
+    cohort: Cohort, months: Iterable[str], loaded: Collection[freshness.MonthKey]
+) -> bool:
+    """True when none of ``months`` is loaded for the cohort's district (or an alias) and
+    any kind of its types."""
+    kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+    return not freshness.any_loaded(codes_of(cohort.sigungu_code), months, kinds, loaded)
+
+
+def not_loaded(cohort: Cohort, period: str, meta: Mapping[str, object]) -> NotFound:
+    """The 404 of a period nothing was loaded for (``error.reason`` ``not_loaded``)."""
+    types = ", ".join(t for t in (cohort.property_type, cohort.transaction_type) if t)
+    what = cohort.place() + (f" ({types})" if types else "")
+    return NotFound(
+        f"Nothing was loaded for {what} in {period}: no month of it is loaded completely "
+        "(by svc sync rtms, or svc ingest of whole files), so svc cannot tell whether it "
+        "has deals.",
+        hint=DIMENSIONS_HINT,
+        meta=meta,
+        extra={"reason": NOT_LOADED},
+    )
+
+
 def pulse_answer(
     rows: Sequence[PulseRow],
     query: PulseQuery,
@@ -376,9 +476,14 @@ def pulse_answer(
     context: Context,
     *,
     synthetic: bool,
+    loaded: Collection[freshness.MonthKey],
+    incomplete: Collection[freshness.MonthKey],
 ) -> Answer:
-    """``GET /api/v1/real-estate/pulse``'s answer; ``NotFound`` (404, with the same
-    envelope) when no cohort has enough transactions."""
+    """``GET /api/v1/real-estate/pulse``'s answer (``incomplete_periods`` against the
+    ``loaded`` and ``incomplete`` district-months); ``NotFound`` (404, with the same
+    envelope) when no cohort has enough transactions, its ``reason`` saying whether
+    nothing was loaded for the period (``NOT_LOADED``) or too few deals are (``TOO_FEW``).
+    """
     cohort = query.cohort
     echo = {
         **cohort.echo(),
@@ -388,13 +493,18 @@ def pulse_answer(
         "building_type": cohort.building_type,
         "area_unit": query.area_unit,
     }
-    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo)
+    period_of = {m: window.label for m in window.months}
+    gaps = missing_months(rows, period_of, loaded=loaded, incomplete=incomplete)
+    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo, gaps=gaps)
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
+        if nothing_loaded(cohort, window.months, loaded):
+            raise not_loaded(cohort, f"{query.period}{window_text}", meta)
         raise NotFound(
             f"No cohort with at least {MIN_SAMPLES} transactions matches "
             f"{cohort.place()} in {query.period}{window_text}.",
             hint=DIMENSIONS_HINT,
             meta=meta,
+            extra={"reason": TOO_FEW},
         )
     return Answer(data=list(rows), meta=meta)

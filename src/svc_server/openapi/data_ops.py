@@ -80,9 +80,11 @@ GET_REAL_ESTATE_PULSE = Operation(
     summary="Quartile aggregates for one district",
     description="Sale prices or lease deposits (and monthly rents) per property type and "
     "transaction type for one district and period. Cohorts with fewer than 2 "
-    "transactions are left out. Each row says whether it is `complete` and `provisional` "
-    "and links its deals (`transactions_url`); `_meta.data_as_of` and "
-    f"`_meta.incomplete_periods` (also `X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
+    "transactions are left out. Each row says whether it is `complete` (every month of "
+    "its period loaded completely: `months_loaded` of `months_expected`) and "
+    "`provisional`, and links its deals (`transactions_url`); `_meta.data_as_of` and "
+    "`_meta.incomplete_periods` (the months not loaded completely; also "
+    f"`X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
     responses={
         "200": ok(
             obj({"data": array(ref("PulseRow")), "_meta": ref("LayerEnvelope")}),
@@ -99,12 +101,15 @@ GET_REAL_ESTATE_PULSE_SERIES = Operation(
     summary="Pulse rows for several periods",
     description="The pulse row shape for up to 12 calendar periods (all months or all "
     "quarters), given as a list or as an inclusive range. `_meta` adds "
-    "`periods_requested`, `periods_returned` and `missing_periods`. Costs one call "
+    "`periods_requested`, `periods_returned`, `missing_periods` and `unloaded_periods` "
+    "(the requested periods with no month loaded completely). Costs one call "
     "whatever the number of periods.",
     responses={
         "200": data_ok("PulseRow", "Rows of the periods that have data."),
         "404": envelope_404(
-            "None of the requested periods has a cohort; `missing_periods` lists them all."
+            "None of the requested periods has a cohort; `missing_periods` lists them all. "
+            "`error.reason` is `not_loaded` when none of them has a month loaded "
+            "completely (`unloaded_periods` lists them all), else `too_few_transactions`."
         ),
     },
 )
@@ -116,7 +121,9 @@ GET_REAL_ESTATE_COVERAGE = Operation(
     description="Per cohort, the periods with at least 2 transactions, ordered by "
     "total samples (descending). Without filters: the top cohorts overall. "
     "`building_type` keeps one building type's deals (rows say `building_type` and "
-    "`building_type_mix`); rows say `complete` and `provisional` as pulse rows do. An empty "
+    "`building_type_mix`); rows say `complete` (false when a period with data is built "
+    "from a district-month known to be incomplete; coverage lists only periods with data, "
+    "so it does not count months never loaded) and `provisional`. An empty "
     f"result is a 200 with empty `data`, never a 404. {QUOTA_NOTE}",
     responses={"200": data_ok("CoverageRow", "Cohorts with data, busiest first.")},
 )

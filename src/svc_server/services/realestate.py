@@ -14,7 +14,7 @@ Queries by a district code also find the records stored under its renumbering al
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from svc_core import periods
@@ -22,6 +22,7 @@ from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.realestate import dimensions as core_dimensions
+from svc_core.realestate import freshness
 from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
@@ -91,14 +92,36 @@ def _cohort_rows(
     return store.realestate.cached(key, compute, version=state.version)
 
 
+def _loaded(
+    store: Store, state: DataState, cohort: q.Cohort, months: Iterable[str]
+) -> frozenset[freshness.MonthKey]:
+    """The district-months loaded completely among the cohort's district codes ×
+    ``months`` × the kinds of its types, read once per data version: only what the
+    cohort needs, however many months the store holds."""
+    codes = tuple(codes_of(cohort.sigungu_code))
+    wanted = tuple(sorted(months))
+    kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+    return store.realestate.cached(
+        ("loaded", codes, wanted, kinds),
+        lambda: store.realestate.loaded_months(codes, wanted, kinds),
+        version=state.version,
+    )
+
+
 def _finish(
-    rows: Sequence[PulseRow], period_of: Mapping[str, str], state: DataState, context: Context
+    rows: Sequence[PulseRow],
+    period_of: Mapping[str, str],
+    state: DataState,
+    context: Context,
+    loaded: frozenset[freshness.MonthKey],
 ) -> list[PulseRow]:
-    """The cached rows with what follows the clock and the address: ``complete``,
-    ``provisional`` and ``transactions_url``."""
+    """The cached rows with what follows what was loaded, the clock and the address:
+    ``complete``, ``months_loaded``, ``months_expected``, ``provisional`` and
+    ``transactions_url``."""
     return core_pulse.finish_rows(
         rows,
         period_of,
+        loaded=loaded,
         incomplete=state.incomplete,
         today=context.generated_at.date(),
         transactions_url=context.links.transactions_url,
@@ -120,9 +143,18 @@ def pulse(
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    loaded = _loaded(store, state, query.cohort, period_of)
     context = answer_context(state, caller, request_id, now, links)
-    finished = _finish(rows, period_of, state, context)
-    return core_pulse.pulse_answer(finished, query, window, context, synthetic=synthetic)
+    finished = _finish(rows, period_of, state, context, loaded)
+    return core_pulse.pulse_answer(
+        finished,
+        query,
+        window,
+        context,
+        synthetic=synthetic,
+        loaded=loaded,
+        incomplete=state.incomplete,
+    )
 
 
 def series(
@@ -139,9 +171,12 @@ def series(
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
     rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    loaded = _loaded(store, state, query.cohort, period_of)
     context = answer_context(state, caller, request_id, now, links)
-    finished = _finish(rows, period_of, state, context)
-    return core_series.series_answer(finished, query, context, synthetic=synthetic)
+    finished = _finish(rows, period_of, state, context, loaded)
+    return core_series.series_answer(
+        finished, query, context, synthetic=synthetic, loaded=loaded, incomplete=state.incomplete
+    )
 
 
 def indices(
