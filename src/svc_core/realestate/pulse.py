@@ -244,6 +244,17 @@ RowKey = tuple[str, str, str, str]
 completeness depends on."""
 
 
+class Gap(NamedTuple):
+    """The months of a row's period and those of them not loaded completely."""
+
+    months: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+Gaps = Mapping[RowKey, Gap]
+"""Each row's ``Gap``, by ``row_key`` (``row_gaps``)."""
+
+
 def row_key(row: PulseRow) -> RowKey:
     return (row.sigungu_code, row.property_type, row.transaction_type, row.period)
 
@@ -254,12 +265,13 @@ def row_gaps(
     *,
     loaded: Collection[freshness.MonthKey],
     incomplete: Collection[freshness.MonthKey],
-) -> dict[RowKey, tuple[tuple[str, ...], tuple[str, ...]]]:
+) -> dict[RowKey, Gap]:
     """For each row's district, types and period (``period_of`` maps month → period):
     the period's months and those of them not loaded completely
-    (``freshness.loaded_months`` over the district's codes and the kinds of the types)."""
+    (``freshness.loaded_months`` over the district's codes and the kinds of the types).
+    Depends only on what was loaded, so the server computes it once per data version."""
     months = freshness.period_months(period_of)
-    out: dict[RowKey, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    out: dict[RowKey, Gap] = {}
     for row in rows:
         key = row_key(row)
         if key in out:
@@ -272,54 +284,42 @@ def row_gaps(
             loaded=loaded,
             incomplete=incomplete,
         )
-        out[key] = spans, tuple(m for m in spans if m not in have)
+        out[key] = Gap(months=spans, missing=tuple(m for m in spans if m not in have))
     return out
 
 
 def finish_rows(
     rows: Iterable[PulseRow],
-    period_of: Mapping[str, str],
+    gaps: Gaps,
     *,
-    loaded: Collection[freshness.MonthKey],
-    incomplete: Collection[freshness.MonthKey],
     today: datetime.date,
     transactions_url: str | None,
 ) -> list[PulseRow]:
-    """``rows`` with ``complete``, ``months_loaded``, ``months_expected``,
-    ``provisional`` and ``transactions_url`` (under that address; None without one) set:
-    the months of each row's period (``period_of`` maps month → period) against the
-    loaded and incomplete district-months (``row_gaps``) and ``today``."""
-    rows = list(rows)
-    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=incomplete)
+    """``rows`` with ``complete``, ``months_loaded``, ``months_expected`` (from their
+    ``gaps``: ``row_gaps``), ``provisional`` (against ``today``) and ``transactions_url``
+    (under that address; None without one) set."""
     out: list[PulseRow] = []
     for row in rows:
-        spans, missing = gaps[row_key(row)]
+        months, missing = gaps[row_key(row)]
         out.append(
             attrs.evolve(
                 row,
                 complete=not missing,
-                provisional=freshness.any_provisional(spans, today),
+                provisional=freshness.any_provisional(months, today),
                 transactions_url=(
                     None if transactions_url is None else transactions_link(transactions_url, row)
                 ),
-                months_loaded=len(spans) - len(missing),
-                months_expected=len(spans),
+                months_loaded=len(months) - len(missing),
+                months_expected=len(months),
             )
         )
     return out
 
 
-def missing_months(
-    rows: Iterable[PulseRow],
-    period_of: Mapping[str, str],
-    *,
-    loaded: Collection[freshness.MonthKey],
-    incomplete: Collection[freshness.MonthKey],
-) -> list[str]:
+def missing_months(gaps: Gaps) -> list[str]:
     """The months ``YYYY-MM`` of the rows' periods that some row misses (not loaded
     completely for its district and types), sorted: ``_meta.incomplete_periods``."""
-    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=incomplete)
-    return sorted({month for _, missing in gaps.values() for month in missing})
+    return sorted({month for gap in gaps.values() for month in gap.missing})
 
 
 def held_keys(records: Iterable[Deal]) -> frozenset[freshness.MonthKey]:
@@ -384,14 +384,9 @@ def pulse_rows(
     rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
     if today is None:
         return rows
-    return finish_rows(
-        rows,
-        period_of,
-        loaded=held_keys(items) if loaded is None else loaded,
-        incomplete=incomplete,
-        today=today,
-        transactions_url=transactions_url,
-    )
+    done = held_keys(items) if loaded is None else loaded
+    gaps = row_gaps(rows, period_of, loaded=done, incomplete=incomplete)
+    return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:
@@ -476,14 +471,14 @@ def pulse_answer(
     context: Context,
     *,
     synthetic: bool,
+    gaps: Gaps,
     loaded: Collection[freshness.MonthKey],
-    incomplete: Collection[freshness.MonthKey],
 ) -> Answer:
-    """``GET /api/v1/real-estate/pulse``'s answer (``incomplete_periods`` against the
-    ``loaded`` and ``incomplete`` district-months); ``NotFound`` (404, with the same
-    envelope) when no cohort has enough transactions, its ``reason`` saying whether
-    nothing was loaded for the period (``NOT_LOADED``) or too few deals are (``TOO_FEW``).
-    """
+    """``GET /api/v1/real-estate/pulse``'s answer (``incomplete_periods`` from the rows'
+    ``gaps``); ``NotFound`` (404, with the same envelope) when no cohort has enough
+    transactions, its ``reason`` saying whether nothing was loaded for the period (none
+    of the cohort's district-months is in ``loaded``: ``NOT_LOADED``) or too few deals
+    are (``TOO_FEW``)."""
     cohort = query.cohort
     echo = {
         **cohort.echo(),
@@ -493,9 +488,9 @@ def pulse_answer(
         "building_type": cohort.building_type,
         "area_unit": query.area_unit,
     }
-    period_of = {m: window.label for m in window.months}
-    gaps = missing_months(rows, period_of, loaded=loaded, incomplete=incomplete)
-    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo, gaps=gaps)
+    meta = rows_meta(
+        rows, cohort, context, synthetic=synthetic, query=echo, gaps=missing_months(gaps)
+    )
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
         if nothing_loaded(cohort, window.months, loaded):

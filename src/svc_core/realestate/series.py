@@ -19,6 +19,7 @@ from svc_core.realestate.common import Context
 from svc_core.realestate.pulse import (
     TOO_FEW,
     Deal,
+    Gaps,
     PulseRow,
     deals,
     finish_rows,
@@ -27,6 +28,7 @@ from svc_core.realestate.pulse import (
     missing_months,
     not_loaded,
     nothing_loaded,
+    row_gaps,
     rows_meta,
     select,
 )
@@ -64,14 +66,9 @@ def series_rows(
     rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
     if today is None:
         return rows
-    return finish_rows(
-        rows,
-        period_of,
-        loaded=held_keys(items) if loaded is None else loaded,
-        incomplete=incomplete,
-        today=today,
-        transactions_url=transactions_url,
-    )
+    done = held_keys(items) if loaded is None else loaded
+    gaps = row_gaps(rows, period_of, loaded=done, incomplete=incomplete)
+    return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
 
 def series_answer(
@@ -80,16 +77,15 @@ def series_answer(
     context: Context,
     *,
     synthetic: bool,
+    gaps: Gaps,
     loaded: Collection[freshness.MonthKey],
-    incomplete: Collection[freshness.MonthKey],
 ) -> Answer:
-    """``GET /api/v1/real-estate/pulse/series``'s answer (``incomplete_periods`` and
-    ``unloaded_periods`` against the ``loaded`` and ``incomplete`` district-months);
+    """``GET /api/v1/real-estate/pulse/series``'s answer (``incomplete_periods`` from the
+    rows' ``gaps``, ``unloaded_periods`` against the cohort's ``loaded`` district-months);
     ``NotFound`` (404, with the same envelope) when none of the periods has a cohort, its
     ``reason`` ``not_loaded`` when none of them has a month loaded."""
     requested = list(query.periods)
     returned = sorted({r.period for r in rows})
-    period_of = series_months(requested)
     cohort = query.cohort
     unloaded = [
         label
@@ -111,8 +107,15 @@ def series_answer(
         "missing_periods": [label for label in requested if label not in returned],
         "unloaded_periods": unloaded,
     }
-    gaps = missing_months(rows, period_of, loaded=loaded, incomplete=incomplete)
-    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo, gaps=gaps, extra=extra)
+    meta = rows_meta(
+        rows,
+        cohort,
+        context,
+        synthetic=synthetic,
+        query=echo,
+        gaps=missing_months(gaps),
+        extra=extra,
+    )
     if not rows:
         if len(unloaded) == len(requested):
             raise not_loaded(cohort, ", ".join(requested), meta)

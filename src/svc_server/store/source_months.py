@@ -81,14 +81,15 @@ class SourceMonths:
     ) -> frozenset[MonthKey]:
         """The district-months of ``codes`` × ``months`` × ``kinds`` with a complete read:
         a walk of the primary key with an ``IN`` list on each of its columns, so the
-        cost follows the cohort, not the number of months the store holds."""
+        cost follows the cohort, not the number of months the store holds. (``complete``
+        is read, not filtered on: SQLite would walk its index, nearly every row.)"""
         if not codes or not months or not kinds:
             return frozenset()
         sql = (
-            "SELECT kind, sigungu_code, month FROM source_months "
+            "SELECT kind, sigungu_code, month, complete FROM source_months "
             f"WHERE kind IN ({marks(len(kinds))}) AND sigungu_code IN ({marks(len(codes))}) "
-            f"AND month IN ({marks(len(months))}) AND complete = 1"
+            f"AND month IN ({marks(len(months))})"
         )
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, [*kinds, *codes, *months])
-        return frozenset((r["kind"], r["sigungu_code"], r["month"]) for r in rows)
+        return frozenset((r["kind"], r["sigungu_code"], r["month"]) for r in rows if r["complete"])
