@@ -18,6 +18,7 @@ from svc_core import convert, periods, stats
 from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.realestate import coverage, dimensions, freshness, indices, pulse, query, series
+from svc_core.realestate.loaded import held_keys, missing_months, row_gaps
 from svc_core.realestate.pulse import Deal
 from tests.http.realestate_support import COVERAGE_FIELDS, INDEX_FIELDS, ROW_FIELDS
 
@@ -379,10 +380,10 @@ def test_a_row_is_complete_exactly_when_every_month_of_its_period_is_loaded(
         assert (row.months_loaded, row.months_expected) == (len(have), len(window.months))
         assert row.complete == (row.months_loaded == row.months_expected)
     period_of = {m: window.label for m in window.months}
-    gaps = pulse.row_gaps(rows, period_of, loaded=loaded, incomplete=())
-    assert pulse.missing_months(gaps) == sorted(missing)
+    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=())
+    assert missing_months(gaps) == sorted(missing)
     # without loaded, the months the deals hold count, as a whole-file load records them
-    held = pulse.held_keys(pulse.deals(items))
+    held = held_keys(pulse.deals(items))
     assert pulse.pulse_rows(items, q, today=today) == pulse.pulse_rows(
         items, q, today=today, loaded=held
     )

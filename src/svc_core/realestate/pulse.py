@@ -19,7 +19,6 @@ import attrs
 
 from svc_core.confidence import ConfidenceFactors, cap_mixed, confidence_of, worst
 from svc_core.envelope import Answer
-from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
 from svc_core.realestate import freshness
@@ -29,7 +28,8 @@ from svc_core.realestate.building_types import (
     is_mixed,
 )
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
-from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
+from svc_core.realestate.loaded import Gaps, held_keys, missing_months, no_rows, row_gaps, row_key
+from svc_core.realestate.query import Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, per_area_quartiles, summarize
 
 
@@ -89,13 +89,10 @@ class PulseRow:
     say). ``*_price_per_m2`` are quartiles of price ÷ area per deal (per pyeong when the
     query says so) and ``median_land_price_per_m2`` the median of price ÷ land area of
     the whole buildings; each is None when no deal reports the area. ``complete`` is
-    true only when every month of the row's period is loaded completely for its district
-    and types (``months_loaded`` of ``months_expected``: never loaded, loaded from an
-    incomplete set of pages or partially synced months are missing), ``provisional``
-    true while its period is within the reporting lag (``svc_core.realestate.freshness``);
-    ``transactions_url`` links the deals behind the row. Those depend on what was loaded,
-    the clock and the server's address: ``finish_rows`` sets them on rows computed once
-    per data version (until then ``complete`` is True and the months 0 of 0)."""
+    true when every month of its period is loaded completely (``months_loaded`` of
+    ``months_expected``), ``provisional`` while its period is within the reporting lag
+    (``svc_core.realestate.freshness``); ``transactions_url`` links the deals behind the
+    row. ``finish_rows`` sets those on rows computed once per data version."""
 
     sigungu_code: str
     sigungu: str
@@ -239,55 +236,6 @@ def transactions_link(base: str, row: PulseRow) -> str:
     return f"{base}?{urlencode(pairs, quote_via=quote)}"
 
 
-RowKey = tuple[str, str, str, str]
-"""(sigungu code, property type, transaction type, period) of a row: what its
-completeness depends on."""
-
-
-class Gap(NamedTuple):
-    """The months of a row's period and those of them not loaded completely."""
-
-    months: tuple[str, ...]
-    missing: tuple[str, ...]
-
-
-Gaps = Mapping[RowKey, Gap]
-"""Each row's ``Gap``, by ``row_key`` (``row_gaps``)."""
-
-
-def row_key(row: PulseRow) -> RowKey:
-    return (row.sigungu_code, row.property_type, row.transaction_type, row.period)
-
-
-def row_gaps(
-    rows: Iterable[PulseRow],
-    period_of: Mapping[str, str],
-    *,
-    loaded: Collection[freshness.MonthKey],
-    incomplete: Collection[freshness.MonthKey],
-) -> dict[RowKey, Gap]:
-    """For each row's district, types and period (``period_of`` maps month → period):
-    the period's months and those of them not loaded completely
-    (``freshness.loaded_months`` over the district's codes and the kinds of the types).
-    Depends only on what was loaded, so the server computes it once per data version."""
-    months = freshness.period_months(period_of)
-    out: dict[RowKey, Gap] = {}
-    for row in rows:
-        key = row_key(row)
-        if key in out:
-            continue  # the rows of one district's dongs share it
-        spans = months.get(row.period, ())
-        have = freshness.loaded_months(
-            codes_of(row.sigungu_code),
-            spans,
-            freshness.load_kinds(row.property_type, row.transaction_type),
-            loaded=loaded,
-            incomplete=incomplete,
-        )
-        out[key] = Gap(months=spans, missing=tuple(m for m in spans if m not in have))
-    return out
-
-
 def finish_rows(
     rows: Iterable[PulseRow],
     gaps: Gaps,
@@ -314,22 +262,6 @@ def finish_rows(
             )
         )
     return out
-
-
-def missing_months(gaps: Gaps) -> list[str]:
-    """The months ``YYYY-MM`` of the rows' periods that some row misses (not loaded
-    completely for its district and types), sorted: ``_meta.incomplete_periods``."""
-    return sorted({month for gap in gaps.values() for month in gap.missing})
-
-
-def held_keys(records: Iterable[Deal]) -> frozenset[freshness.MonthKey]:
-    """The district-months ``records`` hold, under the kinds of their types: what a
-    store loading them from a file without paging figures counts as loaded."""
-    return frozenset(
-        (kind, d.sigungu_code, d.month)
-        for d in records
-        for kind in freshness.load_kinds(d.property_type, d.transaction_type)
-    )
 
 
 def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> list[Deal]:
@@ -370,11 +302,10 @@ def pulse_rows(
 
     A rolling period ends at ``latest``, by default the latest month among ``records``
     (all of them, as the server uses its whole store). With ``today`` the rows say
-    ``complete``, ``months_loaded`` and ``months_expected`` (against ``loaded`` and
-    ``incomplete``: ``freshness.loaded_of`` and ``incomplete_of`` the files loaded;
-    ``loaded`` defaults to the district-months ``records`` hold, as a store loading them
-    from files without paging figures counts them) and ``provisional``, and link their
-    deals under ``transactions_url`` (the server's address of the route) when given.
+    ``complete`` and how many months are loaded (against ``loaded``, by default the
+    district-months ``records`` hold, and ``incomplete``: ``freshness.loaded_of`` and
+    ``incomplete_of`` the files loaded) and ``provisional``, and link their deals under
+    ``transactions_url`` (the server's address of the route) when given.
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
@@ -409,8 +340,7 @@ def rows_meta(
 ) -> dict[str, object]:
     """The envelope of pulse rows: count, source mix and grade follow from the rows; a
     row mixing building types adds ``MIX_LIMITATION``; ``data_as_of`` (from the context)
-    and ``incomplete_periods`` (``gaps``: ``missing_months``) say how fresh and complete
-    they are."""
+    and ``incomplete_periods`` (``gaps``: ``missing_months``) say how fresh and whole."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
@@ -432,38 +362,6 @@ def rows_meta(
     return meta
 
 
-NOT_LOADED = "not_loaded"
-"""``error.reason`` of a 404 whose period has no month loaded for the district and
-types: nothing was loaded for it."""
-TOO_FEW = "too_few_transactions"
-"""``error.reason`` of a 404 whose period is loaded (at least one month) but holds no
-cohort with ``MIN_SAMPLES`` transactions."""
-NOT_FOUND_REASONS = (NOT_LOADED, TOO_FEW)
-
-
-def nothing_loaded(
-    cohort: Cohort, months: Iterable[str], loaded: Collection[freshness.MonthKey]
-) -> bool:
-    """True when none of ``months`` is loaded for the cohort's district (or an alias) and
-    any kind of its types."""
-    kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
-    return not freshness.any_loaded(codes_of(cohort.sigungu_code), months, kinds, loaded)
-
-
-def not_loaded(cohort: Cohort, period: str, meta: Mapping[str, object]) -> NotFound:
-    """The 404 of a period nothing was loaded for (``error.reason`` ``not_loaded``)."""
-    types = ", ".join(t for t in (cohort.property_type, cohort.transaction_type) if t)
-    what = cohort.place() + (f" ({types})" if types else "")
-    return NotFound(
-        f"Nothing was loaded for {what} in {period}: no month of it is loaded completely "
-        "(by svc sync rtms, or svc ingest of whole files), so svc cannot tell whether it "
-        "has deals.",
-        hint=DIMENSIONS_HINT,
-        meta=meta,
-        extra={"reason": NOT_LOADED},
-    )
-
-
 def pulse_answer(
     rows: Sequence[PulseRow],
     query: PulseQuery,
@@ -475,10 +373,8 @@ def pulse_answer(
     loaded: Collection[freshness.MonthKey],
 ) -> Answer:
     """``GET /api/v1/real-estate/pulse``'s answer (``incomplete_periods`` from the rows'
-    ``gaps``); ``NotFound`` (404, with the same envelope) when no cohort has enough
-    transactions, its ``reason`` saying whether nothing was loaded for the period (none
-    of the cohort's district-months is in ``loaded``: ``NOT_LOADED``) or too few deals
-    are (``TOO_FEW``)."""
+    ``gaps``); ``NotFound`` (404, with the same envelope, ``loaded.no_rows`` against the
+    cohort's ``loaded`` district-months) when no cohort has enough transactions."""
     cohort = query.cohort
     echo = {
         **cohort.echo(),
@@ -493,13 +389,8 @@ def pulse_answer(
     )
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
-        if nothing_loaded(cohort, window.months, loaded):
-            raise not_loaded(cohort, f"{query.period}{window_text}", meta)
-        raise NotFound(
-            f"No cohort with at least {MIN_SAMPLES} transactions matches "
-            f"{cohort.place()} in {query.period}{window_text}.",
-            hint=DIMENSIONS_HINT,
-            meta=meta,
-            extra={"reason": TOO_FEW},
-        )
+        period = f"{query.period}{window_text}"
+        too_few = f"No cohort with at least {MIN_SAMPLES} transactions matches "
+        too_few += f"{cohort.place()} in {period}."
+        raise no_rows(cohort, period, meta, months=window.months, loaded=loaded, too_few=too_few)
     return Answer(data=list(rows), meta=meta)

@@ -11,28 +11,28 @@ import datetime
 from collections.abc import Collection, Iterable, Sequence
 
 from svc_core.envelope import Answer
-from svc_core.errors import NotFound
 from svc_core.models import Transaction
 from svc_core.periods import parse_quarter
 from svc_core.realestate import freshness
 from svc_core.realestate.common import Context
-from svc_core.realestate.pulse import (
-    TOO_FEW,
-    Deal,
+from svc_core.realestate.loaded import (
     Gaps,
+    held_keys,
+    missing_months,
+    no_rows,
+    nothing_loaded,
+    row_gaps,
+)
+from svc_core.realestate.pulse import (
+    Deal,
     PulseRow,
     deals,
     finish_rows,
     group_rows,
-    held_keys,
-    missing_months,
-    not_loaded,
-    nothing_loaded,
-    row_gaps,
     rows_meta,
     select,
 )
-from svc_core.realestate.query import DIMENSIONS_HINT, SeriesQuery
+from svc_core.realestate.query import SeriesQuery
 from svc_core.stats import MIN_SAMPLES
 
 
@@ -117,13 +117,13 @@ def series_answer(
         extra=extra,
     )
     if not rows:
-        if len(unloaded) == len(requested):
-            raise not_loaded(cohort, ", ".join(requested), meta)
-        raise NotFound(
-            f"None of the {len(requested)} requested periods has a cohort with at least "
-            f"{MIN_SAMPLES} transactions in {cohort.place()}.",
-            hint=DIMENSIONS_HINT,
-            meta=meta,
-            extra={"reason": TOO_FEW},
+        raise no_rows(
+            cohort,
+            ", ".join(requested),
+            meta,
+            months=series_months(requested),
+            loaded=loaded,
+            too_few=f"None of the {len(requested)} requested periods has a cohort with at "
+            f"least {MIN_SAMPLES} transactions in {cohort.place()}.",
         )
     return Answer(data=list(rows), meta=meta)

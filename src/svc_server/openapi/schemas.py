@@ -22,7 +22,7 @@ from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
 from svc_core.models import BUILDING_TYPES, METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
-from svc_core.realestate.pulse import NOT_FOUND_REASONS
+from svc_core.realestate.loaded import NOT_FOUND_REASONS
 
 Schema = dict[str, Any]
 

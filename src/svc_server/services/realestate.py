@@ -29,6 +29,7 @@ from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
 from svc_core.realestate.common import Context, codes_of, gate
+from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
     DimensionsQuery,
@@ -71,7 +72,7 @@ class CohortRows(NamedTuple):
     rows: list[PulseRow]
     synthetic: bool
     loaded: frozenset[freshness.MonthKey]
-    gaps: core_pulse.Gaps
+    gaps: Gaps
 
 
 def _cohort_rows(
@@ -108,7 +109,7 @@ def _cohort_rows(
             rows=rows,
             synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
             loaded=loaded,
-            gaps=core_pulse.row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
+            gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
         )
 
     key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
