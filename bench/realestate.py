@@ -41,10 +41,12 @@ import attrs
 
 from svc_core.caller import Caller
 from svc_core.convert import to_json
-from svc_core.models import PROPERTY_TYPES, Transaction
+from svc_core.models import PROPERTY_TYPES, LoadReport, Transaction
 from svc_core.realestate import query
 from svc_core.regions import regions_in_use
+from svc_core.sources import ParseResult
 from svc_server.ingest import coverage as ingest_coverage
+from svc_server.ingest.completeness import record_file
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
@@ -131,6 +133,9 @@ def fill(store: Store, total: int) -> float:
                 break
             with store.data.transaction() as tx:
                 loaded += store.realestate.insert_transactions(tx, batch)[0]
+                # the district-months are loaded, as svc ingest of a whole file records them
+                result = ParseResult(transactions=batch, report=LoadReport(path="bench"))
+                record_file(store, tx, "samples", result, now=time.time())
             codes.update(r.sigungu_code for r in batch)
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
     with store.data.transaction() as tx:

@@ -10,8 +10,9 @@ prints the pulse rows as a JSON array: exactly the ``data`` of ``GET
 /api/v1/real-estate/pulse`` on a server that loaded the same files. The district is the
 files' own when they hold one (``--sigungu-code`` otherwise); a rolling ``--period``
 ends at the latest month in the files, as it ends at the latest month in the server's
-store. Rows say ``complete`` (false when a file is one page of several whose other pages
-are missing) and ``provisional`` (against ``--today``, by default today in UTC) and
+store. Rows say ``complete`` with ``months_loaded`` of ``months_expected`` (false when
+a month of the period is not among the files, or a file is one page of several whose
+other pages are missing) and ``provisional`` (against ``--today``, by default today in UTC) and
 link their deals on the server at ``--base-url`` (svc's default address unless given).
 Exit status 1 (with the reason on stderr) when no cohort has enough transactions or a
 parameter is malformed.
@@ -30,6 +31,7 @@ from svc_core import (
     InvalidParams,
     SvcError,
     incomplete_of,
+    loaded_of,
     merge_loads,
     parse_pulse,
     parse_transactions,
@@ -82,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             query,
             today=args.today,
             incomplete=incomplete_of(zip(kinds, results, strict=True)),
+            loaded=loaded_of(zip(kinds, results, strict=True)),
             transactions_url=f"{args.base_url.rstrip('/')}{TRANSACTIONS_PATH}",
         )
     except (SvcError, OSError) as exc:

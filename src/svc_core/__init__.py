@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from svc_core.periods import Month, Quarter
     from svc_core.realestate.contract_record import ContractRecord, contract_records
     from svc_core.realestate.coverage import CoverageRow, coverage_rows
-    from svc_core.realestate.freshness import incomplete_of
+    from svc_core.realestate.freshness import incomplete_of, loaded_of
     from svc_core.realestate.indices import IndexRow, index_rows, index_value_of
     from svc_core.realestate.loads import merge_loads, parse_transactions, rtms_kind
     from svc_core.realestate.pulse import PulseRow, pulse_rows
@@ -66,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "rtms_kind": "svc_core.realestate.loads",
     "merge_loads": "svc_core.realestate.loads",
     "incomplete_of": "svc_core.realestate.freshness",
+    "loaded_of": "svc_core.realestate.freshness",
     "Transaction": "svc_core.models",
     "IndexObservation": "svc_core.models",
     # queries
@@ -145,6 +146,7 @@ __all__ = [
     "incomplete_of",
     "index_rows",
     "index_value_of",
+    "loaded_of",
     "merge_loads",
     "parse_coverage",
     "parse_dimensions",

@@ -40,6 +40,7 @@ EXPORTED = [
     "incomplete_of",
     "index_rows",
     "index_value_of",
+    "loaded_of",
     "merge_loads",
     "parse_coverage",
     "parse_dimensions",

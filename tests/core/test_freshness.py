@@ -1,5 +1,5 @@
-"""Completeness and the provisional rule (``svc_core.realestate.freshness``): properties
-over any paging, order and clock."""
+"""Completeness, what was loaded and the provisional rule
+(``svc_core.realestate.freshness``): properties over any paging, order and clock."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core import periods
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, LoadReport, Transaction
 from svc_core.realestate import freshness
+from svc_core.sources import ParseResult
 from svc_core.sync import COHORTS
 
 
@@ -156,3 +157,156 @@ def test_quarter_labels_cover_their_months() -> None:
     assert freshness.period_months({"2025-06": "last_3m", "2025-04": "last_3m"}) == {
         "last_3m": ("2025-04", "2025-06")
     }
+
+
+# what was loaded (issue 28) ----------------------------------------------------------------
+
+KINDS = freshness.LOAD_KINDS
+CODES = ("11680", "11110", "11650")
+MONTHS = ("2025-04", "2025-05", "2025-06")
+keys = st.tuples(st.sampled_from(KINDS), st.sampled_from(CODES), st.sampled_from(MONTHS))
+reads = st.one_of(
+    st.none(),
+    st.integers(min_value=0, max_value=50).map(freshness.file_read),
+    st.integers(min_value=0, max_value=50).map(freshness.whole_read),
+    st.builds(
+        lambda total, page, items: freshness.add_page(
+            None, total_count=total, page_no=page, items=items
+        ),
+        st.integers(min_value=1, max_value=50),
+        st.integers(min_value=1, max_value=5),
+        st.integers(min_value=0, max_value=50),
+    ),
+)
+
+
+def test_every_type_pair_has_one_kind_and_a_filter_has_the_kinds_of_its_pairs() -> None:
+    for ptype in PROPERTY_TYPES:
+        for ttype in TRANSACTION_TYPES:
+            [kind] = freshness.load_kinds(ptype, ttype)
+            assert kind == (freshness.kinds_of(ptype, ttype) or (freshness.OTHER_KIND,))[0]
+            assert freshness.cohort_kinds(ptype, ttype) == (kind,)
+    assert freshness.load_kinds("office", "monthly_lease") == (freshness.OTHER_KIND,)
+    assert freshness.cohort_kinds(None, None) == KINDS
+    assert set(KINDS) == {*COHORTS, freshness.OTHER_KIND}
+    assert freshness.cohort_kinds("officetel", None) == ("officetel-trade", "officetel-rent")
+    assert freshness.cohort_kinds(None, "sale") == ("commercial", "officetel-trade")
+
+
+@given(reads, st.integers(min_value=0, max_value=50), st.integers(min_value=1, max_value=5))
+def test_a_file_without_paging_figures_never_outranks_paging(
+    stored: freshness.MonthRead | None, items: int, page_no: int
+) -> None:
+    key = ("commercial", "11680", "2025-06")
+    written = freshness.after_whole_file({key: items}, {} if stored is None else {key: stored})
+    if stored is None or stored.by_file:
+        assert written == {key: freshness.file_read(items)} and written[key].complete
+    else:
+        assert written == {}  # a read with paging figures is left as it is
+    file = freshness.file_read(items)
+    # a page or a partial sync replaces a file's read: the source states the total
+    page = freshness.add_page(file, total_count=items + 1, page_no=page_no, items=1)
+    assert page.pages == {page_no: 1} and not page.by_file
+    assert not freshness.partial_read(file, items + 1).complete
+    assert not freshness.partial_read(file, None).complete
+
+
+@given(
+    st.frozensets(st.sampled_from(CODES), min_size=1),
+    st.lists(st.sampled_from(MONTHS), unique=True),
+    st.frozensets(st.sampled_from(KINDS)),
+    st.frozensets(keys),
+    st.frozensets(keys),
+    keys,
+)
+def test_a_month_is_loaded_when_every_kind_has_a_whole_read_and_none_a_partial(
+    codes: frozenset[str],
+    months: list[str],
+    kinds: frozenset[str],
+    loaded: frozenset[freshness.MonthKey],
+    incomplete: frozenset[freshness.MonthKey],
+    extra: freshness.MonthKey,
+) -> None:
+    def got(done: frozenset[freshness.MonthKey], gaps: frozenset[freshness.MonthKey]) -> set[str]:
+        return set(freshness.loaded_months(codes, months, kinds, loaded=done, incomplete=gaps))
+
+    have = got(loaded, incomplete)
+    assert have <= set(months)
+    for month in months:
+        whole = {k for k, c, m in loaded if m == month and c in codes}
+        partial = {k for k, c, m in incomplete if m == month and c in codes}
+        assert (month in have) == (kinds <= whole and not kinds & partial)
+    # a further complete read never unloads a month, a further partial one never loads one
+    assert got(loaded | {extra}, incomplete) >= have
+    assert got(loaded, incomplete | {extra}) <= have
+    any_loaded = freshness.any_loaded(codes, months, kinds, loaded)
+    assert any_loaded == any(k in kinds and c in codes and m in months for k, c, m in loaded)
+    if not any_loaded and kinds:
+        assert have == set()
+
+
+def csv_load(code: str, month: str, count: int) -> tuple[str, ParseResult]:
+    """A file without paging figures holding ``count`` office sales of one month."""
+    day = datetime.date.fromisoformat(f"{month}-01")
+    deals = [
+        Transaction(
+            source="rtms_official",
+            sigungu_code=code,
+            sigungu="구",
+            dong=None,
+            property_type="office",
+            transaction_type="sale",
+            deal_date=day,
+            price_krw=1_000_000 * (n + 1),
+            monthly_rent_krw=None,
+            area_m2=None,
+            natural_key=f"csv:{code}:{month}:{n}",
+        )
+        for n in range(count)
+    ]
+    return "commercial", ParseResult(
+        transactions=deals, report=LoadReport(path="x.csv", read=count)
+    )
+
+
+def api_page(code: str, month: str, total: int, page_no: int) -> tuple[str, ParseResult]:
+    """Page ``page_no`` of an API answer of ``total`` items: one item."""
+    _, result = csv_load(code, month, 1)
+    report = LoadReport(path="x.xml", read=1, total_count=total, page_no=page_no)
+    return "commercial", ParseResult(transactions=result.transactions, report=report)
+
+
+loads = st.lists(
+    st.one_of(
+        st.builds(csv_load, st.sampled_from(CODES), st.sampled_from(MONTHS), st.integers(1, 3)),
+        st.builds(
+            api_page,
+            st.sampled_from(CODES),
+            st.sampled_from(MONTHS),
+            st.integers(1, 3),
+            st.integers(1, 3),
+        ),
+    ),
+    max_size=8,
+)
+
+
+@given(loads)
+def test_every_month_a_file_holds_is_loaded_or_incomplete_never_both(
+    files: list[tuple[str, ParseResult]],
+) -> None:
+    loaded = freshness.loaded_of(files)
+    incomplete = freshness.incomplete_of(files)
+    held = {
+        ("commercial", t.sigungu_code, t.period_month)
+        for _, result in files
+        for t in result.transactions
+    }
+    assert loaded | incomplete == held and not loaded & incomplete
+    api_months = {
+        ("commercial", t.sigungu_code, t.period_month)
+        for _, result in files
+        if result.report.total_count is not None
+        for t in result.transactions
+    }
+    assert held - api_months <= loaded  # a month only files without paging hold is loaded

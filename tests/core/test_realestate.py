@@ -9,14 +9,16 @@ import datetime
 from collections import Counter
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core import convert, stats
+from svc_core import convert, periods, stats
 from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
-from svc_core.realestate import coverage, dimensions, indices, pulse, query, series
+from svc_core.realestate import coverage, dimensions, freshness, indices, pulse, query, series
+from svc_core.realestate.loaded import held_keys, missing_months, row_gaps
 from svc_core.realestate.pulse import Deal
 from tests.http.realestate_support import COVERAGE_FIELDS, INDEX_FIELDS, ROW_FIELDS
 
@@ -383,3 +385,57 @@ def test_every_declaration_has_a_description_and_ascii_pattern() -> None:
         for p in decls:
             assert p.description.endswith(".")
             assert p.pattern is None or p.pattern.isascii()
+
+
+@settings(max_examples=60)
+@given(DEALS, st.sampled_from(["last_6m", "last_3m", "2025-Q1", "2025-03"]), st.data())
+def test_a_row_is_complete_exactly_when_every_month_of_its_period_is_loaded(
+    items: list[Deal], period: str, data: st.DataObject
+) -> None:
+    """Against any set of loaded district-months (issue 28): ``months_loaded`` counts the
+    period's months loaded for the row's kind, ``complete`` says they are all, and
+    ``_meta.incomplete_periods`` (``missing_months``) gathers the others."""
+    every = sorted(
+        (kind, code, month) for kind in freshness.LOAD_KINDS for code in CODES for month in MONTHS
+    )
+    loaded = frozenset(data.draw(st.sets(st.sampled_from(every))))
+    today = datetime.date(2030, 1, 1)
+    q = pulse_query(period=period)
+    rows = pulse.pulse_rows(items, q, today=today, loaded=loaded)
+    window = periods.resolve_pulse_period(period, pulse.latest_month(items))
+    missing: set[str] = set()
+    for row in rows:
+        [kind] = freshness.load_kinds(row.property_type, row.transaction_type)
+        have = [m for m in window.months if (kind, "11680", m) in loaded]
+        missing |= set(window.months) - set(have)
+        assert (row.months_loaded, row.months_expected) == (len(have), len(window.months))
+        assert row.complete == (row.months_loaded == row.months_expected)
+    period_of = {m: window.label for m in window.months}
+    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=())
+    assert missing_months(gaps) == sorted(missing)
+    # without loaded, the months the deals hold count, as a whole-file load records them
+    held = held_keys(pulse.deals(items))
+    assert pulse.pulse_rows(items, q, today=today) == pulse.pulse_rows(
+        items, q, today=today, loaded=held
+    )
+    months_q1 = series.series_rows(
+        items, query.parse_series({"sigungu_code": "11680", "periods": "2025-01,2025-02"})
+    )
+    finished = series.series_rows(
+        items,
+        query.parse_series({"sigungu_code": "11680", "periods": "2025-01,2025-02"}),
+        today=today,
+        loaded=loaded,
+    )
+    assert [attrs.evolve(r, **UNFINISHED) for r in finished] == months_q1
+    assert all(r.months_expected == 1 for r in finished)
+
+
+UNFINISHED: dict[str, Any] = {
+    "complete": True,
+    "provisional": False,
+    "transactions_url": None,
+    "months_loaded": 0,
+    "months_expected": 0,
+}
+"""The fields ``finish_rows`` sets, as they are before it."""

@@ -117,7 +117,11 @@ def test_several_files_merge_as_the_store_holds_them(
     expected = served(stores["all"], {"sigungu_code": code})
     assert expected
     assert printed(capsys, argv) == expected
-    assert {r["complete"] for r in expected} == {code != "11110"}  # 11110: page 1 of 4
+    # last_6m ends at June 2025; only Gangnam's June is loaded, Jongno's May is page 1 of 4
+    loaded = 1 if code == "11680" else 0
+    assert {(r["complete"], r["months_loaded"], r["months_expected"]) for r in expected} == {
+        (False, loaded, 6)
+    }
 
 
 def test_files_of_several_districts_need_a_code(capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,6 +73,23 @@ def test_pulse_has_every_type_combination_and_period_kind(api: Api) -> None:
     assert levels == {"low", "medium", "high"}
 
 
+def test_every_demo_row_is_complete(api: Api) -> None:
+    """The demo set records every month of its districts and datasets as loaded (a
+    commercial lease, from no RTMS dataset, included); outside its five years nothing is
+    loaded."""
+    types = set()
+    for code in ("11680", "26350"):
+        for period, months in (("last_12m", 12), ("2026-Q3", 3), ("2021-10", 1)):
+            body = api.ok("pulse", {"sigungu_code": code, "period": period})
+            assert body["_meta"]["incomplete_periods"] == []
+            rows = {(r["complete"], r["months_loaded"], r["months_expected"]) for r in body["data"]}
+            assert rows == {(True, months, months)}
+            types |= {(r["property_type"], r["transaction_type"]) for r in body["data"]}
+    assert ("office", "monthly_lease") in types
+    before = api.get("pulse", {"sigungu_code": "11680", "period": "2021-09"})
+    assert before.status_code == 404 and before.get_json()["error"]["reason"] == "not_loaded"
+
+
 def test_every_demo_district_has_a_pulse(api: Api) -> None:
     for code in demo_districts():
         body = api.ok("pulse", {"sigungu_code": code, "transaction_type": "sale"})
@@ -165,6 +182,7 @@ def test_disclosure_and_pricing_pages(demo_app: SvcApp) -> None:
         "<code>whole_building</code>", "<code>unit</code>", "building_type_mix",
         "mixed_building_types", "area_unit=pyeong", "3.305785", "median_land_price_per_m2",
         "complete: false", "provisional: true while", "31 days", "incomplete_periods",
+        "months_loaded", "not_loaded",
         "/api/v1/real-estate/transactions", "transactions_url", "include_excluded=true",
     ):  # fmt: skip
         assert needle in text, needle

@@ -87,10 +87,14 @@ def test_a_district_month_loaded_from_a_partial_page_is_served_incomplete(api: A
 
 
 def test_a_rolling_window_over_the_partial_month_is_incomplete(api: Api) -> None:
+    """Jongno's window (2025-01 to 2025-06) holds no month loaded completely: May is page 1
+    of 4, the others were never loaded."""
     body = api.ok("pulse", {"sigungu_code": "11110"})
     assert body["_meta"]["query"]["period"] == "last_6m"
-    assert {r["complete"] for r in body["data"]} == {False}
-    assert body["_meta"]["incomplete_periods"] == ["last_6m"]
+    assert {(r["complete"], r["months_loaded"], r["months_expected"]) for r in body["data"]} == {
+        (False, 0, 6)
+    }
+    assert body["_meta"]["incomplete_periods"] == [f"2025-{m:02d}" for m in range(1, 7)]
 
 
 def test_loading_the_other_pages_makes_it_complete(db_url: str) -> None:

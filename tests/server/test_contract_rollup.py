@@ -1,4 +1,4 @@
-"""Migration 0020: ``cohort_months`` gains the contracts and bulk contracts of its
+"""Migration 0019: ``cohort_months`` gains the contracts and bulk contracts of its
 samples, counted from the stored transactions, on SQLite and PostgreSQL (issue 28)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ _ROLLUP = (
 )
 
 
-def test_migration_0020_counts_the_contracts_of_the_stored_rollup(
+def test_migration_0019_counts_the_contracts_of_the_stored_rollup(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     every = migrate.available()
@@ -43,7 +43,7 @@ def test_migration_0020_counts_the_contracts_of_the_stored_rollup(
     monkeypatch.setattr(migrate, "available", lambda: every)
     store = open_store(db_url)
     try:
-        assert "0020_rollup_contracts.sql" in store.migrate()
+        assert "0019_rollup_contracts.sql" in store.migrate()
         got = {
             r["dong"]: (r["samples"], r["contracts"], r["bulk_contracts"])
             for r in store.realestate.rollup(dong_level=None)

@@ -77,6 +77,17 @@ def test_the_full_demo_set(demo_db_url: str) -> None:
         assert (state.latest_month, state.latest_index_period) == ("2026-09", "2026-Q3")
         [log] = table(store, "SELECT kind, path, loaded FROM ingest_log")
         assert log["kind"] == "demo" and log["path"] == "demo-data --seed 1"
+        # every month of every district and dataset is loaded, deals or none
+        [months] = table(
+            store,
+            "SELECT COUNT(*) AS n, MIN(complete) AS whole, SUM(total_count) AS items "
+            "FROM source_months",
+        )
+        assert months == {
+            "n": len(core_demo.demo_districts()) * core_demo.DEMO_MONTHS * 4,
+            "whole": 1,
+            "items": counts["transactions"],
+        }
     finally:
         store.close()
 

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from svc_core.sync import CONNECT_FAILURE_LIMIT
+from svc_core.sync import CONNECT_FAILURE_LIMIT, KINDS
 from svc_server import ingest
 from svc_server.commands.sync import EXIT_UNREACHABLE
 from svc_server.delivery.rtms import could_not_connect
@@ -481,7 +481,8 @@ def test_a_partial_sync_marks_the_month_incomplete_until_a_complete_one(
     store.migrate()
     ingest.ingest(store, "samples", OFFICE_CSV, path="office.csv", now=RE_NOW)
     store.close()
-    assert served_office(db_url) == ([True], [])  # a CSV states no paging: nothing says
+    # the samples CSV loads June whole (it states no paging: nothing says otherwise)
+    assert served_office(db_url) == ([True], [])
     args = (*JUNE, "--kinds", "commercial", "--page-size", "10")
     standin.fail.extend(["", "", "500", "500"])  # page 3 keeps failing
     assert sync(db_url, standin, *args, "--retries", "1").returncode == 1
@@ -490,3 +491,28 @@ def test_a_partial_sync_marks_the_month_incomplete_until_a_complete_one(
     assert sync(db_url, standin, *args).returncode == 0
     assert states(db_url)[("commercial", "2025-06")]["status"] == "complete"
     assert served_office(db_url) == ([True], [])
+
+
+def test_a_month_the_api_says_is_empty_is_loaded(db_url: str, standin: StandIn) -> None:
+    """The stand-in answers totalCount 0 for April and May: read whole, they are loaded
+    months without deals, so Q2 is whole and May is too few deals, not nothing loaded."""
+    store = open_store(db_url)
+    store.migrate()
+    try:
+        api = Api(make_app(store))
+        before = api.get("pulse", {"sigungu_code": "11680", "period": "2025-Q2"})
+        assert before.status_code == 404 and before.get_json()["error"]["reason"] == "not_loaded"
+        done = sync(db_url, standin, "--sigungu", "11680", "--from", "2025-04", "--to", "2025-06")
+        assert done.returncode == 0, done.stderr
+        found = states(db_url)
+        empty = {kind: found[(kind, "2025-05")]["total_count"] for kind in KINDS}
+        assert empty == dict.fromkeys(KINDS, 0)
+        store.realestate.forget_version()  # the sync committed in another process
+        rows = api.ok("pulse", {"sigungu_code": "11680", "period": "2025-Q2"})["data"]
+        loaded = {(r["complete"], r["months_loaded"], r["months_expected"]) for r in rows}
+        assert rows and loaded == {(True, 3, 3)}
+        may = api.get("pulse", {"sigungu_code": "11680", "period": "2025-05"})
+        assert may.status_code == 404
+        assert may.get_json()["error"]["reason"] == "too_few_transactions"
+    finally:
+        store.close()

@@ -19,7 +19,6 @@ import attrs
 
 from svc_core.confidence import cap_mixed, confidence_of, worst
 from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
-from svc_core.errors import NotFound
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
 from svc_core.realestate import freshness
@@ -36,9 +35,10 @@ from svc_core.realestate.deal import deals as deals
 from svc_core.realestate.deal_links import transactions_link
 from svc_core.realestate.lease_figures import lease_figures, lease_limitations
 from svc_core.realestate.lease_kinds import lease_kind_mix
+from svc_core.realestate.loaded import Gaps, held_keys, missing_months, no_rows, row_gaps, row_key
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
-from svc_core.realestate.query import DIMENSIONS_HINT, Cohort, PulseQuery
+from svc_core.realestate.query import Cohort, PulseQuery
 from svc_core.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
 
 GroupKey = tuple[str | None, str, str, str]
@@ -176,39 +176,28 @@ def row_link(base: str | None, row: PulseRow, months: Sequence[str]) -> str | No
 
 def finish_rows(
     rows: Iterable[PulseRow],
-    period_of: Mapping[str, str],
+    gaps: Gaps,
     *,
-    incomplete: Collection[freshness.MonthKey],
     today: datetime.date,
     transactions_url: str | None,
 ) -> list[PulseRow]:
-    """``rows`` with ``complete``, ``provisional`` and ``transactions_url`` (under that
-    address; None without one) set: the months of each row's period (``period_of`` maps
-    month → period) against the incomplete district-months and ``today``."""
-    months = freshness.period_months(period_of)
+    """``rows`` with ``complete``, ``months_loaded``, ``months_expected`` (from their
+    ``gaps``: ``row_gaps``), ``provisional`` (against ``today``) and ``transactions_url``
+    (under that address; None without one) set."""
     out: list[PulseRow] = []
     for row in rows:
-        spans = months.get(row.period, ())
+        months, missing = gaps[row_key(row)]
         out.append(
             attrs.evolve(
                 row,
-                complete=freshness.months_complete(
-                    codes_of(row.sigungu_code),
-                    spans,
-                    row.property_type,
-                    row.transaction_type,
-                    incomplete,
-                ),
-                provisional=freshness.any_provisional(spans, today),
-                transactions_url=row_link(transactions_url, row, spans),
+                complete=not missing,
+                provisional=freshness.any_provisional(months, today),
+                transactions_url=row_link(transactions_url, row, months),
+                months_loaded=len(months) - len(missing),
+                months_expected=len(months),
             )
         )
     return out
-
-
-def incomplete_periods(rows: Iterable[PulseRow]) -> list[str]:
-    """The periods of the rows built from an incomplete district-month, sorted."""
-    return sorted({row.period for row in rows if not row.complete})
 
 
 def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> list[Deal]:
@@ -244,6 +233,7 @@ def pulse_rows(
     latest: Month | None = None,
     today: datetime.date | None = None,
     incomplete: Collection[freshness.MonthKey] = (),
+    loaded: Collection[freshness.MonthKey] | None = None,
     transactions_url: str | None = None,
 ) -> list[PulseRow]:
     """The pulse rows of ``query`` computed from transactions: exactly the ``data`` the
@@ -251,9 +241,10 @@ def pulse_rows(
 
     A rolling period ends at ``latest``, by default the latest month among ``records``
     (all of them, as the server uses its whole store). With ``today`` the rows say
-    ``complete`` (against ``incomplete``: ``freshness.incomplete_of`` the files loaded)
-    and ``provisional``, and link their deals under ``transactions_url`` (the server's
-    address of the route) when given.
+    ``complete`` and how many months are loaded (against ``loaded``, by default the
+    district-months ``records`` hold, and ``incomplete``: ``freshness.loaded_of`` and
+    ``incomplete_of`` the files loaded) and ``provisional``, and link their deals under
+    ``transactions_url`` (the server's address of the route) when given.
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
@@ -263,9 +254,9 @@ def pulse_rows(
     rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
     if today is None:
         return rows
-    return finish_rows(
-        rows, period_of, incomplete=incomplete, today=today, transactions_url=transactions_url
-    )
+    done = held_keys(items) if loaded is None else loaded
+    gaps = row_gaps(rows, period_of, loaded=done, incomplete=incomplete)
+    return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:
@@ -283,6 +274,7 @@ def rows_meta(
     *,
     synthetic: bool,
     query: Mapping[str, object],
+    gaps: Sequence[str],
     extra: Mapping[str, object] | None = None,
     period_of: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
@@ -290,12 +282,12 @@ def rows_meta(
     row mixing building types adds ``MIX_LIMITATION``, rows resting on one bulk contract
     ``bulk_limitation``, lease rows the caveats of ``lease_limitations`` (``period_of``
     maps the rows' months to their periods); ``data_as_of`` (from the context) and
-    ``incomplete_periods`` say how fresh and complete they are, ``methodology`` how
-    contracts are counted."""
+    ``incomplete_periods`` (``gaps``: ``missing_months``) say how fresh and whole they
+    are, ``methodology`` how contracts are counted."""
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
-        "incomplete_periods": incomplete_periods(rows),
+        "incomplete_periods": list(gaps),
         "methodology": CONTRACT_METHODOLOGY,
     }
     meta = layer_meta(
@@ -345,9 +337,12 @@ def pulse_answer(
     context: Context,
     *,
     synthetic: bool,
+    gaps: Gaps,
+    loaded: Collection[freshness.MonthKey],
 ) -> Answer:
-    """``GET /api/v1/real-estate/pulse``'s answer; ``NotFound`` (404, with the same
-    envelope) when no cohort has enough transactions."""
+    """``GET /api/v1/real-estate/pulse``'s answer (``incomplete_periods`` from the rows'
+    ``gaps``); ``NotFound`` (404, with the same envelope, ``loaded.no_rows`` against the
+    cohort's ``loaded`` district-months) when no cohort has enough transactions."""
     cohort = query.cohort
     echo = {
         **cohort.echo(),
@@ -359,13 +354,19 @@ def pulse_answer(
         "area_unit": query.area_unit,
     }
     period_of = {m: window.label for m in window.months}
-    meta = rows_meta(rows, cohort, context, synthetic=synthetic, query=echo, period_of=period_of)
+    meta = rows_meta(
+        rows,
+        cohort,
+        context,
+        synthetic=synthetic,
+        query=echo,
+        gaps=missing_months(gaps),
+        period_of=period_of,
+    )
     if not rows:
         window_text = f" ({window.window_from} to {window.window_to})" if window.months else ""
-        raise NotFound(
-            f"No cohort with at least {MIN_SAMPLES} contracts matches "
-            f"{cohort.place()} in {query.period}{window_text}.",
-            hint=DIMENSIONS_HINT,
-            meta=meta,
-        )
+        period = f"{query.period}{window_text}"
+        too_few = f"No cohort with at least {MIN_SAMPLES} contracts matches "
+        too_few += f"{cohort.place()} in {period}."
+        raise no_rows(cohort, period, meta, months=window.months, loaded=loaded, too_few=too_few)
     return Answer(data=list(rows), meta=meta)

@@ -35,11 +35,11 @@ class PulseRow:
     area.
     ``area_unit`` is not served: a served row names its per-area fields in its unit
     (``median_price_per_pyeong``; ``svc_core.realestate.area_names``). ``complete`` is
-    false when a district-month the row is built from was loaded from an incomplete set
-    of pages or partially synced, ``provisional`` true while its period is within the
-    reporting lag (``svc_core.realestate.freshness``); ``transactions_url`` links the
-    deals behind the row by their months. Those three depend on the clock and the
-    server's address: ``finish_rows`` sets them on rows computed once per data version.
+    true when every month of its period is loaded completely (``months_loaded`` of
+    ``months_expected``), ``provisional`` while its period is within the reporting lag
+    (``svc_core.realestate.freshness``); ``transactions_url`` links the deals behind the
+    row by their months. Those depend on the clock and the server's address:
+    ``finish_rows`` sets them on rows computed once per data version.
     ``building_use_mix`` counts samples per published building use (issue 28).
 
     Issue 28's lease fields (before ``complete``): ``lease_kind``, ``deal_type`` and
@@ -97,6 +97,8 @@ class PulseRow:
     complete: bool = True
     provisional: bool = False
     transactions_url: str | None = None
+    months_loaded: int = 0
+    months_expected: int = 0
     building_use_mix: dict[str, int] = attrs.field(factory=dict)
 
 

@@ -212,13 +212,16 @@ def disclosure_body() -> str:
         "<h2>Complete and provisional</h2>\n",
         _list(
             (
-                "complete: false when a district-month a row is built from is known to be "
-                "incomplete: an RTMS answer comes in pages, each stating the query's "
-                "totalCount, and a month counts as whole once pages holding every item "
-                "are loaded (a sync writes a month only when every item is in). Files "
-                "that state no paging (the web CSV export, the samples CSV) count as "
-                "whole as far as svc can tell. _meta.incomplete_periods lists the "
-                "periods of such rows.",
+                "complete: false unless every month of a row's period is loaded "
+                "completely for its district and types (months_loaded of "
+                "months_expected). An RTMS answer comes in pages, each stating the "
+                "query's totalCount, and a month counts as loaded once pages holding "
+                "every item are loaded; a sync writes a month only when every item is in "
+                "(an empty month included). A file that states no paging (the web CSV "
+                "export, the samples CSV) loads the months it holds deals of. A month "
+                "never loaded is not loaded, never taken as a month without deals: a "
+                "period with no month loaded answers 404 with error.reason not_loaded. "
+                "_meta.incomplete_periods lists the months not loaded completely.",
                 f"provisional: true while a month of the row's period is within "
                 f"{freshness.LAG_DAYS} days after its end (deals must be reported within "
                 f"{freshness.REPORT_DAYS} days of the contract and are published a day "

@@ -1,14 +1,18 @@
-"""Recording what the store holds of each RTMS district-month (``source_months``) as
-files and syncs load it, in the load's transaction; the rule is
+"""Recording what the store holds of each district-month (``source_months``) as files,
+syncs and the demo set load it, in the load's transaction; the rule is
 ``svc_core.realestate.freshness``.
 
 A file of the RTMS API states its query's ``totalCount`` and its page number: each
-district-month among its records (kept, or retracted as cancelled) gets the page. A CSV
-export or svc's samples state no paging and record nothing. ``svc sync rtms`` records a
-whole read when it writes a month and a partial one when it could not.
+district-month among its records (kept, or retracted as cancelled) gets the page. A file
+without paging figures (a web CSV export, svc's samples) is a whole read of every
+district-month it holds records of, and the demo set of every month of its districts and
+kinds; neither replaces a read with paging figures. ``svc sync rtms`` records a whole
+read when it writes a month (also an empty one) and a partial one when it could not.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
 
 from svc_core.periods import Month
 from svc_core.realestate import freshness
@@ -22,15 +26,32 @@ SYNC_KINDS = {ingest_kind: kind for kind, ingest_kind in INGEST_KINDS.items()}
 
 
 def record_file(store: Store, tx: Tx, ingest_kind: str, result: ParseResult, *, now: float) -> None:
-    """Record the page a file of ``ingest_kind`` holds for each of its district-months
-    (nothing when it states no total count)."""
+    """Record what a file of ``ingest_kind`` holds of each of its district-months: its
+    page when it states a total count, else a whole read of each."""
     kind = SYNC_KINDS.get(ingest_kind)
-    if kind is None or result.report.total_count is None:
-        return
-    keys = freshness.file_months(kind, result)
+    keys = freshness.file_keys(kind, result)
     if keys:
         stored = store.realestate.month_reads(tx, keys)
         store.realestate.save_month_reads(tx, freshness.after_file(kind, result, stored), now=now)
+
+
+def record_whole(
+    store: Store,
+    tx: Tx,
+    keys: Iterable[freshness.MonthKey],
+    result: ParseResult | None,
+    *,
+    now: float,
+) -> None:
+    """Record ``keys`` as read whole by a load without paging figures (the demo set),
+    with the records ``result`` holds of each (0 for a month without any)."""
+    counts: Mapping[freshness.MonthKey, int] = (
+        freshness.held_counts(result) if result is not None else {}
+    )
+    wanted = {key: counts.get(key, 0) for key in keys}
+    if wanted:
+        stored = store.realestate.month_reads(tx, list(wanted))
+        store.realestate.save_month_reads(tx, freshness.after_whole_file(wanted, stored), now=now)
 
 
 def record_sync(

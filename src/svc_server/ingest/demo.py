@@ -2,7 +2,8 @@
 
 Written by ``commit`` like every load (natural keys, roll-up, precomputed coverage),
 logged in ``ingest_log`` as kind ``demo``: that log row is what makes every real-estate
-envelope served afterwards carry the synthetic-data limitation.
+envelope served afterwards carry the synthetic-data limitation. Every month of its
+districts and kinds is recorded as loaded.
 """
 
 from __future__ import annotations
@@ -12,12 +13,27 @@ from typing import Any
 
 from svc_core import demo, demo_markets
 from svc_core.models import LoadReport
+from svc_core.periods import month_range
+from svc_core.realestate import freshness
+from svc_core.realestate.freshness import MonthKey
 from svc_core.sources import ParseResult
 from svc_server.ingest.load import Load
 from svc_server.ingest.writer import commit
 from svc_server.store import Store
 
 KIND = "demo"
+
+
+def demo_months() -> tuple[MonthKey, ...]:
+    """Every month of the demo's districts and kinds: the demo set holds them whole, so
+    its rows are complete (a kind without a deal in a month included)."""
+    months = month_range(demo.DEMO_FIRST, demo.DEMO_LATEST)
+    return tuple(
+        (kind, code, month.label)
+        for code in demo.demo_districts()
+        for month in months
+        for kind in freshness.LOAD_KINDS
+    )
 
 
 def demo_load(seed: int) -> Load:
@@ -32,6 +48,7 @@ def demo_load(seed: int) -> Load:
         report=report,
         digest=hashlib.sha256(f"demo:{seed}".encode()).hexdigest(),
         transactions=ParseResult(transactions=transactions, report=report),
+        whole_months=demo_months(),
         indices=indices,
         listings=listings,
         activity=activities,

@@ -17,6 +17,7 @@ import attrs
 from svc_core.markets import Activity, Listing
 from svc_core.models import IndexObservation, LoadReport
 from svc_core.periods import Month
+from svc_core.realestate.freshness import MonthKey
 from svc_core.sources import ParseResult
 
 Progress = Callable[[int, int], None]
@@ -65,7 +66,11 @@ class Load:
     digest: str
     transactions: ParseResult | None = None
     file_kind: str | None = None
-    """The ``svc ingest`` kind of a file whose paging header completeness records."""
+    """The ``svc ingest`` kind of a file whose district-months completeness records (its
+    paging header, or a whole read of each month it holds)."""
+    whole_months: tuple[MonthKey, ...] = ()
+    """District-months the load holds whole, deals or none (the demo set's districts,
+    months and kinds): recorded as loaded."""
     indices: Sequence[IndexObservation] = ()
     listings: Sequence[Listing] = ()
     activity: Sequence[Activity] = ()

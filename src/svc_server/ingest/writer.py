@@ -4,8 +4,8 @@ set, a marketplace file) is written here, in one transaction of the data store.
 In that transaction: deals are retracted (cancelled, or gone from a month a sync read
 whole) and inserted with their exclusions, the ``cohort_months`` roll-up moves with
 them, the precomputed coverage of every district touched is rebuilt, index values and
-marketplace records are written and the marketplace answers republished, the
-completeness of each district-month read is recorded, a sync's state row is written,
+marketplace records are written and the marketplace answers republished, what was
+read of each district-month is recorded (what makes it loaded), a sync's state row is written,
 and the load's ``ingest_log`` row (which moves the data version on). So a load is all
 there or not at all, and readers see the data before it or after it. After the commit
 the planner's statistics are refreshed when the load made them stale.
@@ -27,7 +27,7 @@ import attrs
 from svc_core.models import LoadReport
 from svc_core.sources import ParseResult
 from svc_core.sync import gone_keys, month_prefix
-from svc_server.ingest.completeness import record_file, record_sync
+from svc_server.ingest.completeness import record_file, record_sync, record_whole
 from svc_server.ingest.coverage import refresh_coverage
 from svc_server.ingest.load import Load, SyncMonth, SyncTable
 from svc_server.ingest.markets import MarketWrite
@@ -89,6 +89,8 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
         report.retracted = retracted
         if load.transactions is not None and load.file_kind is not None:
             record_file(store, tx, load.file_kind, load.transactions, now=now)
+        if load.whole_months:
+            record_whole(store, tx, load.whole_months, load.transactions, now=now)
         if load.sync_month is not None:
             _sync_month(store, tx, load.sync_month, now=now)
         if load.sync_table is not None:

@@ -84,10 +84,12 @@ GET_REAL_ESTATE_PULSE = Operation(
     "`bulk_contracts`; `_meta.methodology`). Cohorts with fewer than 2 contracts are left "
     "out. Per-area prices are named for `area_unit` "
     "(`*_per_m2`, or `*_per_pyeong` with `area_unit=pyeong`, in JSON keys and CSV "
-    "columns alike). Each row says whether it is `complete` and `provisional`, which "
+    "columns alike). Each row says whether it is `complete` (every month of its period "
+    "loaded completely: `months_loaded` of `months_expected`) and `provisional`, which "
     "building uses it counts (`building_use_mix`) "
     "and links its deals by their months (`transactions_url`); `_meta.data_as_of` and "
-    f"`_meta.incomplete_periods` (also `X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
+    "`_meta.incomplete_periods` (the months not loaded completely; also "
+    f"`X-Svc-Data-As-Of` on CSV) say how fresh. {QUOTA_NOTE}",
     responses={
         "200": ok(
             obj({"data": array(ref("PulseRow")), "_meta": ref("LayerEnvelope")}),
@@ -104,12 +106,15 @@ GET_REAL_ESTATE_PULSE_SERIES = Operation(
     summary="Pulse rows for several periods",
     description="The pulse row shape for up to 12 calendar periods (all months or all "
     "quarters), given as a list or as an inclusive range. `_meta` adds "
-    "`periods_requested`, `periods_returned` and `missing_periods`. Costs one call "
+    "`periods_requested`, `periods_returned`, `missing_periods` and `unloaded_periods` "
+    "(the requested periods with no month loaded completely). Costs one call "
     "whatever the number of periods.",
     responses={
         "200": data_ok("PulseRow", "Rows of the periods that have data."),
         "404": envelope_404(
-            "None of the requested periods has a cohort; `missing_periods` lists them all."
+            "None of the requested periods has a cohort; `missing_periods` lists them all. "
+            "`error.reason` is `not_loaded` when none of them has a month loaded "
+            "completely (`unloaded_periods` lists them all), else `too_few_transactions`."
         ),
     },
 )
@@ -122,7 +127,9 @@ GET_REAL_ESTATE_COVERAGE = Operation(
     "sale are one), ordered by total samples (descending). Rows say `contract_count` and "
     "`bulk_contracts` beside `total_samples`. Without filters: the top cohorts overall. "
     "`building_type` keeps one building type's deals (rows say `building_type` and "
-    "`building_type_mix`); rows say `complete` and `provisional` as pulse rows do. An empty "
+    "`building_type_mix`); rows say `complete` (false when a period with data is built "
+    "from a district-month known to be incomplete; coverage lists only periods with data, "
+    "so it does not count months never loaded) and `provisional`. An empty "
     f"result is a 200 with empty `data`, never a 404. {QUOTA_NOTE}",
     responses={"200": data_ok("CoverageRow", "Cohorts with data, busiest first.")},
 )

@@ -139,7 +139,11 @@ ME = "/api/auth/me"
 QUOTA_NOTE = "Costs one call of the monthly quota when it succeeds (2xx)."
 NOT_FOUND_RE = (
     "No cohort with at least 2 contracts matches; `hint` points at the dimensions and "
-    "coverage endpoints. `_meta` is the same envelope a 200 carries."
+    "coverage endpoints. `error.reason` says why: `not_loaded` when no month of the period "
+    "is loaded completely for the district and types (nothing was loaded for it: a month "
+    "never loaded is not a month without deals), `too_few_transactions` when the period "
+    "is loaded but no cohort has 2 contracts. `_meta` is the same envelope a 200 "
+    "carries."
 )
 PULSE_EXAMPLE_ROW: Json = {
     "sigungu_code": "11680",
@@ -202,6 +206,8 @@ PULSE_EXAMPLE_ROW: Json = {
     "provisional": True,
     "transactions_url": "https://api.example.com/api/v1/real-estate/transactions"
     "?sigungu_code=11680&from=2026-04&to=2026-09&property_type=office&transaction_type=sale",
+    "months_loaded": 6,
+    "months_expected": 6,
     "building_use_mix": {"업무": 81},
 }
 ENVELOPE_EXAMPLE: Json = {

@@ -32,6 +32,7 @@ from svc_core.models import (
 )
 from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
 from svc_core.realestate.area_names import served_name
+from svc_core.realestate.loaded import NOT_FOUND_REASONS
 from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
 from svc_core.stats import AREA_UNITS
 
@@ -204,6 +205,14 @@ ERROR_DETAIL = obj(
         "current_tier": enum(PLANS, "403 TIER_RESTRICTED only: the caller's plan."),
         "required_tier": enum(TIER_ORDER, "403 TIER_RESTRICTED only: the plan needed."),
         "upgrade_url": string("403 TIER_RESTRICTED only: where to upgrade.", format="uri"),
+        "reason": enum(
+            NOT_FOUND_REASONS,
+            "404 NOT_FOUND of pulse and pulse/series only: not_loaded when no month of the "
+            "asked period (of every requested period, for a series) is loaded completely "
+            "for the district and types, so svc cannot tell whether it has deals; "
+            "too_few_transactions when data was loaded but no cohort has at least 2 "
+            "transactions.",
+        ),
         "request_id": string("The request's id, also in the X-Request-ID header."),
     },
     required=("code", "message", "request_id"),
@@ -266,6 +275,13 @@ LAYER_ENVELOPE = obj(
         "periods_requested": array(string(), "pulse/series only."),
         "periods_returned": array(string(), "pulse/series only."),
         "missing_periods": array(string(), "pulse/series only."),
+        "unloaded_periods": array(
+            string(),
+            "pulse/series only: the requested periods none of whose months is loaded "
+            "completely for the district and types (their rows, if any, say complete: "
+            "false). When it holds every requested period, the 404's error.reason is "
+            "not_loaded.",
+        ),
         "granularity": enum(GRANULARITIES, "coverage only."),
         "row_cap": integer("coverage only: the limit applied.", minimum=1),
         "cap_rate_method": string(
@@ -297,9 +313,11 @@ LAYER_ENVELOPE = obj(
         ),
         "incomplete_periods": array(
             string(),
-            "pulse, series and coverage: the periods of the rows built from a district-month "
-            "known to be incomplete (loaded from an incomplete set of pages, or partially "
-            "synced), sorted; those rows say complete: false.",
+            "pulse and series: the months (YYYY-MM, sorted) within the rows' periods that "
+            "are not loaded completely for a row's district and types: never loaded, "
+            "loaded from an incomplete set of pages, or partially synced; the rows they "
+            "belong to say complete: false. coverage: the periods with data built from a "
+            "district-month known to be incomplete, sorted. CSV: X-Svc-Incomplete-Periods.",
         ),
         "request_id": string(),
     },
@@ -408,6 +426,14 @@ COMPLETE = boolean(
     "set of pages (a file whose totalCount exceeds its items, the other pages not loaded) "
     "or its svc sync rtms read is partial."
 )
+ROW_COMPLETE = boolean(
+    "True only when every month of the row's period is loaded completely for its district "
+    "and types (months_loaded equals months_expected): read whole by svc sync rtms (also "
+    "a month the API says is empty), by RTMS API files whose pages hold the whole "
+    "totalCount, or by a file without paging figures (web CSV export, samples CSV) holding "
+    "deals of it. A month never loaded, loaded from an incomplete set of pages or "
+    "partially synced makes it false."
+)
 PROVISIONAL = boolean(
     "True while the period is within the reporting lag: deals are reported within 30 days "
     "of contract and published the next day, so a month stays provisional until 31 days "
@@ -495,7 +521,7 @@ PULSE_ROW = obj(
         "median_converted_deposit": CONVERTED,
         "p75_converted_deposit": CONVERTED,
         **both_units(CONVERTED_PER_AREA_TEXT),
-        "complete": COMPLETE,
+        "complete": ROW_COMPLETE,
         "provisional": PROVISIONAL,
         "transactions_url": string(
             "The deals behind this row: /api/v1/real-estate/transactions with the row's "
@@ -505,6 +531,17 @@ PULSE_ROW = obj(
             "(then building_type, lease_kind, deal_type and buyer_type when filtered, and "
             "geo_precision=dong&dong=... for a dong row).",
             format="uri",
+        ),
+        "months_loaded": integer(
+            "Months of the row's period loaded completely for its district (or a "
+            "renumbering alias of it) and every source dataset of its types; the months "
+            "missing are listed in _meta.incomplete_periods.",
+            minimum=0,
+        ),
+        "months_expected": integer(
+            "Months in the row's period (1 for a month, 3 for a quarter, 3, 6 or 12 for a "
+            "rolling window).",
+            minimum=1,
         ),
         "building_use_mix": mix(
             "Samples per building use as the source published it (RTMS buildingUse, 용도: "

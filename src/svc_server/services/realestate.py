@@ -14,19 +14,22 @@ Queries by a district code also find the records stored under its renumbering al
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from svc_core import periods
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.realestate import dimensions as core_dimensions
+from svc_core.realestate import freshness
 from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
 from svc_core.realestate.common import Context, codes_of, data_as_of, gate
+from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
     DimensionsQuery,
@@ -78,24 +81,39 @@ def _month(label: str | None) -> periods.Month | None:
     return periods.parse_month(label) if label else None
 
 
+class CohortRows(NamedTuple):
+    """A cohort's rows over some months, as computed once per data version: whether they
+    are synthetic, the district-months loaded among the cohort's (district codes ×
+    months × kinds of its types) and each row's ``Gap`` (the months not loaded)."""
+
+    rows: list[PulseRow]
+    synthetic: bool
+    loaded: frozenset[freshness.MonthKey]
+    gaps: Gaps
+
+
 def _cohort_rows(
     store: Store,
     state: DataState,
     cohort: q.Cohort,
     period_of: Mapping[str, str],
     area_unit: str,
-) -> tuple[list[PulseRow], bool]:
-    """The pulse rows of ``cohort`` over the months in ``period_of`` and whether they are
-    synthetic, computed once per data version (the rows are shared and frozen).
+) -> CohortRows:
+    """The pulse rows of ``cohort`` over the months in ``period_of`` and what was loaded
+    of them, computed once per data version (the rows are shared and frozen).
 
     A cache hit costs no query: at 2M transactions a busy district's window holds
-    thousands of samples, and reading and summarizing them is most of a pulse call.
+    thousands of samples, and reading and summarizing them is most of a pulse call. What
+    was loaded is read for the cohort's district-months only, however many the store
+    holds (``source_months`` by its primary key).
     """
 
-    def compute() -> tuple[list[PulseRow], bool]:
+    def compute() -> CohortRows:
+        codes = codes_of(cohort.sigungu_code)
+        months = sorted(period_of)
         samples = store.realestate.samples(
-            codes_of(cohort.sigungu_code),
-            sorted(period_of),
+            codes,
+            months,
             property_type=cohort.property_type,
             transaction_type=cohort.transaction_type,
             dong=cohort.dong,
@@ -105,21 +123,26 @@ def _cohort_rows(
             buyer_type=cohort.buyer_type,
         )
         rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
-        return rows, any(s.synthetic for s in samples) if samples else state.synthetic
+        kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+        loaded = store.realestate.loaded_months(codes, months, kinds)
+        return CohortRows(
+            rows=rows,
+            synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
+            loaded=loaded,
+            gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
+        )
 
     key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
     return store.realestate.cached(key, compute, version=state.version)
 
 
-def _finish(
-    rows: Sequence[PulseRow], period_of: Mapping[str, str], state: DataState, context: Context
-) -> list[PulseRow]:
-    """The cached rows with what follows the clock and the address: ``complete``,
-    ``provisional`` and ``transactions_url``."""
+def _finish(found: CohortRows, context: Context) -> list[PulseRow]:
+    """The cached rows with what follows the clock and the address: ``provisional`` and
+    ``transactions_url`` (and ``complete``, ``months_loaded`` and ``months_expected``
+    from their gaps)."""
     return core_pulse.finish_rows(
-        rows,
-        period_of,
-        incomplete=state.incomplete,
+        found.rows,
+        found.gaps,
         today=context.generated_at.date(),
         transactions_url=context.links.transactions_url,
     )
@@ -139,10 +162,17 @@ def pulse(
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
-    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
     context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
-    finished = _finish(rows, period_of, state, context)
-    return core_pulse.pulse_answer(finished, query, window, context, synthetic=synthetic)
+    return core_pulse.pulse_answer(
+        _finish(found, context),
+        query,
+        window,
+        context,
+        synthetic=found.synthetic,
+        gaps=found.gaps,
+        loaded=found.loaded,
+    )
 
 
 def series(
@@ -158,10 +188,16 @@ def series(
     gate(caller, query.cohort.geo_precision, links)
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
-    rows, synthetic = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
     context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
-    finished = _finish(rows, period_of, state, context)
-    return core_series.series_answer(finished, query, context, synthetic=synthetic)
+    return core_series.series_answer(
+        _finish(found, context),
+        query,
+        context,
+        synthetic=found.synthetic,
+        gaps=found.gaps,
+        loaded=found.loaded,
+    )
 
 
 def indices(

@@ -51,7 +51,7 @@ DATA_TABLES = frozenset(
 In SQLite they live in a file of their own, so a load holding that file's write lock
 for seconds never holds up the writes a counted call makes (rate stamps, quota holds)."""
 _DATA_WHILE_MIGRATING = frozenset({"cohort_months_typed", "cohort_months_contracts"})
-"""Tables 0010 and 0020 fill and rename to cohort_months."""
+"""Tables 0010 and 0019 fill and rename to cohort_months."""
 
 
 @attrs.frozen(kw_only=True)

@@ -12,6 +12,7 @@ from typing import Any
 from svc_core.periods import Month
 from svc_core.sync import COHORTS, INGEST_KINDS, SYNC_KINDS, IngestedMonth, MonthState, StateKey
 from svc_server.store.base import Database, Row, Tx, marks
+from svc_server.store.source_months import month_reads
 
 _COLUMNS = (
     "kind",
@@ -198,10 +199,11 @@ class SyncRepo:
         self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
     ) -> list[IngestedMonth]:
         """The RTMS months (sync kinds ``kinds``, districts ``codes``, when given) holding
-        records loaded from a file by ``svc ingest``, with those files and whether the
-        month is known whole (``source_months``). A sync's own loads (logged with the
-        API's URL as their path) are left out; records stored before loads were noted on
-        them (migration 0011) are not found until their file is loaded again."""
+                records loaded from a file by ``svc ingest``, with those files and whether the
+                month is known whole (``source_months``: None for a whole read of a file without
+        paging figures, which counts as loaded but states no total). A sync's own loads (logged with the
+                API's URL as their path) are left out; records stored before loads were noted on
+                them (migration 0011) are not found until their file is loaded again."""
         ingest_kinds = [INGEST_KINDS[k] for k in kinds] if kinds else list(INGEST_KINDS.values())
         sql = (
             "SELECT l.kind AS kind, t.sigungu_code AS sigungu_code, t.month AS month, "
@@ -216,16 +218,12 @@ class SyncRepo:
         sql += " GROUP BY l.kind, t.sigungu_code, t.month, l.path"
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, params)
-            whole = {
-                (r["kind"], r["sigungu_code"], r["month"]): bool(r["complete"])
-                for r in tx.fetchall(
-                    "SELECT kind, sigungu_code, month, complete FROM source_months"
-                )
-            }
-        sources: dict[tuple[str, str, str], list[str]] = {}
-        for row in rows:
-            key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
-            sources.setdefault(key, []).append(str(row["path"]))
+            sources: dict[tuple[str, str, str], list[str]] = {}
+            for row in rows:
+                key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
+                sources.setdefault(key, []).append(str(row["path"]))
+            reads = month_reads(tx, list(sources))
+        whole = {key: None if read.by_file else read.complete for key, read in reads.items()}
         return [
             IngestedMonth(
                 kind=kind,
