@@ -98,7 +98,7 @@ def test_csv_carries_the_months_as_columns(api: Api) -> None:
     assert rows and {(r["complete"], r["months_loaded"], r["months_expected"]) for r in rows} == {
         ("false", "1", "12")
     }
-    assert list(rows[0])[-2:] == ["months_loaded", "months_expected"]
+    assert list(rows[0])[-3:] == ["months_loaded", "months_expected", "building_use_mix"]
     assert json.loads(response.headers["X-Svc-Incomplete-Periods"]) == YEAR_TO_JUNE[:-1]
 
 
@@ -136,7 +136,7 @@ def test_a_loaded_period_without_a_cohort_answers_404_too_few(
 ) -> None:
     error = assert_error(api.get("pulse", params), 404, "NOT_FOUND")
     assert error["reason"] == "too_few_transactions"
-    assert error["message"].startswith("No cohort with at least 2 transactions")
+    assert error["message"].startswith("No cohort with at least 2 contracts")
 
 
 def test_each_dataset_is_loaded_on_its_own(store: Store) -> None:

@@ -105,7 +105,15 @@ def test_migration_0017_records_the_months_an_older_store_holds(
     ]
     partial = freshness.add_page(None, total_count=40, page_no=1, items=10)
     with old.data.transaction() as tx:  # as stored before: no record of the deals' months
-        old.realestate.insert_transactions(tx, deals)
+        for d in deals:  # the rollup as an older store keeps it (the migration reads it)
+            tx.execute(
+                "INSERT INTO cohort_months (sigungu_code, dong, property_type, "
+                "transaction_type, month, source, building_type, samples) "
+                "VALUES (?, '', ?, ?, ?, ?, '', 1) ON CONFLICT (sigungu_code, dong, "
+                "property_type, transaction_type, month, source, building_type) "
+                "DO UPDATE SET samples = cohort_months.samples + 1",
+                (d.sigungu_code, d.property_type, d.transaction_type, d.period_month, d.source),
+            )
         old.realestate.save_month_reads(tx, {("commercial", "11110", "2024-06"): partial}, now=0)
     old.close()
     monkeypatch.setattr(migrate, "available", lambda: every)
