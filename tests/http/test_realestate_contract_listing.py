@@ -323,6 +323,10 @@ def test_group_contract_returns_each_contract_of_a_pulse_row_once(
         contracts, pages = every_page(api, {**filters, "group": "contract", "limit": "3"})
         ids = [c["contract_id"] for c in contracts]
         assert len(ids) == len(set(ids)) == len({r["contract_id"] for r in records}), filters
+        assert len(ids) == row["contract_count"]  # issue 28's acceptance: one per contract
+        link = dict(parse_qsl(urlsplit(row["transactions_url"]).query))
+        linked, _ = every_page(api, {**link, "group": "contract", "limit": "1000"})
+        assert [c["contract_id"] for c in linked] == ids
         assert pages == max(1, -(-len(ids) // 3))
         order = [(c["contract_date"], c["contract_id"]) for c in contracts]
         assert order == sorted(order)
