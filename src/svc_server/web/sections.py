@@ -320,14 +320,25 @@ def _explorer_body() -> str:
         '<p><label for="x-transaction">Transaction type</label>\n<select id="x-transaction">'
         + options(tuple((v, v) for v in ("sale", "chartered_lease", "monthly_lease")))
         + "</select></p>\n"
+        '<p><label for="x-building">Building type</label>\n<select id="x-building">'
+        + options((("", "all"), ("whole_building", "whole buildings"), ("unit", "units")))
+        + "</select></p>\n"
+        '<p><label for="x-lease">Lease kind (leases only)</label>\n<select id="x-lease">'
+        + options((("", "new and renewal"), ("new", "new leases"), ("renewal", "renewals")))
+        + "</select></p>\n"
+        '<p><label for="x-measure">Chart</label>\n<select id="x-measure">'
+        + options((("total", "price"), ("m2", "price per m²"), ("pyeong", "price per pyeong")))
+        + "</select></p>\n"
         '<p><label for="x-granularity">Period kind</label>\n<select id="x-granularity">'
         + options((("quarter", "quarters"), ("month", "months")))
         + "</select></p>\n"
         '<p><label for="x-periods">Periods (up to 12; the latest are chosen for you)</label>\n'
         '<select id="x-periods" multiple size="8"></select></p>\n'
         '<p><button type="submit">Show chart</button></p>\n</form></section>\n'
-        '<section aria-labelledby="chart-h"><h2 id="chart-h">Median price with p25–p75 band</h2>\n'
+        '<section aria-labelledby="chart-h"><h2 id="chart-h">Median with p25–p75 band</h2>\n'
         '<p id="chart-note"></p>\n<div id="chart"></div>\n'
+        '<div id="chart-limits" hidden><h3>What the API says about these figures</h3>\n'
+        '<ul id="limits-list"></ul></div>\n'
         '<p><a id="csv-link" hidden>'
         "Download CSV of this series</a></p>\n"
         + table(
@@ -336,10 +347,12 @@ def _explorer_body() -> str:
             (
                 "Period",
                 "Samples",
+                "Contracts",
                 "p25",
                 "Median",
                 "p75",
                 "Confidence",
+                "Status",
                 "Sources",
             ),
         )
@@ -355,6 +368,7 @@ def _explorer_body() -> str:
                 "Latest",
                 "Periods",
                 "Samples",
+                "Contracts",
                 "Median samples per period",
                 "Sources",
             ),

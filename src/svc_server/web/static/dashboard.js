@@ -1023,11 +1023,45 @@
   }
   window.svcCharts = { niceStep, niceTicks }; // for the browser tests
 
-  function drawChart(rows, heading) {
+  // What the chart shows: SPEC's price quartiles (the deposit for leases), the converted
+  // deposit of monthly leases, or per-area quartiles named as the API names them.
+  function measureOf(transaction, measure) {
+    const base = transaction === "monthly_lease" ? "converted_deposit" : transaction === "chartered_lease" ? "deposit" : "price";
+    const what = {
+      price: "price",
+      deposit: "deposit",
+      converted_deposit: "converted deposit (deposit + monthly rent × 12 ÷ statutory rate)",
+    }[base];
+    if (measure === "total") {
+      const stem = base === "deposit" ? "price" : base; // SPEC's *_price is a lease's deposit
+      return { keys: [`p25_${stem}`, `median_${stem}`, `p75_${stem}`], unit: "million KRW", what, areaUnit: null };
+    }
+    const area = measure === "pyeong" ? "pyeong" : "m²";
+    const suffix = measure === "pyeong" ? "per_pyeong" : "per_m2";
+    return {
+      keys: [`p25_${base}_${suffix}`, `median_${base}_${suffix}`, `p75_${base}_${suffix}`],
+      unit: `million KRW per ${area}`,
+      what: `${what} per ${area}`,
+      areaUnit: measure === "pyeong" ? "pyeong" : "m2",
+    };
+  }
+
+  // A row's standing: incomplete (months missing), provisional (deals still arriving).
+  function statusOf(r) {
+    if (r.complete === false) {
+      const loaded = r.months_expected ? `: ${r.months_loaded} of ${r.months_expected} months loaded` : "";
+      return { key: "incomplete", text: `incomplete${loaded}` };
+    }
+    if (r.provisional) return { key: "provisional", text: "provisional: deals may still be reported" };
+    return { key: "", text: "complete" };
+  }
+
+  function drawChart(rows, heading, measure) {
+    const [lowKey, midKey, highKey] = measure.keys;
     const W = 760;
-    const H = 340;
-    const m = { l: 80, r: 44, t: 36, b: 56 };
-    const ticks = niceTicks(Math.min(...rows.map((r) => r.p25_price)), Math.max(...rows.map((r) => r.p75_price)));
+    const H = 360;
+    const m = { l: 80, r: 44, t: 36, b: 72 };
+    const ticks = niceTicks(Math.min(...rows.map((r) => r[lowKey])), Math.max(...rows.map((r) => r[highKey])));
     const y0 = ticks[0];
     const y1 = ticks[ticks.length - 1];
     const step = rows.length > 1 ? (W - m.l - m.r) / (rows.length - 1) : 0;
@@ -1041,7 +1075,7 @@
       s(
         "desc",
         { id: "chart-desc" },
-        `Median price per period with the 25th to 75th percentile band, in million KRW, ${rows.length} period(s). The table below lists every point.`,
+        `Median ${measure.what} per period with the 25th to 75th percentile band, in ${measure.unit}, ${rows.length} period(s); hollow points are incomplete or provisional periods, ringed points hold bulk contracts. The table below lists every point.`,
       ),
     );
     for (const v of ticks) {
@@ -1053,32 +1087,47 @@
     svg.append(
       s("line", { class: "chart-axis", x1: m.l, x2: m.l, y1: m.t, y2: H - m.b }),
       s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
-      s("text", { class: "chart-label", x: 12, y: m.t - 14 }, "million KRW"),
+      s("text", { class: "chart-label chart-unit", x: 12, y: m.t - 14 }, `${measure.what}, ${measure.unit}`),
     );
     // One period has no width to span: its band and median are drawn as a box and a bar
     // around the point, so the p25–p75 range still shows.
     const half = rows.length > 1 ? 0 : 36;
     const edge = (r, i, key) => (half ? [`${x(i) - half},${y(r[key])}`, `${x(i) + half},${y(r[key])}`] : [`${x(i)},${y(r[key])}`]);
-    const upper = rows.flatMap((r, i) => edge(r, i, "p75_price"));
-    const lower = rows.flatMap((r, i) => edge(r, i, "p25_price")).reverse();
+    const upper = rows.flatMap((r, i) => edge(r, i, highKey));
+    const lower = rows.flatMap((r, i) => edge(r, i, lowKey)).reverse();
     svg.append(s("polygon", { class: "chart-band", points: [...upper, ...lower].join(" ") }));
-    svg.append(s("polyline", { class: "chart-median", points: rows.flatMap((r, i) => edge(r, i, "median_price")).join(" ") }));
+    svg.append(s("polyline", { class: "chart-median", points: rows.flatMap((r, i) => edge(r, i, midKey)).join(" ") }));
     rows.forEach((r, i) => {
+      const status = statusOf(r);
+      const bulk = r.bulk_contracts || 0;
+      const contracts = r.contract_count ?? r.sample_count;
+      if (bulk) svg.append(s("circle", { class: "chart-bulk", cx: x(i), cy: y(r[midKey]), r: 9, "data-period": r.period }));
       svg.append(
         s(
           "circle",
-          { class: "chart-point", cx: x(i), cy: y(r.median_price), r: 5, "data-period": r.period },
-          s("title", {}, `${r.period}: median ${krw(r.median_price)} (p25 ${krw(r.p25_price)}, p75 ${krw(r.p75_price)}), ${r.sample_count} samples, ${r.confidence} confidence`),
+          { class: `chart-point${status.key ? ` chart-${status.key}` : ""}`, cx: x(i), cy: y(r[midKey]), r: 5, "data-period": r.period },
+          s(
+            "title",
+            {},
+            `${r.period}: median ${krw(r[midKey])} (p25 ${krw(r[lowKey])}, p75 ${krw(r[highKey])}), ${r.sample_count} samples in ${contracts} contracts${bulk ? ` (${bulk} bulk)` : ""}, ${r.confidence} confidence, ${status.text}`,
+          ),
         ),
         s("text", { class: "chart-label", x: x(i), y: H - m.b + 18, "text-anchor": "middle" }, r.period),
       );
+      if (status.key) {
+        svg.append(s("text", { class: "chart-label chart-status", x: x(i), y: H - m.b + 34, "text-anchor": "middle" }, status.key));
+      }
     });
-    const lx = W - m.r - 230;
+    const lx = W - m.r - 420;
     svg.append(
       s("rect", { class: "chart-legend-band", x: lx, y: 10, width: 18, height: 12 }),
       s("text", { class: "chart-label", x: lx + 24, y: 20 }, "p25–p75"),
-      s("circle", { class: "chart-legend-median", cx: lx + 110, cy: 16, r: 5 }),
-      s("text", { class: "chart-label", x: lx + 120, y: 20 }, "median"),
+      s("circle", { class: "chart-legend-median", cx: lx + 100, cy: 16, r: 5 }),
+      s("text", { class: "chart-label", x: lx + 110, y: 20 }, "median"),
+      s("circle", { class: "chart-legend-hollow", cx: lx + 170, cy: 16, r: 5 }),
+      s("text", { class: "chart-label", x: lx + 180, y: 20 }, "incomplete / provisional"),
+      s("circle", { class: "chart-legend-bulk", cx: lx + 340, cy: 16, r: 8 }),
+      s("text", { class: "chart-label", x: lx + 352, y: 20 }, "bulk contracts"),
     );
     $("#chart").replaceChildren(svg);
   }
@@ -1087,11 +1136,21 @@
     const district = $("#x-district");
     const property = $("#x-property");
     const transaction = $("#x-transaction");
+    const building = $("#x-building");
+    const lease = $("#x-lease");
+    const measureSelect = $("#x-measure");
     const granularity = $("#x-granularity");
     const periods = $("#x-periods");
     let coverage = [];
 
+    const updateLease = () => {
+      const isLease = transaction.value !== "sale";
+      lease.disabled = !isLease;
+      if (!isLease) lease.value = "";
+    };
+
     const updatePeriods = () => {
+      updateLease();
       const row = coverage.find((r) => r.property_type === property.value && r.transaction_type === transaction.value);
       const list = row ? row.periods_with_data : [];
       const chosen = new Set(list.slice(-MAX_PERIODS));
@@ -1117,6 +1176,7 @@
             cell(r.latest_period),
             cell(number(r.period_count), "num"),
             cell(number(r.total_samples), "num"),
+            cell(r.contract_count == null ? "—" : number(r.contract_count), "num"),
             cell(number(r.samples_per_period_median), "num"),
             cell((r.data_sources || []).join(", ")),
           ),
@@ -1138,37 +1198,63 @@
       if (chosen.length > MAX_PERIODS) {
         throw new ApiError(`Choose at most ${MAX_PERIODS} periods (${chosen.length} are selected).`, "TOO_MANY_PERIODS");
       }
+      const measure = measureOf(transaction.value, measureSelect.value);
       const q = new URLSearchParams({
         sigungu_code: district.value,
         property_type: property.value,
         transaction_type: transaction.value,
         periods: chosen.join(","),
       });
+      if (building.value) q.set("building_type", building.value);
+      if (lease.value && !lease.disabled) q.set("lease_kind", lease.value);
+      if (measure.areaUnit) q.set("area_unit", measure.areaUnit);
       const out = await api("GET", `${RE}/pulse/series?${q}`);
-      const rows = out.data.slice().sort((a, b) => (a.period < b.period ? -1 : 1));
-      const name = rows.length ? rows[0].sigungu : district.selectedOptions[0].textContent;
-      const heading = `${name} · ${property.value} · ${transaction.value}`;
-      drawChart(rows, heading);
-      const missing = out._meta.missing_periods || [];
+      const all = out.data.slice().sort((a, b) => (a.period < b.period ? -1 : 1));
+      const rows = all.filter((r) => measure.keys.every((k) => r[k] != null));
+      const name = all.length ? all[0].sigungu : district.selectedOptions[0].textContent;
+      const filters = [building.value && building.selectedOptions[0].textContent, !lease.disabled && lease.value && lease.selectedOptions[0].textContent]
+        .filter(Boolean)
+        .join(", ");
+      const heading = `${name} · ${property.value} · ${transaction.value}${filters ? ` (${filters})` : ""} · ${measure.what}`;
+      if (rows.length) {
+        drawChart(rows, heading, measure);
+      } else {
+        $("#chart").replaceChildren();
+      }
+      const meta = out._meta;
+      const missing = meta.missing_periods || [];
+      const unmeasured = all.filter((r) => !rows.includes(r)).map((r) => r.period);
+      const demo = (meta.known_limitations || []).some((t) => t.startsWith("Synthetic demo data"));
       $("#chart-note").textContent =
-        `${heading}: ${rows.length} period(s); confidence of the series ${out._meta.confidence || "—"}` +
+        (demo ? "Synthetic demo data: not real transactions. " : "") +
+        `${heading}: ${rows.length} period(s); confidence of the series ${meta.confidence || "—"}` +
         (missing.length ? `; no data for ${missing.join(", ")}` : "") +
+        (unmeasured.length ? `; no ${measure.what} for ${unmeasured.join(", ")} (no area reported)` : "") +
+        ((meta.incomplete_periods || []).length ? `; months not completely loaded: ${meta.incomplete_periods.join(", ")}` : "") +
         ".";
+      const limits = meta.known_limitations || [];
+      $("#limits-list").replaceChildren(...limits.map((t) => h("li", { text: t })));
+      $("#chart-limits").hidden = !limits.length;
       fillTable(
         $("#points-table"),
-        rows.map((r) =>
-          h(
+        all.map((r) => {
+          const status = statusOf(r);
+          const contracts = r.contract_count ?? r.sample_count;
+          const bulk = r.bulk_contracts || 0;
+          return h(
             "tr",
-            { "data-period": r.period },
+            { "data-period": r.period, "data-status": status.key || "complete", "data-bulk": String(bulk) },
             cell(r.period),
             cell(number(r.sample_count), "num"),
-            cell(krw(r.p25_price), "num"),
-            cell(krw(r.median_price), "num"),
-            cell(krw(r.p75_price), "num"),
+            cell(`${number(contracts)}${bulk ? ` (${number(bulk)} bulk)` : ""}`, "num"),
+            cell(r[measure.keys[0]] == null ? "—" : krw(r[measure.keys[0]]), "num"),
+            cell(r[measure.keys[1]] == null ? "—" : krw(r[measure.keys[1]]), "num"),
+            cell(r[measure.keys[2]] == null ? "—" : krw(r[measure.keys[2]]), "num"),
             cell(r.confidence),
+            cell(status.text),
             cell(Object.entries(r.source_mix || {}).map(([k, v]) => `${k}: ${v}`).join(", ")),
-          ),
-        ),
+          );
+        }),
         "No points.",
       );
       const link = $("#csv-link");
