@@ -408,6 +408,9 @@ def test_the_explorer_draws_the_series_of_a_demo_district(person: Person) -> Non
     first = rows[0].text
     assert re.search(r"(low|medium|high)", first) and "rtms_official" in first
     assert person.driver.find_elements("css selector", "#coverage-table tbody tr")
+    # The demo says it is synthetic, above the chart and among the answer's limitations.
+    assert person.text("#chart-note").startswith("Synthetic demo data")
+    assert "Synthetic demo data" in person.text("#limits-list")
 
     # Another cohort, fewer periods: the chart follows what is chosen.
     periods = person.by_label("Periods (up to 12; the latest are chosen for you)")

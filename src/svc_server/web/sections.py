@@ -327,7 +327,7 @@ def _explorer_body() -> str:
         + options((("", "new and renewal"), ("new", "new leases"), ("renewal", "renewals")))
         + "</select></p>\n"
         '<p><label for="x-measure">Chart</label>\n<select id="x-measure">'
-        + options((("total", "price"), ("m2", "price per m²"), ("pyeong", "price per pyeong")))
+        + options((("total", "whole amount"), ("m2", "per m²"), ("pyeong", "per pyeong")))
         + "</select></p>\n"
         '<p><label for="x-granularity">Period kind</label>\n<select id="x-granularity">'
         + options((("quarter", "quarters"), ("month", "months")))

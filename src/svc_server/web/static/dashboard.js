@@ -1059,8 +1059,8 @@
   function drawChart(rows, heading, measure) {
     const [lowKey, midKey, highKey] = measure.keys;
     const W = 760;
-    const H = 360;
-    const m = { l: 80, r: 44, t: 36, b: 72 };
+    const H = 380;
+    const m = { l: 80, r: 44, t: 56, b: 72 };
     const ticks = niceTicks(Math.min(...rows.map((r) => r[lowKey])), Math.max(...rows.map((r) => r[highKey])));
     const y0 = ticks[0];
     const y1 = ticks[ticks.length - 1];
@@ -1087,7 +1087,7 @@
     svg.append(
       s("line", { class: "chart-axis", x1: m.l, x2: m.l, y1: m.t, y2: H - m.b }),
       s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
-      s("text", { class: "chart-label chart-unit", x: 12, y: m.t - 14 }, `${measure.what}, ${measure.unit}`),
+      s("text", { class: "chart-label chart-unit", x: 12, y: m.t - 12 }, `${measure.what}, ${measure.unit}`),
     );
     // One period has no width to span: its band and median are drawn as a box and a bar
     // around the point, so the p25–p75 range still shows.

@@ -1,0 +1,152 @@
+"""The explorer shows what the API says (issue 28 item 8), in Chromium against ``svc
+serve`` on a store holding only the real Gangnam files of 2025-06: bulk contracts ringed
+and counted, a quarter with months never loaded drawn hollow and named, monthly leases
+charted on the converted deposit per pyeong with the unit in the label, and no demo note
+on real data (the demo's note is checked in ``test_dashboard``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_server.ingest import ingest
+from svc_server.store import open_store
+from tests.browser.test_dashboard import Person, unique_email
+from tests.conftest import LiveServer, free_port
+from tests.http.realestate_support import NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def real_server(
+    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    path = tmp_path_factory.mktemp("explorer") / "gangnam.db"
+    url = f"sqlite:///{path}"
+    store = open_store(url)
+    store.migrate()
+    try:
+        for file in (NRG_GANGNAM, OFFI_TRADE, OFFI_RENT):
+            ingest(store, None, Path(file).read_bytes(), path=file.name, now=time.time())
+    finally:
+        store.close()
+    port = free_port()
+    server = LiveServer(
+        url,
+        port=port,
+        env={
+            "SVC_DEV_SIGNIN": "true",
+            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
+            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        },
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def person(driver: Any, real_server: LiveServer) -> Iterator[Person]:
+    driver.delete_all_cookies()
+    driver.get_log("browser")
+    yield Person(driver, real_server.url)
+
+
+def api(person: Person, path: str) -> Json:
+    """An API answer fetched by the signed-in page (its cookie)."""
+    out: Json = person.driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(arguments[0], {credentials: 'same-origin'}).then(r => r.json()).then(done);",
+        person.base + path,
+    )
+    return out
+
+
+def choose(person: Person, label: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(person.by_label(label)).select_by_value(value)
+
+
+def show(person: Person) -> list[Any]:
+    """Press "Show chart" and wait for the table to be redrawn; its rows."""
+    person.driver.execute_script("document.querySelector('#points-table tbody').replaceChildren()")
+    person.button("Show chart").click()
+    person.wait.until(
+        lambda d: d.find_elements("css selector", "#points-table tbody tr[data-period]")
+    )
+    return list(person.driver.find_elements("css selector", "#points-table tbody tr"))
+
+
+def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposits(
+    person: Person,
+) -> None:
+    person.sign_in(unique_email("explorer"))
+    person.open("/dashboard/explorer")
+    person.wait.until(lambda d: person.visible("#x-district option"))
+    assert person.by_label("District").get_attribute("value") == "11680"
+
+    # Office sales of 2025-06: one company's purchase of 12 floors is one bulk contract.
+    choose(person, "Period kind", "month")
+    person.wait.until(lambda d: person.text("#coverage-table").count("2025-06") >= 1)
+    choose(person, "Property type", "office")
+    choose(person, "Transaction type", "sale")
+    [row] = show(person)
+    answer = api(
+        person,
+        "/api/v1/real-estate/pulse?sigungu_code=11680&period=2025-06"
+        "&property_type=office&transaction_type=sale",
+    )["data"][0]
+    assert answer["bulk_contracts"] >= 1
+    assert row.get_attribute("data-bulk") == str(answer["bulk_contracts"])
+    contracts = f"{answer['contract_count']} ({answer['bulk_contracts']} bulk)"
+    assert contracts in row.text and str(answer["sample_count"]) in row.text
+    assert person.driver.find_elements("css selector", "#chart svg circle.chart-bulk")
+    limits = person.text("#limits-list")
+    assert "bulk contract" in limits and "Synthetic" not in limits
+    assert not person.text("#chart-note").startswith("Synthetic")
+    person.shot("explorer-bulk")
+
+    # The quarter holds June only: drawn hollow, named incomplete with its months.
+    choose(person, "Period kind", "quarter")
+    person.wait.until(lambda d: "2025-Q2" in person.text("#x-periods"))
+    [row] = show(person)
+    assert row.get_attribute("data-status") == "incomplete"
+    assert "incomplete: 1 of 3 months loaded" in row.text
+    assert person.driver.find_elements("css selector", "#chart svg circle.chart-incomplete")
+    assert "2025-04, 2025-05" in person.text("#chart-note")
+
+    # Monthly officetel leases, new ones, per pyeong: the converted deposit, labelled.
+    choose(person, "Period kind", "month")
+    person.wait.until(lambda d: "2025-06" in person.text("#x-periods"))
+    choose(person, "Property type", "officetel")
+    choose(person, "Transaction type", "monthly_lease")
+    assert person.by_label("Lease kind (leases only)").is_enabled()
+    choose(person, "Lease kind (leases only)", "new")
+    choose(person, "Chart", "pyeong")
+    [row] = show(person)
+    label = person.text("#chart svg .chart-unit")
+    assert "converted deposit" in label and "per pyeong" in label
+    answer = api(
+        person,
+        "/api/v1/real-estate/pulse?sigungu_code=11680&period=2025-06"
+        "&property_type=officetel&transaction_type=monthly_lease&lease_kind=new"
+        "&area_unit=pyeong",
+    )["data"][0]
+    median = answer["median_converted_deposit_per_pyeong"]
+    assert f"{median:,} KRW" in row.text
+    link = person.driver.find_element("link text", "Download CSV of this series")
+    href = str(link.get_attribute("href"))
+    assert "lease_kind=new" in href and "area_unit=pyeong" in href
+    person.shot("explorer-leases")
+
+    # Sales have no lease kind to choose.
+    choose(person, "Transaction type", "sale")
+    assert not person.by_label("Lease kind (leases only)").is_enabled()
+    assert person.console_errors() == []
