@@ -25,6 +25,16 @@ RollupRow = Mapping[str, Any]
 ``bulk_contracts`` (see the module docstring)."""
 
 COUNTS = ("samples", "contracts", "bulk_contracts")
+KEYS = (
+    "sigungu_code",
+    "dong",
+    "property_type",
+    "transaction_type",
+    "month",
+    "source",
+    "building_type",
+)
+"""What a rollup row counts by: its key, in order (``cohort_months``' key columns)."""
 """The counts of a rollup row, in the order ``tally`` gives them."""
 
 
@@ -60,16 +70,7 @@ def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, An
         dong = (d.dong or "") if dong_level else ""
         key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
         units.append(((*key, d.building_type or ""), d.contract_id or i, 1))
-    keys = (
-        "sigungu_code",
-        "dong",
-        "property_type",
-        "transaction_type",
-        "month",
-        "source",
-        "building_type",
-    )
     return [
-        {**dict(zip(keys, key, strict=True)), **dict(zip(COUNTS, counts, strict=True))}
+        {**dict(zip(KEYS, key, strict=True)), **dict(zip(COUNTS, counts, strict=True))}
         for key, counts in tally(units).items()
     ]

@@ -14,7 +14,7 @@ import attrs
 from svc_core.contracts import contract_id
 from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
-from svc_core.realestate.rollup import COUNTS, tally
+from svc_core.realestate.rollup import COUNTS, KEYS, tally
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 
@@ -67,15 +67,7 @@ TRANSACTION_COLUMNS = (
 RollupKey = tuple[str, str, str, str, str, str, str]
 """(sigungu_code, dong or '', property_type, transaction_type, month, source,
 building_type or '' when the source does not say)."""
-ROLLUP_COLUMNS = (
-    "sigungu_code",
-    "dong",
-    "property_type",
-    "transaction_type",
-    "month",
-    "source",
-    "building_type",
-)
+ROLLUP_COLUMNS = KEYS
 """The key columns of ``cohort_months``, in ``RollupKey`` order."""
 
 
