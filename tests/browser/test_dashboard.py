@@ -42,13 +42,15 @@ class Person:
     """One browser, driven by labels and button names, plus what it may check."""
 
     def __init__(self, driver: Any, base: str) -> None:
-        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver = driver
         self.base = base
-        # a table re-rendered while a condition reads it: look again
-        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
+        # a table re-rendered while a condition reads it (a stale element), or a page
+        # reloading under it (chromedriver's "unhandled inspector error"): look again;
+        # a condition that never holds still times out
+        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,))
 
     # finding things as a person does -------------------------------------------------------
 
