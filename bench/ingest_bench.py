@@ -24,7 +24,7 @@ from pathlib import Path
 from svc_core.sources import rtms
 from svc_server import ingest
 from svc_server.store import open_store
-from svc_server.store.realestate import transaction_rows
+from svc_server.store.realestate import TRANSACTION_COLUMNS, transaction_rows
 
 USES = ("업무", "제1종근린생활", "제2종근린생활", "판매", "숙박", "기타")
 DONGS = ("역삼동", "삼성동", "논현동", "청담동", "대치동", "신사동")
@@ -75,14 +75,15 @@ def main(items: int = 50_000) -> dict[str, float]:
     conn = sqlite3.connect(work / "floor.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute(
-        "CREATE TABLE t (natural_key TEXT PRIMARY KEY, source TEXT, sigungu_code TEXT, sigungu TEXT,"
-        " dong TEXT, property_type TEXT, transaction_type TEXT, deal_date TEXT, month TEXT,"
-        " price_krw INTEGER, monthly_rent_krw INTEGER, area_m2 REAL, synthetic INTEGER)"
+    # every column svc writes (TRANSACTION_COLUMNS), the first one the key
+    columns = ", ".join(
+        f"{c} TEXT PRIMARY KEY" if i == 0 else c for i, c in enumerate(TRANSACTION_COLUMNS)
     )
+    conn.execute(f"CREATE TABLE t ({columns})")
     t = time.perf_counter()
     conn.execute("BEGIN")
-    conn.executemany("INSERT INTO t VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    marks = ",".join("?" * len(TRANSACTION_COLUMNS))
+    conn.executemany(f"INSERT INTO t VALUES ({marks})", rows)
     conn.execute("COMMIT")
     floor_s = time.perf_counter() - t
     # Where the time goes: svc's parse alone, and the least any Python reader of this XML

@@ -73,6 +73,21 @@ def test_exact_quartiles_match_statistics(data: list[int]) -> None:
     assert exact == expected
 
 
+@given(st.lists(st.integers(-(10**15), 10**15), min_size=1, max_size=41))
+def test_integer_quartiles_are_the_exact_quartiles_rounded_half_to_even(data: list[int]) -> None:
+    """``quartiles`` interpolates in integers: the same as the exact type-7 quantiles
+    rounded half to even (Python's ``round`` of a Fraction), ties included."""
+    exact = tuple(round(quantile_exact(sorted(data), Fraction(k, 4))) for k in (1, 2, 3))
+    assert quartiles(data) == exact
+
+
+def test_integer_quartiles_round_ties_to_even() -> None:
+    assert quartiles([0, 2]) == (0, 1, 2)  # 0.5 -> 0, 1, 1.5 -> 2
+    assert quartiles([1, 3]) == (2, 2, 2)  # 1.5 -> 2, 2, 2.5 -> 2
+    with pytest.raises(ValueError):
+        quartiles([])
+
+
 def test_quantile_rejects_bad_input() -> None:
     with pytest.raises(ValueError):
         quantile([], 0.5)
