@@ -7,6 +7,7 @@ The demo database is loaded once per session (``demo_db_url``) and only read her
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import os
 import re
@@ -22,9 +23,11 @@ import pytest
 
 from svc_core.demo import DEMO_LIMITATION, SEOUL_DONGS, demo_districts
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.stats import quartiles
 from svc_server.app import SvcApp
 from svc_server.http.deps import new_id
 from svc_server.store import Store, open_store
+from tests import rent_law
 from tests.conftest import LiveServer
 from tests.http.realestate_support import ROOT, Api, assert_layer_envelope, make_app
 
@@ -294,3 +297,41 @@ def test_the_examples_run_with_curl_against_svc_serve(
             check=False,
         )
         assert done.stdout.rstrip().rsplit("\n", 1)[-1] == str(status), (line, done.stdout[-300:])
+
+
+def test_office_monthly_leases_convert_at_the_commercial_law_rate(api: Api) -> None:
+    """An office's monthly leases (the demo's; RTMS publishes none) convert under
+    상가건물임대차보호법, officetels' under the housing law: each row's converted-deposit
+    quartiles equal a recomputation from the deals its link lists, with the tests' own
+    statement of each law (``tests.rent_law``)."""
+    from tests.http.test_realestate_transactions import every_page
+
+    for ptype, commercial in (("office", True), ("officetel", False)):
+        query = {"sigungu_code": "11680", "period": "2025-06", "property_type": ptype}
+        [row] = api.ok("pulse", {**query, "transaction_type": "monthly_lease"})["data"]
+        link = dict(parse_qsl(urlsplit(row["transactions_url"]).query))
+        records, _ = every_page(api, {**link, "limit": "1000"})
+        assert len(records) == row["sample_count"]
+        converted = [
+            rent_law.converted(
+                r["deposit_krw"],
+                r["monthly_rent_krw"],
+                datetime.date.fromisoformat(r["contract_date"]),
+                commercial=commercial,
+            )
+            for r in records
+        ]
+        assert None not in converted
+        expected = quartiles([c for c in converted if c is not None])
+        got = tuple(row[f"{q}_converted_deposit"] for q in ("p25", "median", "p75"))
+        assert got == expected
+        other = [  # the other law's rate gives other figures: the law was chosen
+            rent_law.converted(
+                r["deposit_krw"],
+                r["monthly_rent_krw"],
+                datetime.date.fromisoformat(r["contract_date"]),
+                commercial=not commercial,
+            )
+            for r in records
+        ]
+        assert quartiles([c for c in other if c is not None]) != expected

@@ -24,6 +24,7 @@ import pytest
 from svc_server.store import Store
 from tests import rent_law
 from tests.http.realestate_support import (
+    LEASE_FIELDS,
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
     OFFI_RENT,
@@ -45,18 +46,8 @@ DEAL_TYPES = {"중개거래": "brokered", "직거래": "direct"}
 PARTIES = {"개인": "individual", "법인": "company", "공공기관": "public_body", "기타": "other"}
 LEASE = {"sigungu_code": "11680", "period": "2025-06", "property_type": "officetel"}
 LEASE_TYPES = ("chartered_lease", "monthly_lease")
-LEASE_FIGURES = (
-    "p25_deposit_per_m2",
-    "median_deposit_per_m2",
-    "p75_deposit_per_m2",
-    "avg_converted_deposit",
-    "p25_converted_deposit",
-    "median_converted_deposit",
-    "p75_converted_deposit",
-    "p25_converted_deposit_per_m2",
-    "median_converted_deposit_per_m2",
-    "p75_converted_deposit_per_m2",
-)
+LEASE_FIGURES = LEASE_FIELDS[4:]
+"""The per-area deposits and converted deposits among the lease fields."""
 
 
 def raw_leases() -> list[Raw]:
