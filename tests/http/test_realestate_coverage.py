@@ -97,10 +97,12 @@ def test_quarter_rows_count_periods_of_at_least_two_samples(api: Api) -> None:
         "bulk_contracts": sum(len(g) > 1 for g in OFFICE_CONTRACTS),
         "building_type": None,
         "building_type_mix": {**OFFICE_TYPES, "unknown": 4},
-        "complete": True,
+        # neither quarter is loaded whole: the files hold January, February and June
+        "complete": False,
         "provisional": False,
     }
     assert (row["contract_count"], row["bulk_contracts"]) == (4 + 13, 1)
+    assert body["_meta"]["incomplete_periods"] == ["2025-Q1", "2025-Q2"]
     meta = body["_meta"]
     assert_layer_envelope(meta)
     assert "at least 2 contracts" in meta["methodology"]

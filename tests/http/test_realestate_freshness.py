@@ -82,7 +82,9 @@ def test_a_district_month_loaded_from_a_partial_page_is_served_incomplete(api: A
     quarters = api.ok("coverage", {"limit": "500"})  # the precomputed rows
     jongno = [r for r in quarters["data"] if r["sigungu_code"] == "11110"]
     assert jongno and not any(r["complete"] for r in jongno)
-    assert all(r["complete"] for r in quarters["data"] if r["sigungu_code"] == "11680")
+    # Gangnam's June is whole, but April and May were never loaded: its quarter is not
+    gangnam = [r for r in quarters["data"] if r["sigungu_code"] == "11680"]
+    assert gangnam and not any(r["complete"] for r in gangnam)
     assert quarters["_meta"]["incomplete_periods"] == ["2025-Q2"]
 
 
@@ -113,8 +115,11 @@ def test_loading_the_other_pages_makes_it_complete(db_url: str) -> None:
         body = api.ok("pulse", params)
         assert {r["complete"] for r in body["data"]} == {True}
         assert body["_meta"]["incomplete_periods"] == []
-        coverage = api.ok("coverage", {"sigungu_code": "11110"})
+        coverage = api.ok("coverage", {"sigungu_code": "11110", "granularity": "month"})
         assert {r["complete"] for r in coverage["data"]} == {True}
+        # its quarter is not: April and June were never loaded
+        quarter = api.ok("coverage", {"sigungu_code": "11110"})
+        assert {r["complete"] for r in quarter["data"]} == {False}
     finally:
         store.close()
 

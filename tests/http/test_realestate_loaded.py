@@ -102,6 +102,27 @@ def test_csv_carries_the_months_as_columns(api: Api) -> None:
     assert json.loads(response.headers["X-Svc-Incomplete-Periods"]) == YEAR_TO_JUNE[:-1]
 
 
+@pytest.mark.parametrize("scope", [GANGNAM, {}], ids=["district", "every-district"])
+def test_coverage_calls_a_quarter_with_months_never_loaded_incomplete(
+    api: Api, scope: dict[str, str]
+) -> None:
+    """The store holds June 2025 only: its quarter, 2025-Q2, has April and May never
+    loaded, so a quarter row is not complete, while a month row of June is (with and
+    without a district: the precomputed rows are finished the same way)."""
+    quarters = api.ok("coverage", {**scope, "granularity": "quarter"})
+    assert quarters["data"]
+    assert {(tuple(r["periods_with_data"]), r["complete"]) for r in quarters["data"]} == {
+        (("2025-Q2",), False)
+    }
+    assert quarters["_meta"]["incomplete_periods"] == ["2025-Q2"]
+    months = api.ok("coverage", {**scope, "granularity": "month"})
+    assert months["data"]
+    assert {(tuple(r["periods_with_data"]), r["complete"]) for r in months["data"]} == {
+        (("2025-06",), True)
+    }
+    assert months["_meta"]["incomplete_periods"] == []
+
+
 @pytest.mark.parametrize(
     "params",
     [

@@ -22,6 +22,7 @@ from svc_core.periods import parse_month
 from svc_core.realestate import freshness
 from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
+from svc_core.realestate.loaded import held_keys
 from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
 from svc_core.realestate.rollup import RollupRow as RollupRow
@@ -288,7 +289,8 @@ def coverage_rows(
     rows = [c.row for c in built[: query.limit]]
     if today is None:
         return rows
-    return [row for row, _ in finish_rows(rows, incomplete=incomplete, today=today)]
+    finished = finish_rows(rows, loaded=held_keys(items), incomplete=incomplete, today=today)
+    return [row for row, _ in finished]
 
 
 def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
@@ -311,31 +313,48 @@ def stored_form(row: CoverageRow) -> dict[str, Any]:
     return out
 
 
+def loaded_keys(
+    rows: Iterable[CoverageRow],
+) -> tuple[list[str], list[str], list[str]]:
+    """The district codes (with their renumbering aliases), months and kinds whose loaded
+    district-months decide the rows' ``complete``: what the server reads of
+    ``source_months`` for them."""
+    codes: set[str] = set()
+    months: set[str] = set()
+    kinds: set[str] = set()
+    for row in rows:
+        codes.update(codes_of(row.sigungu_code))
+        kinds.update(freshness.load_kinds(row.property_type, row.transaction_type))
+        for label in row.periods_with_data:
+            months.update(freshness.label_months(label))
+    return sorted(codes), sorted(months), sorted(kinds)
+
+
 def finish_rows(
     rows: Iterable[CoverageRow],
     *,
+    loaded: Collection[freshness.MonthKey],
     incomplete: Collection[freshness.MonthKey],
     today: datetime.date,
 ) -> list[tuple[CoverageRow, list[str]]]:
     """Each row with ``complete`` and ``provisional`` set over its periods with data,
-    and the periods built from an incomplete district-month."""
+    and those of its periods with a month not loaded completely (never loaded, or read
+    partially: ``freshness.loaded_months`` against ``loaded`` and ``incomplete``), as on
+    pulse rows: a quarter with deals in one month whose other months were never loaded
+    is not complete."""
     out: list[tuple[CoverageRow, list[str]]] = []
     provisional_of: dict[str, bool] = {}  # rows share a few latest periods
     for row in rows:
+        codes = codes_of(row.sigungu_code)
+        kinds = freshness.load_kinds(row.property_type, row.transaction_type)
         gaps: list[str] = []
-        if incomplete:
-            codes = codes_of(row.sigungu_code)
-            gaps = [
-                label
-                for label in row.periods_with_data
-                if not freshness.months_complete(
-                    codes,
-                    freshness.label_months(label),
-                    row.property_type,
-                    row.transaction_type,
-                    incomplete,
-                )
-            ]
+        for label in row.periods_with_data:
+            months = freshness.label_months(label)
+            have = freshness.loaded_months(
+                codes, months, kinds, loaded=loaded, incomplete=incomplete
+            )
+            if len(have) != len(months):
+                gaps.append(label)
         provisional = provisional_of.get(row.latest_period)
         if provisional is None:
             months = freshness.label_months(row.latest_period)
@@ -354,16 +373,20 @@ def coverage_answer(
     context: Context,
     *,
     synthetic: bool,
+    loaded: Collection[freshness.MonthKey],
     incomplete: Collection[freshness.MonthKey] = (),
 ) -> Answer:
     """``GET /api/v1/real-estate/coverage``'s answer: rows with their per-source samples
-    in, the envelope out (``complete`` and ``provisional`` set against ``incomplete``
-    and the context's date). An empty answer is a 200 with no rows."""
+    in, the envelope out (``complete`` and ``provisional`` set against ``loaded``,
+    ``incomplete`` and the context's date). An empty answer is a 200 with no rows."""
     mix: Counter[str] = Counter()
     for _, row_mix in found:
         mix.update(row_mix)
     finished = finish_rows(
-        (row for row, _ in found), incomplete=incomplete, today=context.generated_at.date()
+        (row for row, _ in found),
+        loaded=loaded,
+        incomplete=incomplete,
+        today=context.generated_at.date(),
     )
     gaps = sorted({label for _, labels in finished for label in labels})
     cohort = query.cohort

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.realestate import coverage as core_coverage
+from svc_core.realestate import freshness
 from svc_core.realestate import query as q
 from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.coverage import CoverageRow
@@ -83,7 +84,8 @@ def coverage(
     """GET /api/v1/real-estate/coverage: which cohorts have data in which periods.
 
     Rows are ordered by ``total_samples`` descending (then code, dong and types); an
-    empty answer is a 200 with no rows. Without a district the rows come precomputed
+    empty answer is a 200 with no rows. A row is ``complete`` when every month of its
+    periods with data was loaded completely (as pulse rows). Without a district the rows come precomputed
     (maintained at ingest), so the call reads at most ``COVERAGE_LIMIT_MAX`` rows
     whatever the table size, once per data version and filters.
     """
@@ -94,5 +96,28 @@ def coverage(
         state, caller, request_id, now, links, code=query.cohort.sigungu_code or None
     )
     return core_coverage.coverage_answer(
-        found, query, context, synthetic=state.synthetic, incomplete=state.incomplete
+        found,
+        query,
+        context,
+        synthetic=state.synthetic,
+        loaded=_loaded(store, state, query, found),
+        incomplete=state.incomplete,
     )
+
+
+def _loaded(
+    store: Store,
+    state: DataState,
+    query: CoverageQuery,
+    found: list[tuple[CoverageRow, Mapping[str, int]]],
+) -> frozenset[freshness.MonthKey]:
+    """The loaded district-months behind ``found`` (their districts × the months of
+    their periods with data × the kinds of their types), read once per data version and
+    query: one walk of ``source_months``' primary key."""
+
+    def read() -> frozenset[freshness.MonthKey]:
+        codes, months, kinds = core_coverage.loaded_keys(row for row, _ in found)
+        return store.realestate.loaded_months(codes, months, kinds)
+
+    key = ("coverage-loaded", query.cohort, query.granularity, query.limit)
+    return store.realestate.cached(key, read, version=state.version)
