@@ -29,6 +29,7 @@ from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, LiveServer
+from tests.http import multihost_support as mh
 from tests.http.realestate_support import RE, open_molit_store
 
 T = TypeVar("T")
@@ -48,10 +49,12 @@ TOOLS = {
 class World:
     """The samples' database, a live server on it and three accounts' keys."""
 
-    def __init__(self, db_url: str, server: LiveServer, keys: dict[str, str]) -> None:
+    def __init__(self, db_url: str, server: LiveServer, keys: dict[str, str], cookie: str) -> None:
         self.db_url = db_url
         self.server = server
         self.keys = keys
+        self.cookie = cookie
+        """Signed in as the owner of ``keys["logged"]``."""
 
     def api(self, endpoint: str, params: dict[str, str], key: str) -> httpx.Response:
         return httpx.get(
@@ -94,13 +97,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     db_url = f"sqlite:///{tmp_path_factory.mktemp('mcp') / 'svc.db'}"
     with open_molit_store(db_url) as store:
         keys = {name: _key(store, plan) for name, plan in PLANS.items()}
+        _, keys["logged"] = mh.consumer(store, LOGGED, monthly_quota=100, rate_limit=1000)
+        cookie = mh.session_cookie(store, LOGGED)
     server = LiveServer(db_url)
     try:
-        yield World(db_url, server, keys)
+        yield World(db_url, server, keys, cookie)
     finally:
         server.stop()
 
 
+LOGGED = "mcp-log@example.com"
 PLANS = {"pro": "pro", "starter": "starter", "http_meter": "pro", "stdio_meter": "pro"}
 
 
@@ -265,6 +271,19 @@ def test_a_tool_call_moves_the_quota_by_one_and_a_failing_one_does_not(world: Wo
     assert "month 13" in failed.content[0].text
     assert world.quota_used(key) == before + 3  # only this read
 
+    async def refused_here(session: ClientSession) -> list[Any]:
+        return [
+            await call(session, "list_deals", sigungu_code="11680", period="2025-06", limit=51),
+            await call(session, "market_pulse", sigungu="강남구"),
+            await call(session, "no_such_tool"),
+        ]
+
+    for refused in run(over_http(world, key), refused_here):
+        assert refused.is_error is True
+        assert refused.structured_content["error"]["code"] in ("INVALID_PARAMS", "NOT_FOUND")
+        assert "request_id" not in refused.structured_content["error"]  # no API call made
+    assert world.quota_used(key) == before + 4
+
 
 def test_over_stdio_each_call_is_one_unit_and_a_failing_one_none(world: World) -> None:
     async def calls(session: ClientSession) -> list[Any]:
@@ -316,6 +335,23 @@ def test_mcp_over_http_without_a_working_key_is_a_401(
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "UNAUTHORIZED"
     assert "X-API-Key" in response.json()["error"]["hint"]
+
+
+def test_mcp_over_http_is_stateless_post_only_and_refuses_malformed_json(world: World) -> None:
+    key = {"X-API-Key": world.keys["pro"], "Accept": "application/json, text/event-stream"}
+    for method in ("GET", "DELETE"):
+        response = httpx.request(method, world.server.url + "/mcp", headers=key, timeout=30)
+        assert response.status_code == 405
+        assert response.headers["Allow"] == "POST"
+        assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    response = httpx.post(
+        world.server.url + "/mcp",
+        content=b'{"jsonrpc": "2.0", "id": 1, "method": ',
+        headers={**key, "Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32700  # JSON-RPC's parse error
 
 
 def test_a_bearer_key_works_over_http(world: World) -> None:
@@ -384,3 +420,39 @@ def test_empty_answers_say_why(world: World, transport: str) -> None:
         assert "Searched: " in answer.content[0].text and "sigungu_code=" in answer.content[0].text
     assert "No district has the code 99999" in answers[0].content[0].text
     assert "buyer_type=other" in answers[2].content[0].text
+
+
+def test_tool_calls_are_in_the_request_log_and_usage_as_their_endpoints(world: World) -> None:
+    """Each tool call is logged for the key's account as a call of its endpoint, with
+    the request id its answer carries, failed ones with their error code; the MCP
+    exchanges around them are not API calls and are not logged."""
+
+    async def calls(session: ClientSession) -> list[Any]:
+        return [
+            await call(session, "market_pulse", **PULSE),
+            await call(session, "market_pulse", sigungu_code="11680", period="2025-13"),
+            await call(session, "find_district", query="Gangnam"),
+        ]
+
+    pulse, failed, district = run(over_http(world, world.keys["logged"]), calls)
+    ids = {
+        pulse.structured_content["meta"]["request_id"]: ("/pulse", 200, None),
+        failed.structured_content["error"]["request_id"]: ("/pulse", 400, "INVALID_PARAMS"),
+        district.structured_content["meta"]["request_id"]: ("/regions", 200, None),
+    }
+    deadline = time.monotonic() + 15
+    while True:
+        status, body = mh.call(world.server, "GET", "/api/auth/me/requests", world.cookie)
+        assert status == 200, body
+        rows = body["data"]["rows"]
+        if len(rows) >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert len(rows) == 3
+    for row in rows:
+        suffix, code, error = ids[row["request_id"]]
+        assert row["path"].startswith(f"{RE}{suffix}?")
+        assert (row["status"], row["error_code"]) == (code, error)
+    status, usage = mh.call(world.server, "GET", "/api/auth/me/usage", world.cookie)
+    assert status == 200
+    assert [k["calls"] for k in usage["data"]["keys"]] == [1]  # the pulse; regions is free

@@ -10,6 +10,7 @@ without a key, or with one that does not work, is a 401 in SPEC's error shape.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,13 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
 from svc_core import requestid
-from svc_core.errors import PayloadTooLarge, SvcError, Unauthorized
+from svc_core.errors import (
+    MethodNotAllowed,
+    PayloadTooLarge,
+    ServerError,
+    SvcError,
+    Unauthorized,
+)
 from svc_server.http.responses import error_response
 from svc_server.mcp import server
 from svc_server.mcp.backends import InProcess
@@ -27,6 +34,7 @@ from svc_server.store import Store
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
+error_log = logging.getLogger("svc.error")
 PATH = "/mcp"
 BEARER = "bearer "
 NO_KEY_HINT = "Send your API key as X-API-Key (or Authorization: Bearer KEY)."
@@ -34,7 +42,13 @@ DROPPED = frozenset({"cookie", "authorization", "x-api-key", "content-length", "
 """Request headers not handed to the SDK: credentials stay with svc."""
 
 
-class NotImplementedYet(SvcError):
+class ExchangeTimedOut(SvcError):
+    status = 504
+    code = "MCP_TIMEOUT"
+    default_message = "The MCP request took too long and was stopped."
+
+
+class McpUnavailable(SvcError):
     status = 501
     code = "MCP_UNAVAILABLE"
     default_message = "This server was installed without MCP support."
@@ -76,28 +90,36 @@ class McpEndpoint:
             response = self._answer(request)
         except SvcError as err:
             response = error_response(err, request_id)
+        except Exception:  # the SDK failed: answered like any unexpected error, logged
+            error_log.exception("request %s: /mcp failed", request_id)
+            response = error_response(ServerError("Internal error."), request_id)
         response.headers["X-Request-ID"] = request_id
         return response(environ, start_response)
 
     def _answer(self, request: Request) -> Response:
+        if request.method != "POST":  # stateless: no GET stream, no session to DELETE
+            raise MethodNotAllowed(
+                f"{request.method} is not allowed at /mcp.",
+                headers={"Allow": "POST"},
+                hint="MCP over streamable HTTP here is stateless: POST each JSON-RPC message.",
+            )
         key = presented_key(request)
         if key is None:
             raise Unauthorized("An API key is required for /mcp.", hint=NO_KEY_HINT)
         if "," in key or access.key_owner(self.store, key, self.clock()) is None:
             raise Unauthorized("This API key is not valid.", hint=NO_KEY_HINT)
         if not server.available():
-            raise NotImplementedYet(hint="Install svc[mcp] on the server.")
+            raise McpUnavailable(hint="Install svc[mcp] on the server.")
         try:
-            body = request.get_data(cache=False) if request.method == "POST" else b""
+            body = request.get_data(cache=False)
         except RequestEntityTooLarge:
             raise PayloadTooLarge() from None
         backend = InProcess(self.app, key, dict(request.environ))
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in DROPPED]
-        status, out_headers, body = server.http_exchange(
-            backend,
-            method=request.method,
-            headers=headers,
-            body=body,
-            client=(request.remote_addr or "", 0),
-        )
+        try:
+            status, out_headers, body = server.http_exchange(
+                backend, headers=headers, body=body, client=(request.remote_addr or "", 0)
+            )
+        except TimeoutError:
+            raise ExchangeTimedOut() from None
         return Response(body, status=status, headers=out_headers)

@@ -116,22 +116,26 @@ def serve_stdio(backend: Backend) -> None:
     anyio.run(run)
 
 
+EXCHANGE_SECONDS = 300.0
+"""The longest one ``/mcp`` request may take (a tool call is one API call): a thread
+is never held longer, whatever a client sends."""
+
+
 def http_exchange(
     backend: Backend,
     *,
-    method: str,
     headers: Iterable[tuple[str, str]],
     body: bytes,
     client: tuple[str, int] | None = None,
     server: tuple[str, int] | None = None,
 ) -> tuple[int, Headers, bytes]:
-    """One streamable-HTTP request to ``/mcp`` answered by the SDK's transport
+    """One streamable-HTTP POST to ``/mcp`` answered by the SDK's transport
     (stateless, JSON answers): status, headers and body."""
     scope: dict[str, Any] = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": method,
+        "method": "POST",
         "scheme": "http",
         "path": "/mcp",
         "raw_path": b"/mcp",
@@ -173,8 +177,9 @@ async def _exchange(
         elif message["type"] == "http.response.body":
             chunks.append(bytes(message.get("body", b"")))
 
-    async with manager.run():
-        await manager.handle_request(dict(scope), receive, send)
+    with anyio.fail_after(EXCHANGE_SECONDS):
+        async with manager.run():
+            await manager.handle_request(dict(scope), receive, send)
     return status, out_headers, b"".join(chunks)
 
 
