@@ -204,8 +204,11 @@ def indices_text(rows: Sequence[Json], meta: Json) -> str:
 
     query = meta.get("query") or {}
     lines = [
-        "Source: R-ONE (Korea Real Estate Board) commercial rental survey, quarterly; "
-        f"quarters {query.get('window_from')} to {query.get('window_to')}.",
+        "Source: R-ONE (Korea Real Estate Board) commercial rental survey "
+        f"(상업용부동산 임대동향조사), quarterly; quarters {query.get('window_from')} to "
+        f"{query.get('window_to')}. The survey is published per era of its sample design; "
+        "each quarter comes from the one table of its era, so compare across an era's "
+        "start with care.",
         *_rows(rows, line),
     ]
     if meta.get("cap_rate_method"):

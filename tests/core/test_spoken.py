@@ -163,3 +163,65 @@ def test_a_figures_text_tells_each_row_and_its_warnings(
         if row["median_price_per_m2"] is not None and row["transaction_type"] == "sale":
             assert "평당" in line
     assert ("more rows in the structured content" in text) == (len(rows) > narration.ROWS_SHOWN)
+
+
+def test_an_indices_text_states_the_survey_its_quarters_and_the_cap_rate_method() -> None:
+    rows = [
+        {
+            "sigungu_code": "11680",
+            "sigungu": "강남구",
+            "property_type": "office",
+            "metric_type": "income_yield",
+            "period": "2025-Q2",
+            "value_pct": "1.05",
+            "annualized_cap_rate": "4.20",
+        }
+    ]
+    meta = {
+        "query": {"window_from": "2024-Q3", "window_to": "2025-Q2"},
+        "cap_rate_method": "annualized_cap_rate = value_pct x 4 ...",
+    }
+    text = narration.indices_text(rows, meta)
+    assert "R-ONE" in text and "quarters 2024-Q3 to 2025-Q2" in text and "era" in text
+    assert "office income_yield 2025-Q2: 1.05% (annualized cap rate 4.20%)" in text
+    assert text.endswith("Cap-rate method: annualized_cap_rate = value_pct x 4 ...")
+
+
+@given(st.integers(min_value=1, max_value=10**12), st.booleans())
+def test_a_page_of_deals_says_how_to_get_the_next(price: int, more: bool) -> None:
+    deal = {
+        "contract_date": "2025-06-03",
+        "sigungu": "강남구",
+        "dong": "대치동",
+        "property_type": "office",
+        "transaction_type": "sale",
+        "building_type": "unit",
+        "price_krw": price,
+        "building_area_m2": 21.26,
+    }
+    meta = {"next_cursor": "abc"} if more else {}
+    text = narration.deals_text([deal], meta)
+    assert f"price {spoken.amount(price)}" in text and "21.26 m²" in text
+    assert ("cursor=abc" in text) == more
+    assert ("This is the last page." in text) == (not more)
+
+
+def test_retired_district_codes_carry_their_validity_and_replacements() -> None:
+    text = narration.regions_text(
+        [
+            {
+                "sigungu_code": "41190",
+                "full_name": "경기도 부천시",
+                "full_name_roman": "Gyeonggi-do Bucheon-si",
+                "in_use": False,
+                "valid_from": "1988-04-23",
+                "valid_to": "2024-01-01",
+                "replaced_by": ["41192", "41194"],
+                "replaces": [],
+            }
+        ]
+    )
+    assert text == (
+        "One district matches.\n- 경기도 부천시 (Gyeonggi-do Bucheon-si): code 41190, "
+        "retired: valid 1988-04-23 to 2024-01-01, replaced by 41192, 41194"
+    )
