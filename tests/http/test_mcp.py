@@ -8,7 +8,9 @@ the same key; what it costs is read from the API's own ``X-Quota-Used``.
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -301,6 +303,8 @@ def test_over_stdio_each_call_is_one_unit_and_a_failing_one_none(world: World) -
     assert empty.structured_content["empty"]["reason"] == "not_loaded"
     used = [int(r.structured_content["usage"]["quota_used"]) for r in (first, second)]
     assert used[1] == used[0] + 1
+    # svc mcp wrote its counts back when the client closed it: the server sees both
+    assert world.quota_used(world.keys["stdio_meter"]) == used[1] + 1
 
 
 def test_a_starter_key_asking_for_dongs_gets_the_tier_error(world: World) -> None:
@@ -456,3 +460,55 @@ def test_tool_calls_are_in_the_request_log_and_usage_as_their_endpoints(world: W
     status, usage = mh.call(world.server, "GET", "/api/auth/me/usage", world.cookie)
     assert status == 200
     assert [k["calls"] for k in usage["data"]["keys"]] == [1]  # the pulse; regions is free
+
+
+def test_a_terminated_svc_mcp_writes_its_counts_back(world: World) -> None:
+    """An assistant may stop ``svc mcp`` with SIGTERM (the SDK's client does when closing
+    stdin is not enough): the calls it made stay counted, exactly."""
+    key = world.keys["stdio_meter"]
+    before = world.quota_used(key)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "svc_server", "mcp", "--api-key", key],
+        env=world.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "market_pulse", "arguments": PULSE},
+        },
+    ]
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert answers[1]["id"] == 2
+        assert answers[1]["result"]["isError"] is False
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert world.quota_used(key) == before + 2  # the tool call, then this read
