@@ -25,12 +25,15 @@ import httpx2  # the SDK's HTTP client, installed with it (svc[mcp], in svc[dev]
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from werkzeug.test import Client
 
 from svc_core.realestate.query import PROPERTY_TYPE
+from svc_server import cli
 from svc_server.http.deps import new_id
+from svc_server.mcp import server as mcp_server
 from svc_server.services import consumers
 from svc_server.store import Store
-from tests.conftest import TEST_SECRET, LiveServer
+from tests.conftest import TEST_SECRET, Accounts, LiveServer
 from tests.http import multihost_support as mh
 from tests.http.realestate_support import RE, open_molit_store
 
@@ -512,3 +515,22 @@ def test_a_terminated_svc_mcp_writes_its_counts_back(world: World) -> None:
         assert proc.stderr is not None
         proc.stderr.close()
     assert world.quota_used(key) == before + 2  # the tool call, then this read
+
+
+def test_without_the_sdk_mcp_is_a_501_and_svc_mcp_says_what_to_install(
+    client: Client,
+    accounts: Accounts,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, key = accounts.consumer()
+    monkeypatch.setattr(mcp_server, "available", lambda: False)
+    response = client.post("/mcp", json={}, headers={"X-API-Key": key})
+    assert response.status_code == 501
+    assert response.get_json()["error"]["code"] == "MCP_UNAVAILABLE"
+    assert "svc[mcp]" in response.get_json()["error"]["hint"]
+    assert cli.main(["mcp", "--api-key", key]) == 2
+    assert (
+        capsys.readouterr().err
+        == "svc: error: svc mcp needs the MCP SDK: pip install 'svc[mcp]'.\n"
+    )
