@@ -98,8 +98,9 @@ def _key(store: Store, plan: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    db_url = f"sqlite:///{tmp_path_factory.mktemp('mcp') / 'svc.db'}"
+def world(module_db_url: str) -> Iterator[World]:
+    """On each backend: the live server and ``svc mcp`` share the store."""
+    db_url = module_db_url
     with open_molit_store(db_url) as store:
         keys = {name: _key(store, plan) for name, plan in PLANS.items()}
         _, keys["logged"] = mh.consumer(store, LOGGED, monthly_quota=100, rate_limit=1000)
