@@ -99,7 +99,7 @@ def demo(args: list[str]) -> None:
     host = _flag(args, "--host", os.environ.get("SVC_HOST", "127.0.0.1"))
     port = _flag(args, "--port", os.environ.get("SVC_PORT", "8000"))
     refuse_busy_port(host, port)
-    ensure_venv("server,postgres")
+    ensure_venv("server,postgres,mcp")
     env = dict(os.environ)
     env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
     env.setdefault("SVC_COOKIE_SECURE", "false")

@@ -32,7 +32,7 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """Load the demo data into demo.db and serve it."""
-    session.install("-e", ".[server]")
+    session.install("-e", ".[server,mcp]")
     env = {"SVC_DATABASE_URL": "sqlite:///demo.db", "SVC_COOKIE_SECURE": "false"}
     session.run("svc", "init", env=env)
     session.run("svc", "demo-data", "--if-empty", env=env)

@@ -29,6 +29,7 @@ from svc_server.http.lease_writer import LeaseWriter
 from svc_server.http.log_writer import LogWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
+from svc_server.mcp import endpoint as mcp_endpoint
 from svc_server.openapi import build_document
 from svc_server.routes import ROUTES
 from svc_server.services.leases import LeaseBook
@@ -95,6 +96,8 @@ class SvcApp:
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}
         self.matcher = Matcher(self.url_map, self.routes)
+        # MCP's streamable HTTP; its tool calls come back through this app as API calls
+        self.mcp = mcp_endpoint.McpEndpoint(self, store, clock, entropy, config.max_body_bytes)
 
     def close(self) -> None:
         """Give this app's leases back, writing what their calls did, and write its
@@ -108,6 +111,8 @@ class SvcApp:
         return self.wsgi_app(environ, start_response)
 
     def wsgi_app(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == mcp_endpoint.PATH:
+            return self.mcp(environ, start_response)
         started = time.perf_counter()
         request = Request(environ)
         # One byte of headroom: a chunked body is cut at this limit by werkzeug, so the

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from svc_core.errors import SvcError
-from svc_server.commands import accounts, core, data, openapi, sync, webhooks
+from svc_server.commands import accounts, core, data, mcp, openapi, sync, webhooks
 from svc_server.commands.base import settings_parser
 from svc_server.config import SETTINGS, env_name, flag_name
 
-COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi]
+COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi, mcp]
 
 
 CONFIGURATION = (

@@ -1,0 +1,268 @@
+"""The short text an AI assistant's model reads beside each structured answer of the MCP
+tools (``svc mcp``): the figures spelled in 억원/만원 and per 평 (``svc_core.spoken``),
+the months an answer covers, its incomplete and provisional periods, a dispersion
+warning, bulk contracts, and for an empty answer its reason and what was searched.
+
+Pure functions over the API's JSON (``data`` and ``_meta``): the text is built from the
+same answer the structured content carries, never from a second query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from svc_core import spoken
+
+Json = Mapping[str, Any]
+
+NOT_FOUND = "not_found"
+NOT_LOADED = "not_loaded"
+TOO_FEW = "too_few"
+REASONS: tuple[str, ...] = (NOT_FOUND, NOT_LOADED, TOO_FEW)
+"""Why an answer is empty: no such district or type; that period was never loaded;
+fewer than the minimum contracts."""
+_API_REASONS = {"not_loaded": NOT_LOADED, "too_few_transactions": TOO_FEW}
+_EXPLAINED = {
+    NOT_FOUND: "nothing matches: no such district, type or record",
+    NOT_LOADED: "that period was never loaded for this district, so svc cannot tell "
+    "whether it had deals (a month never loaded is not a month without deals)",
+    TOO_FEW: "the period is loaded but no cohort has the minimum number of contracts",
+}
+ROWS_SHOWN = 12
+"""Rows spelled out in a text; the structured content always has them all."""
+
+
+def empty_reason(api_reason: str | None, district_known: bool) -> str:
+    """The reason of an empty answer from the API's ``error.reason`` (absent on a 200
+    without rows) and whether the district code exists at all."""
+    if not district_known:
+        return NOT_FOUND
+    return _API_REASONS.get(api_reason or "", NOT_FOUND)
+
+
+def searched(query: Json) -> str:
+    """What was searched, as ``name=value`` pairs of the given arguments."""
+    pairs = [f"{k}={v}" for k, v in query.items() if v is not None and v != ""]
+    return ", ".join(pairs) or "no filters"
+
+
+def empty_text(reason: str, message: str | None, query: Json) -> str:
+    """The text of an empty answer: its reason, the API's message, what was searched."""
+    lines = [f"No data (reason: {reason}): {_EXPLAINED[reason]}."]
+    if message:
+        lines.append(message)
+    lines.append(f"Searched: {searched(query)}.")
+    return "\n".join(lines)
+
+
+def _money(row: Json, field: str) -> str | None:
+    value = row.get(field)
+    return spoken.amount(int(value)) if isinstance(value, int) else None
+
+
+def _quartiles(row: Json, stem: str, label: str) -> str | None:
+    median = _money(row, f"median_{stem}")
+    if median is None:
+        return None
+    text = f"median {label} {median}"
+    p25, p75 = _money(row, f"p25_{stem}"), _money(row, f"p75_{stem}")
+    if p25 and p75:
+        text += f" (p25 {p25}, p75 {p75})"
+    warning = spoken.dispersion_warning(row.get(f"p25_{stem}"), row.get(f"p75_{stem}"))
+    return f"{text}; {warning}" if warning else text
+
+
+def _per_area(row: Json, stem: str, label: str) -> str | None:
+    per_m2, per_pyeong = row.get(f"median_{stem}_per_m2"), row.get(f"median_{stem}_per_pyeong")
+    if isinstance(per_m2, int):
+        return f"median {label} per area {spoken.unit_price(per_m2)}"
+    if isinstance(per_pyeong, int):
+        return f"median {label} 평당 {spoken.korean_amount(per_pyeong)} (₩{per_pyeong:,}/평)"
+    return None
+
+
+def cohort_name(row: Json) -> str:
+    """``강남구 역삼동 office sale (unit) 2025-06``: what a row describes."""
+    place = " ".join(str(row[k]) for k in ("sigungu", "gu", "dong") if row.get(k))
+    kind = f"{row.get('property_type')} {row.get('transaction_type')}"
+    for field in ("building_type", "lease_kind", "deal_type", "buyer_type"):
+        if row.get(field):
+            kind += f" ({row[field]})"
+    code = row.get("sigungu_code")
+    return f"{place} [{code}] {kind} {row.get('period', '')}".strip()
+
+
+def _status(row: Json) -> list[str]:
+    out = []
+    loaded, expected = row.get("months_loaded"), row.get("months_expected")
+    if row.get("complete") is False:
+        out.append(
+            f"INCOMPLETE: only {loaded} of {expected} months of this period are loaded "
+            "completely, so figures may miss deals"
+        )
+    if row.get("provisional"):
+        out.append(
+            "PROVISIONAL: its latest month is still being reported (RTMS allows 30 days "
+            "after signing), so figures will change"
+        )
+    bulk = row.get("bulk_contracts") or 0
+    if bulk:
+        largest = row.get("largest_contract_units")
+        out.append(
+            f"{bulk} bulk contract(s) (several units sold together, the largest of "
+            f"{largest} units) each count once in the figures"
+        )
+    return out
+
+
+def row_text(row: Json) -> str:
+    """One pulse or series row: deals, contracts, confidence, figures and warnings."""
+    head = f"{cohort_name(row)}: {row.get('sample_count')} deals"
+    if row.get("contract_count") is not None:
+        head += f" in {row['contract_count']} contracts"
+    head += f", confidence {row.get('confidence')}"
+    lease = row.get("transaction_type") != "sale"
+    parts = [
+        _quartiles(row, "price", "deposit" if lease else "price"),
+        _quartiles(row, "monthly_rent", "monthly rent"),
+        _quartiles(row, "converted_deposit", "converted deposit"),
+        _per_area(row, "deposit" if lease else "price", "deposit" if lease else "price"),
+    ]
+    return "; ".join([head, *(p for p in parts if p), *_status(row)]) + "."
+
+
+def _rows(rows: Sequence[Json], line: Any) -> list[str]:
+    out = [f"- {line(r)}" for r in rows[:ROWS_SHOWN]]
+    if len(rows) > ROWS_SHOWN:
+        out.append(f"- ... and {len(rows) - ROWS_SHOWN} more rows in the structured content.")
+    return out
+
+
+def _window(meta: Json) -> str:
+    query = meta.get("query") or {}
+    first, last = query.get("window_from"), query.get("window_to")
+    if first and last:
+        return f"Months covered: {first} to {last}." if first != last else f"Month: {first}."
+    return ""
+
+
+def _footer(meta: Json) -> list[str]:
+    out = []
+    incomplete = meta.get("incomplete_periods") or []
+    if incomplete:
+        out.append(f"Incomplete periods (not every month loaded): {', '.join(incomplete)}.")
+    if meta.get("data_as_of"):
+        out.append(f"Data as of {meta['data_as_of']}.")
+    return out
+
+
+def figures_text(rows: Sequence[Json], meta: Json) -> str:
+    """A pulse or series answer: its months, each row, incomplete periods, freshness."""
+    lines = [f"{len(rows)} cohorts. {_window(meta)}".strip(), *_rows(rows, row_text)]
+    lines.append("Amounts are in won (억 = 100,000,000 원, 만 = 10,000 원).")
+    return "\n".join([*lines, *_footer(meta)])
+
+
+def coverage_text(rows: Sequence[Json], meta: Json) -> str:
+    """A coverage answer: each cohort's periods with data, deals and status."""
+
+    def line(r: Json) -> str:
+        text = (
+            f"{cohort_name(r)}: {r.get('earliest_period')} to {r.get('latest_period')}, "
+            f"{r.get('period_count')} periods with data, {r.get('total_samples')} deals"
+        )
+        return "; ".join([text, *_status(r)]) + "."
+
+    return "\n".join([f"{len(rows)} cohorts with data.", *_rows(rows, line), *_footer(meta)])
+
+
+def dimensions_text(data: Json) -> str:
+    """A dimensions answer: districts with codes, and the types that have data."""
+    districts = data.get("sigungus") or []
+    lines = [
+        "Districts with data: "
+        + ", ".join(f"{d['value']} [{d['code']}] ({d['sample_count']} deals)" for d in districts)
+    ]
+    for field in ("property_types", "transaction_types", "building_types", "lease_kinds"):
+        values = data.get(field) or []
+        if values:
+            listed = ", ".join(f"{v['value']} ({v['sample_count']})" for v in values)
+            lines.append(f"{field}: {listed}")
+    return "\n".join(lines)
+
+
+def indices_text(rows: Sequence[Json], meta: Json) -> str:
+    """An indices answer: each quarter's value, the survey and the cap-rate method."""
+
+    def line(r: Json) -> str:
+        text = f"{r.get('sigungu')} [{r.get('sigungu_code')}] {r.get('property_type')} "
+        text += f"{r.get('metric_type')} {r.get('period')}: {r.get('value_pct')}%"
+        if r.get("annualized_cap_rate") is not None:
+            text += f" (annualized cap rate {r['annualized_cap_rate']}%)"
+        return text
+
+    query = meta.get("query") or {}
+    lines = [
+        "Source: R-ONE (Korea Real Estate Board) commercial rental survey "
+        f"(상업용부동산 임대동향조사), quarterly; quarters {query.get('window_from')} to "
+        f"{query.get('window_to')}. The survey is published per era of its sample design; "
+        "each quarter comes from the one table of its era, so compare across an era's "
+        "start with care.",
+        *_rows(rows, line),
+    ]
+    if meta.get("cap_rate_method"):
+        lines.append(f"Cap-rate method: {meta['cap_rate_method']}")
+    return "\n".join([*lines, *_footer(meta)])
+
+
+def deal_text(deal: Json) -> str:
+    """One transaction record: date, place, type, amounts and area."""
+    place = " ".join(str(deal[k]) for k in ("sigungu", "dong") if deal.get(k))
+    kind = f"{deal.get('property_type')} {deal.get('transaction_type')}"
+    if deal.get("building_type"):
+        kind += f" ({deal['building_type']})"
+    amounts = [
+        f"{label} {spoken.amount(int(deal[field]))}"
+        for field, label in (
+            ("price_krw", "price"),
+            ("deposit_krw", "deposit"),
+            ("monthly_rent_krw", "monthly rent"),
+        )
+        if isinstance(deal.get(field), int)
+    ]
+    if deal.get("units"):
+        amounts.append(f"bulk contract of {deal['units']} units")
+    area = deal.get("building_area_m2") or deal.get("exclusive_area_m2")
+    if area:
+        amounts.append(f"{area} m²")
+    return f"{deal.get('contract_date')} {place} {kind}: " + ", ".join(amounts)
+
+
+def deals_text(rows: Sequence[Json], meta: Json) -> str:
+    """A page of transaction records, and how to get the next one."""
+    lines = [f"{len(rows)} records on this page.", *_rows(rows, deal_text)]
+    cursor = meta.get("next_cursor")
+    lines.append(
+        f"More records: call list_deals again with the same arguments and cursor={cursor}"
+        if cursor
+        else "This is the last page."
+    )
+    return "\n".join(lines)
+
+
+def regions_text(rows: Sequence[Json]) -> str:
+    """District candidates: names, codes, and validity dates of retired codes."""
+
+    def line(r: Json) -> str:
+        text = f"{r.get('full_name')} ({r.get('full_name_roman')}): code {r.get('sigungu_code')}"
+        if r.get("in_use") is False:
+            text += f", retired: valid {r.get('valid_from')} to {r.get('valid_to')}"
+            if r.get("replaced_by"):
+                text += f", replaced by {', '.join(r['replaced_by'])}"
+        if r.get("replaces"):
+            text += f" (replaces {', '.join(r['replaces'])})"
+        return text
+
+    head = "One district matches." if len(rows) == 1 else f"{len(rows)} candidate districts:"
+    return "\n".join([head, *_rows(rows, line)])

@@ -1,0 +1,125 @@
+"""``/mcp`` of the bundled server: MCP's streamable HTTP (stateless, JSON answers),
+authenticated by the same ``X-API-Key`` as the API (or ``Authorization: Bearer KEY``).
+
+The exchange itself is not an API call: it is neither counted nor logged. Each tool
+call inside it is one in-process ``GET`` of the matching endpoint with the caller's key
+(``backends.InProcess``), so quota, rate limit, tier gate, usage and the request log
+treat it exactly as that call, and a refused key is refused there too. A request
+without a key, or with one that does not work, is a 401 in SPEC's error shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Request, Response
+
+from svc_core import requestid
+from svc_core.errors import (
+    MethodNotAllowed,
+    PayloadTooLarge,
+    ServerError,
+    SvcError,
+    Unauthorized,
+)
+from svc_server.http.responses import error_response
+from svc_server.mcp import server
+from svc_server.mcp.backends import InProcess
+from svc_server.services import access
+from svc_server.store import Store
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+error_log = logging.getLogger("svc.error")
+PATH = "/mcp"
+BEARER = "bearer "
+NO_KEY_HINT = "Send your API key as X-API-Key (or Authorization: Bearer KEY)."
+DROPPED = frozenset({"cookie", "authorization", "x-api-key", "content-length", "host"})
+"""Request headers not handed to the SDK: credentials stay with svc."""
+
+
+class ExchangeTimedOut(SvcError):
+    status = 504
+    code = "MCP_TIMEOUT"
+    default_message = "The MCP request took too long and was stopped."
+
+
+class McpUnavailable(SvcError):
+    status = 501
+    code = "MCP_UNAVAILABLE"
+    default_message = "This server was installed without MCP support."
+
+
+def presented_key(request: Request) -> str | None:
+    """The key of ``X-API-Key``, else of ``Authorization: Bearer``; None without one."""
+    key = request.headers.get("X-API-Key")
+    if key:
+        return key.strip()
+    auth = request.headers.get("Authorization", "")
+    if auth[: len(BEARER)].lower() == BEARER and auth[len(BEARER) :].strip():
+        return auth[len(BEARER) :].strip()
+    return None
+
+
+class McpEndpoint:
+    """The WSGI answer at ``/mcp``; ``app`` is the svc app the tool calls go to."""
+
+    def __init__(
+        self,
+        app: WSGIApplication,
+        store: Store,
+        clock: Callable[[], float],
+        entropy: Callable[[int], bytes],
+        max_body_bytes: int,
+    ) -> None:
+        self.app = app
+        self.store = store
+        self.clock = clock
+        self.entropy = entropy
+        self.max_body_bytes = max_body_bytes
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        request = Request(environ)
+        request.max_content_length = self.max_body_bytes
+        request_id = requestid.resolve(environ.get("HTTP_X_REQUEST_ID"), self.entropy(16))
+        try:
+            response = self._answer(request)
+        except SvcError as err:
+            response = error_response(err, request_id)
+        except Exception:  # the SDK failed: answered like any unexpected error, logged
+            error_log.exception("request %s: /mcp failed", request_id)
+            response = error_response(ServerError("Internal error."), request_id)
+        response.headers["X-Request-ID"] = request_id
+        return response(environ, start_response)
+
+    def _answer(self, request: Request) -> Response:
+        if request.method != "POST":  # stateless: no GET stream, no session to DELETE
+            raise MethodNotAllowed(
+                f"{request.method} is not allowed at /mcp.",
+                headers={"Allow": "POST"},
+                hint="MCP over streamable HTTP here is stateless: POST each JSON-RPC message.",
+            )
+        key = presented_key(request)
+        if key is None:
+            raise Unauthorized("An API key is required for /mcp.", hint=NO_KEY_HINT)
+        if "," in key or access.key_owner(self.store, key, self.clock()) is None:
+            raise Unauthorized("This API key is not valid.", hint=NO_KEY_HINT)
+        if not server.available():
+            raise McpUnavailable(hint="Install svc[mcp] on the server.")
+        try:
+            body = request.get_data(cache=False)
+        except RequestEntityTooLarge:
+            raise PayloadTooLarge() from None
+        backend = InProcess(self.app, key, dict(request.environ))
+        headers = [(k, v) for k, v in request.headers.items() if k.lower() not in DROPPED]
+        try:
+            status, out_headers, body = server.http_exchange(
+                backend, headers=headers, body=body, client=(request.remote_addr or "", 0)
+            )
+        except TimeoutError:
+            raise ExchangeTimedOut() from None
+        return Response(body, status=status, headers=out_headers)
