@@ -805,8 +805,27 @@ INDEX_ROW = obj(
             "sale_price_index; thousand won (천원) per m² for rent_level."
         ),
         "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
+        "survey_class": nullable(
+            string(
+                "The R-ONE survey class the value is of: 오피스 (office); 중대형 상가, 소규모 "
+                "상가 or 일반 상가 (retail); 집합 상가 (commercial_complex). Null when not "
+                "known (a value loaded from a file that does not say)."
+            )
+        ),
+        "era": nullable(
+            string(
+                "The era of the R-ONE table the value comes from: `linked` for the board's "
+                "linked (시계열) series, else the table's era (`2024Q3~`, `2022~`, `2021`, "
+                "`2020`, `2019`, `2013~2016`). Null when not known (loaded before svc "
+                "recorded eras, or from a file read without its table name)."
+            )
+        ),
+        "source_table": nullable(
+            string("The R-ONE STATBL_ID of that table; null when not known.")
+        ),
     },
-    description="One R-ONE market statistic for a district and period.",
+    description="One R-ONE market statistic for a district (or a market area's own code) "
+    "and period. survey_class, era and source_table are additions after SPEC's fields.",
 )
 DIMENSION_ITEM = obj(
     {
