@@ -125,14 +125,16 @@ _BASE.update({"소득수익률": 1.0, "자본수익률": 0.4, "투자수익률":
 
 
 def value(name: str, cls_id: int, period: str, item: str) -> float:
-    """The value the stand-in serves (a formula; ``name`` the table name)."""
+    """The value the stand-in serves (a formula; ``name`` the table name): each class,
+    era and area gives a value of its own, so a test can tell which table one came from."""
     area = cls_id % 100
     step = (int(period[:4]) - 2013) * 4 + int(period[-1]) - 1
+    klass = CLASSES.index(name.rsplit("_", 1)[1]) if name.rsplit("_", 1)[-1] in CLASSES else 0
     if item == "임대가격지수":
         base = 100.0 if "시계열" in name else 105.0  # 2024 Q2 = 100 on the linked basis
-        return round(base + 0.25 * (step - 45) + 0.01 * area, 2)
+        return round(base + 0.25 * (step - 45) + 0.01 * area + 0.1 * klass, 2)
     bump = 0.5 if "(2024년3분기~)" in name else 0.0
-    return round(_BASE[item] + bump + 0.01 * area + 0.001 * step, 3)
+    return round(_BASE[item] + bump + 0.01 * area + 0.001 * step + 0.1 * klass, 3)
 
 
 def _tables() -> list[dict[str, Any]]:

@@ -125,15 +125,15 @@ def preference(code: str, v: IndexValue) -> tuple[int, int, int]:
 def chosen_values(
     code: str, found: Iterable[IndexValue], *, every_series: bool = False
 ) -> list[IndexValue]:
-    """One value per (property type, metric, period), the most preferred; with
-    ``every_series`` one per series too (class and era), the code's own before an
-    alias's."""
+    """One value per (property type, metric, period), the most preferred (of equally
+    preferred ones the last); with ``every_series`` one per series too (class and era),
+    the code's own before an alias's."""
     chosen: dict[tuple[str, ...], IndexValue] = {}
     for v in found:
         key: tuple[str, ...] = (v.property_type, v.metric_type, v.period)
         if every_series:
             key += (v.survey_class, v.era)
-        if key not in chosen or preference(code, v) < preference(code, chosen[key]):
+        if key not in chosen or preference(code, v) <= preference(code, chosen[key]):
             chosen[key] = v
     return sorted(chosen.values(), key=lambda v: preference(code, v)[1:])
 

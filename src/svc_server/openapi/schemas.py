@@ -820,9 +820,7 @@ INDEX_ROW = obj(
                 "recorded eras, or from a file read without its table name)."
             )
         ),
-        "source_table": nullable(
-            string("The R-ONE STATBL_ID of that table; null when not known.")
-        ),
+        "source_table": nullable(string("The R-ONE STATBL_ID of that table; null when not known.")),
     },
     description="One R-ONE market statistic for a district (or a market area's own code) "
     "and period. survey_class, era and source_table are additions after SPEC's fields.",

@@ -112,9 +112,7 @@ def test_the_current_yields_table_by_item_class_and_era_from_its_name() -> None:
     ("survey_class", "key_part"),
     [("소규모 상가", ":class=소규모상가"), ("일반 상가", ":class=일반상가")],
 )
-def test_every_retail_class_is_retail_a_series_of_its_own(
-    survey_class: str, key_part: str
-) -> None:
+def test_every_retail_class_is_retail_a_series_of_its_own(survey_class: str, key_part: str) -> None:
     data = (RONE / "retail_yields_openapi.json").read_bytes()
     name = YIELDS.replace("중대형 상가", survey_class)
     other = parse_rone(data, table_name=name, era="2024Q3~").observations
@@ -338,7 +336,9 @@ def test_every_area_is_served_by_its_districts_or_its_own_code(
         expected |= {*area_map.get(path, ()), f"A{cls_id}"}
     assert places == expected
     named = {o.sigungu_code: o.sigungu for o in result.observations if o.sigungu_code[0] == "A"}
-    assert all(named[f"A{cls_id}"] in {p for p, c, _ in rows if c == cls_id} for _, cls_id, _ in rows)
+    assert all(
+        named[f"A{cls_id}"] in {p for p, c, _ in rows if c == cls_id} for _, cls_id, _ in rows
+    )
     assert result.report.excluded.get("unmapped_area", 0) == 0
 
 
