@@ -20,7 +20,7 @@ import pytest
 from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
-from svc_server.store import open_store
+from svc_server.store import migrate, open_store
 from tests.conftest import LiveServer
 from tests.http.realestate_support import Api, make_app
 from tests.server.rone_standin import (
@@ -445,3 +445,49 @@ def test_a_sync_of_r_one_writes_a_progress_line_per_table(
     assert read > 2
     assert [line.split()[0] for line in progress] == [f"{n}/{read}" for n in range(1, read + 1)]
     assert all(": complete, " in line for line in progress)
+
+
+def test_values_loaded_before_eras_were_recorded_give_way_to_a_new_sync(
+    sqlite_url: str, standin: RoneStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = migrate.available()
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 21])
+    old = open_store(sqlite_url)
+    old.migrate()
+    with old.data.transaction() as tx:  # as an older sync stored it: no class, era or table
+        tx.execute(
+            "INSERT INTO index_observations (natural_key, sigungu_code, sigungu, "
+            "property_type, metric_type, period, period_end_date, value_pct, source, "
+            "synthetic) VALUES ('rone:11680:office:rent_index:2025-Q1', '11680', '강남구', "
+            "'office', 'rent_index', '2025-Q1', '2025-03-31', 1.5, 'rone_official', 0)"
+        )
+    old.close()
+    monkeypatch.setattr(migrate, "available", lambda: every)
+    store = open_store(sqlite_url)
+    try:
+        assert "0021_index_series.sql" in store.migrate()
+        (held,) = rows(sqlite_url, "SELECT survey_class, era, source_table FROM index_observations")
+        assert held == {"survey_class": "오피스", "era": "", "source_table": ""}
+        done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
+        assert done.returncode == 0, done.stderr
+        api = Api(make_app(store))
+        query = {
+            "sigungu_code": "11680",
+            "property_type": "office",
+            "metric_type": "rent_index",
+            "period": "2025-Q1",
+        }
+        (row,) = api.ok("indices", query)["data"]
+        linked = "임대동향 지역별 임대가격지수(시계열)_오피스"
+        assert (row["era"], row["value_pct"]) == (
+            "linked",
+            value(linked, GANGNAM, "202501", "임대가격지수"),
+        )
+        every_series = api.ok("indices", {**query, "series": "all"})["data"]
+        assert [(r["era"], r["survey_class"]) for r in every_series] == [
+            ("linked", "오피스"),
+            ("2024Q3~", "오피스"),
+            (None, "오피스"),  # the older value, last
+        ]
+    finally:
+        store.close()
