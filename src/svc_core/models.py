@@ -248,6 +248,9 @@ class IndexObservation:
     ``2021``, ``2013~2016``); ``""`` when not known (a file read without its table)."""
     source_table: str = attrs.field(default="", validator=_maybe_text(40))
     """The R-ONE ``STATBL_ID`` of that table; ``""`` when not known."""
+    floor: str = attrs.field(default="", validator=_maybe_text(20))
+    """A floor rent's floor as published (``rent_level`` of one floor); ``""`` for a
+    value of all floors."""
 
     def __attrs_post_init__(self) -> None:
         year = int(self.period[:4])

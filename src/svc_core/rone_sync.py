@@ -43,6 +43,8 @@ from svc_core.sources.rone import CLASS_NAMES, NO_DATA_CODE, OK_CODE, area_key
 PAGE_ROWS = 1_000
 """The most rows R-ONE returns per call."""
 SURVEY_WORD = "임대동향"
+FLOOR_WORD = "층별"
+"""A rent table whose name says ``층별`` gives the rent of each floor, by item."""
 REQUEST_CODES = frozenset({"ERROR-300", "ERROR-310", "ERROR-333", "ERROR-336"})
 """A bug in the request: no retry helps, the run stops at once."""
 KEY_CODES = frozenset({"ERROR-290", "INFO-300"})
@@ -110,11 +112,15 @@ class RoneTable:
     cycle: str = "QY"
     first: Quarter | None = None
     last: Quarter | None = None
+    by_floor: bool = False
+    """A floor-rent table (``층별`` in its name): its items are floors."""
 
     @property
     def family(self) -> str:
-        """What the table's eras follow one another in: the yields share one."""
-        return "yields" if self.metric in _YIELDS else str(self.metric)
+        """What the table's eras follow one another in: the yields share one; floor
+        rents are a family of their own beside the rent of all floors."""
+        family = "yields" if self.metric in _YIELDS else str(self.metric)
+        return family + (" by floor" if self.by_floor else "")
 
     def holds(self, period_id: str) -> bool:
         """Whether a row of period ``period_id`` (``YYYY0Q`` or ``YYYY``) is this table's
@@ -302,6 +308,7 @@ def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
     if not metrics:
         return None
     label, first, last = _era(era)
+    by_floor = FLOOR_WORD in words and metrics[0] == "rent_level"
     return RoneTable(
         table_id=table_id,
         name=name,
@@ -311,6 +318,7 @@ def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
         cycle=cycle_of(str(row.get("DTACYCLE_CD", "") or "")),
         first=first,
         last=last,
+        by_floor=by_floor,
     )
 
 
@@ -331,13 +339,13 @@ def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None =
     of the current survey follow the older per-metric ones). Of two tables of the same
     class, metric and era, the one with the smaller id is read."""
     described = [t for t in (describe_table(r) for r in rows) if t is not None]
-    chosen: dict[tuple[str, str | None, str], RoneTable] = {}
+    chosen: dict[tuple[str, str | None, bool, str], RoneTable] = {}
     skipped: list[tuple[RoneTable, str]] = []
     for table in sorted(described, key=lambda t: t.table_id):
         if classes is not None and table.survey_class not in classes:
             skipped.append((table, f"class {table.survey_class} is not read"))
             continue
-        key = (table.survey_class, table.metric, table.era)
+        key = (table.survey_class, table.metric, table.by_floor, table.era)
         if key in chosen:
             skipped.append((table, f"same class, metric and era as {chosen[key].table_id}"))
             continue

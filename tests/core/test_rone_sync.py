@@ -182,3 +182,20 @@ def test_every_area_read_is_mapped_or_listed(seen: list[tuple[str, int]], mapped
         if not in_map:
             first = next(c for p, c in seen if p == path)
             assert listed[path] == str(first) and cls_id >= 500000
+
+
+def test_a_floor_rent_table_is_read_beside_the_rent_of_all_floors() -> None:
+    listing = [
+        {"STATBL_ID": "T1", "STATBL_NM": "임대동향 지역별 임대료(2024년3분기~)_중대형 상가"},
+        {"STATBL_ID": "T2", "STATBL_NM": "임대동향 층별 임대료(2024년3분기~)_중대형 상가"},
+        {"STATBL_ID": "T3", "STATBL_NM": "임대동향 층별 임대료(2022년~)_중대형 상가"},
+    ]
+    result = plan(listing)
+    assert [(t.table_id, t.metric, t.by_floor, t.era) for t in result.tables] == [
+        ("T1", "rent_level", False, "2024Q3~"),
+        ("T3", "rent_level", True, "2022~"),
+        ("T2", "rent_level", True, "2024Q3~"),
+    ]
+    assert result.skipped == ()
+    # the older floor table ends where the current one begins, not where the rent does
+    assert result.tables[1].last == (2024, 2)

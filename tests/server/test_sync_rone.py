@@ -27,6 +27,8 @@ from tests.server.rone_standin import (
     AREAS,
     BY_NAME,
     CLASSES,
+    FLOOR_ITEMS,
+    FLOOR_TABLE,
     KEY,
     TABLES,
     RoneStandIn,
@@ -71,11 +73,11 @@ def rows(url: str, sql: str) -> list[dict[str, Any]]:
 
 
 def _values(url: str, code: str, survey_class: str) -> dict[tuple[str, str, str], float]:
-    """(metric, period, era) → value of one place and survey class."""
+    """(metric, period, era) → value of one place and survey class (all floors)."""
     found = rows(
         url,
         "SELECT metric_type, period, era, value_pct FROM index_observations "
-        f"WHERE sigungu_code = '{code}' AND survey_class = '{survey_class}'",
+        f"WHERE sigungu_code = '{code}' AND survey_class = '{survey_class}' AND floor = ''",
     )
     return {(r["metric_type"], r["period"], r["era"]): float(r["value_pct"]) for r in found}
 
@@ -413,6 +415,31 @@ def test_a_real_server_serves_what_the_sync_loaded(
     assert level["value_pct"] == value(
         "임대동향 지역별 임대료(2024년3분기~)_오피스", GANGNAM, "202501", "임대료"
     )
+    assert level["floor"] is None
+    # floor rents, where a class publishes them: a rent_level row per floor beside the rent
+    # of all floors, each saying its floor
+    retail = indices(
+        sigungu_code="11680", property_type="retail", metric_type="rent_level", period="2025-Q1"
+    )
+    floors = f"{FLOOR_TABLE}_중대형 상가"
+    assert [(r["floor"], r["survey_class"], r["source_table"], r["value_pct"]) for r in retail] == [
+        (
+            None,
+            "중대형 상가",
+            BY_NAME["임대동향 지역별 임대료(2024년3분기~)_중대형 상가"]["STATBL_ID"],
+            value("임대동향 지역별 임대료(2024년3분기~)_중대형 상가", GANGNAM, "202501", "임대료"),
+        ),
+        *(
+            (
+                floor,
+                "중대형 상가",
+                BY_NAME[floors]["STATBL_ID"],
+                value(floors, GANGNAM, "202501", floor),
+            )
+            for floor in FLOOR_ITEMS
+        ),
+    ]
+    assert all(r["floor"] is None for r in indices(sigungu_code="11680", period="2025-Q1"))
 
 
 def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url: str) -> None:

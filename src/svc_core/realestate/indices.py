@@ -11,7 +11,8 @@ gives one row per property type, metric and period (SPEC's row), from the prefer
 series (``preference``): the property type's primary class, then ``CLASS_ORDER``; the
 board's linked ``(시계열)`` series before an era table, an era table before a value of
 no known era. ``series=all`` gives every series instead. ``rent_level`` (thousand won
-per m², not one of SPEC's metrics) is given only when asked for by ``metric_type``.
+per m², not one of SPEC's metrics) is given only when asked for by ``metric_type``; a
+floor rent is a ``rent_level`` row with its ``floor``, beside the rent of all floors.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class IndexValue:
     survey_class: str = ""
     era: str = ""
     source_table: str = ""
+    floor: str = ""
 
 
 def index_value_of(obs: IndexObservation) -> IndexValue:
@@ -72,6 +74,7 @@ def index_value_of(obs: IndexObservation) -> IndexValue:
         survey_class=obs.survey_class,
         era=obs.era,
         source_table=obs.source_table,
+        floor=obs.floor,
     )
 
 
@@ -93,6 +96,8 @@ class IndexRow:
     """The era of the R-ONE table it comes from (``linked``, ``2024Q3~``, ...)."""
     source_table: str | None
     """That table's ``STATBL_ID`` (None: not known)."""
+    floor: str | None
+    """A floor rent's floor as published (``rent_level`` rows); None for all floors."""
 
 
 CAP_RATE_METHOD = (
@@ -125,12 +130,13 @@ def preference(code: str, v: IndexValue) -> tuple[int, int, int]:
 def chosen_values(
     code: str, found: Iterable[IndexValue], *, every_series: bool = False
 ) -> list[IndexValue]:
-    """One value per (property type, metric, period), the most preferred (of equally
-    preferred ones the last); with ``every_series`` one per series too (class and era),
-    the code's own before an alias's."""
+    """One value per (property type, metric, period and floor: a floor rent is a value
+    of its own), the most preferred (of equally preferred ones the last); with
+    ``every_series`` one per series too (class and era), the code's own before an
+    alias's."""
     chosen: dict[tuple[str, ...], IndexValue] = {}
     for v in found:
-        key: tuple[str, ...] = (v.property_type, v.metric_type, v.period)
+        key: tuple[str, ...] = (v.property_type, v.metric_type, v.period, v.floor)
         if every_series:
             key += (v.survey_class, v.era)
         if key not in chosen or preference(code, v) <= preference(code, chosen[key]):
@@ -153,6 +159,7 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
             survey_class=v.survey_class or None,
             era=v.era or None,
             source_table=v.source_table or None,
+            floor=v.floor or None,
         )
         for v in values
     ]
@@ -161,6 +168,7 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
             PROPERTY_TYPES.index(r.property_type),
             METRIC_TYPES.index(r.metric_type),
             r.period,
+            r.floor or "",
         )
     )
     return rows

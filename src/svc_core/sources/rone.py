@@ -24,7 +24,9 @@ Metric (first match, specific names first): 임대가격지수 → ``rent_index`
 소득수익률 → ``income_yield``,
 자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
 ``sale_price_index``; searched in the item name, then the item's full name, then the
-caller's ``table_name`` (the table's name from ``SttsApiTbl.do``).
+caller's ``table_name`` (the table's name from ``SttsApiTbl.do``). Floor rents: in a rent
+table whose name says ``층별`` the items are floors (their names no metric), and each
+value is a ``rent_level`` of that ``floor`` (the item's name as published).
 
 Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형 상가, 소규모 상가 and
 일반 상가 → ``retail``, 집합 상가 → ``commercial_complex``. Every class is its own series:
@@ -45,10 +47,11 @@ as ``unmapped_area``. A district may appear under one area only. Rows with a nul
 other cycles than quarter and year as ``unsupported_cycle``.
 
 Natural key (``index_key``): ``rone:<sigungu>:<property_type>:<metric_type>:<period>``,
-then ``:class=<class>`` for a class other than the property type's primary one and
+then ``:class=<class>`` for a class other than the property type's primary one,
 ``:era=<era>`` when the caller names the table's era (``era``, from ``svc sync rone`` or
-``--table-name``): one value per place, class, metric, period and era (a repeat within a
-file is excluded as ``duplicate_in_file``). ``source_table`` is each row's ``STATBL_ID``.
+``--table-name``) and ``:floor=<floor>`` for a floor rent: one value per place, class,
+metric, period, era and floor (a repeat within a file is excluded as
+``duplicate_in_file``). ``source_table`` is each row's ``STATBL_ID``.
 
 Long because one reader covers both of R-ONE's input forms (open-API JSON and CSV) and
 the name-based metric and class mapping they share; split, the mapping would be read
@@ -131,6 +134,9 @@ METRIC_NAMES: tuple[tuple[str, str], ...] = (
 OK_CODE = "INFO-000"
 NO_DATA_CODE = "INFO-200"
 
+FLOOR_WORD = "층별"
+"""A rent table whose name says ``층별`` publishes each floor's rent, one item a floor."""
+
 _QUARTER_ID = re.compile(r"([0-9]{4})0([1-4])")
 _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
@@ -191,14 +197,24 @@ class _Exclude(Exception):
         super().__init__(reason)
 
 
-def _metric(row: _Row, table_name: str | None) -> str:
-    for candidate in (*row.item_names, table_name or ""):
+def _metric(row: _Row, table_name: str | None) -> tuple[str, str]:
+    """(metric, floor): the floor is the item's name when the item names no metric and
+    the table is a floor-rent table (``층별`` and ``임대료`` in its name); else ``""``."""
+    for index, candidate in enumerate((*row.item_names, table_name or "")):
         name = _squash(candidate)
-        if name in METRIC_TYPES:
-            return name
-        for keyword, metric in METRIC_NAMES:
-            if keyword in name:
-                return metric
+        metric = name if name in METRIC_TYPES else None
+        for keyword, found in METRIC_NAMES:
+            if metric is None and keyword in name:
+                metric = found
+        if metric is None:
+            continue
+        by_floor = index == len(row.item_names) and FLOOR_WORD in name
+        if by_floor and metric == "rent_level":
+            floor = row.item_names[0].strip()
+            if not floor or len(floor) > 20:
+                raise Reject("unknown_floor", f"item {floor[:40]!r} names no floor")
+            return metric, floor
+        return metric, ""
     raise Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
 
 
@@ -294,14 +310,21 @@ def _targets(
 
 
 def index_key(
-    place: str, prop: str, metric: str, period: str, survey_class: str = "", era: str = ""
+    place: str,
+    prop: str,
+    metric: str,
+    period: str,
+    survey_class: str = "",
+    era: str = "",
+    floor: str = "",
 ) -> str:
     """The natural key of a value (module docstring): the class when not the property
-    type's primary one, the era when known."""
+    type's primary one, the era when known, the floor of a floor rent."""
     key = f"rone:{place}:{prop}:{metric}:{period}"
     if survey_class and survey_class != PRIMARY_CLASS.get(prop):
         key += f":class={_squash(survey_class)}"
-    return key + (f":era={era}" if era else "")
+    key += f":era={era}" if era else ""
+    return key + (f":floor={_squash(floor)}" if floor else "")
 
 
 def _observations(
@@ -321,7 +344,7 @@ def _observations(
         report.read += 1
         try:
             value = _value(row)
-            metric = _metric(row, table_name)
+            metric, floor = _metric(row, table_name)
             prop, area, survey_class = _property(row, table_name, class_map, property_type)
             period = _period(row)
             targets = _targets(row, area, districts.get(area_key(area)))
@@ -333,7 +356,7 @@ def _observations(
             continue
         end = period_end_date(period)
         for code, name in targets:
-            key = index_key(code, prop, metric, period, survey_class, era)
+            key = index_key(code, prop, metric, period, survey_class, era, floor)
             if key in seen:
                 report.exclude("duplicate_in_file")
                 continue
@@ -352,6 +375,7 @@ def _observations(
                     survey_class=survey_class,
                     era=era,
                     source_table=row.table_id[:40],
+                    floor=floor,
                 )
             )
     return out

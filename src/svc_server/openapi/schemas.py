@@ -821,9 +821,16 @@ INDEX_ROW = obj(
             )
         ),
         "source_table": nullable(string("The R-ONE STATBL_ID of that table; null when not known.")),
+        "floor": nullable(
+            string(
+                "rent_level rows of a floor-rent table (층별 임대료): the floor as R-ONE "
+                "names it; null for the rent of all floors and on every other metric."
+            )
+        ),
     },
     description="One R-ONE market statistic for a district (or a market area's own code) "
-    "and period. survey_class, era and source_table are additions after SPEC's fields.",
+    "and period. survey_class, era, source_table and floor are additions after SPEC's "
+    "fields.",
 )
 DIMENSION_ITEM = obj(
     {

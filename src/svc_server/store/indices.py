@@ -58,6 +58,7 @@ class IndexTable:
                 r.survey_class,
                 r.era,
                 r.source_table,
+                r.floor,
             )
             for r in fresh
         ]
@@ -65,8 +66,8 @@ class IndexTable:
             tx.executemany(
                 "INSERT INTO index_observations (natural_key, sigungu_code, sigungu, "
                 "property_type, metric_type, period, period_end_date, value_pct, source, "
-                "synthetic, survey_class, era, source_table) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "synthetic, survey_class, era, source_table, floor) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 part,
             )
         if changed is not None:
@@ -86,7 +87,7 @@ class IndexTable:
             return []
         sql = (
             "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
-            "value_pct, source, synthetic, survey_class, era, source_table "
+            "value_pct, source, synthetic, survey_class, era, source_table, floor "
             "FROM index_observations "
             f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
         )
@@ -111,4 +112,5 @@ def _index_value(r: Row) -> IndexValue:
         survey_class=str(r["survey_class"]),
         era=str(r["era"]),
         source_table=str(r["source_table"]),
+        floor=str(r["floor"]),
     )

@@ -349,3 +349,35 @@ def test_the_bundled_area_table_names_known_districts_once() -> None:
     assert codes and len(codes) == len(set(codes))
     assert all(region_name(code) is not None for code in codes)
     assert bundled["서울>도심"] == ("11110", "11140")
+
+
+def test_a_floor_rent_table_gives_a_rent_level_per_floor() -> None:
+    floors = ["1층", "2층", "1층"]
+    rows = [
+        api_row(CLS_FULLNM="서울>강남", CLS_ID=510004, ITM_NM=f, ITM_FULLNM=f, DTA_VAL=30.0 - i)
+        for i, f in enumerate(floors)
+    ]
+    table = "임대동향 층별 임대료(2024년3분기~)_중대형 상가"
+    result = parse_rone_json(api_doc(rows), table_name=table, era="2024Q3~")
+    got = {(o.sigungu_code, o.metric_type, o.floor): o.value_pct for o in result.observations}
+    assert got == {
+        ("11680", "rent_level", "1층"): 30.0,
+        ("11650", "rent_level", "1층"): 30.0,
+        ("A510004", "rent_level", "1층"): 30.0,
+        ("11680", "rent_level", "2층"): 29.0,
+        ("11650", "rent_level", "2층"): 29.0,
+        ("A510004", "rent_level", "2층"): 29.0,
+    }
+    assert result.report.excluded == {"duplicate_in_file": 3}  # 1층 twice
+    assert all(o.natural_key.endswith(f":floor={o.floor}") for o in result.observations)
+    # the rent of all floors is another value: its item names the metric, no floor
+    plain = parse_rone_json(
+        api_doc([api_row(CLS_FULLNM="서울>강남", ITM_NM="임대료", ITM_FULLNM="임대료")]),
+        table_name="임대동향 지역별 임대료(2024년3분기~)_중대형 상가",
+    )
+    assert {o.floor for o in plain.observations} == {""}
+    # a floor table's item that names no floor at all is refused, not filed under ""
+    blank = parse_rone_json(
+        api_doc([api_row(ITM_NM="", ITM_FULLNM="")]), table_name=table, area_map={}
+    )
+    assert blank.report.rejected == {"unknown_floor": 1}
