@@ -17,7 +17,8 @@ What it does as the real service does (the facts):
   series from 2013 Q1, 2024 Q2 = 100), ``임대동향 수익률(분기)(2024년3분기~)_<class>``
   whose items are 소득수익률, 자본수익률, 투자수익률, and older eras as their own tables
   (``(2022년~)``, ``(2021년)``), older yields tables named by metric; the five classes
-  오피스, 중대형 상가, 소규모 상가, 집합 상가, 일반 상가.
+  오피스, 중대형 상가, 소규모 상가, 집합 상가, 일반 상가. Floor rents (``FLOOR_TABLE``) are
+  placeholders: the facts name no floor-rent table.
 - Rows: ``STATBL_ID, DTACYCLE_CD, WRTTIME_IDTFR_ID`` (``YYYY0Q``), ``WRTTIME_DESC,
   CLS_ID, CLS_NM, CLS_FULLNM`` (시도>권역>상권), ``ITM_ID, ITM_NM, ITM_FULLNM, DTA_VAL,
   UI_NM``; ``서울`` 500002, ``서울>도심`` 510003, ``서울>강남`` 510004, ``서울>여의도마포``
