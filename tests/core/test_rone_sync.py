@@ -15,6 +15,7 @@ from svc_core.rone_sync import (
     data_document,
     decode,
     describe_table,
+    era_of,
     plan,
     read_page,
     unmapped_areas,
@@ -199,3 +200,25 @@ def test_a_floor_rent_table_is_read_beside_the_rent_of_all_floors() -> None:
     assert result.skipped == ()
     # the older floor table ends where the current one begins, not where the rent does
     assert result.tables[1].last == (2024, 2)
+
+
+@given(
+    st.one_of(
+        st.just("시계열").map(lambda _: ("(시계열)", "linked")),
+        st.tuples(st.integers(2000, 2099), st.integers(1, 4)).map(
+            lambda yq: (f"({yq[0]}년{yq[1]}분기~)", f"{yq[0]}Q{yq[1]}~")
+        ),
+        st.integers(2000, 2099).map(lambda y: (f"({y}년~)", f"{y}~")),
+        st.integers(2000, 2099).map(lambda y: (f"({y}년)", str(y))),
+        st.integers(2000, 2098).map(lambda y: (f"({y}~{y + 1})", f"{y}~{y + 1}")),
+    ),
+    st.sampled_from(["임대동향 지역별 공실률", "임대동향 수익률(분기)", "임대동향 층별 임대료"]),
+    st.sampled_from(CLASSES),
+)
+def test_the_era_of_a_name_is_the_era_its_table_is_filed_under(
+    era: tuple[str, str], stem: str, survey_class: str
+) -> None:
+    name = f"{stem}{era[0]}_{survey_class}"
+    assert era_of(name) == era[1]
+    table = describe_table({"STATBL_ID": "T1", "STATBL_NM": name})
+    assert table is not None and table.era == era[1]

@@ -15,8 +15,10 @@ from svc_core.models import METRIC_TYPES
 from svc_core.regions import region_name
 from svc_core.sources.rone import (
     DEFAULT_AREA_MAP,
+    PRIMARY_CLASS,
     area_key,
     bundled_area_map,
+    index_key,
     parse_rone,
     parse_rone_csv,
     parse_rone_json,
@@ -381,3 +383,36 @@ def test_a_floor_rent_table_gives_a_rent_level_per_floor() -> None:
         api_doc([api_row(ITM_NM="", ITM_FULLNM="")]), table_name=table, area_map={}
     )
     assert blank.report.rejected == {"unknown_floor": 1}
+
+
+_PART = st.sampled_from(["", "오피스", "중대형 상가", "소규모 상가", "일반 상가", "집합 상가"])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["11680", "A510004"]),
+            st.sampled_from(["office", "retail", "commercial_complex"]),
+            st.sampled_from(["rent_level", "vacancy_rate"]),
+            st.sampled_from(["2025-Q1", "2025"]),
+            _PART,
+            st.sampled_from(["", "linked", "2024Q3~", "2022~"]),
+            st.sampled_from(["", "1층", "2층"]),
+        ),
+        max_size=20,
+    )
+)
+def test_an_index_key_names_one_value(
+    values: list[tuple[str, str, str, str, str, str, str]],
+) -> None:
+    # the primary class of a property type is the class its older keys were read from
+    def canon(v: tuple[str, str, str, str, str, str, str]) -> tuple[str, ...]:
+        place, prop, metric, period, survey_class, era, floor = v
+        if survey_class == PRIMARY_CLASS.get(prop):
+            survey_class = ""
+        return (place, prop, metric, period, survey_class, era, floor)
+
+    keys = {index_key(*v): canon(v) for v in values}
+    assert len(keys) == len({canon(v) for v in values})
+    for key, value in keys.items():
+        assert key.startswith(f"rone:{value[0]}:{value[1]}:{value[2]}:{value[3]}")
