@@ -73,8 +73,8 @@ SIGUNGU_REQUIRED = _sigungu(required=True)
 INDEX_PLACE = Param(
     name="sigungu_code",
     description=(
-        "5-digit district code, or A + the R-ONE CLS_ID of a market area that maps to no "
-        "district (A510006 for 서울>기타)."
+        "5-digit district code, or A + the R-ONE CLS_ID of a market area, any area R-ONE "
+        "publishes, mapped to districts or not (A510004 for 서울>강남, A500002 for 서울)."
     ),
     required=True,
     pattern="([0-9]{5}|A[0-9]{1,12})",

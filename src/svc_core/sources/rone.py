@@ -91,9 +91,10 @@ def bundled_area_map() -> dict[str, tuple[str, ...]]:
 
 
 DEFAULT_AREA_MAP: Mapping[str, Sequence[str]] = bundled_area_map()
-"""Main Seoul office market areas → districts (``AREA_TABLE``). An approximation: an
-area's value stands for each district it covers. Pass your own ``area_map`` for other
-areas or metros."""
+"""Seoul's four office market areas (the ones the public facts name: 도심, 강남, 여의도마포,
+기타) → Seoul's 25 districts, each once (``AREA_TABLE``). An approximation: an area's
+value stands for each district it covers. Pass your own ``area_map`` for other areas or
+metros; every area is served under its own code anyway."""
 
 CLASS_NAMES: Mapping[str, str] = {
     "오피스": "오피스",

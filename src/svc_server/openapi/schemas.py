@@ -183,8 +183,8 @@ UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
 SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
 INDEX_PLACE = string(
-    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area that maps "
-    "to no district.",
+    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area (every "
+    "area is served under its own code, mapped to districts or not).",
     pattern="^([0-9]{5}|A[0-9]{1,12})$",
 )
 API_KEY = string(
