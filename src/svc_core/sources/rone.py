@@ -43,8 +43,9 @@ gives one observation per mapped district, each carrying the area's value. Every
 mapped or not (``전국``, ``서울``, other areas), is also served under its own code
 ``A<CLS_ID>`` (``A510006`` for ``서울>기타``), named by its full name as published
 (``CLS_FULLNM``); in the CSV form, which has no ``CLS_ID``, an unmapped area is excluded
-as ``unmapped_area``. A district may appear under one area only. Rows with a null value are excluded as ``no_value``;
-other cycles than quarter and year as ``unsupported_cycle``.
+as ``unmapped_area``. A district may appear under one area only. Rows with a null value
+are excluded as ``no_value``; other cycles than quarter and year as
+``unsupported_cycle``.
 
 Natural key (``index_key``): ``rone:<sigungu>:<property_type>:<metric_type>:<period>``,
 then ``:class=<class>`` for a class other than the property type's primary one,
