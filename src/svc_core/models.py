@@ -102,6 +102,17 @@ def _text(max_length: int) -> Validator:
     return check
 
 
+def _maybe_text(max_length: int) -> Validator:
+    """``""`` or what ``_text`` accepts."""
+    inner = _text(max_length)
+
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value != "":
+            inner(instance, attribute, value)
+
+    return check
+
+
 def _optional(inner: Validator) -> Validator:
     def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is not None:
@@ -230,6 +241,16 @@ class IndexObservation:
     value_pct: float = attrs.field(validator=_finite)
     source: str = attrs.field(default="rone_official", validator=_pattern(SOURCE_ID))
     natural_key: str = attrs.field(validator=_text(MAX_KEY_LENGTH))
+    survey_class: str = attrs.field(default="", validator=_maybe_text(20))
+    """The R-ONE survey class (``오피스``, ``중대형 상가``, ...); ``""`` when not known."""
+    era: str = attrs.field(default="", validator=_maybe_text(20))
+    """The era of the table the value comes from (``linked``, ``2024Q3~``, ``2022~``,
+    ``2021``, ``2013~2016``); ``""`` when not known (a file read without its table)."""
+    source_table: str = attrs.field(default="", validator=_maybe_text(40))
+    """The R-ONE ``STATBL_ID`` of that table; ``""`` when not known."""
+    floor: str = attrs.field(default="", validator=_maybe_text(20))
+    """A floor rent's floor as published (``rent_level`` of one floor); ``""`` for a
+    value of all floors."""
 
     def __attrs_post_init__(self) -> None:
         year = int(self.period[:4])

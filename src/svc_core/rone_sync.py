@@ -19,10 +19,10 @@ unknown: ``retry``.
 Table ids change when the survey is reorganised, so tables are chosen by name
 (``describe_table``): ``임대동향 <metric>(<era>)_<class>``. Each era is its own table
 (``ERA`` names them); ``(시계열)`` is the board's linked series, one series over every
-quarter. ``plan`` decides which table supplies each (class, metric): the linked series
-when one exists (the era tables of that metric are then skipped), else the era tables,
-each for the quarters of its own era only (from its start to the quarter before the next
-era's start), so no two tables ever supply the same value.
+quarter. ``plan`` reads, per (class, metric), the linked series when one exists, as a
+series of its own (era ``linked``; answers prefer it), and the era tables, each for the
+quarters of its own era only (from its start to the quarter before the next era's
+start), so no two tables of one era ever supply the same value.
 """
 
 from __future__ import annotations
@@ -38,11 +38,13 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError
 from svc_core.sources import decode_text
-from svc_core.sources.rone import NO_DATA_CODE, OK_CODE, area_key
+from svc_core.sources.rone import CLASS_NAMES, NO_DATA_CODE, OK_CODE, area_key
 
 PAGE_ROWS = 1_000
 """The most rows R-ONE returns per call."""
 SURVEY_WORD = "임대동향"
+FLOOR_WORD = "층별"
+"""A rent table whose name says ``층별`` gives the rent of each floor, by item."""
 REQUEST_CODES = frozenset({"ERROR-300", "ERROR-310", "ERROR-333", "ERROR-336"})
 """A bug in the request: no retry helps, the run stops at once."""
 KEY_CODES = frozenset({"ERROR-290", "INFO-300"})
@@ -56,13 +58,7 @@ CYCLES: tuple[str, ...] = ("QY", "YY", "HY", "MM", "WK")
 LINKED = "linked"
 """The era of a ``(시계열)`` table."""
 
-CLASSES: Mapping[str, str] = {
-    "오피스": "오피스",
-    "중대형상가": "중대형 상가",
-    "소규모상가": "소규모 상가",
-    "집합상가": "집합 상가",
-    "일반상가": "일반 상가",
-}
+CLASSES: Mapping[str, str] = CLASS_NAMES
 """Survey classes by their name without spaces (the table name's ``_<class>`` suffix)."""
 TABLE_METRICS: tuple[tuple[str, str | None], ...] = (
     ("임대가격지수", "rent_index"),
@@ -116,11 +112,15 @@ class RoneTable:
     cycle: str = "QY"
     first: Quarter | None = None
     last: Quarter | None = None
+    by_floor: bool = False
+    """A floor-rent table (``층별`` in its name): its items are floors."""
 
     @property
     def family(self) -> str:
-        """What the table's eras follow one another in: the yields share one."""
-        return "yields" if self.metric in _YIELDS else str(self.metric)
+        """What the table's eras follow one another in: the yields share one; floor
+        rents are a family of their own beside the rent of all floors."""
+        family = "yields" if self.metric in _YIELDS else str(self.metric)
+        return family + (" by floor" if self.by_floor else "")
 
     def holds(self, period_id: str) -> bool:
         """Whether a row of period ``period_id`` (``YYYY0Q`` or ``YYYY``) is this table's
@@ -281,6 +281,12 @@ def _era(match: re.Match[str]) -> tuple[str, Quarter | None, Quarter | None]:
     return f"{first}~{last}", (first, 1), (last, 4)
 
 
+def era_of(name: str) -> str:
+    """The era a table's name gives (``linked``, ``2024Q3~``, ...), ``""`` for none."""
+    match = _ERA.search(re.sub(r"\s+", "", name))
+    return "" if match is None else _era(match)[0]
+
+
 def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
     """A table-list row as a rental-survey table svc reads, or None (another survey,
     another statistic, no class or no era in the name). ``SourceError`` for a name that
@@ -302,6 +308,7 @@ def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
     if not metrics:
         return None
     label, first, last = _era(era)
+    by_floor = FLOOR_WORD in words and metrics[0] == "rent_level"
     return RoneTable(
         table_id=table_id,
         name=name,
@@ -311,6 +318,7 @@ def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
         cycle=cycle_of(str(row.get("DTACYCLE_CD", "") or "")),
         first=first,
         last=last,
+        by_floor=by_floor,
     )
 
 
@@ -325,30 +333,24 @@ def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None =
     ``classes``: the survey classes to read (default all); a table of another class is
     left out.
 
-    Per class and metric: the linked series when there is one, else every era table,
-    each holding the quarters from its start to the one before the next era's start
-    (the next era within the same class and family: the yields tables of the current
-    survey follow the older per-metric ones). Of two tables of the same class, metric
-    and era, the one with the smaller id is read."""
+    Per class and metric: the linked series when there is one (a series of its own),
+    and every era table, each holding the quarters from its start to the one before the
+    next era's start (the next era within the same class and family: the yields tables
+    of the current survey follow the older per-metric ones). Of two tables of the same
+    class, metric and era, the one with the smaller id is read."""
     described = [t for t in (describe_table(r) for r in rows) if t is not None]
-    chosen: dict[tuple[str, str | None, str], RoneTable] = {}
+    chosen: dict[tuple[str, str | None, bool, str], RoneTable] = {}
     skipped: list[tuple[RoneTable, str]] = []
     for table in sorted(described, key=lambda t: t.table_id):
         if classes is not None and table.survey_class not in classes:
             skipped.append((table, f"class {table.survey_class} is not read"))
             continue
-        key = (table.survey_class, table.metric, table.era)
+        key = (table.survey_class, table.metric, table.by_floor, table.era)
         if key in chosen:
             skipped.append((table, f"same class, metric and era as {chosen[key].table_id}"))
             continue
         chosen[key] = table
-    linked = {(c, m) for c, m, e in chosen if e == LINKED}
-    kept: list[RoneTable] = []
-    for (survey_class, metric, era), table in chosen.items():
-        if era != LINKED and (survey_class, metric) in linked:
-            skipped.append((table, "the linked (시계열) series of this metric is read instead"))
-            continue
-        kept.append(table)
+    kept = list(chosen.values())
     starts: dict[tuple[str, str], list[Quarter]] = {}
     for table in kept:
         if table.first is not None:

@@ -20,7 +20,7 @@ from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Tra
 from svc_core.realestate import coverage, dimensions, freshness, indices, pulse, query, series
 from svc_core.realestate.loaded import held_keys, missing_months, row_gaps
 from svc_core.realestate.pulse import Deal
-from tests.http.realestate_support import COVERAGE_FIELDS, INDEX_FIELDS, ROW_FIELDS
+from tests.http.realestate_support import ALL_INDEX_FIELDS, COVERAGE_FIELDS, ROW_FIELDS
 
 CODES = ("11680", "11110")
 MONTHS = tuple(f"2025-{m:02d}" for m in range(1, 7))
@@ -198,6 +198,8 @@ VALUES = st.lists(
         period=st.sampled_from(["2025-Q1", "2025-Q2"]),
         period_end_date=st.just("2025-06-30"),
         value_pct=st.floats(min_value=-50, max_value=50),
+        survey_class=st.sampled_from(["", "오피스", "중대형 상가", "소규모 상가", "일반 상가"]),
+        era=st.sampled_from(["", "linked", "2024Q3~", "2022~"]),
     ),
     max_size=30,
 )
@@ -209,6 +211,10 @@ def test_index_rows_keep_one_value_per_series_and_cap_only_income_yield(
 ) -> None:
     kept = indices.chosen_values("11680", values)
     rows = indices.index_rows("11680", kept)
+    every = indices.chosen_values("11680", values, every_series=True)
+    assert len(every) == len(
+        {(v.property_type, v.metric_type, v.period, v.survey_class, v.era) for v in values}
+    )
     keys = [(r.property_type, r.metric_type, r.period) for r in rows]
     assert (
         len(keys)
@@ -223,8 +229,14 @@ def test_index_rows_keep_one_value_per_series_and_cap_only_income_yield(
             and (v.property_type, v.metric_type, v.period)
             == (r.property_type, r.metric_type, r.period)
         ]
-        if own:
-            assert r.value_pct == own[-1].value_pct
+        if own:  # the most preferred series of the code's own values, the last of equals
+            best = min(indices.preference("11680", v) for v in own)
+            chosen = [v for v in own if indices.preference("11680", v) == best][-1]
+            assert (r.value_pct, r.survey_class or "", r.era or "") == (
+                chosen.value_pct,
+                chosen.survey_class,
+                chosen.era,
+            )
         if r.metric_type == "income_yield":
             assert r.annualized_cap_rate == round(r.value_pct * 4, 6)
         else:
@@ -281,7 +293,7 @@ def test_rows_convert_to_spec_order_json() -> None:
         value_pct=1.25,
     )
     [index] = convert.to_json(indices.index_rows("11680", [value]))
-    assert tuple(index) == INDEX_FIELDS
+    assert tuple(index) == ALL_INDEX_FIELDS
     assert index["annualized_cap_rate"] == 5.0
 
 

@@ -15,6 +15,7 @@ from svc_core.rone_sync import (
     data_document,
     decode,
     describe_table,
+    era_of,
     plan,
     read_page,
     unmapped_areas,
@@ -142,13 +143,14 @@ def test_no_two_planned_tables_supply_one_value(chosen: list[tuple[str, str, str
         for metric in metrics.get(table.metric, (str(table.metric),)):
             for period in periods:
                 if table.holds(period):
-                    key = (table.survey_class, metric, period)
+                    # the linked series is a series of its own beside the era tables
+                    key = (table.survey_class, metric, table.era == "linked", period)
                     assert key not in supplied, (table, key)
                     supplied.add(key)
-    linked = {(t.survey_class, t.metric) for t in result.tables if t.era == "linked"}
-    assert not [
-        t for t in result.tables if t.era != "linked" and (t.survey_class, t.metric) in linked
-    ]
+    # every era table is read beside a linked series of its metric (answers prefer it)
+    eras = {(t.survey_class, t.metric, t.era) for t in result.tables}
+    described = [describe_table(t) for t in listing]
+    assert eras == {(t.survey_class, t.metric, t.era) for t in described if t is not None}
     every = {t["STATBL_ID"] for t in listing if describe_table(t) is not None}
     assert {t.table_id for t in result.tables} | {t.table_id for t, _ in result.skipped} == every
 
@@ -181,3 +183,42 @@ def test_every_area_read_is_mapped_or_listed(seen: list[tuple[str, int]], mapped
         if not in_map:
             first = next(c for p, c in seen if p == path)
             assert listed[path] == str(first) and cls_id >= 500000
+
+
+def test_a_floor_rent_table_is_read_beside_the_rent_of_all_floors() -> None:
+    listing = [
+        {"STATBL_ID": "T1", "STATBL_NM": "임대동향 지역별 임대료(2024년3분기~)_중대형 상가"},
+        {"STATBL_ID": "T2", "STATBL_NM": "임대동향 층별 임대료(2024년3분기~)_중대형 상가"},
+        {"STATBL_ID": "T3", "STATBL_NM": "임대동향 층별 임대료(2022년~)_중대형 상가"},
+    ]
+    result = plan(listing)
+    assert [(t.table_id, t.metric, t.by_floor, t.era) for t in result.tables] == [
+        ("T1", "rent_level", False, "2024Q3~"),
+        ("T3", "rent_level", True, "2022~"),
+        ("T2", "rent_level", True, "2024Q3~"),
+    ]
+    assert result.skipped == ()
+    # the older floor table ends where the current one begins, not where the rent does
+    assert result.tables[1].last == (2024, 2)
+
+
+@given(
+    st.one_of(
+        st.just("시계열").map(lambda _: ("(시계열)", "linked")),
+        st.tuples(st.integers(2000, 2099), st.integers(1, 4)).map(
+            lambda yq: (f"({yq[0]}년{yq[1]}분기~)", f"{yq[0]}Q{yq[1]}~")
+        ),
+        st.integers(2000, 2099).map(lambda y: (f"({y}년~)", f"{y}~")),
+        st.integers(2000, 2099).map(lambda y: (f"({y}년)", str(y))),
+        st.integers(2000, 2098).map(lambda y: (f"({y}~{y + 1})", f"{y}~{y + 1}")),
+    ),
+    st.sampled_from(["임대동향 지역별 공실률", "임대동향 수익률(분기)", "임대동향 층별 임대료"]),
+    st.sampled_from(CLASSES),
+)
+def test_the_era_of_a_name_is_the_era_its_table_is_filed_under(
+    era: tuple[str, str], stem: str, survey_class: str
+) -> None:
+    name = f"{stem}{era[0]}_{survey_class}"
+    assert era_of(name) == era[1]
+    table = describe_table({"STATBL_ID": "T1", "STATBL_NM": name})
+    assert table is not None and table.era == era[1]

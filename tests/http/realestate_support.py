@@ -164,6 +164,10 @@ INDEX_FIELDS = (
     "value_pct",
     "annualized_cap_rate",
 )
+"""SPEC's index row, in order: every row starts with exactly these."""
+ADDED_INDEX_FIELDS = ("survey_class", "era", "source_table", "floor")
+"""Issue 27's additions, after SPEC's fields: the series a value belongs to."""
+ALL_INDEX_FIELDS = (*INDEX_FIELDS, *ADDED_INDEX_FIELDS)
 
 
 # loading ------------------------------------------------------------------------------------

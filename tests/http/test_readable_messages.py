@@ -104,12 +104,17 @@ def test_a_sign_in_from_a_foreign_page_is_refused_as_a_sign_in(
 # ingest ------------------------------------------------------------------------------------
 
 
-def test_rejections_in_an_api_answer_name_items_not_lines(sqlite_url: str) -> None:
+def test_rejections_in_an_api_answer_name_items_not_lines(sqlite_url: str, tmp_path: Path) -> None:
     done = ingest(sqlite_url, str(FIXTURES / "rtms" / "nrg_11110_quirks.xml"))
     assert done.returncode == 0, done.stderr
     assert "(item 3: dealamount" in done.stdout and "(item 5: sggCd" in done.stdout
     assert "line " not in done.stdout
-    done = ingest(sqlite_url, str(FIXTURES / "rone" / "retail_yields_openapi.json"))
+    answer = json.loads((FIXTURES / "rone" / "retail_yields_openapi.json").read_text("utf-8"))
+    answer["SttsApiTblData"][1]["row"][6]["WRTTIME_IDTFR_ID"] = "202513"  # no such quarter
+    broken = tmp_path / "yields.json"
+    broken.write_text(json.dumps(answer, ensure_ascii=False), "utf-8")
+    table = "임대동향 수익률(분기)(2024년3분기~)_중대형 상가"
+    done = ingest(sqlite_url, "rone-index", str(broken), "--table-name", table)
     assert done.returncode == 0, done.stderr
     assert "(item 7: period" in done.stdout and "line " not in done.stdout
     # a CSV file still counts lines

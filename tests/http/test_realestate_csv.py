@@ -13,9 +13,9 @@ from werkzeug.test import TestResponse
 
 from svc_server.store import Store
 from tests.http.realestate_support import (
+    ALL_INDEX_FIELDS,
     COVERAGE_FIELDS,
     FIXTURES,
-    INDEX_FIELDS,
     ROW_FIELDS,
     Api,
     assert_error,
@@ -34,7 +34,7 @@ CASES: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...] = (
     ("pulse/series", {"sigungu_code": "11680", "periods": "2025-05,2025-06"}, ROW_FIELDS),
     ("coverage", {"granularity": "month"}, COVERAGE_FIELDS),
     ("coverage", {"geo_precision": "dong", "limit": "20"}, COVERAGE_FIELDS),
-    ("indices", {"sigungu_code": "11680", "period": "2025"}, INDEX_FIELDS),
+    ("indices", {"sigungu_code": "11680", "period": "2025"}, ALL_INDEX_FIELDS),
 )
 
 
@@ -42,7 +42,12 @@ CASES: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...] = (
 def csv_store(module_db_url: str) -> Iterator[Store]:
     with open_molit_store(module_db_url) as s:
         load(s, "rone-index", FIXTURES / "rone" / "indices.csv")
-        load(s, "rone-index", FIXTURES / "rone" / "retail_yields_openapi.json")
+        load(
+            s,
+            "rone-index",
+            FIXTURES / "rone" / "retail_yields_openapi.json",
+            table_name="임대동향 수익률(분기)(2024년3분기~)_중대형 상가",
+        )
         yield s
 
 

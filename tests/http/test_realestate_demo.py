@@ -143,9 +143,15 @@ def test_coverage_every_granularity_precision_and_filter(api: Api) -> None:
 
 def test_indices_every_metric_type_and_period_kind(api: Api) -> None:
     rows = api.ok("indices", {"sigungu_code": "11680", "period": "last_8q"})["data"]
-    assert {r["metric_type"] for r in rows} == set(METRIC_TYPES)
+    # every metric of SPEC's; rent_level (an addition) only when asked for
+    spec_metrics = set(METRIC_TYPES) - {"rent_level"}
+    assert {r["metric_type"] for r in rows} == spec_metrics
     assert {r["property_type"] for r in rows} == {"office", "retail", "commercial_complex"}
-    assert len(rows) == 8 * len(METRIC_TYPES) * 3
+    assert len(rows) == 8 * len(spec_metrics) * 3
+    levels = api.ok(
+        "indices", {"sigungu_code": "11680", "period": "last_8q", "metric_type": "rent_level"}
+    )["data"]
+    assert len(levels) == 8 * 3 and {r["metric_type"] for r in levels} == {"rent_level"}
     for period, periods in (("last_4q", 4), ("2026-Q3", 1), ("2025", 4)):
         body = api.ok("indices", {"sigungu_code": "26350", "period": period})
         assert len({r["period"] for r in body["data"]}) == periods

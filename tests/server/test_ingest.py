@@ -562,8 +562,8 @@ def test_svc_ingest_rejected_rows_show_their_first_lines(
         sqlite_url,
     )
     assert status == 0, err
-    # six rows of areas of two districts, three of areas served under their CLS_ID
-    assert "read 10, loaded 15" in out
+    # six rows of areas of two districts, and every row under its area's CLS_ID
+    assert "read 10, loaded 21" in out
 
 
 def test_svc_ingest_with_a_bad_area_map_stops_before_loading(

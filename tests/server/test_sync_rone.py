@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,10 +20,21 @@ import pytest
 from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
-from svc_server.store import open_store
+from svc_server.store import migrate, open_store
 from tests.conftest import LiveServer
 from tests.http.realestate_support import Api, make_app
-from tests.server.rone_standin import BY_NAME, KEY, TABLES, RoneStandIn, serve, value
+from tests.server.rone_standin import (
+    AREAS,
+    BY_NAME,
+    CLASSES,
+    FLOOR_ITEMS,
+    FLOOR_TABLE,
+    KEY,
+    TABLES,
+    RoneStandIn,
+    serve,
+    value,
+)
 from tests.server.rtms_standin import closed_port_url
 
 SVC = Path(sys.executable).with_name("svc")
@@ -60,13 +72,23 @@ def rows(url: str, sql: str) -> list[dict[str, Any]]:
         store.close()
 
 
-def _values(url: str, code: str, prop: str) -> dict[tuple[str, str], float]:
+def _values(url: str, code: str, survey_class: str) -> dict[tuple[str, str, str], float]:
+    """(metric, period, era) → value of one place and survey class (all floors)."""
     found = rows(
         url,
-        "SELECT metric_type, period, value_pct FROM index_observations "
-        f"WHERE sigungu_code = '{code}' AND property_type = '{prop}'",
+        "SELECT metric_type, period, era, value_pct FROM index_observations "
+        f"WHERE sigungu_code = '{code}' AND survey_class = '{survey_class}' AND floor = ''",
     )
-    return {(r["metric_type"], r["period"]): float(r["value_pct"]) for r in found}
+    return {(r["metric_type"], r["period"], r["era"]): float(r["value_pct"]) for r in found}
+
+
+ERAS = {"(2024년3분기~)": "2024Q3~", "(2022년~)": "2022~", "(시계열)": "linked"}
+PROPERTY = {"오피스": "office", "집합 상가": "commercial_complex"}
+
+
+def era(table: str) -> str:
+    """The era svc files a stand-in table under (docs/sync.md, "Eras")."""
+    return next(label for mark, label in ERAS.items() if mark in table)
 
 
 EXPECTED = {
@@ -115,21 +137,35 @@ def test_every_metric_loads_for_2025_and_2023_each_from_its_era(
     assert {c["pSize"] for c in standin.calls} == {"1000"}
     read = {c["STATBL_ID"] for c in data_calls}
     names = {t["STATBL_ID"]: t["STATBL_NM"] for t in TABLES}
-    # the linked rent index is read (two pages); the era table of the same metric is not
+    # the linked rent index is read (two pages), and so is the era table of that metric:
+    # each is a series of its own
     linked = BY_NAME["임대동향 지역별 임대가격지수(시계열)_오피스"]["STATBL_ID"]
     assert [c["pIndex"] for c in data_calls if c["STATBL_ID"] == linked] == ["1", "2"]
-    assert BY_NAME["임대동향 지역별 임대가격지수(2024년3분기~)_오피스"]["STATBL_ID"] not in read
-    assert not any(names[i].endswith(("소규모 상가", "일반 상가")) for i in read)
+    assert BY_NAME["임대동향 지역별 임대가격지수(2024년3분기~)_오피스"]["STATBL_ID"] in read
+    # every table of every one of the five classes, and nothing else
+    assert read == {t["STATBL_ID"] for t in TABLES if t["STATBL_NM"].endswith(CLASSES)}
     assert "PLACEHOLDER_99" not in read  # another survey's table
-    for code in ("11680", "11650"):
-        held = _values(db_url, code, "office")
-        for metric, (new, old, item) in EXPECTED.items():
-            assert held[(metric, "2025-Q1")] == value(f"{new}_오피스", GANGNAM, "202501", item)
-            assert held[(metric, "2023-Q3")] == value(f"{old}_오피스", GANGNAM, "202303", item)
-    retail = _values(db_url, "11680", "retail")
-    assert retail[("income_yield", "2025-Q2")] == value(
-        "임대동향 수익률(분기)(2024년3분기~)_중대형 상가", GANGNAM, "202502", "소득수익률"
-    )
+    for survey_class in CLASSES:
+        for code in ("11680", "11650", f"A{GANGNAM}"):
+            held = _values(db_url, code, survey_class)
+            for metric, (new, old, item) in EXPECTED.items():
+                new_table, old_table = f"{new}_{survey_class}", f"{old}_{survey_class}"
+                assert held[(metric, "2025-Q1", era(new))] == value(
+                    new_table, GANGNAM, "202501", item
+                )
+                assert held[(metric, "2023-Q3", era(old))] == value(
+                    old_table, GANGNAM, "202303", item
+                )
+            # the current era's rent index table beside the linked series, in its era only
+            current = f"임대동향 지역별 임대가격지수(2024년3분기~)_{survey_class}"
+            assert held[("rent_index", "2025-Q1", "2024Q3~")] == value(
+                current, GANGNAM, "202501", "임대가격지수"
+            )
+            assert ("rent_index", "2023-Q3", "2024Q3~") not in held
+    classes = rows(db_url, "SELECT DISTINCT survey_class, property_type FROM index_observations")
+    assert {(r["survey_class"], r["property_type"]) for r in classes} == {
+        (c, PROPERTY.get(c, "retail")) for c in CLASSES
+    }
     # each table under its own era; no table supplies a value another one does
     tables = rows(db_url, "SELECT table_id, era, status FROM sync_tables")
     eras = {names[t["table_id"]]: t["era"] for t in tables}
@@ -140,7 +176,11 @@ def test_every_metric_loads_for_2025_and_2023_each_from_its_era(
     assert {t["status"] for t in tables} == {"complete"}
     # the areas no district stands for are listed with their full name and CLS_ID
     assert "market areas map to no district" in done.stdout
-    assert "서울>기타 (510006)" in done.stdout and "서울>강남 (510004)" not in done.stdout
+    assert "서울 (500002)" in done.stdout and "서울>기타 (510006)" not in done.stdout
+    # every area R-ONE returned is held under its own code, named by its full name
+    places = rows(db_url, "SELECT DISTINCT sigungu_code, sigungu FROM index_observations")
+    held_areas = {(r["sigungu_code"], r["sigungu"]) for r in places if r["sigungu_code"][0] == "A"}
+    assert held_areas == {(f"A{cls_id}", path) for cls_id, path in AREAS}
     # a second run adds nothing and still succeeds
     again = svc(db_url, standin, "sync", "rone", "--backoff", "0")
     assert again.returncode == 0, again.stderr
@@ -241,7 +281,7 @@ def test_a_declared_charset_is_honoured(sqlite_url: str, standin: RoneStandIn) -
     standin.charset = "EUC-KR"
     done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
     assert done.returncode == 0, done.stderr
-    assert _values(sqlite_url, "11680", "office")
+    assert _values(sqlite_url, "11680", "오피스")
 
 
 def test_garbled_names_are_an_error_not_a_silent_miss(
@@ -303,16 +343,103 @@ def test_a_real_server_serves_what_the_sync_loaded(
     )
     store.close()
     server = live_server_factory(url)
-    request = urllib.request.Request(
-        f"{server.url}/api/v1/real-estate/indices?sigungu_code=11650&property_type=office"
-        "&metric_type=income_yield&period=2025-Q2",
-        headers={"X-API-Key": str(made.api_key)},
+
+    def indices(**params: str) -> list[dict[str, Any]]:
+        request = urllib.request.Request(
+            f"{server.url}/api/v1/real-estate/indices?{urllib.parse.urlencode(params)}",
+            headers={"X-API-Key": str(made.api_key)},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            found: list[dict[str, Any]] = json.loads(answer.read())["data"]
+            return found
+
+    (row,) = indices(
+        sigungu_code="11650", property_type="office", metric_type="income_yield", period="2025-Q2"
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        (row,) = json.loads(answer.read())["data"]
-    income = value("임대동향 수익률(분기)(2024년3분기~)_오피스", GANGNAM, "202502", "소득수익률")
+    name = "임대동향 수익률(분기)(2024년3분기~)_오피스"
+    income = value(name, GANGNAM, "202502", "소득수익률")
     assert (row["sigungu"], row["value_pct"]) == ("서초구", income)
     assert row["annualized_cap_rate"] == pytest.approx(4 * income)
+    # each value says its class, era and table
+    assert (row["survey_class"], row["era"], row["source_table"]) == (
+        "오피스",
+        "2024Q3~",
+        BY_NAME[name]["STATBL_ID"],
+    )
+    # the linked rent index is its own series, preferred; series=all shows the era table too
+    linked = "임대동향 지역별 임대가격지수(시계열)_오피스"
+    current = "임대동향 지역별 임대가격지수(2024년3분기~)_오피스"
+    rent = {"sigungu_code": "11680", "property_type": "office", "metric_type": "rent_index"}
+    (preferred,) = indices(**rent, period="2025-Q1")
+    assert (preferred["era"], preferred["source_table"], preferred["value_pct"]) == (
+        "linked",
+        BY_NAME[linked]["STATBL_ID"],
+        value(linked, GANGNAM, "202501", "임대가격지수"),
+    )
+    every = indices(**rent, period="2025-Q1", series="all")
+    assert [(r["era"], r["source_table"], r["value_pct"]) for r in every] == [
+        ("linked", BY_NAME[linked]["STATBL_ID"], preferred["value_pct"]),
+        (
+            "2024Q3~",
+            BY_NAME[current]["STATBL_ID"],
+            value(current, GANGNAM, "202501", "임대가격지수"),
+        ),
+    ]
+    assert [r["era"] for r in indices(**rent, period="2023-Q3", series="all")] == ["linked"]
+    # three survey classes give retail: 중대형 상가 by default, each of them with series=all
+    vacancy = {"sigungu_code": "11680", "property_type": "retail", "metric_type": "vacancy_rate"}
+    (retail,) = indices(**vacancy, period="2025-Q1")
+    assert retail["survey_class"] == "중대형 상가"
+    stem = "임대동향 지역별 공실률(2024년3분기~)"
+    assert [
+        (r["survey_class"], r["value_pct"])
+        for r in indices(**vacancy, period="2025-Q1", series="all")
+    ] == [
+        (c, value(f"{stem}_{c}", GANGNAM, "202501", "공실률"))
+        for c in ("중대형 상가", "일반 상가", "소규모 상가")
+    ]
+    # every area R-ONE returned, under its own code and full name, mapped or not
+    for cls_id, path in AREAS:
+        found = indices(sigungu_code=f"A{cls_id}", metric_type="vacancy_rate", period="2025-Q1")
+        assert {(r["sigungu"], r["property_type"]) for r in found} == {
+            (path, p) for p in ("office", "retail", "commercial_complex")
+        }
+        office = next(r for r in found if r["property_type"] == "office")
+        assert office["value_pct"] == value(f"{stem}_오피스", cls_id, "202501", "공실률")
+    # rent_level (not one of SPEC's metrics) only when asked for
+    spec = indices(sigungu_code="11680", property_type="office", period="2025-Q1")
+    assert "rent_level" not in {r["metric_type"] for r in spec}
+    (level,) = indices(
+        sigungu_code="11680", property_type="office", metric_type="rent_level", period="2025-Q1"
+    )
+    assert level["value_pct"] == value(
+        "임대동향 지역별 임대료(2024년3분기~)_오피스", GANGNAM, "202501", "임대료"
+    )
+    assert level["floor"] is None
+    # floor rents, where a class publishes them: a rent_level row per floor beside the rent
+    # of all floors, each saying its floor
+    retail = indices(
+        sigungu_code="11680", property_type="retail", metric_type="rent_level", period="2025-Q1"
+    )
+    floors = f"{FLOOR_TABLE}_중대형 상가"
+    assert [(r["floor"], r["survey_class"], r["source_table"], r["value_pct"]) for r in retail] == [
+        (
+            None,
+            "중대형 상가",
+            BY_NAME["임대동향 지역별 임대료(2024년3분기~)_중대형 상가"]["STATBL_ID"],
+            value("임대동향 지역별 임대료(2024년3분기~)_중대형 상가", GANGNAM, "202501", "임대료"),
+        ),
+        *(
+            (
+                floor,
+                "중대형 상가",
+                BY_NAME[floors]["STATBL_ID"],
+                value(floors, GANGNAM, "202501", floor),
+            )
+            for floor in FLOOR_ITEMS
+        ),
+    ]
+    assert all(r["floor"] is None for r in indices(sigungu_code="11680", period="2025-Q1"))
 
 
 def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url: str) -> None:
@@ -345,3 +472,49 @@ def test_a_sync_of_r_one_writes_a_progress_line_per_table(
     assert read > 2
     assert [line.split()[0] for line in progress] == [f"{n}/{read}" for n in range(1, read + 1)]
     assert all(": complete, " in line for line in progress)
+
+
+def test_values_loaded_before_eras_were_recorded_give_way_to_a_new_sync(
+    sqlite_url: str, standin: RoneStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = migrate.available()
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 21])
+    old = open_store(sqlite_url)
+    old.migrate()
+    with old.data.transaction() as tx:  # as an older sync stored it: no class, era or table
+        tx.execute(
+            "INSERT INTO index_observations (natural_key, sigungu_code, sigungu, "
+            "property_type, metric_type, period, period_end_date, value_pct, source, "
+            "synthetic) VALUES ('rone:11680:office:rent_index:2025-Q1', '11680', '강남구', "
+            "'office', 'rent_index', '2025-Q1', '2025-03-31', 1.5, 'rone_official', 0)"
+        )
+    old.close()
+    monkeypatch.setattr(migrate, "available", lambda: every)
+    store = open_store(sqlite_url)
+    try:
+        assert "0021_index_series.sql" in store.migrate()
+        (held,) = rows(sqlite_url, "SELECT survey_class, era, source_table FROM index_observations")
+        assert held == {"survey_class": "오피스", "era": "", "source_table": ""}
+        done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
+        assert done.returncode == 0, done.stderr
+        api = Api(make_app(store))
+        query = {
+            "sigungu_code": "11680",
+            "property_type": "office",
+            "metric_type": "rent_index",
+            "period": "2025-Q1",
+        }
+        (row,) = api.ok("indices", query)["data"]
+        linked = "임대동향 지역별 임대가격지수(시계열)_오피스"
+        assert (row["era"], row["value_pct"]) == (
+            "linked",
+            value(linked, GANGNAM, "202501", "임대가격지수"),
+        )
+        every_series = api.ok("indices", {**query, "series": "all"})["data"]
+        assert [(r["era"], r["survey_class"]) for r in every_series] == [
+            ("linked", "오피스"),
+            ("2024Q3~", "오피스"),
+            (None, "오피스"),  # the older value, last
+        ]
+    finally:
+        store.close()

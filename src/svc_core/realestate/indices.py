@@ -4,6 +4,15 @@
 yield), rounded to 6 decimals; null on every other metric. When a district and its
 renumbering alias both hold a value for the same series and period, the requested
 code's own value is kept.
+
+Each value belongs to a series: its survey class, the era of its table and the table
+(``survey_class``, ``era``, ``source_table``, added after SPEC's fields). An answer
+gives one row per property type, metric and period (SPEC's row), from the preferred
+series (``preference``): the property type's primary class, then ``CLASS_ORDER``; the
+board's linked ``(시계열)`` series before an era table, an era table before a value of
+no known era. ``series=all`` gives every series instead. ``rent_level`` (thousand won
+per m², not one of SPEC's metrics) is given only when asked for by ``metric_type``; a
+floor rent is a ``rent_level`` row with its ``floor``, beside the rent of all floors.
 """
 
 from __future__ import annotations
@@ -19,8 +28,12 @@ from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation
 from svc_core.periods import IndexWindow
 from svc_core.realestate.common import Context, district_name, layer_meta
 from svc_core.realestate.query import IndicesQuery
+from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
 INDEX_SOURCES = ("rone_official",)
+OPT_IN_METRICS = frozenset({"rent_level"})
+"""Metrics outside SPEC's list: in an answer only when ``metric_type`` names them."""
+LINKED_ERA = "linked"
 INCOME_YIELD_PERIODS_PER_YEAR = 4
 INDICES_HINT = (
     "Indices exist for districts mapped from R-ONE market areas and for the periods the "
@@ -41,6 +54,10 @@ class IndexValue:
     value_pct: float
     source: str = "rone_official"
     synthetic: bool = False
+    survey_class: str = ""
+    era: str = ""
+    source_table: str = ""
+    floor: str = ""
 
 
 def index_value_of(obs: IndexObservation) -> IndexValue:
@@ -54,6 +71,10 @@ def index_value_of(obs: IndexObservation) -> IndexValue:
         period_end_date=obs.period_end_date.isoformat(),
         value_pct=obs.value_pct,
         source=obs.source,
+        survey_class=obs.survey_class,
+        era=obs.era,
+        source_table=obs.source_table,
+        floor=obs.floor,
     )
 
 
@@ -69,6 +90,14 @@ class IndexRow:
     period_end_date: str
     value_pct: float
     annualized_cap_rate: float | None
+    survey_class: str | None
+    """The R-ONE survey class the value is of (None: not known)."""
+    era: str | None
+    """The era of the R-ONE table it comes from (``linked``, ``2024Q3~``, ...)."""
+    source_table: str | None
+    """That table's ``STATBL_ID`` (None: not known)."""
+    floor: str | None
+    """A floor rent's floor as published (``rent_level`` rows); None for all floors."""
 
 
 CAP_RATE_METHOD = (
@@ -85,15 +114,34 @@ def cap_rate(metric_type: str, value_pct: float) -> float | None:
     return round(value_pct * INCOME_YIELD_PERIODS_PER_YEAR, 6)
 
 
-def chosen_values(code: str, found: Iterable[IndexValue]) -> list[IndexValue]:
-    """One value per (property type, metric, period): the requested code's own value
-    before an alias's."""
-    chosen: dict[tuple[str, str, str], IndexValue] = {}
+def preference(code: str, v: IndexValue) -> tuple[int, int, int]:
+    """How much an answer for ``code`` prefers ``v`` (smaller first): the code's own
+    value before an alias's, the primary class, the linked series, a known era."""
+    if v.survey_class in ("", PRIMARY_CLASS.get(v.property_type)):
+        class_rank = 0
+    elif v.survey_class in CLASS_ORDER:
+        class_rank = 1 + CLASS_ORDER.index(v.survey_class)
+    else:
+        class_rank = len(CLASS_ORDER) + 1
+    era_rank = 0 if v.era == LINKED_ERA else 1 if v.era else 2
+    return (0 if v.sigungu_code == code else 1, class_rank, era_rank)
+
+
+def chosen_values(
+    code: str, found: Iterable[IndexValue], *, every_series: bool = False
+) -> list[IndexValue]:
+    """One value per (property type, metric, period and floor: a floor rent is a value
+    of its own), the most preferred (of equally preferred ones the last); with
+    ``every_series`` one per series too (class and era), the code's own before an
+    alias's."""
+    chosen: dict[tuple[str, ...], IndexValue] = {}
     for v in found:
-        key = (v.property_type, v.metric_type, v.period)
-        if key not in chosen or v.sigungu_code == code:
+        key: tuple[str, ...] = (v.property_type, v.metric_type, v.period, v.floor)
+        if every_series:
+            key += (v.survey_class, v.era)
+        if key not in chosen or preference(code, v) <= preference(code, chosen[key]):
             chosen[key] = v
-    return list(chosen.values())
+    return sorted(chosen.values(), key=lambda v: preference(code, v)[1:])
 
 
 def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
@@ -108,14 +156,19 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
             period_end_date=v.period_end_date,
             value_pct=float(v.value_pct),
             annualized_cap_rate=cap_rate(v.metric_type, float(v.value_pct)),
+            survey_class=v.survey_class or None,
+            era=v.era or None,
+            source_table=v.source_table or None,
+            floor=v.floor or None,
         )
         for v in values
     ]
-    rows.sort(
+    rows.sort(  # stable: the series of one period stay in the order of preference
         key=lambda r: (
             PROPERTY_TYPES.index(r.property_type),
             METRIC_TYPES.index(r.metric_type),
             r.period,
+            r.floor or "",
         )
     )
     return rows
@@ -132,13 +185,16 @@ def indices_answer(
     """``GET /api/v1/real-estate/indices``'s answer from the window's values (of the
     district and its aliases); ``NotFound`` (404, with the envelope) when there is none.
     ``synthetic`` is the store's flag, used when nothing is found."""
-    kept = chosen_values(query.sigungu_code, found)
+    if query.metric_type is None:
+        found = [v for v in found if v.metric_type not in OPT_IN_METRICS]
+    kept = chosen_values(query.sigungu_code, found, every_series=query.series == "all")
     rows = index_rows(query.sigungu_code, kept)
     echo = {
         "sigungu_code": query.sigungu_code,
         "property_type": query.property_type,
         "metric_type": query.metric_type,
         "period": query.period,
+        "series": query.series,
         "window_from": window.window_from,
         "window_to": window.window_to,
     }

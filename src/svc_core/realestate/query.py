@@ -73,8 +73,8 @@ SIGUNGU_REQUIRED = _sigungu(required=True)
 INDEX_PLACE = Param(
     name="sigungu_code",
     description=(
-        "5-digit district code, or A + the R-ONE CLS_ID of a market area that maps to no "
-        "district (A510006 for 서울>기타)."
+        "5-digit district code, or A + the R-ONE CLS_ID of a market area, any area R-ONE "
+        "publishes, mapped to districts or not (A510004 for 서울>강남, A500002 for 서울)."
     ),
     required=True,
     pattern="([0-9]{5}|A[0-9]{1,12})",
@@ -202,9 +202,21 @@ LIMIT = Param(
 )
 METRIC_TYPE = Param(
     name="metric_type",
-    description="One metric; all metrics when absent.",
+    description="One metric; when absent, every metric but rent_level (thousand won per "
+    "m², an addition to SPEC's metrics, given only when asked for).",
     kind="enum",
     choices=METRIC_TYPES,
+)
+INDEX_SERIES = ("preferred", "all")
+SERIES = Param(
+    name="series",
+    description="`preferred`: one row per property type, metric and period, from the "
+    "preferred series (the property type's primary survey class; the linked (시계열) "
+    "series before an era table); `all`: a row per series (survey class and era), each "
+    "saying which.",
+    kind="enum",
+    choices=INDEX_SERIES,
+    default="preferred",
 )
 INDEX_PERIOD = Param(
     name="period",
@@ -235,7 +247,13 @@ SERIES_PARAMS: tuple[Param, ...] = (
     AREA_UNIT,
 )
 COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *TYPED_FILTERS, GRANULARITY, LIMIT)
-INDICES_PARAMS: tuple[Param, ...] = (INDEX_PLACE, PROPERTY_TYPE, METRIC_TYPE, INDEX_PERIOD)
+INDICES_PARAMS: tuple[Param, ...] = (
+    INDEX_PLACE,
+    PROPERTY_TYPE,
+    METRIC_TYPE,
+    INDEX_PERIOD,
+    SERIES,
+)
 DIMENSIONS_PARAMS: tuple[Param, ...] = (GEO_PRECISION,)
 PULSE_NAMES = names(PULSE_PARAMS)
 SERIES_NAMES = names(SERIES_PARAMS)
@@ -349,6 +367,8 @@ class IndicesQuery:
     property_type: str | None = None
     metric_type: str | None = None
     period: str = "last_4q"
+    series: str = "preferred"
+    """``preferred`` (one row per property type, metric and period) or ``all``."""
 
 
 @attrs.frozen(kw_only=True)
@@ -503,6 +523,7 @@ def parse_indices(query: Mapping[str, str]) -> IndicesQuery:
         property_type=_text(values["property_type"]),
         metric_type=_text(values["metric_type"]),
         period=period,
+        series=str(values["series"]),
     )
 
 

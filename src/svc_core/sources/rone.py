@@ -24,28 +24,35 @@ Metric (first match, specific names first): 임대가격지수 → ``rent_index`
 소득수익률 → ``income_yield``,
 자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
 ``sale_price_index``; searched in the item name, then the item's full name, then the
-caller's ``table_name`` (the table's name from ``SttsApiTbl.do``).
+caller's ``table_name`` (the table's name from ``SttsApiTbl.do``). Floor rents: in a rent
+table whose name says ``층별`` the items are floors (their names no metric), and each
+value is a ``rent_level`` of that ``floor`` (the item's name as published).
 
-Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형상가 → ``retail``,
-집합상가 → ``commercial_complex``; 소규모상가 and 일반상가 are not mapped by default (excluded as
-``unmapped_property_class``): svc's ``retail`` (whole retail buildings) takes one survey
-class so that a district has one value per metric; pass a ``class_map`` to choose
-otherwise. The class is looked for among the class path's and item's ``>`` parts, then
-``GRP_NM``, then inside ``table_name``; ``property_type`` is the fallback.
+Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형 상가, 소규모 상가 and
+일반 상가 → ``retail``, 집합 상가 → ``commercial_complex``. Every class is its own series:
+each value carries its ``survey_class``, and ``PRIMARY_CLASS`` names the class a property
+type's answers prefer (중대형 상가 for ``retail``; then ``CLASS_ORDER``). A ``class_map``
+value None excludes the class (``unmapped_property_class``). The class is looked for
+among the class path's and item's ``>`` parts, then ``GRP_NM``, then inside
+``table_name``; ``property_type`` is the fallback (no ``survey_class`` then).
 
 Geography: the survey's market area is the class path without its property-class part,
 compared without spaces and ``·``/``/`` (``서울>여의도·마포`` = ``서울>여의도마포``). The
 caller's ``area_map`` (market area → sigungu codes) turns it into districts; one row
-gives one observation per mapped district, each carrying the area's value. An area not
-in the map (``전국``, ``서울``, other areas) is served under its own code ``A<CLS_ID>``
-(``A510006`` for ``서울>기타``), named by its path; in the CSV form, which has no
-``CLS_ID``, it is excluded as ``unmapped_area``. A district may
-appear under one area only. Rows with a null value are excluded as ``no_value``;
-other cycles than quarter and year as ``unsupported_cycle``.
+gives one observation per mapped district, each carrying the area's value. Every area,
+mapped or not (``전국``, ``서울``, other areas), is also served under its own code
+``A<CLS_ID>`` (``A510006`` for ``서울>기타``), named by its full name as published
+(``CLS_FULLNM``); in the CSV form, which has no ``CLS_ID``, an unmapped area is excluded
+as ``unmapped_area``. A district may appear under one area only. Rows with a null value
+are excluded as ``no_value``; other cycles than quarter and year as
+``unsupported_cycle``.
 
-Natural key: ``rone:<sigungu>:<property_type>:<metric_type>:<period>``, one value per
-district, property type, metric and period (a repeat within a file is excluded as
-``duplicate_in_file``).
+Natural key (``index_key``): ``rone:<sigungu>:<property_type>:<metric_type>:<period>``,
+then ``:class=<class>`` for a class other than the property type's primary one,
+``:era=<era>`` when the caller names the table's era (``era``, from ``svc sync rone`` or
+``--table-name``) and ``:floor=<floor>`` for a floor rent: one value per place, class,
+metric, period, era and floor (a repeat within a file is excluded as
+``duplicate_in_file``). ``source_table`` is each row's ``STATBL_ID``.
 
 Long because one reader covers both of R-ONE's input forms (open-API JSON and CSV) and
 the name-based metric and class mapping they share; split, the mapping would be read
@@ -85,17 +92,35 @@ def bundled_area_map() -> dict[str, tuple[str, ...]]:
 
 
 DEFAULT_AREA_MAP: Mapping[str, Sequence[str]] = bundled_area_map()
-"""Main Seoul office market areas → districts (``AREA_TABLE``). An approximation: an
-area's value stands for each district it covers. Pass your own ``area_map`` for other
-areas or metros."""
+"""Seoul's four office market areas (the ones the public facts name: 도심, 강남, 여의도마포,
+기타) → Seoul's 25 districts, each once (``AREA_TABLE``). An approximation: an area's
+value stands for each district it covers. Pass your own ``area_map`` for other areas or
+metros; every area is served under its own code anyway."""
 
+CLASS_NAMES: Mapping[str, str] = {
+    "오피스": "오피스",
+    "중대형상가": "중대형 상가",
+    "소규모상가": "소규모 상가",
+    "집합상가": "집합 상가",
+    "일반상가": "일반 상가",
+}
+"""Survey classes by their name without spaces → as published (``_<class>`` of a table)."""
 DEFAULT_CLASS_MAP: Mapping[str, str | None] = {
     "오피스": "office",
     "중대형상가": "retail",
+    "소규모상가": "retail",
     "집합상가": "commercial_complex",
-    "소규모상가": None,
-    "일반상가": None,
+    "일반상가": "retail",
 }
+CLASS_ORDER: tuple[str, ...] = ("오피스", "중대형 상가", "집합 상가", "일반 상가", "소규모 상가")
+"""Which class an answer prefers when several give a property type's value: the
+first (``""``, a class not known, ranks with the primary one)."""
+PRIMARY_CLASS: Mapping[str, str] = {
+    "office": "오피스",
+    "retail": "중대형 상가",
+    "commercial_complex": "집합 상가",
+}
+"""The class each property type's values came from before every class was read."""
 
 METRIC_NAMES: tuple[tuple[str, str], ...] = (
     ("임대가격지수", "rent_index"),
@@ -110,6 +135,9 @@ METRIC_NAMES: tuple[tuple[str, str], ...] = (
 
 OK_CODE = "INFO-000"
 NO_DATA_CODE = "INFO-200"
+
+FLOOR_WORD = "층별"
+"""A rent table whose name says ``층별`` publishes each floor's rent, one item a floor."""
 
 _QUARTER_ID = re.compile(r"([0-9]{4})0([1-4])")
 _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
@@ -161,6 +189,8 @@ class _Row:
     value: Any
     area_id: str = ""
     """The market area's ``CLS_ID`` (open-API rows only)."""
+    table_id: str = ""
+    """The row's ``STATBL_ID`` (open-API rows only)."""
 
 
 class _Exclude(Exception):
@@ -169,15 +199,31 @@ class _Exclude(Exception):
         super().__init__(reason)
 
 
-def _metric(row: _Row, table_name: str | None) -> str:
-    for candidate in (*row.item_names, table_name or ""):
+def _metric(row: _Row, table_name: str | None) -> tuple[str, str]:
+    """(metric, floor): the floor is the item's name when the item names no metric and
+    the table is a floor-rent table (``층별`` and ``임대료`` in its name); else ``""``."""
+    for index, candidate in enumerate((*row.item_names, table_name or "")):
         name = _squash(candidate)
-        if name in METRIC_TYPES:
-            return name
-        for keyword, metric in METRIC_NAMES:
-            if keyword in name:
-                return metric
+        metric = name if name in METRIC_TYPES else None
+        for keyword, found in METRIC_NAMES:
+            if metric is None and keyword in name:
+                metric = found
+        if metric is None:
+            continue
+        by_floor = index == len(row.item_names) and FLOOR_WORD in name
+        if by_floor and metric == "rent_level":
+            floor = row.item_names[0].strip()
+            if not floor or len(floor) > 20:
+                raise Reject("unknown_floor", f"item {floor[:40]!r} names no floor")
+            return metric, floor
+        return metric, ""
     raise Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
+
+
+def _class(name: str, mapped: str | None) -> tuple[str, str]:
+    if mapped is None:
+        raise _Exclude("unmapped_property_class")
+    return mapped, CLASS_NAMES.get(name, "")
 
 
 def _property(
@@ -185,11 +231,13 @@ def _property(
     table_name: str | None,
     class_map: Mapping[str, str | None],
     fallback: str | None,
-) -> tuple[str, str]:
-    """(property type, market-area path without the class part)."""
+) -> tuple[str, str, str]:
+    """(property type, market-area path without the class part as published, survey
+    class or ``""``)."""
     classes = {_squash(k): v for k, v in class_map.items()}
-    parts = [_squash(p) for p in row.class_path.split(">")]
-    area_parts = [p for p in parts if p not in classes]
+    raw = [p.strip() for p in row.class_path.split(">")]
+    parts = [_squash(p) for p in raw]
+    area = ">".join(r for r, p in zip(raw, parts, strict=True) if p and p not in classes)
     candidates: list[str] = []
     if row.property_class is not None:
         candidates.append(_squash(row.property_class))
@@ -197,23 +245,19 @@ def _property(
     for item in row.item_names:
         candidates += [_squash(p) for p in item.split(">")]
     candidates.append(_squash(row.group_name))
-    area = ">".join(area_parts)
     for candidate in candidates:
         if candidate in classes:
-            mapped = classes[candidate]
-            if mapped is None:
-                raise _Exclude("unmapped_property_class")
-            return mapped, area
+            prop, survey_class = _class(candidate, classes[candidate])
+            return prop, area, survey_class
         if candidate in PROPERTY_TYPES:
-            return candidate, area
+            return candidate, area, ""
     if table_name:
         for name, mapped in classes.items():
             if name in _squash(table_name):
-                if mapped is None:
-                    raise _Exclude("unmapped_property_class")
-                return mapped, area
+                prop, survey_class = _class(name, mapped)
+                return prop, area, survey_class
     if fallback is not None:
-        return fallback, area
+        return fallback, area, ""
     raise Reject("unknown_property_class", f"no property class in {row.class_path!r}")
 
 
@@ -253,12 +297,36 @@ def _value(row: _Row) -> float:
     return value
 
 
-def _own_code(row: _Row, area: str) -> tuple[tuple[str, str], ...]:
-    """An unmapped market area served under its own code, ``A<CLS_ID>``, named by its
-    path; ``unmapped_area`` when the row has no ``CLS_ID`` (the CSV form)."""
-    if not _AREA_ID.fullmatch(row.area_id):
+def _targets(
+    row: _Row, area: str, mapped: tuple[tuple[str, str], ...] | None
+) -> tuple[tuple[str, str], ...]:
+    """Where a row's value is served: its area's districts, and the area under its own
+    code ``A<CLS_ID>`` named by its full name; ``unmapped_area`` when there is neither
+    (a CSV row of an area the map does not name)."""
+    own: tuple[tuple[str, str], ...] = ()
+    if _AREA_ID.fullmatch(row.area_id):
+        own = ((f"A{row.area_id}", (area or row.class_path.strip())[:40].strip()),)
+    if mapped is None and not own:
         raise _Exclude("unmapped_area")
-    return ((f"A{row.area_id}", (area or row.class_path)[:40]),)
+    return (*(mapped or ()), *own)
+
+
+def index_key(
+    place: str,
+    prop: str,
+    metric: str,
+    period: str,
+    survey_class: str = "",
+    era: str = "",
+    floor: str = "",
+) -> str:
+    """The natural key of a value (module docstring): the class when not the property
+    type's primary one, the era when known, the floor of a floor rent."""
+    key = f"rone:{place}:{prop}:{metric}:{period}"
+    if survey_class and survey_class != PRIMARY_CLASS.get(prop):
+        key += f":class={_squash(survey_class)}"
+    key += f":era={era}" if era else ""
+    return key + (f":floor={_squash(floor)}" if floor else "")
 
 
 def _observations(
@@ -269,6 +337,7 @@ def _observations(
     class_map: Mapping[str, str | None],
     table_name: str | None,
     property_type: str | None,
+    era: str = "",
 ) -> list[IndexObservation]:
     districts = _districts(area_map)
     seen: set[str] = set()
@@ -277,12 +346,10 @@ def _observations(
         report.read += 1
         try:
             value = _value(row)
-            metric = _metric(row, table_name)
-            prop, area = _property(row, table_name, class_map, property_type)
+            metric, floor = _metric(row, table_name)
+            prop, area, survey_class = _property(row, table_name, class_map, property_type)
             period = _period(row)
-            targets = districts.get(area_key(area))
-            if targets is None:
-                targets = _own_code(row, area)
+            targets = _targets(row, area, districts.get(area_key(area)))
         except _Exclude as exc:
             report.exclude(exc.reason)
             continue
@@ -291,7 +358,7 @@ def _observations(
             continue
         end = period_end_date(period)
         for code, name in targets:
-            key = f"rone:{code}:{prop}:{metric}:{period}"
+            key = index_key(code, prop, metric, period, survey_class, era, floor)
             if key in seen:
                 report.exclude("duplicate_in_file")
                 continue
@@ -307,6 +374,10 @@ def _observations(
                     value_pct=value,
                     source=SOURCE,
                     natural_key=key,
+                    survey_class=survey_class,
+                    era=era,
+                    source_table=row.table_id[:40],
+                    floor=floor,
                 )
             )
     return out
@@ -359,6 +430,7 @@ def _json_rows(data: bytes, path: str) -> list[_Row]:
                 property_class=None,
                 value=item.get("DTA_VAL"),
                 area_id=_text(item.get("CLS_ID")).strip(),
+                table_id=_text(item.get("STATBL_ID")).strip(),
             )
         )
     return rows
@@ -403,8 +475,10 @@ def parse_rone_json(
     class_map: Mapping[str, str | None] = DEFAULT_CLASS_MAP,
     table_name: str | None = None,
     property_type: str | None = None,
+    era: str = "",
 ) -> IndexParseResult:
-    """Read an R-ONE ``SttsApiTblData`` JSON answer. ValueError for a bad ``area_map``."""
+    """Read an R-ONE ``SttsApiTblData`` JSON answer; ``era``: the era of the table it
+    is an answer of (``""``: not known). ValueError for a bad ``area_map``."""
     report = LoadReport(path=path, unit="item")
     rows = _json_rows(data, path)
     observations = _observations(
@@ -414,6 +488,7 @@ def parse_rone_json(
         class_map=class_map,
         table_name=table_name,
         property_type=property_type,
+        era=era,
     )
     return IndexParseResult(observations=observations, report=report)
 
@@ -446,6 +521,7 @@ def parse_rone(
     class_map: Mapping[str, str | None] = DEFAULT_CLASS_MAP,
     table_name: str | None = None,
     property_type: str | None = None,
+    era: str = "",
 ) -> IndexParseResult:
     """Either form, detected: JSON when the content starts with ``{``, else CSV."""
     if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
@@ -456,5 +532,6 @@ def parse_rone(
             class_map=class_map,
             table_name=table_name,
             property_type=property_type,
+            era=era,
         )
     return parse_rone_csv(data, path=path, area_map=area_map, class_map=class_map)

@@ -38,9 +38,11 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         help="read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
-            "(임대동향) tables of vacancy, rent, rent index and yields by name, read each "
-            "1,000 rows a call, and load every table's rows under its own era (each era "
-            "is its own table; the linked (시계열) series is preferred where it exists). "
+            "(임대동향) tables of vacancy, rent, floor rents, rent index and yields of all "
+            "five classes by name, read each 1,000 rows a call, and load every table's "
+            "rows under its own era (each era is its own table; the linked (시계열) series "
+            "is a series of its own, preferred by /indices where it exists). Every market "
+            "area is served under its own code A<CLS_ID>; the area map adds districts. "
             f"Base URL from {BASE_URL_ENV} (default {DEFAULT_BASE_URL}). Progress: a bar "
             "on a terminal, a line per table otherwise. Exit 0 all complete, 1 some failed "
             "or partial, a malformed request, no table or nothing loaded, 2 usage error or "

@@ -13,6 +13,7 @@ import attrs
 from svc_core.datasets import RtmsDataset
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.realestate.loads import parse_transactions as parse_rtms
+from svc_core.rone_sync import era_of
 from svc_core.sources import ParseResult, rone, samples
 from svc_core.sources import markets as market_source
 from svc_server.ingest.load import Load, Progress
@@ -74,6 +75,7 @@ def _rone(data: bytes, options: Options) -> Load:
             area_map=options.area_map if options.area_map is not None else rone.DEFAULT_AREA_MAP,
             table_name=options.table_name,
             property_type=options.property_type,
+            era=era_of(options.table_name or ""),
         )
     except SourceError:
         raise

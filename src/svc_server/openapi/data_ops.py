@@ -139,8 +139,13 @@ GET_REAL_ESTATE_INDICES = Operation(
     tag="Real estate",
     summary="R-ONE market statistics",
     description="Vacancy, yields, returns and price indices from the R-ONE survey for "
-    "districts mapped from its market areas. `annualized_cap_rate` is `value_pct` x 4 "
-    f"on income_yield rows. CSV negotiation applies. {QUOTA_NOTE}",
+    "districts mapped from its market areas, and for every market area under its own code "
+    "(`A` + its CLS_ID, named by its full name). `annualized_cap_rate` is `value_pct` x 4 "
+    "on income_yield rows. Each row says its series: `survey_class`, the `era` of the "
+    "table it comes from and the table (`source_table`); by default one row per property "
+    "type, metric and period from the preferred series (the linked (시계열) series where "
+    "it exists), every series with `series=all`. `rent_level` rows only with "
+    f"`metric_type=rent_level`. CSV negotiation applies. {QUOTA_NOTE}",
     responses={
         "200": data_ok("IndexRow", "Index values, by period."),
         "404": envelope_404("No index values for the district and period."),

@@ -183,8 +183,8 @@ UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
 SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
 INDEX_PLACE = string(
-    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area that maps "
-    "to no district.",
+    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area (every "
+    "area is served under its own code, mapped to districts or not).",
     pattern="^([0-9]{5}|A[0-9]{1,12})$",
 )
 API_KEY = string(
@@ -805,8 +805,32 @@ INDEX_ROW = obj(
             "sale_price_index; thousand won (천원) per m² for rent_level."
         ),
         "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
+        "survey_class": nullable(
+            string(
+                "The R-ONE survey class the value is of: 오피스 (office); 중대형 상가, 소규모 "
+                "상가 or 일반 상가 (retail); 집합 상가 (commercial_complex). Null when not "
+                "known (a value loaded from a file that does not say)."
+            )
+        ),
+        "era": nullable(
+            string(
+                "The era of the R-ONE table the value comes from: `linked` for the board's "
+                "linked (시계열) series, else the table's era (`2024Q3~`, `2022~`, `2021`, "
+                "`2020`, `2019`, `2013~2016`). Null when not known (loaded before svc "
+                "recorded eras, or from a file read without its table name)."
+            )
+        ),
+        "source_table": nullable(string("The R-ONE STATBL_ID of that table; null when not known.")),
+        "floor": nullable(
+            string(
+                "rent_level rows of a floor-rent table (층별 임대료): the floor as R-ONE "
+                "names it; null for the rent of all floors and on every other metric."
+            )
+        ),
     },
-    description="One R-ONE market statistic for a district and period.",
+    description="One R-ONE market statistic for a district (or a market area's own code) "
+    "and period. survey_class, era, source_table and floor are additions after SPEC's "
+    "fields.",
 )
 DIMENSION_ITEM = obj(
     {

@@ -1,8 +1,8 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API into the store.
 
 The run lists the statistic tables (``SttsApiTbl.do``), plans which rental-survey
-tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era;
-the linked ``(시계열)`` series preferred), and reads each table's data
+tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era,
+the linked ``(시계열)`` series as a series of its own), and reads each table's data
 (``SttsApiTblData.do``, with its ``STATBL_ID`` and its one ``DTACYCLE_CD``) page by page,
 1,000 rows a call, until every row of ``list_total_count`` is in. The rows of the
 table's own era are then written in one transaction exactly as ``svc ingest rone-index``
@@ -259,7 +259,9 @@ def _write(
     kept = [r for r in rows if table.holds(str(r.get("WRTTIME_IDTFR_ID", "")))]
     data = data_document(kept)
     path = f"R-ONE {table.table_id} ({table.era})"
-    parsed = rone.parse_rone(data, path=path, area_map=area_map, table_name=table.name)
+    parsed = rone.parse_rone(
+        data, path=path, area_map=area_map, table_name=table.name, era=table.era
+    )
     load = Load(
         kind="rone-index",
         report=parsed.report,

@@ -55,6 +55,10 @@ class IndexTable:
                 r.value_pct,
                 r.source,
                 int(synthetic),
+                r.survey_class,
+                r.era,
+                r.source_table,
+                r.floor,
             )
             for r in fresh
         ]
@@ -62,7 +66,8 @@ class IndexTable:
             tx.executemany(
                 "INSERT INTO index_observations (natural_key, sigungu_code, sigungu, "
                 "property_type, metric_type, period, period_end_date, value_pct, source, "
-                "synthetic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "synthetic, survey_class, era, source_table, floor) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 part,
             )
         if changed is not None:
@@ -82,7 +87,8 @@ class IndexTable:
             return []
         sql = (
             "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
-            "value_pct, source, synthetic FROM index_observations "
+            "value_pct, source, synthetic, survey_class, era, source_table, floor "
+            "FROM index_observations "
             f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
         )
         where, equal = equal_filters(property_type=property_type, metric_type=metric_type)
@@ -103,4 +109,8 @@ def _index_value(r: Row) -> IndexValue:
         value_pct=float(r["value_pct"]),
         source=str(r["source"]),
         synthetic=bool(r["synthetic"]),
+        survey_class=str(r["survey_class"]),
+        era=str(r["era"]),
+        source_table=str(r["source_table"]),
+        floor=str(r["floor"]),
     )

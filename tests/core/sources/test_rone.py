@@ -15,8 +15,10 @@ from svc_core.models import METRIC_TYPES
 from svc_core.regions import region_name
 from svc_core.sources.rone import (
     DEFAULT_AREA_MAP,
+    PRIMARY_CLASS,
     area_key,
     bundled_area_map,
+    index_key,
     parse_rone,
     parse_rone_csv,
     parse_rone_json,
@@ -65,48 +67,71 @@ def test_office_vacancy_openapi() -> None:
     assert by_key["rone:11440:office:vacancy_rate:2025-Q2"].value_pct == 7.05
     annual = by_key["rone:11110:office:vacancy_rate:2024"]
     assert annual.period_end_date == datetime.date(2024, 12, 31)
-    # 전국, 서울 and the 테헤란로 sub-area map to no district: served under their CLS_ID
+    # every area is served under its own code A<CLS_ID>, named by its full name as
+    # published (여의도·마포 keeps its ·), mapped or not
     own = {o.sigungu_code: o.sigungu for o in result.observations if o.sigungu_code[0] == "A"}
-    assert own == {"A500001": "전국", "A500002": "서울", "A510040": "서울>강남>테헤란로"}
+    assert own == {
+        "A500001": "전국",
+        "A500002": "서울",
+        "A510003": "서울>도심",
+        "A510004": "서울>강남",
+        "A510005": "서울>여의도·마포",
+        "A510040": "서울>강남>테헤란로",
+    }
     assert by_key["rone:A500002:office:vacancy_rate:2025-Q1"].value_pct == 8.4
-    assert len(result.observations) == 15
+    assert by_key["rone:A510004:office:vacancy_rate:2025-Q1"].value_pct == 5.9
+    assert len(result.observations) == 21  # 12 for districts, 9 under the areas' codes
+    assert {o.source_table for o in result.observations} == {"PLACEHOLDER_01"}
+    # the class from the table's name; no era given, none recorded
+    assert {(o.survey_class, o.era) for o in result.observations} == {("오피스", "")}
     assert {o.source for o in result.observations} == {"rone_official"}
 
 
-def test_property_class_in_the_class_path() -> None:
-    result = parse_rone((RONE / "retail_yields_openapi.json").read_bytes())
+YIELDS = "임대동향 수익률(분기)(2024년3분기~)_중대형 상가"
+
+
+def test_the_current_yields_table_by_item_class_and_era_from_its_name() -> None:
+    # a real answer names no class in its rows: the table's name does, and its era
+    result = parse_rone(
+        (RONE / "retail_yields_openapi.json").read_bytes(), table_name=YIELDS, era="2024Q3~"
+    )
     report = result.report
-    assert report.excluded == {"unmapped_property_class": 1}  # 소규모상가
-    assert report.rejected == {"invalid_period": 1}
-    assert [(r.line, r.reason) for r in report.rejections] == [
-        (7, "invalid_period"),  # 202513
-    ]
+    assert (report.read, report.excluded, report.rejected) == (15, {"no_value": 1}, {})
     got = {
         (o.sigungu_code, o.property_type, o.metric_type): o.value_pct for o in result.observations
     }
-    assert got == {
-        ("11680", "retail", "income_yield"): 1.12,
-        ("11650", "retail", "income_yield"): 1.12,
-        ("11680", "retail", "capital_yield"): 0.35,
-        ("11650", "retail", "capital_yield"): 0.35,
-        ("11680", "retail", "total_return"): 1.47,
-        ("11650", "retail", "total_return"): 1.47,
-        ("11110", "commercial_complex", "rent_index"): 101.3,
-        ("11140", "commercial_complex", "rent_index"): 101.3,
-        # 임대료 is the rent level (thousand won per m²), not an index
-        ("11110", "commercial_complex", "rent_level"): 51.2,
-        ("11140", "commercial_complex", "rent_level"): 51.2,
-    }
+    assert got[("11680", "retail", "income_yield")] == 1.12
+    assert got[("11650", "retail", "capital_yield")] == 0.35
+    assert got[("A510004", "retail", "total_return")] == 1.47
+    assert got[("11170", "retail", "income_yield")] == 1.21  # 서울>기타 → 용산구
+    assert ("11170", "retail", "total_return") not in got  # null: no value
+    assert {(o.survey_class, o.era) for o in result.observations} == {("중대형 상가", "2024Q3~")}
+    key = "rone:11680:retail:income_yield:2025-Q2:era=2024Q3~"
+    assert key in {o.natural_key for o in result.observations}
 
 
-def test_small_retail_can_be_mapped_by_the_caller() -> None:
+@pytest.mark.parametrize(
+    ("survey_class", "key_part"),
+    [("소규모 상가", ":class=소규모상가"), ("일반 상가", ":class=일반상가")],
+)
+def test_every_retail_class_is_retail_a_series_of_its_own(survey_class: str, key_part: str) -> None:
+    data = (RONE / "retail_yields_openapi.json").read_bytes()
+    name = YIELDS.replace("중대형 상가", survey_class)
+    other = parse_rone(data, table_name=name, era="2024Q3~").observations
+    assert {(o.property_type, o.survey_class) for o in other} == {("retail", survey_class)}
+    primary = {o.natural_key for o in parse_rone(data, table_name=YIELDS).observations}
+    assert all(key_part in o.natural_key for o in other)
+    assert not primary & {o.natural_key for o in other}
+
+
+def test_a_class_can_be_left_out_by_the_caller() -> None:
     result = parse_rone(
         (RONE / "retail_yields_openapi.json").read_bytes(),
-        class_map={"소규모상가": "retail", "집합상가": "commercial_complex"},
+        table_name=YIELDS.replace("중대형 상가", "소규모 상가"),
+        class_map={"소규모상가": None},
     )
-    values = {(o.sigungu_code, o.metric_type): o.value_pct for o in result.observations}
-    assert values[("11680", "income_yield")] == 0.98
-    assert result.report.excluded.get("unmapped_property_class", 0) == 0
+    assert result.observations == []
+    assert result.report.excluded == {"unmapped_property_class": 14, "no_value": 1}
 
 
 def test_no_data_is_an_empty_result() -> None:
@@ -165,7 +190,9 @@ def test_class_from_table_name_or_fallback() -> None:
     neither = parse_rone_json(api_doc(rows))
     assert neither.report.rejected == {"unknown_property_class": 1}
     small = parse_rone_json(api_doc(rows), table_name="소규모상가 공실률")
-    assert small.report.excluded == {"unmapped_property_class": 1}
+    assert {(o.property_type, o.survey_class) for o in small.observations} == {
+        ("retail", "소규모 상가")
+    }
 
 
 def test_cycles_values_and_duplicates() -> None:
@@ -202,6 +229,9 @@ def test_default_area_map_is_consistent() -> None:
     codes = [c for cs in DEFAULT_AREA_MAP.values() for c in cs]
     assert len(codes) == len(set(codes))
     assert {"11110", "11140", "11680", "11650", "11560", "11440"} <= set(codes)
+    # the four Seoul office areas the public facts name cover Seoul's 25 gu, once each
+    assert set(DEFAULT_AREA_MAP) == {"서울>도심", "서울>강남", "서울>여의도마포", "서울>기타"}
+    assert len(codes) == 25 and all(c.startswith("11") for c in codes)
 
 
 def test_csv_form() -> None:
@@ -305,8 +335,12 @@ def test_every_area_is_served_by_its_districts_or_its_own_code(
     places = {o.sigungu_code for o in result.observations}
     expected: set[str] = set()
     for path, cls_id, _ in rows:
-        expected |= set(area_map.get(path, (f"A{cls_id}",)))
+        expected |= {*area_map.get(path, ()), f"A{cls_id}"}
     assert places == expected
+    named = {o.sigungu_code: o.sigungu for o in result.observations if o.sigungu_code[0] == "A"}
+    assert all(
+        named[f"A{cls_id}"] in {p for p, c, _ in rows if c == cls_id} for _, cls_id, _ in rows
+    )
     assert result.report.excluded.get("unmapped_area", 0) == 0
 
 
@@ -317,3 +351,68 @@ def test_the_bundled_area_table_names_known_districts_once() -> None:
     assert codes and len(codes) == len(set(codes))
     assert all(region_name(code) is not None for code in codes)
     assert bundled["서울>도심"] == ("11110", "11140")
+
+
+def test_a_floor_rent_table_gives_a_rent_level_per_floor() -> None:
+    floors = ["1층", "2층", "1층"]
+    rows = [
+        api_row(CLS_FULLNM="서울>강남", CLS_ID=510004, ITM_NM=f, ITM_FULLNM=f, DTA_VAL=30.0 - i)
+        for i, f in enumerate(floors)
+    ]
+    table = "임대동향 층별 임대료(2024년3분기~)_중대형 상가"
+    result = parse_rone_json(api_doc(rows), table_name=table, era="2024Q3~")
+    got = {(o.sigungu_code, o.metric_type, o.floor): o.value_pct for o in result.observations}
+    assert got == {
+        ("11680", "rent_level", "1층"): 30.0,
+        ("11650", "rent_level", "1층"): 30.0,
+        ("A510004", "rent_level", "1층"): 30.0,
+        ("11680", "rent_level", "2층"): 29.0,
+        ("11650", "rent_level", "2층"): 29.0,
+        ("A510004", "rent_level", "2층"): 29.0,
+    }
+    assert result.report.excluded == {"duplicate_in_file": 3}  # 1층 twice
+    assert all(o.natural_key.endswith(f":floor={o.floor}") for o in result.observations)
+    # the rent of all floors is another value: its item names the metric, no floor
+    plain = parse_rone_json(
+        api_doc([api_row(CLS_FULLNM="서울>강남", ITM_NM="임대료", ITM_FULLNM="임대료")]),
+        table_name="임대동향 지역별 임대료(2024년3분기~)_중대형 상가",
+    )
+    assert {o.floor for o in plain.observations} == {""}
+    # a floor table's item that names no floor at all is refused, not filed under ""
+    blank = parse_rone_json(
+        api_doc([api_row(ITM_NM="", ITM_FULLNM="")]), table_name=table, area_map={}
+    )
+    assert blank.report.rejected == {"unknown_floor": 1}
+
+
+_PART = st.sampled_from(["", "오피스", "중대형 상가", "소규모 상가", "일반 상가", "집합 상가"])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["11680", "A510004"]),
+            st.sampled_from(["office", "retail", "commercial_complex"]),
+            st.sampled_from(["rent_level", "vacancy_rate"]),
+            st.sampled_from(["2025-Q1", "2025"]),
+            _PART,
+            st.sampled_from(["", "linked", "2024Q3~", "2022~"]),
+            st.sampled_from(["", "1층", "2층"]),
+        ),
+        max_size=20,
+    )
+)
+def test_an_index_key_names_one_value(
+    values: list[tuple[str, str, str, str, str, str, str]],
+) -> None:
+    # the primary class of a property type is the class its older keys were read from
+    def canon(v: tuple[str, str, str, str, str, str, str]) -> tuple[str, ...]:
+        place, prop, metric, period, survey_class, era, floor = v
+        if survey_class == PRIMARY_CLASS.get(prop):
+            survey_class = ""
+        return (place, prop, metric, period, survey_class, era, floor)
+
+    keys = {index_key(*v): canon(v) for v in values}
+    assert len(keys) == len({canon(v) for v in values})
+    for key, value in keys.items():
+        assert key.startswith(f"rone:{value[0]}:{value[1]}:{value[2]}:{value[3]}")
