@@ -17,8 +17,8 @@ What it does as the real service does (the facts):
   series from 2013 Q1, 2024 Q2 = 100), ``임대동향 수익률(분기)(2024년3분기~)_<class>``
   whose items are 소득수익률, 자본수익률, 투자수익률, and older eras as their own tables
   (``(2022년~)``, ``(2021년)``), older yields tables named by metric; the five classes
-  오피스, 중대형 상가, 소규모 상가, 집합 상가, 일반 상가. Floor rents (``FLOOR_TABLE``) are
-  placeholders: the facts name no floor-rent table.
+  오피스, 중대형 상가, 소규모 상가, 집합 상가, 일반 상가. No floor-rent table: the facts name
+  none, so the stand-in serves none (svc's reading of one is tested on the pure reader).
 - Rows: ``STATBL_ID, DTACYCLE_CD, WRTTIME_IDTFR_ID`` (``YYYY0Q``), ``WRTTIME_DESC,
   CLS_ID, CLS_NM, CLS_FULLNM`` (시도>권역>상권), ``ITM_ID, ITM_NM, ITM_FULLNM, DTA_VAL,
   UI_NM``; ``서울`` 500002, ``서울>도심`` 510003, ``서울>강남`` 510004, ``서울>여의도마포``
@@ -121,16 +121,8 @@ _SERIES: tuple[tuple[str, tuple[str, ...], str, tuple[int, int], tuple[int, int]
     ("임대동향 자본수익률(2022년~)", ("자본수익률",), "%", (2022, 1), (2024, 2), "QY"),
     ("임대동향 투자수익률(2022년~)", ("투자수익률",), "%", (2022, 1), (2024, 2), "QY"),
 )
-FLOOR_ITEMS = ("1층", "2층", "3층이상")
-FLOOR_TABLE = "임대동향 층별 임대료(2024년3분기~)"
-"""Floor rents: PLACEHOLDERS. The facts in the shared notes name no floor-rent table, its
-classes or its items; the issue says floor rents are published "where published". svc
-reads any rent table whose name says 층별 (its items being floors), so this table, its
-items and the classes it is served for (``FLOOR_CLASSES``) are stand-ins of that rule."""
-FLOOR_CLASSES = ("중대형 상가", "소규모 상가")
 _BASE = {"공실률": 9.0, "임대료": 25.0, "임대가격지수": 100.0}
 _BASE.update({"소득수익률": 1.0, "자본수익률": 0.4, "투자수익률": 1.4})
-_BASE.update({floor: 30.0 - 3.0 * i for i, floor in enumerate(FLOOR_ITEMS)})
 
 
 def value(name: str, cls_id: int, period: str, item: str) -> float:
@@ -160,17 +152,6 @@ def _tables() -> list[dict[str, Any]]:
                     "periods": quarters(first, last),
                 }
             )
-    for survey_class in FLOOR_CLASSES:
-        tables.append(
-            {
-                "STATBL_ID": f"PLACEHOLDER_{len(tables) + 1:02d}",
-                "STATBL_NM": f"{FLOOR_TABLE}_{survey_class}",
-                "DTACYCLE_CD": "QY",
-                "items": FLOOR_ITEMS,
-                "unit": "천원/㎡",
-                "periods": quarters((2024, 3), LAST),
-            }
-        )
     # a table of another survey (name and id placeholders): never read
     tables.append(
         {

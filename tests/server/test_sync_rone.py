@@ -27,8 +27,6 @@ from tests.server.rone_standin import (
     AREAS,
     BY_NAME,
     CLASSES,
-    FLOOR_ITEMS,
-    FLOOR_TABLE,
     KEY,
     TABLES,
     RoneStandIn,
@@ -416,29 +414,11 @@ def test_a_real_server_serves_what_the_sync_loaded(
         "임대동향 지역별 임대료(2024년3분기~)_오피스", GANGNAM, "202501", "임대료"
     )
     assert level["floor"] is None
-    # floor rents, where a class publishes them: a rent_level row per floor beside the rent
-    # of all floors, each saying its floor
+    # the stand-in serves no floor-rent table (the facts name none): no row has a floor
     retail = indices(
         sigungu_code="11680", property_type="retail", metric_type="rent_level", period="2025-Q1"
     )
-    floors = f"{FLOOR_TABLE}_중대형 상가"
-    assert [(r["floor"], r["survey_class"], r["source_table"], r["value_pct"]) for r in retail] == [
-        (
-            None,
-            "중대형 상가",
-            BY_NAME["임대동향 지역별 임대료(2024년3분기~)_중대형 상가"]["STATBL_ID"],
-            value("임대동향 지역별 임대료(2024년3분기~)_중대형 상가", GANGNAM, "202501", "임대료"),
-        ),
-        *(
-            (
-                floor,
-                "중대형 상가",
-                BY_NAME[floors]["STATBL_ID"],
-                value(floors, GANGNAM, "202501", floor),
-            )
-            for floor in FLOOR_ITEMS
-        ),
-    ]
+    assert [(r["floor"], r["survey_class"]) for r in retail] == [(None, "중대형 상가")]
     assert all(r["floor"] is None for r in indices(sigungu_code="11680", period="2025-Q1"))
 
 
