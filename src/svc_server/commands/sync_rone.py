@@ -9,6 +9,7 @@ not be reached.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -69,7 +70,13 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
     )
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (30)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="each call as a whole, connect to last byte (30)",
+    )
     p.set_defaults(func=cmd_rone)
 
 
@@ -88,6 +95,8 @@ def cmd_rone(args: argparse.Namespace) -> int:
         raise InvalidParams(f"give the R-ONE key: --service-key KEY or {KEY_ENV}")
     if args.budget < 1 or args.retries < 0:
         raise InvalidParams("--budget must be at least 1 and --retries at least 0")
+    if not 0 < args.timeout < math.inf:
+        raise InvalidParams("--timeout must be a positive number of seconds")
     area_map: ingest.AreaMap = rone.DEFAULT_AREA_MAP
     if args.area_map is not None:
         try:

@@ -4,9 +4,11 @@ retry loop both syncs use.
 Each call is counted against the budget before it is made (no call passes it), retried
 on passing trouble with doubling back-off, and the run stops once
 ``CONNECT_FAILURE_LIMIT`` calls in a row could not connect (``svc_core.sync.Reach``).
-What an answer means is the caller's ``read``: it returns the page, or raises
-``Retry`` (worth asking again), ``Failed`` (not worth it), ``Stop`` (the run must end:
-``limit``) or ``UpstreamKeyRefused``.
+An answer ``delivery.fetch`` will not read (a redirect, too large a body) fails the page
+(``Failed``) without a retry, or with one when asking again may help (a corrupt
+compressed body). What an answer means is the caller's ``read``: it returns the page, or
+raises ``Retry`` (worth asking again), ``Failed`` (not worth it), ``Stop`` (the run must
+end: ``limit``) or ``UpstreamKeyRefused``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import attrs
 import httpx
 
 from svc_core.sync import Budget, Reach
+from svc_server.delivery.fetch import Unusable
 from svc_server.delivery.rtms import could_not_connect
 
 A = TypeVar("A")
@@ -71,6 +74,12 @@ class Calls:
                 self.reach = self.reach.after(connected=not could_not_connect(exc))
                 if self.reach.unreachable:
                     raise Stop("unreachable", f"cannot reach {self.base_url}") from None
+                continue
+            except Unusable as exc:
+                self.reach = self.reach.after(connected=True)
+                if not exc.retry:
+                    raise Failed(f"{label}{exc.message} (not retried)") from None
+                problem = f"{label}{exc.message}"
                 continue
             self.reach = self.reach.after(connected=True)
             try:
