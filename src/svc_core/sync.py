@@ -136,6 +136,13 @@ def pages_for(total_count: int, page_rows: int) -> int:
     return max(1, -(-max(total_count, 0) // page_rows))
 
 
+MAX_TOTAL_COUNT = 100_000
+"""The most items one month of one district and kind is taken to hold: a real month
+holds at most a few thousand (Gangnam's busiest kind, officetel leases, a few hundred),
+so a larger ``totalCount`` is an upstream fault, and a month that believed it would
+spend the run's budget on pages that do not exist."""
+
+
 def months(first: Month, last: Month) -> tuple[Month, ...]:
     """``first`` to ``last`` inclusive (empty when ``last`` is earlier)."""
     return tuple(Month.from_index(i) for i in range(first.index, last.index + 1))

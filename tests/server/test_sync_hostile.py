@@ -191,6 +191,28 @@ def test_a_dripped_answer_ends_at_the_timeout_not_when_the_drip_does(
     assert hostile.held[0] < 2 + 1.5, hostile.held  # the client left at about 2 s
 
 
+# Item 8: any hostile answer fails its month; the run goes on -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trick", "reason"),
+    [
+        ("deep-json", "JSON nested too deeply to read"),
+        ("long-total", "JSON holds a number too long to read"),
+        ("long-total-xml", "the answer has no totalCount"),
+        ("big-total", "totalCount 999,999,999 is more than a month holds"),
+    ],
+)
+def test_a_hostile_answer_fails_its_month_and_later_months_are_read(
+    sqlite_url: str, standin: StandIn, hostile: Hostile, trick: str, reason: str
+) -> None:
+    hostile.when(trick, DEAL_YMD=MAY)
+    code, out, err, _ = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "5", "--retries", "1")
+    assert code == 1, out + err
+    assert_may_failed_june_complete(sqlite_url, err, reason)
+    assert "1 complete" in out and "1 failed" in out
+
+
 # R-ONE: the same fetch ----------------------------------------------------------------
 
 
@@ -201,6 +223,7 @@ def test_a_dripped_answer_ends_at_the_timeout_not_when_the_drip_does(
         ("gzip-bomb", f"larger than the {MAX_ANSWER_BYTES:,} bytes svc reads (once gzip"),
         ("announce-huge", f"announces {HUGE:,} bytes"),
         ("drip-body", "no complete answer within --timeout 2 s"),
+        ("deep-json", "nested too deeply"),
     ],
 )
 def test_r_one_answers_are_bounded_the_same_way(sqlite_url: str, trick: str, reason: str) -> None:

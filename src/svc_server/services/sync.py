@@ -20,6 +20,9 @@ through ``svc_core.sync.classify_gateway``:
 - timeouts, 5xx, server-trouble codes (01, 02, 04, 05) and malformed or truncated answers
   are retried ``retries`` times with doubling back-off, then the month is recorded failed
   (no page read) or partial (some pages read) and the run goes on with the others;
+- an answer no retry would make usable fails the month at once, and the run goes on: a
+  redirect (never followed), a body over ``delivery.fetch``'s cap, JSON nested too deep
+  or with an unreadable number, a ``totalCount`` over ``MAX_TOTAL_COUNT``;
 - any other code (``99`` unknown error, ``03`` no data, codes not in the portal's list)
   records the month at once, without a retry, and the run goes on; the next run reads
   the month again;
@@ -47,6 +50,7 @@ from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
     INGEST_KINDS,
     KEY_HINTS,
+    MAX_TOTAL_COUNT,
     PARSE_KINDS,
     Budget,
     Task,
@@ -187,6 +191,11 @@ class _Run:
             raise Retry(f"{where}: HTTP {answer.status}")
         if page.total_count is None:
             raise Retry(f"{where}: the answer has no totalCount")
+        if page.total_count > MAX_TOTAL_COUNT:
+            raise Failed(
+                f"{where}: totalCount {page.total_count:,} is more than a month holds "
+                f"(at most {MAX_TOTAL_COUNT:,} are believed; not retried)"
+            )
         return page
 
     def month(self, task: Task) -> MonthOutcome:
