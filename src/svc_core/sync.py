@@ -143,6 +143,32 @@ so a larger ``totalCount`` is an upstream fault, and a month that believed it wo
 spend the run's budget on pages that do not exist."""
 
 
+def paging_fault(
+    asked: int,
+    answered: int | None,
+    items: Sequence[object],
+    earlier: Sequence[Sequence[object]],
+) -> str | None:
+    """Why page ``asked`` of a month's read cannot be trusted, or None.
+
+    ``answered`` is the page number the answer states (None when it states none, as
+    live answers sometimes do): another number than the one asked means the upstream
+    ignored ``pageNo``. ``items`` are the page's items, ``earlier`` those of the pages
+    read before it: a page of two or more items that repeats an earlier page item for
+    item is the same page served again (an upstream that ignores ``pageNo`` without
+    saying so), not new deals. Identical deals within a month exist (they are kept, each
+    with its ordinal), so single items are never compared, nor single-item pages.
+    """
+    if answered is not None and answered != asked:
+        return f"page {asked} was asked and the answer is page {answered} (pageNo ignored?)"
+    if len(items) < 2:
+        return None
+    for number, page in enumerate(earlier, start=1):
+        if len(page) == len(items) and list(page) == list(items):
+            return f"page {asked} repeats page {number} item for item (pageNo ignored?)"
+    return None
+
+
 def months(first: Month, last: Month) -> tuple[Month, ...]:
     """``first`` to ``last`` inclusive (empty when ``last`` is earlier)."""
     return tuple(Month.from_index(i) for i in range(first.index, last.index + 1))

@@ -213,6 +213,42 @@ def test_a_hostile_answer_fails_its_month_and_later_months_are_read(
     assert "1 complete" in out and "1 failed" in out
 
 
+# Item 6: an upstream that ignores pageNo ------------------------------------------------
+
+
+JONGNO = ("--sigungu", "11110", "--from", "2025-05", "--to", "2025-05", "--page-size", "5")
+"""Ten items in two pages of five: served page 1 twice, the count matches totalCount."""
+
+
+@pytest.mark.parametrize(
+    ("trick", "reason"),
+    [
+        ("ignore-page", "page 2 was asked and the answer is page 1 (pageNo ignored?)"),
+        ("ignore-page-silent", "page 2 repeats page 1 item for item (pageNo ignored?)"),
+    ],
+)
+def test_an_upstream_that_ignores_page_no_never_replaces_a_complete_month(
+    sqlite_url: str, tmp_path: Path, standin: StandIn, hostile: Hostile, trick: str, reason: str
+) -> None:
+    code, out, err, _ = sync(sqlite_url, hostile, *JONGNO, "--refresh-months", "240")
+    assert code == 0, out + err
+    before = transactions(sqlite_url)
+    assert len(before) > 0 and months(sqlite_url)["2025-05"]["status"] == "complete"
+
+    hostile.when(trick)
+    code, out, err, _ = sync(sqlite_url, hostile, *JONGNO, "--refresh-months", "240")
+    assert code == 1, out + err
+    state = months(sqlite_url)["2025-05"]
+    assert state["status"] == "complete" and reason in state["detail"], state
+    assert transactions(sqlite_url) == before  # not one record twice
+    assert reason in err
+
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"  # a first read is not written either
+    code, out, err, _ = sync(fresh, hostile, *JONGNO)
+    assert code == 1 and transactions(fresh) == []
+    assert months(fresh)["2025-05"]["status"] == "partial"
+
+
 # R-ONE: the same fetch ----------------------------------------------------------------
 
 
