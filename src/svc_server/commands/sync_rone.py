@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from svc_core.errors import InvalidParams, SourceError
+from svc_core.errors import InvalidParams
 from svc_core.params import ascii_int
 from svc_core.sources import rone
 from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
 from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.infile import max_bytes, read_regular
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
 
@@ -99,10 +100,8 @@ def cmd_rone(args: argparse.Namespace) -> int:
         raise InvalidParams("--timeout must be a positive number of seconds")
     area_map: ingest.AreaMap = rone.DEFAULT_AREA_MAP
     if args.area_map is not None:
-        try:
-            area_map = ingest.parse_area_map(args.area_map.read_bytes(), path=str(args.area_map))
-        except OSError as exc:
-            raise SourceError(exc.strerror or str(exc), path=str(args.area_map)) from None
+        data = read_regular(args.area_map, max_bytes(None))
+        area_map = ingest.parse_area_map(data, path=str(args.area_map))
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
     store = store_from_args(args)
     client = RoneClient(key, base_url=base_url, timeout=args.timeout)

@@ -1,0 +1,119 @@
+"""``svc ingest`` of hostile files through the real ``svc`` command:: a link to the zero
+device, a FIFO, a file over the size cap. Each is one ``svc: error`` line, a non-zero
+exit and nothing written.
+
+The command runs under an address-space limit, so a build that reads ``/dev/zero``
+whole fails here with a MemoryError instead of taking the machine's memory.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from svc_server.commands.infile import DEFAULT_MAX_BYTES
+from svc_server.store import open_store
+from tests.http.realestate_support import (
+    FIXTURES,
+    NRG_JONGNO_PAGE,
+)
+
+MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def svc(url: str, *args: str, env: dict[str, str] | None = None) -> Any:
+    """The real ``svc``; returns the finished process and how long it ran."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "svc_server", *args, "--database-url", url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+        check=False,
+        preexec_fn=_limit_memory,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, time.monotonic() - started
+
+
+def stored(url: str) -> dict[str, int]:
+    store = open_store(url)
+    store.migrate()
+    try:
+        with store.data.transaction(write=False) as tx:
+            return {
+                table: tx.fetchall(f"SELECT COUNT(*) AS n FROM {table}")[0]["n"]
+                for table in ("transactions", "index_observations", "ingest_log")
+            }
+    finally:
+        store.close()
+
+
+def one_error(done: Any, path: Path, message: str) -> None:
+    """Exit 1 and exactly one stderr line: ``svc: error: PATH: message...``."""
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"svc: error: {path}: {message}"), lines[0]
+
+
+# Item 11: regular files only, up to a cap --------------------------------------------------
+
+
+def test_a_link_to_the_zero_device_is_refused_at_once(sqlite_url: str, tmp_path: Path) -> None:
+    link = tmp_path / "NRG_11680_202506.xml"
+    link.symlink_to("/dev/zero")
+    done, took = svc(sqlite_url, "ingest", "rtms-commercial", str(link))
+    one_error(done, link, "a character device, not a regular file: svc reads regular files only")
+    assert took < 20
+    assert stored(sqlite_url)["ingest_log"] == 0
+
+
+def test_a_fifo_is_refused_at_once_without_waiting_for_a_writer(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    for args in (("rtms-commercial", str(fifo)), (str(fifo),)):
+        done, took = svc(sqlite_url, "ingest", *args)
+        one_error(done, fifo, "a FIFO (named pipe), not a regular file")
+        assert took < 20
+
+
+def test_a_fifo_given_as_the_area_map_is_refused_too(sqlite_url: str, tmp_path: Path) -> None:
+    fifo = tmp_path / "areas.csv"
+    os.mkfifo(fifo)
+    indices = FIXTURES / "rone" / "indices.csv"
+    done, _ = svc(sqlite_url, "ingest", "rone-index", "--area-map", str(fifo), str(indices))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"svc: error: {fifo}: a FIFO (named pipe), not a regular file: svc reads regular files only"
+    )
+
+
+def test_a_file_over_the_size_cap_is_refused_and_the_cap_is_a_flag_or_a_setting(
+    sqlite_url: str,
+) -> None:
+    size = NRG_JONGNO_PAGE.stat().st_size
+    done, _ = svc(sqlite_url, "ingest", "--max-bytes", str(size - 1), str(NRG_JONGNO_PAGE))
+    one_error(done, NRG_JONGNO_PAGE, f"larger than the {size - 1:,} bytes svc reads")
+    assert "SVC_INGEST_MAX_BYTES or --max-bytes raises the cap" in done.stderr
+    env = {"SVC_INGEST_MAX_BYTES": str(size - 1)}
+    done, _ = svc(sqlite_url, "ingest", str(NRG_JONGNO_PAGE), env=env)
+    one_error(done, NRG_JONGNO_PAGE, f"larger than the {size - 1:,} bytes svc reads")
+    assert stored(sqlite_url)["ingest_log"] == 0
+    done, _ = svc(sqlite_url, "ingest", "--max-bytes", str(size), str(NRG_JONGNO_PAGE), env=env)
+    assert done.returncode == 0, done.stderr  # the flag wins; a file of the cap loads
+    assert DEFAULT_MAX_BYTES >= 64 * 1024 * 1024  # far above any real export
+    done, _ = svc(sqlite_url, "ingest", str(NRG_JONGNO_PAGE), env={"SVC_INGEST_MAX_BYTES": "x"})
+    assert done.returncode == 2 and "SVC_INGEST_MAX_BYTES must be a number" in done.stderr
