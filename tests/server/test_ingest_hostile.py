@@ -1,6 +1,6 @@
-"""``svc ingest`` of hostile files through the real ``svc`` command:: a link to the zero
-device, a FIFO, a file over the size cap. Each is one ``svc: error`` line, a non-zero
-exit and nothing written.
+"""``svc ingest`` of hostile files through the real ``svc`` command: JSON nested 200,000
+deep or holding a 6,000-digit number, a link to the zero device, a FIFO and a file over
+the size cap. Each is one ``svc: error`` line, a non-zero exit and nothing written.
 
 The command runs under an address-space limit, so a build that reads ``/dev/zero``
 whole fails here with a MemoryError instead of taking the machine's memory.
@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from svc_server.commands.infile import DEFAULT_MAX_BYTES
 from svc_server.store import open_store
 from tests.http.realestate_support import (
@@ -23,6 +25,7 @@ from tests.http.realestate_support import (
     NRG_JONGNO_PAGE,
 )
 
+DEPTH = 200_000
 MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
 
 
@@ -65,6 +68,44 @@ def one_error(done: Any, path: Path, message: str) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"svc: error: {path}: {message}"), lines[0]
+
+
+# Item 10: deep and huge-number JSON ------------------------------------------------------
+
+
+def _commercial_json(value: str) -> bytes:
+    """An RTMS JSON answer whose one item shows it is commercial and holds ``value``."""
+    return (
+        '{"response": {"header": {"resultCode": "000", "resultMsg": "OK"}, "body": '
+        '{"items": {"item": [{"buildingUse": "업무", "buildingAr": 100, "dealAmount": '
+        + value
+        + '}]}, "totalCount": 1}}}'
+    ).encode()
+
+
+HOSTILE_JSON = {
+    "deep": (_commercial_json("[" * DEPTH + "]" * DEPTH), "JSON nested too deeply to read"),
+    "huge-number": (_commercial_json("1" * 6000), "JSON holds a number too long to read"),
+    "rone-deep": (
+        b'{"SttsApiTblData": ' + b"[" * DEPTH + b"]" * DEPTH + b"}",
+        "JSON nested too deeply to read",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_JSON))
+@pytest.mark.parametrize("named", [False, True], ids=["recognised", "named"])
+def test_deep_or_huge_number_json_is_one_error_line_and_writes_nothing(
+    sqlite_url: str, tmp_path: Path, name: str, named: bool
+) -> None:
+    data, message = HOSTILE_JSON[name]
+    path = tmp_path / f"{name}.json"
+    path.write_bytes(data)
+    before = stored(sqlite_url)
+    kind = ("rone-index" if name.startswith("rone") else "rtms-commercial",) if named else ()
+    done, _ = svc(sqlite_url, "ingest", *kind, str(path))
+    one_error(done, path, message)
+    assert stored(sqlite_url) == before
 
 
 # Item 11: regular files only, up to a cap --------------------------------------------------
