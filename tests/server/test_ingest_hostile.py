@@ -1,6 +1,7 @@
 """``svc ingest`` of hostile files through the real ``svc`` command: JSON nested 200,000
-deep or holding a 6,000-digit number, a link to the zero device, a FIFO and a file over
-the size cap. Each is one ``svc: error`` line, a non-zero exit and nothing written.
+deep or holding a 6,000-digit number, a link to the zero device, a FIFO, a file over the
+size cap, and a file whose items show two kinds. Each is one ``svc: error`` line, a
+non-zero exit and nothing written (or, for two kinds, a load as the kind the user names).
 
 The command runs under an address-space limit, so a build that reads ``/dev/zero``
 whole fails here with a MemoryError instead of taking the machine's memory.
@@ -9,6 +10,7 @@ whole fails here with a MemoryError instead of taking the machine's memory.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -22,7 +24,10 @@ from svc_server.commands.infile import DEFAULT_MAX_BYTES
 from svc_server.store import open_store
 from tests.http.realestate_support import (
     FIXTURES,
+    NRG_GANGNAM,
     NRG_JONGNO_PAGE,
+    OFFI_RENT,
+    xml_items,
 )
 
 DEPTH = 200_000
@@ -158,3 +163,58 @@ def test_a_file_over_the_size_cap_is_refused_and_the_cap_is_a_flag_or_a_setting(
     assert DEFAULT_MAX_BYTES >= 64 * 1024 * 1024  # far above any real export
     done, _ = svc(sqlite_url, "ingest", str(NRG_JONGNO_PAGE), env={"SVC_INGEST_MAX_BYTES": "x"})
     assert done.returncode == 2 and "SVC_INGEST_MAX_BYTES must be a number" in done.stderr
+
+
+# Item 12: a file whose items show two kinds -----------------------------------------------
+
+
+_ITEM = re.compile(rb"<item>.*?</item>", re.S)
+
+
+def lease_file_with_a_sale(tmp_path: Path) -> Path:
+    """The real officetel lease month with one commercial sale item appended, alone in
+    a directory."""
+    sale = _ITEM.findall(NRG_GANGNAM.read_bytes())[0]
+    data = OFFI_RENT.read_bytes().replace(b"</items>", sale + b"</items>", 1)
+    (tmp_path / "drop").mkdir()
+    path = tmp_path / "drop" / "OFFICETEL_RENT_11680_202506.xml"
+    path.write_bytes(data)
+    return path
+
+
+def test_a_file_whose_items_show_two_kinds_is_refused_naming_both(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    path = lease_file_with_a_sale(tmp_path)
+    leases = len(xml_items(OFFI_RENT))
+    done, _ = svc(sqlite_url, "ingest", str(path))
+    one_error(done, path, "its items show 2 kinds: ")
+    assert (
+        f"{leases} items of an officetel lease file (RTMS OffiRent) (rtms-officetel-rent) and "
+        "1 item of a commercial-building sale file (RTMS NrgTrade) (rtms-commercial); nothing loaded"
+    ) in done.stderr, done.stderr
+    assert f"svc ingest rtms-officetel-rent {path}" in done.stderr
+    done, _ = svc(sqlite_url, "ingest", "rtms-officetel-trade", str(path))
+    one_error(done, path, "its items show 2 kinds: ")
+    assert "(none is rtms-officetel-trade)" in done.stderr
+    assert stored(sqlite_url) == {"transactions": 0, "index_observations": 0, "ingest_log": 0}
+
+
+def test_naming_the_kind_loads_a_mixed_file_as_that_kind(sqlite_url: str, tmp_path: Path) -> None:
+    path = lease_file_with_a_sale(tmp_path)
+    leases = len(xml_items(OFFI_RENT))
+    done, _ = svc(sqlite_url, "ingest", "rtms-officetel-rent", str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: read {leases + 1}, loaded " in done.stdout
+    assert "rejected 1" in done.stdout  # the sale item, by the lease reader
+    store = open_store(sqlite_url)
+    try:
+        with store.data.transaction(write=False) as tx:
+            kinds = tx.fetchall("SELECT DISTINCT property_type FROM transactions")
+    finally:
+        store.close()
+    assert kinds == [{"property_type": "officetel"}]
+    # a directory given with the kind loads it too (nothing new: loaded above)
+    done, _ = svc(sqlite_url, "ingest", "rtms-officetel-rent", str(path.parent))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert f"{path}: read {leases + 1}, loaded 0, duplicate " in done.stdout

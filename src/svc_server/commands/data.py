@@ -3,7 +3,8 @@
 ``svc ingest [KIND] PATH...`` loads each file in its own transaction and prints, per
 file, what was read, loaded, already present, excluded (by reason) and rejected (by
 reason, with the first lines), then totals. Each file's kind is recognised from its
-content; a KIND given is checked against it. On a terminal a progress bar runs on stderr. A file that cannot be read
+content; a KIND given is checked against it, and names the kind of a file whose items
+show several. On a terminal a progress bar runs on stderr. A file that cannot be read
 (not a regular file, larger than ``--max-bytes``: ``commands.infile``), whose content is
 of another kind than KIND, or whose every record is rejected is reported as
 ``svc: error: PATH[:LINE]: ...`` and changes nothing; the exit status is then 1.
@@ -23,7 +24,7 @@ from typing import Any
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
-from svc_core.sources.kind import HEAD_BYTES, describe, recognise
+from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
 from svc_server.commands.base import ProgressBar, store_from_args
@@ -130,7 +131,7 @@ def _skip_reason(path: Path, kind: str | None) -> str | None:
         if found is not None:
             return f"this is {found}, not a data file svc reads"
         return "svc cannot tell what kind of file this is (name it with its KIND to load it)"
-    if kind is not None and seen != kind:
+    if kind is not None and seen != kind and kind not in item_kinds(head):
         return f"this looks like {describe(seen)} ({seen}), not {kind}"
     return None
 
