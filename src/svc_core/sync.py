@@ -137,10 +137,8 @@ def pages_for(total_count: int, page_rows: int) -> int:
 
 
 MAX_TOTAL_COUNT = 100_000
-"""The most items one month of one district and kind is taken to hold: a real month
-holds at most a few thousand (Gangnam's busiest kind, officetel leases, a few hundred),
-so a larger ``totalCount`` is an upstream fault, and a month that believed it would
-spend the run's budget on pages that do not exist."""
+"""The most items a month of one district and kind is taken to hold (a real one holds a
+few hundred): a larger ``totalCount`` is an upstream fault, not pages to pay for."""
 
 
 def paging_fault(
@@ -155,9 +153,8 @@ def paging_fault(
     live answers sometimes do): another number than the one asked means the upstream
     ignored ``pageNo``. ``items`` are the page's items, ``earlier`` those of the pages
     read before it: a page of two or more items that repeats an earlier page item for
-    item is the same page served again (an upstream that ignores ``pageNo`` without
-    saying so), not new deals. Identical deals within a month exist (they are kept, each
-    with its ordinal), so single items are never compared, nor single-item pages.
+    item is the same page served again, not new deals. Identical deals within a month
+    exist (each kept with its ordinal), so pages of one item are never compared.
     """
     if answered is not None and answered != asked:
         return f"page {asked} was asked and the answer is page {answered} (pageNo ignored?)"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import os
 import sys
 import time
@@ -135,11 +134,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="first retry delay, doubled each retry (2)",
     )
     r.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="each call as a whole, connect to last byte (30)",
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
     )
     r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
     r.set_defaults(func=cmd_rtms)
@@ -278,7 +273,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             return EXIT_OK
         if not key.strip():
             raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
-        if not 0 < args.timeout < math.inf:
+        if not 0 < args.timeout < float("inf"):
             raise InvalidParams("--timeout must be a positive number of seconds")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
         bar = ProgressBar(sys.stderr, lines=sys.stdout)

@@ -28,6 +28,7 @@ from svc_server.services import sync_rone
 
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
+TIMEOUT_HELP = "each call as a whole, from connecting to the last byte (30)"
 EXIT_UNREACHABLE = 5
 """The API could not be reached: ``CONNECT_FAILURE_LIMIT`` calls in a row did not connect
 (the same code for ``svc sync rtms``)."""
@@ -71,13 +72,7 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
     )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="each call as a whole, connect to last byte (30)",
-    )
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help=TIMEOUT_HELP)
     p.set_defaults(func=cmd_rone)
 
 
