@@ -136,6 +136,36 @@ def pages_for(total_count: int, page_rows: int) -> int:
     return max(1, -(-max(total_count, 0) // page_rows))
 
 
+MAX_TOTAL_COUNT = 100_000
+"""The most items a month of one district and kind is taken to hold (a real one holds a
+few hundred): a larger ``totalCount`` is an upstream fault, not pages to pay for."""
+
+
+def paging_fault(
+    asked: int,
+    answered: int | None,
+    items: Sequence[object],
+    earlier: Sequence[Sequence[object]],
+) -> str | None:
+    """Why page ``asked`` of a month's read cannot be trusted, or None.
+
+    ``answered`` is the page number the answer states (None when it states none, as
+    live answers sometimes do): another number than the one asked means the upstream
+    ignored ``pageNo``. ``items`` are the page's items, ``earlier`` those of the pages
+    read before it: a page of two or more items that repeats an earlier page item for
+    item is the same page served again, not new deals. Identical deals within a month
+    exist (each kept with its ordinal), so pages of one item are never compared.
+    """
+    if answered is not None and answered != asked:
+        return f"page {asked} was asked and the answer is page {answered} (pageNo ignored?)"
+    if len(items) < 2:
+        return None
+    for number, page in enumerate(earlier, start=1):
+        if len(page) == len(items) and list(page) == list(items):
+            return f"page {asked} repeats page {number} item for item (pageNo ignored?)"
+    return None
+
+
 def months(first: Month, last: Month) -> tuple[Month, ...]:
     """``first`` to ``last`` inclusive (empty when ``last`` is earlier)."""
     return tuple(Month.from_index(i) for i in range(first.index, last.index + 1))

@@ -31,6 +31,7 @@ from svc_core.sync import (
     month_digest,
     months,
     pages_for,
+    paging_fault,
     plan,
     planned_calls,
 )
@@ -296,3 +297,49 @@ def test_a_month_read_in_pages_has_the_keys_of_the_whole_file(cuts: list[int]) -
     ]
     assert paged.retracted_keys == whole.retracted_keys
     assert paged.report.read == whole.report.read == len(items)
+
+
+# Paging an upstream may fake ----------------------------------------------------------
+
+
+@given(
+    items=st.lists(st.integers(0, 3), max_size=60),
+    rows=st.integers(2, 12),
+    stated=st.booleans(),
+)
+def test_pages_served_as_asked_are_never_a_fault_even_with_identical_deals(
+    items: list[int], rows: int, stated: bool
+) -> None:
+    """Small values repeat often: identical deals on different pages are real deals."""
+    pages = [items[i : i + rows] for i in range(0, len(items), rows)]
+    for number, page in enumerate(pages, start=1):
+        earlier = pages[: number - 1]
+        if any(p == page for p in earlier):
+            continue  # a month whose pages repeat item for item: not told from a fake
+        assert paging_fault(number, number if stated else None, page, earlier) is None
+
+
+@given(
+    items=st.lists(st.integers(), min_size=2, max_size=30),
+    stated=st.booleans(),
+)
+def test_an_upstream_serving_the_first_page_again_is_caught_on_page_two(
+    items: list[int], stated: bool
+) -> None:
+    fault = paging_fault(2, 1 if stated else None, items, [items])
+    assert fault is not None and "pageNo ignored?" in fault
+    assert ("the answer is page 1" in fault) is stated
+    assert ("repeats page 1" in fault) is not stated
+
+
+@given(asked=st.integers(1, 1000), answered=st.integers(1, 1000))
+def test_a_stated_page_number_must_be_the_one_asked(asked: int, answered: int) -> None:
+    fault = paging_fault(asked, answered, [], [])
+    assert (fault is None) is (asked == answered)
+
+
+def test_single_items_are_never_compared() -> None:
+    assert paging_fault(2, None, ["same deal"], [["same deal"]]) is None
+    assert paging_fault(3, None, ["a", "b"], [["c", "d"], ["a", "b"]]) == (
+        "page 3 repeats page 2 item for item (pageNo ignored?)"
+    )

@@ -111,12 +111,20 @@ def csv_text(data: bytes, path: str, *, cp949: bool = False) -> str:
 
 
 def load_json(data: bytes, path: str) -> Any:
-    """A UTF-8 JSON document; SourceError (with the line) when it is not one."""
+    """A UTF-8 JSON document; SourceError (with the line) when it is not one, and when
+    it is one no source writes: nested deeper than Python's recursion allows, or holding
+    an integer longer than Python converts (4,300 digits)."""
     text = decode_utf8(data, path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise SourceError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    except RecursionError:
+        raise SourceError("JSON nested too deeply to read", path=path) from None
+    except ValueError:  # the only other error json raises: an integer int() refuses
+        raise SourceError(
+            "JSON holds a number too long to read (more than 4,300 digits)", path=path
+        ) from None
 
 
 def csv_rows(text: str, path: str, *, strict: bool = False) -> Iterator[tuple[int, list[str]]]:

@@ -19,6 +19,11 @@ would be stored as mixed-use deals) and to load a file without a kind.
 | CSV header ``period,region,property_class,item,value`` (any order, more allowed) | ``rone-index`` |
 | svc samples header | ``samples`` |
 | marketplace listing or activity columns | ``market-listings``, ``market-activity`` |
+
+``item_kinds(data)`` reads an RTMS answer item by item (the whole file, each item's own
+tags by the same table): a file whose items show more than one kind (a lease file with
+a sale item appended) is refused unless the kind to load it as is named, since any one
+kind would reject the others' items and load the rest as if nothing were wrong.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 
 from svc_core.datasets import RtmsDataset
 from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
@@ -122,6 +128,31 @@ def _tabular(text: str) -> str | None:
     except csv.Error:
         return None
     return None
+
+
+_XML_ITEM = re.compile(r"<item(?:\s[^>]*)?>(.*?)</item\s*>", re.S | re.I)
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+"""Innermost JSON objects: an RTMS answer's items (objects of plain values)."""
+
+
+def item_kinds(data: bytes) -> dict[str, int]:
+    """How many items of an RTMS answer (XML or JSON; the whole of ``data``) show each
+    kind, by their own tags; empty for anything else (CSV, R-ONE, no items)."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text[:1] == "<":
+        tag_sets = [
+            {canonical_tag(t.split(":")[-1]) for t in _XML_TAG.findall(chunk)}
+            for chunk in _XML_ITEM.findall(text)
+        ]
+    elif text[:1] in ("{", "["):
+        tag_sets = [
+            {canonical_tag(k.strip()) for k in _JSON_KEY.findall(chunk)}
+            for chunk in _JSON_OBJECT.findall(text)
+        ]
+    else:
+        return {}
+    found = Counter(kind for tags in tag_sets if (kind := _rtms_kind(tags)) is not None)
+    return dict(found.most_common())
 
 
 def recognise(data: bytes) -> str | None:

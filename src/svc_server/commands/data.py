@@ -3,10 +3,11 @@
 ``svc ingest [KIND] PATH...`` loads each file in its own transaction and prints, per
 file, what was read, loaded, already present, excluded (by reason) and rejected (by
 reason, with the first lines), then totals. Each file's kind is recognised from its
-content; a KIND given is checked against it. On a terminal a progress bar runs on
-stderr. A file that cannot be read, whose content is of another kind than KIND, or whose
-every record is rejected is reported as ``svc: error: PATH[:LINE]: ...`` and changes
-nothing; the exit status is then 1.
+content; a KIND given is checked against it, and names the kind of a file whose items
+show several. On a terminal a progress bar runs on stderr. A file that cannot be read
+(not a regular file, larger than ``--max-bytes``: ``commands.infile``), whose content is
+of another kind than KIND, or whose every record is rejected is reported as
+``svc: error: PATH[:LINE]: ...`` and changes nothing; the exit status is then 1.
 
 A PATH that is a directory stands for the files directly in it, in name order (not its
 subdirectories): each whose content shows its kind (KIND, when given) is loaded, and each other entry is skipped with one ``svc: skipped PATH: why`` line on
@@ -23,10 +24,11 @@ from typing import Any
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
-from svc_core.sources.kind import HEAD_BYTES, describe, recognise
+from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
 from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 
 
@@ -70,6 +72,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         choices=("office", "retail", "commercial_complex"),
         help="rone-index only: the property type of rows that name no survey class",
     )
+    p.add_argument(
+        "--max-bytes",
+        type=ascii_int,
+        metavar="N",
+        help=f"refuse files larger than N bytes (env {MAX_BYTES_ENV}; default "
+        f"{DEFAULT_MAX_BYTES:,}); only regular files are read",
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
@@ -99,10 +108,7 @@ def _area_map(args: argparse.Namespace) -> ingest.AreaMap | None:
         return None
     if args.kind not in (None, "rone-index"):
         raise SourceError("--area-map applies to rone-index only", path=str(args.area_map))
-    try:
-        data = args.area_map.read_bytes()
-    except OSError as exc:
-        raise SourceError(exc.strerror or str(exc), path=str(args.area_map)) from None
+    data = read_regular(args.area_map, max_bytes(args.max_bytes))
     return ingest.parse_area_map(data, path=str(args.area_map))
 
 
@@ -125,7 +131,7 @@ def _skip_reason(path: Path, kind: str | None) -> str | None:
         if found is not None:
             return f"this is {found}, not a data file svc reads"
         return "svc cannot tell what kind of file this is (name it with its KIND to load it)"
-    if kind is not None and seen != kind:
+    if kind is not None and seen != kind and kind not in item_kinds(head):
         return f"this looks like {describe(seen)} ({seen}), not {kind}"
     return None
 
@@ -151,6 +157,7 @@ def expand_directories(paths: list[Path], kind: str | None) -> tuple[list[Path],
 def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         args.kind, args.paths = _kind_and_paths(args.items)
+        limit = max_bytes(args.max_bytes)
         area_map = _area_map(args)
     except SourceError as exc:
         print(f"svc: error: {exc.message}", file=sys.stderr)
@@ -169,10 +176,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for number, path in enumerate(args.paths, start=1):
             bar.show(0, 1, f"file {number}/{len(args.paths)} {path.name[:32]}")
             try:
-                data = path.read_bytes()
-            except OSError as exc:
+                data = read_regular(path, limit)
+            except SourceError as exc:
                 bar.clear()
-                print(f"svc: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+                print(f"svc: error: {exc.message}", file=sys.stderr)
                 failed += 1
                 continue
 
@@ -215,7 +222,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             + ", ".join(f"{k} {v}" for k, v in totals.items())
         )
     if failed:
-        print(f"svc: {failed} file(s) not loaded (nothing from them was written)", file=sys.stderr)
+        if len(args.paths) > 1:  # one file's error line says it all
+            print(
+                f"svc: {failed} file(s) not loaded (nothing from them was written)",
+                file=sys.stderr,
+            )
         return 1
     return 0
 

@@ -133,7 +133,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="first retry delay, doubled each retry (2)",
     )
-    r.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (30)")
+    r.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
+    )
     r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
     r.set_defaults(func=cmd_rtms)
 
@@ -271,6 +273,8 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             return EXIT_OK
         if not key.strip():
             raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
+        if not 0 < args.timeout < float("inf"):
+            raise InvalidParams("--timeout must be a positive number of seconds")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
         bar = ProgressBar(sys.stderr, lines=sys.stdout)
 

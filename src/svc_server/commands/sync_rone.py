@@ -9,23 +9,26 @@ not be reached.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from svc_core.errors import InvalidParams, SourceError
+from svc_core.errors import InvalidParams
 from svc_core.params import ascii_int
 from svc_core.sources import rone
 from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
 from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.infile import max_bytes, read_regular
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
 
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
+TIMEOUT_HELP = "each call as a whole, from connecting to the last byte (30)"
 EXIT_UNREACHABLE = 5
 """The API could not be reached: ``CONNECT_FAILURE_LIMIT`` calls in a row did not connect
 (the same code for ``svc sync rtms``)."""
@@ -71,7 +74,7 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
     )
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (30)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help=TIMEOUT_HELP)
     p.set_defaults(func=cmd_rone)
 
 
@@ -90,12 +93,12 @@ def cmd_rone(args: argparse.Namespace) -> int:
         raise InvalidParams(f"give the R-ONE key: --service-key KEY or {KEY_ENV}")
     if args.budget < 1 or args.retries < 0:
         raise InvalidParams("--budget must be at least 1 and --retries at least 0")
+    if not 0 < args.timeout < math.inf:
+        raise InvalidParams("--timeout must be a positive number of seconds")
     area_map: ingest.AreaMap = rone.DEFAULT_AREA_MAP
     if args.area_map is not None:
-        try:
-            area_map = ingest.parse_area_map(args.area_map.read_bytes(), path=str(args.area_map))
-        except OSError as exc:
-            raise SourceError(exc.strerror or str(exc), path=str(args.area_map)) from None
+        data = read_regular(args.area_map, max_bytes(None))
+        area_map = ingest.parse_area_map(data, path=str(args.area_map))
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
     store = store_from_args(args)
     client = RoneClient(key, base_url=base_url, timeout=args.timeout)

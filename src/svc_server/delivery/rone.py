@@ -1,7 +1,8 @@
 """The R-ONE (Korea Real Estate Board) open-API client: one page of one endpoint per call.
 
 The base URL comes from ``SVC_RONE_BASE_URL`` (default ``DEFAULT_BASE_URL``); the key is
-R-ONE's own (not data.go.kr's). Like ``delivery.rtms`` it only moves bytes.
+R-ONE's own (not data.go.kr's). Like ``delivery.rtms`` it only moves bytes, through
+``delivery.fetch`` (one deadline per call, no redirects, bodies capped).
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import attrs
-import httpx
 
+from svc_server.delivery.fetch import Fetcher
 from svc_server.delivery.rtms import DEFAULT_TIMEOUT
 
 DEFAULT_BASE_URL = "https://www.reb.or.kr/r-one/openapi"
@@ -29,14 +30,14 @@ class Answer:
 
 
 class RoneClient:
-    """Fetches R-ONE pages (JSON) over one pooled httpx client; close it when done."""
+    """Fetches R-ONE pages (JSON) over one pooled ``Fetcher``; close it when done."""
 
     def __init__(
         self, key: str, *, base_url: str = DEFAULT_BASE_URL, timeout: float = DEFAULT_TIMEOUT
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = key.strip()
-        self._http = httpx.Client(timeout=timeout, follow_redirects=True)
+        self._http = Fetcher(timeout=timeout)
 
     def get_page(
         self, endpoint: str, params: Mapping[str, str], *, page_no: int, rows: int
@@ -50,10 +51,8 @@ class RoneClient:
             "pSize": str(rows),
             **params,
         }
-        response = self._http.get(f"{self.base_url}/{endpoint}", params=query)
-        return Answer(
-            response.status_code, response.content, response.headers.get("content-type", "")
-        )
+        reply = self._http.get(f"{self.base_url}/{endpoint}", params=query)
+        return Answer(reply.status, reply.body, reply.content_type)
 
     def close(self) -> None:
         self._http.close()

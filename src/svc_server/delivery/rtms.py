@@ -5,10 +5,12 @@ or a mirror can stand in for data.go.kr. Keys are issued in an encoded (percent-
 and a decoded form; sending the encoded form through a client that encodes again gives
 a 403, so the key is decoded once here and encoded exactly once by httpx.
 
-The client only moves bytes: ``get_page`` returns the HTTP status and body, and raises
-``httpx.TransportError`` (timeouts, refused connections) as httpx does. Deciding what
-an answer means (data, gateway refusal, malformed) is the sync service's job;
-``could_not_connect`` tells the failures that mean the API is not reachable at all.
+The client only moves bytes, through ``delivery.fetch`` (one deadline per call, no
+redirects, bodies capped): ``get_page`` returns the HTTP status and body, and raises
+``httpx.TransportError`` (timeouts, refused connections) or ``fetch.Unusable`` (a
+redirect, an answer too large). Deciding what an answer means (data, gateway refusal,
+malformed) is the sync service's job; ``could_not_connect`` tells the failures that
+mean the API is not reachable at all.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import httpx
 
 from svc_core.periods import Month
 from svc_core.sync import SERVICES
+from svc_server.delivery.fetch import Fetcher
 
 DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"
 DEFAULT_TIMEOUT = 30.0
@@ -47,7 +50,7 @@ class Answer:
 
 
 class RtmsClient:
-    """Fetches RTMS pages over one pooled httpx client; close it when done."""
+    """Fetches RTMS pages over one pooled ``Fetcher``; close it when done."""
 
     def __init__(
         self,
@@ -58,7 +61,7 @@ class RtmsClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = decoded_key(service_key)
-        self._http = httpx.Client(timeout=timeout, follow_redirects=True)
+        self._http = Fetcher(timeout=timeout)
 
     def url(self, kind: str) -> str:
         """The operation URL of a sync kind."""
@@ -75,8 +78,8 @@ class RtmsClient:
             "pageNo": str(page_no),
             "numOfRows": str(rows),
         }
-        response = self._http.get(self.url(kind), params=params)
-        return Answer(response.status_code, response.content)
+        reply = self._http.get(self.url(kind), params=params)
+        return Answer(reply.status, reply.body)
 
     def close(self) -> None:
         self._http.close()

@@ -11,7 +11,8 @@ below ``services`` and imports nothing from it.
 ``ingest(store, kind, data, path=..., now=...)`` recognises what the bytes are
 (``svc_core.sources.kind``): a file whose content shows another kind than the one given
 is refused (``SourceError`` naming what it looks like) and ``kind=None`` loads a file as
-what it shows. The kind's loader parses the bytes before any transaction opens, so a
+what it shows. A file whose items show several kinds (a lease file with a sale item
+appended) is refused naming each, unless ``kind`` names one of them. The kind's loader parses the bytes before any transaction opens, so a
 file either loads completely or changes nothing. A file whose every item is rejected is
 refused too: it would load nothing and look like success. Natural keys make a second
 load of the same file (or an overlapping page) add nothing. The returned ``LoadReport``
@@ -37,7 +38,7 @@ from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
 from svc_core.regions import region_name
 from svc_core.sources import csv_text
-from svc_core.sources.kind import describe, recognise
+from svc_core.sources.kind import describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server.ingest.load import Load, Progress, SyncMonth, SyncTable, state_only
 from svc_server.ingest.loaders import LOADERS, RTMS_KINDS, AreaMap, Options, parse_transactions
@@ -68,10 +69,32 @@ __all__ = [
 ]
 
 
+def _mixed(shown: dict[str, int], kind: str | None, path: str) -> SourceError:
+    """The refusal of a file whose items show several kinds (``shown``, with counts)."""
+    listed = " and ".join(
+        f"{n} {'item' if n == 1 else 'items'} of {describe(k)} ({k})" for k, n in shown.items()
+    )
+    what = f"its items show {len(shown)} kinds: {listed}; nothing loaded"
+    if kind is not None:
+        return SourceError(f"{what} (none is {kind})", path=path)
+    example = next(iter(shown))
+    return SourceError(
+        f"{what}. Name the kind to load it as one (svc ingest {example} {path}): the "
+        "other kind's items are then rejected",
+        path=path,
+    )
+
+
 def resolve_kind(kind: str | None, data: bytes, *, path: str) -> str:
     """The kind to load ``data`` as: ``kind`` when the content agrees (or shows
     nothing), what the content shows when ``kind`` is None; ``SourceError`` when they
-    contradict or nothing tells."""
+    contradict or nothing tells. A file whose items show several kinds
+    (``item_kinds``) loads only as one of them named by ``kind``."""
+    shown = item_kinds(data)
+    if len(shown) > 1:
+        if kind is None or kind not in shown:
+            raise _mixed(shown, kind, path)
+        return kind
     seen = recognise(data)
     if kind is None:
         if seen is None:

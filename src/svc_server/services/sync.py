@@ -20,6 +20,11 @@ through ``svc_core.sync.classify_gateway``:
 - timeouts, 5xx, server-trouble codes (01, 02, 04, 05) and malformed or truncated answers
   are retried ``retries`` times with doubling back-off, then the month is recorded failed
   (no page read) or partial (some pages read) and the run goes on with the others;
+- an answer no retry would make usable fails the month at once, and the run goes on: a
+  redirect (never followed), a body over ``delivery.fetch``'s cap, JSON nested too deep
+  or with an unreadable number, a ``totalCount`` over ``MAX_TOTAL_COUNT``, and a page
+  the upstream did not serve as asked (``svc_core.sync.paging_fault``: another
+  ``pageNo`` than asked, or an earlier page served again);
 - any other code (``99`` unknown error, ``03`` no data, codes not in the portal's list)
   records the month at once, without a retry, and the run goes on; the next run reads
   the month again;
@@ -47,6 +52,7 @@ from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
     INGEST_KINDS,
     KEY_HINTS,
+    MAX_TOTAL_COUNT,
     PARSE_KINDS,
     Budget,
     Task,
@@ -54,6 +60,7 @@ from svc_core.sync import (
     classify_gateway,
     month_digest,
     pages_for,
+    paging_fault,
     plan,
 )
 from svc_server.delivery.rtms import Answer, RtmsClient
@@ -167,6 +174,15 @@ class _Run:
         finally:
             self.report.calls = self.calls.made
 
+    def page(self, task: Task, page_no: int, earlier: Sequence[Page]) -> Page:
+        """Page ``page_no`` after the ``earlier`` pages of the month; ``Failed`` when the
+        upstream did not serve the page asked (``paging_fault``)."""
+        page = self.call(task, page_no)
+        fault = paging_fault(page_no, page.page_no, page.items, [p.items for p in earlier])
+        if fault is not None:
+            raise Failed(f"{fault}; not retried")
+        return page
+
     def _page(self, answer: Answer, task: Task, page_no: int) -> Page:
         where = f"{task.kind} {task.sigungu_code} {task.month.label} page {page_no}"
         try:
@@ -187,13 +203,18 @@ class _Run:
             raise Retry(f"{where}: HTTP {answer.status}")
         if page.total_count is None:
             raise Retry(f"{where}: the answer has no totalCount")
+        if page.total_count > MAX_TOTAL_COUNT:
+            raise Failed(
+                f"{where}: totalCount {page.total_count:,} is more than a month holds "
+                f"(at most {MAX_TOTAL_COUNT:,} are believed; not retried)"
+            )
         return page
 
     def month(self, task: Task) -> MonthOutcome:
         """Read and write one month; a ``Stop`` is recorded and raised on."""
         pages: list[Page] = []
         try:
-            first = self.call(task, 1)
+            first = self.page(task, 1, pages)
             pages.append(first)
             total = first.total_count or 0
             size = self.options.page_rows
@@ -204,7 +225,7 @@ class _Run:
             if short is not None:
                 raise short
             for page_no in range(2, needed + 1):
-                pages.append(self.call(task, page_no))
+                pages.append(self.page(task, page_no, pages))
         except Failed as exc:
             self.report.pages += len(pages)
             return self.incomplete(task, pages, str(exc))

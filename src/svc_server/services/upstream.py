@@ -4,9 +4,13 @@ retry loop both syncs use.
 Each call is counted against the budget before it is made (no call passes it), retried
 on passing trouble with doubling back-off, and the run stops once
 ``CONNECT_FAILURE_LIMIT`` calls in a row could not connect (``svc_core.sync.Reach``).
-What an answer means is the caller's ``read``: it returns the page, or raises
-``Retry`` (worth asking again), ``Failed`` (not worth it), ``Stop`` (the run must end:
-``limit``) or ``UpstreamKeyRefused``.
+An answer ``delivery.fetch`` will not read (a redirect, too large a body) fails the page
+(``Failed``) without a retry, or with one when asking again may help (a corrupt
+compressed body). What an answer means is the caller's ``read``: it returns the page, or
+raises ``Retry`` (worth asking again), ``Failed`` (not worth it), ``Stop`` (the run must
+end: ``limit``) or ``UpstreamKeyRefused``. Anything else a read raises on a hostile
+answer (a ``RecursionError`` or ``ValueError`` from a reader that did not foresee it)
+fails the page too, with its reason: one answer never ends the run.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from typing import TypeVar
 import attrs
 import httpx
 
+from svc_core.errors import SvcError
 from svc_core.sync import Budget, Reach
+from svc_server.delivery.fetch import Unusable
 from svc_server.delivery.rtms import could_not_connect
 
 A = TypeVar("A")
@@ -72,11 +78,21 @@ class Calls:
                 if self.reach.unreachable:
                     raise Stop("unreachable", f"cannot reach {self.base_url}") from None
                 continue
+            except Unusable as exc:
+                self.reach = self.reach.after(connected=True)
+                if not exc.retry:
+                    raise Failed(f"{label}{exc.message} (not retried)") from None
+                problem = f"{label}{exc.message}"
+                continue
             self.reach = self.reach.after(connected=True)
             try:
                 return read(answer)
             except Retry as exc:
                 problem = str(exc)
+            except (Stop, Failed, SvcError):
+                raise
+            except (RecursionError, ValueError, TypeError, LookupError) as exc:
+                raise Failed(f"{label}{_unreadable(exc)} (not retried)") from None
         raise Failed(f"{problem} (after {self.retries + 1} tries)")
 
     def cannot_finish(self, needed: int, what: str) -> Stop | None:
@@ -88,3 +104,10 @@ class Calls:
             f"the budget of {self.budget.limit} calls cannot finish {what} "
             f"({needed + 1} pages, {self.budget.left} calls left)",
         )
+
+
+def _unreadable(exc: Exception) -> str:
+    """Why an answer a reader choked on was not read, in words."""
+    if isinstance(exc, RecursionError):
+        return "the answer is nested too deeply to read"
+    return f"the answer could not be read ({type(exc).__name__}: {str(exc)[:200]})"

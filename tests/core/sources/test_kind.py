@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.sources.kind import KINDS, describe, recognise
+from svc_core.sources.kind import KINDS, describe, item_kinds, recognise
 from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
 from svc_core.sources.samples import HEADER as SAMPLES_HEADER
 
@@ -109,3 +110,50 @@ def test_any_bytes_give_a_kind_or_none_and_never_raise(data: bytes) -> None:
 def test_every_kind_is_described() -> None:
     assert all(describe(k) != k for k in KINDS)
     assert describe("other") == "other"
+
+
+# Item by item -------------------------------------------------------------------------
+
+
+def _items(name: str) -> list[bytes]:
+    return ITEM.findall((FIXTURES / "molit" / name).read_bytes())
+
+
+SAMPLE_ITEMS = {
+    "rtms-commercial": _items("NRG_11680_202506.xml"),
+    "rtms-officetel-trade": _items("OFFICETEL_11680_202506.xml"),
+    "rtms-officetel-rent": _items("OFFICETEL_RENT_11680_202506.xml"),
+}
+
+
+@pytest.mark.parametrize(("path", "kind"), sorted(TRUE_KINDS.items()))
+def test_every_real_file_shows_at_most_its_own_kind_item_by_item(path: str, kind: str) -> None:
+    shown = item_kinds((FIXTURES / path).read_bytes())
+    assert set(shown) <= {kind}
+
+
+@given(
+    picks=st.lists(
+        st.tuples(st.sampled_from(sorted(SAMPLE_ITEMS)), st.integers(0, 50)), max_size=12
+    ),
+    as_json=st.booleans(),
+)
+def test_item_kinds_counts_each_item_by_its_own_tags(
+    picks: list[tuple[str, int]], as_json: bool
+) -> None:
+    chosen = [(kind, SAMPLE_ITEMS[kind][i % len(SAMPLE_ITEMS[kind])]) for kind, i in picks]
+    if as_json:
+        items = [
+            {c.tag: c.text or "" for c in ET.fromstring(raw)}  # noqa: S314 - own fixtures
+            for _, raw in chosen
+        ]
+        doc = {"response": {"header": {"resultCode": "000"}, "body": {"items": {"item": items}}}}
+        data = json.dumps(doc, ensure_ascii=False).encode()
+    else:
+        data = b"<response><body><items>" + b"".join(r for _, r in chosen) + b"</items></body>"
+    expected: dict[str, int] = {}
+    for kind, _ in chosen:
+        expected[kind] = expected.get(kind, 0) + 1
+    assert item_kinds(data) == expected
+    if len(expected) == 1:
+        assert recognise(data) == next(iter(expected))
