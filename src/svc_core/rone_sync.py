@@ -209,6 +209,12 @@ def _xml_document(text: str, root: str, path: str) -> dict[str, Any]:
     return {root: [{"head": head}, {"row": rows}]}
 
 
+MAX_TABLE_ROWS = 1_000_000
+"""The most rows one table is taken to hold: the survey's largest (about 300 market areas
+× 3 items × some 50 quarters) holds under 50,000, so a larger ``list_total_count`` fails
+its table instead of spending the run's budget on pages."""
+
+
 def read_page(
     data: bytes, root: str, *, path: str = "<bytes>", content_type: str | None = None
 ) -> RonePage:
@@ -225,6 +231,10 @@ def read_page(
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SourceError(f"not an R-ONE JSON answer: {exc}", path=path) from None
+        except RecursionError:
+            raise SourceError("R-ONE JSON nested too deeply to read", path=path) from None
+        except ValueError:  # an integer longer than int() converts
+            raise SourceError("R-ONE JSON holds a number too long to read", path=path) from None
     if not isinstance(doc, dict):
         raise SourceError("not an R-ONE answer", path=path)
     if root not in doc:
@@ -256,6 +266,12 @@ def read_page(
         raise GatewayError(detail, path=path, reason_code=code)
     if total is None or not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise SourceError("the answer has no list_total_count or malformed rows", path=path)
+    if total > MAX_TABLE_ROWS:
+        raise SourceError(
+            f"list_total_count {total} is more than any table of the survey holds "
+            f"({MAX_TABLE_ROWS:,}): an upstream fault, not pages to read",
+            path=path,
+        )
     return RonePage(total_count=total, rows=tuple(rows))
 
 

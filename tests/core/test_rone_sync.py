@@ -60,6 +60,33 @@ def test_answers_are_read_or_refused_by_their_code() -> None:
             read_page(bad, "SttsApiTbl")
 
 
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
+        (b'{"x": ' + b"9" * 6_000 + b"}", "number too long"),
+        (
+            json.dumps(
+                {
+                    "SttsApiTblData": [
+                        {"head": [{"list_total_count": 10**9}, {"RESULT": {"CODE": "INFO-000"}}]},
+                        {"row": []},
+                    ]
+                }
+            ).encode(),
+            "more than any table of the survey holds",
+        ),
+    ],
+    ids=["deep", "long-number", "huge-count"],
+)
+def test_a_hostile_answer_is_a_source_error_not_a_crash(answer: bytes, reason: str) -> None:
+    """What fails one table (and lets the run go on), never a traceback or a budget spent
+    on a billion rows."""
+    with pytest.raises(SourceError) as refused:
+        read_page(answer, "SttsApiTblData")
+    assert reason in str(refused.value)
+
+
 def test_xml_answers_read_as_json_ones() -> None:
     xml = (
         '<?xml version="1.0" encoding="EUC-KR"?><SttsApiTblData><head>'
