@@ -192,14 +192,27 @@ def dimensions_text(data: Json) -> str:
     return "\n".join(lines)
 
 
+INDEX_UNITS = {"rent_index": " (index points)", "sale_price_index": " (index points)"}
+INDEX_UNITS["rent_level"] = " thousand won per m² (천원/㎡)"
+"""The unit of a metric's ``value_pct`` other than a percentage."""
+
+
 def indices_text(rows: Sequence[Json], meta: Json) -> str:
     """An indices answer: each quarter's value, the survey and the cap-rate method."""
 
     def line(r: Json) -> str:
+        metric = r.get("metric_type")
         text = f"{r.get('sigungu')} [{r.get('sigungu_code')}] {r.get('property_type')} "
-        text += f"{r.get('metric_type')} {r.get('period')}: {r.get('value_pct')}%"
+        text += f"{metric} {r.get('period')}: {r.get('value_pct')}{INDEX_UNITS.get(metric, '%')}"
+        if r.get("floor"):
+            text += f" (floor {r['floor']})"
         if r.get("annualized_cap_rate") is not None:
             text += f" (annualized cap rate {r['annualized_cap_rate']}%)"
+        series = [f"class {r['survey_class']}"] if r.get("survey_class") else []
+        if r.get("era"):
+            series.append(f"era {r['era']}")
+        if series:
+            text += f" [{', '.join(series)}]"
         return text
 
     query = meta.get("query") or {}
@@ -207,8 +220,8 @@ def indices_text(rows: Sequence[Json], meta: Json) -> str:
         "Source: R-ONE (Korea Real Estate Board) commercial rental survey "
         f"(상업용부동산 임대동향조사), quarterly; quarters {query.get('window_from')} to "
         f"{query.get('window_to')}. The survey is published per era of its sample design; "
-        "each quarter comes from the one table of its era, so compare across an era's "
-        "start with care.",
+        "each value names its survey class and era (시계열: the board's linked series, "
+        "preferred where it exists), so compare values of different eras with care.",
         *_rows(rows, line),
     ]
     if meta.get("cap_rate_method"):

@@ -187,6 +187,39 @@ def test_an_indices_text_states_the_survey_its_quarters_and_the_cap_rate_method(
     assert text.endswith("Cap-rate method: annualized_cap_rate = value_pct x 4 ...")
 
 
+def test_an_indices_text_names_each_value_s_series_and_unit() -> None:
+    """A rent level is thousand won per m² and an index is points, not percentages; each
+    value says the survey class and era of the table it was read from."""
+    base = {"sigungu_code": "11680", "sigungu": "강남구", "property_type": "retail"}
+    rows = [
+        {
+            **base,
+            "metric_type": "rent_level",
+            "period": "2025-Q1",
+            "value_pct": "25.5",
+            "survey_class": "중대형 상가",
+            "era": "2024년3분기~",
+            "floor": None,
+        },
+        {
+            **base,
+            "metric_type": "rent_index",
+            "period": "2025-Q1",
+            "value_pct": "101.2",
+            "survey_class": "중대형 상가",
+            "era": "시계열",
+            "floor": None,
+        },
+    ]
+    text = narration.indices_text(rows, {"query": {}})
+    assert (
+        "rent_level 2025-Q1: 25.5 thousand won per m² (천원/㎡) [class 중대형 상가, era 2024년3분기~]"
+        in text
+    )
+    assert "rent_index 2025-Q1: 101.2 (index points) [class 중대형 상가, era 시계열]" in text
+    assert "25.5%" not in text and "101.2%" not in text
+
+
 @given(st.integers(min_value=1, max_value=10**12), st.booleans())
 def test_a_page_of_deals_says_how_to_get_the_next(price: int, more: bool) -> None:
     deal = {
