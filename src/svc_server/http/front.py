@@ -17,9 +17,14 @@ close`` so a client is never promised a connection that is then dropped:
 - 431 ``HEADERS_TOO_LARGE`` for a header line over ``MAX_LINE`` bytes;
 - 413 ``PAYLOAD_TOO_LARGE`` for a body over ``SVC_MAX_BODY_BYTES`` (before reading it
   when ``Content-Length`` says so, else as soon as the chunks pass the limit);
-- 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not);
+- 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not), for two
+  ``Host`` headers and for an HTTP/1.1 request without one (RFC 9112 3.2);
 - 408 ``REQUEST_TIMEOUT`` for a body not complete within ``SVC_READ_TIMEOUT``;
 - 500 ``INTERNAL`` when the app itself raises.
+
+A header whose name holds ``_`` is dropped, as gunicorn does: in the environ
+``X_Forwarded_For`` and ``X-Forwarded-For`` would both be ``HTTP_X_FORWARDED_FOR``,
+so a client could add to a header a trusted proxy sets (the client address, the key).
 
 What granian answers itself (an empty body, ``Connection: close``; it offers no way to
 replace these): 400 for a request line or header it cannot parse, 431 for more than 100
@@ -140,7 +145,8 @@ class BufferedFront:
         protocol.response_bytes(*await future)
 
     def check_head(self, scope: Any, headers: Headers) -> None:
-        """Refuse a request line or header line over gunicorn's limit (414, 431)."""
+        """Refuse a request line or header line over gunicorn's limit (414, 431), and a
+        request without exactly one ``Host`` where HTTP/1.1 asks for one (400)."""
         target = len(scope.path.encode("utf-8")) + len(scope.query_string) + 1
         if len(scope.method) + target + len(" HTTP/1.1") + 1 > MAX_LINE:
             raise _Refused(UriTooLong(f"The request line is longer than {MAX_LINE} bytes."))
@@ -149,6 +155,13 @@ class BufferedFront:
                 raise _Refused(
                     HeadersTooLarge(f"Request header {name[:64]!r} is over {MAX_LINE} bytes.")
                 )
+        hosts = sum(1 for name, _ in headers if name.lower() == "host")
+        if hosts > 1 or (hosts == 0 and scope.http_version == "1.1"):
+            raise _Refused(
+                InvalidParams(
+                    "Send exactly one Host header." if hosts else "HTTP/1.1 needs a Host header."
+                )
+            )
 
     async def read_body(self, protocol: Any, headers: Headers) -> bytes:
         """The whole body, read on the event loop; refusals for size, form and time."""
@@ -266,6 +279,8 @@ def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
         "wsgi.run_once": False,
     }
     for name, value in headers:
+        if "_" in name:  # see the module docstring: never an alias of a trusted header
+            continue
         if name == "content-type":
             environ["CONTENT_TYPE"] = value
             continue
