@@ -7,6 +7,10 @@ from werkzeug.wrappers import Request
 
 from svc_core.caller import Caller
 
+CLIENT_GONE = "svc.client_gone"
+"""The environ key of a callable the server may set (``http.front`` does): whether the
+client has gone, closed or half-closed; the app charges no call it cannot answer."""
+
 
 @attrs.frozen(kw_only=True)
 class Ctx:
