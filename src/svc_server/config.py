@@ -143,6 +143,8 @@ class Config:
     quota_hold_seconds: int = 300
     """When a quota hold left by a process that died before settling stops counting."""
     inline_worker: bool = False
+    empty_data_file: bool = False
+    """A SQLite store whose data file is gone starts with an empty one (on purpose)."""
     dev_signin: bool = False
     session_max_age: int = 12 * 3600
     signup_plan: str = "starter"
@@ -196,6 +198,7 @@ _PARSERS: dict[str, Any] = {
     "quota_wait_ms": lambda n, r: _int(n, r, 0, 30_000),
     "quota_hold_seconds": lambda n, r: _int(n, r, 30, 86_400),
     "inline_worker": _bool,
+    "empty_data_file": _bool,
     "dev_signin": _bool,
     "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),
     "signup_plan": _plan,
