@@ -132,6 +132,8 @@ class Config:
     server: str = "granian"
     workers: int = 2
     threads: int = 4
+    tenant_calls: int = 2
+    """Calls of one account in progress at once per server process (at most threads-1)."""
     read_timeout: int = 30
     log_level: str = "INFO"
     max_body_bytes: int = 1_048_576
@@ -189,6 +191,7 @@ _PARSERS: dict[str, Any] = {
     "server": _server,
     "workers": lambda n, r: _int(n, r, 1, 64),
     "threads": lambda n, r: _int(n, r, 1, 64),
+    "tenant_calls": lambda n, r: _int(n, r, 1, 64),
     "read_timeout": lambda n, r: _int(n, r, 1, 60),
     "log_level": _log_level,
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),

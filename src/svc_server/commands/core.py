@@ -162,6 +162,7 @@ def granian_app() -> Any:
         threads=config.threads,
         max_body_bytes=config.max_body_bytes,
         read_timeout=config.read_timeout,
+        tenant_calls=config.tenant_calls,
         on_close=app.close,  # a stopping worker writes its leases back
     )
 

@@ -1,5 +1,10 @@
 """The bundled server's front: granian reads each request whole, then a thread runs the app.
 
+Long because it is the one adapter between granian and the WSGI app: the checks of a
+request head, the body read on the event loop, the hand-over to a thread and back
+(each account's share, ``http.tenants``; large answers from files, ``http.spill``) and
+the environ.
+
 granian (a Rust HTTP server) parses connections on its own event loop; ``BufferedFront``
 is the RSGI application it calls. It checks the request head, reads the body on the
 event loop under a deadline and a size limit, and only then hands a complete WSGI
@@ -26,6 +31,8 @@ close`` so a client is never promised a connection that is then dropped:
 - 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not), for two
   ``Host`` headers and for an HTTP/1.1 request without one (RFC 9112 3.2);
 - 408 ``REQUEST_TIMEOUT`` for a body not complete within ``SVC_READ_TIMEOUT``;
+- 429 ``RATE_LIMITED`` with ``Retry-After`` for a call whose account found no turn
+  (``http.tenants``): never run, so never charged;
 - 500 ``INTERNAL`` when the app itself raises.
 
 A header whose name holds ``_`` is dropped, as gunicorn does: in the environ
@@ -54,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc_core import requestid
 from svc_core.errors import (
+    CallsInProgress,
     HeadersTooLarge,
     InvalidParams,
     PayloadTooLarge,
@@ -61,8 +69,10 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
-from svc_server.http.context import CLIENT_GONE
+from svc_server.http.context import ACCOUNT, CLIENT_GONE
 from svc_server.http.refusals import RequestTimeout, error_parts
+from svc_server.http.spill import SPILL_BYTES, Spill
+from svc_server.http.tenants import Tenants
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -75,8 +85,10 @@ MAX_LINE = 8190  # gunicorn's ceiling, kept: a request line and each header line
 HEAD_BUFFER = 8192 + 100 * 8192
 
 Headers = list[tuple[str, str]]
-Answer = tuple[int, Headers, bytes]
+Answer = tuple[int, Headers, bytes | str]
+"""Status, headers and the body: bytes, or the path of a file holding it (``http.spill``)."""
 
+TENANT_WAIT = 10.0  # seconds a call waits for its account's turn (``http.tenants``)
 NEWS_DELAY = 0.005  # seconds: see ``_gone``
 GONE: Answer = (499, [], b"")  # never sent: the job of a client already gone
 
@@ -99,10 +111,15 @@ class BufferedFront:
         threads: int,
         max_body_bytes: int,
         read_timeout: float,
+        tenant_calls: int = 2,
         on_close: Callable[[], None] | None = None,
     ) -> None:
-        """``on_close`` runs once the request threads have ended (the worker stops)."""
+        """``on_close`` runs once the request threads have ended (the worker stops);
+        ``tenant_calls``: calls of one account in progress at once (``http.tenants``),
+        at most ``threads - 1`` so another account always finds a thread."""
         self.app = app
+        self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), TENANT_WAIT)
+        self.spill = Spill()
         self.on_close = on_close
         self.threads = threads
         self.max_body_bytes = max_body_bytes
@@ -126,6 +143,7 @@ class BufferedFront:
         for worker in self.workers:
             worker.join(timeout=30)
         self.workers = []
+        self.spill.close()
         if self.on_close is not None:
             self.on_close()
 
@@ -134,7 +152,7 @@ class BufferedFront:
             loop, future, environ, gone = job
             # a client gone before its turn (closed, or half-closed: granian drops those)
             # costs no work and no charge
-            answer = GONE if gone.is_set() else self.call(environ)
+            answer = GONE if gone.is_set() else self.call(environ, gone)
             try:
                 loop.call_soon_threadsafe(_settle, future, answer)
             except RuntimeError:  # the worker's loop closed while the app ran: shutting down
@@ -154,6 +172,11 @@ class BufferedFront:
         loop = asyncio.get_running_loop()
         if not self.workers:
             self.__rsgi_init__(loop)
+        credential = self.tenants.credential(headers)
+        tenant = None if credential is None else self.tenants.tenant(credential)
+        if tenant is not None and not await self.tenants.enter(tenant):
+            protocol.response_bytes(*self.refusal(_busy_tenant(self.tenants), headers))
+            return
         gone = threading.Event()
         watcher = loop.create_task(_watch(protocol, gone))
         await asyncio.sleep(0)  # the watcher asks granian before the app can run
@@ -161,6 +184,7 @@ class BufferedFront:
         environ[CLIENT_GONE] = functools.partial(_gone, loop, gone, time.monotonic())
         future: asyncio.Future[Answer] = loop.create_future()
         self.jobs.put((loop, future, environ, gone))
+        answer: Answer = GONE
         try:
             answer = await future
         except asyncio.CancelledError:  # granian dropped the connection: gone too
@@ -168,8 +192,29 @@ class BufferedFront:
             raise
         finally:
             watcher.cancel()
-        if not gone.is_set():
-            protocol.response_bytes(*answer)
+            if credential is not None:
+                self.tenants.learn(credential, environ.get(ACCOUNT))
+            self._send(protocol, answer, gone.is_set(), tenant)
+
+    def _send(self, protocol: Any, answer: Answer, gone: bool, tenant: str | None) -> None:
+        """Hand ``answer`` to granian unless its client has gone; the tenant's call ends
+        then, or for a file once granian has closed it (``http.spill``)."""
+        status, headers, body = answer
+
+        def done() -> None:
+            if tenant is not None:
+                self.tenants.leave(tenant)
+
+        if isinstance(body, str):
+            if gone:
+                self.spill.discard(body)
+            else:
+                protocol.response_file(status, headers, body)
+                self.spill.handed(body, done)
+                return
+        elif not gone:
+            protocol.response_bytes(status, headers, body)
+        done()
 
     def check_head(self, scope: Any, headers: Headers) -> None:
         """Refuse a request line or header line over gunicorn's limit (414, 431), and a
@@ -225,13 +270,47 @@ class BufferedFront:
             raise _Refused(InvalidParams("The request body is malformed or incomplete."))
         return b"".join(parts)
 
+    def _collect_answer(
+        self, result: Iterable[bytes], gone: threading.Event | None
+    ) -> bytes | str | None:
+        """The body of ``result``: bytes, a file's path past ``SPILL_BYTES``, or None
+        when its client went while it was produced (the rest is never produced)."""
+        parts: list[bytes] = []
+        size = 0
+        spilled = None
+        try:
+            for chunk in result:
+                if gone is not None and gone.is_set():
+                    return None
+                if spilled is not None:
+                    spilled[1].write(chunk)
+                    continue
+                parts.append(chunk)
+                size += len(chunk)
+                if size > SPILL_BYTES and (spilled := self.spill.open()) is not None:
+                    spilled[1].writelines(parts)
+                    parts = []
+        except BaseException:
+            if spilled is not None:
+                spilled[1].close()
+                self.spill.discard(spilled[0])
+            raise
+        if spilled is None:
+            return b"".join(parts)
+        spilled[1].close()
+        if gone is not None and gone.is_set():
+            self.spill.discard(spilled[0])
+            return None
+        return spilled[0]
+
     def refusal(self, err: SvcError, headers: Headers) -> Answer:
         """The front's own answer: SPEC's error body, connection closed after it."""
         supplied = next((v for n, v in headers if n == "x-request-id"), None)
         return error_parts(err, requestid.resolve(supplied, os.urandom(16)))
 
-    def call(self, environ: dict[str, Any]) -> Answer:
-        """Run the WSGI app on this (pool) thread; its whole answer as bytes."""
+    def call(self, environ: dict[str, Any], gone: threading.Event | None = None) -> Answer:
+        """Run the WSGI app on this (pool) thread: its answer as bytes, or past
+        ``SPILL_BYTES`` as a file (its path); GONE once ``gone`` is set while it runs."""
         started: list[Any] = []
 
         def start_response(
@@ -243,16 +322,29 @@ class BufferedFront:
         try:
             result: Iterable[bytes] = self.app(environ, start_response)
             try:
-                body = b"".join(result)
+                body = self._collect_answer(result, gone)
             finally:
                 close = getattr(result, "close", None)
                 if close is not None:
                     close()
-            return int(started[0][:3]), list(started[1]), body
+            if body is None:
+                return GONE
+            headers = list(started[1])
+            if isinstance(body, str):  # granian states the file's length itself
+                headers = [(n, v) for n, v in headers if n.lower() != "content-length"]
+            return int(started[0][:3]), headers, body
         except Exception:
             log.exception("the app failed outside its own error handling")
             supplied = environ.get("HTTP_X_REQUEST_ID")
             return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
+
+
+def _busy_tenant(tenants: Tenants) -> SvcError:
+    return CallsInProgress(
+        f"This account already has {tenants.limit} calls in progress on this server "
+        f"(another waited {tenants.wait:g} s for one to end); this call was not run "
+        "and is not counted."
+    )
 
 
 def _gone(loop: asyncio.AbstractEventLoop, gone: threading.Event, since: float) -> bool:
