@@ -29,6 +29,8 @@ SPEC's error body in one place (``svc_server.http.responses``).
     ├── PayloadTooLarge (413), UriTooLong (414), UnsupportedMediaType (415),
     │   HeadersTooLarge (431)
     ├── RateLimited (429 RATE_LIMITED)
+    │   └── CallsInProgress (429 RATE_LIMITED, Retry-After): an account's calls in
+    │       progress on one server process at their bound (``SVC_TENANT_CALLS``)
     ├── ServerError (500 INTERNAL)
     │   ├── QueryFailed, UsageFailed
     │   └── ConfigError (CONFIG_INVALID)
@@ -281,6 +283,22 @@ class RateLimited(SvcError):
     status = 429
     code = "RATE_LIMITED"
     default_message = "Per-minute rate limit exceeded."
+
+
+class CallsInProgress(RateLimited):
+    """An account already has as many calls in progress on one server process as it may
+    hold at once (``SVC_TENANT_CALLS``), and no turn came in time: the call was not run,
+    so it is neither charged nor counted by the per-minute limit."""
+
+    default_message = "Too many calls of this account are in progress."
+    retry_after: ClassVar[int] = 1
+
+    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
+        super().__init__(
+            message,
+            hint=hint or f"Retry after {self.retry_after} second(s), or read answers sooner.",
+            headers={"Retry-After": str(self.retry_after)},
+        )
 
 
 class ServerError(SvcError):

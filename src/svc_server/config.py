@@ -132,6 +132,8 @@ class Config:
     server: str = "granian"
     workers: int = 2
     threads: int = 4
+    tenant_calls: int = 2
+    """Calls of one account in progress at once per server process (at most threads-1)."""
     read_timeout: int = 30
     log_level: str = "INFO"
     max_body_bytes: int = 1_048_576
@@ -143,6 +145,8 @@ class Config:
     quota_hold_seconds: int = 300
     """When a quota hold left by a process that died before settling stops counting."""
     inline_worker: bool = False
+    empty_data_file: bool = False
+    """A SQLite store whose data file is gone starts with an empty one (on purpose)."""
     dev_signin: bool = False
     session_max_age: int = 12 * 3600
     signup_plan: str = "starter"
@@ -187,6 +191,7 @@ _PARSERS: dict[str, Any] = {
     "server": _server,
     "workers": lambda n, r: _int(n, r, 1, 64),
     "threads": lambda n, r: _int(n, r, 1, 64),
+    "tenant_calls": lambda n, r: _int(n, r, 1, 64),
     "read_timeout": lambda n, r: _int(n, r, 1, 60),
     "log_level": _log_level,
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),
@@ -196,6 +201,7 @@ _PARSERS: dict[str, Any] = {
     "quota_wait_ms": lambda n, r: _int(n, r, 0, 30_000),
     "quota_hold_seconds": lambda n, r: _int(n, r, 30, 86_400),
     "inline_worker": _bool,
+    "empty_data_file": _bool,
     "dev_signin": _bool,
     "session_max_age": lambda n, r: _int(n, r, 1, 30 * 86400),
     "signup_plan": _plan,

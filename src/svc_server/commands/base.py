@@ -7,8 +7,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
+from svc_core.errors import ConfigError
 from svc_server.config import SETTINGS, Config, flag_name, load_config
-from svc_server.store import Store, open_store
+from svc_server.store import Store, missing_data_file, open_store
 
 BAR_WIDTH = 28
 
@@ -37,15 +38,36 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
-    """The store named by the configuration, schema brought up to date."""
+    """The store named by the configuration, schema brought up to date.
+
+    Refused with one line (``ConfigError``): a SQLite data file gone from beside its
+    accounts file (unless ``SVC_EMPTY_DATA_FILE=true`` asks for an empty one), and a
+    file SQLite finds damaged."""
     config = config_from_args(args)
+    missing = missing_data_file(config.database_url)
+    if missing is not None and not config.empty_data_file:
+        raise ConfigError(
+            f"the data file {missing} is missing (the accounts file beside it was made "
+            "with one): restore it from a backup, or start with an empty one on purpose "
+            "with --empty-data-file true (SVC_EMPTY_DATA_FILE=true)"
+        )
     store = open_store(
         config.database_url,
         pool_size=config.db_pool_size,
         busy_timeout_ms=config.db_busy_timeout_ms,
     )
-    if migrate:
-        store.migrate()
+    try:
+        if migrate:
+            store.migrate()
+        problem = store.problem(probe=True)
+    except Exception:
+        problem = store.problem(probe=False)
+        if problem is None:
+            store.close()
+            raise
+    if problem is not None:
+        store.close()
+        raise ConfigError(problem)
     return store
 
 

@@ -17,7 +17,7 @@ from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
 from svc_server.ports import port_in_use
 from svc_server.services.events import notify_trials_ending
-from svc_server.store import sqlite_data_url
+from svc_server.store import open_store, sqlite_data_url
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -162,6 +162,7 @@ def granian_app() -> Any:
         threads=config.threads,
         max_body_bytes=config.max_body_bytes,
         read_timeout=config.read_timeout,
+        tenant_calls=config.tenant_calls,
         on_close=app.close,  # a stopping worker writes its leases back
     )
 
@@ -211,7 +212,13 @@ def run_gunicorn(config: Config) -> None:
 def served_app(config: Config) -> SvcApp:
     """The app one server process serves, with the inline webhook worker started in that
     process when ``SVC_INLINE_WORKER`` is on (building an app never starts threads)."""
-    app = create_app(config, migrate=False)
+    store = open_store(  # files svc serve checked: one gone since is an error, not new
+        config.database_url,
+        pool_size=config.db_pool_size,
+        busy_timeout_ms=config.db_busy_timeout_ms,
+        create=False,
+    )
+    app = create_app(config, store=store, migrate=False)
     if config.inline_worker:
         start_inline(app.store, config, clock=app.clock, trial_notices=notify_trials_ending)
     return app

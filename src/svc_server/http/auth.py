@@ -194,14 +194,18 @@ def unrouted_key(deps: Deps, request: Request, now: float) -> tuple[str, str] | 
     return access.key_owner(deps.store, api_key, now)
 
 
-def settle(deps: Deps, admission: Admission, response: Response, now: float) -> None:
-    """Settle what ``admission`` held once ``response`` is known (errors included)."""
+def settle(
+    deps: Deps, admission: Admission, response: Response, now: float, *, sent: bool = True
+) -> None:
+    """Settle what ``admission`` held once ``response`` is known (errors included). A
+    call counts only when it succeeded and its client is still there to be answered
+    (``sent`` false: it closed or half-closed its connection, see ``http.front``)."""
     caller = admission.caller
     if caller is not None:
         used = None
         held = admission.held
         if held is not None:
-            succeeded = 200 <= response.status_code < 300
+            succeeded = sent and 200 <= response.status_code < 300
             settled = access.settle(deps.store, held, succeeded, now, deps.leases)
             if held.mode == "live":
                 used = settled

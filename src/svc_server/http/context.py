@@ -7,6 +7,13 @@ from werkzeug.wrappers import Request
 
 from svc_core.caller import Caller
 
+CLIENT_GONE = "svc.client_gone"
+"""The environ key of a callable the server may set (``http.front`` does): whether the
+client has gone, closed or half-closed; the app charges no call it cannot answer."""
+ACCOUNT = "svc.account"
+"""The environ key the app sets to the account (consumer id) a call acted for, so the
+server can bound each account's share of it (``http.tenants``)."""
+
 
 @attrs.frozen(kw_only=True)
 class Ctx:

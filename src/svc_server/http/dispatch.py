@@ -32,7 +32,7 @@ from svc_core.errors import (
     UriTooLong,
 )
 from svc_server.http import auth
-from svc_server.http.context import Ctx
+from svc_server.http.context import ACCOUNT, CLIENT_GONE, Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.responses import error_response
 from svc_server.http.routing import Route
@@ -191,7 +191,11 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
         if ctx.key_id is not None:  # for the key's request log
             ctx = attrs.evolve(ctx, error_code=answered(err).code)
     try:
-        auth.settle(deps, admission, response, ctx.now)
+        if ctx.consumer_id is not None:  # for the server's per-account bound
+            request.environ[ACCOUNT] = ctx.consumer_id
+        gone = request.environ.get(CLIENT_GONE)
+        sent = admission.held is None or gone is None or not gone()  # asked when it counts
+        auth.settle(deps, admission, response, ctx.now, sent=sent)
     except Exception:
         error_log.exception("request %s: settling the call failed", ctx.request_id)
     return response, ctx

@@ -1,11 +1,22 @@
 """The bundled server's front: granian reads each request whole, then a thread runs the app.
 
+Long because it is the one adapter between granian and the WSGI app: the checks of a
+request head, the body read on the event loop, the hand-over to a thread and back
+(each account's share, ``http.tenants``; large answers from files, ``http.spill``) and
+the environ.
+
 granian (a Rust HTTP server) parses connections on its own event loop; ``BufferedFront``
 is the RSGI application it calls. It checks the request head, reads the body on the
 event loop under a deadline and a size limit, and only then hands a complete WSGI
 environ to one of ``threads`` Python threads. A client that sends part of a request and
 then nothing therefore holds a coroutine and a socket, never a thread: the threads serve
 only requests that have fully arrived (docs/security.md).
+
+A client that closes or half-closes its connection (``shutdown(SHUT_WR)``, ``nc -N``)
+after its request gets no answer: granian (hyper, without its half-close option) drops
+the connection at the end of the client's input. The front sees that
+(``client_disconnect``) and tells the app through ``environ[CLIENT_GONE]``, so such a
+call is never charged; one not yet started is not run at all.
 
 ``svc serve`` runs granian for HTTP/1.x only: the body framing below
 (``Content-Length`` or chunked, else no body) is HTTP/1's.
@@ -17,9 +28,16 @@ close`` so a client is never promised a connection that is then dropped:
 - 431 ``HEADERS_TOO_LARGE`` for a header line over ``MAX_LINE`` bytes;
 - 413 ``PAYLOAD_TOO_LARGE`` for a body over ``SVC_MAX_BODY_BYTES`` (before reading it
   when ``Content-Length`` says so, else as soon as the chunks pass the limit);
-- 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not);
+- 400 ``INVALID_PARAMS`` for a malformed or truncated body (chunked or not), for two
+  ``Host`` headers and for an HTTP/1.1 request without one (RFC 9112 3.2);
 - 408 ``REQUEST_TIMEOUT`` for a body not complete within ``SVC_READ_TIMEOUT``;
+- 429 ``RATE_LIMITED`` with ``Retry-After`` for a call whose account found no turn
+  (``http.tenants``): never run, so never charged;
 - 500 ``INTERNAL`` when the app itself raises.
+
+A header whose name holds ``_`` is dropped, as gunicorn does: in the environ
+``X_Forwarded_For`` and ``X-Forwarded-For`` would both be ``HTTP_X_FORWARDED_FOR``,
+so a client could add to a header a trusted proxy sets (the client address, the key).
 
 What granian answers itself (an empty body, ``Connection: close``; it offers no way to
 replace these): 400 for a request line or header it cannot parse, 431 for more than 100
@@ -30,17 +48,20 @@ headers or a request head over ``HEAD_BUFFER`` bytes, 414 for a request target o
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from svc_core import requestid
 from svc_core.errors import (
+    CallsInProgress,
     HeadersTooLarge,
     InvalidParams,
     PayloadTooLarge,
@@ -48,7 +69,10 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
+from svc_server.http.context import ACCOUNT, CLIENT_GONE
 from svc_server.http.refusals import RequestTimeout, error_parts
+from svc_server.http.spill import SPILL_BYTES, Spill
+from svc_server.http.tenants import Tenants
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -61,7 +85,12 @@ MAX_LINE = 8190  # gunicorn's ceiling, kept: a request line and each header line
 HEAD_BUFFER = 8192 + 100 * 8192
 
 Headers = list[tuple[str, str]]
-Answer = tuple[int, Headers, bytes]
+Answer = tuple[int, Headers, bytes | str]
+"""Status, headers and the body: bytes, or the path of a file holding it (``http.spill``)."""
+
+TENANT_WAIT = 10.0  # seconds a call waits for its account's turn (``http.tenants``)
+NEWS_DELAY = 0.005  # seconds: see ``_gone``
+GONE: Answer = (499, [], b"")  # never sent: the job of a client already gone
 
 
 class _Refused(Exception):
@@ -82,10 +111,15 @@ class BufferedFront:
         threads: int,
         max_body_bytes: int,
         read_timeout: float,
+        tenant_calls: int = 2,
         on_close: Callable[[], None] | None = None,
     ) -> None:
-        """``on_close`` runs once the request threads have ended (the worker stops)."""
+        """``on_close`` runs once the request threads have ended (the worker stops);
+        ``tenant_calls``: calls of one account in progress at once (``http.tenants``),
+        at most ``threads - 1`` so another account always finds a thread."""
         self.app = app
+        self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), TENANT_WAIT)
+        self.spill = Spill()
         self.on_close = on_close
         self.threads = threads
         self.max_body_bytes = max_body_bytes
@@ -109,13 +143,16 @@ class BufferedFront:
         for worker in self.workers:
             worker.join(timeout=30)
         self.workers = []
+        self.spill.close()
         if self.on_close is not None:
             self.on_close()
 
     def _serve(self) -> None:
         while (job := self.jobs.get()) is not None:
-            loop, future, environ = job
-            answer = self.call(environ)
+            loop, future, environ, gone = job
+            # a client gone before its turn (closed, or half-closed: granian drops those)
+            # costs no work and no charge
+            answer = GONE if gone.is_set() else self.call(environ, gone)
             try:
                 loop.call_soon_threadsafe(_settle, future, answer)
             except RuntimeError:  # the worker's loop closed while the app ran: shutting down
@@ -135,12 +172,53 @@ class BufferedFront:
         loop = asyncio.get_running_loop()
         if not self.workers:
             self.__rsgi_init__(loop)
+        credential = self.tenants.credential(headers)
+        tenant = None if credential is None else self.tenants.tenant(credential)
+        if tenant is not None and not await self.tenants.enter(tenant):
+            protocol.response_bytes(*self.refusal(_busy_tenant(self.tenants), headers))
+            return
+        gone = threading.Event()
+        watcher = loop.create_task(_watch(protocol, gone))
+        await asyncio.sleep(0)  # the watcher asks granian before the app can run
+        environ = build_environ(scope, headers, body)
+        environ[CLIENT_GONE] = functools.partial(_gone, loop, gone, time.monotonic())
         future: asyncio.Future[Answer] = loop.create_future()
-        self.jobs.put((loop, future, build_environ(scope, headers, body)))
-        protocol.response_bytes(*await future)
+        self.jobs.put((loop, future, environ, gone))
+        answer: Answer = GONE
+        try:
+            answer = await future
+        except asyncio.CancelledError:  # granian dropped the connection: gone too
+            gone.set()
+            raise
+        finally:
+            watcher.cancel()
+            if credential is not None:
+                self.tenants.learn(credential, environ.get(ACCOUNT))
+            self._send(protocol, answer, gone.is_set(), tenant)
+
+    def _send(self, protocol: Any, answer: Answer, gone: bool, tenant: str | None) -> None:
+        """Hand ``answer`` to granian unless its client has gone; the tenant's call ends
+        then, or for a file once granian has closed it (``http.spill``)."""
+        status, headers, body = answer
+
+        def done() -> None:
+            if tenant is not None:
+                self.tenants.leave(tenant)
+
+        if isinstance(body, str):
+            if gone:
+                self.spill.discard(body)
+            else:
+                protocol.response_file(status, headers, body)
+                self.spill.handed(body, done)
+                return
+        elif not gone:
+            protocol.response_bytes(status, headers, body)
+        done()
 
     def check_head(self, scope: Any, headers: Headers) -> None:
-        """Refuse a request line or header line over gunicorn's limit (414, 431)."""
+        """Refuse a request line or header line over gunicorn's limit (414, 431), and a
+        request without exactly one ``Host`` where HTTP/1.1 asks for one (400)."""
         target = len(scope.path.encode("utf-8")) + len(scope.query_string) + 1
         if len(scope.method) + target + len(" HTTP/1.1") + 1 > MAX_LINE:
             raise _Refused(UriTooLong(f"The request line is longer than {MAX_LINE} bytes."))
@@ -149,6 +227,13 @@ class BufferedFront:
                 raise _Refused(
                     HeadersTooLarge(f"Request header {name[:64]!r} is over {MAX_LINE} bytes.")
                 )
+        hosts = sum(1 for name, _ in headers if name.lower() == "host")
+        if hosts > 1 or (hosts == 0 and scope.http_version == "1.1"):
+            raise _Refused(
+                InvalidParams(
+                    "Send exactly one Host header." if hosts else "HTTP/1.1 needs a Host header."
+                )
+            )
 
     async def read_body(self, protocol: Any, headers: Headers) -> bytes:
         """The whole body, read on the event loop; refusals for size, form and time."""
@@ -185,13 +270,47 @@ class BufferedFront:
             raise _Refused(InvalidParams("The request body is malformed or incomplete."))
         return b"".join(parts)
 
+    def _collect_answer(
+        self, result: Iterable[bytes], gone: threading.Event | None
+    ) -> bytes | str | None:
+        """The body of ``result``: bytes, a file's path past ``SPILL_BYTES``, or None
+        when its client went while it was produced (the rest is never produced)."""
+        parts: list[bytes] = []
+        size = 0
+        spilled = None
+        try:
+            for chunk in result:
+                if gone is not None and gone.is_set():
+                    return None
+                if spilled is not None:
+                    spilled[1].write(chunk)
+                    continue
+                parts.append(chunk)
+                size += len(chunk)
+                if size > SPILL_BYTES and (spilled := self.spill.open()) is not None:
+                    spilled[1].writelines(parts)
+                    parts = []
+        except BaseException:
+            if spilled is not None:
+                spilled[1].close()
+                self.spill.discard(spilled[0])
+            raise
+        if spilled is None:
+            return b"".join(parts)
+        spilled[1].close()
+        if gone is not None and gone.is_set():
+            self.spill.discard(spilled[0])
+            return None
+        return spilled[0]
+
     def refusal(self, err: SvcError, headers: Headers) -> Answer:
         """The front's own answer: SPEC's error body, connection closed after it."""
         supplied = next((v for n, v in headers if n == "x-request-id"), None)
         return error_parts(err, requestid.resolve(supplied, os.urandom(16)))
 
-    def call(self, environ: dict[str, Any]) -> Answer:
-        """Run the WSGI app on this (pool) thread; its whole answer as bytes."""
+    def call(self, environ: dict[str, Any], gone: threading.Event | None = None) -> Answer:
+        """Run the WSGI app on this (pool) thread: its answer as bytes, or past
+        ``SPILL_BYTES`` as a file (its path); GONE once ``gone`` is set while it runs."""
         started: list[Any] = []
 
         def start_response(
@@ -203,23 +322,63 @@ class BufferedFront:
         try:
             result: Iterable[bytes] = self.app(environ, start_response)
             try:
-                body = b"".join(result)
+                body = self._collect_answer(result, gone)
             finally:
                 close = getattr(result, "close", None)
                 if close is not None:
                     close()
-            return int(started[0][:3]), list(started[1]), body
+            if body is None:
+                return GONE
+            headers = list(started[1])
+            if isinstance(body, str):  # granian states the file's length itself
+                headers = [(n, v) for n, v in headers if n.lower() != "content-length"]
+            return int(started[0][:3]), headers, body
         except Exception:
             log.exception("the app failed outside its own error handling")
             supplied = environ.get("HTTP_X_REQUEST_ID")
             return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
 
 
+def _busy_tenant(tenants: Tenants) -> SvcError:
+    return CallsInProgress(
+        f"This account already has {tenants.limit} calls in progress on this server "
+        f"(another waited {tenants.wait:g} s for one to end); this call was not run "
+        "and is not counted."
+    )
+
+
+def _gone(loop: asyncio.AbstractEventLoop, gone: threading.Event, since: float) -> bool:
+    """Whether the client has gone, asked from a request thread before a call is charged.
+
+    A half-close arrives with the request, but granian's word of it needs the GIL and a
+    turn of the event loop, which the request thread may have held all along: so the
+    answer waits for one loop turn and, for a call answered within ``NEWS_DELAY`` of its
+    arrival, until then (a fast counted call pays at most that). Measured, the news
+    comes 0.2 to 3 ms after the request, up to 20 ms on a worker's very first call: a
+    half-closed call answered before the news is still charged, so this narrows the
+    window, it cannot close it (granian reports no delivery)."""
+    if not gone.is_set():
+        try:
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=1)
+        except (RuntimeError, TimeoutError):  # the loop stopped or is stuck: no news
+            return gone.is_set()
+        left = since + NEWS_DELAY - time.monotonic()
+        if left > 0:
+            gone.wait(left)
+    return gone.is_set()
+
+
+async def _watch(protocol: Any, gone: threading.Event) -> None:
+    """Set ``gone`` when the client closes or half-closes its connection."""
+    await protocol.client_disconnect()
+    gone.set()
+
+
 def _no_write(data: bytes) -> object:
     raise RuntimeError("the write() callable of start_response is not supported")
 
 
-_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Answer]", dict[str, Any]]
+_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Answer]", dict[str, Any], threading.Event]
 
 
 def _settle(future: asyncio.Future[Answer], answer: Answer) -> None:
@@ -266,6 +425,8 @@ def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
         "wsgi.run_once": False,
     }
     for name, value in headers:
+        if "_" in name:  # see the module docstring: never an alias of a trusted header
+            continue
         if name == "content-type":
             environ["CONTENT_TYPE"] = value
             continue

@@ -23,6 +23,7 @@ REASONS = {
     408: "Request Timeout",
     413: "Content Too Large",
     414: "URI Too Long",
+    429: "Too Many Requests",
     431: "Request Header Fields Too Large",
 }
 
@@ -35,5 +36,6 @@ def error_parts(err: SvcError, request_id: str) -> tuple[int, list[tuple[str, st
         ("Content-Type", "application/json"),
         ("Content-Length", str(len(body))),
         ("X-Request-ID", request_id),
+        *err.headers.items(),  # Retry-After of a 429
     ]
     return err.status, headers, body

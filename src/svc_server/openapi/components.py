@@ -123,7 +123,9 @@ RESPONSES: dict[str, Json] = {
         "UNSUPPORTED_MEDIA_TYPE: the body is not application/json."
     ),
     "RateLimited": _error_response(
-        "RATE_LIMITED: the per-minute limit is reached.", ("Retry-After", *DATA_HEADERS)
+        "RATE_LIMITED: the per-minute limit is reached, or the account already has its "
+        "calls in progress at once on this server (not charged).",
+        ("Retry-After", *DATA_HEADERS),
     ),
     "TestSendLimited": _error_response(
         "RATE_LIMITED: a test send of the account is running (one at a time), or it has "

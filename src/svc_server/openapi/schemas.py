@@ -1327,7 +1327,18 @@ STATUS = obj(
     {
         "status": enum(("ok", "degraded")),
         "checks": array(
-            obj({"name": string(), "ok": {"type": "boolean"}, "latency_ms": number(minimum=0)})
+            obj(
+                {
+                    "name": string(),
+                    "ok": {"type": "boolean"},
+                    "latency_ms": number(minimum=0),
+                    "error": string(
+                        "Why the probe failed (absent when it did not): e.g. the data "
+                        "file is missing or damaged."
+                    ),
+                },
+                required=("name", "ok", "latency_ms"),
+            )
         ),
         "checked_at": TIMESTAMP,
     }

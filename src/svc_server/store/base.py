@@ -63,6 +63,11 @@ class Database(Protocol):
         """Tables that exist now (for ``svc init`` and health checks)."""
         ...
 
+    def problem(self) -> str | None:
+        """Why this database cannot serve what it holds (a SQLite file damaged, gone or
+        replaced), one line; None when it can."""
+        ...
+
     def close(self) -> None:
         """Release every connection."""
         ...

@@ -127,6 +127,11 @@ class PostgresDatabase:
                 tx.execute(f"ANALYZE {name}")
         return True
 
+    def problem(self) -> str | None:
+        """None: a server's database does not vanish or rot under svc like a file (its
+        failures are errors of the statements)."""
+        return None
+
     def table_names(self) -> list[str]:
         with self.transaction(write=False) as tx:
             rows = tx.fetchall(

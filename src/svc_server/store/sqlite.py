@@ -24,10 +24,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlite_utils
 
@@ -42,6 +43,8 @@ except ImportError:  # pragma: no cover - Windows: SQLite's busy handler alone
 MIN_SQLITE = (3, 35, 0)  # RETURNING and ON CONFLICT DO UPDATE ... RETURNING
 FLOCK_POLL_SECONDS = 0.005
 """The first pause between tries of a held ``flock``; it doubles up to 50 ms."""
+DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+"""SQLite's codes for a file that is not (or no longer) a sound database."""
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -94,7 +97,9 @@ class SqliteDatabase:
 
     dialect = "sqlite"
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 5_000) -> None:
+    def __init__(self, url: str, *, busy_timeout_ms: int = 5_000, create: bool = True) -> None:
+        """``create`` false: a missing file is an error, never a new empty database (a
+        served process opens files ``svc serve`` checked; one deleted since must fail)."""
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise ConfigError(
                 f"SQLite {sqlite3.sqlite_version} is too old: svc needs 3.35 or newer"
@@ -107,6 +112,10 @@ class SqliteDatabase:
         self._all_lock = threading.Lock()
         self._writer = threading.Lock()
         self._writer_fd: int | None = None
+        self._create = create
+        self._identity: tuple[int, int] | None = None  # (device, inode) first opened
+        self.damage: str | None = None
+        """SQLite's word that the file is damaged, once a statement met it."""
 
     def _queue_fd(self) -> int | None:
         """The per-process descriptor of the writers' ``flock`` file (None: no flock, as
@@ -144,23 +153,39 @@ class SqliteDatabase:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path,
-                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-                check_same_thread=False,
-                timeout=self._busy_timeout_ms / 1000,
-            )
-            db = sqlite_utils.Database(conn)
-            if self.path != ":memory:":
-                db.enable_wal()
-            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            self._local.conn = conn
-            with self._all_lock:
-                self._all.append(conn)
+            try:
+                conn = self._connect()
+            except sqlite3.DatabaseError as exc:
+                self._note(exc)
+                raise
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        """A new connection of this thread, tuned and remembered."""
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        target, uri = self.path, False
+        if not self._create and self.path != ":memory:":
+            target, uri = f"file:{quote(os.path.abspath(self.path))}?mode=rw", True
+        conn = sqlite3.connect(
+            target,
+            isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+            check_same_thread=False,
+            timeout=self._busy_timeout_ms / 1000,
+            uri=uri,
+        )
+        if self._identity is None and os.path.exists(self.path):
+            found = os.stat(self.path)
+            self._identity = (found.st_dev, found.st_ino)
+        db = sqlite_utils.Database(conn)
+        if self.path != ":memory:":
+            db.enable_wal()
+        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        self._local.conn = conn
+        with self._all_lock:
+            self._all.append(conn)
         return conn
 
     @contextmanager
@@ -185,6 +210,30 @@ class SqliteDatabase:
             if conn.in_transaction:  # COMMIT itself was refused
                 conn.execute("ROLLBACK")
             raise StoreBusy("The database is locked; try again shortly.") from exc
+        except sqlite3.DatabaseError as exc:
+            self._note(exc)
+            raise
+
+    def _note(self, exc: sqlite3.DatabaseError) -> None:
+        if exc.sqlite_errorcode & 0xFF in DAMAGED:
+            self.damage = str(exc)
+
+    def problem(self) -> str | None:
+        """Why this file cannot serve what it holds, if it cannot: damaged (a statement
+        met SQLite's "malformed" or "not a database"), gone from its path, or another
+        file there now than the one opened. None when it is the file it was."""
+        name = os.path.basename(self.path)
+        if self.damage is not None:
+            return f"{name} is damaged ({self.damage}); restore it from a backup"
+        if self.path == ":memory:" or self._identity is None:
+            return None
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return f"{name} is missing; restore it from a backup and restart svc serve"
+        if (found.st_dev, found.st_ino) != self._identity:
+            return f"{name} was replaced while svc ran; restart svc serve"
+        return None
 
     def lock(self, tx: Any, key: str) -> None:
         """BEGIN IMMEDIATE already serializes every writer; nothing more to take."""
@@ -228,6 +277,30 @@ def sqlite_data_url(url: str) -> str | None:
     stem, dot, suffix = name.rpartition(".")
     name = f"{stem}-data.{suffix}" if dot and stem else f"{name}-data"
     return f"sqlite:///{head}{slash}{name}"
+
+
+def missing_data_file(url: str, data_tables: Iterable[str]) -> str | None:
+    """The data file of the SQLite store ``url`` when it should be there and is not:
+    the accounts file exists, has a schema and none of ``data_tables``, so a data file
+    was made beside it (a file from before the split still holds its data). None when
+    nothing is missing, the URL is not a SQLite file, or the accounts file cannot tell."""
+    if not url.startswith("sqlite:///"):
+        return None
+    path, data_url = sqlite_path(url), sqlite_data_url(url)
+    if data_url is None or not os.path.exists(path) or os.path.exists(sqlite_path(data_url)):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            tables = {str(row[0]) for row in rows}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:  # damaged, or locked: opening it says so
+        return None
+    if "schema_version" in tables and tables.isdisjoint(data_tables):
+        return sqlite_path(data_url)
+    return None
 
 
 def move_tables(source: Any, target: Any, tables: Sequence[str]) -> None:

@@ -75,6 +75,22 @@ class Store:
             version = min(version, current_version(self.data))
         return version
 
+    def problem(self, *, probe: bool = False) -> str | None:
+        """Why one of the store's databases cannot serve what it holds (``problem`` of
+        each: a SQLite file damaged, gone or replaced); None when both can. ``probe``
+        reads each file's schema first, so a damaged header is found before any call."""
+        for db in (self.db, self.data) if self.data is not self.db else (self.db,):
+            if probe and db.dialect == "sqlite":
+                try:
+                    with db.transaction(write=False) as tx:
+                        tx.fetchone("SELECT 1 AS ok FROM sqlite_master LIMIT 1")
+                except Exception:  # noqa: S110 - what it found is what problem() says
+                    pass
+            found = db.problem()
+            if found is not None:
+                return found
+        return None
+
     def ping(self) -> float:
         """Round-trip a trivial query; return its latency in milliseconds."""
         start = time.perf_counter()

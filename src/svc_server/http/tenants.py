@@ -1,0 +1,124 @@
+"""Each tenant's share of a worker: calls of one account in progress at once, bounded.
+
+The front (``http.front``) runs requests on a few threads. Without a bound, one account
+sending its largest answers on many connections and reading nothing takes every thread
+and fills memory while other tenants wait (issue 29). So a call of an account enters
+the worker only while fewer than ``limit`` of that account's calls are in progress
+there; "in progress" lasts from the thread taking the call until its answer has left
+(a large answer, written to a file, until granian has sent or dropped it). Later calls
+wait on the event loop, holding no thread, in arrival order; one still waiting after
+``wait`` seconds is refused with 429 and ``Retry-After`` by the front, before the app
+sees it: it is not charged and not counted by the per-minute limit.
+
+The tenant is known from the request's credential: the ``X-API-Key`` value or the
+session cookie, hashed. Once the app has answered one call of a credential it names the
+account (``environ[ACCOUNT]``), and later calls of every key and session of that account
+share one bound. Requests without a credential (the status probe, public pages) are
+not bounded here. Everything runs on the event loop: no locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+from collections import deque
+from http.cookies import CookieError, SimpleCookie
+
+KNOWN_CREDENTIALS = 10_000
+"""Credentials whose account is remembered; past this the memory starts over."""
+
+
+class Tenants:
+    """Calls in progress per tenant, and the calls waiting for a turn."""
+
+    def __init__(self, limit: int, wait: float) -> None:
+        self.limit = limit
+        self.wait = wait
+        self.running: dict[str, int] = {}
+        self.waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self.accounts: dict[str, str] = {}
+
+    @staticmethod
+    def credential(headers: list[tuple[str, str]]) -> str | None:
+        """A digest of the request's key or session cookie; None without either."""
+        for name, value in headers:
+            if name == "x-api-key":
+                return "key:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+        for name, value in headers:
+            if name == "cookie":
+                try:
+                    jar = SimpleCookie(value)
+                except CookieError:
+                    continue
+                session = jar.get("svc_session")
+                if session is not None and session.value:
+                    digest = hashlib.sha256(session.value.encode("utf-8", "replace"))
+                    return "session:" + digest.hexdigest()
+        return None
+
+    def tenant(self, credential: str) -> str:
+        """The account of ``credential`` once known, else the credential itself."""
+        return self.accounts.get(credential, credential)
+
+    def learn(self, credential: str, account: str | None) -> None:
+        """Remember which account ``credential`` acts for (the app said so)."""
+        if account is None or self.accounts.get(credential) == account:
+            return
+        if len(self.accounts) >= KNOWN_CREDENTIALS:
+            self.accounts.clear()
+        self.accounts[credential] = "account:" + account
+
+    async def enter(self, tenant: str) -> bool:
+        """Take a turn of ``tenant``: at once when it has fewer than ``limit`` calls in
+        progress, else when one ends, within ``wait`` seconds. False: no turn came."""
+        if self.running.get(tenant, 0) < self.limit:
+            self.running[tenant] = self.running.get(tenant, 0) + 1
+            return True
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self.waiting.setdefault(tenant, deque())
+        queue.append(turn)
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), self.wait)
+            return True
+        except (TimeoutError, asyncio.CancelledError):
+            if turn.done() and not turn.cancelled():  # handed over as we stopped waiting
+                self.leave(tenant)
+            else:
+                turn.cancel()
+            _drop(self.waiting, tenant, turn)
+            if asyncio.current_task() is not None and _cancelling():
+                raise
+            return False
+
+    def leave(self, tenant: str) -> None:
+        """End one call of ``tenant``: its turn goes to the first call waiting."""
+        queue = self.waiting.get(tenant)
+        while queue:
+            turn = queue.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.waiting.pop(tenant, None)
+        left = self.running.get(tenant, 0) - 1
+        if left > 0:
+            self.running[tenant] = left
+        else:
+            self.running.pop(tenant, None)
+
+
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _drop(
+    waiting: dict[str, deque[asyncio.Future[None]]], tenant: str, turn: asyncio.Future[None]
+) -> None:
+    queue = waiting.get(tenant)
+    if queue is None:
+        return
+    with contextlib.suppress(ValueError):  # already taken by ``leave``
+        queue.remove(turn)
+    if not queue:
+        waiting.pop(tenant, None)

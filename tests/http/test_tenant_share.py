@@ -1,0 +1,202 @@
+"""One tenant's unread big answers cannot starve another tenant (issue 29, item 2),
+measured against a real ``svc serve`` (granian, one worker of four threads).
+
+One account opens 24 connections, each asking for its largest CSV of ``/transactions``
+(tens of MB: the demo's largest cohort multiplied), with a tiny receive buffer, and
+reads nothing. Meanwhile another account's calls are each answered within one second,
+and the worker's memory (RSS) grows by less than ``RSS_BOUND``: at most
+``SVC_TENANT_CALLS`` (2) of the flood's calls run at once, each answer past 256 KiB
+leaves from a file granian reads as the client reads (docs/security.md). The flood's
+excess waits on the event loop and is refused with 429 ``RATE_LIMITED`` and
+``Retry-After`` after 10 s; those calls are neither charged nor counted.
+"""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_core import demo as core_demo
+from svc_core import demo_markets
+from svc_server.ingest import demo
+from svc_server.store import open_store
+from tests.conftest import RE_NOW, LiveServer
+from tests.http import multihost_support as mh
+from tests.server import test_demo_load as tdl
+
+FLOOD = 24
+RECORDS = 70_000  # the flood's selection, under the CSV cap of 100,000
+RSS_BOUND = 64 * 2**20  # bytes a worker may grow by during the flood (docs/security.md)
+BIG_MB = 10  # the flood's answer is at least this many MB (the test is about big ones)
+
+
+@pytest.fixture(scope="module")
+def flood_setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[LiveServer, str, str, str]]:
+    """The server, the CSV path of the largest selection, the flooder's and the other
+    tenant's keys."""
+    folder = tmp_path_factory.mktemp("share")
+    url = f"sqlite:///{folder / 'svc.db'}"
+    store = open_store(url)
+    try:
+        store.migrate()
+        with pytest.MonkeyPatch.context() as patch:  # the small demo set, as small_demo
+            patch.setattr(core_demo, "demo_transactions", tdl_transactions)
+            patch.setattr(
+                core_demo,
+                "demo_indices",
+                lambda seed: itertools.islice(tdl.FULL_INDICES(seed), 600),
+            )
+            patch.setattr(demo_markets, "demo_market_data", tdl._small_markets)
+            demo.load_demo(store, seed=1, now=RE_NOW)
+        _, flooder = mh.consumer(store, "flood@example.com", monthly_quota=10**6, rate_limit=10**6)
+        _, other = mh.consumer(store, "other@example.com", monthly_quota=10**6, rate_limit=10**6)
+    finally:
+        store.close()
+    path = _largest(folder / "svc-data.db")
+    server = LiveServer(url, env={"SVC_THREADS": "4", "SVC_LOG_LEVEL": "WARNING"})
+    yield server, path, flooder, other
+    server.stop()
+
+
+def tdl_transactions(seed: int) -> Iterator[Any]:
+    return itertools.islice(tdl.FULL_TRANSACTIONS(seed), tdl.SLICE)
+
+
+def _largest(data_file: Path) -> str:
+    """Copy the records of the demo's largest cohort until its last 36 months (the
+    longest range) hold about ``RECORDS``; the CSV path of that range."""
+    with sqlite3.connect(data_file) as conn:
+        code, ptype, ttype, last = conn.execute(
+            "SELECT sigungu_code, property_type, transaction_type, MAX(month) "
+            "FROM transactions GROUP BY 1, 2, 3 ORDER BY COUNT(*) DESC LIMIT 1"
+        ).fetchone()
+        first = _minus_months(last, 35)
+        cohort = (
+            "sigungu_code = ? AND property_type = ? AND transaction_type = ? "
+            "AND month BETWEEN ? AND ?"
+        )
+        (base,) = conn.execute(
+            f"SELECT COUNT(*) FROM transactions WHERE {cohort}", (code, ptype, ttype, first, last)
+        ).fetchone()
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(transactions)")]
+        picked = ", ".join("natural_key || '#' || n" if c == "natural_key" else c for c in columns)
+        conn.execute(
+            f"INSERT INTO transactions ({', '.join(columns)}) "
+            f"WITH RECURSIVE copies(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM copies "
+            f"WHERE n < ?) SELECT {picked} FROM transactions, copies WHERE {cohort}",
+            (RECORDS // base, code, ptype, ttype, first, last),
+        )
+    conn.close()
+    return (
+        f"/api/v1/real-estate/transactions.csv?sigungu_code={code}&property_type={ptype}"
+        f"&transaction_type={ttype}&from={first}&to={last}"
+    )
+
+
+def _minus_months(month: str, n: int) -> str:
+    year, mon = map(int, month.split("-"))
+    total = year * 12 + mon - 1 - n
+    return f"{total // 12:04d}-{total % 12 + 1:02d}"
+
+
+def worker_rss(server: LiveServer) -> int:
+    """The resident memory of the server's worker processes (granian's children), bytes."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("PPid", "0").strip()) == server.proc.pid:
+            total += int(fields["VmRSS"].split()[0]) * 1024
+    assert total, "no worker process found"
+    return total
+
+
+def get(server: LiveServer, path: str, key: str) -> tuple[int, bytes, dict[str, str]]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"X-API-Key": key})
+        response = conn.getresponse()
+        return response.status, response.read(), {k.lower(): v for k, v in response.getheaders()}
+    finally:
+        conn.close()
+
+
+def unread(server: LiveServer, path: str, key: str) -> socket.socket:
+    """A connection asking for ``path`` that will read nothing."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: {key}\r\n\r\n".encode())
+    return sock
+
+
+def test_unread_big_answers_of_one_tenant_do_not_starve_another(
+    flood_setup: tuple[LiveServer, str, str, str],
+) -> None:
+    server, path, flooder, other = flood_setup
+    status, body, _ = get(server, path, flooder)  # the answer is big, and whole
+    assert status == 200, body[:300]
+    assert len(body) > BIG_MB * 2**20
+    assert body.count(b"\n") > 1000
+    for _ in range(3):  # warm: the other tenant's call and the worker's caches
+        assert get(server, "/api/v1/real-estate/dimensions", other)[0] == 200
+    before = worker_rss(server)
+    sockets = [unread(server, path, flooder) for _ in range(FLOOD)]
+    try:
+        peak = before
+        slowest = 0.0
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            status, _, _ = get(server, "/api/v1/real-estate/dimensions", other)
+            slowest = max(slowest, time.monotonic() - started)
+            assert status == 200
+            peak = max(peak, worker_rss(server))
+            time.sleep(0.3)
+        grown = peak - before
+        print(f"tenant share: slowest other call {slowest:.3f} s, worker grew {grown >> 20} MiB")
+        assert slowest < 1.0, f"another tenant waited {slowest:.2f} s"
+        assert grown < RSS_BOUND, f"the worker grew by {grown / 2**20:.0f} MiB"
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def test_the_excess_of_one_tenant_is_refused_with_429_and_not_charged(
+    flood_setup: tuple[LiveServer, str, str, str],
+) -> None:
+    server, path, flooder, _ = flood_setup
+    _, _, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
+    used_before = int(headers["x-quota-used"])
+    sockets = [unread(server, path, flooder) for _ in range(4)]
+    try:
+        time.sleep(1)  # two run (and are charged), two wait for a turn
+        status, body, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
+        assert status == 429, body[:300]
+        assert headers["retry-after"] == "1"
+        error = __import__("json").loads(body)["error"]
+        assert error["code"] == "RATE_LIMITED" and "in progress" in error["message"]
+    finally:
+        for sock in sockets:
+            sock.close()
+    time.sleep(1)  # granian notices the closed connections; their turns end
+    status, _, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
+    assert status == 200
+    # charged: the first call, at most the two big answers that ran, and this one
+    assert used_before + 1 <= int(headers["x-quota-used"]) <= used_before + 3
