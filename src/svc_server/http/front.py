@@ -15,8 +15,12 @@ only requests that have fully arrived (docs/security.md).
 A client that closes or half-closes its connection (``shutdown(SHUT_WR)``, ``nc -N``)
 after its request gets no answer: granian (hyper, without its half-close option) drops
 the connection at the end of the client's input. The front sees that
-(``client_disconnect``) and tells the app through ``environ[CLIENT_GONE]``, so such a
-call is never charged; one not yet started is not run at all.
+(``client_disconnect``) and tells the app through ``environ[CLIENT_GONE]``: a call not
+yet started is not run at all, and one whose client's leaving is known when it is settled
+is not charged. granian's word comes 0.2 to 3 ms after the request (up to 20 ms on a
+worker's first call), so a fast call may be answered, and charged, before it: waiting
+for the word would put a floor under every counted call, so svc does not (under gunicorn,
+which answers a half-closed request, the question does not arise).
 
 ``svc serve`` runs granian for HTTP/1.x only: the body framing below
 (``Content-Length`` or chunked, else no body) is HTTP/1's.
@@ -48,14 +52,12 @@ headers or a request head over ``HEAD_BUFFER`` bytes, 414 for a request target o
 from __future__ import annotations
 
 import asyncio
-import functools
 import io
 import logging
 import os
 import queue
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +91,6 @@ Answer = tuple[int, Headers, bytes | str]
 """Status, headers and the body: bytes, or the path of a file holding it (``http.spill``)."""
 
 TENANT_WAIT = 10.0  # seconds a call waits for its account's turn (``http.tenants``)
-NEWS_DELAY = 0.005  # seconds: see ``_gone``
 GONE: Answer = (499, [], b"")  # never sent: the job of a client already gone
 
 
@@ -181,7 +182,7 @@ class BufferedFront:
         watcher = loop.create_task(_watch(protocol, gone))
         await asyncio.sleep(0)  # the watcher asks granian before the app can run
         environ = build_environ(scope, headers, body)
-        environ[CLIENT_GONE] = functools.partial(_gone, loop, gone, time.monotonic())
+        environ[CLIENT_GONE] = gone.is_set
         future: asyncio.Future[Answer] = loop.create_future()
         self.jobs.put((loop, future, environ, gone))
         answer: Answer = GONE
@@ -345,27 +346,6 @@ def _busy_tenant(tenants: Tenants) -> SvcError:
         f"(another waited {tenants.wait:g} s for one to end); this call was not run "
         "and is not counted."
     )
-
-
-def _gone(loop: asyncio.AbstractEventLoop, gone: threading.Event, since: float) -> bool:
-    """Whether the client has gone, asked from a request thread before a call is charged.
-
-    A half-close arrives with the request, but granian's word of it needs the GIL and a
-    turn of the event loop, which the request thread may have held all along: so the
-    answer waits for one loop turn and, for a call answered within ``NEWS_DELAY`` of its
-    arrival, until then (a fast counted call pays at most that). Measured, the news
-    comes 0.2 to 3 ms after the request, up to 20 ms on a worker's very first call: a
-    half-closed call answered before the news is still charged, so this narrows the
-    window, it cannot close it (granian reports no delivery)."""
-    if not gone.is_set():
-        try:
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=1)
-        except (RuntimeError, TimeoutError):  # the loop stopped or is stuck: no news
-            return gone.is_set()
-        left = since + NEWS_DELAY - time.monotonic()
-        if left > 0:
-            gone.wait(left)
-    return gone.is_set()
 
 
 async def _watch(protocol: Any, gone: threading.Event) -> None:
