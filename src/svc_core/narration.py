@@ -203,7 +203,9 @@ def indices_text(rows: Sequence[Json], meta: Json) -> str:
     def line(r: Json) -> str:
         metric = r.get("metric_type")
         text = f"{r.get('sigungu')} [{r.get('sigungu_code')}] {r.get('property_type')} "
-        text += f"{metric} {r.get('period')}: {r.get('value_pct')}{INDEX_UNITS.get(str(metric), "%")}"
+        text += (
+            f"{metric} {r.get('period')}: {r.get('value_pct')}{INDEX_UNITS.get(str(metric), '%')}"
+        )
         if r.get("floor"):
             text += f" (floor {r['floor']})"
         if r.get("annualized_cap_rate") is not None:
