@@ -33,7 +33,13 @@ from svc_core.realestate import query as q
 from svc_core.realestate.contract_record import CONTRACT_COLUMNS
 from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
-from svc_server.http.answers import Rendered, iso_second, per_call_values, rendered_json
+from svc_server.http.answers import (
+    Rendered,
+    data_version,
+    iso_second,
+    per_call_values,
+    rendered_json,
+)
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
@@ -118,6 +124,7 @@ def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: 
                 for f in PER_CALL_FIELDS
                 if f in meta and f not in HEADER_SKIPPED
             ),
+            version=data_version(meta),
         )
     return rendered_json({"data": data, "_meta": meta}, [("Content-Type", JSON_TYPE), vary])
 
@@ -261,7 +268,8 @@ def _stream_csv(
             repr(version).encode(),
             repr(sorted(given.items())).encode(),
             *(f"{k}: {v}".encode() for k, v in shared),
-        )
+        ),
+        data_version(meta),
     )
     environ = ctx.request.environ
     coding = content_coding(environ.get("HTTP_ACCEPT_ENCODING"))

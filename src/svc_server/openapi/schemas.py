@@ -306,6 +306,18 @@ LAYER_ENVELOPE = obj(
                 format="date-time",
             )
         ),
+        "data_version": nullable(
+            integer(
+                "The id of the latest change behind the answer (GET "
+                "/api/v1/real-estate/changes): of the deals of the answer's district (with "
+                "its renumbering aliases; every district for answers without one), or of "
+                "their index values for indices. It moves exactly when that data changes, "
+                'never for another district\'s load; the ETag starts with it (W/"v12-..."). '
+                "Pin a figure by storing it with the figure. Null before any change (0 for "
+                "data loaded before change records existed). CSV: X-Svc-Data-Version.",
+                minimum=0,
+            )
+        ),
         "methodology": string(
             "pulse, series and coverage: how rows are counted: contracts, not rows (the "
             "units of one bulk sale are one contract, entering the figures once with its "
