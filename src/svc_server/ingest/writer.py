@@ -146,16 +146,7 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     if gone:
         read |= store.realestate.months_of_keys(tx, gone)
     before = store.realestate.content_digests(tx, read)
-    moved: list[MovedRecord] = [
-        (
-            "excluded",
-            e.record.sigungu_code,
-            e.record.period_month,
-            e.record.property_type,
-            e.record.transaction_type,
-        )
-        for e in result.excluded
-    ]
+    moved: list[MovedRecord] = []
     retracted = 0
     if gone:
         retracted, codes = store.realestate.delete_transactions(tx, gone, moved=moved)
@@ -183,7 +174,7 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         moved=moved,
     )
     if result.excluded:
-        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id)
+        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
     if loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
         refresh_coverage(store, tx, touched | retyped, rollup=rollup)
