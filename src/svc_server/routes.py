@@ -280,6 +280,13 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(
         path=f"{ME}/webhooks/<endpoint_id>",
+        methods=PATCH,
+        handler=webhooks.update_endpoint,
+        doc=acc.UPDATE_WEBHOOK_ENDPOINT,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>",
         methods=DELETE,
         handler=webhooks.revoke_endpoint,
         doc=acc.DELETE_WEBHOOK_ENDPOINT,

@@ -16,6 +16,7 @@ from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
 from svc_server.ports import port_in_use
+from svc_server.services import data_events
 from svc_server.services.events import notify_trials_ending
 from svc_server.store import sqlite_data_url
 
@@ -213,7 +214,13 @@ def served_app(config: Config) -> SvcApp:
     process when ``SVC_INLINE_WORKER`` is on (building an app never starts threads)."""
     app = create_app(config, migrate=False)
     if config.inline_worker:
-        start_inline(app.store, config, clock=app.clock, trial_notices=notify_trials_ending)
+        start_inline(
+            app.store,
+            config,
+            clock=app.clock,
+            trial_notices=notify_trials_ending,
+            data_events=data_events.publisher(config.public_url),
+        )
     return app
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from svc_core import bodies, keys, models, periods
 from svc_core.bodies import ROLES
 from svc_core.contracts import ID_DIGITS
+from svc_core.event_filters import FILTER_KEYS
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
 from svc_core.keys import MODES, SCOPES, STATUSES
@@ -1209,6 +1210,14 @@ ENDPOINT_PROPERTIES: dict[str, Schema] = {
     "url": string(format="uri"),
     "description": nullable(string()),
     "events": EVENTS,
+    "filters": obj(
+        {
+            key: array(string(), f"data.updated only: the {key.replace('_', ' ')} kept.")
+            for key in FILTER_KEYS
+        },
+        required=(),
+        description="What data.updated sends this endpoint: a key absent keeps any value.",
+    ),
     "status": enum(ENDPOINT_STATUSES),
     "created_at": TIMESTAMP,
 }
@@ -1229,6 +1238,7 @@ WEBHOOK_CREATED = obj(
     },
 )
 WEBHOOK_CREATE = body(bodies.WEBHOOK_FIELDS)
+WEBHOOK_PATCH = body(bodies.WEBHOOK_PATCH_FIELDS)
 DELIVERY_RESULT = obj(
     {
         "status": enum(DELIVERY_STATUSES),
@@ -1477,6 +1487,7 @@ SCHEMAS: dict[str, Schema] = {
     "WebhookEndpoint": WEBHOOK_ENDPOINT,
     "WebhookEndpointCreated": WEBHOOK_CREATED,
     "WebhookEndpointCreate": WEBHOOK_CREATE,
+    "WebhookEndpointPatch": WEBHOOK_PATCH,
     "DeliveryResult": DELIVERY_RESULT,
     "WebhookTest": WEBHOOK_TEST,
     "Delivery": DELIVERY,
