@@ -22,13 +22,21 @@ from typing import Any
 import pytest
 
 from svc_core import signing
+from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
 from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.services import sessions
 from svc_server.store import open_store
 from tests.conftest import TEST_SECRET, LiveServer, Receiver
-from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, included, xml_items
+from tests.http.realestate_support import (
+    NRG_GANGNAM,
+    NRG_JONGNO_PAGE,
+    Api,
+    included,
+    make_app,
+    xml_items,
+)
 from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
 from tests.server.test_sync import SVC
 
@@ -271,3 +279,28 @@ def test_an_endpoint_changes_what_it_receives(
         assert status == 404, body
     finally:
         server.stop()
+
+
+def test_the_demo_set_is_loaded_through_the_same_commit(sqlite_url: str) -> None:
+    """``svc demo-data`` writes change records like every load, once."""
+    env = {**os.environ, "SVC_DATABASE_URL": sqlite_url, "SVC_PUBLIC_URL": PUBLIC}
+    for _ in range(2):  # the second run holds nothing new: no record
+        done = subprocess.run(
+            [str(SVC), "demo-data"], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    store = open_store(sqlite_url)
+    try:
+        api = Api(make_app(store))
+        body = api.ok("changes", {"limit": "1000"})
+        records = body["data"]
+        assert records and {r["load"]["kind"] for r in records} == {"demo"}
+        assert body["_meta"]["known_limitations"][0] == SYNTHETIC_LIMITATION
+        assert len({r["load"]["id"] for r in records}) == 1  # one load, however many months
+        keys = {(r["source"], r["sigungu_code"], r["month"]) for r in records}
+        assert len(keys) == len(records)  # one record per source kind, district and month
+        assert all(
+            r["added"] > 0 and r["digest_before"] == records[0]["digest_before"] for r in records
+        )
+    finally:
+        store.close()

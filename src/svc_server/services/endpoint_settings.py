@@ -9,7 +9,7 @@ settings apply to events published from then on: deliveries already queued stay.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from svc_core.bodies import WEBHOOK_PATCH_FIELDS
@@ -19,6 +19,13 @@ from svc_server.services.membership import account, require_manager
 from svc_server.services.webhooks import EndpointRow, endpoint_row, owned_endpoint
 from svc_server.store import Store
 from svc_server.store.webhooks import encode_filters
+
+_STORED: dict[str, Callable[[Any], Any]] = {
+    "description": lambda value: value,
+    "events": lambda value: json.dumps(list(value or ("*",))),
+    "filters": lambda value: encode_filters(value or {}),
+}
+"""How each field a PATCH may set is stored (null events: ``*``; null filters: none)."""
 
 
 def update_endpoint(
@@ -32,20 +39,13 @@ def update_endpoint(
             "Send at least one of: description, events, filters.",
             hint='For example {"filters": {"sigungu_codes": ["11680"]}}.',
         )
-    changes: dict[str, Any] = {}
-    if "description" in fields:
-        changes["description"] = fields["description"]
-    if "events" in fields:
-        events = fields["events"] or ("*",)
-        changes["events"] = json.dumps(list(events))
-    if "filters" in fields:
-        changes["filters"] = encode_filters(fields["filters"] or {})
+    columns = {name: encode(fields.get(name)) for name, encode in _STORED.items() if name in fields}
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row.status == "revoked" or not store.webhooks.update_endpoint_if(
-            tx, row.id, row.status, changes
+            tx, row.id, row.status, columns
         ):
             raise NotFound("This webhook endpoint is revoked; register a new one.")
         updated = store.webhooks.get_endpoint(tx, row.id) or row

@@ -7,11 +7,11 @@ from __future__ import annotations
 from html import escape
 
 from svc_core.events import EVENT_TYPES
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_server.web.widgets import (
     DELIVERY_PANEL,
     INVITE_LINK_PANEL,
     ONCE_PANEL,
+    data_filters,
     dialog,
     member_note,
     options,
@@ -188,31 +188,6 @@ def _requests_body() -> str:
     )
 
 
-def _choices(name: str, values: tuple[str, ...]) -> str:
-    return "".join(
-        f'<li><input type="checkbox" name="{name}" id="{name}-{escape(v)}" value="{escape(v)}">'
-        f' <label for="{name}-{escape(v)}">{escape(v)}</label></li>'
-        for v in values
-    )
-
-
-def _data_filters() -> str:
-    """The ``filters`` of a new endpoint: what ``data.updated`` sends it (none: all)."""
-    return (
-        "<fieldset><legend>data.updated filters</legend>\n"
-        '<p><label for="hook-districts">District codes</label>\n'
-        '<input id="hook-districts" name="sigungu_codes" size="40" '
-        'pattern="[0-9]{5}([ ,]+[0-9]{5})*" aria-describedby="hook-districts-hint"></p>\n'
-        '<p class="hint" id="hook-districts-hint">5-digit codes separated by commas, such as '
-        "11680, 11110; empty: every district.</p>\n"
-        f'<p>Property types (none ticked: all)</p><ul class="plain">'
-        f"{_choices('filter-property', PROPERTY_TYPES)}</ul>\n"
-        f'<p>Transaction types (none ticked: all)</p><ul class="plain">'
-        f"{_choices('filter-transaction', TRANSACTION_TYPES)}</ul>\n"
-        "</fieldset>\n"
-    )
-
-
 def _webhooks_body() -> str:
     events = "".join(
         f'<li><input type="checkbox" name="events" id="event-{escape(e)}" value="{escape(e)}">'
@@ -241,7 +216,7 @@ def _webhooks_body() -> str:
         '<p class="hint">data.updated (a load changed the deals of a district\'s month) is '
         "sent only when you tick it, and only for the changes the filters below keep.</p>"
         "</fieldset>\n"
-        + _data_filters()
+        + data_filters()
         + '<p><button type="submit">Add endpoint</button></p>\n</form>\n'
         + ONCE_PANEL
         + "</section>\n"
