@@ -1,6 +1,6 @@
 """Mount svc under /data beside another WSGI application.
 
-    python examples/mount.py      # then GET http://127.0.0.1:8002/data/api/status
+python examples/mount.py      # then GET http://127.0.0.1:8002/data/api/status
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import unicodedata
 
-from svc_core import events
+from svc_core import event_filters, events
 from svc_core.emails import MAX_EMAIL, normalize_email
 from svc_core.errors import InvalidBody, JwtInvalid
 from svc_core.fields import Field
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 
 ROLES: tuple[str, ...] = ("owner", "admin", "member")
 INVITE_ROLES: tuple[str, ...] = ("member", "admin")
@@ -24,6 +25,31 @@ def _description(value: str) -> str:
 
 def _events(value: list[object]) -> tuple[str, ...]:
     return tuple(events.validate_subscription(value))
+
+
+_FILTERS_DOC = {
+    "type": "object",
+    "properties": {
+        "sigungu_codes": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[0-9]{5}$"},
+            "minItems": 1,
+            "maxItems": event_filters.MAX_FILTER_VALUES,
+        },
+        "property_types": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(PROPERTY_TYPES)},
+            "minItems": 1,
+        },
+        "transaction_types": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(TRANSACTION_TYPES)},
+            "minItems": 1,
+        },
+    },
+    "additionalProperties": False,
+    "default": {},
+}
 
 
 EMAIL = Field(
@@ -74,8 +100,23 @@ WEBHOOK_FIELDS: tuple[Field, ...] = (
             "default": ["*"],
         },
     ),
+    Field(
+        name="filters",
+        description="data.updated only: send only the changes of these districts "
+        "(sigungu_codes), property types and transaction types; a key left out keeps "
+        "every value, {} or null every change.",
+        kind="any",
+        nullable=True,
+        check=event_filters.validate_filters,
+        doc=_FILTERS_DOC,
+    ),
 )
 """``POST /api/auth/me/webhooks`` (the URL's addresses are checked by the service)."""
+WEBHOOK_PATCH_FIELDS: tuple[Field, ...] = tuple(
+    f for f in WEBHOOK_FIELDS if f.name in ("description", "events", "filters")
+)
+"""``PATCH /api/auth/me/webhooks/{endpoint_id}``: what an endpoint may change (its URL
+and secret stay: register a new endpoint for another address)."""
 
 
 def _token(value: object) -> str:

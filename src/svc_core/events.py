@@ -35,10 +35,17 @@ EVENT_TYPES: tuple[str, ...] = (
     "key.rotated",
     "key.revoked",
     "webhook.test",
+    "data.updated",
 )
-"""The eight event types svc sends."""
+"""The nine event types svc sends."""
 SUBSCRIBABLE: tuple[str, ...] = (WILDCARD, *EVENT_TYPES)
-"""What an endpoint's ``events`` list may hold: the types plus ``*`` (all events)."""
+"""What an endpoint's ``events`` list may hold: the types plus ``*`` (all events but the
+``NAMED_ONLY`` ones)."""
+NAMED_ONLY: frozenset[str] = frozenset({"data.updated"})
+"""Event types an endpoint receives only when it names them: ``*`` was every account
+event before the data feed existed, and a sync can write hundreds of changes a day, so
+an endpoint of ``*`` is not flooded with them unasked."""
+
 
 QUOTA_KINDS: tuple[str, ...] = ("warning_80pct", "exceeded")
 ACTORS: tuple[str, ...] = ("self", "admin")
@@ -87,10 +94,13 @@ def serialize(event: Event) -> bytes:
 
 
 def matches(subscribed: Sequence[str], event_type: str) -> bool:
-    """True when an endpoint subscribed to ``subscribed`` receives ``event_type``."""
+    """True when an endpoint subscribed to ``subscribed`` receives ``event_type``
+    (``*`` covers every type but the ``NAMED_ONLY`` ones)."""
     if isinstance(subscribed, str):
         raise TypeError("subscribed must be a sequence of event types, not one string")
-    return WILDCARD in subscribed or event_type in subscribed
+    if event_type in subscribed:
+        return True
+    return WILDCARD in subscribed and event_type not in NAMED_ONLY
 
 
 def validate_subscription(events: object) -> list[str]:
@@ -310,6 +320,16 @@ def webhook_test_id(entropy: bytes) -> str:
     if len(entropy) != 16:
         raise ValueError("a test event id needs exactly 16 bytes of entropy")
     return "evt_webhook_test_" + entropy.hex()
+
+
+def data_updated(*, change: dict[str, Any], consumer_id: str, now: Instant) -> Event:
+    """``data.updated``: one change record (``svc_core.realestate.changes.record_json``)
+    for one consumer. The id ``evt_data_updated_<change id>_<consumer>`` is the same for
+    every publication of the change, so publishing it again is a duplicate."""
+    change_id = _count(change["id"], "change id", minimum=1)
+    _id_part(consumer_id, "consumer_id")
+    event_id = f"evt_data_updated_{change_id}_{consumer_id}"
+    return envelope(event_id, "data.updated", now, {"change": change})
 
 
 def webhook_test(*, event_id: str, now: Instant, docs_url: str) -> Event:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
+from svc_core.realestate import change_feed
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
 from svc_core.region_search import REGIONS_PARAMS
@@ -125,6 +126,15 @@ ROUTES: tuple[Route, ...] = (
         params=re_listing.TRANSACTIONS_PARAMS,
         counted=True,
         csv=True,
+    ),
+    Route(
+        path=f"{RE}/changes",
+        methods=GET,
+        handler=realestate.changes,
+        doc=ops.GET_REAL_ESTATE_CHANGES,
+        auth="data",
+        params=change_feed.CHANGES_PARAMS,
+        counted=True,
     ),
     Route(
         path=f"{RE}/dimensions",
@@ -266,6 +276,13 @@ ROUTES: tuple[Route, ...] = (
         methods=POST,
         handler=webhooks.create_endpoint,
         doc=acc.CREATE_WEBHOOK_ENDPOINT,
+        auth="account",
+    ),
+    Route(
+        path=f"{ME}/webhooks/<endpoint_id>",
+        methods=PATCH,
+        handler=webhooks.update_endpoint,
+        doc=acc.UPDATE_WEBHOOK_ENDPOINT,
         auth="account",
     ),
     Route(

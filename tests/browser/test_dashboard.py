@@ -309,6 +309,27 @@ def test_api_errors_are_readable_messages(person: Person, pro_owner: Callable[[]
     assert len(errors) == 1 and "400" in errors[0], errors
 
 
+def test_a_data_endpoint_is_registered_with_its_filters(
+    person: Person, receiver: Callable[..., Receiver], pro_owner: Callable[[], str]
+) -> None:
+    """The event picker lists data.updated (named only), and the form sends its filters."""
+    hook = receiver()
+    person.sign_in(pro_owner())
+    person.open("/dashboard/webhooks")
+    person.by_label("Endpoint URL (https)").send_keys(hook.url)
+    person.by_label("data.updated").click()
+    assert not person.by_label("all account events (*)").is_selected()
+    person.by_label("District codes").send_keys("11680, 11110")
+    person.by_label("office").click()
+    person.by_label("sale").click()
+    person.button("Add endpoint").click()
+    person.wait.until(lambda d: person.visible("#secret-panel"))
+    person.button("I have saved it").click()
+    row = person.row("hooks-table", hook.url)
+    assert "data.updated (data.updated: 11680, 11110; office; sale)" in row.text
+    person.shot("webhooks-data-filters")
+
+
 def test_webhooks_create_test_log_reenable_revoke(
     person: Person, receiver: Callable[..., Receiver], pro_owner: Callable[[], str]
 ) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from svc_core import events
 from svc_core.errors import InvalidParams
+from svc_core.realestate.changes import ChangeRecord, record_json
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 NOW = datetime(2026, 5, 14, 9, 30, 0, tzinfo=UTC)
@@ -88,12 +89,36 @@ def catalogue() -> list[dict[str, Any]]:
             now=NOW,
             docs_url="https://svc.example.com/docs#/Webhooks",
         ),
+        events.data_updated(change=CHANGE, consumer_id=CONSUMER, now=NOW),
     ]
+
+
+CHANGE = record_json(
+    ChangeRecord(
+        id=412,
+        changed_at=NOW_TS,
+        load_id="0b7e3f52-9c1d-4a8e-b6f0-2d4c6e8a0b1c",
+        load_kind="rtms-commercial",
+        source_kind="commercial",
+        sigungu_code="11680",
+        month="2026-04",
+        property_types=("office",),
+        transaction_types=("sale",),
+        added=2,
+        retracted=1,
+        changed=0,
+        digest_before="9f2b5c8e1d4a7f0c3b6e9d2a5f8c1b4e7d0a3f6c9b2e5d8a1f4c7b0e3d6a9f2b",
+        digest_after="4e7d0a3f6c9b2e5d8a1f4c7b0e3d6a9f2b5c8e1d4a7f0c3b6e9d2a5f8c1b4e7d",
+        complete=True,
+    ),
+    "https://svc.example.com",
+)
+"""The change record docs/webhooks.md shows."""
 
 
 def test_the_catalogue_covers_every_event_type_once() -> None:
     assert sorted(e["type"] for e in catalogue()) == sorted(events.EVENT_TYPES)
-    assert len(events.EVENT_TYPES) == 8
+    assert len(events.EVENT_TYPES) == 9
     assert ("*", *events.EVENT_TYPES) == events.SUBSCRIBABLE
 
 
@@ -202,6 +227,8 @@ def test_serialize_round_trips_and_is_deterministic(data: dict[str, Any]) -> Non
         (["quota.warning_80pct"], "quota.exceeded", False),
         ([], "key.rotated", False),
         (("key.rotated", "key.revoked"), "key.revoked", True),
+        (["*"], "data.updated", False),  # named only: * is every account event
+        (["*", "data.updated"], "data.updated", True),
     ],
 )
 def test_matches(subscribed: list[str], event_type: str, expected: bool) -> None:
@@ -218,7 +245,8 @@ def test_matches_refuses_a_bare_string() -> None:
     st.lists(st.sampled_from(events.SUBSCRIBABLE), max_size=5), st.sampled_from(events.EVENT_TYPES)
 )
 def test_matches_is_membership_or_wildcard(subscribed: list[str], event_type: str) -> None:
-    assert events.matches(subscribed, event_type) == ("*" in subscribed or event_type in subscribed)
+    by_wildcard = "*" in subscribed and event_type not in events.NAMED_ONLY
+    assert events.matches(subscribed, event_type) == (by_wildcard or event_type in subscribed)
 
 
 def test_validate_subscription() -> None:
@@ -476,7 +504,7 @@ def test_subscription_events_refuse_unknown_statuses() -> None:
 
 
 def test_webhook_test_event() -> None:
-    event = catalogue()[-1]
+    event = catalogue()[7]
     assert event["type"] == "webhook.test"
     assert event["data"] == {
         "test": True,
@@ -492,3 +520,19 @@ def test_webhook_test_id() -> None:
     )
     with pytest.raises(ValueError):
         events.webhook_test_id(b"short")
+
+
+# data.updated ----------------------------------------------------------------------------
+
+
+def test_a_data_event_carries_its_change_under_a_stable_id() -> None:
+    event = catalogue()[-1]
+    assert event["type"] == "data.updated"
+    assert event["id"] == f"evt_data_updated_412_{CONSUMER}"
+    assert event["data"] == {"change": CHANGE}
+    again = events.data_updated(change=CHANGE, consumer_id=CONSUMER, now=NOW_TS + 60)
+    assert again["id"] == event["id"]  # published again: the same id, a receiver dedupes
+    other = events.data_updated(change=CHANGE, consumer_id=KEY, now=NOW)
+    assert other["id"] != event["id"]  # one event per consumer
+    with pytest.raises(ValueError):
+        events.data_updated(change={**CHANGE, "id": 0}, consumer_id=CONSUMER, now=NOW)

@@ -31,12 +31,22 @@ LIST_FIELDS = {
     "url",
     "description",
     "events",
+    "filters",
     "status",
     "created_at",
     "consecutive_failures",
     "disabled_at",
 }
-CREATED_FIELDS = {"id", "url", "secret_plaintext", "description", "events", "status", "created_at"}
+CREATED_FIELDS = {
+    "id",
+    "url",
+    "secret_plaintext",
+    "description",
+    "events",
+    "filters",
+    "status",
+    "created_at",
+}
 DELIVERY_FIELDS = {
     "id",
     "event_type",

@@ -24,7 +24,8 @@ class Context:
     """Who asks and what the data says about itself: everything an envelope needs
     besides the rows. ``exclusions`` counts records excluded at ingest, by reason;
     ``data_as_of`` is when the data behind the answer last changed (ISO-8601, None
-    before any: ``data_as_of``)."""
+    before any: ``data_as_of``), ``data_version`` the id of the latest change behind it
+    (``data_version``)."""
 
     caller: Caller
     request_id: str
@@ -32,6 +33,7 @@ class Context:
     links: Links
     exclusions: Mapping[str, int] = attrs.field(factory=dict)
     data_as_of: str | None = None
+    data_version: int | None = None
 
 
 def data_as_of(changed: Mapping[str, int], codes: Iterable[str] | None) -> str | None:
@@ -44,6 +46,18 @@ def data_as_of(changed: Mapping[str, int], codes: Iterable[str] | None) -> str |
     else:
         times = [changed[code] for code in set(codes) if code in changed]
     return iso(max(times)) if times else None
+
+
+def data_version(versions: Mapping[str, int], codes: Iterable[str] | None) -> int | None:
+    """The data version of an answer about districts ``codes`` (None: every district),
+    given each district's (``versions``: code → the id of its latest change): the
+    highest of them, None when none of them has data. It moves exactly when the data
+    of one of those districts changes, and never for another district's load."""
+    if codes is None:
+        found = list(versions.values())
+    else:
+        found = [versions[code] for code in set(codes) if code in versions]
+    return max(found) if found else None
 
 
 def gate(caller: Caller, geo_precision: str, links: Links) -> None:

@@ -408,6 +408,7 @@ def coverage_answer(
             "granularity": query.granularity,
             "row_cap": query.limit,
             "data_as_of": context.data_as_of,
+            "data_version": context.data_version,
             "incomplete_periods": gaps,
             "methodology": CONTRACT_METHODOLOGY,
         },

@@ -158,6 +158,6 @@ def dimensions_answer(
         source_mix=mix,
         synthetic=synthetic,
         query=echo,
-        extra={"data_as_of": context.data_as_of},
+        extra={"data_as_of": context.data_as_of, "data_version": context.data_version},
     )
     return Answer(data=data, meta=meta)

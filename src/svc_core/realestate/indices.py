@@ -205,7 +205,11 @@ def indices_answer(
         synthetic=any(v.synthetic for v in kept) if kept else synthetic,
         sources=INDEX_SOURCES,
         query=echo,
-        extra={"cap_rate_method": CAP_RATE_METHOD, "data_as_of": context.data_as_of},
+        extra={
+            "cap_rate_method": CAP_RATE_METHOD,
+            "data_as_of": context.data_as_of,
+            "data_version": context.data_version,
+        },
     )
     if not rows:
         raise NotFound(

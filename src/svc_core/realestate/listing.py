@@ -316,7 +316,11 @@ def listing_meta(
         property_type=cohort.property_type,
         transaction_type=cohort.transaction_type,
         query=echo(query, window),
-        extra={"next_cursor": next_cursor, "data_as_of": context.data_as_of},
+        extra={
+            "next_cursor": next_cursor,
+            "data_as_of": context.data_as_of,
+            "data_version": context.data_version,
+        },
     )
 
 

@@ -287,6 +287,7 @@ def rows_meta(
     extra = {
         **(extra or {}),
         "data_as_of": context.data_as_of,
+        "data_version": context.data_version,
         "incomplete_periods": list(gaps),
         "methodology": CONTRACT_METHODOLOGY,
     }

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from svc_core.errors import ConfigError
 from svc_server.config import SETTINGS, Config, flag_name, load_config
+from svc_server.services import data_events
 from svc_server.store import Store, missing_data_file, open_store
 
 BAR_WIDTH = 28
@@ -69,6 +72,15 @@ def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
         store.close()
         raise ConfigError(problem)
     return store
+
+
+def publish_data_events(args: argparse.Namespace, store: Store) -> None:
+    """After a load command's commits: publish its change records as ``data.updated``
+    (``services.data_events``); a failure is a warning, never the load's."""
+    base = config_from_args(args).public_url
+    warning = data_events.publish_after_load(store, time.time(), base=base)
+    if warning is not None:
+        print(warning, file=sys.stderr)
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> None:

@@ -16,6 +16,7 @@ from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
 from svc_server.ports import port_in_use
+from svc_server.services import data_events
 from svc_server.services.events import notify_trials_ending
 from svc_server.store import open_store, sqlite_data_url
 
@@ -220,7 +221,13 @@ def served_app(config: Config) -> SvcApp:
     )
     app = create_app(config, store=store, migrate=False)
     if config.inline_worker:
-        start_inline(app.store, config, clock=app.clock, trial_notices=notify_trials_ending)
+        start_inline(
+            app.store,
+            config,
+            clock=app.clock,
+            trial_notices=notify_trials_ending,
+            data_events=data_events.publisher(config.public_url),
+        )
     return app
 
 

@@ -27,7 +27,7 @@ from svc_core.params import ascii_int
 from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
-from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 
@@ -211,6 +211,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             totals["duplicate"] += report.duplicate
             totals["excluded"] += report.excluded_total
             totals["rejected"] += report.rejected_total
+        bar.clear()
+        publish_data_events(args, store)
     finally:
         bar.clear()
         store.close()
@@ -239,6 +241,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 0
         started = time.perf_counter()
         out = demo.load_demo(store, seed=args.seed, now=time.time())
+        publish_data_events(args, store)
     finally:
         store.close()
     took = time.perf_counter() - started

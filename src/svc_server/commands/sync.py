@@ -41,7 +41,7 @@ from svc_core.sync import (
     planned_calls,
 )
 from svc_server.commands import sync_rone
-from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
 
@@ -295,6 +295,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
         finally:
             bar.clear()
             client.close()
+        publish_data_events(args, store)
     finally:
         store.close()
     for month in report.months:

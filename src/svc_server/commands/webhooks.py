@@ -17,7 +17,7 @@ from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
 from svc_server.commands.core import setup_logging
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
-from svc_server.services import delivery_log
+from svc_server.services import data_events, delivery_log
 from svc_server.services import events as event_service
 from svc_server.services import webhooks as webhook_service
 from svc_server.services.membership import parse_id
@@ -158,6 +158,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         allow_private=config.webhook_allow_private,
         concurrency=args.concurrency,
         trial_notices=event_service.notify_trials_ending,
+        data_events=data_events.publisher(config.public_url),
     )
     try:
         if args.once:

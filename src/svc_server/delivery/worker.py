@@ -21,9 +21,11 @@ coordinate only through the ``deliveries`` table:
    retried": the request may have reached the receiver, and v1 never sends twice. Such
    a failure does not count toward disabling the endpoint (it was not the receiver's).
 
-The periodic job that publishes ``subscription.trial_will_end`` is a use case
-(``services.events.notify_trials_ending``): the command that starts the worker hands it
-in (``trial_notices``), so ``delivery/`` imports nothing from ``services/``; services
+The periodic jobs that publish ``subscription.trial_will_end`` and ``data.updated`` are
+use cases (``services.events.notify_trials_ending``,
+``services.data_events.publish_changes``): the command that starts the worker hands them
+in (``trial_notices``, ``data_events``), so ``delivery/`` imports nothing from
+``services/``; services
 call down into ``delivery.attempt`` and ``delivery.sender``, never the other way.
 """
 
@@ -59,6 +61,10 @@ MAINTENANCE_EVERY = 30.0
 
 TrialNotices = Callable[[Store, float], int]
 """The periodic trial job: publish the notices due at a time, return how many."""
+DataEvents = Callable[[Store, float], int]
+"""The periodic data job: publish the change records not yet published as
+``data.updated`` events (``services.data_events.publish_changes``), return the
+deliveries queued."""
 
 
 @attrs.frozen(kw_only=True)
@@ -68,6 +74,7 @@ class Maintenance:
     released: int
     failed: int
     trial_notices: int
+    data_events: int = 0
 
 
 def default_worker_id() -> str:
@@ -89,9 +96,12 @@ class Worker:
         stale_after: int = STALE_AFTER,
         worker_id: str | None = None,
         trial_notices: TrialNotices | None = None,
+        data_events: DataEvents | None = None,
     ) -> None:
-        """``trial_notices`` runs with each sweep (``svc worker`` and ``svc serve`` pass
-        ``services.events.notify_trials_ending``); without it no trial notice is sent."""
+        """``trial_notices`` and ``data_events`` run with each sweep (``svc worker`` and
+        ``svc serve`` pass ``services.events.notify_trials_ending`` and
+        ``services.data_events.publish_changes``); without them neither is published
+        by the worker."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if per_consumer is not None and per_consumer < 1:
@@ -105,6 +115,7 @@ class Worker:
         self.stale_after = stale_after
         self.worker_id = worker_id or default_worker_id()
         self.trial_notices = trial_notices
+        self.data_events = data_events
 
     # steps -----------------------------------------------------------------------------
 
@@ -121,11 +132,14 @@ class Worker:
             ):
                 self.store.webhooks.fail_orphans(tx, status, message, now)
         notices = self.trial_notices(self.store, self.clock()) if self.trial_notices else 0
+        data = self.data_events(self.store, self.clock()) if self.data_events else 0
         if released or failed:
             log.warning(
                 "settled deliveries of stopped workers: %d re-queued, %d failed", released, failed
             )
-        return Maintenance(released=released, failed=failed, trial_notices=notices)
+        return Maintenance(
+            released=released, failed=failed, trial_notices=notices, data_events=data
+        )
 
     def claim(self, limit: int) -> list[DeliveryJob]:
         """Claim up to ``limit`` deliveries: at most one per endpoint, consumers in turn,
@@ -248,6 +262,7 @@ def start_inline(
     clock: Callable[[], float] = time.time,
     interval: float = DEFAULT_INTERVAL,
     trial_notices: TrialNotices | None = None,
+    data_events: DataEvents | None = None,
 ) -> InlineWorker:
     """Start delivering from a daemon thread of this server process
     (``SVC_INLINE_WORKER=true``, started by ``svc serve``, which passes the trial job).
@@ -258,6 +273,7 @@ def start_inline(
         clock=clock,
         concurrency=4,
         trial_notices=trial_notices,
+        data_events=data_events,
     )
     stopping = threading.Event()
     thread = threading.Thread(

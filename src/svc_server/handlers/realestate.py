@@ -28,17 +28,24 @@ from svc_core.convert import to_json
 from svc_core.csvfmt import render_csv
 from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_limit
 from svc_core.params import FORMAT
-from svc_core.realestate import listing
+from svc_core.realestate import change_feed, listing
 from svc_core.realestate import query as q
 from svc_core.realestate.contract_record import CONTRACT_COLUMNS
 from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
-from svc_server.http.answers import Rendered, iso_second, per_call_values, rendered_json
+from svc_server.http.answers import (
+    Rendered,
+    data_version,
+    iso_second,
+    per_call_values,
+    rendered_json,
+)
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.negotiation import content_coding, wants_csv
 from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
+from svc_server.services import changes as change_service
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
@@ -49,6 +56,7 @@ VARY_CSV = "Accept, Accept-Encoding"
 """What a CSV-capable answer depends on besides its URL (and the caller)."""
 VARY_JSON = "Accept-Encoding"
 GENERATED_AT_HEADER = "X-Svc-Generated-At"
+CHANGES_PATH = "/api/v1/real-estate/changes"
 ANSWER_WAIT_SECONDS = 10.0
 """How long a request waits for another thread computing the same answer before it
 computes the answer itself (past the store's own busy timeout)."""
@@ -118,6 +126,7 @@ def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: 
                 for f in PER_CALL_FIELDS
                 if f in meta and f not in HEADER_SKIPPED
             ),
+            version=data_version(meta),
         )
     return rendered_json({"data": data, "_meta": meta}, [("Content-Type", JSON_TYPE), vary])
 
@@ -202,11 +211,18 @@ def dimensions(ctx: Ctx, deps: Deps) -> Response:
     return _run(ctx, deps, service.dimensions, q.parse_dimensions, None, "dimensions.csv")
 
 
-def next_link(deps: Deps, params: Mapping[str, str], next_cursor: str) -> str:
-    """The ``Link`` header of a page: the same query with the next cursor, as an absolute
-    URL on this deployment's public address."""
-    pairs = [(k, v) for k, v in params.items() if k != "cursor"] + [("cursor", next_cursor)]
-    return f'<{deps.config.public_url}{TRANSACTIONS_PATH}?{urlencode(pairs)}>; rel="next"'
+def next_link(
+    deps: Deps,
+    params: Mapping[str, str],
+    next_cursor: str,
+    *,
+    path: str = TRANSACTIONS_PATH,
+    name: str = "cursor",
+) -> str:
+    """The ``Link`` header of a page: the same query with the next cursor (in the
+    parameter ``name``), as an absolute URL on this deployment's public address."""
+    pairs = [(k, v) for k, v in params.items() if k != name] + [(name, next_cursor)]
+    return f'<{deps.config.public_url}{path}?{urlencode(pairs)}>; rel="next"'
 
 
 def transactions(ctx: Ctx, deps: Deps) -> Response:
@@ -232,6 +248,28 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     if next_cursor is not None:
         headers.append(("Link", next_link(deps, ctx.params, next_cursor)))
     rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
+    return rendered.respond(ctx.request.environ, per_call_values(answer.meta))
+
+
+def changes(ctx: Ctx, deps: Deps) -> Response:
+    """A page of change records (JSON), with a ``Link`` to the next while more follow."""
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    query = change_feed.parse_changes(ctx.params)
+    answer = change_service.changes(
+        deps.store,
+        query,
+        ctx.caller,
+        request_id=ctx.request_id,
+        now=ctx.now,
+        links=links(deps),
+        base=deps.config.public_url,
+    )
+    headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_JSON)]
+    next_cursor = answer.meta["next_cursor"]
+    if next_cursor is not None:
+        link = next_link(deps, ctx.params, next_cursor, path=CHANGES_PATH, name="since")
+        headers.append(("Link", link))
+    rendered = rendered_json({"data": answer.data, "_meta": answer.meta}, headers)
     return rendered.respond(ctx.request.environ, per_call_values(answer.meta))
 
 
@@ -261,7 +299,8 @@ def _stream_csv(
             repr(version).encode(),
             repr(sorted(given.items())).encode(),
             *(f"{k}: {v}".encode() for k, v in shared),
-        )
+        ),
+        data_version(meta),
     )
     environ = ctx.request.environ
     coding = content_coding(environ.get("HTTP_ACCEPT_ENCODING"))

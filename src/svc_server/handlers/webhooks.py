@@ -7,7 +7,7 @@ from werkzeug.wrappers import Response
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.replies import account_reply, json_body, user_of
-from svc_server.services import delivery_log, resend, webhooks
+from svc_server.services import delivery_log, endpoint_settings, resend, webhooks
 
 
 def list_endpoints(ctx: Ctx, deps: Deps) -> Response:
@@ -25,6 +25,12 @@ def create_endpoint(ctx: Ctx, deps: Deps) -> Response:
         ids=deps.ids,
         allow_private=deps.config.webhook_allow_private,
     )
+    return account_reply(ctx, {"data": row})
+
+
+def update_endpoint(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
+    body = json_body(ctx, deps)
+    row = endpoint_settings.update_endpoint(deps.store, user_of(ctx), endpoint_id, body)
     return account_reply(ctx, {"data": row})
 
 

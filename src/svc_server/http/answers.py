@@ -94,6 +94,8 @@ class Rendered:
     headers: tuple[tuple[str, str], ...] = attrs.field(converter=_all_checked)
     """Checked once here, so every call's copy is taken as it is."""
     header_slots: tuple[tuple[str, str], ...] = ()
+    version: int | None = None
+    """The answer's ``_meta.data_version``: the tag starts with it (``conditional``)."""
     size: int = attrs.field(init=False)
     """The length of the constant parts (every call's body is a little longer)."""
     etag: str = attrs.field(init=False)
@@ -107,7 +109,7 @@ class Rendered:
     @etag.default
     def _etag(self) -> str:
         described = (f"{name}: {value}".encode() for name, value in self.headers)
-        return entity_tag((*described, ",".join(self.slots).encode(), *self.parts))
+        return entity_tag((*described, ",".join(self.slots).encode(), *self.parts), self.version)
 
     @_sent.default
     def _headers_sent(self) -> tuple[tuple[str, str], ...]:
@@ -265,7 +267,12 @@ def render_json(
         parts.append(encoded[at:position])
         at = position + len(mark)
     parts.append(encoded[at:])
-    return Rendered(parts=tuple(parts), slots=tuple(f for _, f, _ in marks), headers=tuple(headers))
+    return Rendered(
+        parts=tuple(parts),
+        slots=tuple(f for _, f, _ in marks),
+        headers=tuple(headers),
+        version=data_version(meta),
+    )
 
 
 def rendered_json(
@@ -278,8 +285,19 @@ def rendered_json(
     per-call fields are part of the tag: it validates only itself)."""
     rendered = render_json(body, per_call, headers, meta_key)
     if rendered is None:
-        return Rendered(parts=(dumps(body),), slots=(), headers=tuple(headers))
+        return Rendered(
+            parts=(dumps(body),),
+            slots=(),
+            headers=tuple(headers),
+            version=data_version(body[meta_key]),
+        )
     return rendered
+
+
+def data_version(meta: Mapping[str, Any]) -> int | None:
+    """An envelope's ``data_version`` (None when it has none: not a data answer)."""
+    value = meta.get("data_version")
+    return value if type(value) is int else None
 
 
 def per_call_values(

@@ -28,14 +28,17 @@ _DIGEST_CHARS = 32
 """128 bits of SHA-256: enough that two different answers never share a tag."""
 
 
-def entity_tag(pieces: Iterable[bytes]) -> str:
+def entity_tag(pieces: Iterable[bytes], version: int | None = None) -> str:
     """The weak tag of a representation made of ``pieces`` (in order; each piece's
-    length is hashed too, so moving bytes between pieces changes the tag)."""
+    length is hashed too, so moving bytes between pieces changes the tag). A data
+    answer's tag starts with its ``_meta.data_version`` (``W/"v12-..."``), so it is
+    derived from it: it changes when the data behind the answer does."""
     digest = hashlib.sha256()
     for piece in pieces:
         digest.update(len(piece).to_bytes(8, "big"))
         digest.update(piece)
-    return f'W/"{digest.hexdigest()[:_DIGEST_CHARS]}"'
+    prefix = "" if version is None else f"v{version}-"
+    return f'W/"{prefix}{digest.hexdigest()[:_DIGEST_CHARS]}"'
 
 
 def gzip_tag(tag: str) -> str:

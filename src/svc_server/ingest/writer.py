@@ -10,21 +10,26 @@ and the load's ``ingest_log`` row (which moves the data version on). So a load i
 there or not at all, and readers see the data before it or after it. After the commit
 the planner's statistics are refreshed when the load made them stale.
 
-What changed is exact: a district-month changed when the load inserted or retracted a
-record of it, or when what it holds (kept and excluded records, every column) differs
-before and after the load's writes (``store.changes``: records stored before a
-migration get the columns a reload finds). Only those district-months get their
-building-use counts rebuilt, and only their districts are stamped with the load's time,
-which ``_meta.data_as_of`` reports; a reload that changes nothing stamps nothing.
+What changed is exact: a (source kind, district, month) changed when what it holds
+(kept and excluded records, every column) differs before and after the load's writes
+(its content digest, ``store.change_records``: records stored before a migration get
+the columns a reload finds). Each such one gets a change record (``GET /changes``,
+``data.updated``), last in the transaction so it says whether the month is now
+complete; its district-month gets its building-use counts rebuilt, and its district is
+stamped with the load's time (``_meta.data_as_of``) and the record's id
+(``_meta.data_version``). A reload that changes nothing writes and stamps nothing.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 
 import attrs
 
 from svc_core.models import LoadReport
+from svc_core.realestate import changes
+from svc_core.realestate.changes import ContentKey
 from svc_core.sources import ParseResult
 from svc_core.sync import gone_keys, month_prefix
 from svc_server.ingest.completeness import record_file, record_sync, record_whole
@@ -34,6 +39,7 @@ from svc_server.ingest.markets import MarketWrite
 from svc_server.ingest.markets import write as write_markets
 from svc_server.store import Store
 from svc_server.store.base import Tx
+from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair
 from svc_server.store.realestate import RollupCounts, rollup_rows
 
@@ -57,19 +63,16 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
     load_id = str(uuid.uuid4())
     report = load.report
     with store.data.transaction() as tx:
-        loaded, duplicate, retracted, changed = _transactions(store, tx, load, load_id)
-        if changed:
-            store.realestate.refresh_uses(tx, changed)
-            store.realestate.record_changes(
-                tx, "transactions", {code for code, _ in changed}, now=now
-            )
+        written = _transactions(store, tx, load, load_id)
+        loaded, duplicate, retracted = written.loaded, written.duplicate, written.retracted
+        if written.diffs:
+            store.realestate.refresh_uses(tx, written.months)
         idx_loaded = idx_duplicate = 0
+        new_indices: set[str] = set()
         if load.indices:
-            new_indices: set[str] = set()
             idx_loaded, idx_duplicate = store.realestate.insert_indices(
                 tx, load.indices, synthetic=load.synthetic, changed=new_indices
             )
-            store.realestate.record_changes(tx, "indices", new_indices, now=now)
         market = MarketWrite()
         if load.listings or load.activity:
             market = write_markets(
@@ -95,6 +98,7 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
             _sync_month(store, tx, load.sync_month, now=now)
         if load.sync_table is not None:
             _sync_table(store, tx, load.sync_table, loaded=report.loaded, now=now)
+        _record_changes(store, tx, load, written, new_indices, load_id=load_id, now=now)
         if load.logged:
             store.realestate.record_load(
                 tx, kind=load.kind, report=report, now=now, digest=load.digest, load_id=load_id
@@ -113,24 +117,39 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
     )
 
 
-def _transactions(
-    store: Store, tx: Tx, load: Load, load_id: str
-) -> tuple[int, int, int, set[MonthPair]]:
+@attrs.frozen(kw_only=True)
+class _Written:
+    """What ``_transactions`` wrote: counts, and the change of each (source kind,
+    district, month) whose content it changed."""
+
+    loaded: int = 0
+    duplicate: int = 0
+    retracted: int = 0
+    diffs: Mapping[ContentKey, changes.Diff] = attrs.field(factory=dict)
+
+    @property
+    def months(self) -> set[MonthPair]:
+        """The district-months whose records changed."""
+        return {(code, month) for _, code, month in self.diffs}
+
+
+def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     """Retract, insert and keep the exclusions of the load's deals, then rebuild the
-    coverage of every district touched; (loaded, duplicate, retracted, the
-    district-months whose records changed)."""
+    coverage of every district touched."""
     result: ParseResult | None = load.transactions
     if result is None:
-        return 0, 0, 0, set()
+        return _Written()
     touched = {t.sigungu_code for t in result.transactions}
     read = {(t.sigungu_code, t.period_month) for t in result.transactions}
     read |= {(e.record.sigungu_code, e.record.period_month) for e in result.excluded}
-    before = store.realestate.month_digests(tx, read)
-    changed: set[MonthPair] = set()
     gone = [*result.retracted_keys, *_gone_from_month(store, tx, load, result)]
+    if gone:
+        read |= store.realestate.months_of_keys(tx, gone)
+    before = store.realestate.content_digests(tx, read)
+    moved: list[MovedRecord] = []
     retracted = 0
     if gone:
-        retracted, codes = store.realestate.delete_transactions(tx, gone, months=changed)
+        retracted, codes = store.realestate.delete_transactions(tx, gone, moved=moved)
         touched |= codes
     # Into an empty store the roll-up is exactly what this load adds: coverage is built
     # from it in memory instead of reading it back.
@@ -152,16 +171,77 @@ def _transactions(
         added=added,
         retyped=retyped,
         load_id=load_id,
+        moved=moved,
     )
     if result.excluded:
-        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id)
+        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
     if loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
         refresh_coverage(store, tx, touched | retyped, rollup=rollup)
-    changed |= {(key[0], key[4]) for key in added}  # (district, month) of each new record
-    after = store.realestate.month_digests(tx, read - changed)
-    changed |= {pair for pair, digest in after.items() if digest != before[pair]}
-    return loaded, duplicate, retracted, changed
+    after = store.realestate.content_digests(tx, read)
+    by_key: dict[ContentKey, list[changes.Moved]] = {}
+    for what, code, month, ptype, ttype in moved:
+        kind = changes.source_kind(ptype, ttype)
+        by_key.setdefault((kind, code, month), []).append((what, ptype, ttype, kind))
+    diffs = {}
+    for key in sorted(before.keys() | after.keys()):
+        found = changes.diff(
+            before.get(key, changes.EMPTY_DIGEST),
+            after.get(key, changes.EMPTY_DIGEST),
+            by_key.get(key, ()),
+        )
+        if found is not None:
+            diffs[key] = found
+    return _Written(loaded=loaded, duplicate=duplicate, retracted=retracted, diffs=diffs)
+
+
+def _record_changes(
+    store: Store,
+    tx: Tx,
+    load: Load,
+    written: _Written,
+    indices: set[str],
+    *,
+    load_id: str,
+    now: float,
+) -> None:
+    """The load's change records and the data versions of the districts it changed,
+    last in its transaction (a record says whether its month is now complete)."""
+    stamped = written.months
+    if stamped:
+        store.realestate.record_changes(tx, "transactions", {code for code, _ in stamped}, now=now)
+    store.realestate.record_changes(tx, "indices", indices, now=now)
+    if not written.diffs and not indices:
+        return
+    first = store.realestate.take_ids(tx, len(written.diffs) + bool(indices))
+    reads = store.realestate.month_reads(tx, list(written.diffs))
+    records = [
+        changes.ChangeRecord(
+            id=first + n,
+            changed_at=int(now),
+            load_id=load_id,
+            load_kind=load.kind,
+            source_kind=kind,
+            sigungu_code=code,
+            month=month,
+            property_types=diff.property_types,
+            transaction_types=diff.transaction_types,
+            added=diff.added,
+            retracted=diff.retracted,
+            changed=diff.changed,
+            digest_before=diff.digest_before,
+            digest_after=diff.digest_after,
+            complete=(read := reads.get((kind, code, month))) is not None and read.complete,
+        )
+        for n, ((kind, code, month), diff) in enumerate(sorted(written.diffs.items()))
+    ]
+    store.realestate.write_records(tx, records)
+    versions: dict[str, int] = {}
+    for record in records:
+        versions[record.sigungu_code] = max(versions.get(record.sigungu_code, 0), record.id)
+    store.realestate.set_versions(tx, "transactions", versions)
+    if indices:
+        store.realestate.set_versions(tx, "indices", dict.fromkeys(indices, first + len(records)))
 
 
 def _gone_from_month(store: Store, tx: Tx, load: Load, result: ParseResult) -> tuple[str, ...]:

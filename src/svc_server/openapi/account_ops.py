@@ -235,6 +235,28 @@ CREATE_WEBHOOK_ENDPOINT = Operation(
     },
 )
 
+UPDATE_WEBHOOK_ENDPOINT = Operation(
+    operation_id="updateWebhookEndpoint",
+    tag="Webhooks",
+    summary="Change what an endpoint receives",
+    description="Only `description`, `events` and `filters` (data.updated: districts, "
+    "property types, transaction types) can change; `url` and `secret` are refused with "
+    "400 (register a new endpoint for another address). Applies to events published "
+    "from now on. Owners and admins only.",
+    path_params={"endpoint_id": "The endpoint's id."},
+    body=json_body(
+        "WebhookEndpointPatch",
+        example={
+            "events": ["data.updated"],
+            "filters": {"sigungu_codes": ["11680"], "property_types": ["office"]},
+        },
+    ),
+    responses={
+        "200": account_ok({"data": ref("WebhookEndpoint")}, "The endpoint as it is now."),
+        "404": error("NotFound", "No such endpoint, or it is revoked."),
+    },
+)
+
 DELETE_WEBHOOK_ENDPOINT = Operation(
     operation_id="deleteWebhookEndpoint",
     tag="Webhooks",

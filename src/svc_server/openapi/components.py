@@ -40,9 +40,12 @@ HEADERS: dict[str, Json] = {
     "ETag": {
         "description": "A weak entity tag of the answer: the same for identical answers (the "
         "same data, query, format, coding and caller plan), whatever the request id, time "
-        "or rate limit in `_meta`; it changes when a load changes the data. A gzip-coded "
-        "answer has its own tag (ending in `-gzip`). Send it back in `If-None-Match`.",
-        "schema": {"type": "string", "pattern": '^W/"[0-9a-f]{32}(-gzip)?"$'},
+        "or rate limit in `_meta`; it changes when a load changes the data. It is derived "
+        "from `_meta.data_version`: a data answer's tag starts with `v` and that version "
+        '(`W/"v412-..."`), so it changes exactly when the data behind the answer does '
+        "(or the answer's other content). A gzip-coded answer has its own tag (ending in "
+        "`-gzip`). Send it back in `If-None-Match`.",
+        "schema": {"type": "string", "pattern": '^W/"(v[0-9]+-)?[0-9a-f]{32}(-gzip)?"$'},
     },
     "Vary": {
         "description": "The request headers the answer depends on besides the URL and the "

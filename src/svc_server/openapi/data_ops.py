@@ -202,6 +202,40 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
     },
 )
 
+GET_REAL_ESTATE_CHANGES = Operation(
+    operation_id="getRealEstateChanges",
+    tag="Real estate",
+    summary="What changed in the data",
+    description="The change records, in the order they were committed: one per load "
+    "(svc ingest, svc sync rtms, svc demo-data) that changed what a source kind, district "
+    "and month holds, with the deals it added, retracted (cancelled, or gone from a month "
+    "read whole) and changed, the month's content digest before and after, whether the "
+    "month is now complete, and links to the pulse rows it moved (`pulse_url`) and the "
+    "month's deals (`transactions_url`). A load that changes nothing writes none. "
+    "`since` is the `_meta.next_cursor` of the previous page (or follow the `Link` "
+    "header), or `_meta.latest_cursor` of your last answer to poll for what came since "
+    "(it is on the last page too), or a time. Paging through returns each record once, "
+    "in id order, with none skipped. Filters: `sigungu_code` (with its renumbering "
+    "aliases), `property_type` and `transaction_type` (a change that touched that type). "
+    "The same records are sent as `data.updated` webhook events. Each page costs one call "
+    "of the monthly quota when it succeeds (2xx).",
+    responses={
+        "200": {
+            **ok(
+                obj({"data": array(ref("ChangeRecord")), "_meta": ref("LayerEnvelope")}),
+                "One page of change records, in id order.",
+            ),
+            "headers": {
+                "Link": {
+                    "description": 'The next page as an absolute URL, `<...>; rel="next"`; '
+                    "absent on the last page.",
+                    "schema": {"type": "string"},
+                }
+            },
+        }
+    },
+)
+
 GET_REAL_ESTATE_DIMENSIONS = Operation(
     operation_id="getRealEstateDimensions",
     tag="Real estate",

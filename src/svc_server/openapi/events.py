@@ -15,6 +15,7 @@ EVENT_DATA: dict[str, Json] = {
     "key.rotated": ref("KeyEventData"),
     "key.revoked": ref("KeyEventData"),
     "webhook.test": ref("TestEventData"),
+    "data.updated": obj({"change": ref("ChangeRecord")}),
 }
 EVENT_SUMMARY: dict[str, str] = {
     "subscription.updated": "A subscription was created or changed",
@@ -25,6 +26,8 @@ EVENT_SUMMARY: dict[str, str] = {
     "key.rotated": "An API key was rotated",
     "key.revoked": "An API key was revoked",
     "webhook.test": "A test send from POST /api/auth/me/webhooks/{endpoint_id}/test",
+    "data.updated": "A load changed the deals of a district's month (one change record; "
+    "only to endpoints that name the event, filtered by their filters)",
 }
 DELIVERY_HEADERS: tuple[Json, ...] = (
     {"name": "X-Svc-Event", "in": "header", "required": True, "schema": {"type": "string"}},

@@ -250,6 +250,7 @@ ENVELOPE_EXAMPLE: Json = {
         "area_unit": "m2",
     },
     "data_as_of": "2026-10-21T03:00:00Z",
+    "data_version": 412,
     "incomplete_periods": [],
     "methodology": CONTRACT_METHODOLOGY,
     "rate_limit": {"limit_per_min": 120, "remaining": 119},

@@ -17,6 +17,7 @@ from typing import Any
 from svc_core import bodies, keys, models, periods
 from svc_core.bodies import ROLES
 from svc_core.contracts import ID_DIGITS
+from svc_core.event_filters import FILTER_KEYS
 from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_core.fields import Field
 from svc_core.keys import MODES, SCOPES, STATUSES
@@ -289,10 +290,16 @@ LAYER_ENVELOPE = obj(
         ),
         "next_cursor": nullable(
             string(
-                "transactions only: the cursor of the next page (pass it as cursor); null "
-                "on the last page.",
+                "transactions and changes only: the cursor of the next page (pass it as "
+                "cursor, or as since for changes); null on the last page.",
                 pattern="^[A-Za-z0-9_-]+$",
             )
+        ),
+        "latest_cursor": string(
+            "changes only: where to resume later (pass it as since): after every record "
+            "this answer could see, on the last page too; the next poll returns only "
+            "records written since.",
+            pattern="^[A-Za-z0-9_-]+$",
         ),
         "data_as_of": nullable(
             string(
@@ -304,6 +311,18 @@ LAYER_ENVELOPE = obj(
                 "transactions, indices the index values. Null before any data. CSV: "
                 "X-Svc-Data-As-Of.",
                 format="date-time",
+            )
+        ),
+        "data_version": nullable(
+            integer(
+                "The id of the latest change behind the answer (GET "
+                "/api/v1/real-estate/changes): of the deals of the answer's district (with "
+                "its renumbering aliases; every district for answers without one), or of "
+                "their index values for indices. It moves exactly when that data changes, "
+                'never for another district\'s load; the ETag starts with it (W/"v12-..."). '
+                "Pin a figure by storing it with the figure. Null before any change (0 for "
+                "data loaded before change records existed). CSV: X-Svc-Data-Version.",
+                minimum=0,
             )
         ),
         "methodology": string(
@@ -1215,6 +1234,14 @@ ENDPOINT_PROPERTIES: dict[str, Schema] = {
     "url": string(format="uri"),
     "description": nullable(string()),
     "events": EVENTS,
+    "filters": obj(
+        {
+            key: array(string(), f"data.updated only: the {key.replace('_', ' ')} kept.")
+            for key in FILTER_KEYS
+        },
+        required=(),
+        description="What data.updated sends this endpoint: a key absent keeps any value.",
+    ),
     "status": enum(ENDPOINT_STATUSES),
     "created_at": TIMESTAMP,
 }
@@ -1235,6 +1262,7 @@ WEBHOOK_CREATED = obj(
     },
 )
 WEBHOOK_CREATE = body(bodies.WEBHOOK_FIELDS)
+WEBHOOK_PATCH = body(bodies.WEBHOOK_PATCH_FIELDS)
 DELIVERY_RESULT = obj(
     {
         "status": enum(DELIVERY_STATUSES),
@@ -1406,6 +1434,51 @@ def event_envelope(event_type: str, data: Schema) -> Schema:
     )
 
 
+CHANGE_RECORD = obj(
+    {
+        "id": integer(
+            "The change's id: records are numbered in the order they were committed, so "
+            "paging by it never skips one.",
+            minimum=1,
+        ),
+        "changed_at": string("When the load committed (ISO-8601 UTC).", format="date-time"),
+        "source": string(
+            "The source kind of the records (commercial, officetel-trade, officetel-rent "
+            "or other): a change is per source kind, district and month."
+        ),
+        "load": obj(
+            {
+                "id": string("The load (ingest_log id): one load may write many changes."),
+                "kind": string("What loaded it: an svc ingest kind, demo, or a sync's."),
+            }
+        ),
+        "sigungu_code": string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$"),
+        "sigungu": nullable(string("The district's name.")),
+        "month": string("The contract month YYYY-MM.", pattern=f"^{MONTH}$"),
+        "property_types": array(enum(PROPERTY_TYPES), "The property types of what moved."),
+        "transaction_types": array(enum(TRANSACTION_TYPES), "The transaction types of what moved."),
+        "added": integer("Deals the load added to the month.", minimum=0),
+        "retracted": integer(
+            "Deals the load took out: reported as cancelled, or gone from a month read whole.",
+            minimum=0,
+        ),
+        "changed": integer("Deals stored before that got columns a new read found.", minimum=0),
+        "digest_before": string(
+            "SHA-256 of what the month held before (kept and excluded records, every column).",
+            pattern="^[0-9a-f]{64}$",
+        ),
+        "digest_after": string("The same after the load.", pattern="^[0-9a-f]{64}$"),
+        "complete": boolean("Whether the month is now recorded as read whole."),
+        "pulse_url": string(
+            "The pulse answer whose rows the change moved (the district's month; its "
+            "type when the change touched one).",
+            format="uri",
+        ),
+        "transactions_url": string("The month's deals, excluded ones included.", format="uri"),
+    },
+    description="What one load changed in one source kind, district and month.",
+)
+
 SCHEMAS: dict[str, Schema] = {
     "ErrorDetail": ERROR_DETAIL,
     "Error": ERROR,
@@ -1414,6 +1487,7 @@ SCHEMAS: dict[str, Schema] = {
     "LayerEnvelope": LAYER_ENVELOPE,
     "PulseRow": PULSE_ROW,
     "TransactionRecord": TRANSACTION_RECORD,
+    "ChangeRecord": CHANGE_RECORD,
     "ContractRecord": CONTRACT_RECORD,
     "CoverageRow": COVERAGE_ROW,
     "IndexRow": INDEX_ROW,
@@ -1448,6 +1522,7 @@ SCHEMAS: dict[str, Schema] = {
     "WebhookEndpoint": WEBHOOK_ENDPOINT,
     "WebhookEndpointCreated": WEBHOOK_CREATED,
     "WebhookEndpointCreate": WEBHOOK_CREATE,
+    "WebhookEndpointPatch": WEBHOOK_PATCH,
     "DeliveryResult": DELIVERY_RESULT,
     "WebhookTest": WEBHOOK_TEST,
     "Delivery": DELIVERY,

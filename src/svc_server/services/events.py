@@ -13,7 +13,7 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +22,7 @@ from svc_core import instants
 from svc_core.errors import InvalidParams, NotFound
 from svc_server.store import Store
 from svc_server.store.base import Tx
+from svc_server.store.webhook_rows import Endpoint
 
 TRIAL_NOTICE_SECONDS = 3 * 24 * 3600
 """``subscription.trial_will_end`` goes out this long before the trial ends."""
@@ -46,14 +47,31 @@ def publish(store: Store, tx: Tx, consumer_id: str, event: dict[str, Any], now: 
 
     Idempotent by event id: publishing the same id again queues nothing.
     """
+    _, event_type = core_events.head(event)
+    endpoints = [
+        endpoint
+        for endpoint in store.webhooks.active_endpoints(tx, consumer_id)
+        if core_events.matches(endpoint.events, event_type)
+    ]
+    return publish_to(store, tx, consumer_id, event, endpoints, now)
+
+
+def publish_to(
+    store: Store,
+    tx: Tx,
+    consumer_id: str,
+    event: dict[str, Any],
+    endpoints: Sequence[Endpoint],
+    now: float,
+) -> int:
+    """Store ``event`` for ``consumer_id`` and queue one delivery to each of
+    ``endpoints`` (the caller chose them); how many. Nothing when the id was published."""
     body = core_events.serialize(event)
     event_id, event_type = core_events.head(event)
     if not store.webhooks.insert_event(tx, event_id, consumer_id, event_type, body, int(now)):
         return 0
     queued = 0
-    for endpoint in store.webhooks.active_endpoints(tx, consumer_id):
-        if not core_events.matches(endpoint.events, event_type):
-            continue
+    for endpoint in endpoints:
         queued += store.webhooks.enqueue(
             tx,
             {

@@ -28,7 +28,7 @@ from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
-from svc_core.realestate.common import Context, codes_of, data_as_of, gate
+from svc_core.realestate.common import Context, codes_of, data_as_of, data_version, gate
 from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
@@ -61,19 +61,23 @@ def answer_context(
     links: Links,
     *,
     code: str | None = None,
-    changed: Mapping[str, int] | None = None,
+    indices: bool = False,
 ) -> Context:
     """The context of an answer about district ``code`` (and its renumbering aliases;
-    None: every district): its ``data_as_of`` is when their data last changed, from
-    ``changed`` (the store's transactions by default, index values for indices)."""
-    stamps = state.transactions_changed if changed is None else changed
+    None: every district): its ``data_as_of`` is when their data last changed and its
+    ``data_version`` the latest change behind it, of their deals or (``indices``) their
+    index values."""
+    stamps = state.indices_changed if indices else state.transactions_changed
+    versions = state.indices_versions if indices else state.transactions_versions
+    codes = codes_of(code) if code else None
     return Context(
         caller=caller,
         request_id=request_id,
         generated_at=datetime.fromtimestamp(now, UTC),
         links=links,
         exclusions=state.exclusions,
-        data_as_of=data_as_of(stamps, codes_of(code) if code else None),
+        data_as_of=data_as_of(stamps, codes),
+        data_version=data_version(versions, codes),
     )
 
 
@@ -226,7 +230,7 @@ def indices(
         now,
         links,
         code=query.sigungu_code,
-        changed=state.indices_changed,
+        indices=True,
     )
     return core_indices.indices_answer(values, query, window, context, synthetic=state.synthetic)
 

@@ -62,6 +62,7 @@ class EndpointRow:
     url: str
     description: str | None
     events: tuple[str, ...]
+    filters: Mapping[str, tuple[str, ...]]
     status: str
     created_at: datetime
     consecutive_failures: int
@@ -77,6 +78,7 @@ class CreatedEndpoint:
     secret_plaintext: str = attrs.field(repr=False)
     description: str | None
     events: tuple[str, ...]
+    filters: Mapping[str, tuple[str, ...]]
     status: str
     created_at: datetime
 
@@ -107,6 +109,7 @@ def endpoint_row(row: Endpoint) -> EndpointRow:
         url=row.url,
         description=row.description,
         events=row.events,
+        filters=row.filters,
         status=row.status,
         created_at=utc(row.created_at),
         consecutive_failures=int(row.consecutive_failures or 0),
@@ -124,6 +127,7 @@ class EndpointSpec:
     target: ParsedTarget
     description: str | None
     events: tuple[str, ...]
+    filters: Mapping[str, tuple[str, ...]]
 
 
 def validate_endpoint(body: Mapping[str, Any], *, allow_private: bool) -> EndpointSpec:
@@ -135,10 +139,13 @@ def validate_endpoint(body: Mapping[str, Any], *, allow_private: bool) -> Endpoi
         raise InvalidBody("url must not be empty.", hint="For example https://example.com/hooks")
     target = check_webhook_url(url, allow_private=allow_private, allow_http=allow_private)
     events = fields.get("events") or tuple(core_events.validate_subscription(None))
-    return EndpointSpec(target=target, description=fields.get("description"), events=events)
+    filters = {key: tuple(values) for key, values in (fields.get("filters") or {}).items()}
+    return EndpointSpec(
+        target=target, description=fields.get("description"), events=events, filters=filters
+    )
 
 
-def _owned_endpoint(store: Store, tx: Tx, consumer_id: str, endpoint_id: str) -> Endpoint:
+def owned_endpoint(store: Store, tx: Tx, consumer_id: str, endpoint_id: str) -> Endpoint:
     row = store.webhooks.get_endpoint(tx, parse_id(endpoint_id, "endpoint id"))
     if row is None or row.consumer_id != consumer_id:
         raise NotFound("No such webhook endpoint.")
@@ -215,6 +222,7 @@ def create_endpoint(
             disabled_at=None,
             revoked_at=None,
             created_at=int(now),
+            filters=spec.filters,
         )
         store.webhooks.insert_endpoint(tx, row)
     return CreatedEndpoint(
@@ -223,6 +231,7 @@ def create_endpoint(
         secret_plaintext=secret,
         description=spec.description,
         events=spec.events,
+        filters=spec.filters,
         status=row.status,
         created_at=utc(row.created_at),
     )
@@ -233,7 +242,7 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
+        row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row.status == "revoked" or not store.webhooks.update_endpoint_if(
             tx, row.id, row.status, {"status": "revoked", "revoked_at": int(now)}
         ):
@@ -246,7 +255,7 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        row = _owned_endpoint(store, tx, consumer.id, endpoint_id)
+        row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         fields = {"status": "active", "consecutive_failures": 0, "disabled_at": None}
         if row.status != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
             tx, row.id, "disabled_after_failure", fields
@@ -357,7 +366,7 @@ def send_test(
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
         require_manager(role)
-        endpoint = _owned_endpoint(store, tx, consumer.id, endpoint_id)
+        endpoint = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if endpoint.status != "active":
             raise EndpointNotActive(
                 f"This webhook endpoint is {endpoint.status}; only active endpoints can be tested.",

@@ -3,16 +3,15 @@
 ``_meta.data_as_of`` says when the data an answer is built from last *changed*, not
 when a load last ran: reloading a file that holds nothing new must not move it. A load
 knows which district-months it wrote into; what they hold is compared before and after
-its writes by a digest of their records (kept and excluded, every column), and only
-the districts whose content differs (or that gained or lost records) are stamped with
-the load's time, per dataset (``transactions``, ``indices``). Answers read the latest
+its writes by a digest of their records (kept and excluded, every column:
+``store.change_records``), and only the districts whose content differs are stamped
+with the load's time, per dataset (``transactions``, ``indices``). Answers read the latest
 stamp of their districts (``svc_core.realestate.common.data_as_of``). Part of
 ``RealEstateRepo``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
@@ -21,8 +20,6 @@ from svc_server.store.base import IN_CHUNK, Database, Tx, marks
 MonthPair = tuple[str, str]
 """(sigungu_code, ``YYYY-MM``)."""
 DATASETS = ("transactions", "indices")
-DIGESTED = ("transactions", "excluded_transactions")
-"""The tables whose records a district-month's digest covers."""
 
 
 def by_district(pairs: Iterable[MonthPair]) -> dict[str, list[str]]:
@@ -58,22 +55,6 @@ class DataChanges:
     """Digests of district-months and the change stamps (mixed into ``RealEstateRepo``)."""
 
     db: Database
-
-    def month_digests(self, tx: Tx, pairs: Iterable[MonthPair]) -> dict[MonthPair, str]:
-        """The SHA-256 of what each district-month holds: its kept and excluded records
-        with every column, in natural-key order (an empty month has a digest too)."""
-        hashes = {pair: hashlib.sha256() for pair in pairs}
-        for code, months in by_district(hashes).items():
-            for part in month_parts(months):
-                for table in DIGESTED:
-                    rows = tx.fetchall(
-                        f"SELECT * FROM {table} WHERE {cohort_where(len(part))} "
-                        "ORDER BY month, natural_key",
-                        cohort_params(code, part),
-                    )
-                    for row in rows:
-                        hashes[(code, row["month"])].update(f"{table}:{row!r}\n".encode())
-        return {pair: h.hexdigest() for pair, h in hashes.items()}
 
     def record_changes(self, tx: Tx, dataset: str, codes: Iterable[str], *, now: float) -> None:
         """Stamp ``codes`` as changed at ``now`` in ``dataset`` (a stamp never moves

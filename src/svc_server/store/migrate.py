@@ -45,6 +45,7 @@ DATA_TABLES = frozenset(
         "market_dimensions",
         "use_months",
         "data_changes",
+        "change_records",
     }
 )
 """The public data's tables: what loads and syncs write, and nothing an account owns.

@@ -37,6 +37,7 @@ from svc_server.store.base import (
     marks,
     select_in,
 )
+from svc_server.store.change_records import ChangeRecords, MovedRecord
 from svc_server.store.changes import DataChanges, MonthPair
 from svc_server.store.cohort_reads import CohortReads
 from svc_server.store.contract_kinds import ContractKinds
@@ -88,6 +89,7 @@ ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 
 
 class RealEstateRepo(
+    ChangeRecords,
     CohortReads,
     ContractKinds,
     CoverageTables,
@@ -104,7 +106,8 @@ class RealEstateRepo(
     holds of each district-month in ``store.source_months``, listings and excluded
     records in ``store.transactions``, the dimensions' contract counts in
     ``store.contract_kinds``, building uses in ``store.uses``, when each district's data
-    last changed in ``store.changes``)."""
+    last changed in ``store.changes``, what each load changed in
+    ``store.change_records``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -149,6 +152,7 @@ class RealEstateRepo(
             stale = self.stale_coverage_districts(tx)
             incomplete = self.incomplete_months(tx)
             changed = self.changes(tx)
+            versions = self.district_versions(tx)
         totals: Counter[str] = Counter()
         seen: set[str] = set()
         for row in logged:
@@ -167,6 +171,8 @@ class RealEstateRepo(
             incomplete=incomplete,
             transactions_changed=changed["transactions"],
             indices_changed=changed["indices"],
+            transactions_versions=versions.get("transactions", {}),
+            indices_versions=versions.get("indices", {}),
         )
 
     # writing -----------------------------------------------------------------------------
@@ -181,6 +187,7 @@ class RealEstateRepo(
         added: RollupCounts | None = None,
         retyped: set[str] | None = None,
         load_id: str | None = None,
+        moved: list[MovedRecord] | None = None,
     ) -> tuple[int, int]:
         """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
         A record already stored without a building type or load (stored before migration
@@ -190,7 +197,8 @@ class RealEstateRepo(
 
         ``progress(written)`` is called after each batch; ``added``, when given, receives
         the rollup counts of the new records alone, ``retyped`` the districts of records
-        that got their type.
+        that got their type, ``moved`` the new records as ``added`` and the records stored
+        before a migration that get the columns they lacked as ``changed``.
         """
         unique: dict[str, Transaction] = {}
         for record in records:
@@ -211,10 +219,17 @@ class RealEstateRepo(
             if progress is not None:
                 progress(written)
         updates = type_updates(unique.values(), existing, load_id)
+        if moved is not None:
+            moved.extend(
+                ("added", r.sigungu_code, r.period_month, r.property_type, r.transaction_type)
+                for r in fresh
+            )
+            if updates:
+                moved.extend(self._lacking(tx, [u[-1] for u in updates]))
         if updates:
-            moved = self._retype(tx, updates)
+            typed = self._retype(tx, updates)
             if retyped is not None:
-                retyped |= moved
+                retyped |= typed
         counts = rollup_counts(rows)
         self._bump_rollup(tx, {key: n[0] for key, n in counts.items()}, counts)
         self._recount_contracts(tx, months & held)
@@ -222,12 +237,31 @@ class RealEstateRepo(
             added.update(counts)
         return len(rows), len(records) - len(rows)
 
+    def _lacking(self, tx: Tx, keys: Sequence[str]) -> list[MovedRecord]:
+        """The stored records among ``keys`` that ``TYPE_UPDATE_SQL`` fills, as changed."""
+        rows = select_in(
+            tx,
+            "SELECT sigungu_code, month, property_type, transaction_type FROM transactions "
+            "WHERE (building_type IS NULL OR load_id IS NULL OR contract_id IS NULL) "
+            "AND natural_key IN",
+            keys,
+        )
+        return [
+            ("changed", r["sigungu_code"], r["month"], r["property_type"], r["transaction_type"])
+            for r in rows
+        ]
+
     def delete_transactions(
-        self, tx: Tx, keys: Sequence[str], *, months: set[MonthPair] | None = None
+        self,
+        tx: Tx,
+        keys: Sequence[str],
+        *,
+        months: set[MonthPair] | None = None,
+        moved: list[MovedRecord] | None = None,
     ) -> tuple[int, set[str]]:
         """Remove deals a later report cancelled and take them out of the rollup;
         (records removed, districts touched). ``months``, when given, receives the
-        district-months of the removed records."""
+        district-months of the removed records, ``moved`` each as ``retracted``."""
         rows = select_in(
             tx,
             "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
@@ -242,6 +276,17 @@ class RealEstateRepo(
         self._drop_rollup(tx, row_keys(rows))
         if months is not None:
             months.update((r["sigungu_code"], r["month"]) for r in rows)
+        if moved is not None:
+            moved.extend(
+                (
+                    "retracted",
+                    r["sigungu_code"],
+                    r["month"],
+                    r["property_type"],
+                    r["transaction_type"],
+                )
+                for r in rows
+            )
         self._recount_contracts(tx, {(r["sigungu_code"], r["month"]) for r in rows})
         return len(rows), {r["sigungu_code"] for r in rows}
 

@@ -244,7 +244,10 @@ class DataState:
     known to be incomplete (``svc_core.realestate.freshness``);
     ``transactions_changed`` and ``indices_changed`` say when each district's records
     and index values last changed (unix seconds; ``store.changes``), from which an
-    answer's ``data_as_of`` follows (``svc_core.realestate.common.data_as_of``).
+    answer's ``data_as_of`` follows (``svc_core.realestate.common.data_as_of``);
+    ``transactions_versions`` and ``indices_versions`` hold each district's data version
+    (the latest change id behind it, ``store.change_records``), an answer's
+    ``data_version``.
     """
 
     version: Version
@@ -256,6 +259,8 @@ class DataState:
     incomplete: frozenset[MonthKey] = frozenset()
     transactions_changed: Mapping[str, int] = attrs.field(factory=dict)
     indices_changed: Mapping[str, int] = attrs.field(factory=dict)
+    transactions_versions: Mapping[str, int] = attrs.field(factory=dict)
+    indices_versions: Mapping[str, int] = attrs.field(factory=dict)
 
 
 def deal(r: Row) -> Deal:

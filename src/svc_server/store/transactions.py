@@ -30,7 +30,16 @@ import attrs
 from svc_core.contracts import own_contract_id
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
-from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, equal_filters, marks
+from svc_server.store.base import (
+    WRITE_CHUNK,
+    Database,
+    Row,
+    Tx,
+    chunks,
+    equal_filters,
+    marks,
+    select_in,
+)
 from svc_server.store.realestate_rows import (
     DETAIL_COLUMNS,
     TRANSACTION_COLUMNS,
@@ -185,11 +194,37 @@ class TransactionListing:
         *,
         load_id: str,
         synthetic: bool = False,
+        moved: list[tuple[str, str, str, str, str]] | None = None,
     ) -> int:
         """Keep the records a load excluded, with their reason and the load's id; a record
         already kept takes the reason (and load) a later load gives it (a partial share
         reported as cancelled afterwards), and a record kept before migration 0016 the
-        parties, contract fields and contract id it read. Returns the records written."""
+        parties, contract fields and contract id it read. Returns the records written;
+        ``moved``, when given, receives those new or rewritten as ``excluded``
+        (``store.change_records.MovedRecord``)."""
+        if moved is not None:
+            stored = {
+                r["natural_key"]: r
+                for r in select_in(
+                    tx,
+                    "SELECT natural_key, reason, contract_id FROM excluded_transactions "
+                    "WHERE natural_key IN",
+                    [item.record.natural_key for item in records],
+                )
+            }
+            for item in records:
+                old = stored.get(item.record.natural_key)
+                if old is None or old["reason"] != item.reason or old["contract_id"] is None:
+                    r = item.record
+                    moved.append(
+                        (
+                            "excluded",
+                            r.sigungu_code,
+                            r.period_month,
+                            r.property_type,
+                            r.transaction_type,
+                        )
+                    )
         rows = [
             (item.reason, *row)
             for item, row in zip(

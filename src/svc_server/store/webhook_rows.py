@@ -7,12 +7,15 @@ subclass. Times are unix seconds as stored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 
 @attrs.frozen(kw_only=True)
 class Endpoint:
-    """A webhook endpoint (``webhook_endpoints``), its subscribed event types decoded."""
+    """A webhook endpoint (``webhook_endpoints``), its subscribed event types and its
+    ``data.updated`` filters (``svc_core.events.validate_filters``) decoded."""
 
     id: str
     consumer_id: str
@@ -25,6 +28,7 @@ class Endpoint:
     disabled_at: int | None
     revoked_at: int | None
     created_at: int
+    filters: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)

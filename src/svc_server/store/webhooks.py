@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -62,6 +62,7 @@ class WebhooksRepo:
     def insert_endpoint(self, tx: Tx, endpoint: Endpoint) -> None:
         values = attrs.asdict(endpoint, recurse=False)
         values["events"] = json.dumps(list(endpoint.events))
+        values["filters"] = encode_filters(endpoint.filters)
         insert_row(tx, "webhook_endpoints", values)
 
     def get_endpoint(self, tx: Tx, endpoint_id: str) -> Endpoint | None:
@@ -82,6 +83,28 @@ class WebhooksRepo:
             (consumer_id,),
         )
         return [decode_endpoint(r) for r in rows]
+
+    def subscribers(self, tx: Tx, event_type: str) -> list[Endpoint]:
+        """The active endpoints of every consumer that name ``event_type`` (a
+        ``svc_core.events.NAMED_ONLY`` type: ``*`` does not cover it), oldest first."""
+        rows = tx.fetchall(
+            "SELECT * FROM webhook_endpoints WHERE status = 'active' AND events LIKE ? "
+            "ORDER BY consumer_id, created_at, id",
+            (f'%"{event_type}"%',),
+        )
+        return [e for e in (decode_endpoint(r) for r in rows) if event_type in e.events]
+
+    def published_change(self, tx: Tx, name: str) -> int:
+        """The last change record published as ``name`` events (0: none yet)."""
+        row = tx.fetchone("SELECT last_change FROM change_publishing WHERE name = ?", (name,))
+        return int(row["last_change"]) if row else 0
+
+    def set_published_change(self, tx: Tx, name: str, last: int) -> None:
+        tx.execute(
+            "INSERT INTO change_publishing (name, last_change) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET last_change = excluded.last_change",
+            (name, last),
+        )
 
     def count_live_endpoints(self, tx: Tx, consumer_id: str) -> int:
         """Endpoints that count toward the limit: every one not revoked."""
@@ -427,6 +450,19 @@ def fair_pick(
     return chosen
 
 
+def encode_filters(filters: Mapping[str, Sequence[str]]) -> str:
+    """An endpoint's filters as stored (JSON; ``{}`` keeps every change)."""
+    return json.dumps({key: list(values) for key, values in filters.items()}, sort_keys=True)
+
+
 def decode_endpoint(row: Row) -> Endpoint:
-    """A stored endpoint row, its JSON list of event types decoded."""
-    return row_as(Endpoint, {**row, "events": tuple(json.loads(row["events"]))})
+    """A stored endpoint row, its JSON list of event types and its filters decoded."""
+    filters = json.loads(row.get("filters") or "{}")
+    return row_as(
+        Endpoint,
+        {
+            **row,
+            "events": tuple(json.loads(row["events"])),
+            "filters": {key: tuple(values) for key, values in filters.items()},
+        },
+    )

@@ -11,6 +11,7 @@ from svc_server.web.widgets import (
     DELIVERY_PANEL,
     INVITE_LINK_PANEL,
     ONCE_PANEL,
+    data_filters,
     dialog,
     member_note,
     options,
@@ -210,9 +211,13 @@ def _webhooks_body() -> str:
         '<input id="hook-description" name="description" size="50"></p>\n'
         '<fieldset><legend>Events</legend>\n<ul class="plain">'
         '<li><input type="checkbox" name="events" id="event-all" value="*" checked>'
-        ' <label for="event-all">all events (*)</label></li>'
-        f"{events}</ul></fieldset>\n"
-        '<p><button type="submit">Add endpoint</button></p>\n</form>\n'
+        ' <label for="event-all">all account events (*)</label></li>'
+        f"{events}</ul>\n"
+        '<p class="hint">data.updated (a load changed the deals of a district\'s month) is '
+        "sent only when you tick it, and only for the changes the filters below keep.</p>"
+        "</fieldset>\n"
+        + data_filters()
+        + '<p><button type="submit">Add endpoint</button></p>\n</form>\n'
         + ONCE_PANEL
         + "</section>\n"
         '<section aria-labelledby="hooks-h"><h2 id="hooks-h">Endpoints</h2>\n'

@@ -1,9 +1,12 @@
 """The building blocks the dashboard sections are made of: dialogs, tables, the
-once-only secret panel, the delivery and invitation-link panels, select options."""
+once-only secret panel, the delivery and invitation-link panels, select options, the
+webhook form's data.updated filters."""
 
 from __future__ import annotations
 
 from html import escape
+
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 
 MEMBER_NOTE = (
     "You are a <strong>member</strong> of this account: you can see {what}, but only its "
@@ -93,4 +96,29 @@ def options(values: tuple[tuple[str, str], ...], selected: str | None = None) ->
     return "".join(
         f'<option value="{escape(v)}"{" selected" if v == selected else ""}>{escape(t)}</option>'
         for v, t in values
+    )
+
+
+def _choices(name: str, values: tuple[str, ...]) -> str:
+    return "".join(
+        f'<li><input type="checkbox" name="{name}" id="{name}-{escape(v)}" value="{escape(v)}">'
+        f' <label for="{name}-{escape(v)}">{escape(v)}</label></li>'
+        for v in values
+    )
+
+
+def data_filters() -> str:
+    """The ``filters`` of a new endpoint: what ``data.updated`` sends it (none: all)."""
+    return (
+        "<fieldset><legend>data.updated filters</legend>\n"
+        '<p><label for="hook-districts">District codes</label>\n'
+        '<input id="hook-districts" name="sigungu_codes" size="40" '
+        'pattern="[0-9]{5}([ ,]+[0-9]{5})*" aria-describedby="hook-districts-hint"></p>\n'
+        '<p class="hint" id="hook-districts-hint">5-digit codes separated by commas, such as '
+        "11680, 11110; empty: every district.</p>\n"
+        f'<p>Property types (none ticked: all)</p><ul class="plain">'
+        f"{_choices('filter-property', PROPERTY_TYPES)}</ul>\n"
+        f'<p>Transaction types (none ticked: all)</p><ul class="plain">'
+        f"{_choices('filter-transaction', TRANSACTION_TYPES)}</ul>\n"
+        "</fieldset>\n"
     )

@@ -671,7 +671,7 @@
             { "data-endpoint-id": hook.id, "data-status": hook.status },
             h("td", {}, h("code", { text: hook.url })),
             cell(hook.description),
-            cell((hook.events || []).join(", ")),
+            cell((hook.events || []).join(", ") + filterText(hook.filters)),
             cell(hook.status),
             cell(number(hook.consecutive_failures), "num"),
             cell(when(hook.disabled_at)),
@@ -827,6 +827,25 @@
       say(`${hook.url} revoked.`);
     };
 
+    // What data.updated sends the new endpoint: the lists given (none: every change).
+    const dataFilters = () => {
+      const ticked = (name) => [...document.querySelectorAll(`input[name="${name}"]:checked`)].map((b) => b.value);
+      const codes = $("#hook-districts").value.split(/[\s,]+/).filter(Boolean);
+      const filters = {};
+      if (codes.length) filters.sigungu_codes = codes;
+      const ptypes = ticked("filter-property");
+      if (ptypes.length) filters.property_types = ptypes;
+      const ttypes = ticked("filter-transaction");
+      if (ttypes.length) filters.transaction_types = ttypes;
+      return filters;
+    };
+    const filterText = (filters) => {
+      const parts = ["sigungu_codes", "property_types", "transaction_types"]
+        .filter((key) => (filters || {})[key])
+        .map((key) => filters[key].join(", "));
+      return parts.length ? ` (data.updated: ${parts.join("; ")})` : "";
+    };
+
     const allBox = $("#event-all");
     const typeBoxes = [...document.querySelectorAll('input[name="events"]')].filter((b) => b !== allBox);
     allBox.addEventListener("change", () => {
@@ -844,6 +863,8 @@
         const body = { url: $("#hook-url").value.trim(), events };
         const description = $("#hook-description").value.trim();
         if (description) body.description = description;
+        const filters = dataFilters();
+        if (Object.keys(filters).length) body.filters = filters;
         const row = (await api("POST", "/api/auth/me/webhooks", body)).data;
         event.target.reset();
         await load();

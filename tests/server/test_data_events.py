@@ -1,0 +1,306 @@
+"""``data.updated`` end to end (issue 31, acceptance): the real ``svc sync rtms`` (against
+the RTMS stand-in) and ``svc ingest`` commands write change records, and a real ``svc
+serve`` with its inline worker delivers one signed event per change to each subscribed
+endpoint whose filters keep it, none to the others; loading the same again writes and
+sends nothing; a re-read that retracts a cancelled deal sends ``retracted: 1``. SQLite
+and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from svc_core import signing
+from svc_core.envelope import SYNTHETIC_LIMITATION
+from svc_server.config import Config
+from svc_server.http.deps import new_id
+from svc_server.identity import Identity
+from svc_server.services import sessions
+from svc_server.store import open_store
+from tests.conftest import TEST_SECRET, LiveServer, Receiver
+from tests.http.realestate_support import (
+    NRG_GANGNAM,
+    NRG_JONGNO_PAGE,
+    Api,
+    included,
+    make_app,
+    xml_items,
+)
+from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
+from tests.server.test_sync import SVC
+
+ORIGIN = "https://app.example.com"
+PUBLIC = "https://api.example.com"
+HOOKS = "/api/auth/me/webhooks"
+JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
+RE_READ = (*JUNE, "--kinds", "commercial", "--refresh-months", "240")
+NRG = SERVICES["NRG"]
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    with serve() as state:
+        yield state
+
+
+@pytest.fixture
+def receivers() -> Iterator[dict[str, Receiver]]:
+    made = {name: Receiver() for name in ("gangnam", "jongno", "offices", "everything")}
+    yield made
+    for receiver in made.values():
+        receiver.stop()
+
+
+class Owner:
+    """A signed-in owner talking to the live server over HTTP."""
+
+    def __init__(self, db_url: str, server: LiveServer) -> None:
+        store = open_store(db_url)
+        try:
+            signed = sessions.sign_in(
+                store,
+                Config(secret_key=TEST_SECRET),
+                Identity(sub="sub-owner", email="owner@example.com"),
+                time.time(),
+                os.urandom(16),
+                ids=new_id,
+            )
+        finally:
+            store.close()
+        self.url = server.url
+        self.api_key = str(signed["api_key"])
+        self.headers = {
+            "Cookie": f"svc_session={signed['_cookie']}",
+            "Origin": ORIGIN,
+            "Content-Type": "application/json",
+        }
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data, self.headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    def changes(self, **params: str) -> list[dict[str, Any]]:
+        query = urllib.parse.urlencode({**params, "limit": "1000"})
+        request = urllib.request.Request(
+            f"{self.url}/api/v1/real-estate/changes?{query}", headers={"X-API-Key": self.api_key}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return list(json.loads(response.read())["data"])
+
+    def endpoint(self, receiver: Receiver, events: list[str], filters: Any = None) -> str:
+        body: dict[str, Any] = {"url": receiver.url, "events": events}
+        if filters is not None:
+            body["filters"] = filters
+        status, made = self.call("POST", HOOKS, body)
+        assert status == 200, made
+        return str(made["data"]["secret_plaintext"])
+
+
+def svc(db_url: str, standin: StandIn, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "SVC_RTMS_BASE_URL": standin.url,
+        "SVC_DATABASE_URL": db_url,
+        "SVC_DATA_GO_KR_KEY": KEY,
+        "SVC_PUBLIC_URL": PUBLIC,
+    }
+    done = subprocess.run(
+        [str(SVC), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr, done.stderr
+    return done
+
+
+def sync(db_url: str, standin: StandIn) -> None:
+    svc(db_url, standin, "sync", "rtms", "--backoff", "0", "--timeout", "2", *RE_READ)
+
+
+def data_events(receiver: Receiver) -> list[dict[str, Any]]:
+    return [e for e in receiver.events() if e["type"] == "data.updated"]
+
+
+def wait_for(receiver: Receiver, count: int, seconds: float = 20.0) -> list[dict[str, Any]]:
+    """The data events once ``receiver`` holds ``count`` (the inline worker polls every
+    second); a second more for any extra one to arrive."""
+    deadline = time.monotonic() + seconds
+    while len(data_events(receiver)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)
+    return data_events(receiver)
+
+
+def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
+    db_url: str, standin: StandIn, receivers: dict[str, Receiver], tmp_path: Path
+) -> None:
+    migrated = open_store(db_url)
+    migrated.migrate()
+    migrated.close()
+    env = {
+        "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
+        "SVC_SITE_ORIGINS": ORIGIN,
+        "SVC_INLINE_WORKER": "true",
+        "SVC_PUBLIC_URL": PUBLIC,
+    }
+    server = LiveServer(db_url, env=env)
+    try:
+        owner = Owner(db_url, server)
+        secrets = {
+            "gangnam": owner.endpoint(
+                receivers["gangnam"], ["data.updated"], {"sigungu_codes": ["11680"]}
+            ),
+            "jongno": owner.endpoint(
+                receivers["jongno"], ["data.updated"], {"sigungu_codes": ["11110"]}
+            ),
+            "offices": owner.endpoint(
+                receivers["offices"],
+                ["key.revoked", "data.updated"],
+                {"property_types": ["officetel"], "transaction_types": ["sale"]},
+            ),
+            "everything": owner.endpoint(receivers["everything"], ["*"]),
+        }
+        # filters are checked: a 400, never a half-registered endpoint
+        for bad in ({"sigungu_codes": ["gangnam"]}, {"districts": ["11680"]}, []):
+            status, body = owner.call(
+                "POST", HOOKS, {"url": receivers["gangnam"].url, "filters": bad}
+            )
+            assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
+        assert len(owner.call("GET", HOOKS)[1]["data"]) == 4
+
+        # a sync that adds deals to a month: one change, one event where the filter keeps it
+        sync(db_url, standin)
+        [added] = owner.changes()
+        kept = len(included(xml_items(NRG_GANGNAM)))
+        assert (added["sigungu_code"], added["month"], added["added"]) == ("11680", "2025-06", kept)
+        [event] = wait_for(receivers["gangnam"], 1)
+        assert event["data"]["change"] == added
+        assert event["id"].startswith(f"evt_data_updated_{added['id']}_")
+        request = next(r for r in receivers["gangnam"].requests if b"data.updated" in r.body)
+        verified = signing.verify(
+            request.body, request.headers["X-Svc-Signature"], secrets["gangnam"], now=time.time()
+        )
+        assert verified == event and request.headers["X-Svc-Event"] == "data.updated"
+        for other in ("jongno", "offices", "everything"):
+            assert data_events(receivers[other]) == [], other  # filtered out, or not named
+
+        # the same re-read again: nothing changed, nothing written, nothing sent
+        sync(db_url, standin)
+        assert owner.changes() == [added]
+        assert len(wait_for(receivers["gangnam"], 2, seconds=3)) == 1
+
+        # a re-read that finds a deal cancelled retracts it: retracted 1
+        units = [i for i, item in enumerate(xml_items(NRG_GANGNAM)) if included([item])]
+        standin.cancel(NRG, "11680", "202506", units[0])
+        sync(db_url, standin)
+        latest = owner.changes()
+        assert len(latest) == 2
+        retraction = latest[-1]
+        assert (retraction["added"], retraction["retracted"]) == (0, 1)
+        assert retraction["digest_before"] == added["digest_after"]
+        events = wait_for(receivers["gangnam"], 2)
+        assert [e["data"]["change"]["id"] for e in events] == [added["id"], retraction["id"]]
+        assert events[1]["data"]["change"]["retracted"] == 1
+
+        # svc ingest goes through the same commit: Jongno's month to Jongno's endpoint
+        ingested = svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
+        assert "loaded" in ingested.stdout
+        jongno = [c for c in owner.changes() if c["sigungu_code"] == "11110"]
+        assert len(jongno) == 1
+        [event] = wait_for(receivers["jongno"], 1)
+        assert event["data"]["change"] == jongno[0]
+        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))  # again
+        assert len(owner.changes()) == 3
+        assert len(wait_for(receivers["jongno"], 2, seconds=3)) == 1
+        assert len(data_events(receivers["gangnam"])) == 2
+        for other in ("offices", "everything"):
+            assert data_events(receivers[other]) == [], other
+    finally:
+        server.stop()
+
+
+def test_an_endpoint_changes_what_it_receives(
+    db_url: str, standin: StandIn, receivers: dict[str, Receiver]
+) -> None:
+    migrated = open_store(db_url)
+    migrated.migrate()
+    migrated.close()
+    env = {
+        "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
+        "SVC_SITE_ORIGINS": ORIGIN,
+        "SVC_INLINE_WORKER": "true",
+        "SVC_PUBLIC_URL": PUBLIC,
+    }
+    server = LiveServer(db_url, env=env)
+    try:
+        owner = Owner(db_url, server)
+        owner.endpoint(receivers["everything"], ["*"])
+        endpoint_id = owner.call("GET", HOOKS)[1]["data"][0]["id"]
+        path = f"{HOOKS}/{endpoint_id}"
+        for bad in (
+            {},
+            {"url": "https://example.com/other"},
+            {"filters": {"property_types": ["castle"]}},
+            {"events": []},
+        ):
+            status, body = owner.call("PATCH", path, bad)
+            assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
+        status, body = owner.call(
+            "PATCH",
+            path,
+            {"events": ["data.updated"], "filters": {"sigungu_codes": ["11110"]}},
+        )
+        assert status == 200, body
+        assert body["data"]["events"] == ["data.updated"]
+        assert body["data"]["filters"] == {"sigungu_codes": ["11110"]}
+        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_GANGNAM))  # not Jongno
+        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
+        [event] = wait_for(receivers["everything"], 1)
+        assert event["data"]["change"]["sigungu_code"] == "11110"
+        status, body = owner.call("PATCH", path, {"filters": None})
+        assert (status, body["data"]["filters"]) == (200, {})
+        assert owner.call("DELETE", path)[0] == 200
+        status, body = owner.call("PATCH", path, {"description": "gone"})
+        assert status == 404, body
+    finally:
+        server.stop()
+
+
+def test_the_demo_set_is_loaded_through_the_same_commit(sqlite_url: str) -> None:
+    """``svc demo-data`` writes change records like every load, once."""
+    env = {**os.environ, "SVC_DATABASE_URL": sqlite_url, "SVC_PUBLIC_URL": PUBLIC}
+    for _ in range(2):  # the second run holds nothing new: no record
+        done = subprocess.run(
+            [str(SVC), "demo-data"], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    store = open_store(sqlite_url)
+    try:
+        api = Api(make_app(store))
+        body = api.ok("changes", {"limit": "1000"})
+        records = body["data"]
+        assert records and {r["load"]["kind"] for r in records} == {"demo"}
+        assert body["_meta"]["known_limitations"][0] == SYNTHETIC_LIMITATION
+        assert len({r["load"]["id"] for r in records}) == 1  # one load, however many months
+        keys = {(r["source"], r["sigungu_code"], r["month"]) for r in records}
+        assert len(keys) == len(records)  # one record per source kind, district and month
+        assert all(
+            r["added"] > 0 and r["digest_before"] == records[0]["digest_before"] for r in records
+        )
+    finally:
+        store.close()
