@@ -30,6 +30,7 @@ from svc_server import ingest
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
+from svc_server.ingest.coverage import refresh_stale
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -197,6 +198,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     table_name=args.table_name,
                     property_type=args.property_type,
                     progress=show,
+                    defer_coverage=len(args.paths) > 1,
                 )
             except SourceError as exc:
                 bar.clear()
@@ -212,6 +214,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             totals["excluded"] += report.excluded_total
             totals["rejected"] += report.rejected_total
         bar.clear()
+        if len(args.paths) > 1:  # each file left its districts' coverage to the end
+            refresh_stale(store)
         publish_data_events(args, store)
     finally:
         bar.clear()

@@ -34,6 +34,8 @@ from __future__ import annotations
 import csv
 import io
 
+import attrs
+
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
 from svc_core.regions import region_name
@@ -131,10 +133,12 @@ def ingest(
     area_map: AreaMap | None = None,
     table_name: str | None = None,
     property_type: str | None = None,
+    defer_coverage: bool = False,
 ) -> LoadReport:
     """Load one file (of ``kind``, or of the kind its content shows when None);
     ``SourceError`` (nothing written) when unreadable, of another kind, or every item
-    is rejected.
+    is rejected. ``defer_coverage``: leave the precomputed coverage of its districts to
+    ``coverage.refresh_stale`` (one of many files).
 
     ``rone-index`` only: ``area_map`` maps R-ONE market areas to district codes (default
     ``svc_core.sources.rone.DEFAULT_AREA_MAP``); ``table_name`` (the statistic table's
@@ -165,6 +169,8 @@ def ingest(
             f"({', '.join(sorted(load.report.rejected))}); nothing loaded",
             path=path,
         )
+    if defer_coverage:
+        load = attrs.evolve(load, defer_coverage=True)
     return commit(store, load, now=now).report
 
 

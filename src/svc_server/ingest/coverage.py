@@ -39,15 +39,23 @@ def build_coverage(
 
 
 def refresh_coverage(
-    store: Store, tx: Tx, codes: Iterable[str], *, rollup: Sequence[Row] | None = None
+    store: Store,
+    tx: Tx,
+    codes: Iterable[str],
+    *,
+    rollup: Sequence[Row] | None = None,
+    stale: bool = True,
 ) -> int:
-    """Rebuild the precomputed coverage rows of districts ``codes`` (and of any district
-    still missing them) inside the load's transaction; return the rows written.
+    """Rebuild the precomputed coverage rows of districts ``codes`` (and, with
+    ``stale``, of any district still missing them) inside the load's transaction;
+    return the rows written.
 
     ``rollup`` may hand over the complete rollup rows of ``codes`` when the caller has
     them in memory (a first load into an empty store); by default they are read.
     """
-    wanted = sorted(set(codes) | store.realestate.stale_coverage_districts(tx))
+    wanted = sorted(
+        set(codes) | (store.realestate.stale_coverage_districts(tx) if stale else set())
+    )
     if not wanted:
         return 0
     if rollup is None or set(wanted) - set(codes):
@@ -62,3 +70,28 @@ def refresh_coverage(
     ]
     store.realestate.replace_coverage(tx, wanted, records)
     return len(records)
+
+
+STALE_BATCH = 16
+"""Districts rebuilt per transaction by ``refresh_stale``: a write holds the data file
+for a few of them at a time, not for the whole country."""
+
+
+def refresh_stale(store: Store) -> int:
+    """Rebuild the coverage of every district a deferred load left stale (``Load.
+    defer_coverage``: ``svc ingest`` of several files, ``svc sync rtms``), a few
+    districts per transaction; return the districts rebuilt.
+
+    A load rebuilds the coverage of each district it touches, from the district's whole
+    rollup: across the thousands of files or months of a national load that is most of
+    the work, each district rebuilt once per file. Deferred, each is rebuilt once."""
+    done = 0
+    while True:
+        with store.data.transaction() as tx:
+            stale = sorted(store.realestate.stale_coverage_districts(tx))[:STALE_BATCH]
+            if not stale:
+                break
+            refresh_coverage(store, tx, stale, stale=False)
+        done += len(stale)
+    store.realestate.forget_version()
+    return done

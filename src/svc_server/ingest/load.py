@@ -81,6 +81,10 @@ class Load:
     sync_month: SyncMonth | None = None
     sync_table: SyncTable | None = None
     logged: bool = True
+    defer_coverage: bool = False
+    """Leave the precomputed coverage of the districts written stale, for
+    ``ingest.coverage.refresh_stale`` once a run of loads is done, instead of rebuilding
+    it in this commit."""
     progress: Progress | None = attrs.field(default=None, eq=False)
 
     @property

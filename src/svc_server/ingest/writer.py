@@ -175,7 +175,9 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     )
     if result.excluded:
         store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
-    if loaded or retracted or retyped:
+    if (loaded or retracted or retyped) and load.defer_coverage:
+        store.realestate.mark_coverage_stale(tx, sorted(touched | retyped))
+    elif loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
         refresh_coverage(store, tx, touched | retyped, rollup=rollup)
     after = store.realestate.content_digests(tx, read)

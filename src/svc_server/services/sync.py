@@ -65,6 +65,7 @@ from svc_core.sync import (
 )
 from svc_server.delivery.rtms import Answer, RtmsClient
 from svc_server.ingest import Load, SyncMonth, commit, state_only
+from svc_server.ingest.coverage import refresh_stale
 from svc_server.services.upstream import Calls, Failed, Retry, Stop
 from svc_server.store import Store
 
@@ -277,6 +278,7 @@ class _Run:
             report=result.report,
             digest=hashlib.sha256(month_id.encode()).hexdigest(),
             transactions=result,
+            defer_coverage=True,
             sync_month=SyncMonth(
                 kind=task.kind,
                 sigungu_code=task.sigungu_code,
@@ -331,6 +333,11 @@ def _refusal(exc: GatewayError, where: str) -> Exception:
     return Failed(f"{exc.message} (not retried; the next run reads this month again)")
 
 
+COVERAGE_REFRESH_SECONDS = 60.0
+"""How long the precomputed coverage of the districts a run wrote may wait to be rebuilt
+(each month's write leaves it stale; answers meanwhile build it from the rollup)."""
+
+
 def sync_rtms(
     store: Store,
     client: RtmsClient,
@@ -359,18 +366,25 @@ def sync_rtms(
             base_url=client.base_url,
         ),
     )
-    for done, task in enumerate(tasks):
-        if progress is not None:
-            progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
-        try:
-            outcome = run.month(task)
-        except Stop as stop:
-            run.report.stopped = stop.reason
-            run.report.stop_detail = stop.detail
-            break
-        run.report.months.append(outcome)
-        if finished is not None:
-            finished(done + 1, len(tasks), outcome)
+    refreshed = clock()
+    try:
+        for done, task in enumerate(tasks):
+            if progress is not None:
+                progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
+            try:
+                outcome = run.month(task)
+            except Stop as stop:
+                run.report.stopped = stop.reason
+                run.report.stop_detail = stop.detail
+                break
+            run.report.months.append(outcome)
+            if finished is not None:
+                finished(done + 1, len(tasks), outcome)
+            if clock() - refreshed >= COVERAGE_REFRESH_SECONDS:
+                refresh_stale(store)
+                refreshed = clock()
+    finally:
+        refresh_stale(store)
     if progress is not None:
         progress(len(run.report.months), len(tasks), "")
     return run.report

@@ -38,6 +38,16 @@ class CoverageTables:
         )
         return {r["code"] for r in rows}
 
+    def mark_coverage_stale(self, tx: Tx, codes: Sequence[str]) -> None:
+        """Leave the coverage rows of districts ``codes`` to be rebuilt later
+        (``ingest.coverage.refresh_stale``): until then they count as never computed and
+        coverage is built from the rollup (``stale_coverage_districts``)."""
+        for part in chunks(codes, IN_CHUNK):
+            tx.execute(
+                f"DELETE FROM coverage_districts WHERE sigungu_code IN ({marks(len(part))})",
+                tuple(part),
+            )
+
     def replace_coverage(
         self, tx: Tx, codes: Sequence[str], rows: Sequence[CoverageCohort]
     ) -> None:

@@ -19,12 +19,13 @@ T = TypeVar("T")
 CACHE_ENTRIES = 1024
 VERSION_TTL = 1.0
 """Seconds a process trusts the data version it last read (see ``data_version``)."""
-Version = tuple[int, int, int]
+Version = tuple[int, int, int, int]
 """(ingest-log rows, latest load time, incomplete district-months)."""
 _VERSION_SQL = (
     "SELECT (SELECT COUNT(*) FROM ingest_log) AS n, "
     "(SELECT MAX(loaded_at) FROM ingest_log) AS at, "
-    "(SELECT COUNT(*) FROM source_months WHERE complete = 0) AS gaps"
+    "(SELECT COUNT(*) FROM source_months WHERE complete = 0) AS gaps, "
+    "(SELECT COUNT(*) FROM coverage_districts) AS covered"
 )
 
 
@@ -38,7 +39,8 @@ class VersionedCache:
         self._version: tuple[float, Version] | None = None
 
     def data_version(self) -> Version:
-        """Changes whenever a load commits (every load writes one ``ingest_log`` row).
+        """Changes whenever a load commits (every load writes one ``ingest_log`` row),
+        and when the coverage of districts a deferred load left stale is rebuilt.
 
         Read from the database at most once per ``VERSION_TTL`` seconds per process: a
         load committed by another process is seen within that bound, one committed by
@@ -51,7 +53,14 @@ class VersionedCache:
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone(_VERSION_SQL)
         version = (
-            (int(row["n"] or 0), int(row["at"] or 0), int(row["gaps"] or 0)) if row else (0, 0, 0)
+            (
+                int(row["n"] or 0),
+                int(row["at"] or 0),
+                int(row["gaps"] or 0),
+                int(row["covered"] or 0),
+            )
+            if row
+            else (0, 0, 0, 0)
         )
         self._version = (now, version)
         return version
