@@ -37,7 +37,7 @@ from xml.parsers import expat
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.sources import decode_text
+from svc_core.sources import decode_text, json_text
 from svc_core.sources.rone import CLASS_NAMES, NO_DATA_CODE, OK_CODE, area_key
 
 PAGE_ROWS = 1_000
@@ -210,9 +210,7 @@ def _xml_document(text: str, root: str, path: str) -> dict[str, Any]:
 
 
 MAX_TABLE_ROWS = 1_000_000
-"""The most rows one table is taken to hold: the survey's largest (about 300 market areas
-× 3 items × some 50 quarters) holds under 50,000, so a larger ``list_total_count`` fails
-its table instead of spending the run's budget on pages."""
+"""A larger ``list_total_count`` fails its table (the largest holds under 50,000 rows)."""
 
 
 def read_page(
@@ -227,14 +225,7 @@ def read_page(
     if text[:1] == "<":
         doc: Any = _xml_document(text, root, path)
     else:
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"not an R-ONE JSON answer: {exc}", path=path) from None
-        except RecursionError:
-            raise SourceError("R-ONE JSON nested too deeply to read", path=path) from None
-        except ValueError:  # an integer longer than int() converts
-            raise SourceError("R-ONE JSON holds a number too long to read", path=path) from None
+        doc = json_text(text, path)
     if not isinstance(doc, dict):
         raise SourceError("not an R-ONE answer", path=path)
     if root not in doc:
@@ -267,11 +258,8 @@ def read_page(
     if total is None or not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise SourceError("the answer has no list_total_count or malformed rows", path=path)
     if total > MAX_TABLE_ROWS:
-        raise SourceError(
-            f"list_total_count {total} is more than any table of the survey holds "
-            f"({MAX_TABLE_ROWS:,}): an upstream fault, not pages to read",
-            path=path,
-        )
+        msg = f"list_total_count {total} is more than any table of the survey holds"
+        raise SourceError(f"{msg} ({MAX_TABLE_ROWS:,}): an upstream fault", path=path)
     return RonePage(total_count=total, rows=tuple(rows))
 
 

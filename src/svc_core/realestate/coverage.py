@@ -313,23 +313,6 @@ def stored_form(row: CoverageRow) -> dict[str, Any]:
     return out
 
 
-def loaded_keys(
-    rows: Iterable[CoverageRow],
-) -> tuple[list[str], list[str], list[str]]:
-    """The district codes (with their renumbering aliases), months and kinds whose loaded
-    district-months decide the rows' ``complete``: what the server reads of
-    ``source_months`` for them."""
-    codes: set[str] = set()
-    months: set[str] = set()
-    kinds: set[str] = set()
-    for row in rows:
-        codes.update(codes_of(row.sigungu_code))
-        kinds.update(freshness.load_kinds(row.property_type, row.transaction_type))
-        for label in row.periods_with_data:
-            months.update(freshness.label_months(label))
-    return sorted(codes), sorted(months), sorted(kinds)
-
-
 def finish_rows(
     rows: Iterable[CoverageRow],
     *,

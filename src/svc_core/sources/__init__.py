@@ -111,10 +111,14 @@ def csv_text(data: bytes, path: str, *, cp949: bool = False) -> str:
 
 
 def load_json(data: bytes, path: str) -> Any:
-    """A UTF-8 JSON document; SourceError (with the line) when it is not one, and when
-    it is one no source writes: nested deeper than Python's recursion allows, or holding
-    an integer longer than Python converts (4,300 digits)."""
-    text = decode_utf8(data, path)
+    """A UTF-8 JSON document (``json_text``)."""
+    return json_text(decode_utf8(data, path), path)
+
+
+def json_text(text: str, path: str) -> Any:
+    """A JSON document; SourceError (with the line) when it is not one, and when it is
+    one no source writes: nested deeper than Python's recursion allows, or holding an
+    integer longer than Python converts (4,300 digits)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

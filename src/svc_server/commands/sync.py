@@ -10,8 +10,7 @@ Exit status of ``svc sync rtms`` (``EXIT_*``):
 | 2 | bad usage or configuration, or the API refused the key or the request: nothing more written |
 | 3 | the key's daily call limit was reached: run again after midnight KST |
 | 4 | the budget (``--budget``) was used up before the plan was done: run again |
-| 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` calls in a row could not
-  connect): nothing more is tried; the months not tried are left missing |
+| 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` failed connects in a row): the months not tried are left missing |
 """
 
 from __future__ import annotations

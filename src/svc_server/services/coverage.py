@@ -4,7 +4,7 @@ district it reads the rows precomputed at load time (``svc_server.ingest.coverag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
@@ -116,8 +116,25 @@ def _loaded(
     query: one walk of ``source_months``' primary key."""
 
     def read() -> frozenset[freshness.MonthKey]:
-        codes, months, kinds = core_coverage.loaded_keys(row for row, _ in found)
+        codes, months, kinds = _loaded_keys(row for row, _ in found)
         return store.realestate.loaded_months(codes, months, kinds)
 
     key = ("coverage-loaded", query.cohort, query.granularity, query.limit)
     return store.realestate.cached(key, read, version=state.version)
+
+
+def _loaded_keys(
+    rows: Iterable[CoverageRow],
+) -> tuple[list[str], list[str], list[str]]:
+    """The district codes (with their renumbering aliases), months and kinds whose loaded
+    district-months decide the rows' ``complete``: what the server reads of
+    ``source_months`` for them."""
+    codes: set[str] = set()
+    months: set[str] = set()
+    kinds: set[str] = set()
+    for row in rows:
+        codes.update(codes_of(row.sigungu_code))
+        kinds.update(freshness.load_kinds(row.property_type, row.transaction_type))
+        for label in row.periods_with_data:
+            months.update(freshness.label_months(label))
+    return sorted(codes), sorted(months), sorted(kinds)
