@@ -15,6 +15,15 @@ from svc_server.openapi.operations import (
 )
 from svc_server.openapi.schemas import array, obj, ref
 
+NEXT_LINK_HEADER = {
+    "Link": {
+        "description": 'The next page as an absolute URL, `<...>; rel="next"`; '
+        "absent on the last page.",
+        "schema": {"type": "string"},
+    }
+}
+"""The ``Link`` header of a cursor-paged answer (transactions, changes)."""
+
 # system
 
 GET_STATUS = Operation(
@@ -191,13 +200,7 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
                 ),
                 "One page of records (contracts with group=contract), in listing order.",
             ),
-            "headers": {
-                "Link": {
-                    "description": 'The next page as an absolute URL, `<...>; rel="next"`; '
-                    "absent on the last page.",
-                    "schema": {"type": "string"},
-                }
-            },
+            "headers": NEXT_LINK_HEADER,
         }
     },
 )
@@ -225,13 +228,7 @@ GET_REAL_ESTATE_CHANGES = Operation(
                 obj({"data": array(ref("ChangeRecord")), "_meta": ref("LayerEnvelope")}),
                 "One page of change records, in id order.",
             ),
-            "headers": {
-                "Link": {
-                    "description": 'The next page as an absolute URL, `<...>; rel="next"`; '
-                    "absent on the last page.",
-                    "schema": {"type": "string"},
-                }
-            },
+            "headers": NEXT_LINK_HEADER,
         }
     },
 )
