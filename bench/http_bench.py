@@ -111,6 +111,23 @@ def write(store: Any, batch: list[Any]) -> None:
         record_file(store, tx, "samples", result, now=time.time())
 
 
+def unmetered_key(env: dict[str, str]) -> str:
+    """The key of a new enterprise consumer whose quota and rate limit a bench never
+    reaches, made by ``svc consumer create`` against the store of ``env``."""
+    created = subprocess.run(
+        [
+            *(sys.executable, "-m", "svc_server", "consumer", "create"),
+            *("--plan", "enterprise", "--rate-limit", "100000000"),
+            *("--monthly-quota", "1000000000", "--json"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return str(json.loads(created.stdout)["api_key"])
+
+
 def start(cmd: list[str], env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -324,26 +341,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         }
     )
     svc = [sys.executable, "-m", "svc_server"]
-    created = subprocess.run(
-        [
-            *svc,
-            "consumer",
-            "create",
-            "--plan",
-            "enterprise",
-            "--rate-limit",
-            "100000000",
-            "--monthly-quota",
-            "1000000000",
-            "--json",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = json.loads(created.stdout)["api_key"]
-    headers = {"X-API-Key": key}
+    headers = {"X-API-Key": unmetered_key(env)}
 
     load = wrk if shutil.which("wrk") else python_load
     servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}

@@ -48,7 +48,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from http_bench import free_port, start, status_url  # noqa: E402
+from http_bench import free_port, start, status_url, unmetered_key  # noqa: E402
 
 YEARS = tuple(range(2016, 2026))
 BUSY = ("11680", "11650", "11440", "11140", "41135")
@@ -188,19 +188,7 @@ def worker_rss_mib(server_pid: int) -> float:
 
 def measure(env: dict[str, str], runs: int) -> dict[str, float]:
     """Every figure of one loaded store, through a fresh ``svc serve``."""
-    created = svc(
-        env,
-        "consumer",
-        "create",
-        "--plan",
-        "enterprise",
-        "--rate-limit",
-        "100000000",
-        "--monthly-quota",
-        "1000000000",
-        "--json",
-    )
-    key = json.loads(created.stdout)["api_key"]
+    key = unmetered_key(env)
     port = free_port()
     server = start(
         [sys.executable, "-m", "svc_server", "serve"],
