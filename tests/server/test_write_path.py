@@ -48,6 +48,8 @@ WRITES = {
     "note_attempt",
     "refresh_uses",
     "record_changes",
+    "write_records",
+    "mark_coverage_stale",
 }
 """The store's writes of public data."""
 

@@ -209,10 +209,6 @@ def _record_changes(
 ) -> None:
     """The load's change records and the data versions of the districts it changed,
     last in its transaction (a record says whether its month is now complete)."""
-    stamped = written.months
-    if stamped:
-        store.realestate.record_changes(tx, "transactions", {code for code, _ in stamped}, now=now)
-    store.realestate.record_changes(tx, "indices", indices, now=now)
     if not written.diffs and not indices:
         return
     first = store.realestate.take_ids(tx, len(written.diffs) + bool(indices))
@@ -241,9 +237,10 @@ def _record_changes(
     versions: dict[str, int] = {}
     for record in records:
         versions[record.sigungu_code] = max(versions.get(record.sigungu_code, 0), record.id)
-    store.realestate.set_versions(tx, "transactions", versions)
+    store.realestate.record_changes(tx, "transactions", versions, now=now)
     if indices:
-        store.realestate.set_versions(tx, "indices", dict.fromkeys(indices, first + len(records)))
+        latest = dict.fromkeys(indices, first + len(records))
+        store.realestate.record_changes(tx, "indices", latest, now=now)
 
 
 def _gone_from_month(store: Store, tx: Tx, load: Load, result: ParseResult) -> tuple[str, ...]:

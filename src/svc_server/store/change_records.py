@@ -11,7 +11,7 @@ sequence for their districts' version, without a record.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from svc_core.realestate.changes import ChangeRecord, ContentKey, source_kind
 from svc_server.store.base import Database, Row, Tx, marks, select_in
@@ -132,22 +132,6 @@ class ChangeRecords:
                 for r in records
             ],
         )
-
-    def set_versions(self, tx: Tx, dataset: str, versions: Mapping[str, int]) -> None:
-        """Each district's data version in ``dataset`` (its row exists: ``record_changes``
-        wrote it first in the same transaction)."""
-        tx.executemany(
-            "UPDATE data_changes SET version = ? WHERE dataset = ? AND sigungu_code = ? "
-            "AND version < ?",
-            [(v, dataset, code, v) for code, v in sorted(versions.items())],
-        )
-
-    def district_versions(self, tx: Tx) -> dict[str, dict[str, int]]:
-        """Dataset → district → its data version."""
-        out: dict[str, dict[str, int]] = {}
-        for row in tx.fetchall("SELECT dataset, sigungu_code, version FROM data_changes"):
-            out.setdefault(str(row["dataset"]), {})[str(row["sigungu_code"])] = int(row["version"])
-        return out
 
     def change_page(
         self,

@@ -56,26 +56,34 @@ class DataChanges:
 
     db: Database
 
-    def record_changes(self, tx: Tx, dataset: str, codes: Iterable[str], *, now: float) -> None:
-        """Stamp ``codes`` as changed at ``now`` in ``dataset`` (a stamp never moves
-        back, should the clock)."""
+    def record_changes(
+        self, tx: Tx, dataset: str, versions: Mapping[str, int], *, now: float
+    ) -> None:
+        """Stamp each district of ``versions`` as changed at ``now`` in ``dataset``, with
+        its data version (the latest change id behind it); neither moves back, should the
+        clock or a concurrent writer."""
         if dataset not in DATASETS:
             raise ValueError(f"unknown dataset {dataset!r}")
-        rows = [(dataset, code, int(now)) for code in sorted(set(codes))]
+        rows = [(dataset, code, int(now), v) for code, v in sorted(versions.items())]
         if rows:
             tx.executemany(
-                "INSERT INTO data_changes (dataset, sigungu_code, changed_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (dataset, sigungu_code) DO UPDATE SET changed_at = "
-                "CASE WHEN excluded.changed_at > data_changes.changed_at "
-                "THEN excluded.changed_at ELSE data_changes.changed_at END",
+                "INSERT INTO data_changes (dataset, sigungu_code, changed_at, version) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (dataset, sigungu_code) DO UPDATE SET "
+                "changed_at = CASE WHEN excluded.changed_at > data_changes.changed_at "
+                "THEN excluded.changed_at ELSE data_changes.changed_at END, "
+                "version = CASE WHEN excluded.version > data_changes.version "
+                "THEN excluded.version ELSE data_changes.version END",
                 rows,
             )
 
-    def changes(self, tx: Tx) -> dict[str, Mapping[str, int]]:
-        """Dataset → district → when its data last changed (unix seconds)."""
-        out: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
-        for row in tx.fetchall("SELECT dataset, sigungu_code, changed_at FROM data_changes"):
-            out.setdefault(str(row["dataset"]), {})[str(row["sigungu_code"])] = int(
-                row["changed_at"]
-            )
-        return dict(out)
+    def changes(self, tx: Tx) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+        """Dataset → district → when its data last changed (unix seconds), and dataset →
+        district → its data version (the latest change id behind it), in one read."""
+        stamps: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
+        versions: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
+        rows = tx.fetchall("SELECT dataset, sigungu_code, changed_at, version FROM data_changes")
+        for row in rows:
+            dataset, code = str(row["dataset"]), str(row["sigungu_code"])
+            stamps.setdefault(dataset, {})[code] = int(row["changed_at"])
+            versions.setdefault(dataset, {})[code] = int(row["version"])
+        return stamps, versions

@@ -151,8 +151,7 @@ class RealEstateRepo(
             )
             stale = self.stale_coverage_districts(tx)
             incomplete = self.incomplete_months(tx)
-            changed = self.changes(tx)
-            versions = self.district_versions(tx)
+            changed, versions = self.changes(tx)
         totals: Counter[str] = Counter()
         seen: set[str] = set()
         for row in logged:
@@ -171,8 +170,8 @@ class RealEstateRepo(
             incomplete=incomplete,
             transactions_changed=changed["transactions"],
             indices_changed=changed["indices"],
-            transactions_versions=versions.get("transactions", {}),
-            indices_versions=versions.get("indices", {}),
+            transactions_versions=versions["transactions"],
+            indices_versions=versions["indices"],
         )
 
     # writing -----------------------------------------------------------------------------
