@@ -43,10 +43,12 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
+
+from tests.server.rtms_standin import background_http
 
 KEY = "rone-test-key"
 CLASSES = ("오피스", "중대형 상가", "소규모 상가", "집합 상가", "일반 상가")
@@ -326,14 +328,6 @@ def serve() -> Iterator[RoneStandIn]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/r-one/openapi"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background_http(Handler) as base:
+        state.url = f"{base}/r-one/openapi"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

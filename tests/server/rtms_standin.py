@@ -245,6 +245,22 @@ class StandIn:
 
 
 @contextmanager
+def background_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` served on a free loopback port from a thread; yields its base URL
+    (``http://127.0.0.1:PORT``) and stops the server on exit."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@contextmanager
 def serve() -> Iterator[StandIn]:
     """Run a stand-in on 127.0.0.1 (a free port) for the duration of the block."""
     state = StandIn()
@@ -269,17 +285,8 @@ def serve() -> Iterator[StandIn]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background_http(Handler) as state.url:
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def closed_port_url(path: str = "/1613000") -> str:
