@@ -367,3 +367,19 @@ class UpstreamKeyRefused(SvcError):
     status = 502
     code = "UPSTREAM_KEY_REFUSED"
     default_message = "The data API refused the service key."
+
+
+class ExchangeTimedOut(SvcError):
+    """An MCP exchange at ``/mcp`` ran past its bound and was stopped."""
+
+    status = 504
+    code = "MCP_TIMEOUT"
+    default_message = "The MCP request took too long and was stopped."
+
+
+class McpUnavailable(SvcError):
+    """``/mcp`` on a server installed without the ``svc[mcp]`` extra."""
+
+    status = 501
+    code = "MCP_UNAVAILABLE"
+    default_message = "This server was installed without MCP support."

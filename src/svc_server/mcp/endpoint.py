@@ -19,6 +19,8 @@ from werkzeug.wrappers import Request, Response
 
 from svc_core import requestid
 from svc_core.errors import (
+    ExchangeTimedOut,
+    McpUnavailable,
     MethodNotAllowed,
     PayloadTooLarge,
     ServerError,
@@ -40,18 +42,6 @@ BEARER = "bearer "
 NO_KEY_HINT = "Send your API key as X-API-Key (or Authorization: Bearer KEY)."
 DROPPED = frozenset({"cookie", "authorization", "x-api-key", "content-length", "host"})
 """Request headers not handed to the SDK: credentials stay with svc."""
-
-
-class ExchangeTimedOut(SvcError):
-    status = 504
-    code = "MCP_TIMEOUT"
-    default_message = "The MCP request took too long and was stopped."
-
-
-class McpUnavailable(SvcError):
-    status = 501
-    code = "MCP_UNAVAILABLE"
-    default_message = "This server was installed without MCP support."
 
 
 def presented_key(request: Request) -> str | None:
