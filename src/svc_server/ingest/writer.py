@@ -222,13 +222,7 @@ def _record_changes(
             source_kind=kind,
             sigungu_code=code,
             month=month,
-            property_types=diff.property_types,
-            transaction_types=diff.transaction_types,
-            added=diff.added,
-            retracted=diff.retracted,
-            changed=diff.changed,
-            digest_before=diff.digest_before,
-            digest_after=diff.digest_after,
+            **attrs.asdict(diff, recurse=False),  # the counts, types and digests
             complete=(read := reads.get((kind, code, month))) is not None and read.complete,
         )
         for n, ((kind, code, month), diff) in enumerate(sorted(written.diffs.items()))
