@@ -141,6 +141,12 @@ def test_a_multi_page_month_arrives_complete_and_serves_what_ingest_serves(
             for s in (synced, ingested)
         ]
         assert coverage[0] == coverage[1] and coverage[0]
+        # the run rebuilt the precomputed coverage it had left stale month by month
+        for s in (synced, ingested):
+            with s.data.transaction(write=False) as tx:
+                assert s.realestate.stale_coverage_districts(tx) == set()
+        everywhere = [Api(make_app(s)).ok("coverage", {})["data"] for s in (synced, ingested)]
+        assert everywhere[0] == everywhere[1] == coverage[0]
     finally:
         synced.close()
         ingested.close()
