@@ -25,6 +25,7 @@ RollupRow = Mapping[str, Any]
 ``bulk_contracts`` (see the module docstring)."""
 
 COUNTS = ("samples", "contracts", "bulk_contracts")
+"""The counts of a rollup row, in the order ``tally`` gives them."""
 KEYS = (
     "sigungu_code",
     "dong",
@@ -35,7 +36,6 @@ KEYS = (
     "building_type",
 )
 """What a rollup row counts by: its key, in order (``cohort_months``' key columns)."""
-"""The counts of a rollup row, in the order ``tally`` gives them."""
 
 
 K = TypeVar("K", bound=Hashable)

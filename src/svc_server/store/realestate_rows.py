@@ -170,19 +170,7 @@ RollupCounts = dict[RollupKey, list[int]]
 """[samples, contracts, bulk contracts] per rollup key (``svc_core.realestate.coverage``:
 the rows of one contract share every key, so contracts are counted within a key)."""
 
-_ROLLUP_AT = tuple(
-    TRANSACTION_COLUMNS.index(c)
-    for c in (
-        "sigungu_code",
-        "dong",
-        "property_type",
-        "transaction_type",
-        "month",
-        "source",
-        "building_type",
-        "contract_id",
-    )
-)
+_ROLLUP_AT = tuple(TRANSACTION_COLUMNS.index(c) for c in (*KEYS, "contract_id"))
 
 
 def rollup_units(
