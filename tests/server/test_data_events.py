@@ -146,9 +146,9 @@ def wait_for(receiver: Receiver, count: int, seconds: float = 20.0) -> list[dict
     return data_events(receiver)
 
 
-def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
-    db_url: str, standin: StandIn, receivers: dict[str, Receiver], tmp_path: Path
-) -> None:
+def live_server(db_url: str) -> LiveServer:
+    """``svc serve`` with its inline worker on a migrated ``db_url``, delivering webhooks
+    to loopback receivers."""
     migrated = open_store(db_url)
     migrated.migrate()
     migrated.close()
@@ -158,7 +158,13 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
         "SVC_INLINE_WORKER": "true",
         "SVC_PUBLIC_URL": PUBLIC,
     }
-    server = LiveServer(db_url, env=env)
+    return LiveServer(db_url, env=env)
+
+
+def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
+    db_url: str, standin: StandIn, receivers: dict[str, Receiver], tmp_path: Path
+) -> None:
+    server = live_server(db_url)
     try:
         owner = Owner(db_url, server)
         secrets = {
@@ -237,16 +243,7 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
 def test_an_endpoint_changes_what_it_receives(
     db_url: str, standin: StandIn, receivers: dict[str, Receiver]
 ) -> None:
-    migrated = open_store(db_url)
-    migrated.migrate()
-    migrated.close()
-    env = {
-        "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
-        "SVC_SITE_ORIGINS": ORIGIN,
-        "SVC_INLINE_WORKER": "true",
-        "SVC_PUBLIC_URL": PUBLIC,
-    }
-    server = LiveServer(db_url, env=env)
+    server = live_server(db_url)
     try:
         owner = Owner(db_url, server)
         owner.endpoint(receivers["everything"], ["*"])
