@@ -115,6 +115,14 @@ class Hostile:
             bomb(trick.split("-")[0])  # made now (seconds), not while the client waits
         self.rules.append((match, trick, [-1 if times is None else times]))
 
+    def held_calls(self, count: int, within: float = 5.0) -> list[float]:
+        """``held`` once it lists ``count`` calls (or after ``within`` seconds): a dripping
+        handler only learns the client left at its next write, up to a drip later."""
+        end = time.monotonic() + within
+        while len(self.held) < count and time.monotonic() < end:
+            time.sleep(0.05)
+        return list(self.held)
+
     def trick_for(self, path: str, query: dict[str, str]) -> str:
         with self.lock:
             for match, trick, left in self.rules:
