@@ -148,10 +148,9 @@ def test_a_non_csv_file_given_to_a_csv_reader_is_named_in_one_line(
     path.write_bytes(content)
     done = ingest(sqlite_url, kind, str(path))
     assert done.returncode != 0
-    [error, summary] = done.stderr.splitlines()
+    [error] = done.stderr.splitlines()  # one file: its error line says it all
     assert error == f"svc: error: {path}: this is {what}" + error.split(what, 1)[1]
     assert "not a CSV file" in error and len(error) < 200 + len(str(path))
-    assert "not loaded" in summary
 
 
 def test_a_wide_wrong_header_names_a_few_columns_and_counts_the_rest(
