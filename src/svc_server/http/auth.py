@@ -196,17 +196,20 @@ def unrouted_key(deps: Deps, request: Request, now: float) -> tuple[str, str] | 
 
 def settle(
     deps: Deps, admission: Admission, response: Response, now: float, *, sent: bool = True
-) -> None:
-    """Settle what ``admission`` held once ``response`` is known (errors included). A
-    call counts only when it succeeded and its client is still there to be answered
-    (``sent`` false: it closed or half-closed its connection, see ``http.front``)."""
+) -> bool:
+    """Settle what ``admission`` held once ``response`` is known (errors included); return
+    whether the call was counted. A call counts only when it succeeded and its client is
+    still there to be answered (``sent`` false: it closed or half-closed its connection,
+    see ``http.front``)."""
     caller = admission.caller
+    counted = False
     if caller is not None:
         used = None
         held = admission.held
         if held is not None:
             succeeded = sent and 200 <= response.status_code < 300
             settled = access.settle(deps.store, held, succeeded, now, deps.leases)
+            counted = succeeded and settled is not None
             if held.mode == "live":
                 used = settled
         headers = response.headers
@@ -218,6 +221,13 @@ def settle(
     session = admission.session
     if session is not None and not _sets_cookie(response):
         set_cookie(deps.config, response, session.cookie, max(1, session.expires_at - int(now)))
+    return counted
+
+
+def take_back(deps: Deps, admission: Admission) -> None:
+    """Uncount a call ``settle`` counted whose answer the server could not send."""
+    if admission.held is not None:
+        access.unsettle(deps.store, admission.held, deps.leases)
 
 
 def _sets_cookie(response: Response) -> bool:

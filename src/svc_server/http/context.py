@@ -10,6 +10,9 @@ from svc_core.caller import Caller
 CLIENT_GONE = "svc.client_gone"
 """The environ key of a callable the server may set (``http.front`` does): whether the
 client has gone, closed or half-closed; the app charges no call it cannot answer."""
+TAKE_BACK = "svc.take_back"
+"""The environ key of a callable the app sets when it counted a call: the server calls
+it (off its event loop) when the answer turned out never sent, so the call is uncounted."""
 ACCOUNT = "svc.account"
 """The environ key the app sets to the account (consumer id) a call acted for, so the
 server can bound each account's share of it (``http.tenants``)."""

@@ -32,7 +32,7 @@ from svc_core.errors import (
     UriTooLong,
 )
 from svc_server.http import auth
-from svc_server.http.context import ACCOUNT, CLIENT_GONE, Ctx
+from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK, Ctx
 from svc_server.http.deps import Deps
 from svc_server.http.responses import error_response
 from svc_server.http.routing import Route
@@ -195,7 +195,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             request.environ[ACCOUNT] = ctx.consumer_id
         gone = request.environ.get(CLIENT_GONE)
         sent = admission.held is None or gone is None or not gone()  # asked when it counts
-        auth.settle(deps, admission, response, ctx.now, sent=sent)
+        if auth.settle(deps, admission, response, ctx.now, sent=sent) and gone is not None:
+            request.environ[TAKE_BACK] = functools.partial(auth.take_back, deps, admission)
     except Exception:
         error_log.exception("request %s: settling the call failed", ctx.request_id)
     return response, ctx

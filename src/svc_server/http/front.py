@@ -17,10 +17,12 @@ after its request gets no answer: granian (hyper, without its half-close option)
 the connection at the end of the client's input. The front sees that
 (``client_disconnect``) and tells the app through ``environ[CLIENT_GONE]``: a call not
 yet started is not run at all, and one whose client's leaving is known when it is settled
-is not charged. granian's word comes 0.2 to 3 ms after the request (up to 20 ms on a
-worker's first call), so a fast call may be answered, and charged, before it: waiting
-for the word would put a floor under every counted call, so svc does not (under gunicorn,
-which answers a half-closed request, the question does not arise).
+is not counted. granian's word comes 0.2 to 3 ms after the request (up to 20 ms on a
+worker's first call), so a fast call is often counted before it: such a call is
+uncounted when the word comes within ``SEND_GRACE`` of its answer (``environ[TAKE_BACK]``),
+which granian never sends for an answer it delivered. Nothing waits for the word before
+answering (under gunicorn, which answers a half-closed request, the question does not
+arise).
 
 ``svc serve`` runs granian for HTTP/1.x only: the body framing below
 (``Content-Length`` or chunked, else no body) is HTTP/1's.
@@ -71,7 +73,7 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
-from svc_server.http.context import ACCOUNT, CLIENT_GONE
+from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK
 from svc_server.http.refusals import RequestTimeout, error_parts
 from svc_server.http.spill import SPILL_BYTES, Spill
 from svc_server.http.tenants import Tenants
@@ -92,6 +94,9 @@ Answer = tuple[int, Headers, bytes | str]
 
 TENANT_WAIT = 10.0  # seconds a call waits for its account's turn (``http.tenants``)
 GONE: Answer = (499, [], b"")  # never sent: the job of a client already gone
+SEND_GRACE = 0.1
+"""Seconds granian may take to report that it dropped a handed-over answer (its word of
+a half-close comes 0.2 to 3 ms after the request, up to 20 ms on a worker's first call)."""
 
 
 class _Refused(Exception):
@@ -192,10 +197,14 @@ class BufferedFront:
             gone.set()
             raise
         finally:
-            watcher.cancel()
             if credential is not None:
                 self.tenants.learn(credential, environ.get(ACCOUNT))
             self._send(protocol, answer, gone.is_set(), tenant)
+            take_back = environ.get(TAKE_BACK)
+            if take_back is None:
+                watcher.cancel()
+        if take_back is not None:
+            await _uncount_if_unsent(watcher, take_back)
 
     def _send(self, protocol: Any, answer: Answer, gone: bool, tenant: str | None) -> None:
         """Hand ``answer`` to granian unless its client has gone; the tenant's call ends
@@ -346,6 +355,22 @@ def _busy_tenant(tenants: Tenants) -> SvcError:
         f"(another waited {tenants.wait:g} s for one to end); this call was not run "
         "and is not counted."
     )
+
+
+async def _uncount_if_unsent(watcher: asyncio.Task[None], take_back: Callable[[], None]) -> None:
+    """Uncount a counted call whose answer granian did not send: its client's half-close
+    was known before the answer was handed over, or granian reports it within
+    ``SEND_GRACE``. granian reports nothing for an answer it sent (a client that reads and
+    closes included), so a report means the answer was dropped."""
+    if not watcher.done():
+        await asyncio.wait({watcher}, timeout=SEND_GRACE)
+        if not watcher.done():
+            watcher.cancel()
+            return
+    try:
+        await asyncio.to_thread(take_back)
+    except Exception:
+        log.exception("uncounting a call whose answer was not sent failed")
 
 
 async def _watch(protocol: Any, gone: threading.Event) -> None:

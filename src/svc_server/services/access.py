@@ -327,6 +327,19 @@ def settle(
         return count
 
 
+def unsettle(store: Store, reservation: Reservation, book: LeaseBook | None = None) -> None:
+    """Take back a call ``settle`` counted whose answer was never sent (its client had
+    half-closed its connection, ``http.front``): the month and the day no longer count
+    it, so its quota unit is free again. Threshold events it fired stay sent."""
+    lease = reservation.lease
+    if lease is not None and book is not None and book.unsettle(lease, reservation.day):
+        return
+    with store.db.transaction() as tx:
+        store.accounts.uncount_success(
+            tx, reservation.consumer_id, reservation.month, reservation.day, reservation.mode
+        )
+
+
 def quota_headers(
     store: Store,
     caller: Caller,

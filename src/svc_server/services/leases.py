@@ -395,6 +395,17 @@ class LeaseBook:
             self._give_back_all()
         return used
 
+    def unsettle(self, lease: QuotaLease, day: str) -> bool:
+        """Take back a success ``settle`` counted whose answer was never sent: True when
+        it was still in memory (its unit goes back as a failure's does), False when it
+        has been written already (the caller takes it back from the database)."""
+        with self._lock:
+            if self._closed or lease.ok.get(day, 0) <= 0:
+                return False
+            lease.ok[day] -= 1
+            lease.failed += 1
+            return True
+
     def used(self, consumer_id: str, month: str, mode: str) -> int | None:
         """The month's settled count as this process's lease knows it, if it has one."""
         with self._lock:

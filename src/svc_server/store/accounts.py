@@ -216,6 +216,19 @@ class AccountsRepo(ApiKeysTable):
         self.count_day(tx, consumer_id, day, mode)
         return count
 
+    def uncount_success(self, tx: Tx, consumer_id: str, month: str, day: str, mode: str) -> None:
+        """Take one counted call back from the month and the day it was counted on (its
+        answer was never sent, ``services.access.unsettle``); counts never go below 0."""
+        for table, column, value in (
+            ("usage_counters", "month", month),
+            ("usage_days", "day", day),
+        ):
+            tx.execute(
+                f"UPDATE {table} SET count = count - 1 "
+                f"WHERE consumer_id = ? AND {column} = ? AND mode = ? AND count > 0",
+                (consumer_id, value, mode),
+            )
+
     def usage(self, consumer_id: str, month: str, mode: str = "live") -> int:
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone(
