@@ -81,7 +81,7 @@ def test_a_half_closed_call_is_charged_only_when_answered(
     served: tuple[LiveServer, str], request: pytest.FixtureRequest
 ) -> None:
     server, key = served
-    # a worker's first call takes granian's word of a half-close longest (front._gone)
+    # a worker's first call takes granian's word of a half-close longest (front.SEND_GRACE)
     before = quota_used(call(server, key, half_close=False))
     answered = 0
     for _ in range(TRIES):
@@ -93,6 +93,5 @@ def test_a_half_closed_call_is_charged_only_when_answered(
     used = quota_used(call(server, key, half_close=False))
     if "gunicorn" in request.node.name:
         assert answered == TRIES  # gunicorn answers a half-closed request
-    else:
-        assert answered == 0  # granian answers none
+    # granian answers one only when its answer is out before it reads the half-close
     assert used == before + answered + 1  # each answered call once, this one, no other
