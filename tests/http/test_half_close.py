@@ -5,8 +5,8 @@ A client that sends a whole request and then shuts down its write side (``nc -N`
 ``printf ... | socat``, some health checkers) is answered where the server can (gunicorn
 does). granian drops a half-closed connection without an answer; svc never counts such
 a call: not run when the front knows the client has gone, not counted when it knows at
-settling, uncounted when granian reports the drop after the answer was handed over. The
-count is read back from ``X-Quota-Used`` of a normal call after the half-closed ones.
+settling, uncounted when granian reports the drop after the answer was handed over
+(each call here is the first on its connection, as with ``nc -N``). The count is read back from ``X-Quota-Used`` of a normal call after the half-closed ones.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_a_half_closed_call_is_charged_only_when_answered(
     served: tuple[LiveServer, str], request: pytest.FixtureRequest
 ) -> None:
     server, key = served
-    # a worker's first call takes granian's word of a half-close longest (front.SEND_GRACE)
+    # a worker's first call takes granian's word of a half-close longest (front.WORD_WAIT)
     before = quota_used(call(server, key, half_close=False))
     answered = 0
     for _ in range(TRIES):
@@ -89,7 +89,7 @@ def test_a_half_closed_call_is_charged_only_when_answered(
         if answer:
             assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
             answered += 1
-    time.sleep(1)  # an uncounting runs after granian's word (front.SEND_GRACE)
+    time.sleep(1)  # an uncounting runs after granian's word (front.WORD_WAIT)
     used = quota_used(call(server, key, half_close=False))
     if "gunicorn" in request.node.name:
         assert answered == TRIES  # gunicorn answers a half-closed request
