@@ -434,3 +434,35 @@ def test_closing_waits_for_a_calls_renewing_write_and_counts_the_call(
     book.settle(first.lease, True, DAY)
     assert writes(store)[1:] == (0, 1)
     assert not book.holding()
+
+
+def test_a_call_taken_back_is_uncounted_whether_or_not_it_was_written(store: Store) -> None:
+    """A call whose answer was never sent (its client half-closed, ``http.front``) is
+    taken back from the lease in memory, or from the counts once written back; the
+    count this process shows (``X-Quota-Used``) drops at once either way."""
+    from svc_server.services import access
+
+    clock = Clock()
+    book = LeaseBook(store, clock)
+    reservations = []
+    for n in range(3):
+        granted = book.admit(ask(n, clock))
+        assert granted.lease is not None
+        assert book.settle(granted.lease, True, DAY) == n + 1
+        reservations.append(
+            access.Reservation(
+                consumer_id="c", month=MONTH, day=DAY, mode="live", lease=granted.lease
+            )
+        )
+    access.unsettle(store, reservations[0], book)  # still in memory
+    assert book.used("c", MONTH, "live") == 2
+    book.write_back()
+    assert writes(store)[2] == 2
+    access.unsettle(store, reservations[1], book)  # written already: from the counts
+    assert book.used("c", MONTH, "live") == 1
+    assert writes(store)[2] == 1
+    book.write_back()  # idle: the lease goes back whole, the counts stay
+    assert writes(store) == (1, 0, 1)
+    with store.db.transaction(write=False) as tx:
+        days = tx.fetchall("SELECT count FROM usage_days WHERE consumer_id = 'c'")
+    assert [int(r["count"]) for r in days] == [1]

@@ -401,6 +401,7 @@ class LeaseBook:
         has been written already (the caller takes it back from the database)."""
         with self._lock:
             if self._closed or lease.ok.get(day, 0) <= 0:
+                lease.base -= 1  # X-Quota-Used drops now, not at the next write-back
                 return False
             lease.ok[day] -= 1
             lease.failed += 1
