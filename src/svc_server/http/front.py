@@ -205,7 +205,9 @@ class BufferedFront:
                 self.tenants.learn(credential, environ.get(ACCOUNT))
             self._send(protocol, answer, gone.is_set(), tenant)
             take_back = environ.get(TAKE_BACK)
-            if take_back is None or not first:
+            if take_back is not None and gone.is_set():  # counted, then not handed over
+                loop.run_in_executor(None, _logged, take_back)
+            if take_back is None or gone.is_set() or not first:
                 watcher.cancel()
             else:  # listen on after this returns: granian takes the next request meanwhile
                 wait = arrived + WORD_WAIT - loop.time()
@@ -388,11 +390,10 @@ def _busy_tenant(tenants: Tenants) -> SvcError:
 def _uncount_if_dropped(
     timer: asyncio.TimerHandle, take_back: Callable[[], None], watcher: asyncio.Task[None]
 ) -> None:
-    """Uncount a counted call whose answer granian did not send: its client's half-close
-    was known before the answer was handed over, or granian reported it within
-    ``WORD_WAIT`` (else ``timer`` cancelled ``watcher``). granian reports nothing for an
-    answer it sent (a client that reads and closes included), so a report means the
-    answer was dropped."""
+    """Uncount a counted call whose answer granian did not send: granian reported its
+    client's half-close within ``WORD_WAIT`` (else ``timer`` cancelled ``watcher``).
+    granian reports nothing for an answer it sent (a client that reads and closes
+    included), so a report means the answer was dropped."""
     timer.cancel()
     if not watcher.cancelled():
         asyncio.get_running_loop().run_in_executor(None, _logged, take_back)

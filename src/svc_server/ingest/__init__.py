@@ -92,14 +92,14 @@ def resolve_kind(kind: str | None, data: bytes, *, path: str) -> str:
     nothing), what the content shows when ``kind`` is None; ``SourceError`` when they
     contradict or nothing tells. A file whose items show several kinds
     (``item_kinds``) loads only as one of them named by ``kind``."""
-    if kind in LOADERS and recognise(data) == kind:
+    seen = recognise(data)
+    if kind in LOADERS and seen == kind:
         return kind  # its first items show it: loads as it whatever the rest shows
     shown = item_kinds(data)
     if len(shown) > 1:
         if kind is None or kind not in shown:
             raise _mixed(shown, kind, path)
         return kind
-    seen = recognise(data)
     if kind is None:
         if seen is None:
             found = binary_format(data)
