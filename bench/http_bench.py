@@ -111,9 +111,10 @@ def write(store: Any, batch: list[Any]) -> None:
         record_file(store, tx, "samples", result, now=time.time())
 
 
-def unmetered_key(env: dict[str, str]) -> str:
-    """The key of a new enterprise consumer whose quota and rate limit a bench never
-    reaches, made by ``svc consumer create`` against the store of ``env``."""
+def unmetered_consumer(env: dict[str, str]) -> tuple[str, str]:
+    """(consumer id, key) of a new enterprise consumer whose quota and rate limit a bench
+    never reaches (its calls are still counted), made by ``svc consumer create`` against
+    the store of ``env``."""
     created = subprocess.run(
         [
             *(sys.executable, "-m", "svc_server", "consumer", "create"),
@@ -125,7 +126,13 @@ def unmetered_key(env: dict[str, str]) -> str:
         text=True,
         check=True,
     )
-    return str(json.loads(created.stdout)["api_key"])
+    out = json.loads(created.stdout)
+    return str(out["consumer_id"]), str(out["api_key"])
+
+
+def unmetered_key(env: dict[str, str]) -> str:
+    """The key of ``unmetered_consumer``."""
+    return unmetered_consumer(env)[1]
 
 
 def start(cmd: list[str], env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
@@ -143,8 +150,12 @@ def start(cmd: list[str], env: dict[str, str], url: str) -> subprocess.Popen[byt
     raise RuntimeError(f"server did not start: {' '.join(cmd)}")
 
 
-def wrk(url: str, headers: dict[str, str], duration: int, connections: int) -> dict[str, float]:
-    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
+def wrk(
+    url: str, headers: dict[str, str], duration: int, connections: int, threads: int = 2
+) -> dict[str, float]:
+    """wrk's req/s, p50 and p99 (ms), its non-2xx/3xx answers (``errors``), timeouts and
+    every answer it read (``answers``)."""
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", url]
     for name, value in headers.items():
         cmd += ["-H", f"{name}: {value}"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -159,12 +170,14 @@ def wrk(url: str, headers: dict[str, str], duration: int, connections: int) -> d
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     timeouts = re.search(r"Socket errors:.*timeout (\d+)", out)
+    answers = re.search(r"(\d+) requests in", out)
     return {
         "rps": rps,
         "p50": ms("50"),
         "p99": ms("99"),
         "errors": float(non2xx.group(1)) if non2xx else 0.0,
         "timeouts": float(timeouts.group(1)) if timeouts else 0.0,
+        "answers": float(answers.group(1)) if answers else 0.0,
     }
 
 

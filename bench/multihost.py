@@ -25,9 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -36,50 +34,30 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from http_bench import build_database, free_port, start, status_url  # noqa: E402
+from http_bench import (  # noqa: E402
+    build_database,
+    free_port,
+    start,
+    status_url,
+    unmetered_consumer,
+    wrk,
+)
 from national import pg_url  # noqa: E402
 
 PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
-QUOTA = 1_000_000_000
 
 
-def metered_key(env: dict[str, str]) -> tuple[str, str]:
-    """(consumer id, key) of a new pro consumer with a quota no run reaches."""
-    created = subprocess.run(
-        [
-            *(sys.executable, "-m", "svc_server", "consumer", "create"),
-            *("--plan", "pro", "--rate-limit", "100000000"),
-            *("--monthly-quota", str(QUOTA), "--json"),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    out = json.loads(created.stdout)
-    return str(out["consumer_id"]), str(out["api_key"])
-
-
-def wrk(url: str, key: str, seconds: int, connections: int) -> dict[str, float]:
-    """wrk's req/s and its count of 2xx answers (all answers minus the others)."""
-    out = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-H", f"X-API-Key: {key}", url],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    total = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    return {"rps": rps, "ok": total - (int(bad.group(1)) if bad else 0)}
+def ok(run: dict[str, float]) -> int:
+    """The 2xx answers of one wrk run."""
+    return int(run["answers"] - run["errors"])
 
 
 def at_once(urls: list[str], key: str, seconds: int, connections: int) -> list[dict[str, float]]:
     """One wrk per URL, all for the same seconds."""
     results: list[dict[str, float]] = [{} for _ in urls]
 
-    def run(i: int) -> None:
-        results[i] = wrk(urls[i], key, seconds, connections)
+    def run(i: int) -> None:  # one thread each: the two share the load generator's cores
+        results[i] = wrk(urls[i], {"X-API-Key": key}, seconds, connections, threads=1)
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(urls))]
     for t in threads:
@@ -120,7 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "SVC_LOG_LEVEL": "WARNING",
         }
     )
-    consumer_id, key = metered_key(env)
+    consumer_id, key = unmetered_consumer(env)
     servers = []
     ports = []
     try:
@@ -138,17 +116,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         answered = 0
         runs = 0
         for u in urls:  # warm both (cache, lease)
-            answered += int(wrk(u, key, 2, args.connections)["ok"])
+            answered += ok(wrk(u, {"X-API-Key": key}, 2, args.connections, threads=1))
             runs += 1
         one: list[float] = []
         two: list[float] = []
         for _ in range(args.rounds):
-            alone = wrk(urls[0], key, args.seconds, args.connections)
+            alone = wrk(urls[0], {"X-API-Key": key}, args.seconds, args.connections, threads=1)
             one.append(alone["rps"])
-            answered += int(alone["ok"])
+            answered += ok(alone)
             both = at_once(urls, key, args.seconds, args.connections)
             two.append(sum(b["rps"] for b in both))
-            answered += int(sum(b["ok"] for b in both))
+            answered += sum(ok(b) for b in both)
             runs += 3
     finally:
         for server in servers:
