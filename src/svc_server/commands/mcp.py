@@ -18,7 +18,7 @@ from svc_server.app import create_app
 from svc_server.commands.base import config_from_args
 from svc_server.mcp import server
 from svc_server.mcp.backends import InProcess, Remote
-from svc_server.services import access
+from svc_server.services import callers
 
 KEY_VARIABLE = "SVC_API_KEY"
 URL_VARIABLE = "SVC_MCP_URL"
@@ -71,7 +71,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return 0
     app = create_app(config_from_args(args))
     try:
-        if access.key_owner(app.store, key, app.clock()) is None:
+        if callers.key_owner(app.store, key, app.clock()) is None:
             raise McpSetupError(
                 "The API key is not valid for this store (unknown, revoked or expired); "
                 "check --api-key or SVC_API_KEY and --database-url."

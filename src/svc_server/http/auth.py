@@ -34,7 +34,7 @@ from svc_core.iprules import client_address
 from svc_server.config import Config
 from svc_server.http.deps import Deps
 from svc_server.http.routing import Route
-from svc_server.services import access, membership, sessions
+from svc_server.services import access, callers, membership, sessions
 from svc_server.store import Store
 
 COOKIE_NAME = "svc_session"
@@ -128,10 +128,10 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
             raise Unauthorized("Send exactly one X-API-Key header.")
         if api_key is not None:
             ip = client_ip(request, deps.config)
-            caller = access.authenticate_key(store, api_key, client_ip=ip, now=now)
+            caller = callers.authenticate_key(store, api_key, client_ip=ip, now=now)
         else:
             session = _session(deps, request, now, required_error=Unauthorized)
-            caller = access.session_caller(store, session.user_id)
+            caller = callers.session_caller(store, session.user_id)
         admitted = access.admit(
             store,
             caller,
@@ -181,7 +181,7 @@ def _key_owner(
     if caller is not None and caller.key_id is not None:
         return caller.consumer_id, caller.key_id
     if isinstance(err, IpNotAllowed) and api_key is not None:
-        return access.key_owner(store, api_key, now)
+        return callers.key_owner(store, api_key, now)
     return None
 
 
@@ -191,7 +191,7 @@ def unrouted_key(deps: Deps, request: Request, now: float) -> tuple[str, str] | 
     api_key = request.environ.get("HTTP_X_API_KEY")
     if api_key is None or "," in api_key or not request.path.startswith("/api/v1/"):
         return None
-    return access.key_owner(deps.store, api_key, now)
+    return callers.key_owner(deps.store, api_key, now)
 
 
 def settle(
@@ -201,27 +201,46 @@ def settle(
     whether the call was counted. A call counts only when it succeeded and its client is
     still there to be answered (``sent`` false: it closed or half-closed its connection,
     see ``http.front``)."""
-    caller = admission.caller
     counted = False
-    if caller is not None:
-        used = None
-        held = admission.held
-        if held is not None:
-            succeeded = sent and 200 <= response.status_code < 300
-            settled = access.settle(deps.store, held, succeeded, now, deps.leases)
-            counted = succeeded and settled is not None
-            if held.mode == "live":
-                used = settled
+    if admission.caller is not None:
         headers = response.headers
-        added = list(access.quota_headers(deps.store, caller, now, used, deps.leases).items())
-        if "X-RateLimit-Limit" not in headers:  # a 429 carries its own
-            added.append(("X-RateLimit-Limit", str(caller.rate_limit_per_minute)))
-            added.append(("X-RateLimit-Remaining", str(caller.rate_remaining)))
+        rated = "X-RateLimit-Limit" not in headers  # a 429 carries its own
+        counted, added = settled(
+            deps, admission.caller, admission.held, response.status_code, now, sent, rated=rated
+        )
         headers.extend(added)  # no handler sets X-Quota-*: nothing to replace
     session = admission.session
     if session is not None and not _sets_cookie(response):
         set_cookie(deps.config, response, session.cookie, max(1, session.expires_at - int(now)))
     return counted
+
+
+def settled(
+    deps: Deps,
+    caller: Caller,
+    held: access.Reservation | None,
+    status: int,
+    now: float,
+    sent: bool,
+    *,
+    rated: bool = True,
+) -> tuple[bool, list[tuple[str, str]]]:
+    """``settle`` of a data call of ``caller`` that ``held`` what it settles, answered
+    with ``status``: whether it was counted, and the quota and (``rated``) rate-limit
+    headers its answer carries."""
+    counted = False
+    used = None
+    if held is not None:
+        succeeded = sent and 200 <= status < 300
+        count = access.settle(deps.store, held, succeeded, now, deps.leases)
+        counted = succeeded and count is not None
+        if held.mode == "live":
+            used = count
+    added = list(access.quota_headers(deps.store, caller, now, used, deps.leases).items())
+    if rated:
+        added.append(("X-RateLimit-Limit", str(caller.rate_limit_per_minute)))
+        added.append(("X-RateLimit-Remaining", str(caller.rate_remaining)))
+    return counted, added
 
 
 def take_back(deps: Deps, admission: Admission) -> None:

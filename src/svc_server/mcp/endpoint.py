@@ -30,7 +30,7 @@ from svc_core.errors import (
 from svc_server.http.responses import error_response
 from svc_server.mcp import server
 from svc_server.mcp.backends import InProcess
-from svc_server.services import access
+from svc_server.services import callers
 from svc_server.store import Store
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class McpEndpoint:
         key = presented_key(request)
         if key is None:
             raise Unauthorized("An API key is required for /mcp.", hint=NO_KEY_HINT)
-        if "," in key or access.key_owner(self.store, key, self.clock()) is None:
+        if "," in key or callers.key_owner(self.store, key, self.clock()) is None:
             raise Unauthorized("This API key is not valid.", hint=NO_KEY_HINT)
         if not server.available():
             raise McpUnavailable(hint="Install svc[mcp] on the server.")

@@ -19,28 +19,21 @@ from collections.abc import Callable
 
 import attrs
 
-from svc_core import keys, plans, quota, ratelimit
+from svc_core import quota, ratelimit
 from svc_core.caller import Caller
 from svc_core.errors import (
-    IpNotAllowed,
     QuotaExceeded,
     QuotaInFlight,
     RateLimited,
     SvcError,
-    Unauthorized,
 )
 from svc_core.instants import iso, utc
-from svc_core.iprules import ip_allowed, parse_allowlist
-from svc_server.services import membership
 from svc_server.services.leases import Ask, LeaseBook, QuotaLease
 from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
 from svc_server.store.holds import HoldState, UsageClaim
 
-COOKIE_RATE_LIMIT = 60
-TEST_KEY_RATE_LIMIT = 60
 WINDOW_SECONDS = 60.0
-TOUCH_SECONDS = 60
 
 
 @attrs.frozen(kw_only=True)
@@ -79,78 +72,6 @@ class Admitted:
     refusal: SvcError | None = None
 
 
-def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
-    """Resolve an ``X-API-Key`` to its caller, or raise 401/403."""
-    parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
-    # Remembered per process while the access stamp holds (seen within KEY_STAMP_TTL).
-    row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
-    if row is None or row.consumer_status != "active":
-        raise Unauthorized("Unknown or revoked API key.")
-    status = keys.key_status(row.status, row.grace_until, int(now))
-    if status not in ("active", "grace"):
-        raise Unauthorized(f"This API key is {status}.", hint="Create or rotate a key.")
-    if row.ip_allowlist and not ip_allowed(parse_allowlist(row.ip_allowlist), client_ip):
-        raise IpNotAllowed(
-            f"This API key may not be used from {client_ip}.",
-            hint="Add the address to the key's ip_allowlist.",
-        )
-    limits = _limits(row.plan, row.monthly_quota_override, row.rate_limit_override)
-    test_mode = parsed.mode == "test"
-    last_used = row.last_used_at
-    if last_used is None or last_used < int(now) - TOUCH_SECONDS:
-        store.accounts.touch_key(row.id, int(now))  # at most once a minute per key
-    return Caller(
-        consumer_id=row.consumer_id,
-        plan=row.plan,
-        auth_method="api_key",
-        rate_limit_per_minute=TEST_KEY_RATE_LIMIT if test_mode else limits.rate_limit_per_minute,
-        monthly_quota=None if test_mode else limits.monthly_quota,
-        key_id=row.id,
-        key_mode=parsed.mode,
-    )
-
-
-def key_owner(store: Store, plaintext: str, now: float) -> tuple[str, str] | None:
-    """The account and id of a working key whose call was refused before or after
-    ``authenticate_key`` (an unknown path, a refused address), from the process's key
-    cache; None for a malformed, unknown, revoked or expired key."""
-    try:
-        keys.parse_key(plaintext)
-    except SvcError:
-        return None
-    row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
-    if row is None or row.consumer_status != "active":
-        return None
-    if keys.key_status(row.status, row.grace_until, now) not in ("active", "grace"):
-        return None
-    return str(row.consumer_id), str(row.id)
-
-
-@functools.lru_cache(maxsize=1024)
-def _limits(plan: str, monthly_quota: int | None, rate_limit: int | None) -> plans.Plan:
-    """``plans.effective_limits``, remembered: a plan is a constant, so every call of a key
-    gets the same limits from the same three values."""
-    return plans.effective_limits(plan, monthly_quota, rate_limit)
-
-
-def session_caller(store: Store, user_id: str) -> Caller:
-    """A signed-in user calling the data API acts as their current consumer
-    (``membership.primary_consumer``: the one they switched to, else the highest plan's)."""
-    with store.db.transaction(write=False) as tx:
-        consumers = store.accounts.active_consumers_of_user(tx, user_id)
-    consumer = membership.primary_consumer(consumers)
-    if consumer is None:
-        raise Unauthorized("Your account has no active consumer.")
-    return Caller(
-        consumer_id=consumer.id,
-        plan=consumer.plan,
-        auth_method="session",
-        rate_limit_per_minute=COOKIE_RATE_LIMIT,
-        monthly_quota=None,
-        user_id=user_id,
-    )
-
-
 def rate_bucket(caller: Caller) -> str:
     """Cookie callers are limited per user; keys per consumer and mode."""
     if caller.auth_method == "session":
@@ -182,35 +103,15 @@ def admit(
     admitted from this process's leases when they have room (``services.leases``).
     """
     limit = caller.rate_limit_per_minute
-    month, day, _ = _calendar(int(now // 86400))
-    mode = caller.key_mode or "live"
     counts = counted and caller.auth_method == "api_key"
-    claim = None
-    if counts and caller.monthly_quota is not None:
-        claim = UsageClaim(
-            consumer_id=caller.consumer_id,
-            month=month,
-            mode=mode,
-            limit=caller.monthly_quota,
-            hold_id="" if book is not None else ids(),  # the book names it if it writes
-            now=int(now),
-            expires_at=int(now) + hold.seconds,
-        )
+    claim = _claim(caller, now, counts, hold, "" if book is not None else ids())
     lease = None
     if book is None:
         admission = store.accounts.admit(
             rate_bucket(caller), int(now * 1000), int(WINDOW_SECONDS * 1000), limit, claim
         )
     else:
-        ask = Ask(
-            ids=ids,
-            bucket=rate_bucket(caller),
-            now_ms=int(now * 1000),
-            window_ms=int(WINDOW_SECONDS * 1000),
-            limit=limit,
-            claim=claim,
-        )
-        granted = book.admit(ask)
+        granted = book.admit(_ask(caller, now, ids, claim))
         admission, lease, claim = granted.admission, granted.lease, granted.claim
     if not admission.admitted:
         # The blocker is the one stamp that must leave the window for a slot to open.
@@ -226,23 +127,100 @@ def admit(
                 "X-RateLimit-Remaining": "0",
             },
         )
-    admitted = attrs.evolve(caller, rate_remaining=max(0, limit - admission.in_window - 1))
-    if not counts:
-        return Admitted(caller=admitted, reservation=None)
-    reservation = Reservation(
-        consumer_id=caller.consumer_id, month=month, day=day, mode=mode, lease=lease
-    )
-    if lease is not None:
-        return Admitted(caller=admitted, reservation=reservation)
+    admitted = _admitted(caller, now, admission.in_window, counts, lease)
+    reservation = admitted.reservation
+    if reservation is None or lease is not None:
+        return admitted
     if claim is None or admission.hold is None:
-        return Admitted(caller=admitted, reservation=reservation)
+        return admitted
     state = admission.hold
     if not state.taken and not state.exhausted:
         state = _wait_for_unit(store, claim, hold, sleep)
     if state.taken:
-        return Admitted(caller=admitted, reservation=attrs.evolve(reservation, claim=claim))
-    refusal = quota_exceeded(admitted) if state.exhausted else quota_in_flight(admitted)
-    return Admitted(caller=admitted, reservation=None, refusal=refusal)
+        return attrs.evolve(admitted, reservation=attrs.evolve(reservation, claim=claim))
+    caller = admitted.caller
+    refusal = quota_exceeded(caller) if state.exhausted else quota_in_flight(caller)
+    return Admitted(caller=caller, reservation=None, refusal=refusal)
+
+
+def leased_ask(
+    caller: Caller, now: float, *, counted: bool, ids: Callable[[], str], hold: Hold
+) -> Ask | None:
+    """What ``admit_leased`` asks of a lease book for the calls of ``caller`` on a
+    route (``counted``) on the UTC day of ``now``; None when such a call cannot be
+    admitted from leases alone (a counted test-key call writes its own count when it
+    settles)."""
+    counts = counted and caller.auth_method == "api_key"
+    if counts and caller.monthly_quota is None:
+        return None
+    return _ask(caller, now, ids, _claim(caller, now, counts, hold, ""))
+
+
+def admit_leased(caller: Caller, ask: Ask, now: float, book: LeaseBook) -> Admitted | None:
+    """``admit`` of a call of ``caller`` (with ``leased_ask``'s ``ask``, made the same
+    UTC day) when ``book``'s leases have room for it, else None with nothing taken: for
+    a caller that must not wait on I/O (``http.warm``)."""
+    granted = book.try_admit(ask, int(now * 1000))
+    if granted is None:
+        return None
+    counts = ask.claim is not None  # a counted call has a quota (``leased_ask``)
+    return _admitted(caller, now, granted[0], counts, granted[1])
+
+
+def _claim(caller: Caller, now: float, counts: bool, hold: Hold, hold_id: str) -> UsageClaim | None:
+    """The quota unit a counted call with a quota holds (None without either)."""
+    if not counts or caller.monthly_quota is None:
+        return None
+    return UsageClaim(
+        consumer_id=caller.consumer_id,
+        month=_calendar(int(now // 86400))[0],
+        mode=caller.key_mode or "live",
+        limit=caller.monthly_quota,
+        hold_id=hold_id,  # "": the book names it if it writes
+        now=int(now),
+        expires_at=int(now) + hold.seconds,
+    )
+
+
+def _ask(caller: Caller, now: float, ids: Callable[[], str], claim: UsageClaim | None) -> Ask:
+    return Ask(
+        ids=ids,
+        bucket=rate_bucket(caller),
+        now_ms=int(now * 1000),
+        window_ms=int(WINDOW_SECONDS * 1000),
+        limit=caller.rate_limit_per_minute,
+        claim=claim,
+    )
+
+
+def _admitted(
+    caller: Caller, now: float, in_window: int, counts: bool, lease: QuotaLease | None
+) -> Admitted:
+    """An admitted call (``in_window`` calls before it in the rate window): its caller
+    with ``rate_remaining`` and, when ``counts``, what it settles (its quota unit from
+    ``lease``, or the hold ``admit`` adds)."""
+    admitted = Caller(  # not attrs.evolve: a tenth of a cached call's cost
+        consumer_id=caller.consumer_id,
+        plan=caller.plan,
+        auth_method=caller.auth_method,
+        rate_limit_per_minute=caller.rate_limit_per_minute,
+        rate_remaining=max(0, caller.rate_limit_per_minute - in_window - 1),
+        monthly_quota=caller.monthly_quota,
+        key_id=caller.key_id,
+        key_mode=caller.key_mode,
+        user_id=caller.user_id,
+    )
+    if not counts:
+        return Admitted(caller=admitted, reservation=None)
+    month, day, _ = _calendar(int(now // 86400))
+    reservation = Reservation(
+        consumer_id=caller.consumer_id,
+        month=month,
+        day=day,
+        mode=caller.key_mode or "live",
+        lease=lease,
+    )
+    return Admitted(caller=admitted, reservation=reservation)
 
 
 @functools.lru_cache(maxsize=4)

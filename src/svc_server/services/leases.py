@@ -179,23 +179,13 @@ class LeaseBook:
         claim = ask.claim
         while True:
             with self._lock:
-                rate = self._rate.get(ask.bucket)
-                rate_here = (
-                    rate is not None
-                    and rate.limit == ask.limit
-                    and ask.now_ms < rate.until_ms
-                    and rate.used < rate.units
-                )
-                lease = self._quota.get(_key(claim)) if claim is not None else None
-                quota_here = claim is None or (
-                    lease is not None and lease.claim.limit == claim.limit and lease.free > 0
-                )
+                rate, rate_here, lease, quota_here = self._room(ask, ask.now_ms)
                 if rate_here and quota_here:
                     assert rate is not None
                     granted = Granted(
                         admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
                     )
-                    self._ask_ahead(ask, rate, lease)
+                    self._ask_ahead(ask, rate, lease, ask.now_ms)
                     return granted
                 running = self._renewing.get(ask.bucket)
                 if running is None:
@@ -209,6 +199,41 @@ class LeaseBook:
             with self._lock:
                 del self._renewing[ask.bucket]
             done.set()
+
+    def try_admit(self, ask: Ask, now_ms: int) -> tuple[int, QuotaLease | None] | None:
+        """``admit`` at ``now_ms`` when the leases have room for the call (no write, no
+        wait): the calls admitted in the rate window before it and the lease its quota
+        unit came from; else None with nothing taken. For a caller that must not wait on
+        I/O (``http.warm``); ``ask`` may be one made earlier for the same caller on the
+        same UTC day (its own time is used only by writes, which take the clock's)."""
+        with self._lock:
+            rate, rate_here, lease, quota_here = self._room(ask, now_ms)
+            if not (rate_here and quota_here):
+                return None
+            assert rate is not None
+            rate.used += 1
+            self._take_unit(lease)
+            self._ask_ahead(ask, rate, lease, now_ms)
+            return rate.base + rate.used - 1, lease
+
+    def _room(
+        self, ask: Ask, now_ms: int
+    ) -> tuple[RateLease | None, bool, QuotaLease | None, bool]:
+        """Under the lock: the call's rate lease and quota lease, and whether each has
+        room for it at ``now_ms``."""
+        claim = ask.claim
+        rate = self._rate.get(ask.bucket)
+        rate_here = (
+            rate is not None
+            and rate.limit == ask.limit
+            and now_ms < rate.until_ms
+            and rate.used < rate.units
+        )
+        lease = self._quota.get(_key(claim)) if claim is not None else None
+        quota_here = claim is None or (
+            lease is not None and lease.claim.limit == claim.limit and lease.free > 0
+        )
+        return rate, rate_here, lease, quota_here
 
     def _start_renewal(
         self,
@@ -295,12 +320,12 @@ class LeaseBook:
             lease.in_use -= 1
             lease.taken -= 1
 
-    def _ask_ahead(self, ask: Ask, rate: RateLease, lease: QuotaLease | None) -> None:
+    def _ask_ahead(self, ask: Ask, rate: RateLease, lease: QuotaLease | None, now_ms: int) -> None:
         """Ask for the next block of a lease running low (under the lock), so ``refill``
         takes it in the background before calls run out: without this a call finding
         its lease used up waits, with every call of the process, for the renewing write
         (tens of milliseconds while a load fills the database's log)."""
-        if refill_due(rate.units, rate.units - rate.used, rate.until_ms - ask.now_ms):
+        if refill_due(rate.units, rate.units - rate.used, rate.until_ms - now_ms):
             self._want(("rate", ask.bucket), ask, rate)
         if lease is not None and refill_due(lease.units, lease.free):
             self._want(("quota", _key(lease.claim)), ask, lease)

@@ -34,6 +34,15 @@ class ApiKeysTable:
         ``store.keycache``): most calls read nothing."""
         return self.keys.get(key_hash, self.key_by_hash)
 
+    def known_key_by_hash(self, key_hash: str) -> tuple[int, KeyGrant] | None:
+        """The row ``cached_key_by_hash`` would return without a read, with the access
+        stamp it holds under, else None (``KeyCache.peek``)."""
+        return self.keys.peek(key_hash)
+
+    def known_access_stamp(self) -> int | None:
+        """The access stamp when known without a read, else None."""
+        return self.keys.known_stamp()
+
     def key_by_hash(self, key_hash: str) -> KeyGrant | None:
         with self.db.transaction(write=False) as tx:
             row = tx.fetchone(

@@ -76,6 +76,27 @@ class KeyCache:
                     self._rows.popitem(last=False)
         return row
 
+    def known_stamp(self) -> int | None:
+        """``stamp`` when it needs no read (read within ``KEY_STAMP_TTL``), else None: for
+        a caller that must not wait on I/O (``http.warm``)."""
+        known = self._stamp
+        if known is None or self.clock() - known[0] >= KEY_STAMP_TTL:
+            return None
+        return known[1]
+
+    def peek(self, key_hash: str) -> tuple[int, KeyGrant] | None:
+        """The row of ``key_hash`` with the stamp it holds under, when ``get`` would
+        return it without reading the database, else None (``known_stamp``)."""
+        stamp = self.known_stamp()
+        if stamp is None:
+            return None
+        with self._lock:
+            found = self._rows.get(key_hash)
+            if found is None or found[0] != stamp:
+                return None
+            self._rows.move_to_end(key_hash)
+            return found
+
     def touched(self, key_id: str, at: int) -> None:
         """Note a ``last_used_at`` write in the remembered row (use is not a change of
         what the key admits, so it does not move the stamp)."""

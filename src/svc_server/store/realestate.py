@@ -119,6 +119,10 @@ class RealEstateRepo(
         """Changes whenever a load commits (``VersionedCache.data_version``)."""
         return self.versions.data_version()
 
+    def known_version(self) -> Version | None:
+        """``data_version`` when it needs no read, else None (``VersionedCache``)."""
+        return self.versions.known_version()
+
     def forget_version(self) -> None:
         """Make the next ``data_version`` read the database (a load just wrote)."""
         self.versions.forget_version()

@@ -65,6 +65,14 @@ class VersionedCache:
         self._version = (now, version)
         return version
 
+    def known_version(self) -> Version | None:
+        """``data_version`` when it needs no read (read within ``VERSION_TTL``), else
+        None: for a caller that must not wait on I/O (``http.warm``)."""
+        known = self._version
+        if known is None or time.monotonic() - known[0] >= VERSION_TTL:
+            return None
+        return known[1]
+
     def forget_version(self) -> None:
         """Make the next ``data_version`` read the database (called when a load writes)."""
         self._version = None

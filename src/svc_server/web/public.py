@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response
 from svc_core import plans, requestlog
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
-from svc_server.services.access import TEST_KEY_RATE_LIMIT
+from svc_server.services.callers import TEST_KEY_RATE_LIMIT
 
 PUBLIC_CACHE = "public, max-age=300"
 CSP = (
