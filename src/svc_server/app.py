@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from werkzeug.wrappers import Request, Response
+from werkzeug.wrappers import Request
 
-from svc_core import requestid
 from svc_server.config import Config
+from svc_server.http.call_log import log_call
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps, lazy_verifier, new_id
+from svc_server.http.deps import Deps, lazy_verifier, new_id, request_ids
 from svc_server.http.dispatch import Matcher, dispatch
 from svc_server.http.lease_writer import LeaseWriter
 from svc_server.http.log_writer import LogWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
+from svc_server.http.warm import WarmLane
 from svc_server.mcp import endpoint as mcp_endpoint
 from svc_server.openapi import build_document
 from svc_server.routes import ROUTES
@@ -38,8 +37,6 @@ from svc_server.store import Store, open_store
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
-
-access_log = logging.getLogger("svc.access")
 
 
 def document_source(config: Config, table: Sequence[Route]) -> Callable[[], tuple[bytes, str]]:
@@ -86,6 +83,7 @@ class SvcApp:
             clock=clock,
             entropy=entropy,
             ids=ids,
+            request_id=request_ids(entropy),
             verifier=lazy_verifier(config),
             document=document_source(config, table),
             leases=leases,
@@ -96,6 +94,8 @@ class SvcApp:
         self.url_map = build_map(table)
         self.routes = {r.endpoint: r for r in table}
         self.matcher = Matcher(self.url_map, self.routes)
+        self.warm = WarmLane(self.deps, self.matcher)
+        """The calls a server may answer on its event loop (``http.warm``)."""
         # MCP's streamable HTTP; its tool calls come back through this app as API calls
         self.mcp = mcp_endpoint.McpEndpoint(self, store, clock, entropy, config.max_body_bytes)
 
@@ -118,49 +118,12 @@ class SvcApp:
         # One byte of headroom: a chunked body is cut at this limit by werkzeug, so the
         # body reader can only tell "exactly the maximum" from "more" if it may read one more.
         request.max_content_length = self.config.max_body_bytes + 1
-        request_id = requestid.resolve(environ.get("HTTP_X_REQUEST_ID"), self.entropy(16))
+        request_id = self.deps.request_id(environ.get("HTTP_X_REQUEST_ID"))
         ctx = Ctx(request=request, request_id=request_id, now=self.clock())
         response, ctx = dispatch(self.deps, self.matcher, ctx)
         response.headers["X-Request-ID"] = request_id
-        if ctx.key_id is not None and ctx.consumer_id is not None:
-            self._log_call(ctx, response.status_code, started)
-        self._log(ctx, response, started)
+        log_call(self.deps, ctx, response.status_code, started)
         return response(environ, start_response)
-
-    def _log_call(self, ctx: Ctx, status: int, started: float) -> None:
-        """Keep a call of an API key for its account's request log (written in batches
-        by the log writer, never by the call)."""
-        assert ctx.key_id is not None and ctx.consumer_id is not None
-        environ = ctx.request.environ
-        self.deps.request_log.record(
-            (
-                ctx.consumer_id,
-                ctx.key_id,
-                int(ctx.now * 1000),
-                environ.get("REQUEST_METHOD", ""),
-                environ.get("PATH_INFO", ""),
-                environ.get("QUERY_STRING", ""),
-                status,
-                ctx.request_id,
-                (time.perf_counter() - started) * 1000,
-                ctx.counted,
-                ctx.error_code,
-            )
-        )
-        self.deps.log_writer.ensure()
-
-    def _log(self, ctx: Ctx, response: Response, started: float) -> None:
-        if not access_log.isEnabledFor(logging.INFO):
-            return
-        record: dict[str, Any] = {
-            "request_id": ctx.request_id,
-            "method": ctx.request.method,
-            "path": ctx.request.path[:512],
-            "status": response.status_code,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            "consumer_id": ctx.consumer_id,
-        }
-        access_log.info(json.dumps(record, ensure_ascii=False))
 
 
 def create_app(

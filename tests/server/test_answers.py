@@ -12,7 +12,8 @@ from werkzeug.datastructures import Headers
 
 from svc_core.envelope import PER_CALL_FIELDS
 from svc_server.http import answers
-from svc_server.http.answers import AnswerCache, AnswerHeaders, Rendered, render_json
+from svc_server.http.answer_cache import AnswerCache
+from svc_server.http.answers import AnswerHeaders, Rendered, render_json
 from svc_server.http.responses import dumps
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
@@ -100,9 +101,9 @@ def test_answer_headers_refuse_exactly_what_werkzeug_refuses(value: str) -> None
     ways = {
         "extend": lambda h: h.extend([("X-Test", value)]),
         "setitem": lambda h: h.__setitem__("X-Test", value),
-        "rendered": lambda h: Rendered(parts=(b"{}",), slots=(), headers=(("X-Test", value),))
-        .response({})
-        .headers,
+        "rendered": lambda h: (
+            Rendered(parts=(b"{}",), slots=(), headers=(("X-Test", value),)).response({}).headers
+        ),
     }
     for way, add in ways.items():
         headers = AnswerHeaders()
@@ -125,3 +126,20 @@ def test_answer_headers_replace_a_header_set_twice_and_count_the_body() -> None:
     assert response.headers.getlist("X-Request-ID") == ["second-id"]
     assert response.headers["Content-Length"] == "7" and response.get_data() == b'{"a":1}'
     assert response.headers.getlist("Content-Length") == ["7"]
+
+
+SMALL = st.one_of(st.none(), st.integers(), st.text(), st.booleans(), st.floats())
+
+
+@given(
+    st.one_of(
+        SMALL,
+        st.dictionaries(st.text(), SMALL, max_size=4),
+        st.lists(SMALL, max_size=3),
+        st.dictionaries(st.text(), st.dictionaries(st.text(), SMALL, max_size=2), max_size=2),
+    )
+)
+def test_a_per_call_value_is_encoded_as_dumps_encodes_it(value: Any) -> None:
+    """The per-call fields' own encoder (texts and flat objects without json's encoder
+    object) writes the bytes ``dumps`` writes, for every value, whichever path it takes."""
+    assert answers._slot_json(value) == dumps(value)

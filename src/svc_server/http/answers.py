@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import functools
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
@@ -56,6 +55,8 @@ MAX_ENTRY_BYTES = 2 * 1024 * 1024
 """A larger answer is not kept (it would push out many small ones)."""
 
 _TOKEN = secrets.token_hex(8)
+Reply = tuple[int, list[tuple[str, str]], bytes]
+"""A status, header pairs and a body: an answer as a server sends it."""
 
 
 def _checked(name: str, value: object) -> tuple[str, str]:
@@ -129,46 +130,70 @@ class Rendered:
         ``Accept-Encoding`` asks for it (never for HEAD, nor for a body under
         ``GZIP_MIN_BYTES`` unless identity is refused), a 304 when its
         ``If-None-Match`` holds the tag of the form it would get."""
-        accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
-        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
-        if accept_encoding is None and if_none_match is None:  # the common call
-            return self.response(values, header_value)
-        coding = content_coding(accept_encoding)
-        gzipped = coding.uses_gzip(self.size) and environ.get("REQUEST_METHOD") != "HEAD"
-        tag = self.gzip_etag if gzipped else self.etag
-        if none_match(if_none_match, tag):
-            return not_modified(tag, self.headers)
-        if gzipped:
-            return self.gzip_response(values, header_value)
-        return self.response(values, header_value)
+        gzipped, unchanged = self._coding(environ)
+        if unchanged:
+            return not_modified(self.gzip_etag if gzipped else self.etag, self.headers)
+        return AnswerResponse(*self._reply(gzipped, values, header_value)[1:])
+
+    def reply(
+        self,
+        environ: Mapping[str, Any],
+        values: Mapping[str, Any],
+        header_value: Callable[[Any], str] = str,
+    ) -> Reply | None:
+        """``respond``'s answer as a status, header pairs and the body, for a server that
+        sends those as they are (``http.warm``); None when it is a 304."""
+        gzipped, unchanged = self._coding(environ)
+        return None if unchanged else self._reply(gzipped, values, header_value)
 
     def response(
         self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
     ) -> Response:
         """The unencoded response for one call: ``values`` holds each slot's value."""
+        return AnswerResponse(*self._reply(False, values, header_value)[1:])
+
+    def _coding(self, environ: Mapping[str, Any]) -> tuple[bool, bool]:
+        """Whether the answer to ``environ`` is gzip-coded, and whether it is a 304."""
+        accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+        if accept_encoding is None and if_none_match is None:  # the common call
+            return False, False
+        coding = content_coding(accept_encoding)
+        gzipped = coding.uses_gzip(self.size) and environ.get("REQUEST_METHOD") != "HEAD"
+        return gzipped, none_match(if_none_match, self.gzip_etag if gzipped else self.etag)
+
+    def _reply(
+        self, gzipped: bool, values: Mapping[str, Any], header_value: Callable[[Any], str]
+    ) -> Reply:
+        """The 200 for one call: the unencoded body joined around the call's ``values``,
+        or the kept compressed parts spliced around them (``gzipped.splice``), nothing
+        compressed again; the constant headers, the per-call ones and the length."""
         parts = self.parts
-        if self.slots:
+        if gzipped:
+            form = self._gzip_form()
+            constant = form.headers
+            if form.whole is not None:
+                body = form.whole
+            else:
+                filled = [_slot_json(values[slot]) for slot in self.slots]
+                body = splice(form.segments, parts, filled)
+        elif self.slots:
+            constant = self._sent
             pieces = [parts[0]]
             for slot, part in zip(self.slots, parts[1:], strict=True):
-                pieces.append(dumps(values[slot]))
+                pieces.append(_slot_json(values[slot]))
                 pieces.append(part)
             body = b"".join(pieces)
         else:
+            constant = self._sent
             body = parts[0]
-        return AnswerResponse(body, self._headers(self._sent, values, header_value))
-
-    def gzip_response(
-        self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
-    ) -> Response:
-        """The gzip-coded response for one call: the kept compressed parts spliced
-        around the call's values (``gzipped.splice``), nothing compressed again."""
-        form = self._gzip_form()
-        if form.whole is not None:
-            body = form.whole
-        else:
-            filled = [dumps(values[slot]) for slot in self.slots]
-            body = splice(form.segments, self.parts, filled)
-        return AnswerResponse(body, self._headers(form.headers, values, header_value))
+        headers = list(constant)  # checked when this answer was rendered
+        for name, field in self.header_slots:
+            lower = name.lower()
+            headers = [item for item in headers if item[0].lower() != lower]
+            headers.append(_checked(name, header_value(values[field])))
+        headers.append(("Content-Length", str(len(body))))
+        return 200, headers, body
 
     def _gzip_form(self) -> _Gzipped:
         if not self._gzipped:  # two threads may both make it: the same bytes either way
@@ -178,16 +203,24 @@ class Rendered:
             self._gzipped.append(_Gzipped(segments=segments, whole=whole, headers=headers))
         return self._gzipped[0]
 
-    def _headers(
-        self,
-        constant: tuple[tuple[str, str], ...],
-        values: Mapping[str, Any],
-        header_value: Callable[[Any], str],
-    ) -> AnswerHeaders:
-        headers = AnswerHeaders(constant)  # checked when this answer was rendered
-        for name, field in self.header_slots:
-            headers[name] = header_value(values[field])
-        return headers
+
+@attrs.frozen(kw_only=True)
+class WarmAnswer:
+    """How a cached answer is served from memory alone (``http.warm``): its key in the
+    ``AnswerCache``, the request headers it was negotiated for, and how the call's own
+    ``_meta`` fields (``values``, of the admitted call's context) fill it."""
+
+    key: Hashable
+    environ: Mapping[str, Any]
+    values: Callable[[Any], Mapping[str, Any]]
+    header_value: Callable[[Any], str] = str
+
+    def reply(self, rendered: Rendered, ctx: Any) -> Reply:
+        """The 200 of ``rendered`` for the admitted call ``ctx`` (never a 304: a warm
+        request has no ``If-None-Match``)."""
+        replied = rendered.reply(self.environ, self.values(ctx), self.header_value)
+        assert replied is not None  # no If-None-Match: never a 304
+        return replied
 
 
 class AnswerHeaders(Headers):
@@ -222,9 +255,9 @@ class AnswerResponse(Response):
     """A cached data answer: a whole body with its length set and no ``Location`` to
     resolve, so its headers go out as they are, not copied and checked a second time."""
 
-    def __init__(self, body: bytes, headers: AnswerHeaders) -> None:
-        headers.extend([("Content-Length", str(len(body)))])
-        super().__init__(headers=headers)
+    def __init__(self, headers: list[tuple[str, str]], body: bytes) -> None:
+        """``headers`` as ``Rendered`` made them, its ``Content-Length`` included."""
+        super().__init__(headers=AnswerHeaders(headers))
         self.response = [body]
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
@@ -234,6 +267,28 @@ class AnswerResponse(Response):
         if environ.get("REQUEST_METHOD") == "HEAD":
             return []
         return cast("list[bytes]", self.response)  # the one body given to __init__
+
+
+def _slot_json(value: Any) -> bytes:
+    """``dumps`` of a per-call value, the small ones without building json's encoder
+    for each (that costs more than encoding them): a text (an id, a time), and an object
+    of whole numbers, nulls and texts (the rate limit)."""
+    if type(value) is str:
+        return encode_basestring(value).encode()
+    if type(value) is dict and all(type(k) is str for k in value):
+        fields = []
+        for k, v in value.items():
+            if v is None:
+                text = "null"
+            elif type(v) is int:
+                text = str(v)
+            elif type(v) is str:
+                text = encode_basestring(v)
+            else:
+                return dumps(value)
+            fields.append(f"{encode_basestring(k)}:{text}")
+        return ("{" + ",".join(fields) + "}").encode()
+    return dumps(value)
 
 
 def _placeholder(field: str) -> str:
@@ -311,75 +366,3 @@ def per_call_values(
 def iso_second(second: int) -> str:
     """``iso`` of a whole Unix second, remembered (every call in one second shares it)."""
     return iso(second)
-
-
-class AnswerCache:
-    """A per-process LRU of ``Rendered`` answers for one data version at a time."""
-
-    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
-        self.max_bytes = max_bytes
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[Hashable, Rendered] = OrderedDict()
-        self._bytes = 0
-        self._version: Hashable = None
-        self._running: dict[tuple[Hashable, Hashable], threading.Event] = {}
-
-    def get(self, version: Hashable, key: Hashable) -> Rendered | None:
-        with self._lock:
-            if version != self._version:
-                return None
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
-    def computing(self, version: Hashable, key: Hashable) -> threading.Event | None:
-        """Claim the computation of ``key`` at ``version``: None when this thread is the
-        one to compute it (it must call ``done``), else the event set once the thread
-        computing it is done, to wait for and then look again. After a load every
-        request thread misses at once; one computes each answer, the others wait."""
-        with self._lock:
-            running = self._running.get((version, key))
-            if running is not None:
-                return running
-            self._running[(version, key)] = threading.Event()
-            return None
-
-    def done(self, version: Hashable, key: Hashable) -> None:
-        """The computation claimed by ``computing`` ended (kept, refused or failed)."""
-        with self._lock:
-            running = self._running.pop((version, key), None)
-        if running is not None:
-            running.set()
-
-    def put(self, version: Hashable, key: Hashable, rendered: Rendered) -> None:
-        size = rendered.size
-        if size > min(MAX_ENTRY_BYTES, self.max_bytes):
-            return
-        with self._lock:
-            if version != self._version:
-                # A newer data version makes every entry stale (an older one, computed
-                # by a request that started before a load, is not kept at all).
-                if self._version is not None and _older(version, self._version):
-                    return
-                self._entries.clear()
-                self._bytes = 0
-                self._version = version
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old.size
-            self._entries[key] = rendered
-            self._bytes += size
-            while self._bytes > self.max_bytes:
-                _, dropped = self._entries.popitem(last=False)
-                self._bytes -= dropped.size
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-def _older(a: Hashable, b: Hashable) -> bool:
-    try:
-        return bool(a < b)  # type: ignore[operator]
-    except TypeError:
-        return False
