@@ -139,9 +139,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def answers_within(
-    url: str, proc: subprocess.Popen[bytes], what: str, seconds: float = 30
-) -> bool:
+def answers_within(url: str, proc: subprocess.Popen[bytes], what: str, seconds: float = 30) -> bool:
     """Whether ``url`` answers (any HTTP status) within ``seconds`` while ``proc`` runs;
     ``RuntimeError`` with the process's output when it exits first."""
     deadline = time.monotonic() + seconds

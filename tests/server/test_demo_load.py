@@ -58,7 +58,10 @@ def test_the_full_demo_set(demo_db_url: str) -> None:
     try:
         counts = store.realestate.counts()
         assert 150_000 < counts["transactions"] < 170_000
-        assert counts["index_observations"] == len(core_demo.demo_districts()) * 3 * len(METRIC_TYPES) * 20
+        assert (
+            counts["index_observations"]
+            == len(core_demo.demo_districts()) * 3 * len(METRIC_TYPES) * 20
+        )
         assert counts["coverage_cohorts"] > 0
         flags = table(
             store,

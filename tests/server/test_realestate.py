@@ -199,6 +199,8 @@ def _counted(row: dict[str, Any]) -> dict[str, Any]:
     samples = row.pop("samples")
     bulk = min(row.pop("bulk"), samples // 2)
     return {**row, "samples": samples, "contracts": samples - bulk, "bulk_contracts": bulk}
+
+
 ROLLUP = st.lists(
     st.fixed_dictionaries(
         {

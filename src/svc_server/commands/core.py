@@ -164,6 +164,7 @@ def granian_app() -> Any:
         max_body_bytes=config.max_body_bytes,
         read_timeout=config.read_timeout,
         tenant_calls=config.tenant_calls,
+        lane=app.warm,  # cached figures answered on the event loop (``http.warm``)
         on_close=app.close,  # a stopping worker writes its leases back
     )
 

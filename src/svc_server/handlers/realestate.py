@@ -35,6 +35,7 @@ from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.http.answers import (
     Rendered,
+    WarmAnswer,
     data_version,
     iso_second,
     per_call_values,
@@ -143,15 +144,8 @@ def _run(
     keep the answer; errors (400, 403, 404) are raised, never kept."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    csv = columns is not None and wants_csv(
-        ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only
-    )
-    given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != FORMAT.name))
+    csv, given, key = _answer_key(ctx, fn, columns)
     version = deps.store.realestate.data_version()  # read before computing (see answers)
-    second = math.floor(ctx.now)
-    # The query as sent (names sorted): only a valid one is ever kept, so a hit skips
-    # parsing too; the same query spelt two ways is kept twice, which is harmless.
-    key = (fn.__qualname__, given, csv, caller.plan, caller.auth_method, second // 86400)
     rendered = deps.answers.get(version, key)
     running = None
     if rendered is None and (running := deps.answers.computing(version, key)) is not None:
@@ -174,12 +168,63 @@ def _run(
         finally:
             if running is None:  # this thread claimed it
                 deps.answers.done(version, key)
-    values = {
-        "generated_at": iso_second(second),
-        "rate_limit": rate_limit(caller),
+    return rendered.respond(ctx.request.environ, _per_call(ctx), header_value)
+
+
+def _answer_key(
+    ctx: Ctx, fn: Service, columns: Columns | None
+) -> tuple[bool, tuple[tuple[str, str], ...], Hashable]:
+    """Whether the call is answered in CSV, its query, and its answer's key in the
+    cache: the query as sent (names sorted; only a valid one is ever kept, so a hit
+    skips parsing too; the same query spelt two ways is kept twice, which is harmless),
+    the form, what the tier gate reads of the caller, and the UTC day."""
+    caller = ctx.caller
+    assert caller is not None  # the data auth policy guarantees it
+    csv = columns is not None and wants_csv(
+        ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only
+    )
+    given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != FORMAT.name))
+    day = math.floor(ctx.now) // 86400
+    return csv, given, (fn.__qualname__, given, csv, caller.plan, caller.auth_method, day)
+
+
+def _per_call(ctx: Ctx) -> dict[str, Any]:
+    """The call's own ``_meta`` fields (``PER_CALL_FIELDS``) of an admitted call."""
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    return {
+        "generated_at": iso_second(math.floor(ctx.now)),
+        "rate_limit": rate_limit(ctx.caller),
         "request_id": ctx.request_id,
     }
-    return rendered.respond(ctx.request.environ, values, header_value)
+
+
+def _warm(ctx: Ctx, fn: Service, columns: Columns | None) -> WarmAnswer:
+    """How ``_run`` answers the calls of ``ctx``'s request from memory (``http.warm``):
+    the same key, the same per-call fields, the same header values."""
+    key = _answer_key(ctx, fn, columns)[2]
+    return WarmAnswer(
+        key=key, environ=ctx.request.environ, values=_per_call, header_value=header_value
+    )
+
+
+def warm_pulse(ctx: Ctx) -> WarmAnswer:
+    return _warm(ctx, service.pulse, service.pulse_columns)
+
+
+def warm_series(ctx: Ctx) -> WarmAnswer:
+    return _warm(ctx, service.series, service.pulse_columns)
+
+
+def warm_coverage(ctx: Ctx) -> WarmAnswer:
+    return _warm(ctx, coverage_service.coverage, coverage_service.COVERAGE_COLUMNS)
+
+
+def warm_indices(ctx: Ctx) -> WarmAnswer:
+    return _warm(ctx, service.indices, service.INDEX_COLUMNS)
+
+
+def warm_dimensions(ctx: Ctx) -> WarmAnswer:
+    return _warm(ctx, service.dimensions, None)
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:

@@ -23,6 +23,12 @@ the word comes within ``WORD_WAIT`` of the request (``environ[TAKE_BACK]``); gra
 sends the word for an answer it delivered. Nothing waits for the word before answering
 (under gunicorn, which answers a half-closed request, the question does not arise).
 
+A later request on a connection is first offered to ``lane`` (``http.warm``), on the
+event loop: a call whose answer, key and leased limits are all in memory is answered
+there, without the hop to a thread (most of a cached call's cost); the lane declines
+the rest, having taken nothing, and they go to a thread as above. A connection's first
+request never takes the lane, so the half-close rule above holds for it unchanged.
+
 ``svc serve`` runs granian for HTTP/1.x only: the body framing below
 (``Content-Length`` or chunked, else no body) is HTTP/1's.
 
@@ -119,12 +125,15 @@ class BufferedFront:
         max_body_bytes: int,
         read_timeout: float,
         tenant_calls: int = 2,
+        lane: Callable[[dict[str, Any]], Answer | None] | None = None,
         on_close: Callable[[], None] | None = None,
     ) -> None:
-        """``on_close`` runs once the request threads have ended (the worker stops);
-        ``tenant_calls``: calls of one account in progress at once (``http.tenants``),
+        """``lane`` answers on the event loop a request that needs no I/O, or returns
+        None (``http.warm``); ``on_close`` runs once the request threads have ended (the
+        worker stops); ``tenant_calls``: calls of one account in progress at once (``http.tenants``),
         at most ``threads - 1`` so another account always finds a thread."""
         self.app = app
+        self.lane = lane
         self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), TENANT_WAIT)
         self.spill = Spill()
         self.clients = Clients(read_timeout)
@@ -178,6 +187,15 @@ class BufferedFront:
             protocol.response_bytes(*self.refusal(refused.err, headers))
             return
         loop = asyncio.get_running_loop()
+        arrived = loop.time()
+        first = self.clients.first(scope.client, arrived)
+        environ = build_environ(scope, headers, body)
+        # a connection's first call goes the watched way (half-close, see above)
+        if self.lane is not None and not first and not body:
+            warm = self._warm(environ)
+            if warm is not None:
+                protocol.response_bytes(*warm)
+                return
         if not self.workers:
             self.__rsgi_init__(loop)
         credential = self.tenants.credential(headers)
@@ -187,10 +205,7 @@ class BufferedFront:
             return
         gone = threading.Event()
         watcher = loop.create_task(_watch(protocol, gone))
-        arrived = loop.time()
-        first = self.clients.first(scope.client, arrived)
         await asyncio.sleep(0)  # the watcher asks granian before the app can run
-        environ = build_environ(scope, headers, body)
         environ[CLIENT_GONE] = gone.is_set
         future: asyncio.Future[Answer] = loop.create_future()
         self.jobs.put((loop, future, environ, gone))
@@ -213,6 +228,16 @@ class BufferedFront:
                 wait = arrived + WORD_WAIT - loop.time()
                 timer = loop.call_later(max(wait, 0), watcher.cancel)
                 watcher.add_done_callback(functools.partial(_uncount_if_dropped, timer, take_back))
+
+    def _warm(self, environ: dict[str, Any]) -> Answer | None:
+        """The lane's answer, or None; a lane that fails answers 500, as the app would."""
+        assert self.lane is not None
+        try:
+            return self.lane(environ)
+        except Exception:
+            log.exception("the warm lane failed")
+            supplied = environ.get("HTTP_X_REQUEST_ID")
+            return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
 
     def _send(self, protocol: Any, answer: Answer, gone: bool, tenant: str | None) -> None:
         """Hand ``answer`` to granian unless its client has gone; the tenant's call ends
@@ -240,12 +265,14 @@ class BufferedFront:
         target = len(scope.path.encode("utf-8")) + len(scope.query_string) + 1
         if len(scope.method) + target + len(" HTTP/1.1") + 1 > MAX_LINE:
             raise _Refused(UriTooLong(f"The request line is longer than {MAX_LINE} bytes."))
-        for name, value in headers:
+        hosts = 0
+        for name, value in headers:  # granian hands the names in lower case
             if len(name) + len(value) + 2 > MAX_LINE:
                 raise _Refused(
                     HeadersTooLarge(f"Request header {name[:64]!r} is over {MAX_LINE} bytes.")
                 )
-        hosts = sum(1 for name, _ in headers if name.lower() == "host")
+            if name == "host":
+                hosts += 1
         if hosts > 1 or (hosts == 0 and scope.http_version == "1.1"):
             raise _Refused(
                 InvalidParams(
@@ -439,29 +466,48 @@ def _framing(headers: Headers) -> tuple[int | None, bool]:
     return declared, chunked
 
 
+_STATIC: dict[str, Any] = {
+    "SCRIPT_NAME": "",
+    "wsgi.version": (1, 0),
+    "wsgi.input_terminated": True,
+    "wsgi.errors": sys.stderr,
+    "wsgi.multithread": True,
+    "wsgi.multiprocess": True,
+    "wsgi.run_once": False,
+}
+"""The environ entries every request shares."""
+_PROTOCOLS = {"1.1": "HTTP/1.1", "1.0": "HTTP/1.0"}
+
+
+@functools.lru_cache(maxsize=256)
+def _environ_name(name: str) -> str:
+    """``x-api-key`` -> ``HTTP_X_API_KEY`` (remembered: clients repeat their headers)."""
+    return "HTTP_" + name.upper().replace("-", "_")
+
+
+@functools.lru_cache(maxsize=64)
+def _server(server: str) -> tuple[str, str]:
+    """``SERVER_NAME`` and ``SERVER_PORT`` of granian's ``host:port`` of the server."""
+    host, _, port = server.rpartition(":")
+    return host.strip("[]"), port
+
+
 def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
     """A PEP 3333 environ for one request granian has read."""
-    server_host, _, server_port = scope.server.rpartition(":")
-    client_host = scope.client.rpartition(":")[0].strip("[]")
-    environ: dict[str, Any] = {
-        "REQUEST_METHOD": scope.method,
-        "SCRIPT_NAME": "",
-        # granian hands the path percent-decoded; WSGI wants its bytes as latin-1
-        "PATH_INFO": scope.path.encode("utf-8", "surrogateescape").decode("latin-1"),
-        "QUERY_STRING": scope.query_string,
-        "SERVER_NAME": server_host.strip("[]"),
-        "SERVER_PORT": server_port,
-        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
-        "REMOTE_ADDR": client_host,
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": scope.scheme,
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.input_terminated": True,
-        "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-    }
+    environ = _STATIC.copy()
+    path = scope.path
+    environ["REQUEST_METHOD"] = scope.method
+    # granian hands the path percent-decoded; WSGI wants its bytes as latin-1
+    environ["PATH_INFO"] = (
+        path if path.isascii() else path.encode("utf-8", "surrogateescape").decode("latin-1")
+    )
+    environ["QUERY_STRING"] = scope.query_string
+    environ["SERVER_NAME"], environ["SERVER_PORT"] = _server(scope.server)
+    version = scope.http_version
+    environ["SERVER_PROTOCOL"] = _PROTOCOLS.get(version) or f"HTTP/{version}"
+    environ["REMOTE_ADDR"] = scope.client.rpartition(":")[0].strip("[]")
+    environ["wsgi.url_scheme"] = scope.scheme
+    environ["wsgi.input"] = io.BytesIO(body)
     for name, value in headers:
         if "_" in name:  # see the module docstring: never an alias of a trusted header
             continue
@@ -471,7 +517,7 @@ def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
         if name == "content-length":
             environ["CONTENT_LENGTH"] = value
             continue
-        key = "HTTP_" + name.upper().replace("-", "_")
+        key = _environ_name(name)
         if key in environ:
             environ[key] += "," + value
         else:

@@ -19,6 +19,9 @@ from werkzeug.wrappers import Response
 from svc_core.params import FORMAT, Param
 
 Handler = Callable[..., Response]
+Warm = Callable[..., Any]
+"""How a route's calls are answered from this process's memory alone (``http.warm``):
+given a request's context, its ``answers.WarmAnswer``."""
 Json = dict[str, Any]
 
 
@@ -58,6 +61,9 @@ class Route:
     csv: bool = False
     csv_only: bool = False
     """The ``.csv`` form of a CSV-capable route (``with_csv_forms``): always CSV."""
+    warm: Warm | None = None
+    """How the server answers a call of this route from memory, on its event loop, when
+    all the call needs is there (``http.warm``); None: every call goes to ``handler``."""
 
     @property
     def endpoint(self) -> str:
