@@ -4,7 +4,8 @@ Serves ``GET /api/v1/real-estate/pulse`` through the WSGI app ``n`` times on a s
 give (for instance the 2M-transaction database ``http_bench.py`` builds), with a fresh
 enterprise consumer, and prints microseconds of thread CPU per call for each stage:
 key check, admission (rate limit + quota), the pulse service, the JSON response, and the
-whole app. ``--profile`` adds cProfile's top functions by own time; ``--gzip`` sends
+whole app; then the same call through the warm lane (``http.warm``) that ``svc serve``
+answers it with on a kept-alive connection. ``--profile`` adds cProfile's top functions by own time; ``--gzip`` sends
 ``Accept-Encoding: gzip`` (the answer's kept gzip form, spliced per call).
 
     python bench/profile_pulse.py /path/to/bench.db 3000 [--profile] [--gzip]
@@ -29,7 +30,7 @@ from svc_server.config import Config
 from svc_server.handlers import realestate as handler
 from svc_server.http import auth
 from svc_server.http.deps import new_id
-from svc_server.services import access, consumers
+from svc_server.services import callers, consumers
 from svc_server.services import realestate as service
 from svc_server.store import open_store
 from svc_server.store.accounts import AccountsRepo
@@ -90,6 +91,22 @@ def main() -> None:
         call()
     plain = (time.perf_counter() - started) / args.n * 1e6
     print(f"{plain:8.1f} µs  whole app, wall clock, no stage timers")
+    lane = getattr(app, "warm", None)  # the warm lane (issue 32), when this src has it
+    if lane is not None:
+        best = float("inf")
+        for _ in range(5):  # the best of five batches: a batch that refills a lease is slower
+            took, answered = 0.0, 0
+            for _ in range(max(1, args.n // 5)):
+                warm_started = time.perf_counter()
+                answer = lane(dict(environ))
+                if answer is None:  # a lease being refilled: the dispatcher's way
+                    call()
+                    continue
+                took += time.perf_counter() - warm_started
+                answered += 1
+            if answered:
+                best = min(best, took / answered * 1e6)
+        print(f"{best:8.1f} µs  warm lane (http.warm), wall clock, best batch")
     try:
         from svc_server.services.leases import LeaseBook
     except ImportError:  # an older src on PYTHONPATH (a baseline): no leases to time
@@ -97,7 +114,7 @@ def main() -> None:
     for owner, name, label in (
         (SvcApp, "wsgi_app", "whole app"),
         (auth, "admit", "auth (key + admission)"),
-        (access, "authenticate_key", "  key check"),
+        (callers, "authenticate_key", "  key check"),
         (LeaseBook, "admit", "  admission (leases)"),
         (AccountsRepo, "rate_admit", "    admission write"),
         (auth, "settle", "settle (quota, headers)"),

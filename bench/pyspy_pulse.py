@@ -26,11 +26,15 @@ from pathlib import Path
 from http_bench import PULSE, free_port, start, status_url
 
 STAGES = (
+    ("warm lane (http.warm)", "WarmLane.__call__ (svc_server/http/warm.py"),
+    ("  admission from leases", "admit_leased (svc_server/services/access.py"),
+    ("  settle (quota, headers)", "settled (svc_server/http/auth.py"),
+    ("environ (front)", "build_environ (svc_server/http/front.py"),
     ("app (wsgi_app, all of svc)", "SvcApp.wsgi_app (svc_server/app.py"),
     ("dispatch", "dispatch (svc_server/http/dispatch.py"),
     ("  route match", "match (svc_server/http/dispatch.py"),
     ("  admit (key + rate/quota)", "admit (svc_server/http/auth.py"),
-    ("    key lookup", "authenticate_key (svc_server/services/access.py"),
+    ("    key lookup", "authenticate_key (svc_server/services/callers.py"),
     ("    admission write", "AccountsRepo.admit (svc_server/store/accounts.py"),
     ("  strict query", "strict_query (svc_core/params.py"),
     ("  handler", "_run (svc_server/handlers/realestate.py"),
@@ -44,7 +48,8 @@ STAGES = (
     ("access log", "SvcApp._log (svc_server/app.py"),
     ("response to WSGI", "Response.__call__ (werkzeug/"),
 )
-OUTSIDE = "outside the app (front, event loop, granian)"
+OUTSIDE = "outside the app and the lane (front, event loop, granian)"
+INSIDE = ("SvcApp.wsgi_app (svc_server/app.py", "WarmLane.__call__ (svc_server/http/warm.py")
 
 
 def summarize(raw: Path) -> dict[str, object]:
@@ -62,7 +67,7 @@ def summarize(raw: Path) -> dict[str, object]:
         for label, needle in STAGES:
             if any(needle in f for f in frames):
                 inclusive[label] += n
-        if not any(STAGES[0][1] in f for f in frames):
+        if not any(needle in f for f in frames for needle in INSIDE):
             inclusive[OUTSIDE] += n
         own[frames[-1].split(" (")[0] + " (" + frames[-1].split(" (")[-1]] += n
     return {
