@@ -17,16 +17,21 @@ stderr, which is not an error.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
 from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
+from svc_server.commands import ahead
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
@@ -155,6 +160,10 @@ def expand_directories(paths: list[Path], kind: str | None) -> tuple[list[Path],
     return files, skipped
 
 
+def _progress(bar: ProgressBar, label: str, done: int, total: int) -> None:
+    bar.show(done, total, label)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         args.kind, args.paths = _kind_and_paths(args.items)
@@ -173,33 +182,31 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr)
     failed = 0
     totals = {"read": 0, "loaded": 0, "duplicate": 0, "excluded": 0, "rejected": 0}
+    reading = ahead.Reading(
+        kind=args.kind,
+        limit=limit,
+        area_map=area_map,
+        table_name=args.table_name,
+        property_type=args.property_type,
+    )
+    count = len(args.paths)
     try:
-        for number, path in enumerate(args.paths, start=1):
-            bar.show(0, 1, f"file {number}/{len(args.paths)} {path.name[:32]}")
-            try:
-                data = read_regular(path, limit)
-            except SourceError as exc:
+        if count == 1:  # parsed here, with the progress of its items
+            path = args.paths[0]
+            show = functools.partial(_progress, bar, f"file 1/1 {path.name[:32]}")
+            files: Iterator[ahead.Parsed] = iter([reading.parse(path, show)])
+        else:  # the next files parsed by a second process meanwhile
+            files = ahead.parsed(args.paths, reading)
+        for number, parsed in enumerate(files, start=1):
+            bar.show(0, 1, f"file {number}/{count} {parsed.path.name[:32]}")
+            if parsed.load is None:
                 bar.clear()
-                print(f"svc: error: {exc.message}", file=sys.stderr)
+                print(f"svc: error: {parsed.error}", file=sys.stderr)
                 failed += 1
                 continue
-
-            def show(done: int, total: int, n: int = number, p: Path = path) -> None:
-                bar.show(done, total, f"file {n}/{len(args.paths)} {p.name[:32]}")
-
+            load = attrs.evolve(parsed.load, defer_coverage=count > 1)
             try:
-                report = ingest.ingest(
-                    store,
-                    args.kind,
-                    data,
-                    path=str(path),
-                    now=time.time(),
-                    area_map=area_map,
-                    table_name=args.table_name,
-                    property_type=args.property_type,
-                    progress=show,
-                    defer_coverage=len(args.paths) > 1,
-                )
+                report = ingest.commit(store, load, now=time.time()).report
             except SourceError as exc:
                 bar.clear()
                 print(f"svc: error: {exc.message}", file=sys.stderr)

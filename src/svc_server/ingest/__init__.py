@@ -65,6 +65,7 @@ __all__ = [
     "ingest",
     "parse_area_map",
     "parse_transactions",
+    "read",
     "resolve_kind",
     "state_only",
     "summary_lines",
@@ -137,10 +138,38 @@ def ingest(
     property_type: str | None = None,
     defer_coverage: bool = False,
 ) -> LoadReport:
-    """Load one file (of ``kind``, or of the kind its content shows when None);
-    ``SourceError`` (nothing written) when unreadable, of another kind, or every item
-    is rejected. ``defer_coverage``: leave the precomputed coverage of its districts to
-    ``coverage.refresh_stale`` (one of many files).
+    """Load one file (of ``kind``, or of the kind its content shows when None):
+    ``read`` it, then ``commit`` what it holds; ``SourceError`` (nothing written) when
+    unreadable, of another kind, or every item is rejected. ``defer_coverage``: leave
+    the precomputed coverage of its districts to ``coverage.refresh_stale`` (one of many
+    files)."""
+    load = read(
+        kind,
+        data,
+        path=path,
+        progress=progress,
+        area_map=area_map,
+        table_name=table_name,
+        property_type=property_type,
+    )
+    if defer_coverage:
+        load = attrs.evolve(load, defer_coverage=True)
+    return commit(store, load, now=now).report
+
+
+def read(
+    kind: str | None,
+    data: bytes,
+    *,
+    path: str,
+    progress: Progress | None = None,
+    area_map: AreaMap | None = None,
+    table_name: str | None = None,
+    property_type: str | None = None,
+) -> Load:
+    """What ``ingest`` writes of a file, parsed without a store (pure): ``SourceError``
+    as ``ingest`` says. ``svc ingest`` of many files reads the next ones while it
+    commits (``commands.ahead``).
 
     ``rone-index`` only: ``area_map`` maps R-ONE market areas to district codes (default
     ``svc_core.sources.rone.DEFAULT_AREA_MAP``); ``table_name`` (the statistic table's
@@ -171,9 +200,7 @@ def ingest(
             f"({', '.join(sorted(load.report.rejected))}); nothing loaded",
             path=path,
         )
-    if defer_coverage:
-        load = attrs.evolve(load, defer_coverage=True)
-    return commit(store, load, now=now).report
+    return load
 
 
 def parse_area_map(data: bytes, *, path: str) -> dict[str, tuple[str, ...]]:
