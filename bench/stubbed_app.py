@@ -52,7 +52,7 @@ if "key" in STUBS:
             _known[key_hash] = _lookup(self, key_hash)
         row = _known[key_hash]
         if row is not None:  # as if just used: no last_used_at write either
-            row["last_used_at"] = int(time.time())
+            row = attrs.evolve(row, last_used_at=int(time.time()))
         return row
 
     accounts.AccountsRepo.key_by_hash = _key_by_hash  # type: ignore[method-assign]
