@@ -182,11 +182,9 @@ class LeaseBook:
                 rate, rate_here, lease, quota_here = self._room(ask, ask.now_ms)
                 if rate_here and quota_here:
                     assert rate is not None
-                    granted = Granted(
-                        admission=self._take_rate(rate), lease=self._take_unit(lease), claim=claim
-                    )
-                    self._ask_ahead(ask, rate, lease, ask.now_ms)
-                    return granted
+                    in_window = self._grant(ask, rate, lease, ask.now_ms)
+                    admission = Admission(in_window=in_window, admitted=True)
+                    return Granted(admission=admission, lease=lease, claim=claim)
                 running = self._renewing.get(ask.bucket)
                 if running is None:
                     done = self._renewing[ask.bucket] = threading.Event()
@@ -211,10 +209,16 @@ class LeaseBook:
             if not (rate_here and quota_here):
                 return None
             assert rate is not None
-            rate.used += 1
-            self._take_unit(lease)
-            self._ask_ahead(ask, rate, lease, now_ms)
-            return rate.base + rate.used - 1, lease
+            return self._grant(ask, rate, lease, now_ms), lease
+
+    def _grant(self, ask: Ask, rate: RateLease, lease: QuotaLease | None, now_ms: int) -> int:
+        """Under the lock: take a rate slot and (with ``lease``) a quota unit for a call
+        that ``_room`` found room for, asking ahead for blocks running low; the calls
+        admitted in the rate window before it."""
+        in_window = self._take_rate(rate)
+        self._take_unit(lease)
+        self._ask_ahead(ask, rate, lease, now_ms)
+        return in_window
 
     def _room(
         self, ask: Ask, now_ms: int
@@ -249,7 +253,7 @@ class LeaseBook:
         give_back = None
         if rate_here:
             assert rate is not None
-            taken = self._take_rate(rate)
+            taken = Admission(in_window=self._take_rate(rate), admitted=True)
         else:
             if rate is not None and ask.now_ms - rate.until_ms < ask.window_ms:
                 give_back = (rate.lease_id, rate.units - rate.used)
@@ -395,9 +399,10 @@ class LeaseBook:
             else:  # not used: its units go back at the next write-back
                 self._draining.append(fresh)
 
-    def _take_rate(self, rate: RateLease) -> Admission:
+    def _take_rate(self, rate: RateLease) -> int:
+        """Take a slot of ``rate``: the calls admitted in the window before this one."""
         rate.used += 1
-        return Admission(in_window=rate.base + rate.used - 1, admitted=True)
+        return rate.base + rate.used - 1
 
     def _take_unit(self, lease: QuotaLease | None) -> QuotaLease | None:
         if lease is not None:
