@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import secrets
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
@@ -146,12 +145,6 @@ class Rendered:
         gzipped, unchanged = self._coding(environ)
         return None if unchanged else self._reply(gzipped, values, header_value)
 
-    def response(
-        self, values: Mapping[str, Any], header_value: Callable[[Any], str] = str
-    ) -> Response:
-        """The unencoded response for one call: ``values`` holds each slot's value."""
-        return AnswerResponse(*self._reply(False, values, header_value)[1:])
-
     def _coding(self, environ: Mapping[str, Any]) -> tuple[bool, bool]:
         """Whether the answer to ``environ`` is gzip-coded, and whether it is a 304."""
         accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
@@ -175,13 +168,13 @@ class Rendered:
             if form.whole is not None:
                 body = form.whole
             else:
-                filled = [_slot_json(values[slot]) for slot in self.slots]
+                filled = [dumps(values[slot]) for slot in self.slots]
                 body = splice(form.segments, parts, filled)
         elif self.slots:
             constant = self._sent
             pieces = [parts[0]]
             for slot, part in zip(self.slots, parts[1:], strict=True):
-                pieces.append(_slot_json(values[slot]))
+                pieces.append(dumps(values[slot]))
                 pieces.append(part)
             body = b"".join(pieces)
         else:
@@ -267,28 +260,6 @@ class AnswerResponse(Response):
         if environ.get("REQUEST_METHOD") == "HEAD":
             return []
         return cast("list[bytes]", self.response)  # the one body given to __init__
-
-
-def _slot_json(value: Any) -> bytes:
-    """``dumps`` of a per-call value, the small ones without building json's encoder
-    for each (that costs more than encoding them): a text (an id, a time), and an object
-    of whole numbers, nulls and texts (the rate limit)."""
-    if type(value) is str:
-        return encode_basestring(value).encode()
-    if type(value) is dict and all(type(k) is str for k in value):
-        fields = []
-        for k, v in value.items():
-            if v is None:
-                text = "null"
-            elif type(v) is int:
-                text = str(v)
-            elif type(v) is str:
-                text = encode_basestring(v)
-            else:
-                return dumps(value)
-            fields.append(f"{encode_basestring(k)}:{text}")
-        return ("{" + ",".join(fields) + "}").encode()
-    return dumps(value)
 
 
 def _placeholder(field: str) -> str:
