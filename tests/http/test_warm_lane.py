@@ -28,9 +28,10 @@ from werkzeug.test import EnvironBuilder
 
 from svc_server.app import SvcApp
 from svc_server.http.deps import new_id
-from svc_server.services import consumers, keys
+from svc_server.services import keys
 from svc_server.store import Store
 from tests.conftest import RE_NOW, FakeClock, LiveServer
+from tests.http import multihost_support as mh
 from tests.http.realestate_support import RE, make_app, open_molit_store
 
 PULSE = f"{RE}/pulse?sigungu_code=11680&period=2025-06&property_type=office&transaction_type=sale"
@@ -53,19 +54,26 @@ def served(molit: Store) -> Iterator[tuple[SvcApp, FakeClock]]:
     app.close()  # its leases written back while the store is open
 
 
-def account(app: SvcApp, **limits: Any) -> tuple[str, str]:
-    """(consumer id, key) of an enterprise account whose limits lease by default."""
-    out = consumers.create_consumer(
+def account(
+    app: SvcApp, *, email: str | None = None, monthly_quota: int = 10**8, rate_limit: int = 10**6
+) -> tuple[str, str]:
+    """(consumer id, key) of an account whose limits lease by default (the operator's
+    path, ``multihost_support.consumer``)."""
+    return mh.consumer(
         app.store,
-        plan="enterprise",
-        now=RE_NOW,
-        entropy=os.urandom(16),
-        ids=new_id,
-        email=limits.get("email"),
-        monthly_quota=limits.get("monthly_quota", 10**8),
-        rate_limit=limits.get("rate_limit", 10**6),
+        email or f"{new_id()}@example.com",
+        monthly_quota=monthly_quota,
+        rate_limit=rate_limit,
     )
-    return str(out.consumer_id), str(out.api_key)
+
+
+def warmed(app: SvcApp) -> tuple[str, str, dict[str, Any]]:
+    """(consumer id, key, pulse environ) of a new account whose first pulse call went the
+    dispatcher's way: its key, lease and answer are warm."""
+    consumer_id, key = account(app)
+    env = environ(PULSE, key)
+    assert dispatched(app, env)[0] == 200
+    return consumer_id, key, env
 
 
 def environ(path: str, key: str | None, method: str = "GET", **headers: str) -> dict[str, Any]:
@@ -157,9 +165,7 @@ def test_warm_calls_are_counted_in_the_month_and_the_request_log(
     served: tuple[SvcApp, FakeClock],
 ) -> None:
     app, _ = served
-    consumer_id, key = account(app)
-    env = environ(PULSE, key)
-    assert dispatched(app, env)[0] == 200
+    consumer_id, _, env = warmed(app)
     for _ in range(25):
         assert warm(app, env) is not None
     app.close()  # leases and the request log written back, as a stopping worker does
@@ -216,9 +222,7 @@ def test_a_revoked_key_is_refused_at_once_not_answered_warm(
     served: tuple[SvcApp, FakeClock],
 ) -> None:
     app, _ = served
-    consumer_id, key = account(app)
-    env = environ(PULSE, key)
-    assert dispatched(app, env)[0] == 200
+    consumer_id, _, env = warmed(app)
     assert warm(app, env) is not None
     with app.store.db.transaction(write=False) as tx:
         (row,) = app.store.accounts.keys_of_consumer(tx, consumer_id)
@@ -264,9 +268,7 @@ def test_a_plan_too_small_to_lease_goes_the_dispatchers_way(
 
 def test_the_lane_waits_for_nothing_it_does_not_know(served: tuple[SvcApp, FakeClock]) -> None:
     app, _ = served
-    _, key = account(app)
-    env = environ(PULSE, key)
-    assert dispatched(app, env)[0] == 200
+    _, _, env = warmed(app)
     app.store.realestate.forget_version()  # a load elsewhere: the version must be read
     assert warm(app, env) is None
     assert dispatched(app, env)[0] == 200
@@ -285,16 +287,7 @@ def test_through_svc_serve_every_kept_alive_call_counts_once_and_a_revocation_ho
     is refused within the access stamp's second."""
     url = f"sqlite:///{tmp_path / 'svc.db'}"
     with open_molit_store(url) as store:
-        out = consumers.create_consumer(
-            store,
-            plan="enterprise",
-            now=time.time(),
-            entropy=os.urandom(16),
-            ids=new_id,
-            monthly_quota=10**8,
-            rate_limit=10**6,
-        )
-        key = str(out.api_key)
+        _, key = mh.consumer(store, "lane@example.com", monthly_quota=10**8, rate_limit=10**6)
     server = LiveServer(url)
     try:
         conn = HTTPConnection("127.0.0.1", server.port, timeout=10)
@@ -308,6 +301,22 @@ def test_through_svc_serve_every_kept_alive_call_counts_once_and_a_revocation_ho
             ids.add(answer.headers["X-Request-ID"])
         assert used == list(range(used[0], used[0] + 40))
         assert len(ids) == 40
+        etag = answer.headers["ETag"]
+        # on the same connection, calls the lane declines: answered as the dispatcher
+        # answers them, and not counted
+        for path, sent, status in (
+            (PULSE + "&format=xml", {}, 400),
+            (PULSE, {"If-None-Match": etag}, 304),
+            (PULSE + "&colour=red", {}, 400),
+        ):
+            conn.request("GET", path, headers={"X-API-Key": key, **sent})
+            declined = conn.getresponse()
+            declined.read()
+            assert declined.status == status
+        conn.request("GET", PULSE, headers={"X-API-Key": key})
+        answer = conn.getresponse()
+        answer.read()
+        assert int(answer.headers["X-Quota-Used"]) == used[-1] + 1
         env = dict(os.environ, SVC_DATABASE_URL=url, SVC_SECRET_KEY="test-secret-key-0123456789ab")
         subprocess.run(
             [sys.executable, "-m", "svc_server", "key", "revoke", key[:16]],
@@ -333,9 +342,7 @@ def test_through_svc_serve_every_kept_alive_call_counts_once_and_a_revocation_ho
 def keyed(served: tuple[SvcApp, FakeClock]) -> tuple[SvcApp, str]:
     """An app whose pulse answer, key and leases are warm, and the key."""
     app, _ = served
-    _, key = account(app)
-    assert dispatched(app, environ(PULSE, key))[0] == 200
-    return app, key
+    return app, warmed(app)[1]
 
 
 HOSTILE_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)

@@ -35,26 +35,21 @@ from svc_server.http.answers import Reply, WarmAnswer
 from svc_server.http.call_log import log_call
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
-from svc_server.http.dispatch import Matcher, parse_query
+from svc_server.http.dispatch import MATCH_KEYS, Matcher, parse_query
 from svc_server.services import access, callers
 from svc_server.services.leases import Ask
 from svc_server.store.account_rows import KeyGrant
 
 ANSWER_KEYS = (
-    "PATH_INFO",
+    *MATCH_KEYS,
     "QUERY_STRING",
-    "HTTP_HOST",
-    "SERVER_NAME",
-    "SERVER_PORT",
-    "wsgi.url_scheme",
-    "SCRIPT_NAME",
     "REMOTE_ADDR",
     "HTTP_X_FORWARDED_FOR",
     "HTTP_ACCEPT",
     "HTTP_ACCEPT_ENCODING",
 )
-"""Everything of a GET's environ that its route, query, caller and answer depend on
-besides the key (the call's ``X-Request-ID`` is its own): requests equal in these and
+"""Everything of a GET's environ that its route (``dispatch.MATCH_KEYS``), query,
+caller and answer depend on besides the key (the call's ``X-Request-ID`` is its own): requests equal in these and
 in their key's digest share a ``_Plan``."""
 PLANS = 1024
 """Plans kept at most; past that they are dropped and made again (a crawl of many
