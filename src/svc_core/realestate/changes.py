@@ -57,6 +57,30 @@ def source_kind(property_type: str, transaction_type: str) -> str:
     return load_kinds(property_type, transaction_type)[0]
 
 
+Types = tuple[tuple[str, ...], tuple[str, ...]]
+"""(property types, transaction types), each in ``PROPERTY_TYPES`` and
+``TRANSACTION_TYPES`` order: the records a read of a district's months keeps."""
+ALL_TYPES: Types = (PROPERTY_TYPES, TRANSACTION_TYPES)
+
+
+def kind_types(pairs: Iterable[tuple[str, str]]) -> Types:
+    """The types a read must keep to hold every record of the source kinds of these
+    (property type, transaction type) pairs: the types of every pair of those kinds.
+
+    A load reads back only what it can have changed: loading officetel leases need not
+    read a district's commercial sales (at 5,000,000 deals, reading every kind made a
+    national load's later kinds twice as slow as its first). A kind is read whole, never
+    a part of it, so its content digest is the one the previous load recorded."""
+    kinds = {source_kind(p, t) for p, t in pairs}
+    covered = [
+        (p, t) for p in PROPERTY_TYPES for t in TRANSACTION_TYPES if source_kind(p, t) in kinds
+    ]
+    return (
+        tuple(p for p in PROPERTY_TYPES if any(p == q for q, _ in covered)),
+        tuple(t for t in TRANSACTION_TYPES if any(t == u for _, u in covered)),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class Diff:
     """How what a month holds moved: the counts of kept deals, the types of the records

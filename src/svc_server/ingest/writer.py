@@ -66,7 +66,7 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
         written = _transactions(store, tx, load, load_id)
         loaded, duplicate, retracted = written.loaded, written.duplicate, written.retracted
         if written.diffs:
-            store.realestate.refresh_uses(tx, written.months)
+            store.realestate.refresh_uses(tx, written.months, written.types[0])
         idx_loaded = idx_duplicate = 0
         new_indices: set[str] = set()
         if load.indices:
@@ -126,6 +126,7 @@ class _Written:
     duplicate: int = 0
     retracted: int = 0
     diffs: Mapping[ContentKey, changes.Diff] = attrs.field(factory=dict)
+    types: changes.Types = changes.ALL_TYPES
 
     @property
     def months(self) -> set[MonthPair]:
@@ -145,7 +146,15 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     gone = [*result.retracted_keys, *_gone_from_month(store, tx, load, result)]
     if gone:
         read |= store.realestate.months_of_keys(tx, gone)
-    before = store.realestate.content_digests(tx, read)
+    # Only the source kinds the load's records have can change (a retraction may name
+    # any record: then every kind).
+    types = changes.ALL_TYPES
+    if not gone:
+        types = changes.kind_types(
+            {(t.property_type, t.transaction_type) for t in result.transactions}
+            | {(e.record.property_type, e.record.transaction_type) for e in result.excluded}
+        )
+    before = store.realestate.content_digests(tx, read, types)
     moved: list[MovedRecord] = []
     retracted = 0
     if gone:
@@ -180,7 +189,7 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     elif loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
         refresh_coverage(store, tx, touched | retyped, rollup=rollup)
-    after = store.realestate.content_digests(tx, read)
+    after = store.realestate.content_digests(tx, read, types)
     by_key: dict[ContentKey, list[changes.Moved]] = {}
     for what, code, month, ptype, ttype in moved:
         kind = changes.source_kind(ptype, ttype)
@@ -194,7 +203,9 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         )
         if found is not None:
             diffs[key] = found
-    return _Written(loaded=loaded, duplicate=duplicate, retracted=retracted, diffs=diffs)
+    return _Written(
+        loaded=loaded, duplicate=duplicate, retracted=retracted, diffs=diffs, types=types
+    )
 
 
 def _record_changes(

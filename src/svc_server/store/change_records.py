@@ -13,7 +13,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
-from svc_core.realestate.changes import ChangeRecord, ContentKey, source_kind
+from svc_core.realestate.changes import (
+    ALL_TYPES,
+    ChangeRecord,
+    ContentKey,
+    Types,
+    source_kind,
+)
 from svc_server.store.base import Database, Row, Tx, marks, select_in
 from svc_server.store.changes import (
     MonthPair,
@@ -68,18 +74,21 @@ class ChangeRecords:
 
     db: Database
 
-    def content_digests(self, tx: Tx, pairs: Iterable[MonthPair]) -> dict[ContentKey, str]:
+    def content_digests(
+        self, tx: Tx, pairs: Iterable[MonthPair], types: Types = ALL_TYPES
+    ) -> dict[ContentKey, str]:
         """The content digest of each (source kind, district, month) of the district-months
-        ``pairs`` that holds records: SHA-256 of its kept and excluded records with
-        every column, in natural-key order (one absent holds nothing: ``EMPTY_DIGEST``)."""
+        ``pairs`` that holds records of ``types`` (whole source kinds: ``kind_types``):
+        SHA-256 of its kept and excluded records with every column, in natural-key order
+        (one absent holds nothing: ``EMPTY_DIGEST``)."""
         hashes: dict[ContentKey, hashlib._Hash] = {}
         for code, months in by_district(pairs).items():
             for part in month_parts(months):
                 for table in TABLES:
                     rows = tx.fetchall(
-                        f"SELECT * FROM {table} WHERE {cohort_where(len(part))} "
+                        f"SELECT * FROM {table} WHERE {cohort_where(len(part), types)} "
                         "ORDER BY month, natural_key",
-                        cohort_params(code, part),
+                        cohort_params(code, part, types),
                     )
                     for row in rows:
                         kind = source_kind(str(row["property_type"]), str(row["transaction_type"]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.changes import ALL_TYPES, Types
 from svc_server.store.base import IN_CHUNK, Database, Tx, marks
 
 MonthPair = tuple[str, str]
@@ -36,19 +36,20 @@ def month_parts(months: list[str]) -> Iterator[list[str]]:
         yield months[start : start + IN_CHUNK]
 
 
-def cohort_where(months: int) -> str:
-    """``sigungu_code = ?`` and every type and ``months`` months as ``IN`` lists, so the
+def cohort_where(months: int, types: Types = ALL_TYPES) -> str:
+    """``sigungu_code = ?`` and ``types`` and ``months`` months as ``IN`` lists, so the
     read walks the cohort index with equality on every column (as ``samples`` does);
     the parameters are ``cohort_params``."""
+    ptypes, ttypes = types
     return (
-        f"sigungu_code = ? AND property_type IN ({marks(len(PROPERTY_TYPES))})"
-        f" AND transaction_type IN ({marks(len(TRANSACTION_TYPES))})"
+        f"sigungu_code = ? AND property_type IN ({marks(len(ptypes))})"
+        f" AND transaction_type IN ({marks(len(ttypes))})"
         f" AND month IN ({marks(months)})"
     )
 
 
-def cohort_params(code: str, months: Iterable[str]) -> tuple[str, ...]:
-    return (code, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months)
+def cohort_params(code: str, months: Iterable[str], types: Types = ALL_TYPES) -> tuple[str, ...]:
+    return (code, *types[0], *types[1], *months)
 
 
 class DataChanges:

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc_core.realestate.changes import kind_types
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
@@ -207,7 +208,8 @@ class RealEstateRepo(
         for record in records:
             unique.setdefault(record.natural_key, record)
         months = {(r.sigungu_code, r.period_month) for r in unique.values()}
-        held = self._rollup_months(tx, sorted({code for code, _ in months}))
+        types = kind_types({(r.property_type, r.transaction_type) for r in unique.values()})
+        held = self._rollup_months(tx, sorted({code for code, _ in months}), types)
         existing = existing_keys(tx, "transactions", list(unique))
         fresh = [r for key, r in unique.items() if key not in existing]
         rows = transaction_rows(fresh, synthetic=synthetic, load_id=load_id)
@@ -235,7 +237,7 @@ class RealEstateRepo(
                 retyped |= typed
         counts = rollup_counts(rows)
         self._bump_rollup(tx, {key: n[0] for key, n in counts.items()}, counts)
-        self._recount_contracts(tx, months & held)
+        self._recount_contracts(tx, months & held, types)
         if added is not None:
             added.update(counts)
         return len(rows), len(records) - len(rows)
@@ -290,7 +292,11 @@ class RealEstateRepo(
                 )
                 for r in rows
             )
-        self._recount_contracts(tx, {(r["sigungu_code"], r["month"]) for r in rows})
+        self._recount_contracts(
+            tx,
+            {(r["sigungu_code"], r["month"]) for r in rows},
+            kind_types({(r["property_type"], r["transaction_type"]) for r in rows}),
+        )
         return len(rows), {r["sigungu_code"] for r in rows}
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.changes import ALL_TYPES, Types
 from svc_core.realestate.rollup import tally
 from svc_server.store.base import (
     IN_CHUNK,
@@ -27,6 +27,7 @@ from svc_server.store.base import (
     marks,
     select_in,
 )
+from svc_server.store.changes import by_district, cohort_params, cohort_where, month_parts
 from svc_server.store.realestate_rows import (
     ROLLUP_COLUMNS,
     TYPE_UPDATE_SQL,
@@ -35,17 +36,15 @@ from svc_server.store.realestate_rows import (
     row_keys,
 )
 
-_RECOUNT_SQL = (
+_RECOUNT_SELECT = (
     "SELECT dong, property_type, transaction_type, month, source, building_type, "
-    "COALESCE(contract_id, natural_key) AS contract FROM transactions "
-    f"WHERE sigungu_code = ? AND property_type IN ({marks(len(PROPERTY_TYPES))}) "
-    f"AND transaction_type IN ({marks(len(TRANSACTION_TYPES))}) AND month IN ({{months}})"
+    "COALESCE(contract_id, natural_key) AS contract FROM transactions WHERE "
 )
 """The rows of one district's months with their contract (a row without a contract id
-is one of its own). Every type is named, as the pulse's read does, so the
-``transactions_cohort`` index is walked with equality on every column and the cost
-follows the months recounted, not the district (with a ``GROUP BY`` SQLite's planner
-scans the district's ``transactions_dong`` range instead)."""
+is one of its own), filtered by ``cohort_where``: every type is named, as the pulse's
+read does, so the ``transactions_cohort`` index is walked with equality on every column
+and the cost follows the months recounted, not the district (with a ``GROUP BY``
+SQLite's planner scans the district's ``transactions_dong`` range instead)."""
 
 
 def district_codes(rows: Sequence[Mapping[str, Any]]) -> set[str]:
@@ -101,30 +100,34 @@ class RollupTable:
                 part,
             )
 
-    def _rollup_months(self, tx: Tx, codes: Sequence[str]) -> set[tuple[str, str]]:
-        """The (district, month) pairs of ``codes`` the rollup holds."""
+    def _rollup_months(
+        self, tx: Tx, codes: Sequence[str], types: Types = ALL_TYPES
+    ) -> set[tuple[str, str]]:
+        """The (district, month) pairs of ``codes`` the rollup holds rows of ``types`` in."""
         found: set[tuple[str, str]] = set()
+        ptypes, ttypes = types
         for part in chunks(codes, IN_CHUNK):
             rows = tx.fetchall(
                 "SELECT DISTINCT sigungu_code, month FROM cohort_months "
-                f"WHERE dong = '' AND sigungu_code IN ({marks(len(part))})",
-                tuple(part),
+                f"WHERE dong = '' AND sigungu_code IN ({marks(len(part))}) "
+                f"AND property_type IN ({marks(len(ptypes))}) "
+                f"AND transaction_type IN ({marks(len(ttypes))})",
+                (*part, *ptypes, *ttypes),
             )
             found.update((r["sigungu_code"], r["month"]) for r in rows)
         return found
 
-    def _recount_contracts(self, tx: Tx, months: Iterable[tuple[str, str]]) -> None:
-        """Set the contracts and bulk contracts of every rollup row of these (district,
-        month) pairs from the transactions they count."""
-        by_code: dict[str, set[str]] = {}
-        for code, month in months:
-            by_code.setdefault(code, set()).add(month)
+    def _recount_contracts(
+        self, tx: Tx, months: Iterable[tuple[str, str]], types: Types = ALL_TYPES
+    ) -> None:
+        """Set the contracts and bulk contracts of every rollup row of ``types`` of these
+        (district, month) pairs from the transactions they count."""
         where = " AND ".join(f"{c} = ?" for c in ROLLUP_COLUMNS)
-        for code, wanted in sorted(by_code.items()):
-            for part in chunks(sorted(wanted), IN_CHUNK):
+        for code, wanted in by_district(months).items():
+            for part in month_parts(wanted):
                 rows = tx.fetchall(
-                    _RECOUNT_SQL.format(months=marks(len(part))),
-                    (code, *PROPERTY_TYPES, *TRANSACTION_TYPES, *part),
+                    _RECOUNT_SELECT + cohort_where(len(part), types),
+                    cohort_params(code, part, types),
                 )
                 counted = tally(
                     unit

@@ -10,8 +10,9 @@ a count of the stored records and dimensions never scan transactions. Part of
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_server.store.base import Database, Row, Tx, marks
 from svc_server.store.changes import (
     MonthPair,
@@ -27,21 +28,27 @@ class UseMonths:
 
     db: Database
 
-    def refresh_uses(self, tx: Tx, pairs: Iterable[MonthPair]) -> None:
-        """Recount the district-months ``pairs`` from the stored records."""
+    def refresh_uses(
+        self, tx: Tx, pairs: Iterable[MonthPair], property_types: Sequence[str] = PROPERTY_TYPES
+    ) -> None:
+        """Recount the rows of ``property_types`` (every transaction type: a row counts
+        them all) of the district-months ``pairs`` from the stored records."""
+        types = (tuple(property_types), TRANSACTION_TYPES)
         for code, months in by_district(pairs).items():
             for part in month_parts(months):
                 tx.execute(
-                    f"DELETE FROM use_months WHERE sigungu_code = ? AND month IN ({marks(len(part))})",
-                    (code, *part),
+                    f"DELETE FROM use_months WHERE sigungu_code = ? "
+                    f"AND property_type IN ({marks(len(types[0]))}) "
+                    f"AND month IN ({marks(len(part))})",
+                    (code, *types[0], *part),
                 )
                 tx.execute(
                     "INSERT INTO use_months "
                     "(sigungu_code, property_type, month, building_use, samples) "
                     "SELECT sigungu_code, property_type, month, COALESCE(building_use, ''), "
-                    f"COUNT(*) FROM transactions WHERE {cohort_where(len(part))} "
+                    f"COUNT(*) FROM transactions WHERE {cohort_where(len(part), types)} "
                     "GROUP BY sigungu_code, property_type, month, COALESCE(building_use, '')",
-                    cohort_params(code, part),
+                    cohort_params(code, part, types),
                 )
 
     def uses(self, *, month_from: str, month_to: str) -> list[Row]:
