@@ -14,6 +14,7 @@ a property type's uses for some of its transaction types breaks the counts.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -191,3 +192,24 @@ def test_kind_types_hold_every_pair_of_the_kinds_they_name(pairs: list[tuple[str
     assert set(ttypes) == {t for _, t in wanted}
     assert list(ptypes) == [p for p in PROPERTY_TYPES if p in ptypes]
     assert list(ttypes) == [t for t in TRANSACTION_TYPES if t in ttypes]
+
+
+def test_the_content_digest_is_the_one_earlier_records_were_written_with(store: Store) -> None:
+    """The digest is SHA-256 of ``table:[(column, value), ...]`` lines (columns sorted),
+    kept records then excluded ones, in month and natural-key order: the chain of a store
+    written by an earlier svc continues only while the function stays the same."""
+    now = RE_NOW
+    for kind, data in LOADS.values():
+        ingest.ingest(store, kind, data(), path="f.xml", now=now)
+        now += 60
+    expected: dict[tuple[str, str, str], Any] = {}
+    with store.data.transaction(write=False) as tx:
+        for table in ("transactions", "excluded_transactions"):
+            for row in tx.fetchall(f"SELECT * FROM {table} ORDER BY month, natural_key"):
+                kind = changes.source_kind(row["property_type"], row["transaction_type"])
+                key = (kind, row["sigungu_code"], row["month"])
+                line = f"{table}:{sorted(row.items())!r}\n"
+                expected.setdefault(key, hashlib.sha256()).update(line.encode())
+        assert rows(store, "SELECT COUNT(*) FROM excluded_transactions")[0][0] > 0
+        got = store.realestate.content_digests(tx, {(c, m) for _, c, m in expected})
+    assert got == {key: h.hexdigest() for key, h in expected.items()}

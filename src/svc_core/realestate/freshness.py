@@ -37,6 +37,7 @@ before are provisional (the month before that too during the first days of a mon
 from __future__ import annotations
 
 import datetime
+import functools
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
@@ -222,6 +223,7 @@ def kinds_of(property_type: str, transaction_type: str) -> tuple[str, ...]:
     )
 
 
+@functools.lru_cache(maxsize=256)
 def load_kinds(property_type: str, transaction_type: str) -> tuple[str, ...]:
     """The kinds of the district-months records of these types are loaded under: their
     sync kinds, else ``OTHER_KIND``."""
