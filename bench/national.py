@@ -22,8 +22,16 @@ with the ratio large/small (goal ≤ 1.2: cost follows the cohort, not the store
 likewise (goal: flat), and the national load's time (goal: under 10 minutes at 5M).
 With ``--pg-url`` the same runs on PostgreSQL too (each size in its own schema).
 
+By default both sizes spread their deals over the same ten years, so every cohort of
+the large store holds ten times the deals of the small one's, and a cold pulse reads ten
+times the rows. ``--cohorts same`` writes the small size over the last year only, at
+the large store's density: the two stores then hold cohorts of the same size, and the
+ratio shows what the store's size alone costs. With ``--dir``, a store an earlier run
+loaded there is measured again without loading it anew.
+
     python bench/national.py --quick
     python bench/national.py --pg-url postgresql://postgres@127.0.0.1:5432/test
+    python bench/national.py --dir /tmp/nat --cohorts same
 """
 
 from __future__ import annotations
@@ -107,9 +115,9 @@ def item_xml(
     return "".join(out)
 
 
-def write_files(work: Path, total: int, seed: int) -> int:
-    """RTMS XML files of ``total`` deals (one file per kind, district and year); the
-    number of files."""
+def write_files(work: Path, total: int, seed: int, years: tuple[int, ...] = YEARS) -> int:
+    """RTMS XML files of ``total`` deals over ``years`` (one file per kind, district and
+    year); the number of files."""
     from svc_core.regions import regions_in_use
 
     rng = random.Random(seed)
@@ -122,8 +130,8 @@ def write_files(work: Path, total: int, seed: int) -> int:
         folder = work / kind
         folder.mkdir(parents=True)
         for code, weight in zip(codes, weights, strict=True):
-            per_year = max(1, round(total * share * weight / scale / len(YEARS)))
-            for year in YEARS:
+            per_year = max(1, round(total * share * weight / scale / len(years)))
+            for year in years:
                 items = [
                     item_xml(fields, rng, code, year, rng.randrange(1, 13)) for _ in range(per_year)
                 ]
@@ -235,12 +243,17 @@ def measure(env: dict[str, str], runs: int) -> dict[str, float]:
     return out
 
 
-def one_size(total: int, database_url: str, work: Path, runs: int, seed: int) -> dict[str, float]:
-    """Files written, loaded with ``svc ingest``, then measured."""
-    files_dir = work / f"files-{total}"
+def one_size(
+    total: int, database_url: str, work: Path, runs: int, seed: int, years: tuple[int, ...]
+) -> dict[str, float]:
+    """Files written, loaded with ``svc ingest``, then measured. A store this command
+    loaded before in the same ``--dir`` (its marker file says so) is measured again
+    without loading it anew, with the load time of that run."""
+    name = f"{total}" if years == YEARS else f"{total}-{len(years)}y"
+    files_dir = work / f"files-{name}"
     if not files_dir.exists():
         t = time.perf_counter()
-        files = write_files(files_dir, total, seed)
+        files = write_files(files_dir, total, seed, years)
         print(
             f"wrote {files} files of ~{total:,} deals in {time.perf_counter() - t:.0f}s",
             file=sys.stderr,
@@ -253,24 +266,32 @@ def one_size(total: int, database_url: str, work: Path, runs: int, seed: int) ->
             "SVC_LOG_LEVEL": "WARNING",
         }
     )
-    svc(env, "init")
-    t = time.perf_counter()
-    for kind in KINDS:
-        svc(env, "ingest", f"rtms-{kind}", str(files_dir / kind))
-    load_s = time.perf_counter() - t
-    out = {"national load s": load_s}
+    marker = work / f"loaded-{database_url.split(':', 1)[0]}-{name}.json"
+    if marker.exists():
+        out = json.loads(marker.read_text())
+        print(
+            f"{name} on {database_url.split(':', 1)[0]}: loaded by an earlier run", file=sys.stderr
+        )
+    else:
+        svc(env, "init")
+        t = time.perf_counter()
+        for kind in KINDS:
+            svc(env, "ingest", f"rtms-{kind}", str(files_dir / kind))
+        out = {"national load s": time.perf_counter() - t}
+        marker.write_text(json.dumps(out))
     out.update(measure(env, runs))
     print(f"{total:,} on {database_url.split(':', 1)[0]}: {json.dumps(out)}", file=sys.stderr)
     return out
 
 
-def pg_url(base: str, schema: str) -> str:
-    """``base`` with ``schema`` (created anew) as its search path."""
+def pg_url(base: str, schema: str, *, keep: bool = False) -> str:
+    """``base`` with ``schema`` (created anew unless ``keep``) as its search path."""
     import psycopg
 
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        conn.execute(f"CREATE SCHEMA {schema}")
+    if not keep:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            conn.execute(f"CREATE SCHEMA {schema}")
     joiner = "&" if "?" in base else "?"
     return f"{base}{joiner}options=-csearch_path%3D{schema}"
 
@@ -282,17 +303,41 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--runs", type=int, default=15, help="calls per warm figure")
     parser.add_argument("--pg-url", help="also on PostgreSQL (a schema per size is created)")
     parser.add_argument("--dir", type=Path, help="keep the files and stores here")
+    parser.add_argument(
+        "--cohorts",
+        choices=("spread", "same"),
+        default="spread",
+        help="spread: both sizes over ten years (the large store's cohorts are ten times "
+        "the small one's); same: the small size over the last years only, so its cohorts "
+        "are the large store's (growth with the store at equal cohorts)",
+    )
     args = parser.parse_args(argv)
     small, large = args.sizes or ((50_000, 500_000) if args.quick else (500_000, 5_000_000))
+    years = {large: YEARS, small: YEARS}
+    if args.cohorts == "same":
+        years[small] = YEARS[-max(1, round(len(YEARS) * small / large)) :]
     work = args.dir or Path(tempfile.mkdtemp(prefix="svc-national-"))
     work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"sizes": [small, large]}
-    backends = {"sqlite": lambda n: f"sqlite:///{work / f'national-{n}.db'}"}
+
+    def tag(n: int) -> str:
+        return f"{n}" if years[n] == YEARS else f"{n}_{len(years[n])}y"
+
+    def loaded(backend: str, n: int) -> bool:
+        name = tag(n).replace("_", "-")
+        return (work / f"loaded-{backend}-{name}.json").exists()
+
+    backends = {"sqlite": lambda n: f"sqlite:///{work / f'national-{tag(n)}.db'}"}
     if args.pg_url:
-        backends["postgres"] = lambda n: pg_url(args.pg_url, f"bench_national_{n}")
+        backends["postgresql"] = lambda n: pg_url(
+            args.pg_url, f"bench_national_{tag(n)}", keep=loaded("postgresql", n)
+        )
     try:
         for backend, url_of in backends.items():
-            figures = {n: one_size(n, url_of(n), work, args.runs, seed=n) for n in (small, large)}
+            figures = {
+                n: one_size(n, url_of(n), work, args.runs, seed=n, years=years[n])
+                for n in (small, large)
+            }
             results[backend] = figures
             print(f"\n{backend}: {small:,} vs {large:,} deals")
             print(f"{'figure':28} {'small':>10} {'large':>10} {'ratio':>7}")
