@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     backends = {"sqlite": lambda n: f"sqlite:///{work / f'national-{tag(n)}.db'}"}
     if args.pg_url:
-        backends["postgresql"] = lambda n: pg_url(
+        backends["postgres"] = lambda n: pg_url(
             args.pg_url, f"bench_national_{tag(n)}", keep=loaded("postgresql", n)
         )
     try:
