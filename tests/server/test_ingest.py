@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams, SourceError
 from svc_server import cli, ingest
@@ -122,6 +124,49 @@ def test_commercial_sales_are_stored_with_exclusions_counted(store: Store) -> No
     assert {r["synthetic"] for r in stored} == {0}
     assert_rollup_matches_transactions(store)
     assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 7}
+
+
+LOG_ROWS = st.lists(
+    st.tuples(
+        st.sampled_from(["rtms-commercial", "rtms-officetel-rent", "rone-index", "samples"]),
+        st.sampled_from(["a", "b", "c"]),  # the file's digest: a file read again repeats it
+        st.integers(0, 5),  # loaded_at
+        st.dictionaries(st.sampled_from(["cancelled", "partial_share"]), st.integers(0, 9)),
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(logged=LOG_ROWS)
+def test_exclusions_count_each_files_latest_read_once(db_url: str, logged: list[Any]) -> None:
+    """The totals the store states are each RTMS file's latest read (by load time, then
+    id), once, whatever was read again or of another kind: an oracle over the log rows.
+    (A new store object each example: its answers are cached per data version.)"""
+    store = open_store(db_url)
+    store.migrate()
+    try:
+        with store.data.transaction() as tx:
+            tx.execute("DELETE FROM ingest_log")
+            for n, (kind, digest, at, excluded) in enumerate(logged):
+                row = {"id": f"{n:04d}", "kind": kind, "path": "f", "sha256": digest}
+                row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": at}
+                store.realestate.log_ingest(tx, {**row, "excluded": excluded})
+        latest: dict[str, tuple[int, str, dict[str, int]]] = {}
+        for n, (kind, digest, at, excluded) in enumerate(logged):
+            if kind.startswith("rtms-"):
+                old = latest.get(digest)
+                if old is None or (-at, f"{n:04d}") < (-old[0], old[1]):
+                    latest[digest] = (at, f"{n:04d}", excluded)
+        expected: Counter[str] = Counter()
+        for _, _, excluded in latest.values():
+            expected.update(excluded)
+        store.realestate.forget_version()
+        assert store.realestate.state().exclusions == dict(sorted(expected.items()))
+    finally:
+        store.close()
 
 
 def test_loading_again_adds_nothing_and_counts_exclusions_once(store: Store) -> None:
