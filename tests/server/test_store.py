@@ -162,3 +162,16 @@ def test_sqlite_writers_of_several_processes_and_threads_never_overlap(
     assert [p.exitcode for p in procs] == [0, 0]
     assert _counter(store) == 5 * 150
     store.close()
+
+
+def test_postgres_sessions_bound_lock_waits_and_never_compile_queries(pg_url: str) -> None:
+    """Every pooled connection waits at most the busy timeout for a lock, and has JIT off
+    (it compiled each page of a long CSV listing for 25 ms)."""
+    store = open_store(pg_url, pool_size=2)
+    try:
+        for _ in range(3):
+            with store.data.transaction(write=False) as tx:
+                assert (tx.fetchone("SHOW jit") or {}).get("jit") == "off"
+                assert (tx.fetchone("SHOW lock_timeout") or {}).get("lock_timeout") == "5s"
+    finally:
+        store.close()
