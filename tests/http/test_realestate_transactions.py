@@ -252,6 +252,25 @@ def test_a_listing_without_type_filters_is_every_row_of_the_pulse(api: Api) -> N
     assert_order(records)
 
 
+@pytest.mark.parametrize("limit", [1, 2, 3, 7, 50])
+def test_pages_with_excluded_records_hold_every_record_once_in_order(
+    molit_store: Store, limit: int
+) -> None:
+    """Kept and excluded records interleave by contract date; each page reads the first
+    ``limit`` of each table after the cursor, and the pages together are every record of
+    both, once, in order, whatever the page size (a caller whose per-minute limit allows
+    a page per record)."""
+    api = Api(make_app(molit_store), plan="enterprise")
+    query = {"sigungu_code": "11680", "period": "2025-06", "include_excluded": "true"}
+    records, pages = every_page(api, {**query, "limit": str(limit)})
+    every = raw_records("11680")
+    assert any(r["excluded_reason"] for r in every) and not all(r["excluded_reason"] for r in every)
+    assert len(records) == len(every)
+    assert pages == max(1, -(-len(every) // limit))
+    assert Counter(published(r) for r in records) == Counter(published(r) for r in every)
+    assert_order(records)
+
+
 def test_records_are_as_published(api: Api) -> None:
     records, _ = every_page(api, {"sigungu_code": "11110", "period": "2025-05"})
     masked = [r for r in records if r["jibun"] and "*" in r["jibun"]]
