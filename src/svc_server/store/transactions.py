@@ -148,23 +148,30 @@ def _own_keys(tx: Tx, table: str, selection: Selection) -> list[str]:
 
 
 def _after(after: SortKey | None, flag: int) -> tuple[str, list[Any]]:
-    """Records of a table whose flag is ``flag`` that sort after ``after``."""
+    """Records of a table whose flag is ``flag`` that sort after ``after``. The plain
+    ``deal_date >= ?`` is what lets PostgreSQL start the index walk at the cursor: from
+    the ``OR`` alone it walked from the selection's first day on every page (19 ms for a
+    page deep in a 100,000-deal CSV at 5M deals, 2 ms with it)."""
     if after is None:
         return "", []
     date, key, last = after
     compare = ">=" if flag > last else ">"
     return (
-        f" AND (deal_date > ? OR (deal_date = ? AND natural_key {compare} ?))",
-        [date, date, key],
+        f" AND deal_date >= ? AND (deal_date > ? OR (deal_date = ? AND natural_key {compare} ?))",
+        [date, date, date, key],
     )
 
 
 def _after_contract(after: SortKey | None) -> tuple[str, list[Any]]:
-    """Rows of the contracts that sort after the contract ``after`` ends."""
+    """Rows of the contracts that sort after the contract ``after`` ends (``deal_date >=
+    ?`` as in ``_after``)."""
     if after is None:
         return "", []
     date, key, _ = after
-    return f" AND (deal_date > ? OR (deal_date = ? AND {CONTRACT_KEY} > ?))", [date, date, key]
+    return (
+        f" AND deal_date >= ? AND (deal_date > ? OR (deal_date = ? AND {CONTRACT_KEY} > ?))",
+        [date, date, date, key],
+    )
 
 
 def _branch(
