@@ -24,7 +24,7 @@ from svc_core.errors import InvalidParams, SourceError
 from svc_server import cli, ingest
 from svc_server.commands.base import ProgressBar
 from svc_server.ingest import writer
-from svc_server.store import Store, open_store
+from svc_server.store import Store, migrate, open_store
 from tests.http.realestate_support import (
     FIXTURES,
     MOLIT,
@@ -149,22 +149,76 @@ def test_exclusions_count_each_files_latest_read_once(db_url: str, logged: list[
     store.migrate()
     try:
         with store.data.transaction() as tx:
-            tx.execute("DELETE FROM ingest_log")
+            for table in ("ingest_log", "latest_reads", "exclusion_counts"):
+                tx.execute(f"DELETE FROM {table}")
             for n, (kind, digest, at, excluded) in enumerate(logged):
                 row = {"id": f"{n:04d}", "kind": kind, "path": "f", "sha256": digest}
                 row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": at}
                 store.realestate.log_ingest(tx, {**row, "excluded": excluded})
-        latest: dict[str, tuple[int, str, dict[str, int]]] = {}
-        for n, (kind, digest, at, excluded) in enumerate(logged):
-            if kind.startswith("rtms-"):
-                old = latest.get(digest)
-                if old is None or (-at, f"{n:04d}") < (-old[0], old[1]):
-                    latest[digest] = (at, f"{n:04d}", excluded)
-        expected: Counter[str] = Counter()
-        for _, _, excluded in latest.values():
-            expected.update(excluded)
         store.realestate.forget_version()
-        assert store.realestate.state().exclusions == dict(sorted(expected.items()))
+        assert store.realestate.state().exclusions == latest_exclusions(logged)
+    finally:
+        store.close()
+
+
+def latest_exclusions(logged: list[Any]) -> dict[str, int]:
+    """The oracle: each RTMS file's latest read (load time, then smallest id), summed."""
+    latest: dict[str, tuple[int, str, dict[str, int]]] = {}
+    for n, (kind, digest, at, excluded) in enumerate(logged):
+        if kind.startswith("rtms-"):
+            old = latest.get(digest)
+            if old is None or (-at, f"{n:04d}") < (-old[0], old[1]):
+                latest[digest] = (at, f"{n:04d}", excluded)
+    expected: Counter[str] = Counter()
+    for _, _, excluded in latest.values():
+        expected.update(excluded)
+    return dict(sorted(expected.items()))
+
+
+MIGRATED_LOG = [
+    ("rtms-commercial", "a", 1, {"cancelled": 2}),
+    ("rtms-commercial", "a", 3, {"cancelled": 1, "partial_share": 1}),  # a's latest read
+    ("rtms-commercial", "a", 2, {"cancelled": 5}),
+    ("rtms-officetel-rent", "b", 4, {"partial_share": 4}),
+    ("rtms-officetel-rent", "b", 4, {"partial_share": 9}),  # the same time: the first id
+    ("rone-index", "c", 5, {"unmapped": 7}),  # not about deals
+    ("rtms-officetel-trade", "d", 6, {}),
+]
+
+
+def test_migration_0022_counts_the_exclusions_of_the_logged_loads(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store upgraded with loads in its log states the exclusions it stated before, and
+    the next load counts on from them."""
+    every = migrate.available()
+    with monkeypatch.context() as patch:
+        patch.setattr(migrate, "available", lambda: [m for m in every if m.version < 22])
+        old = open_store(db_url)
+        old.migrate()
+    try:
+        with old.data.transaction() as tx:
+            for n, (kind, digest, at, excluded) in enumerate(MIGRATED_LOG):
+                tx.execute(
+                    "INSERT INTO ingest_log (id, kind, path, sha256, read_count, loaded, "
+                    "duplicate, excluded, rejected, loaded_at) VALUES (?, ?, 'f', ?, 1, 1, 0, "
+                    "?, '{}', ?)",
+                    (f"{n:04d}", kind, digest, json.dumps(excluded), at),
+                )
+    finally:
+        old.close()
+    store = open_store(db_url)
+    try:
+        assert "0022_exclusion_counts.sql" in store.migrate()
+        expected = latest_exclusions(MIGRATED_LOG)
+        assert expected == {"cancelled": 1, "partial_share": 5}
+        assert store.realestate.state().exclusions == expected
+        later = ("rtms-commercial", "a", 9, {"cancelled": 3})
+        with store.data.transaction() as tx:
+            row = {"id": "9999", "kind": later[0], "path": "f", "sha256": later[1]}
+            row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": later[2]}
+            store.realestate.log_ingest(tx, {**row, "excluded": later[3]})
+        assert store.realestate.state().exclusions == latest_exclusions([*MIGRATED_LOG, later])
     finally:
         store.close()
 

@@ -46,6 +46,8 @@ DATA_TABLES = frozenset(
         "use_months",
         "data_changes",
         "change_records",
+        "latest_reads",
+        "exclusion_counts",
     }
 )
 """The public data's tables: what loads and syncs write, and nothing an account owns.
