@@ -50,6 +50,7 @@ WRITES = {
     "record_changes",
     "write_records",
     "mark_coverage_stale",
+    "count_exclusions",
 }
 """The store's writes of public data."""
 

@@ -43,6 +43,7 @@ from svc_server.store.changes import DataChanges, MonthPair
 from svc_server.store.cohort_reads import CohortReads
 from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
+from svc_server.store.exclusions import ExclusionCounts
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
     TRANSACTION_COLUMNS,
@@ -85,12 +86,6 @@ TRANSACTION_KINDS = "rtms-"
 R-ONE and marketplace exclusions are about other records."""
 
 
-_EXCLUDED_SQL = "SELECT excluded, reads AS n FROM exclusion_counts WHERE reads > 0"
-"""The exclusions of each file (or sync month) read, once: its latest read counts. Kept
-by every load (``_count_exclusions``), so a store of 90,000 loads reads a few dozen rows
-here, not every load's."""
-_READS_LOCK = "svc:latest-reads"
-
 ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
 """The tables a load writes that cohort reads plan on."""
 
@@ -100,6 +95,7 @@ class RealEstateRepo(
     CohortReads,
     ContractKinds,
     CoverageTables,
+    ExclusionCounts,
     DataChanges,
     IndexTable,
     RollupTable,
@@ -156,14 +152,14 @@ class RealEstateRepo(
                 "SELECT MAX(period) AS p FROM index_observations WHERE period LIKE '%-Q%'"
             )
             demo = tx.fetchone("SELECT id FROM ingest_log WHERE kind = 'demo' LIMIT 1")
-            logged = tx.fetchall(_EXCLUDED_SQL)
+            logged = self.exclusion_counts(tx)
             stale = self.stale_coverage_districts(tx)
             incomplete = self.incomplete_months(tx)
             changed, versions = self.changes(tx)
         totals: Counter[str] = Counter()
-        for row in logged:
-            for reason, n in json.loads(row["excluded"]).items():
-                totals[reason] += int(n) * int(row["n"])
+        for excluded, reads in logged:
+            for reason, n in json.loads(excluded).items():
+                totals[reason] += int(n) * reads
         return DataState(
             version=version,
             latest_month=month["m"] if month and month["m"] else None,
@@ -300,46 +296,14 @@ class RealEstateRepo(
 
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:
         """Record one load (this also moves the data version on), and count its
-        exclusions when it is the latest read of its file (``_count_exclusions``)."""
+        exclusions when it is the latest read of its file (``count_exclusions``)."""
         self.forget_version()
         row = dict(row)
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
         insert_row(tx, "ingest_log", row)
         if str(row["kind"]).startswith(TRANSACTION_KINDS):
-            self._count_exclusions(tx, row)
-
-    def _count_exclusions(self, tx: Tx, row: Mapping[str, Any]) -> None:
-        """Make ``row`` its file's latest read when it is (a later load time, or the same
-        and a smaller id: the log's order) and move the counts of exclusions texts from
-        the read it replaces to it (migration 0022). Under a lock: two loads of one file
-        at once would otherwise both take it for the first read."""
-        self.db.lock(tx, _READS_LOCK)
-        old = tx.fetchone(
-            "SELECT id, loaded_at, excluded FROM latest_reads WHERE sha256 = ?", (row["sha256"],)
-        )
-        new = (int(row["loaded_at"]), str(row["id"]), str(row["excluded"]))
-        if old is not None and (-new[0], new[1]) >= (-int(old["loaded_at"]), str(old["id"])):
-            return  # an earlier read of the file replaces nothing
-        if old is None:
-            tx.execute(
-                "INSERT INTO latest_reads (sha256, id, loaded_at, excluded) VALUES (?, ?, ?, ?)",
-                (row["sha256"], new[1], new[0], new[2]),
-            )
-        else:
-            tx.execute(
-                "UPDATE latest_reads SET id = ?, loaded_at = ?, excluded = ? WHERE sha256 = ?",
-                (new[1], new[0], new[2], row["sha256"]),
-            )
-            tx.execute(
-                "UPDATE exclusion_counts SET reads = reads - 1 WHERE excluded = ?",
-                (str(old["excluded"]),),
-            )
-        tx.execute(
-            "INSERT INTO exclusion_counts (excluded, reads) VALUES (?, 1) ON CONFLICT "
-            "(excluded) DO UPDATE SET reads = exclusion_counts.reads + 1",
-            (new[2],),
-        )
+            self.count_exclusions(tx, row)
 
     def record_load(
         self,
