@@ -13,21 +13,20 @@ store larger than the machine's file cache adds on the first read of a cohort.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from werkzeug.test import Client
 
 from svc_core.regions import regions_in_use
-from svc_server.app import create_app
-from svc_server.config import Config
-from svc_server.http.deps import new_id
-from svc_server.services import consumers
 from svc_server.store import open_store
 
-BUSY = ("11680", "11650", "11440", "11140", "41135")
-"""The districts ``bench/national.py`` makes busiest (its warm figures ask for them)."""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from national import BUSY
+from profile_pulse import unmetered_app
+
 PASSES = 2
 
 
@@ -36,18 +35,9 @@ def cold_pass(db: str, codes: list[str]) -> float:
     anew (nothing cached in the process; the file cache is the system's)."""
     store = open_store(f"sqlite:///{db}")
     try:
-        made = consumers.create_consumer(
-            store,
-            plan="enterprise",
-            now=time.time(),
-            entropy=os.urandom(16),
-            ids=new_id,
-            rate_limit=10**8,
-            monthly_quota=10**9,
-            allow_duplicate_owner=True,
-        )
-        client = Client(create_app(Config(secret_key=os.urandom(24).hex()), store=store))
-        headers = {"X-API-Key": str(made.api_key)}
+        app, api_key = unmetered_app(store)
+        client = Client(app)
+        headers = {"X-API-Key": api_key}
         client.get("/api/v1/real-estate/pulse?sigungu_code=11680", headers=headers)  # state
         taken = []
         for code in codes:

@@ -269,13 +269,29 @@ def measure(env: dict[str, str], runs: int) -> dict[str, float]:
     return out
 
 
+def store_name(total: int, years: tuple[int, ...]) -> str:
+    """How the files, store and marker of a size are named (``500000``, ``500000_1y``)."""
+    return f"{total}" if years == YEARS else f"{total}_{len(years)}y"
+
+
+def marker(work: Path, backend: str, name: str) -> Path:
+    """The file saying a store was loaded in ``work``, with its load time."""
+    return work / f"loaded-{backend}-{name}.json"
+
+
 def one_size(
-    total: int, database_url: str, work: Path, runs: int, seed: int, years: tuple[int, ...]
+    total: int,
+    database_url: str,
+    work: Path,
+    runs: int,
+    seed: int,
+    years: tuple[int, ...],
+    backend: str,
 ) -> dict[str, float]:
     """Files written, loaded with ``svc ingest``, then measured. A store this command
-    loaded before in the same ``--dir`` (its marker file says so) is measured again
+    loaded before in the same ``--dir`` (its ``marker`` says so) is measured again
     without loading it anew, with the load time of that run."""
-    name = f"{total}" if years == YEARS else f"{total}-{len(years)}y"
+    name = store_name(total, years)
     files_dir = work / f"files-{name}"
     if not files_dir.exists():
         t = time.perf_counter()
@@ -292,19 +308,17 @@ def one_size(
             "SVC_LOG_LEVEL": "WARNING",
         }
     )
-    marker = work / f"loaded-{database_url.split(':', 1)[0]}-{name}.json"
-    if marker.exists():
-        out = json.loads(marker.read_text())
-        print(
-            f"{name} on {database_url.split(':', 1)[0]}: loaded by an earlier run", file=sys.stderr
-        )
+    loaded = marker(work, backend, name)
+    if loaded.exists():
+        out = json.loads(loaded.read_text())
+        print(f"{name} on {backend}: loaded by an earlier run", file=sys.stderr)
     else:
         svc(env, "init")
         t = time.perf_counter()
         for kind in KINDS:
             svc(env, "ingest", f"rtms-{kind}", str(files_dir / kind))
         out = {"national load s": time.perf_counter() - t}
-        marker.write_text(json.dumps(out))
+        loaded.write_text(json.dumps(out))
     out.update(measure(env, runs))
     print(f"{total:,} on {database_url.split(':', 1)[0]}: {json.dumps(out)}", file=sys.stderr)
     return out
@@ -347,21 +361,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {"sizes": [small, large]}
 
     def tag(n: int) -> str:
-        return f"{n}" if years[n] == YEARS else f"{n}_{len(years[n])}y"
-
-    def loaded(backend: str, n: int) -> bool:
-        name = tag(n).replace("_", "-")
-        return (work / f"loaded-{backend}-{name}.json").exists()
+        return store_name(n, years[n])
 
     backends = {"sqlite": lambda n: f"sqlite:///{work / f'national-{tag(n)}.db'}"}
     if args.pg_url:
         backends["postgres"] = lambda n: pg_url(
-            args.pg_url, f"bench_national_{tag(n)}", keep=loaded("postgresql", n)
+            args.pg_url,
+            f"bench_national_{tag(n)}",
+            keep=marker(work, "postgres", tag(n)).exists(),
         )
     try:
         for backend, url_of in backends.items():
             figures = {
-                n: one_size(n, url_of(n), work, args.runs, seed=n, years=years[n])
+                n: one_size(n, url_of(n), work, args.runs, n, years[n], backend)
                 for n in (small, large)
             }
             results[backend] = figures

@@ -32,7 +32,7 @@ from svc_server.http import auth
 from svc_server.http.deps import new_id
 from svc_server.services import callers, consumers
 from svc_server.services import realestate as service
-from svc_server.store import open_store
+from svc_server.store import Store, open_store
 from svc_server.store.accounts import AccountsRepo
 
 PULSE = "/api/v1/real-estate/pulse?sigungu_code=11680&property_type=office&transaction_type=sale"
@@ -54,15 +54,9 @@ def timed(owner: Any, name: str, label: str) -> None:
     setattr(owner, name, wrapper)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("db", help="a SQLite database file with data")
-    parser.add_argument("n", type=int, nargs="?", default=3000)
-    parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip")
-    args = parser.parse_args()
-    store = open_store(f"sqlite:///{args.db}")
-    store.migrate()
+def unmetered_app(store: Store) -> tuple[SvcApp, str]:
+    """The app on ``store`` and the key of a new enterprise consumer whose rate limit and
+    quota no benchmark reaches (sessions are not used: a random secret)."""
     made = consumers.create_consumer(
         store,
         plan="enterprise",
@@ -73,11 +67,23 @@ def main() -> None:
         monthly_quota=10**9,
         allow_duplicate_owner=True,
     )
-    secret = os.urandom(24).hex()  # sessions are not used here
-    app: SvcApp = create_app(Config(secret_key=secret), store=store)
+    app = create_app(Config(secret_key=os.urandom(24).hex()), store=store)
+    return app, str(made.api_key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db", help="a SQLite database file with data")
+    parser.add_argument("n", type=int, nargs="?", default=3000)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip")
+    args = parser.parse_args()
+    store = open_store(f"sqlite:///{args.db}")
+    store.migrate()
+    app, api_key = unmetered_app(store)
     environ = EnvironBuilder(
         PULSE,
-        headers={"X-API-Key": made.api_key, **({"Accept-Encoding": "gzip"} if args.gzip else {})},
+        headers={"X-API-Key": api_key, **({"Accept-Encoding": "gzip"} if args.gzip else {})},
         environ_base={"REMOTE_ADDR": "127.0.0.1"},
     ).get_environ()
 
