@@ -361,3 +361,22 @@ def test_index_answers_follow_their_index_values(store: Store) -> None:
     load(store, NRG_GANGNAM, RE_NOW + 2 * HOUR)  # deals are not index values
     assert version_of(api, "indices", GANGNAM) == first
     assert version_of(api, "pulse", GANGNAM) == latest_change(api) > first
+
+
+def test_the_coverage_note_counts_each_files_latest_read_once(store: Store) -> None:
+    """``_meta.coverage_note`` counts the exclusions of each file once, however often it is
+    loaded again (migration 0022 keeps the totals as loads write them)."""
+    api = Api(make_app(store))
+    cancelled = sum(1 for i in xml_items(OFFI_TRADE) if i.get("cdealType", "").strip() == "O")
+    assert cancelled > 0
+    now = RE_NOW
+    for _ in range(3):
+        load(store, NRG_GANGNAM, now)
+        now += 60
+    note = api.ok("pulse", GANGNAM)["_meta"]["coverage_note"]
+    assert "3 cancelled deals" in note and "7 partial-share deals" in note
+    for _ in range(2):
+        load(store, OFFI_TRADE, now)
+        now += 60
+    note = api.ok("pulse", GANGNAM)["_meta"]["coverage_note"]
+    assert f"{3 + cancelled} cancelled deals" in note

@@ -81,7 +81,7 @@ __all__ = [
 Progress = Callable[[int], None]
 """Called with the number of records written so far during a long write."""
 
-TRANSACTION_KINDS = "rtms-"
+_TRANSACTION_KINDS = "rtms-"
 """The prefix of the loads whose exclusions describe transactions (coverage_note);
 R-ONE and marketplace exclusions are about other records."""
 
@@ -302,7 +302,7 @@ class RealEstateRepo(
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
         insert_row(tx, "ingest_log", row)
-        if str(row["kind"]).startswith(TRANSACTION_KINDS):
+        if str(row["kind"]).startswith(_TRANSACTION_KINDS):
             self.count_exclusions(tx, row)
 
     def record_load(
