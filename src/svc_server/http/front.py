@@ -66,6 +66,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -186,8 +187,7 @@ class BufferedFront:
         except _Refused as refused:
             protocol.response_bytes(*self.refusal(refused.err, headers))
             return
-        loop = asyncio.get_running_loop()
-        arrived = loop.time()
+        arrived = time.monotonic()  # not the loop's: get_running_loop() is a getpid() call
         first = self.clients.first(scope.client, arrived)
         environ = build_environ(scope, headers, body)
         # a connection's first call goes the watched way (half-close, see above)
@@ -196,6 +196,7 @@ class BufferedFront:
             if warm is not None:
                 protocol.response_bytes(*warm)
                 return
+        loop = asyncio.get_running_loop()
         if not self.workers:
             self.__rsgi_init__(loop)
         credential = self.tenants.credential(headers)
@@ -225,7 +226,7 @@ class BufferedFront:
             if take_back is None or gone.is_set() or not first:
                 watcher.cancel()
             else:  # listen on after this returns: granian takes the next request meanwhile
-                wait = arrived + WORD_WAIT - loop.time()
+                wait = arrived + WORD_WAIT - time.monotonic()
                 timer = loop.call_later(max(wait, 0), watcher.cancel)
                 watcher.add_done_callback(functools.partial(_uncount_if_dropped, timer, take_back))
 
