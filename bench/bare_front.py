@@ -1,14 +1,16 @@
 """bench apps behind svc's granian front, as ``svc serve`` runs its own app.
 
 granian factories (``granian --interface rsgi --factory bare_front:make``): ``make`` is the
-bare werkzeug floor (``bare_app``), ``stubbed`` is ``stubbed_app``. The thread count and
+bare werkzeug floor (``bare_app``), ``stubbed`` is ``stubbed_app``, ``constant_lane`` is
+``svc serve``'s own front and app with a warm lane that sends its first answer again for
+every call (``bench/loops.py``: what the lane's own work costs). The thread count and
 body limit come from ``SVC_THREADS`` and ``SVC_MAX_BODY_BYTES`` like the real server.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from svc_server.http.front import BufferedFront
 
@@ -35,3 +37,23 @@ def stubbed() -> BufferedFront:
     from stubbed_app import app
 
     return front(app)
+
+
+def constant_lane() -> BufferedFront:
+    from svc_server.commands.core import granian_app
+
+    front = granian_app()
+    lane = front.lane
+    assert lane is not None
+    kept: list[Any] = []
+
+    def constant(environ: dict[str, Any]) -> Any:
+        if not kept:  # the first warm answer, kept; calls before it go the real way
+            answer = lane(environ)
+            if answer is None:
+                return None
+            kept.append(answer)
+        return kept[0]
+
+    front.lane = constant
+    return front

@@ -1,0 +1,162 @@
+"""What the event loop and the warm lane cost pulse (issue 32, item 1), in server CPU.
+
+The warm lane answers a cached pulse call on granian's event loop, so the loop's own
+per-call work counts. Serves svc's app as ``svc serve`` does (granian RSGI, the factory
+``svc_server.commands.core:granian_app``, ``--workers`` processes; granian's own
+defaults for the backlog and head buffer) on each loop asked for, plus:
+
+- ``constant``: the same front and loop, with a lane that sends the first warm answer
+  again for every call (``bench/bare_front.py:constant_lane``): no admission, no
+  settlement, no request log, no per-call values. The gap between it and the real
+  lane is the cost of the lane's own work;
+- ``plain``: the bare werkzeug app under granian's own WSGI interface (the floor of
+  ``http_bench.py``).
+
+Interleaved rounds, medians per server: req/s, req/s ÷ plain, and the CPU the server's
+processes used per answered call (``/proc``: user + system of the master and its
+workers), which is steadier than req/s on a shared machine.
+
+    python bench/loops.py --db /tmp/b200k.db --rounds 8 --seconds 4
+    python bench/loops.py --loops asyncio,uvloop --rounds 8   # rloop needs pip install rloop
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from http_bench import (  # noqa: E402
+    PULSE,
+    build_database,
+    fetch,
+    free_port,
+    start,
+    status_url,
+    unmetered_key,
+    wrk,
+)
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def granian(port: int, workers: int, loop: str, target: str, *, rsgi: bool = True) -> list[str]:
+    """granian serving ``target`` from bench/ (an RSGI factory, or a WSGI app)."""
+    interface = ["--interface", "rsgi", "--factory"] if rsgi else ["--interface", "wsgi"]
+    return [
+        *(sys.executable, "-m", "granian", "--working-dir", str(HERE), *interface),
+        *(f"--workers={workers}", "--host", "127.0.0.1", f"--port={port}"),
+        *("--loop", loop, "--http", "1", "--log-level", "warning", target),
+    ]
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(stat[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(children.get(found[-1], []))
+    return found
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the processes ``pids`` have used."""
+    total = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(stat[11]) + int(stat[12])
+    return total / TICKS
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, help="a store built earlier (else 200,000 deals)")
+    parser.add_argument("--loops", default="asyncio,uvloop")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--seconds", type=int, default=4)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="svc-loops-"))
+    db = args.db or work / "bench.db"
+    if not db.exists():
+        build_database(db, 200_000)
+    env = dict(os.environ)
+    env.update(
+        {
+            "SVC_DATABASE_URL": f"sqlite:///{db}",
+            "SVC_SECRET_KEY": "bench-secret-key-0123456789",
+            "SVC_LOG_LEVEL": "WARNING",
+        }
+    )
+    headers = {"X-API-Key": unmetered_key(env)}
+    servers: dict[str, tuple[object, str]] = {}
+    try:
+        for loop in args.loops.split(","):
+            port = free_port()
+            command = granian(port, args.workers, loop, "svc_server.commands.core:granian_app")
+            servers[loop] = (
+                start(command, env, status_url(port)),
+                f"http://127.0.0.1:{port}{PULSE}",
+            )
+        port = free_port()
+        command = granian(port, args.workers, "uvloop", "bare_front:constant_lane")
+        servers["constant"] = (
+            start(command, env, status_url(port)),
+            f"http://127.0.0.1:{port}{PULSE}",
+        )
+        body = work / "body.json"
+        body.write_bytes(fetch(servers[args.loops.split(",")[0]][1], headers))
+        port = free_port()
+        command = granian(port, args.workers, "auto", "bare_app:app", rsgi=False)
+        plain_env = dict(env, SVC_BENCH_BODY=str(body))
+        servers["plain"] = (
+            start(command, plain_env, status_url(port)),
+            f"http://127.0.0.1:{port}/",
+        )
+        rps: dict[str, list[float]] = {name: [] for name in servers}
+        cpu: dict[str, list[float]] = {name: [] for name in servers}
+        for _ in range(args.rounds):
+            for name, (proc, url) in servers.items():
+                pids = process_tree(proc.pid)  # type: ignore[attr-defined]
+                before = cpu_seconds(pids)
+                found = wrk(url, headers, args.seconds, args.connections)
+                cpu[name].append((cpu_seconds(pids) - before) / max(1.0, found["answers"]) * 1e6)
+                rps[name].append(found["rps"])
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()  # type: ignore[attr-defined]
+            proc.wait()  # type: ignore[attr-defined]
+    plain = rps["plain"]
+    result = {
+        name: {
+            "rps": round(statistics.median(found)),
+            "ratio_vs_plain": round(
+                statistics.median(r / p for r, p in zip(found, plain, strict=True)), 3
+            ),
+            "server_cpu_us_per_call": round(statistics.median(cpu[name]), 1),
+        }
+        for name, found in rps.items()
+    }
+    print(json.dumps({"rounds": args.rounds, "seconds": args.seconds, **result}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
