@@ -42,6 +42,7 @@ from http_bench import (  # noqa: E402
     unmetered_key,
     wrk,
 )
+from peers_bench import children  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -54,23 +55,6 @@ def granian(port: int, workers: int, loop: str, target: str, *, rsgi: bool = Tru
         *(f"--workers={workers}", "--host", "127.0.0.1", f"--port={port}"),
         *("--loop", loop, "--http", "1", "--log-level", "warning", target),
     ]
-
-
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(stat[1]), []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        found.append(todo.pop())
-        todo.extend(children.get(found[-1], []))
-    return found
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -135,7 +119,7 @@ def main() -> None:
         cpu: dict[str, list[float]] = {name: [] for name in servers}
         for _ in range(args.rounds):
             for name, (proc, url) in servers.items():
-                pids = process_tree(proc.pid)  # type: ignore[attr-defined]
+                pids = [proc.pid, *children(proc.pid)]  # type: ignore[attr-defined]
                 before = cpu_seconds(pids)
                 found = wrk(url, headers, args.seconds, args.connections)
                 cpu[name].append((cpu_seconds(pids) - before) / max(1.0, found["answers"]) * 1e6)
