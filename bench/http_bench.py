@@ -240,9 +240,11 @@ def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
     return ordered[len(ordered) // 2]
 
 
-def granian_command(args: argparse.Namespace, port: int, target: str, *, wsgi: bool) -> list[str]:
+def granian_command(
+    args: argparse.Namespace, port: int, target: str, *, wsgi: bool, loop: str = "auto"
+) -> list[str]:
     """granian serving ``target`` from bench/: svc's RSGI front, or granian's own WSGI
-    with its defaults (the plain floor)."""
+    with its defaults (the plain floor), on the event loop ``loop`` (granian's names)."""
     interface = ["--interface", "wsgi"]
     if not wsgi:
         interface = ["--interface", "rsgi", "--factory"]
@@ -257,6 +259,8 @@ def granian_command(args: argparse.Namespace, port: int, target: str, *, wsgi: b
         "--host",
         "127.0.0.1",
         f"--port={port}",
+        "--loop",
+        loop,
         "--log-level",
         "warning",
         target,

@@ -37,6 +37,7 @@ from http_bench import (  # noqa: E402
     build_database,
     fetch,
     free_port,
+    granian_command,
     start,
     status_url,
     unmetered_key,
@@ -45,16 +46,6 @@ from http_bench import (  # noqa: E402
 from peers_bench import children  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def granian(port: int, workers: int, loop: str, target: str, *, rsgi: bool = True) -> list[str]:
-    """granian serving ``target`` from bench/ (an RSGI factory, or a WSGI app)."""
-    interface = ["--interface", "rsgi", "--factory"] if rsgi else ["--interface", "wsgi"]
-    return [
-        *(sys.executable, "-m", "granian", "--working-dir", str(HERE), *interface),
-        *(f"--workers={workers}", "--host", "127.0.0.1", f"--port={port}"),
-        *("--loop", loop, "--http", "1", "--log-level", "warning", target),
-    ]
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -95,13 +86,14 @@ def main() -> None:
     try:
         for loop in args.loops.split(","):
             port = free_port()
-            command = granian(port, args.workers, loop, "svc_server.commands.core:granian_app")
+            target = "svc_server.commands.core:granian_app"
+            command = granian_command(args, port, target, wsgi=False, loop=loop)
             servers[loop] = (
                 start(command, env, status_url(port)),
                 f"http://127.0.0.1:{port}{PULSE}",
             )
         port = free_port()
-        command = granian(port, args.workers, "uvloop", "bare_front:constant_lane")
+        command = granian_command(args, port, "bare_front:constant_lane", wsgi=False, loop="uvloop")
         servers["constant"] = (
             start(command, env, status_url(port)),
             f"http://127.0.0.1:{port}{PULSE}",
@@ -109,7 +101,7 @@ def main() -> None:
         body = work / "body.json"
         body.write_bytes(fetch(servers[args.loops.split(",")[0]][1], headers))
         port = free_port()
-        command = granian(port, args.workers, "auto", "bare_app:app", rsgi=False)
+        command = granian_command(args, port, "bare_app:app", wsgi=True)
         plain_env = dict(env, SVC_BENCH_BODY=str(body))
         servers["plain"] = (
             start(command, plain_env, status_url(port)),
