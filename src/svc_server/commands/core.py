@@ -139,8 +139,8 @@ def run_granian(config: Config) -> None:
         interface=Interfaces.RSGI,
         http=HTTPModes.http1,  # the front frames bodies by HTTP/1.x rules
         # named, not granian's "auto" (which takes rloop or uvloop when either happens
-        # to be installed): a warm call runs on the loop, and uvloop's scheduling costs
-        # about a sixth less CPU a call than asyncio's (bench/RESULTS.md, issue 32)
+        # to be installed): a warm call runs on the loop, and uvloop's scheduling took
+        # 5 to 15 % less CPU a call than asyncio's (bench/loops.py, bench/RESULTS.md)
         loop=Loops.uvloop,
         workers=config.workers,
         backlog=BACKLOG,
