@@ -16,10 +16,10 @@ from pathlib import Path
 
 from tests.conftest import LiveServer
 
-BROKEN_RLOOP = '''
+BROKEN_RLOOP = """
 def new_event_loop():
     raise RuntimeError("this rloop must not be chosen")
-'''
+"""
 
 
 def workers(pid: int) -> list[int]:
