@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -19,6 +17,7 @@ import pytest
 from svc_server.store import open_store
 from tests.conftest import LiveServer
 from tests.http import multihost_support as mh
+from tests.svc_cli import run_svc
 
 FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
@@ -69,14 +68,7 @@ def test_the_server_refuses_non_ascii_digits_in_ids_and_codes(
 
 
 def svc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "svc_server", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-        check=False,
-    )
+    return run_svc(*args)
 
 
 @pytest.mark.parametrize("digits", FOREIGN, ids=["fullwidth", "arabic-indic"])

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -21,6 +19,7 @@ import pytest
 
 from svc_server.store import open_store
 from tests.conftest import LiveServer
+from tests.svc_cli import run_svc
 
 SECRET = "live-idp-hs256-secret-0123456789abcdef"
 ORIGIN = "https://app.example.com"
@@ -74,13 +73,8 @@ def sign_in(server: LiveServer, jwt_token: str) -> tuple[int, Any, str | None]:
 
 
 def svc(db_url: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "svc_server", *args, "--json", "--database-url", db_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    done = run_svc(*args, "--json", "--database-url", db_url)
+    assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 
@@ -16,17 +14,11 @@ from svc_server.app import SvcApp
 from svc_server.store import Store
 from svc_server.store.keycache import KEY_STAMP_TTL
 from tests.server.accounts_support import DATA_PATH, events_of
+from tests.svc_cli import run_svc
 
 
 def svc(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "svc_server", *args, "--database-url", db_url],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-        check=False,
-    )
+    return run_svc(*args, "--database-url", db_url)
 
 
 def test_operator_lifecycle_of_a_consumer_and_its_key(

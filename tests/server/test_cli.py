@@ -1,27 +1,44 @@
-"""The ``svc`` command as an operator runs it: real processes, real exit codes."""
+"""The ``svc`` command as an operator runs it: exit codes, one-line errors, help."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.svc_cli import run_svc
+
 
 def svc(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "svc_server", *args],
+    """``svc ARGS`` in process; ``test_the_installed_command_runs_as_a_process`` covers
+    the process itself."""
+    return run_svc(*args, env=env)
+
+
+def test_the_installed_command_runs_as_a_process(sqlite_url: str) -> None:
+    """The console script and ``python -m svc_server`` are real processes with real
+    exit statuses and streams (every other test here runs the command in process)."""
+    script = Path(sys.executable).with_name("svc")
+    made = subprocess.run(
+        [str(script), "init", "--database-url", sqlite_url],
         capture_output=True,
         text=True,
-        env=full_env,
         timeout=120,
         check=False,
     )
+    assert made.returncode == 0 and "applied" in made.stdout, made.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "svc_server", "init", "--database-url", "mysql://nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("svc: error: "), bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_init_twice_is_a_no_op(db_url: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -22,17 +21,12 @@ from svc_server.services import keys, team, webhooks
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Receiver
 from tests.server.accounts_support import DATA_PATH
+from tests.svc_cli import run_svc
 
 
 def svc(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "svc_server", *args, "--database-url", db_url],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-        check=False,
-    )
+    """``svc ARGS --database-url DB`` (in process: what the command does, not its process)."""
+    return run_svc(*args, "--database-url", db_url)
 
 
 def ok(db_url: str, *args: str) -> str:

@@ -42,6 +42,7 @@ from tests.server.rtms_standin import (
     closed_port_url,
     serve,
 )
+from tests.svc_cli import run_svc
 
 SVC = Path(sys.executable).with_name("svc")
 NRG = SERVICES["NRG"]
@@ -57,16 +58,13 @@ def standin() -> Iterator[StandIn]:
 
 
 def svc(url: str, standin: StandIn, *args: str, key: str = KEY) -> subprocess.CompletedProcess[str]:
-    """The real ``svc`` executable, pointed at the stand-in and the database."""
+    """``svc`` pointed at the stand-in and the database (in process)."""
     env = {
-        **os.environ,
         "SVC_RTMS_BASE_URL": standin.url,
         "SVC_DATABASE_URL": url,
         "SVC_DATA_GO_KR_KEY": key,
     }
-    return subprocess.run(
-        [str(SVC), *args], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    return run_svc(*args, env=env)
 
 
 def sync(

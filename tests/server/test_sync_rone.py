@@ -34,6 +34,7 @@ from tests.server.rone_standin import (
     value,
 )
 from tests.server.rtms_standin import closed_port_url
+from tests.svc_cli import run_svc
 
 SVC = Path(sys.executable).with_name("svc")
 GANGNAM = 510004  # 서울>강남 → 11680 강남구, 11650 서초구
@@ -50,15 +51,13 @@ def standin() -> Iterator[RoneStandIn]:
 def svc(
     url: str, standin: RoneStandIn, *args: str, key: str = KEY
 ) -> subprocess.CompletedProcess[str]:
+    """``svc`` pointed at the stand-in and the database (in process)."""
     env = {
-        **os.environ,
         "SVC_RONE_BASE_URL": standin.url,
         "SVC_DATABASE_URL": url,
         "SVC_RONE_KEY": key,
     }
-    return subprocess.run(
-        [str(SVC), *args], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    return run_svc(*args, env=env)
 
 
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
