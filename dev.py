@@ -163,9 +163,25 @@ def test(args: list[str]) -> None:
     ensure_venv("dev")
     run(PY, "-m", "ruff", "check", "src", "tests", "examples", "bench")
     run(PY, "-m", "mypy", "--strict", "src")
-    # Two processes (the machine size CI runs on); a file's tests stay in one process so
-    # module-scoped fixtures (the demo database) are built once per file.
-    run(PY, "-m", "pytest", "-n", "2", "--dist", "loadfile", *args)
+    run(PY, "-m", "pytest", *PYTEST_OPTIONS, *args, env=test_environment())
+
+
+# Two processes (the machine size CI runs on). worksteal keeps both busy to the end (a
+# worker that runs out takes half of the other's queue); the files that start servers,
+# browsers and commands are queued first (tests/conftest.py). The 20 slowest tests are
+# printed so a slow newcomer is seen (docs/testing.md).
+PYTEST_OPTIONS = ("-n", "2", "--dist", "worksteal", "--durations=20")
+
+
+def test_environment() -> dict[str, str]:
+    """The tests' environment: compiled modules are kept (in .venv/pycache), since every
+    `svc serve` and `svc` process a test starts would otherwise compile svc again, and
+    pytest its assertion rewriting (a third of a process's start on this machine);
+    PYTHONDONTWRITEBYTECODE, where a shell sets it, is lifted for the tests only."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
+    return env
 
 
 def bench(args: list[str]) -> None:

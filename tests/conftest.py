@@ -624,6 +624,29 @@ def hook_accounts(store: Store, hook_app: SvcApp, clock: FakeClock) -> Accounts:
     return Accounts(store, hook_app, clock)
 
 
+_PROCESS_FIXTURES = frozenset({"live_server_factory", "web_server", "driver"})
+_PROCESS_WORDS = ("LiveServer(", "subprocess.run(", "subprocess.Popen(", "webdriver.")
+
+
+def _starts_processes(item: pytest.Item, seen: dict[str, bool]) -> bool:
+    """Whether ``item``'s file starts servers, browsers or commands as processes."""
+    path = str(item.path)
+    if path not in seen:
+        seen[path] = any(word in item.path.read_text(encoding="utf-8") for word in _PROCESS_WORDS)
+    return seen[path] or not _PROCESS_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files whose tests start processes run first, so that neither worker of
+    ``--dist worksteal`` is left with a long multi-process test while the other is
+    idle at the end. The order within and between files is otherwise kept, so a
+    module's fixtures are made once."""
+    seen: dict[str, bool] = {}
+    heavy = {str(item.path) for item in items if _starts_processes(item, seen)}
+    items.sort(key=lambda item: str(item.path) not in heavy)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Drop the test databases still waiting for their batch."""
     _DROPS.flush(wait=True)
@@ -677,6 +700,19 @@ def demo_db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
                 s.close()
             done.touch()
     return f"sqlite:///{path}"
+
+
+def copy_sqlite_store(url: str, folder: Path) -> str:
+    """A copy of the SQLite store ``url`` (its file and data file) in ``folder``, to
+    change what a shared store (``demo_db_url``) holds without loading it again."""
+    import shutil
+
+    target = folder / "svc.db"
+    shutil.copyfile(url.removeprefix("sqlite:///"), target)
+    data, copied = sqlite_data_url(url), sqlite_data_url(f"sqlite:///{target}")
+    assert data is not None and copied is not None
+    shutil.copyfile(data.removeprefix("sqlite:///"), copied.removeprefix("sqlite:///"))
+    return f"sqlite:///{target}"
 
 
 @pytest.fixture(

@@ -26,9 +26,10 @@ from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
 from svc_server.http.deps import new_id
 from svc_server.identity import Identity
+from svc_server.ingest import demo
 from svc_server.services import sessions
 from svc_server.store import open_store
-from tests.conftest import TEST_SECRET, LiveServer, Receiver
+from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, Receiver, copy_sqlite_store
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -38,7 +39,7 @@ from tests.http.realestate_support import (
     xml_items,
 )
 from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
-from tests.server.test_sync import SVC
+from tests.svc_cli import run_svc
 
 ORIGIN = "https://app.example.com"
 PUBLIC = "https://api.example.com"
@@ -120,9 +121,7 @@ def svc(db_url: str, standin: StandIn, *args: str) -> subprocess.CompletedProces
         "SVC_DATA_GO_KR_KEY": KEY,
         "SVC_PUBLIC_URL": PUBLIC,
     }
-    done = subprocess.run(
-        [str(SVC), *args], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    done = run_svc(*args, env=env)
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr, done.stderr
     return done
@@ -278,14 +277,16 @@ def test_an_endpoint_changes_what_it_receives(
         server.stop()
 
 
-def test_the_demo_set_is_loaded_through_the_same_commit(sqlite_url: str) -> None:
-    """``svc demo-data`` writes change records like every load, once."""
-    env = {**os.environ, "SVC_DATABASE_URL": sqlite_url, "SVC_PUBLIC_URL": PUBLIC}
-    for _ in range(2):  # the second run holds nothing new: no record
-        done = subprocess.run(
-            [str(SVC), "demo-data"], capture_output=True, text=True, env=env, timeout=300
-        )
-        assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+def test_the_demo_set_is_loaded_through_the_same_commit(demo_db_url: str, tmp_path: Path) -> None:
+    """The demo set writes change records like every load, once. The session's demo
+    store was loaded by ``load_demo``, what ``svc demo-data`` runs (the command itself
+    commits through the writer in test_write_path); a copy of it is loaded again."""
+    sqlite_url = copy_sqlite_store(demo_db_url, tmp_path)
+    again = open_store(sqlite_url)
+    try:  # the second load holds nothing new: no record
+        demo.load_demo(again, seed=1, now=RE_NOW)
+    finally:
+        again.close()
     store = open_store(sqlite_url)
     try:
         api = Api(make_app(store))

@@ -11,10 +11,7 @@ real MOLIT samples, SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from svc_server.ingest.coverage import refresh_stale
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW
 from tests.http.realestate_support import MOLIT_FILES, Api, make_app
+from tests.svc_cli import run_svc
 
 QUERIES: tuple[dict[str, str], ...] = (
     {},
@@ -87,14 +85,7 @@ def test_svc_ingest_of_a_folder_leaves_no_district_stale(db_url: str, tmp_path: 
     folder.mkdir()
     for _, path in MOLIT_FILES:
         shutil.copy(path, folder / path.name)
-    done = subprocess.run(
-        [sys.executable, "-m", "svc_server", "ingest", str(folder)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "SVC_DATABASE_URL": db_url},
-        timeout=120,
-        check=False,
-    )
+    done = run_svc("ingest", str(folder), env={"SVC_DATABASE_URL": db_url})
     assert done.returncode == 0, done.stderr
     store = open_store(db_url)
     reference = one_at_a_time(f"sqlite:///{tmp_path / 'reference.db'}")

@@ -11,8 +11,6 @@ the planner's statistics of ``transactions`` were refreshed after a load of deal
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +25,7 @@ from tests.http.realestate_support import MOLIT
 from tests.server import rone_standin, rtms_standin
 from tests.server.test_demo_load import small_demo  # noqa: F401  # the fixture
 from tests.server.test_sync import rows
+from tests.svc_cli import run_svc
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "svc_server"
 SVC = Path(sys.executable).with_name("svc")
@@ -178,14 +177,7 @@ def assert_statistics_refreshed(url: str) -> None:
 
 
 def run(url: str, *args: str, **env: str) -> None:
-    done = subprocess.run(
-        [str(SVC), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "SVC_DATABASE_URL": url, **env},
-        timeout=180,
-        check=False,
-    )
+    done = run_svc(*args, env={"SVC_DATABASE_URL": url, **env})
     assert done.returncode == 0, done.stderr
 
 
