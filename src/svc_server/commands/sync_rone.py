@@ -18,6 +18,7 @@ from typing import Any
 
 from svc_core.errors import InvalidParams
 from svc_core.params import ascii_int
+from svc_core.redact import redact_url
 from svc_core.sources import rone
 from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
@@ -147,7 +148,7 @@ def cmd_rone(args: argparse.Namespace) -> int:
     )
     if report.stopped == "unreachable":
         print(
-            f"svc: error: cannot reach {base_url}: check the network or {BASE_URL_ENV}",
+            f"svc: error: cannot reach {redact_url(base_url)}: check the network or {BASE_URL_ENV}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE

@@ -34,6 +34,8 @@ import attrs
 import httpcore
 import httpx
 
+from svc_core.redact import redact_url
+
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """The largest answer read, after decompression: about 20 times a real page of 1,000 rows."""
 USER_AGENT = "svc-sync"
@@ -141,14 +143,16 @@ def _as_httpx(timeout: float) -> Iterator[None]:
         yield
     except httpcore.TimeoutException as exc:
         kind = getattr(httpx, type(exc).__name__, httpx.TimeoutException)
-        raise kind(f"no complete answer within --timeout {timeout:g} s: {exc}") from None
+        raise kind(
+            f"no complete answer within --timeout {timeout:g} s: {redact_url(str(exc))}"
+        ) from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "httpcore":
             raise
         kind = getattr(httpx, type(exc).__name__, None)
         if not (isinstance(kind, type) and issubclass(kind, httpx.TransportError)):
             kind = httpx.TransportError
-        raise kind(str(exc) or type(exc).__name__) from None
+        raise kind(redact_url(str(exc)) or type(exc).__name__) from None
 
 
 def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
@@ -243,7 +247,8 @@ class Fetcher:
         status, headers = response.status, response.headers
         if 300 <= status <= 399:
             location = _header(headers, b"location")
-            where = repr(location[:_SHOWN]) if location is not None else "no Location"
+            shown = redact_url(location)[:_SHOWN] if location is not None else None
+            where = repr(shown) if shown is not None else "no Location"
             raise Unusable(f"HTTP {status}: a redirect to {where}; svc follows no redirects")
         announced = _header(headers, b"content-length")
         if announced is not None and (len(announced) > 15 or int(announced) > self.max_bytes):
