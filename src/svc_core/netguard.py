@@ -352,6 +352,22 @@ def classify_address(ip: str) -> str | None:
     return None
 
 
+LOOPBACK_REASONS = ("loopback", "IPv4-mapped loopback")
+"""``classify_address`` reasons of an address that reaches this machine."""
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a URL's host, brackets and case as typed) names this machine:
+    ``localhost`` (or a name under ``.localhost``) or a loopback address in any form
+    ``getaddrinfo`` reads (``127.0.0.1``, ``127.1``, ``2130706433``, ``[::1]``)."""
+    name = host.strip().lower()
+    name = name[:-1] if name.endswith(".") else name
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    address = literal_address(name)
+    return address is not None and classify_address(address) in LOOPBACK_REASONS
+
+
 def literal_address(host: str) -> str | None:
     """The address an IP-literal or numeric host names, or None when it is a name."""
     if ":" in host:

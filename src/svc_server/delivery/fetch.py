@@ -1,6 +1,7 @@
-"""Bounded GETs for the official data APIs (MOLIT RTMS, R-ONE): the one fetch both sync
-clients use, so a hostile or broken upstream costs a run one failed month (or table),
-never its memory, its night or a traceback.
+"""Bounded GETs for the official data APIs (MOLIT RTMS, R-ONE) and for ``svc mcp --url``:
+the one fetch both sync clients and the remote MCP backend use, so a hostile or broken
+upstream costs a run one failed month (or table), or a tool call one error answer, never
+its memory, its night or a traceback.
 
 - **One deadline.** ``timeout`` covers the whole call: connecting, TLS, sending, the
   status line, the headers and the last byte of the body. Every socket operation gets
@@ -14,6 +15,9 @@ never its memory, its night or a traceback.
   than what is left of the cap, so a decompression bomb stops there, and any other
   ``Content-Encoding`` is refused.
 - ``HTTP_PROXY``, ``HTTPS_PROXY`` and ``NO_PROXY`` are honoured.
+- **No key shown.** A ``Location`` or a network error quoted in a reason passes through
+  ``svc_core.redact.redact_url``: a redirect to the request's own URL shows
+  ``serviceKey=***``, never the key.
 
 Failures to reach or read the network raise ``httpx.TransportError`` (the classes the
 retry loop and ``delivery.rtms.could_not_connect`` know, mapped from httpcore's by
@@ -55,11 +59,13 @@ class Unusable(Exception):
 
 @attrs.frozen
 class Reply:
-    """One answer read whole: status, the decoded body and its declared ``Content-Type``."""
+    """One answer read whole: status, the decoded body, its declared ``Content-Type``
+    and its headers (lower-case names; the last of a repeated one)."""
 
     status: int
     body: bytes
     content_type: str = ""
+    headers: Mapping[str, str] = attrs.field(factory=dict)
 
 
 class _Deadline:
@@ -225,18 +231,21 @@ class Fetcher:
             )
         return self._pools[proxy]
 
-    def get(self, url: str, params: Mapping[str, str]) -> Reply:
-        """GET ``url`` with ``params``: the whole answer within ``timeout`` seconds, or
-        ``httpx.TransportError`` / ``Unusable``."""
+    def get(
+        self, url: str, params: Mapping[str, str], headers: Mapping[str, str] | None = None
+    ) -> Reply:
+        """GET ``url`` with ``params`` (and ``headers`` besides svc's own): the whole
+        answer within ``timeout`` seconds, or ``httpx.TransportError`` / ``Unusable``."""
         target = httpx.URL(url, params=dict(params))
         timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
-        headers = [("Accept-Encoding", "gzip, deflate"), ("User-Agent", USER_AGENT)]
+        sent = [("Accept-Encoding", "gzip, deflate"), ("User-Agent", USER_AGENT)]
+        sent += list((headers or {}).items())
         self._deadline.at = time.monotonic() + self.timeout
         try:
             with (
                 _as_httpx(self.timeout),
                 self._pool(target).stream(
-                    "GET", str(target), headers=headers, extensions={"timeout": timeouts}
+                    "GET", str(target), headers=sent, extensions={"timeout": timeouts}
                 ) as response,
             ):
                 return self._read(response)
@@ -278,7 +287,8 @@ class Fetcher:
                 inflater.finish()
         except zlib.error as exc:
             raise Unusable(f"the {encoding} body is corrupt: {exc}", retry=True) from None
-        return Reply(status, b"".join(chunks), _header(headers, b"content-type") or "")
+        named = {k.decode("latin-1").lower(): v.decode("latin-1").strip() for k, v in headers}
+        return Reply(status, b"".join(chunks), _header(headers, b"content-type") or "", named)
 
     def close(self) -> None:
         for pool in self._pools.values():
