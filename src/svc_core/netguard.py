@@ -21,6 +21,12 @@ Teredo, local-use NAT64 and deprecated IPv4-compatible addresses are refused out
 
 ``allow_private`` (a development setting, off by default) turns off every address and
 local-name check; syntax checks still apply.
+
+``is_loopback_host`` reads hosts with the same rules for ``svc mcp --url``, which sends
+its key over plain http only to this machine.
+
+Long because every spelling of an address svc may or may not call is read here, in one
+place, so the webhook sender and ``svc mcp --url`` judge a host alike.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
-from svc_core.redact import redact_url
 from svc_core.region_search import resolve
 from svc_core.regions import region, region_name, regions_in_use
 from svc_core.sync import (
@@ -309,7 +308,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     print(_summary(report))
     if report.stopped == "unreachable":
         print(
-            f"svc: error: cannot reach {redact_url(base_url)}: check the network or {BASE_URL_ENV}",
+            f"svc: error: {report.stop_detail}: check the network or {BASE_URL_ENV}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
@@ -373,10 +372,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 }
                 for r in rows
             ],
-            "rone_tables": [
-                {**t, "fetched_at": iso_or_none(t["fetched_at"]), "detail": redact_url(t["detail"])}
-                for t in tables
-            ],
+            "rone_tables": sync_rone.shown_tables(tables),
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
