@@ -21,6 +21,12 @@ Teredo, local-use NAT64 and deprecated IPv4-compatible addresses are refused out
 
 ``allow_private`` (a development setting, off by default) turns off every address and
 local-name check; syntax checks still apply.
+
+``is_loopback_host`` reads hosts with the same rules for ``svc mcp --url``, which sends
+its key over plain http only to this machine.
+
+Long because every spelling of an address svc may or may not call is read here, in one
+place, so the webhook sender and ``svc mcp --url`` judge a host alike.
 """
 
 from __future__ import annotations
@@ -350,6 +356,22 @@ def classify_address(ip: str) -> str | None:
     if address not in _IPV6_GLOBAL_UNICAST:
         return "reserved"
     return None
+
+
+LOOPBACK_REASONS = ("loopback", "IPv4-mapped loopback")
+"""``classify_address`` reasons of an address that reaches this machine."""
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a URL's host, brackets and case as typed) names this machine:
+    ``localhost`` (or a name under ``.localhost``) or a loopback address in any form
+    ``getaddrinfo`` reads (``127.0.0.1``, ``127.1``, ``2130706433``, ``[::1]``)."""
+    name = host.strip().lower()
+    name = name[:-1] if name.endswith(".") else name
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    address = literal_address(name)
+    return address is not None and classify_address(address) in LOOPBACK_REASONS
 
 
 def literal_address(host: str) -> str | None:

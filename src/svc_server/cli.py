@@ -15,7 +15,7 @@ from importlib import metadata
 
 from svc_core.errors import SvcError
 from svc_server.commands import accounts, core, data, mcp, openapi, sync, webhooks
-from svc_server.commands.base import settings_parser
+from svc_server.commands.base import Terminated, settings_parser
 from svc_server.config import SETTINGS, env_name, flag_name
 
 COMMAND_MODULES = [core, data, sync, accounts, webhooks, openapi, mcp]
@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SvcError as err:
         print(f"svc: error: {err.message}", file=sys.stderr)
         return 2
+    except Terminated:
+        return 143  # 128 + SIGTERM
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

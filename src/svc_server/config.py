@@ -18,6 +18,7 @@ import attrs
 from svc_core.errors import ConfigError
 from svc_core.params import ascii_int
 from svc_core.plans import DEFAULT_PLANS
+from svc_core.redact import redact_url
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -68,7 +69,9 @@ def _networks(name: str, raw: str) -> tuple[Network, ...]:
 def _database_url(name: str, raw: str) -> str:
     url = raw.strip()
     if not url.startswith(("sqlite:///", "postgresql://", "postgres://")):
-        raise ConfigError(f"{name} must start with sqlite:/// or postgresql://, not {url!r}")
+        raise ConfigError(
+            f"{name} must start with sqlite:/// or postgresql://, not {redact_url(url)!r}"
+        )
     if url == "sqlite:///":
         raise ConfigError(f"{name} names no SQLite file (use sqlite:///path.db)")
     return url

@@ -15,6 +15,7 @@ from svc_core.netguard import (
     ParsedTarget,
     check_webhook_url,
     classify_address,
+    is_loopback_host,
     numeric_host,
     resolve_and_check,
 )
@@ -525,3 +526,43 @@ def test_classify_is_total_over_junk() -> None:
     junk: list[Any] = ["", " ", "1.2.3.4 ", "[::1]", "::1%", "0x7f000001"]
     for value in junk:
         assert classify_address(value) is not None
+
+
+# is_loopback_host: where ``svc mcp --url`` may use plain http (issue 44 item 4) -------------
+
+
+@given(st.integers(min_value=0x7F000000, max_value=0x7FFFFFFF), st.booleans())
+def test_every_form_of_a_127_address_is_loopback(number: int, as_integer: bool) -> None:
+    host = str(number) if as_integer else str(ipaddress.IPv4Address(number))
+    assert is_loopback_host(host)
+
+
+@given(st.ip_addresses())
+def test_an_address_is_loopback_exactly_when_python_says_so(address: Any) -> None:
+    host = f"[{address}]" if address.version == 6 else str(address)
+    expected = address.is_loopback or (
+        address.version == 6 and address.ipv4_mapped is not None and address.ipv4_mapped.is_loopback
+    )
+    assert is_loopback_host(host) == expected
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("localhost", True),
+        ("LOCALHOST.", True),
+        ("api.localhost", True),
+        ("127.1", True),
+        ("0x7f000001", True),
+        ("[::1]", True),
+        ("[::ffff:127.0.0.1]", True),
+        ("[64:ff9b::7f00:1]", False),
+        ("localhost.example.com", False),
+        ("example.com", False),
+        ("10.0.0.5", False),
+        ("0.0.0.0", False),
+        ("", False),
+    ],
+)
+def test_loopback_hosts_are_names_and_forms_of_this_machine(host: str, loopback: bool) -> None:
+    assert is_loopback_host(host) == loopback

@@ -764,7 +764,7 @@ def test_a_file_whose_every_record_is_rejected_exits_non_zero(
     bad = tmp_path / "bad.csv"
     text = (FIXTURES / "samples" / "samples.csv").read_text("utf-8").splitlines()
     wrong = [re.sub(r",[0-9]{5},", ",99999,", line, count=1) for line in text[1:]]
-    bad.write_text("\n".join([text[0], *wrong]))
+    bad.write_text("\n".join([text[0], *wrong]) + "\n")
     before = snapshot(store)
     done = svc("ingest", str(bad), "--database-url", sqlite_url)
     assert done.returncode == 1

@@ -5,12 +5,18 @@ store that loading its files one by one makes."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -86,3 +92,77 @@ def test_a_directory_loads_what_its_files_load_one_by_one(tmp_path: Path, capsys
         assert main(["ingest", "--database-url", alone, str(files / name)]) == 0
     assert stored(together) == stored(alone)
     assert len(stored(together)) > 0
+
+
+def _parents() -> dict[int, int]:
+    """Every live process's parent (zombies, which hold nothing open, left out)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if state not in ("Z", "X"):
+            found[int(entry.name)] = int(ppid)
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes under ``pid``."""
+    parents = _parents()
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    return pids & set(_parents())
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="parses ahead with two cores or more")
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_stopped_ingest_of_a_directory_leaves_no_process_holding_its_output(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Issue 44 item 5: stopped while it loads a directory, ``svc ingest`` leaves neither
+    the process parsing ahead nor multiprocessing's resource tracker running: its output
+    ends (a pipeline or cron job reading it finishes), and SIGTERM is handled as SIGINT
+    (exit 143, no traceback)."""
+    files = tmp_path / "files"
+    files.mkdir()
+    for number in range(40):
+        shutil.copy(MOLIT / "NRG_11680_202506.xml", files / f"NRG_{number:02d}.xml")
+    url = f"sqlite:///{tmp_path / 'svc.db'}"
+    assert main(["init", "--database-url", url]) == 0
+    command = [sys.executable, "-m", "svc_server", "ingest", "--database-url", url, str(files)]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    helpers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 30
+        while len(helpers) < 2 and proc.poll() is None:  # the tracker and the parser
+            assert time.monotonic() < deadline, "no process parsing ahead after 30 s"
+            helpers = descendants(proc.pid)
+            time.sleep(0.01)
+        assert len(helpers) >= 2 and proc.poll() is None, "the load ended before it was stopped"
+        os.kill(proc.pid, stop)
+        _, err = proc.communicate(timeout=20)  # the output's end: nothing holds it open
+        deadline = time.monotonic() + 5
+        while alive(helpers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(helpers)
+        if stop == signal.SIGTERM:
+            assert proc.returncode == 143, err
+            assert b"Traceback" not in err, err.decode()
+    finally:
+        for pid in alive(helpers) | ({proc.pid} if proc.poll() is None else set()):
+            os.kill(pid, signal.SIGKILL)  # only what this test started
+        proc.wait(timeout=10)

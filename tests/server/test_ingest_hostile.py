@@ -218,3 +218,47 @@ def test_naming_the_kind_loads_a_mixed_file_as_that_kind(sqlite_url: str, tmp_pa
     done, _ = svc(sqlite_url, "ingest", "rtms-officetel-rent", str(path.parent))
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert f"{path}: read {leases + 1}, loaded 0, duplicate " in done.stdout
+
+
+# Issue 44 item 3: a CSV file cut short --------------------------------------------------
+
+
+def _cut(data: bytes, before: bytes) -> bytes:
+    """``data`` cut as a killed copy cuts it: inside its last line, just before
+    ``before`` (the last occurrence of it)."""
+    return data[: data.rindex(before)]
+
+
+CUT_CSV = {
+    # the last deal's 33.1 m² cut to 3 m²: a record that reads as valid
+    "samples": (FIXTURES / "samples" / "samples.csv", "samples", b".1\r\n"),
+    # the RTMS web export cut inside its last (quoted) cell
+    "rtms-csv": (
+        FIXTURES / "rtms_csv" / "commercial_11680_202506_cp949.csv",
+        "rtms-commercial",
+        '강남구"\r\n'.encode("cp949"),
+    ),
+    "rone-csv": (FIXTURES / "rone" / "indices.csv", "rone-index", b"4.2,%"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUT_CSV))
+def test_a_csv_cut_inside_its_last_line_is_refused_and_the_whole_file_loads_once(
+    sqlite_url: str, tmp_path: Path, name: str
+) -> None:
+    source, kind, before = CUT_CSV[name]
+    path = tmp_path / source.name
+    path.write_bytes(_cut(source.read_bytes(), before))
+    done, _ = svc(sqlite_url, "ingest", kind, str(path))
+    lines = source.read_bytes().count(b"\n")  # the last line is the one cut
+    one_error(done, Path(f"{path}:{lines}"), "the file ends inside its last row (no line")
+    assert stored(sqlite_url) == {"transactions": 0, "index_observations": 0, "ingest_log": 0}
+    if name != "samples":
+        return  # the whole file loading once is shown on one reader: the refusal is shared
+    path.write_bytes(source.read_bytes())  # the copy finished
+    done, _ = svc(sqlite_url, "ingest", kind, str(path))
+    assert done.returncode == 0, done.stderr
+    again = tmp_path / "again.db"
+    done, _ = svc(f"sqlite:///{again}", "ingest", kind, str(source))
+    assert done.returncode == 0, done.stderr
+    assert stored(sqlite_url) == stored(f"sqlite:///{again}")

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -145,19 +146,30 @@ def test_a_redirect_to_an_internal_address_fails_the_month_naming_it_and_is_not_
     code, out, err, _ = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "5")
     assert code == 1, out + err
     assert_may_failed_june_complete(sqlite_url, err, "HTTP 302: a redirect to")
-    assert repr(june) in err and "svc follows no redirects" in err
+    shown = june.replace("serviceKey=x", "serviceKey=***")  # a key in a URL is never shown
+    assert repr(shown) in err and "svc follows no redirects" in err
     assert june_calls(standin) == 1  # June's own call: the redirect was never followed
     assert "sync rtms: 2 calls" in out  # and not retried
 
 
-def test_a_redirect_loop_fails_its_month_at_once(
+def no_key_in(key: str, *texts: str) -> None:
+    """Neither ``key`` nor its percent-encoded form is in any of ``texts``."""
+    for text in texts:
+        assert key not in text and quote(key, safe="") not in text, text
+
+
+def test_a_redirect_loop_fails_its_month_at_once_and_never_shows_the_key(
     sqlite_url: str, standin: StandIn, hostile: Hostile
 ) -> None:
+    """The redirect goes to the very URL asked, service key included (issue 44 item 7):
+    the reason printed and recorded shows it as ``serviceKey=***``."""
     hostile.when("redirect-loop", DEAL_YMD=MAY)
     code, out, err, _ = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "5")
     assert code == 1, out + err
     assert_may_failed_june_complete(sqlite_url, err, "HTTP 302: a redirect to")
     assert sum(1 for s in hostile.seen if s[1].get("DEAL_YMD") == MAY) == 1
+    assert "serviceKey=***&LAWD_CD=11680&DEAL_YMD=202505" in err
+    no_key_in(KEY, out, err, *(m["detail"] for m in months(sqlite_url).values()))
 
 
 # Item 3: bounded memory ----------------------------------------------------------------
@@ -290,6 +302,11 @@ def test_r_one_answers_are_bounded_the_same_way(sqlite_url: str, trick: str, rea
     assert peak < PEAK_RSS_MIB, f"peak RSS {peak:.0f} MiB"
     if trick == "redirect":  # the stand-in saw the complete tables' calls, nothing more
         assert len(redirected) == sum(t["pages"] for t in tables if t["status"] == "complete")
+        # the redirect named the call itself, R-ONE's KEY included: never shown
+        assert "KEY=***" in failed[0]["detail"]
+        _, status, status_err, _ = run(sqlite_url, hostile.url, "sync", "status", "--json")
+        no_key_in(rone_standin.KEY, out, err, status, status_err, failed[0]["detail"])
+        assert "KEY=***" in status
 
 
 # The fetch's other promises --------------------------------------------------------------

@@ -131,19 +131,82 @@ def json_text(text: str, path: str) -> Any:
         ) from None
 
 
+CUT_SHORT = (
+    "the file ends inside its last row (no line break after it): it looks cut short, "
+    "like a copy stopped before the end; copy the whole file again, or, if it is "
+    "complete, end it with a line break"
+)
+"""Why a CSV file whose last row is not terminated is refused: a copy killed part way
+cuts a cell (``107.5`` becomes ``1``) into a record that reads as valid."""
+
+
 def csv_rows(text: str, path: str, *, strict: bool = False) -> Iterator[tuple[int, list[str]]]:
     """(first physical line, cells) of every CSV row, as read; a malformed row is a
-    SourceError naming its line. ``strict`` refuses stray quotes too."""
+    SourceError naming its line. ``strict`` refuses stray quotes too.
+
+    A file whose last row has no line break after it, or ends inside a quoted cell, is
+    a SourceError (``CUT_SHORT``) and that row is never yielded: it is what a copy cut
+    short leaves, and its last cell may be the start of the real one."""
+    if text and not text.endswith(("\n", "\r")):
+        raise SourceError(CUT_SHORT, path=path, line=_lines(text))
     reader = csv.reader(io.StringIO(text, newline=""), strict=strict)
+    last: tuple[int, list[str]] | None = None
     while True:
         start = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
             raise SourceError(f"malformed CSV: {exc}", path=path, line=start) from None
-        yield start, row
+        if last is not None:
+            yield last
+        last = start, row
+    if last is None:
+        return
+    # A cut inside a quoted cell right after a line break in it ends the text with a
+    # line break, and the cell (read to the end) ends with it: only then is the last
+    # row's own text scanned.
+    cells = last[1]
+    if cells and cells[-1].endswith(("\n", "\r")) and open_quote(_from_line(text, last[0])):
+        raise SourceError(CUT_SHORT, path=path, line=last[0])
+    yield last
+
+
+def _lines(text: str) -> int:
+    """The number of physical lines in ``text`` as the csv module counts them (``\\r``,
+    ``\\n`` and ``\\r\\n`` each end one)."""
+    return sum(1 for _ in io.StringIO(text, newline=""))
+
+
+def _from_line(text: str, line: int) -> str:
+    """``text`` from the start of physical line ``line`` (1-based) on."""
+    offset = 0
+    for _, part in zip(range(line - 1), io.StringIO(text, newline=""), strict=False):
+        offset += len(part)
+    return text[offset:]
+
+
+def open_quote(row: str) -> bool:
+    """Whether the raw text of one CSV row ends inside a quoted cell, read as the csv
+    module reads it without ``strict``: a quote opens a quoted cell only at the start of
+    a cell, and ``""`` inside one is a quote character."""
+    quoted = False
+    cell_start = True
+    at = 0
+    while at < len(row):
+        char = row[at]
+        if quoted:
+            if char == '"':
+                if row.startswith('"', at + 1):
+                    at += 1
+                else:
+                    quoted = False
+        elif char == '"' and cell_start:
+            quoted = True
+        cell_start = not quoted and char == ","
+        at += 1
+    return quoted
 
 
 def parse_area(raw: str | None, field: str) -> float | None:

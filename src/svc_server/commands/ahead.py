@@ -6,15 +6,28 @@ committing is the rest. Run one after the other they take the sum of both; here 
 overlap on a machine with two cores or more, and the load takes about the longer of
 the two. At most ``AHEAD`` files wait parsed, so memory stays that of a few files. The
 second process is started fresh (``spawn``), never forked from one holding a store.
+
+The second process never outlives the command: stopped by a signal or an error, the
+command ends it at once (the file it parses is discarded); killed outright (SIGKILL),
+the command cannot, so the second process ends itself when its parent dies (Linux's
+``PR_SET_PDEATHSIG``; elsewhere it polls its parent). It ignores SIGINT, which a
+terminal sends to both: its parent stops it. Otherwise it (and multiprocessing's
+resource tracker, which waits on it) would keep the load's output open, and a pipeline
+or cron job reading that output would never end.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -27,6 +40,11 @@ from svc_server.ingest.load import Load
 
 AHEAD = 3
 """Files parsed ahead of the one being committed, at most."""
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
+PARENT_POLL = 0.5
+"""Seconds between the second process's checks that its parent lives, where the
+operating system cannot signal it (not Linux)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -66,15 +84,25 @@ class Reading:
         return Parsed(path=path, load=load)
 
 
-def parsed(paths: Sequence[Path], reading: Reading) -> Iterator[Parsed]:
+def parsed(paths: Sequence[Path], reading: Reading) -> Generator[Parsed, None, None]:
     """Each of ``paths`` parsed, in order: in a second process, ``AHEAD`` files ahead
     of the caller, when there are several files and more than one core."""
     if len(paths) < 2 or (os.cpu_count() or 1) < 2:
         yield from map(reading.parse, paths)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=1, mp_context=context, initializer=_second, initargs=(os.getpid(),)
+    )
+    finished = False
+    try:
         yield from _ahead(paths, functools.partial(_parse, reading), pool)
+        finished = True
+    finally:
+        if not finished:  # stopped early: what is being parsed will not be read
+            for process in list((pool._processes or {}).values()):  # no public way in 3.11
+                process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ahead(
@@ -92,6 +120,31 @@ def _ahead(
         if following is not None:
             waiting.append(pool.submit(parse, following))
         yield done
+
+
+def _second(parent: int) -> None:
+    """Set up the second process: SIGINT ignored (its parent stops it), and its end
+    when ``parent`` (the command) dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            _watch(parent)
+    else:
+        _watch(parent)
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    """End this process within ``PARENT_POLL`` seconds of ``parent`` dying."""
+
+    def poll() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=poll, name="svc-parent-watch", daemon=True).start()
 
 
 def _parse(reading: Reading, path: Path) -> Parsed:

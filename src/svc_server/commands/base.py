@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from svc_core.errors import ConfigError
@@ -15,6 +17,27 @@ from svc_server.services import data_events
 from svc_server.store import Store, missing_data_file, open_store
 
 BAR_WIDTH = 28
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, as SIGINT raises ``KeyboardInterrupt``: the
+    command stops the same way (transactions rolled back, helper processes ended) and
+    ``svc`` exits 143 (128 + SIGTERM)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises ``Terminated``; the handler before is restored
+    after it."""
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.ArgumentParser:

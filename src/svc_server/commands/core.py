@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from svc_core.errors import ConfigError
+from svc_core.redact import redact_url
 from svc_server.app import SvcApp, create_app
 from svc_server.commands.base import config_from_args, settings_parser, store_from_args
 from svc_server.config import SETTINGS, Config, env_name, load_config
@@ -129,7 +130,7 @@ def run_granian(config: Config) -> None:
     from granian.server import Server
 
     print(
-        f"svc: serving on http://{config.host}:{config.port} ({config.database_url}; granian)",
+        f"svc: serving on http://{config.host}:{config.port} ({redact_url(config.database_url)}; granian)",
         flush=True,
     )
     Server(
@@ -211,7 +212,10 @@ def run_gunicorn(config: Config) -> None:
             served.append(served_app(config))
             return BodyGuard(served[-1], config.max_body_bytes)
 
-    print(f"svc: serving on http://{config.host}:{config.port} ({config.database_url})", flush=True)
+    print(
+        f"svc: serving on http://{config.host}:{config.port} ({redact_url(config.database_url)})",
+        flush=True,
+    )
     _App().run()
 
 

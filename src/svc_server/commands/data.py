@@ -20,7 +20,7 @@ import argparse
 import functools
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,12 @@ from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
 from svc_server.commands import ahead
-from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
+from svc_server.commands.base import (
+    ProgressBar,
+    publish_data_events,
+    sigterm_as_interrupt,
+    store_from_args,
+)
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 from svc_server.ingest.coverage import refresh_stale
@@ -165,6 +170,13 @@ def _progress(bar: ProgressBar, label: str, done: int, total: int) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    """``svc ingest``; SIGTERM stops it as SIGINT does (``Terminated``): the file being
+    written is rolled back and the process parsing ahead is ended."""
+    with sigterm_as_interrupt():
+        return _ingest(args)
+
+
+def _ingest(args: argparse.Namespace) -> int:
     try:
         args.kind, args.paths = _kind_and_paths(args.items)
         limit = max_bytes(args.max_bytes)
@@ -190,11 +202,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         property_type=args.property_type,
     )
     count = len(args.paths)
+    files: Generator[ahead.Parsed, None, None] | None = None
     try:
         if count == 1:  # parsed here, with the progress of its items
             path = args.paths[0]
             show = functools.partial(_progress, bar, f"file 1/1 {path.name[:32]}")
-            files: Iterator[ahead.Parsed] = iter([reading.parse(path, show)])
+            files = (reading.parse(path, show) for _ in range(1))
         else:  # the next files parsed by a second process meanwhile
             files = ahead.parsed(args.paths, reading)
         for number, parsed in enumerate(files, start=1):
@@ -225,6 +238,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             refresh_stale(store)
         publish_data_events(args, store)
     finally:
+        if files is not None:  # stopped early, this ends the process parsing ahead
+            files.close()
         bar.clear()
         store.close()
     if len(args.paths) > 1:

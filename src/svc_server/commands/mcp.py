@@ -2,9 +2,11 @@
 
 With ``--api-key KEY`` (or ``SVC_API_KEY``) the tools call the local store's API in this
 process, as that key; with ``--url`` they call the svc at that address instead, one HTTP
-request per tool call. Either way each tool call is one metered call of the API. stdout
-carries the MCP messages only: errors before serving are one ``svc: error`` line on
-stderr and a non-zero exit.
+request per tool call, bounded as the sync's calls are (``backends.Remote``: the whole
+call within ``--timeout``, the answer at most 16 MiB decompressed). The key travels in
+every call, so ``--url`` is https, or http to this machine only. Either way each tool
+call is one metered call of the API. stdout carries the MCP messages only: errors
+before serving are one ``svc: error`` line on stderr and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from svc_core.errors import SvcError
+from svc_core.netguard import is_loopback_host
+from svc_core.redact import redact_url
 from svc_server.app import create_app
 from svc_server.commands.base import config_from_args
 from svc_server.mcp import server
-from svc_server.mcp.backends import InProcess, Remote
+from svc_server.mcp.backends import REMOTE_TIMEOUT, InProcess, Remote
 from svc_server.services import callers
 
 KEY_VARIABLE = "SVC_API_KEY"
@@ -48,8 +53,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--url",
         metavar="URL",
-        help="call the svc at URL (https://...) instead of the local store "
-        f"(default: ${URL_VARIABLE})",
+        help="call the svc at URL (https://...; http:// only to this machine) instead of "
+        f"the local store (default: ${URL_VARIABLE})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=REMOTE_TIMEOUT,
+        metavar="SECONDS",
+        help="with --url: each tool call as a whole, from connecting to the last byte "
+        f"({REMOTE_TIMEOUT:g})",
     )
     p.set_defaults(func=cmd_mcp)
 
@@ -65,9 +78,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not server.available():
         raise McpSetupError("svc mcp needs the MCP SDK: pip install 'svc[mcp]'.")
     if url:
-        if not url.startswith(("http://", "https://")):
-            raise McpSetupError(f"--url must start with http:// or https://, not {url[:60]!r}.")
-        server.serve_stdio(Remote(url, key))
+        _check_url(url)
+        if not 0 < args.timeout < float("inf"):
+            raise McpSetupError("--timeout must be a positive number of seconds.")
+        remote = Remote(url, key, timeout=args.timeout)
+        try:
+            server.serve_stdio(remote)
+        finally:
+            remote.close()
         return 0
     app = create_app(config_from_args(args))
     try:
@@ -81,3 +99,23 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         app.close()
         app.store.close()
     return 0
+
+
+def _check_url(url: str) -> None:
+    """``--url`` is https, or http to this machine: the API key travels in every call,
+    readable to anyone on the path of a plain-http one."""
+    shown = redact_url(url)[:80]
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        raise McpSetupError(f"--url is not a URL: {shown!r}.") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not host:
+        raise McpSetupError(f"--url must be https://HOST..., not {shown!r}.")
+    if scheme == "http" and not is_loopback_host(host):
+        raise McpSetupError(
+            f"--url {shown!r} is plain http to another machine: the API key would cross "
+            "the network readable; use https:// (http:// is accepted for this machine "
+            "only: localhost, 127.0.0.1, [::1])."
+        )

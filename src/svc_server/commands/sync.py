@@ -308,7 +308,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     print(_summary(report))
     if report.stopped == "unreachable":
         print(
-            f"svc: error: cannot reach {base_url}: check the network or {BASE_URL_ENV}",
+            f"svc: error: {report.stop_detail}: check the network or {BASE_URL_ENV}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
@@ -372,7 +372,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 }
                 for r in rows
             ],
-            "rone_tables": [{**t, "fetched_at": iso_or_none(t["fetched_at"])} for t in tables],
+            "rone_tables": sync_rone.shown_tables(tables),
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK

@@ -13,11 +13,14 @@ import math
 import os
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from svc_core.errors import InvalidParams
+from svc_core.instants import iso_or_none
 from svc_core.params import ascii_int
+from svc_core.redact import redact_url
 from svc_core.sources import rone
 from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
@@ -147,7 +150,7 @@ def cmd_rone(args: argparse.Namespace) -> int:
     )
     if report.stopped == "unreachable":
         print(
-            f"svc: error: cannot reach {base_url}: check the network or {BASE_URL_ENV}",
+            f"svc: error: cannot reach {redact_url(base_url)}: check the network or {BASE_URL_ENV}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
@@ -169,3 +172,12 @@ def cmd_rone(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def shown_tables(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``svc sync status --json``'s R-ONE table states: times as ISO text, and each
+    recorded reason with any key in it hidden (a row written before svc hid them)."""
+    return [
+        {**t, "fetched_at": iso_or_none(t["fetched_at"]), "detail": redact_url(t["detail"])}
+        for t in tables
+    ]

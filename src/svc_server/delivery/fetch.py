@@ -1,6 +1,7 @@
-"""Bounded GETs for the official data APIs (MOLIT RTMS, R-ONE): the one fetch both sync
-clients use, so a hostile or broken upstream costs a run one failed month (or table),
-never its memory, its night or a traceback.
+"""Bounded GETs for the official data APIs (MOLIT RTMS, R-ONE) and for ``svc mcp --url``:
+the one fetch both sync clients and the remote MCP backend use, so a hostile or broken
+upstream costs a run one failed month (or table), or a tool call one error answer, never
+its memory, its night or a traceback.
 
 - **One deadline.** ``timeout`` covers the whole call: connecting, TLS, sending, the
   status line, the headers and the last byte of the body. Every socket operation gets
@@ -14,6 +15,9 @@ never its memory, its night or a traceback.
   than what is left of the cap, so a decompression bomb stops there, and any other
   ``Content-Encoding`` is refused.
 - ``HTTP_PROXY``, ``HTTPS_PROXY`` and ``NO_PROXY`` are honoured.
+- **No key shown.** A ``Location`` or a network error quoted in a reason passes through
+  ``svc_core.redact.redact_url``: a redirect to the request's own URL shows
+  ``serviceKey=***``, never the key.
 
 Failures to reach or read the network raise ``httpx.TransportError`` (the classes the
 retry loop and ``delivery.rtms.could_not_connect`` know, mapped from httpcore's by
@@ -34,6 +38,8 @@ import attrs
 import httpcore
 import httpx
 
+from svc_core.redact import redact_url
+
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """The largest answer read, after decompression: about 20 times a real page of 1,000 rows."""
 USER_AGENT = "svc-sync"
@@ -53,11 +59,13 @@ class Unusable(Exception):
 
 @attrs.frozen
 class Reply:
-    """One answer read whole: status, the decoded body and its declared ``Content-Type``."""
+    """One answer read whole: status, the decoded body, its declared ``Content-Type``
+    and its headers (lower-case names; the last of a repeated one)."""
 
     status: int
     body: bytes
     content_type: str = ""
+    headers: Mapping[str, str] = attrs.field(factory=dict)
 
 
 class _Deadline:
@@ -141,14 +149,16 @@ def _as_httpx(timeout: float) -> Iterator[None]:
         yield
     except httpcore.TimeoutException as exc:
         kind = getattr(httpx, type(exc).__name__, httpx.TimeoutException)
-        raise kind(f"no complete answer within --timeout {timeout:g} s: {exc}") from None
+        raise kind(
+            f"no complete answer within --timeout {timeout:g} s: {redact_url(str(exc))}"
+        ) from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "httpcore":
             raise
         kind = getattr(httpx, type(exc).__name__, None)
         if not (isinstance(kind, type) and issubclass(kind, httpx.TransportError)):
             kind = httpx.TransportError
-        raise kind(str(exc) or type(exc).__name__) from None
+        raise kind(redact_url(str(exc)) or type(exc).__name__) from None
 
 
 def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
@@ -221,18 +231,21 @@ class Fetcher:
             )
         return self._pools[proxy]
 
-    def get(self, url: str, params: Mapping[str, str]) -> Reply:
-        """GET ``url`` with ``params``: the whole answer within ``timeout`` seconds, or
-        ``httpx.TransportError`` / ``Unusable``."""
+    def get(
+        self, url: str, params: Mapping[str, str], headers: Mapping[str, str] | None = None
+    ) -> Reply:
+        """GET ``url`` with ``params`` (and ``headers`` besides svc's own): the whole
+        answer within ``timeout`` seconds, or ``httpx.TransportError`` / ``Unusable``."""
         target = httpx.URL(url, params=dict(params))
         timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
-        headers = [("Accept-Encoding", "gzip, deflate"), ("User-Agent", USER_AGENT)]
+        sent = [("Accept-Encoding", "gzip, deflate"), ("User-Agent", USER_AGENT)]
+        sent += list((headers or {}).items())
         self._deadline.at = time.monotonic() + self.timeout
         try:
             with (
                 _as_httpx(self.timeout),
                 self._pool(target).stream(
-                    "GET", str(target), headers=headers, extensions={"timeout": timeouts}
+                    "GET", str(target), headers=sent, extensions={"timeout": timeouts}
                 ) as response,
             ):
                 return self._read(response)
@@ -243,7 +256,8 @@ class Fetcher:
         status, headers = response.status, response.headers
         if 300 <= status <= 399:
             location = _header(headers, b"location")
-            where = repr(location[:_SHOWN]) if location is not None else "no Location"
+            shown = redact_url(location)[:_SHOWN] if location is not None else None
+            where = repr(shown) if shown is not None else "no Location"
             raise Unusable(f"HTTP {status}: a redirect to {where}; svc follows no redirects")
         announced = _header(headers, b"content-length")
         if announced is not None and (len(announced) > 15 or int(announced) > self.max_bytes):
@@ -273,7 +287,8 @@ class Fetcher:
                 inflater.finish()
         except zlib.error as exc:
             raise Unusable(f"the {encoding} body is corrupt: {exc}", retry=True) from None
-        return Reply(status, b"".join(chunks), _header(headers, b"content-type") or "")
+        named = {k.decode("latin-1").lower(): v.decode("latin-1").strip() for k, v in headers}
+        return Reply(status, b"".join(chunks), _header(headers, b"content-type") or "", named)
 
     def close(self) -> None:
         for pool in self._pools.values():

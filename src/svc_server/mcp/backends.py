@@ -6,18 +6,26 @@ Either way a tool call is one ``GET`` of the matching ``/api/v1`` endpoint with 
 caller's key, answered by the same dispatcher, handlers and services as any client's
 call: authentication, the tier gate, the rate limit, the quota, usage and the request
 log apply to it as to that call, and nothing is counted twice.
+
+``Remote`` fetches through the sync's bounded fetch (``delivery.fetch``): the whole call
+within its timeout (a dripped answer ends there), at most ``MAX_ANSWER_BYTES`` read
+after decompression (a gzip bomb stops at the cap), no redirect followed. An answer not
+read, or not JSON svc can read (nested too deeply), is the tool's error answer, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlencode
 
 import attrs
-import httpx
 from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+from svc_server.delivery.fetch import Fetcher, Unusable
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -45,9 +53,11 @@ class Backend(Protocol):
 
 
 def _json(raw: bytes) -> Any:
+    """The JSON document ``raw`` holds; None when it holds none svc reads (not UTF-8,
+    not JSON, nested deeper than Python's recursion allows)."""
     try:
         return json.loads(raw.decode("utf-8")) if raw else None
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 
@@ -82,20 +92,36 @@ def _chunks(body: Iterable[bytes]) -> Iterable[bytes]:
             close()
 
 
+REMOTE_TIMEOUT = 30.0
+"""Seconds a ``svc mcp --url`` tool call may take, all of it (``--timeout``)."""
+
+
 @attrs.frozen
 class Remote:
-    """Calls the svc at ``url`` over HTTP (one request per tool call)."""
+    """Calls the svc at ``url`` over HTTP (one bounded request per tool call, one at a
+    time over one connection pool); close it when done. ``httpx.TransportError`` when
+    the call fails or outlasts ``timeout``."""
 
     url: str
     key: str
-    timeout: float = 60.0
+    timeout: float = REMOTE_TIMEOUT
+    _fetcher: Fetcher = attrs.field(init=False)
+    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
+
+    @_fetcher.default
+    def _fetch(self) -> Fetcher:
+        return Fetcher(timeout=self.timeout)
 
     def get(self, path: str, query: Mapping[str, str]) -> Reply:
-        response = httpx.get(
-            self.url.rstrip("/") + path,
-            params=dict(query),
-            headers={KEY_HEADER: self.key, "Accept": "application/json"},
-            timeout=self.timeout,
-        )
-        headers = {k.lower(): v for k, v in response.headers.items()}
-        return Reply(response.status_code, headers, _json(response.content))
+        headers = {KEY_HEADER: self.key, "Accept": "application/json"}
+        try:
+            with self._lock:
+                reply = self._fetcher.get(self.url.rstrip("/") + path, query, headers)
+        except Unusable as exc:
+            refused = {"code": "BAD_GATEWAY", "message": f"svc did not read the answer: {exc}"}
+            return Reply(502, {}, {"error": refused})
+        return Reply(reply.status, reply.headers, _json(reply.body))
+
+    def close(self) -> None:
+        with self._lock:
+            self._fetcher.close()

@@ -48,6 +48,7 @@ import attrs
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
 from svc_core.periods import Month
+from svc_core.redact import redact_url
 from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
     INGEST_KINDS,
@@ -263,7 +264,7 @@ class _Run:
 
     def path(self, task: Task) -> str:
         return (
-            f"{self.client.url(task.kind)}?LAWD_CD={task.sigungu_code}"
+            f"{redact_url(self.client.url(task.kind))}?LAWD_CD={task.sigungu_code}"
             f"&DEAL_YMD={task.month.year:04d}{task.month.month:02d}"
         )
 

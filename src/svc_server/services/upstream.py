@@ -22,6 +22,7 @@ import attrs
 import httpx
 
 from svc_core.errors import SvcError
+from svc_core.redact import redact_url
 from svc_core.sync import Budget, Reach
 from svc_server.delivery.fetch import Unusable
 from svc_server.delivery.rtms import could_not_connect
@@ -76,7 +77,7 @@ class Calls:
                 problem = f"{label}{type(exc).__name__}: {exc}".rstrip(": ")
                 self.reach = self.reach.after(connected=not could_not_connect(exc))
                 if self.reach.unreachable:
-                    raise Stop("unreachable", f"cannot reach {self.base_url}") from None
+                    raise Stop("unreachable", f"cannot reach {redact_url(self.base_url)}") from None
                 continue
             except Unusable as exc:
                 self.reach = self.reach.after(connected=True)

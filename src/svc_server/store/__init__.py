@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from svc_core.errors import ConfigError
+from svc_core.redact import redact_url
 from svc_server.store import sqlite
 from svc_server.store.base import Database
 from svc_server.store.migrate import DATA_TABLES
@@ -24,7 +25,9 @@ def open_database(
         from svc_server.store.postgres import PostgresDatabase
 
         return PostgresDatabase(url, max_size=pool_size, busy_timeout_ms=busy_timeout_ms)
-    raise ConfigError(f"unsupported database URL {url!r}: use sqlite:///... or postgresql://...")
+    raise ConfigError(
+        f"unsupported database URL {redact_url(url)!r}: use sqlite:///... or postgresql://..."
+    )
 
 
 def open_store(

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from svc_core.errors import ConfigError, StoreBusy
+from svc_core.redact import redact_url
 from svc_server.store.base import Params, Row
 
 
@@ -76,7 +77,9 @@ class PostgresDatabase:
             psycopg.connect(url, connect_timeout=5).close()
         except psycopg.Error as exc:
             reason = " ".join(part.strip() for part in str(exc).splitlines()) or type(exc).__name__
-            raise ConfigError(f"cannot connect to PostgreSQL at {redact(url)}: {reason}") from None
+            raise ConfigError(
+                f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}"
+            ) from None
         self._busy = (psycopg.errors.LockNotAvailable, PoolTimeout)
         self._pool = ConnectionPool(
             url,
@@ -91,7 +94,7 @@ class PostgresDatabase:
             self._pool.open(wait=True, timeout=10)
         except Exception as exc:
             self._pool.close()
-            raise ConfigError(f"cannot connect to PostgreSQL at {redact(url)}: {exc}") from exc
+            raise ConfigError(f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}") from exc
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[_PgTx]:
@@ -153,13 +156,3 @@ def _session_settings(conn: Any, *, ms: int) -> None:
     have no ``jit`` to set."""
     conn.execute(f"SET lock_timeout = {ms}")
     conn.execute("SELECT set_config(name, 'off', false) FROM pg_settings WHERE name = 'jit'")
-
-
-def redact(url: str) -> str:
-    """Hide a password in a connection URL before it reaches a log or an error."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    user = creds.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in creds else f"{scheme}://{user}@{host}"

@@ -33,6 +33,7 @@ from urllib.parse import quote
 import sqlite_utils
 
 from svc_core.errors import ConfigError, StoreBusy
+from svc_core.redact import redact_url
 from svc_server.store.base import Params, Row
 
 try:
@@ -260,7 +261,7 @@ def sqlite_path(url: str) -> str:
     """``sqlite:///relative.db``, ``sqlite:////abs/path.db`` or ``sqlite:///:memory:``."""
     prefix = "sqlite:///"
     if not url.startswith(prefix):
-        raise ConfigError(f"not a SQLite URL: {url!r} (use sqlite:///path.db)")
+        raise ConfigError(f"not a SQLite URL: {redact_url(url)!r} (use sqlite:///path.db)")
     path = url[len(prefix) :]
     if not path:
         raise ConfigError("the SQLite URL names no file (use sqlite:///path.db)")
