@@ -618,3 +618,43 @@ def test_values_loaded_before_eras_were_recorded_give_way_to_a_new_sync(
         ]
     finally:
         store.close()
+
+
+def test_values_read_wrongly_from_floor_tables_are_deleted_by_the_migration(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = migrate.available()
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in every if m.version < 25])
+    old = open_store(db_url)
+    old.migrate()
+    columns = (
+        "natural_key, sigungu_code, sigungu, property_type, metric_type, period, "
+        "period_end_date, value_pct, source, synthetic, survey_class, era, source_table, floor"
+    )
+    held = [  # as the older reader stored a floor table: the floor as the area, 효용비율 a rent
+        ("k1", "A600002", "1층", "T241873134863890", ""),
+        ("k2", "A600001", "지하1층", "T9", ""),
+        ("k3", "A510004", "서울>강남", "T9", "효용비율"),
+        ("k4", "A510004", "서울>강남", "TT249843134237374", ""),  # a regional rent: kept
+    ]
+    with old.data.transaction() as tx:
+        for key, code, name, table, floor in held:
+            tx.execute(
+                f"INSERT INTO index_observations ({columns}) VALUES "
+                "(?, ?, ?, 'retail', 'rent_level', '2025-Q1', '2025-03-31', 1.5, "
+                "'rone_official', 0, '중대형 상가', '2024Q3~', ?, ?)",
+                (key, code, name, table, floor),
+            )
+        old.sync.record_table(
+            tx, table_id="T241873134863890", era="2024Q3~", table_name=FLOOR_TABLE,
+            status="complete", at=0, total_count=1, pages=1, loaded=1,
+        )  # fmt: skip
+    old.close()
+    monkeypatch.setattr(migrate, "available", lambda: every)
+    store = open_store(db_url)
+    try:
+        assert "0025_floor_tables.sql" in store.migrate()
+    finally:
+        store.close()
+    kept = rows(db_url, "SELECT natural_key FROM index_observations")
+    assert [r["natural_key"] for r in kept] == ["k4"]
