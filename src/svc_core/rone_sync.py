@@ -22,7 +22,10 @@ Table ids change when the survey is reorganised, so tables are chosen by name
 quarter. ``plan`` reads, per (class, metric), the linked series when one exists, as a
 series of its own (era ``linked``; answers prefer it), and the era tables, each for the
 quarters of its own era only (from its start to the quarter before the next era's
-start), so no two tables of one era ever supply the same value.
+start), so no two tables of one era ever supply the same value. A table is read in every
+cycle it offers of ``QY`` and ``YY`` (``cycles_of``: the yields tables list ``YY,QY``), one
+code a call. The survey's tables whose names fit no era pattern, no class or no statistic
+are the plan's ``unread`` (``unread_reason``), listed rather than dropped.
 
 Long because the answer reader (JSON and XML), the grammar of the table names (class,
 statistic, era, cycles, the tables it cannot read) and the plan built on it all read one

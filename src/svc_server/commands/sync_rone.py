@@ -44,8 +44,10 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         help="read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
-            "(임대동향) tables of vacancy, rent, floor rents, rent index and yields of all "
-            "five classes by name, read each 1,000 rows a call, and load every table's "
+            "(임대동향) tables of vacancy, rent, floor rents and utility ratios, rent index, "
+            "yields and net operating income of all five classes by name, read each "
+            "(quarterly, and annual where offered) 1,000 rows a call as XML, list the "
+            "survey's tables whose names it cannot read, and load every table's "
             "rows under its own era (each era is its own table; the linked (시계열) series "
             "is a series of its own, preferred by /indices where it exists). Every market "
             "area is served under its own code A<CLS_ID>; the area map adds districts. "
