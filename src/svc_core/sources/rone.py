@@ -211,10 +211,6 @@ class _Row:
     """The market area's ``CLS_ID`` (open-API rows only)."""
     table_id: str = ""
     """The row's ``STATBL_ID`` (open-API rows only)."""
-    group_id: str = ""
-    """``GRP_ID`` (open-API rows; filled in floor tables, where it is the market area)."""
-    group_path: str = ""
-    """``GRP_FULLNM`` or ``GRP_NM``: the market area of a floor table's row."""
     floor_name: str = ""
     """``CLS_NM``: the floor of a floor table's row."""
     unit: str = ""
@@ -298,7 +294,7 @@ def _class(name: str, mapped: str | None) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _class_keys(items: tuple[tuple[str, str | None], ...]) -> dict[str, str | None]:
+def _class_keys(items: tuple[tuple[str, str | None], ...]) -> Mapping[str, str | None]:
     return {_squash(k): v for k, v in items}
 
 
