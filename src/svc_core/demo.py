@@ -290,7 +290,8 @@ def _contract(
 
 def demo_indices(seed: int) -> Iterator[IndexObservation]:
     """Yield quarterly index observations for every demo district, R-ONE property type and
-    metric over the demo quarters (deterministic for ``seed``)."""
+    metric of all floors (every metric but ``floor_utility_ratio``, a floor's) over the
+    demo quarters (deterministic for ``seed``)."""
     rng = random.Random(f"svc-demo-indices:{seed}")  # noqa: S311 - demo data, not security
     quarters = quarter_range(quarter_of(DEMO_FIRST), quarter_of(DEMO_LATEST))
     for code in demo_districts():
@@ -320,6 +321,8 @@ def demo_indices(seed: int) -> Iterator[IndexObservation]:
                     "sale_price_index": price_index,
                     "rent_level": base_rent * weight**0.5 * rent_index / 100.0,
                 }
+                # a quarter's NOI per m²: three months' rent less about a quarter of costs
+                values["net_operating_income"] = values["rent_level"] * 3 * 0.75
                 for metric, value in values.items():
                     yield IndexObservation(
                         sigungu_code=code,

@@ -47,6 +47,8 @@ METRIC_TYPES: tuple[str, ...] = (
     "rent_index",
     "sale_price_index",
     "rent_level",
+    "net_operating_income",
+    "floor_utility_ratio",
 )
 SOURCES: tuple[str, ...] = (
     "rtms_official",
@@ -229,7 +231,8 @@ class IndexObservation:
 
     ``period`` is ``YYYY-Qn`` or ``YYYY``; ``period_end_date`` is its last day.
     ``value_pct`` is the value as published (a percentage, index points for the
-    ``*_index`` metrics, thousand won per m² for ``rent_level``).
+    ``*_index`` metrics, thousand won per m² for ``rent_level`` and
+    ``net_operating_income``; ``floor_utility_ratio`` is a percentage).
     """
 
     sigungu_code: str = attrs.field(validator=_pattern(INDEX_PLACE))
@@ -249,8 +252,8 @@ class IndexObservation:
     source_table: str = attrs.field(default="", validator=_maybe_text(40))
     """The R-ONE ``STATBL_ID`` of that table; ``""`` when not known."""
     floor: str = attrs.field(default="", validator=_maybe_text(20))
-    """A floor rent's floor as published (``rent_level`` of one floor); ``""`` for a
-    value of all floors."""
+    """The floor of a floor table's value as published (``rent_level`` or
+    ``floor_utility_ratio`` of one floor); ``""`` for a value of all floors."""
 
     def __attrs_post_init__(self) -> None:
         year = int(self.period[:4])

@@ -193,7 +193,8 @@ def dimensions_text(data: Json) -> str:
 
 
 INDEX_UNITS = {"rent_index": " (index points)", "sale_price_index": " (index points)"}
-INDEX_UNITS["rent_level"] = " thousand won per m² (천원/㎡)"
+INDEX_UNITS["rent_level"] = " thousand won per m² (천원/㎡) a month"
+INDEX_UNITS["net_operating_income"] = " thousand won per m² (천원/㎡)"
 """The unit of a metric's ``value_pct`` other than a percentage."""
 
 

@@ -22,7 +22,14 @@ Table ids change when the survey is reorganised, so tables are chosen by name
 quarter. ``plan`` reads, per (class, metric), the linked series when one exists, as a
 series of its own (era ``linked``; answers prefer it), and the era tables, each for the
 quarters of its own era only (from its start to the quarter before the next era's
-start), so no two tables of one era ever supply the same value.
+start), so no two tables of one era ever supply the same value. A table is read in every
+cycle it offers of ``QY`` and ``YY`` (``cycles_of``: the yields tables list ``YY,QY``), one
+code a call. The survey's tables whose names fit no era pattern, no class or no statistic
+are the plan's ``unread`` (``unread_reason``), listed rather than dropped.
+
+Long because the answer reader (JSON and XML), the grammar of the table names (class,
+statistic, era, cycles, the tables it cannot read) and the plan built on it all read one
+table list; split, the name rules would be read in two places.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError
 from svc_core.sources import decode_text, json_text
-from svc_core.sources.rone import CLASS_NAMES, NO_DATA_CODE, OK_CODE, area_key
+from svc_core.sources.rone import CLASS_NAMES, NO_DATA_CODE, OK_CODE, area_key, row_area
 
 PAGE_ROWS = 1_000
 """The most rows R-ONE returns per call."""
@@ -61,6 +68,7 @@ LINKED = "linked"
 CLASSES: Mapping[str, str] = CLASS_NAMES
 """Survey classes by their name without spaces (the table name's ``_<class>`` suffix)."""
 TABLE_METRICS: tuple[tuple[str, str | None], ...] = (
+    ("순영업소득", "net_operating_income"),
     ("임대가격지수", "rent_index"),
     ("공실률", "vacancy_rate"),
     ("임대료", "rent_level"),
@@ -70,7 +78,9 @@ TABLE_METRICS: tuple[tuple[str, str | None], ...] = (
     ("수익률", None),
 )
 """Metric words of a table name, specific first; None: the metric is each row's item
-(the yields table of the current survey: 소득수익률, 자본수익률, 투자수익률)."""
+(the yields tables: 소득수익률, 자본수익률, 투자수익률). The reader takes each row's
+metric from its item where it names one (a floor table's 임대료 and 효용비율, the NOI
+table's 순영업소득(천원/㎡)); the table's metric places it among the eras."""
 _YIELDS = frozenset({"income_yield", "capital_yield", "total_return", None})
 
 _ERA = re.compile(
@@ -109,11 +119,18 @@ class RoneTable:
     survey_class: str
     metric: str | None
     era: str
-    cycle: str = "QY"
+    cycles: tuple[str, ...] = ("QY",)
+    """The cycle codes read, one call series each: quarterly, and the annual (``YY``)
+    values too when the list offers both (``YY,QY``, 매년,분기)."""
     first: Quarter | None = None
     last: Quarter | None = None
     by_floor: bool = False
     """A floor-rent table (``층별`` in its name): its items are floors."""
+
+    @property
+    def cycle(self) -> str:
+        """The table's main cycle code (the first read)."""
+        return self.cycles[0]
 
     @property
     def family(self) -> str:
@@ -140,10 +157,12 @@ class RoneTable:
 
 @attrs.frozen(kw_only=True)
 class Plan:
-    """The tables to read and the ones left out, each with why."""
+    """The tables to read and the ones left out, each with why; ``unread``: the survey's
+    (임대동향) tables whose names svc cannot read, as (id, name, why)."""
 
     tables: tuple[RoneTable, ...]
     skipped: tuple[tuple[RoneTable, str], ...] = ()
+    unread: tuple[tuple[str, str, str], ...] = ()
 
 
 def classify(code: str) -> str:
@@ -271,6 +290,15 @@ def cycle_of(listed: str) -> str:
     return next((c for c in CYCLES if c in offered), "QY")
 
 
+def cycles_of(listed: str) -> tuple[str, ...]:
+    """The cycle codes to read of a table whose list entry says ``listed`` (codes, or
+    their Korean names 매년/분기): ``cycle_of``'s, then ``YY`` when the annual values are
+    offered beside it."""
+    codes = listed.upper().replace("매년", "YY").replace("분기", "QY")
+    first = cycle_of(codes)
+    return (first, "YY") if first != "YY" and "YY" in codes else (first,)
+
+
 def _era(match: re.Match[str]) -> tuple[str, Quarter | None, Quarter | None]:
     if match["linked"]:
         return LINKED, None, None
@@ -291,26 +319,50 @@ def era_of(name: str) -> str:
     return "" if match is None else _era(match)[0]
 
 
+NO_CLASS = "its name ends in no survey class svc knows (_오피스, _중대형 상가, ...)"
+NO_ERA = (
+    "its name fits none of the era patterns svc reads ((시계열), (YYYY년~), "
+    "(YYYY년N분기~), (YYYY년), (YYYY~YYYY))"
+)
+NO_STATISTIC = "a statistic svc does not read"
+
+
+def unread_reason(row: Mapping[str, Any]) -> str | None:
+    """Why a table-list row of the rental survey (임대동향) is not read by its name
+    (``NO_CLASS``, ``NO_ERA``, ``NO_STATISTIC``); None for a table svc reads and for
+    a table of another survey."""
+    table_id = str(row.get("STATBL_ID", "") or "").strip()
+    name = re.sub(r"\s+", "", str(row.get("STATBL_NM", "") or ""))
+    if not table_id or SURVEY_WORD not in name:
+        return None
+    stem, _, suffix = name.rpartition("_")
+    if not stem or suffix not in CLASSES:
+        return NO_CLASS
+    if _ERA.search(stem) is None:
+        return NO_ERA
+    words = stem.replace(SURVEY_WORD, "", 1)
+    if not any(word in words for word, _ in TABLE_METRICS):
+        return NO_STATISTIC
+    return None
+
+
 def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
     """A table-list row as a rental-survey table svc reads, or None (another survey,
-    another statistic, no class or no era in the name). ``SourceError`` for a name that
-    did not decode."""
+    another statistic, no class or no era in the name: ``unread_reason`` says which).
+    ``SourceError`` for a name that did not decode."""
     table_id = str(row.get("STATBL_ID", "") or "").strip()
     name = str(row.get("STATBL_NM", "") or "").strip()
     if _GARBLED.search(name):
         raise SourceError(f"the table name {name!r} ({table_id}) did not decode")
     squashed = re.sub(r"\s+", "", name)
-    if not table_id or SURVEY_WORD not in squashed or "_" not in squashed:
+    if not table_id or SURVEY_WORD not in squashed or unread_reason(row) is not None:
         return None
     stem, suffix = squashed.rsplit("_", 1)
-    survey_class = CLASSES.get(suffix)
+    survey_class = CLASSES[suffix]
     era = _ERA.search(stem)
-    if survey_class is None or era is None:
-        return None
+    assert era is not None  # unread_reason checked it
     words = stem.replace(SURVEY_WORD, "", 1)
     metrics = [metric for word, metric in TABLE_METRICS if word in words]
-    if not metrics:
-        return None
     label, first, last = _era(era)
     by_floor = FLOOR_WORD in words and metrics[0] == "rent_level"
     return RoneTable(
@@ -319,7 +371,9 @@ def describe_table(row: Mapping[str, Any]) -> RoneTable | None:
         survey_class=survey_class,
         metric=metrics[0],
         era=label,
-        cycle=cycle_of(str(row.get("DTACYCLE_CD", "") or "")),
+        cycles=cycles_of(
+            str(row.get("DTACYCLE_CD", "") or "") or str(row.get("DTACYCLE_NM", "") or "")
+        ),
         first=first,
         last=last,
         by_floor=by_floor,
@@ -342,7 +396,13 @@ def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None =
     next era's start (the next era within the same class and family: the yields tables
     of the current survey follow the older per-metric ones). Of two tables of the same
     class, metric and era, the one with the smaller id is read."""
-    described = [t for t in (describe_table(r) for r in rows) if t is not None]
+    listed = list(rows)
+    described = [t for t in (describe_table(r) for r in listed) if t is not None]
+    unread = tuple(
+        (str(r.get("STATBL_ID", "")).strip(), str(r.get("STATBL_NM", "")).strip(), why)
+        for r in listed
+        if (why := unread_reason(r)) is not None
+    )
     chosen: dict[tuple[str, str | None, bool, str], RoneTable] = {}
     skipped: list[tuple[RoneTable, str]] = []
     for table in sorted(described, key=lambda t: t.table_id):
@@ -368,20 +428,21 @@ def plan(rows: Iterable[Mapping[str, Any]], *, classes: Collection[str] | None =
                 table = attrs.evolve(table, last=min(end, table.last or end))
         tables.append(table)
     tables.sort(key=lambda t: (t.survey_class, t.family, t.first or (0, 0), t.table_id))
-    return Plan(tables=tuple(tables), skipped=tuple(skipped))
+    return Plan(tables=tuple(tables), skipped=tuple(skipped), unread=unread)
 
 
 def unmapped_areas(
-    rows: Iterable[Mapping[str, Any]], area_map: Mapping[str, Any]
+    rows: Iterable[Mapping[str, Any]], area_map: Mapping[str, Any], table_name: str = ""
 ) -> dict[str, str]:
-    """The market areas of ``rows`` (``CLS_FULLNM`` → ``CLS_ID``) that ``area_map`` maps
-    to no district: what a sync lists so that the map can be extended."""
+    """The market areas of ``rows`` of table ``table_name`` (full name → id: the group
+    in a floor table, else the class; ``rone.row_area``) that ``area_map`` maps to no
+    district: what a sync lists so that the map can be extended."""
     mapped = {area_key(area) for area in area_map}
     found: dict[str, str] = {}
     for row in rows:
-        path = str(row.get("CLS_FULLNM") or row.get("CLS_NM") or "").strip()
+        path, area_id = row_area(row, table_name)
         if path and area_key(path) not in mapped:
-            found.setdefault(path, str(row.get("CLS_ID", "") or "").strip())
+            found.setdefault(path, area_id)
     return found
 
 

@@ -10,8 +10,12 @@ from hypothesis import strategies as st
 
 from svc_core.errors import GatewayError, SourceError
 from svc_core.rone_sync import (
+    NO_CLASS,
+    NO_ERA,
+    NO_STATISTIC,
     classify,
     cycle_of,
+    cycles_of,
     data_document,
     decode,
     describe_table,
@@ -19,6 +23,7 @@ from svc_core.rone_sync import (
     plan,
     read_page,
     unmapped_areas,
+    unread_reason,
 )
 
 CLASSES = ["오피스", "중대형 상가", "소규모 상가", "집합 상가", "일반 상가"]
@@ -249,3 +254,48 @@ def test_the_era_of_a_name_is_the_era_its_table_is_filed_under(
     assert era_of(name) == era[1]
     table = describe_table({"STATBL_ID": "T1", "STATBL_NM": name})
     assert table is not None and table.era == era[1]
+
+
+@given(listed=st.lists(st.sampled_from(["YY", "QY", "MM", "매년", "분기", ","]), max_size=5))
+def test_the_annual_values_are_read_beside_the_quarters_when_offered(listed: list[str]) -> None:
+    text = "".join(listed)
+    cycles = cycles_of(text)
+    assert cycles[0] == cycle_of(text.replace("매년", "YY").replace("분기", "QY"))
+    annual = "YY" in text or "매년" in text
+    assert cycles == ((cycles[0], "YY") if annual and cycles[0] != "YY" else (cycles[0],))
+    assert len(set(cycles)) == len(cycles)
+
+
+def test_survey_tables_svc_cannot_read_are_listed_with_why() -> None:
+    listing = [
+        {"STATBL_ID": "A1", "STATBL_NM": "임대동향 지역별 공실률(2017년~2018년)_오피스"},
+        {"STATBL_ID": "A2", "STATBL_NM": "임대동향 지역별 공실률(2024년3분기~)_오피스"},
+        {"STATBL_ID": "A3", "STATBL_NM": "임대동향 지역별 공실률(2024년3분기~)_창고"},
+        {"STATBL_ID": "A4", "STATBL_NM": "임대동향 표본 현황(2024년3분기~)_오피스"},
+        {"STATBL_ID": "A5", "STATBL_NM": "(연) 지역별 지가지수"},
+        {
+            "STATBL_ID": "A6",
+            "STATBL_NM": "임대동향 순영업소득(2024년3분기~)_오피스",
+            "DTACYCLE_CD": "YY,QY",
+        },
+    ]
+    result = plan(listing)
+    assert [(i, why) for i, _, why in result.unread] == [
+        ("A1", NO_ERA),
+        ("A3", NO_CLASS),
+        ("A4", NO_STATISTIC),
+    ]
+    assert [(t.table_id, t.metric, t.cycles) for t in result.tables] == [
+        ("A6", "net_operating_income", ("QY", "YY")),
+        ("A2", "vacancy_rate", ("QY",)),
+    ]
+    assert unread_reason(listing[4]) is None  # another survey: not the survey's to list
+
+
+def test_a_floor_tables_areas_are_its_groups() -> None:
+    rows = [
+        {"GRP_ID": 520001, "GRP_FULLNM": "서울>강남대로", "CLS_ID": 1, "CLS_NM": "1층"},
+        {"GRP_ID": 520001, "GRP_FULLNM": "서울>강남대로", "CLS_ID": 2, "CLS_NM": "2층"},
+    ]
+    name = "임대동향 층별임대료 및 층별효용비율(2024년3분기~)_중대형 상가"
+    assert unmapped_areas(rows, {}, name) == {"서울>강남대로": "520001"}

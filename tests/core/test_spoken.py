@@ -213,7 +213,7 @@ def test_an_indices_text_names_each_value_s_series_and_unit() -> None:
     ]
     text = narration.indices_text(rows, {"query": {}})
     assert (
-        "rent_level 2025-Q1: 25.5 thousand won per m² (천원/㎡) [class 중대형 상가, era 2024년3분기~]"
+        "rent_level 2025-Q1: 25.5 thousand won per m² (천원/㎡) a month [class 중대형 상가, era 2024년3분기~]"
         in text
     )
     assert "rent_index 2025-Q1: 101.2 (index points) [class 중대형 상가, era 시계열]" in text

@@ -165,8 +165,9 @@ INDEX_FIELDS = (
     "annualized_cap_rate",
 )
 """SPEC's index row, in order: every row starts with exactly these."""
-ADDED_INDEX_FIELDS = ("survey_class", "era", "source_table", "floor")
-"""Issue 27's additions, after SPEC's fields: the series a value belongs to."""
+ADDED_INDEX_FIELDS = ("survey_class", "era", "source_table", "floor", "unit")
+"""Issue 27's additions, after SPEC's fields: the series a value belongs to; issue 43's
+``unit`` of the value."""
 ALL_INDEX_FIELDS = (*INDEX_FIELDS, *ADDED_INDEX_FIELDS)
 
 

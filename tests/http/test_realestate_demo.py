@@ -23,6 +23,7 @@ import pytest
 
 from svc_core.demo import DEMO_LIMITATION, SEOUL_DONGS, demo_districts
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate.indices import OPT_IN_METRICS
 from svc_core.stats import quartiles
 from svc_server.app import SvcApp
 from svc_server.http.deps import new_id
@@ -144,7 +145,7 @@ def test_coverage_every_granularity_precision_and_filter(api: Api) -> None:
 def test_indices_every_metric_type_and_period_kind(api: Api) -> None:
     rows = api.ok("indices", {"sigungu_code": "11680", "period": "last_8q"})["data"]
     # every metric of SPEC's; rent_level (an addition) only when asked for
-    spec_metrics = set(METRIC_TYPES) - {"rent_level"}
+    spec_metrics = set(METRIC_TYPES) - OPT_IN_METRICS
     assert {r["metric_type"] for r in rows} == spec_metrics
     assert {r["property_type"] for r in rows} == {"office", "retail", "commercial_complex"}
     assert len(rows) == 8 * len(spec_metrics) * 3

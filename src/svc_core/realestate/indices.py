@@ -1,7 +1,8 @@
 """Index rows: R-ONE survey statistics of a district, with the cap rate (SPEC "Index row").
 
-``annualized_cap_rate`` is ``value_pct`` x 4 on ``income_yield`` rows (a quarterly NOI
-yield), rounded to 6 decimals; null on every other metric. When a district and its
+``annualized_cap_rate`` is ``value_pct`` x 4 on quarterly ``income_yield`` rows (a
+quarterly NOI yield), rounded to 6 decimals, and ``value_pct`` itself on an annual one
+(R-ONE's annual income yield is a year's already); null on every other metric. When a district and its
 renumbering alias both hold a value for the same series and period, the requested
 code's own value is kept.
 
@@ -11,8 +12,11 @@ gives one row per property type, metric and period (SPEC's row), from the prefer
 series (``preference``): the property type's primary class, then ``CLASS_ORDER``; the
 board's linked ``(시계열)`` series before an era table, an era table before a value of
 no known era. ``series=all`` gives every series instead. ``rent_level`` (thousand won
-per m², not one of SPEC's metrics) is given only when asked for by ``metric_type``; a
-floor rent is a ``rent_level`` row with its ``floor``, beside the rent of all floors.
+per m² a month), ``net_operating_income`` (thousand won per m² a quarter, or a year for
+an annual value) and ``floor_utility_ratio`` (a percentage), not SPEC's metrics, are
+given only when asked for by ``metric_type``; a floor table's value is a ``rent_level``
+or ``floor_utility_ratio`` row with its ``floor``, beside the rent of all floors. Each row
+says its ``unit`` (``metric_unit``).
 """
 
 from __future__ import annotations
@@ -31,10 +35,22 @@ from svc_core.realestate.query import IndicesQuery
 from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
 INDEX_SOURCES = ("rone_official",)
-OPT_IN_METRICS = frozenset({"rent_level"})
+OPT_IN_METRICS = frozenset({"rent_level", "net_operating_income", "floor_utility_ratio"})
 """Metrics outside SPEC's list: in an answer only when ``metric_type`` names them."""
 LINKED_ERA = "linked"
 INCOME_YIELD_PERIODS_PER_YEAR = 4
+METRIC_UNITS: dict[str, str] = {
+    "vacancy_rate": "%",
+    "income_yield": "%",
+    "capital_yield": "%",
+    "total_return": "%",
+    "rent_index": "index points",
+    "sale_price_index": "index points",
+    "rent_level": "천원/㎡/month",
+    "net_operating_income": "천원/㎡/quarter",
+    "floor_utility_ratio": "%",
+}
+"""The unit of each metric's ``value_pct`` (a quarter's value; ``metric_unit``)."""
 INDICES_HINT = (
     "Indices exist for districts mapped from R-ONE market areas and for the periods the "
     "survey published; try period=last_8q or a year such as 2025."
@@ -97,20 +113,37 @@ class IndexRow:
     source_table: str | None
     """That table's ``STATBL_ID`` (None: not known)."""
     floor: str | None
-    """A floor rent's floor as published (``rent_level`` rows); None for all floors."""
+    """A floor table's floor as published (``rent_level`` and ``floor_utility_ratio``
+    rows); None for all floors."""
+    unit: str
+    """The unit of ``value_pct`` (``metric_unit``)."""
 
 
 CAP_RATE_METHOD = (
-    "annualized_cap_rate = value_pct x 4 on income_yield rows: R-ONE's quarterly income "
-    "(NOI) yield annualized by simple multiplication, not compounded; null on other metrics."
+    "annualized_cap_rate = value_pct x 4 on quarterly income_yield rows: R-ONE's quarterly "
+    "income (NOI) yield annualized by simple multiplication, not compounded; on an annual "
+    "income_yield row (period YYYY) value_pct itself, the year's yield as R-ONE publishes "
+    "it; null on other metrics."
 )
 """How ``annualized_cap_rate`` is computed, stated in every indices envelope."""
 
 
-def cap_rate(metric_type: str, value_pct: float) -> float | None:
-    """The annualized cap rate of a quarterly ``income_yield``; None for other metrics."""
+def metric_unit(metric_type: str, period: str) -> str:
+    """The unit of a metric's value in ``period`` (``YYYY-Qn`` or ``YYYY``): net operating
+    income is a flow, a quarter's or (an annual value) a year's."""
+    unit = METRIC_UNITS.get(metric_type, "%")
+    if metric_type == "net_operating_income" and len(period) == 4:
+        return "천원/㎡/year"
+    return unit
+
+
+def cap_rate(metric_type: str, value_pct: float, period: str = "") -> float | None:
+    """The annualized cap rate of an ``income_yield``: a quarter's x 4, a year's
+    (``period`` ``YYYY``) as it is; None for other metrics."""
     if metric_type != "income_yield":
         return None
+    if len(period) == 4:
+        return round(value_pct, 6)
     return round(value_pct * INCOME_YIELD_PERIODS_PER_YEAR, 6)
 
 
@@ -155,11 +188,12 @@ def index_rows(code: str, values: Iterable[IndexValue]) -> list[IndexRow]:
             period=v.period,
             period_end_date=v.period_end_date,
             value_pct=float(v.value_pct),
-            annualized_cap_rate=cap_rate(v.metric_type, float(v.value_pct)),
+            annualized_cap_rate=cap_rate(v.metric_type, float(v.value_pct), v.period),
             survey_class=v.survey_class or None,
             era=v.era or None,
             source_table=v.source_table or None,
             floor=v.floor or None,
+            unit=metric_unit(v.metric_type, v.period),
         )
         for v in values
     ]

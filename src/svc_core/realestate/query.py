@@ -203,7 +203,8 @@ LIMIT = Param(
 METRIC_TYPE = Param(
     name="metric_type",
     description="One metric; when absent, every metric but rent_level (thousand won per "
-    "m², an addition to SPEC's metrics, given only when asked for).",
+    "m² a month), net_operating_income (thousand won per m²) and floor_utility_ratio "
+    "(a percentage): additions to SPEC's metrics, given only when asked for.",
     kind="enum",
     choices=METRIC_TYPES,
 )

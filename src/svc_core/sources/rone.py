@@ -19,14 +19,22 @@ Two input forms, one result:
   (or a svc metric type); ``value`` a number, empty for no value. Lines are file lines.
 
 Names, not table ids (which change when the survey is reorganised), decide the meaning.
-Metric (first match, specific names first): 임대가격지수 → ``rent_index``, 매매가격지수 →
-``sale_price_index``, 공실률 → ``vacancy_rate``, 임대료 → ``rent_level`` (thousand won per m²),
-소득수익률 → ``income_yield``,
-자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
-``sale_price_index``; searched in the item name, then the item's full name, then the
-caller's ``table_name`` (the table's name from ``SttsApiTbl.do``). Floor rents: in a rent
-table whose name says ``층별`` the items are floors (their names no metric), and each
-value is a ``rent_level`` of that ``floor`` (the item's name as published).
+Metric (first match, specific names first): 효용비율 → ``floor_utility_ratio`` (a
+percentage), 임대가격지수 → ``rent_index``, 매매가격지수 → ``sale_price_index``, 공실률 →
+``vacancy_rate``, 임대료 → ``rent_level`` (thousand won per m²), 소득수익률 →
+``income_yield``, 자본수익률 → ``capital_yield``, 투자수익률 → ``total_return``, 가격지수 →
+``sale_price_index``; 순영업소득 in thousand won per m² (``순영업소득(천원/㎡)``, or its
+``UI_NM`` says 천원) → ``net_operating_income``, its percentage items are not served
+(``item_not_served``). Searched in the item name, then the item's full name, then the
+caller's ``table_name`` (the table's name from ``SttsApiTbl.do``), except in a table whose
+items are its metrics (``층별`` or ``순영업소득`` in its name): there an item that names no
+metric is ``item_not_served``.
+
+Floor tables (``층별임대료 및 층별효용비율``: ``층별`` in the table's name, or a row whose
+``GRP_ID`` is filled and whose ``CLS_NM`` is a floor such as ``1층``, ``지하1층``,
+``6층이상``): the market area is the group (``GRP_FULLNM``/``GRP_NM``, ``GRP_ID``), the
+floor the class (``CLS_NM``); each (area, floor, item, period) is one value carrying its
+``floor``. A floor row without a group is rejected (``no_market_area``).
 
 Property class (``DEFAULT_CLASS_MAP``): 오피스 → ``office``, 중대형 상가, 소규모 상가 and
 일반 상가 → ``retail``, 집합 상가 → ``commercial_complex``. Every class is its own series:
@@ -50,8 +58,8 @@ are excluded as ``no_value``; other cycles than quarter and year as
 Natural key (``index_key``): ``rone:<sigungu>:<property_type>:<metric_type>:<period>``,
 then ``:class=<class>`` for a class other than the property type's primary one,
 ``:era=<era>`` when the caller names the table's era (``era``, from ``svc sync rone`` or
-``--table-name``) and ``:floor=<floor>`` for a floor rent: one value per place, class,
-metric, period, era and floor (a repeat within a file is excluded as
+``--table-name``) and ``:floor=<floor>`` for a floor table's value: one value per place,
+class, metric, period, era and floor (a repeat within a file is excluded as
 ``duplicate_in_file``). ``source_table`` is each row's ``STATBL_ID``.
 
 Long because one reader covers both of R-ONE's input forms (open-API JSON and CSV) and
@@ -61,6 +69,8 @@ in two places.
 
 from __future__ import annotations
 
+import datetime
+import functools
 import importlib.resources
 import math
 import re
@@ -123,6 +133,7 @@ PRIMARY_CLASS: Mapping[str, str] = {
 """The class each property type's values came from before every class was read."""
 
 METRIC_NAMES: tuple[tuple[str, str], ...] = (
+    ("효용비율", "floor_utility_ratio"),
     ("임대가격지수", "rent_index"),
     ("매매가격지수", "sale_price_index"),
     ("공실률", "vacancy_rate"),
@@ -137,7 +148,15 @@ OK_CODE = "INFO-000"
 NO_DATA_CODE = "INFO-200"
 
 FLOOR_WORD = "층별"
-"""A rent table whose name says ``층별`` publishes each floor's rent, one item a floor."""
+"""A table whose name says ``층별`` (floor rents and floor utility ratios) has the market
+area as its group (``GRP_*``) and the floor as its class (``CLS_NM``)."""
+NOI_WORD = "순영업소득"
+"""Net operating income: served in thousand won per m² only (``순영업소득(천원/㎡)``)."""
+BY_ITEM_WORDS: tuple[str, ...] = (FLOOR_WORD, NOI_WORD)
+"""Tables whose items are their metrics: an item naming none is not served, never
+read as the metric of the table's name."""
+FLOOR_NAME = re.compile(r"(지하)?[0-9]{1,3}층(이상|이하)?")
+"""A floor as R-ONE names it: ``지하1층``, ``1층`` ... ``5층``, ``6층이상``."""
 
 _QUARTER_ID = re.compile(r"([0-9]{4})0([1-4])")
 _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
@@ -153,6 +172,7 @@ def area_key(path: str) -> str:
     return ">".join(p for p in parts if p)
 
 
+@functools.lru_cache(maxsize=4096)
 def _squash(name: str) -> str:
     return re.sub(r"\s+", "", name)
 
@@ -191,6 +211,13 @@ class _Row:
     """The market area's ``CLS_ID`` (open-API rows only)."""
     table_id: str = ""
     """The row's ``STATBL_ID`` (open-API rows only)."""
+    floor_name: str = ""
+    """``CLS_NM``: the floor of a floor table's row."""
+    unit: str = ""
+    """``UI_NM`` (open-API rows only)."""
+    by_floor: bool = False
+    """A floor table's row: ``class_path`` and ``area_id`` are its group's, the floor is
+    ``floor_name``."""
 
 
 class _Exclude(Exception):
@@ -199,31 +226,76 @@ class _Exclude(Exception):
         super().__init__(reason)
 
 
-def _metric(row: _Row, table_name: str | None) -> tuple[str, str]:
-    """(metric, floor): the floor is the item's name when the item names no metric and
-    the table is a floor-rent table (``층별`` and ``임대료`` in its name); else ``""``."""
-    for index, candidate in enumerate((*row.item_names, table_name or "")):
-        name = _squash(candidate)
-        metric = name if name in METRIC_TYPES else None
-        for keyword, found in METRIC_NAMES:
-            if metric is None and keyword in name:
-                metric = found
-        if metric is None:
-            continue
-        by_floor = index == len(row.item_names) and FLOOR_WORD in name
-        if by_floor and metric == "rent_level":
-            floor = row.item_names[0].strip()
-            if not floor or len(floor) > 20:
-                raise Reject("unknown_floor", f"item {floor[:40]!r} names no floor")
-            return metric, floor
-        return metric, ""
+def is_floor_table(table_name: str | None) -> bool:
+    """Whether a table's name says it is a floor table (``층별``)."""
+    return FLOOR_WORD in _squash(table_name or "")
+
+
+def is_floor_row(row: Mapping[str, Any], table_name: str | None) -> bool:
+    """Whether an open-API row is a floor table's: the table's name says ``층별``, or the
+    row has a group and its class is a floor (``1층``, ``지하1층``, ``6층이상``)."""
+    if is_floor_table(table_name):
+        return True
+    floor = _squash(_text(row.get("CLS_NM")))
+    return bool(_text(row.get("GRP_ID")).strip()) and FLOOR_NAME.fullmatch(floor) is not None
+
+
+def row_area(row: Mapping[str, Any], table_name: str | None) -> tuple[str, str]:
+    """(market-area path, area id) of an open-API row: the group in a floor table
+    (``GRP_FULLNM`` or ``GRP_NM``, ``GRP_ID``), else the class (``CLS_FULLNM`` or
+    ``CLS_NM``, ``CLS_ID``)."""
+    if is_floor_row(row, table_name):
+        path = _text(row.get("GRP_FULLNM")) or _text(row.get("GRP_NM"))
+        return path.strip(), _text(row.get("GRP_ID")).strip()
+    path = _text(row.get("CLS_FULLNM")) or _text(row.get("CLS_NM"))
+    return path.strip(), _text(row.get("CLS_ID")).strip()
+
+
+def _item_metric(name: str, unit: str) -> str | None:
+    """The metric an item's name gives (``unit``: the row's ``UI_NM``), None for none;
+    ``_Exclude`` for net operating income in another unit than thousand won per m²."""
+    if name in METRIC_TYPES:
+        return name
+    if NOI_WORD in name:
+        if "천원" in name or "천원" in unit:
+            return "net_operating_income"
+        raise _Exclude("item_not_served")
+    return next((found for keyword, found in METRIC_NAMES if keyword in name), None)
+
+
+def _metric(row: _Row, table_name: str | None) -> str:
+    """The metric of a row: its item's, else its table's (not in a table whose items are
+    its metrics: there an item that names none is not served)."""
+    for candidate in row.item_names:
+        metric = _item_metric(_squash(candidate), row.unit)
+        if metric is not None:
+            return metric
+    table = _squash(table_name or "")
+    if any(word in table for word in BY_ITEM_WORDS):
+        raise _Exclude("item_not_served")
+    metric = _item_metric(table, row.unit) if table else None
+    if metric is not None:
+        return metric
     raise Reject("unknown_metric", f"item {row.item_names[0]!r} names no known metric")
+
+
+def _floor(row: _Row) -> str:
+    """The floor of a floor table's row (its ``CLS_NM``, as published)."""
+    floor = row.floor_name.strip()
+    if not floor or len(floor) > 20:
+        raise Reject("unknown_floor", f"class {floor[:40]!r} names no floor")
+    return floor
 
 
 def _class(name: str, mapped: str | None) -> tuple[str, str]:
     if mapped is None:
         raise _Exclude("unmapped_property_class")
     return mapped, CLASS_NAMES.get(name, "")
+
+
+@functools.lru_cache(maxsize=64)
+def _class_keys(items: tuple[tuple[str, str | None], ...]) -> Mapping[str, str | None]:
+    return {_squash(k): v for k, v in items}
 
 
 def _property(
@@ -234,7 +306,7 @@ def _property(
 ) -> tuple[str, str, str]:
     """(property type, market-area path without the class part as published, survey
     class or ``""``)."""
-    classes = {_squash(k): v for k, v in class_map.items()}
+    classes = _class_keys(tuple(class_map.items()))
     raw = [p.strip() for p in row.class_path.split(">")]
     parts = [_squash(p) for p in raw]
     area = ">".join(r for r, p in zip(raw, parts, strict=True) if p and p not in classes)
@@ -278,6 +350,11 @@ def _period(row: _Row) -> str:
     if not 1990 <= year <= 2100:
         raise Reject("invalid_period", f"period {pid!r} is out of range")
     return label
+
+
+@functools.lru_cache(maxsize=1024)
+def _period_end(period: str) -> datetime.date:
+    return period_end_date(period)
 
 
 def _value(row: _Row) -> float:
@@ -346,7 +423,10 @@ def _observations(
         report.read += 1
         try:
             value = _value(row)
-            metric, floor = _metric(row, table_name)
+            metric = _metric(row, table_name)
+            floor = _floor(row) if row.by_floor else ""
+            if row.by_floor and not row.class_path.strip():
+                raise Reject("no_market_area", f"floor {floor!r} has no group (GRP_FULLNM)")
             prop, area, survey_class = _property(row, table_name, class_map, property_type)
             period = _period(row)
             targets = _targets(row, area, districts.get(area_key(area)))
@@ -356,7 +436,7 @@ def _observations(
         except Reject as rej:
             report.reject(row.line, rej.reason, rej.detail)
             continue
-        end = period_end_date(period)
+        end = _period_end(period)
         for code, name in targets:
             key = index_key(code, prop, metric, period, survey_class, era, floor)
             if key in seen:
@@ -387,7 +467,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _json_rows(data: bytes, path: str) -> list[_Row]:
+def _json_rows(data: bytes, path: str, table_name: str | None) -> list[_Row]:
     doc = load_json(data, path)
     if not isinstance(doc, dict):
         raise SourceError("JSON is not an object: not an R-ONE response", path=path)
@@ -419,18 +499,25 @@ def _json_rows(data: bytes, path: str) -> list[_Row]:
     rows: list[_Row] = []
     for i, raw in enumerate(raw_rows, start=1):
         item = raw if isinstance(raw, dict) else {}
+        by_floor = is_floor_row(item, table_name)
+        area, area_id = row_area(item, table_name)
         rows.append(
             _Row(
                 line=i,
                 period_id=_text(item.get("WRTTIME_IDTFR_ID")),
                 cycle=_text(item.get("DTACYCLE_CD")) or None,
-                class_path=_text(item.get("CLS_FULLNM")) or _text(item.get("CLS_NM")),
+                class_path=area,
                 item_names=(_text(item.get("ITM_NM")), _text(item.get("ITM_FULLNM"))),
-                group_name=_text(item.get("GRP_NM")),
+                group_name="" if by_floor else _text(item.get("GRP_NM")),
                 property_class=None,
                 value=item.get("DTA_VAL"),
-                area_id=_text(item.get("CLS_ID")).strip(),
+                area_id=area_id,
                 table_id=_text(item.get("STATBL_ID")).strip(),
+                floor_name=(_text(item.get("CLS_NM")) or _text(item.get("CLS_FULLNM")))
+                if by_floor
+                else "",
+                unit=_text(item.get("UI_NM")).strip(),
+                by_floor=by_floor,
             )
         )
     return rows
@@ -480,7 +567,7 @@ def parse_rone_json(
     """Read an R-ONE ``SttsApiTblData`` JSON answer; ``era``: the era of the table it
     is an answer of (``""``: not known). ValueError for a bad ``area_map``."""
     report = LoadReport(path=path, unit="item")
-    rows = _json_rows(data, path)
+    rows = _json_rows(data, path, table_name)
     observations = _observations(
         iter(rows),
         report,

@@ -379,10 +379,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not rows and not tables:
         print("sync status: nothing synced yet")
     for t in tables:
-        print(
-            f"rone {t['table_id']} {t['table_name']} ({t['era']}): {t['status']}, "
-            f"{t['loaded']} values loaded; last sync {iso_or_none(t['fetched_at']) or 'never'}"
-        )
+        print(sync_rone.status_line(t))
     for r in rows:
         parts = []
         for name in ("complete", "partial", "failed", "missing"):

@@ -28,6 +28,7 @@ from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.commands.infile import max_bytes, read_regular
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
+from svc_server.store.sync import UNREAD
 
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
@@ -44,8 +45,10 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         help="read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
-            "(임대동향) tables of vacancy, rent, floor rents, rent index and yields of all "
-            "five classes by name, read each 1,000 rows a call, and load every table's "
+            "(임대동향) tables of vacancy, rent, floor rents and utility ratios, rent index, "
+            "yields and net operating income of all five classes by name, read each "
+            "(quarterly, and annual where offered) 1,000 rows a call as XML, list the "
+            "survey's tables whose names it cannot read, and load every table's "
             "rows under its own era (each era is its own table; the linked (시계열) series "
             "is a series of its own, preferred by /indices where it exists). Every market "
             "area is served under its own code A<CLS_ID>; the area map adds districts. "
@@ -83,11 +86,22 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
 
 def _table_line(t: sync_rone.TableOutcome) -> str:
     line = (
-        f"{t.table.table_id} {t.table.name} [era {t.table.era}, {t.table.cycle}]: "
+        f"{t.table.table_id} {t.table.name} [era {t.table.era}, {'+'.join(t.table.cycles)}]: "
         f"{t.status}, {t.rows} rows, {t.loaded} loaded, {t.held} already held, "
         f"{t.outside_era} outside its era"
     )
     return line + (f" ({t.detail})" if t.detail else "")
+
+
+def status_line(t: Mapping[str, Any]) -> str:
+    """A ``sync_tables`` row as ``svc sync status`` shows it: a table read, with its era
+    and values, or a survey table svc cannot read by name, with why."""
+    if t["status"] == UNREAD:
+        return f"rone {t['table_id']} {t['table_name']}: not read ({t['detail']})"
+    return (
+        f"rone {t['table_id']} {t['table_name']} ({t['era']}): {t['status']}, "
+        f"{t['loaded']} values loaded; last sync {iso_or_none(t['fetched_at']) or 'never'}"
+    )
 
 
 def cmd_rone(args: argparse.Namespace) -> int:
@@ -129,6 +143,13 @@ def cmd_rone(args: argparse.Namespace) -> int:
         store.close()
     for table, why in report.skipped:
         print(f"  {table.table_id} {table.name}: skipped ({why})")
+    for table_id, name, why in report.unread:
+        print(f"  {table_id} {name}: not read ({why})")
+    if report.unread:
+        print(
+            f"  {len(report.unread)} survey (임대동향) tables not read: their names are "
+            "listed above and in svc sync status"
+        )
     if bar.lines is None:  # the progress lines said it already
         for t in report.tables:
             print(f"  {_table_line(t)}")

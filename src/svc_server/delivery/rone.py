@@ -17,6 +17,9 @@ from svc_server.delivery.rtms import DEFAULT_TIMEOUT
 DEFAULT_BASE_URL = "https://www.reb.or.kr/r-one/openapi"
 TABLES = "SttsApiTbl.do"
 DATA = "SttsApiTblData.do"
+XML = "xml"
+"""Every call asks XML, R-ONE's default ``Type``: Korean names decode cleanly in XML in
+every public report, while one client found them garbled in ``Type=json`` answers."""
 
 
 @attrs.frozen
@@ -30,7 +33,7 @@ class Answer:
 
 
 class RoneClient:
-    """Fetches R-ONE pages (JSON) over one pooled ``Fetcher``; close it when done."""
+    """Fetches R-ONE pages (XML) over one pooled ``Fetcher``; close it when done."""
 
     def __init__(
         self, key: str, *, base_url: str = DEFAULT_BASE_URL, timeout: float = DEFAULT_TIMEOUT
@@ -46,7 +49,7 @@ class RoneClient:
         ``STATBL_ID`` and ``DTACYCLE_CD``)."""
         query = {
             "KEY": self._key,
-            "Type": "json",
+            "Type": XML,
             "pIndex": str(page_no),
             "pSize": str(rows),
             **params,

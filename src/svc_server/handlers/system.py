@@ -192,7 +192,8 @@ def disclosure_body() -> str:
                 "Rolling windows (last_3m, last_6m, last_12m, last_4q, last_8q) end at "
                 "the latest month or quarter that has data, because reports arrive up "
                 "to 30 days late.",
-                "annualized_cap_rate = value_pct x 4 on income_yield rows (a quarterly yield).",
+                "annualized_cap_rate = value_pct x 4 on quarterly income_yield rows (a "
+                "quarterly yield); an annual income_yield row's own value_pct.",
             )
         ),
         "<h2>Confidence</h2>\n",

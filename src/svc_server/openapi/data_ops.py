@@ -153,8 +153,11 @@ GET_REAL_ESTATE_INDICES = Operation(
     "on income_yield rows. Each row says its series: `survey_class`, the `era` of the "
     "table it comes from and the table (`source_table`); by default one row per property "
     "type, metric and period from the preferred series (the linked (시계열) series where "
-    "it exists), every series with `series=all`. `rent_level` rows only with "
-    f"`metric_type=rent_level`. CSV negotiation applies. {QUOTA_NOTE}",
+    "it exists), every series with `series=all`. `rent_level` (천원/㎡ a month), "
+    "`net_operating_income` (순영업소득, 천원/㎡ a quarter or a year) and "
+    "`floor_utility_ratio` (효용비율, %) rows only when `metric_type` names them; floor "
+    "tables' rows carry their `floor`, every row its `unit`. A year gives the annual "
+    f"values R-ONE publishes for it besides its quarters. CSV negotiation applies. {QUOTA_NOTE}",
     responses={
         "200": data_ok("IndexRow", "Index values, by period."),
         "404": envelope_404("No index values for the district and period."),

@@ -820,10 +820,17 @@ INDEX_ROW = obj(
         "period": string(pattern=f"^{YEAR}(-Q[1-4])?$"),
         "period_end_date": string(format="date"),
         "value_pct": number(
-            "The value as published: a percentage; index points for rent_index and "
-            "sale_price_index; thousand won (천원) per m² for rent_level."
+            "The value as published, in the row's unit: a percentage (vacancy, yields, "
+            "floor_utility_ratio); index points for rent_index and sale_price_index; "
+            "thousand won (천원) per m² a month for rent_level; thousand won per m² a "
+            "quarter (a year on an annual row) for net_operating_income."
         ),
-        "annualized_cap_rate": nullable(number("income_yield rows: value_pct x 4.")),
+        "annualized_cap_rate": nullable(
+            number(
+                "income_yield rows: value_pct x 4 on a quarter's row, value_pct on an "
+                "annual (YYYY) row, which is a year's yield already."
+            )
+        ),
         "survey_class": nullable(
             string(
                 "The R-ONE survey class the value is of: 오피스 (office); 중대형 상가, 소규모 "
@@ -842,14 +849,22 @@ INDEX_ROW = obj(
         "source_table": nullable(string("The R-ONE STATBL_ID of that table; null when not known.")),
         "floor": nullable(
             string(
-                "rent_level rows of a floor-rent table (층별 임대료): the floor as R-ONE "
-                "names it; null for the rent of all floors and on every other metric."
+                "rent_level and floor_utility_ratio rows of a floor table (층별임대료 및 "
+                "층별효용비율): the floor as R-ONE names it (지하1층, 1층 ... 6층이상); null "
+                "for the rent of all floors and on every other metric."
             )
+        ),
+        "unit": string(
+            "The unit of value_pct: `%`, `index points`, `천원/㎡/month` (rent_level), "
+            "`천원/㎡/quarter` or `천원/㎡/year` (net_operating_income of a quarter or a "
+            "year)."
         ),
     },
     description="One R-ONE market statistic for a district (or a market area's own code) "
-    "and period. survey_class, era, source_table and floor are additions after SPEC's "
-    "fields.",
+    "and period. survey_class, era, source_table, floor and unit are additions after SPEC's "
+    "fields; net_operating_income (R-ONE's 순영업소득, thousand won per m²) and "
+    "floor_utility_ratio (효용비율, a percentage, one per floor) are metrics added to "
+    "SPEC's, given only when metric_type names them.",
 )
 DIMENSION_ITEM = obj(
     {

@@ -2,9 +2,12 @@
 
 The run lists the statistic tables (``SttsApiTbl.do``), plans which rental-survey
 tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era,
-the linked ``(시계열)`` series as a series of its own), and reads each table's data
-(``SttsApiTblData.do``, with its ``STATBL_ID`` and its one ``DTACYCLE_CD``) page by page,
-1,000 rows a call, until every row of ``list_total_count`` is in. The rows of the
+the linked ``(시계열)`` series as a series of its own), records the survey's tables it
+cannot read by name (``not_read``, with why), and reads each table's data
+(``SttsApiTblData.do``, with its ``STATBL_ID`` and one ``DTACYCLE_CD`` a call series:
+quarterly, then annual ``YY`` when the list offers both) page by page, 1,000 rows a
+call, until every row of ``list_total_count`` is in. Every call asks XML (``Type=xml``,
+the delivery client), R-ONE's default. The rows of the
 table's own era are then written in one transaction exactly as ``svc ingest rone-index``
 writes a file holding them (same observations), with the table's state under its era
 and an ingest-log line; rows outside the era are counted, not loaded.
@@ -76,6 +79,8 @@ class RoneReport:
     calls: int = 0
     tables: list[TableOutcome] = attrs.field(factory=list)
     skipped: list[tuple[RoneTable, str]] = attrs.field(factory=list)
+    unread: list[tuple[str, str, str]] = attrs.field(factory=list)
+    """The survey's (임대동향) tables svc cannot read by name: (id, name, why)."""
     unmapped: dict[str, str] = attrs.field(factory=dict)
     """Market areas read (``CLS_FULLNM`` → ``CLS_ID``) that the area map does not map."""
     stopped: str | None = None
@@ -175,6 +180,9 @@ def sync_rone(
         run.report.stopped, run.report.stop_detail = "failed", f"table list: {exc.message}"
         return run.report
     run.report.skipped = list(chosen.skipped)
+    run.report.unread = list(chosen.unread)
+    with store.data.transaction() as tx:
+        store.sync.record_unread_tables(tx, chosen.unread, at=now)
     if not chosen.tables:
         run.report.stopped = "nothing"
         run.report.stop_detail = (
@@ -186,9 +194,14 @@ def sync_rone(
     for done, table in enumerate(tables):
         if progress is not None:
             progress(done, len(tables), f"{table.table_id} {table.name}")
-        params = {"STATBL_ID": table.table_id, "DTACYCLE_CD": table.cycle}
         try:
-            pages = run.pages(DATA, "SttsApiTblData", params)
+            pages: list[RonePage] = []
+            total = 0
+            for cycle in table.cycles:
+                params = {"STATBL_ID": table.table_id, "DTACYCLE_CD": cycle}
+                read = run.pages(DATA, "SttsApiTblData", params)
+                pages += read
+                total += read[0].total_count
         except Stop as stop:
             detail = stop.detail
             if stop.reason == "request":
@@ -200,9 +213,9 @@ def sync_rone(
             _record(store, table, "failed", now, None, 0, str(exc))
             outcome = TableOutcome(table=table, status="failed", detail=str(exc))
         else:
-            outcome = _write(store, table, pages, area_map, now)
+            outcome = _write(store, table, pages, total, area_map, now)
             for path, cls_id in unmapped_areas(
-                (row for page in pages for row in page.rows), area_map
+                (row for page in pages for row in page.rows), area_map, table.name
             ).items():
                 run.report.unmapped.setdefault(path, cls_id)
         run.report.tables.append(outcome)
@@ -246,11 +259,12 @@ def _write(
     store: Store,
     table: RoneTable,
     pages: Sequence[RonePage],
+    total: int,
     area_map: AreaMap,
     now: float,
 ) -> TableOutcome:
+    """Write a table's rows of its era (``total``: the rows its cycles' answers state)."""
     rows: list[Mapping[str, Any]] = [row for page in pages for row in page.rows]
-    total = pages[0].total_count
     if len(rows) != total:
         detail = f"read {len(rows)} rows of list_total_count {total}"
         _record(store, table, "partial", now, total, len(pages), detail)

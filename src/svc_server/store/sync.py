@@ -14,6 +14,8 @@ from svc_core.sync import COHORTS, INGEST_KINDS, SYNC_KINDS, IngestedMonth, Mont
 from svc_server.store.base import Database, Row, Tx, marks
 from svc_server.store.source_months import month_reads
 
+UNREAD = "not_read"
+"""The status of an R-ONE survey table svc cannot read by its name (``sync_tables``)."""
 _COLUMNS = (
     "kind",
     "sigungu_code",
@@ -194,6 +196,26 @@ class SyncRepo:
                 detail[:500],
             ),
         )
+
+    def record_unread_tables(
+        self, tx: Tx, tables: Sequence[tuple[str, str, str]], *, at: float
+    ) -> None:
+        """Replace the R-ONE survey tables recorded as not read (status ``not_read``, era
+        ``""``) by ``tables`` (id, name, why): what the latest table list held."""
+        tx.execute("DELETE FROM sync_tables WHERE status = ? AND era = ?", (UNREAD, ""))
+        for table_id, name, why in tables:
+            self.record_table(
+                tx,
+                table_id=table_id,
+                era="",
+                table_name=name,
+                status=UNREAD,
+                at=at,
+                total_count=None,
+                pages=0,
+                loaded=0,
+                detail=why,
+            )
 
     def ingested(
         self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()

@@ -353,36 +353,90 @@ def test_the_bundled_area_table_names_known_districts_once() -> None:
     assert bundled["서울>도심"] == ("11110", "11140")
 
 
-def test_a_floor_rent_table_gives_a_rent_level_per_floor() -> None:
-    floors = ["1층", "2층", "1층"]
+FLOOR_TABLE = "임대동향 층별임대료 및 층별효용비율(2024년3분기~)_중대형 상가"
+
+
+def floor_row(area: tuple[int, str], floor: str, item: str, value: float) -> dict[str, object]:
+    """A floor table's row as R-ONE writes it: the area in GRP_*, the floor in CLS_*
+    (official-apis.md §1.7)."""
+    return api_row(
+        GRP_ID=area[0],
+        GRP_NM=area[1].split(">")[-1],
+        GRP_FULLNM=area[1],
+        CLS_ID=900000 + len(floor),
+        CLS_NM=floor,
+        CLS_FULLNM=floor,
+        ITM_NM=item,
+        ITM_FULLNM=item,
+        UI_NM="천원/㎡" if item == "임대료" else "%",
+        DTA_VAL=value,
+    )
+
+
+def test_a_floor_table_reads_the_area_from_the_group_and_the_floor_from_the_class() -> None:
+    areas = [(510004, "서울>강남"), (520001, "서울>강남대로"), (520002, "대전>둔산")]
+    floors = ["지하1층", "1층", "2층", "6층이상"]
     rows = [
-        api_row(CLS_FULLNM="서울>강남", CLS_ID=510004, ITM_NM=f, ITM_FULLNM=f, DTA_VAL=30.0 - i)
-        for i, f in enumerate(floors)
+        floor_row(area, floor, item, (100.0 if item == "효용비율" else 40.0) + a + f / 10)
+        for a, area in enumerate(areas)
+        for f, floor in enumerate(floors)
+        for item in ("임대료", "효용비율")
     ]
-    table = "임대동향 층별 임대료(2024년3분기~)_중대형 상가"
-    result = parse_rone_json(api_doc(rows), table_name=table, era="2024Q3~")
+    result = parse_rone_json(api_doc(rows), table_name=FLOOR_TABLE, era="2024Q3~")
     got = {(o.sigungu_code, o.metric_type, o.floor): o.value_pct for o in result.observations}
-    assert got == {
-        ("11680", "rent_level", "1층"): 30.0,
-        ("11650", "rent_level", "1층"): 30.0,
-        ("A510004", "rent_level", "1층"): 30.0,
-        ("11680", "rent_level", "2층"): 29.0,
-        ("11650", "rent_level", "2층"): 29.0,
-        ("A510004", "rent_level", "2층"): 29.0,
-    }
-    assert result.report.excluded == {"duplicate_in_file": 3}  # 1층 twice
+    # every area, every floor: nothing dropped as a duplicate
+    assert result.report.excluded == {} and result.report.rejected == {}
+    for a, (area_id, _) in enumerate(areas):
+        for f, floor in enumerate(floors):
+            assert got[(f"A{area_id}", "rent_level", floor)] == 40.0 + a + f / 10
+            # the utility ratio is its own metric, never a rent
+            assert got[(f"A{area_id}", "floor_utility_ratio", floor)] == 100.0 + a + f / 10
+    # the area mapped to districts gives them its floors' values too
+    assert got[("11680", "rent_level", "1층")] == 40.1
+    names = {o.sigungu_code: o.sigungu for o in result.observations}
+    assert names["A520002"] == "대전>둔산" and names["A510004"] == "서울>강남"
+    assert {o.floor for o in result.observations} == set(floors)
     assert all(o.natural_key.endswith(f":floor={o.floor}") for o in result.observations)
-    # the rent of all floors is another value: its item names the metric, no floor
+    # without the table's name, a row with a group whose class is a floor is a floor row
+    unnamed = parse_rone_json(api_doc(rows[:2]), area_map={}, property_type="retail")
+    assert {(o.sigungu_code, o.metric_type, o.floor) for o in unnamed.observations} == {
+        ("A510004", "rent_level", "지하1층"),
+        ("A510004", "floor_utility_ratio", "지하1층"),
+    }
+    # the rent of all floors is another value: a regional row, no floor
     plain = parse_rone_json(
-        api_doc([api_row(CLS_FULLNM="서울>강남", ITM_NM="임대료", ITM_FULLNM="임대료")]),
+        api_doc(
+            [api_row(CLS_FULLNM="서울>강남", CLS_ID=510004, ITM_NM="임대료", ITM_FULLNM="임대료")]
+        ),
         table_name="임대동향 지역별 임대료(2024년3분기~)_중대형 상가",
     )
     assert {o.floor for o in plain.observations} == {""}
-    # a floor table's item that names no floor at all is refused, not filed under ""
-    blank = parse_rone_json(
-        api_doc([api_row(ITM_NM="", ITM_FULLNM="")]), table_name=table, area_map={}
-    )
-    assert blank.report.rejected == {"unknown_floor": 1}
+    # a floor row without its group is refused, not filed under the floor as an area
+    lost = floor_row((510004, "서울>강남"), "1층", "임대료", 1.0)
+    lost.update(GRP_ID=None, GRP_NM=None, GRP_FULLNM=None)
+    refused = parse_rone_json(api_doc([lost]), table_name=FLOOR_TABLE, area_map={})
+    assert refused.report.rejected == {"no_market_area": 1}
+    # an item of a floor table that names no metric is not served as the table's rent
+    other = floor_row((510004, "서울>강남"), "1층", "환산보증금", 1.0)
+    skipped = parse_rone_json(api_doc([other]), table_name=FLOOR_TABLE, area_map={})
+    assert skipped.observations == [] and skipped.report.excluded == {"item_not_served": 1}
+
+
+def test_net_operating_income_is_read_in_thousand_won_per_m2_only() -> None:
+    table = "임대동향 순영업소득(2024년3분기~)_오피스"
+    rows = [
+        api_row(CLS_FULLNM="서울>강남", CLS_ID=510004, ITM_ID=100005, ITM_NM=item, ITM_FULLNM=item, UI_NM=unit, DTA_VAL=v)
+        for item, unit, v in (
+            ("순영업소득(천원/㎡)", "천원/㎡", 61.2),
+            ("순영업소득(%)", "%", 75.0),
+            ("운영경비(%)", "%", 20.0),
+        )
+    ]  # fmt: skip
+    result = parse_rone_json(api_doc(rows), table_name=table, era="2024Q3~", area_map={})
+    assert [(o.sigungu_code, o.metric_type, o.value_pct) for o in result.observations] == [
+        ("A510004", "net_operating_income", 61.2)
+    ]
+    assert result.report.excluded == {"item_not_served": 2}
 
 
 _PART = st.sampled_from(["", "오피스", "중대형 상가", "소규모 상가", "일반 상가", "집합 상가"])
