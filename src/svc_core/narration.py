@@ -301,6 +301,13 @@ def deals_text(rows: Sequence[Json], meta: Json) -> str:
         if cursor
         else "This is the last page."
     )
+    rejected = meta.get("rejected_records") or []
+    lines += [
+        f"- REJECTED {r.get('month')} [{r.get('sigungu_code')}] "
+        f"{r.get('property_type') or 'unknown type'}: {r.get('detail')} "
+        f"(reason {r.get('rejected_reason')}; {r.get('source_file')}, {r.get('source_line')})"
+        for r in rejected[:ROWS_SHOWN]
+    ]
     return "\n".join([*lines, *_footer(meta)])
 
 

@@ -348,6 +348,13 @@ def cmd_status(args: argparse.Namespace) -> int:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
+        rejected = [
+            r
+            for r in store.realestate.rejected_by_month()
+            if (not codes or r["sigungu_code"] in codes)
+            and (first is None or r["month"] >= first.label)
+            and (last is None or r["month"] <= last.label)
+        ]
     finally:
         store.close()
     rows = district_status(
@@ -373,10 +380,19 @@ def cmd_status(args: argparse.Namespace) -> int:
                 for r in rows
             ],
             "rone_tables": [{**t, "fetched_at": iso_or_none(t["fetched_at"])} for t in tables],
+            "rejected": [
+                {
+                    "kind": r["kind"],
+                    "sigungu_code": r["sigungu_code"],
+                    "month": r["month"],
+                    "count": int(r["n"]),
+                }
+                for r in rejected
+            ],
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
-    if not rows and not tables:
+    if not rows and not tables and not rejected:
         print("sync status: nothing synced yet")
     for t in tables:
         print(
@@ -396,5 +412,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
             + f"; last sync {iso_or_none(r.last_synced_at) or 'never'}"
+        )
+    for r in rejected:
+        n = int(r["n"])
+        print(
+            f"rejected {r['kind']} {r['sigungu_code']} {region_name(r['sigungu_code']) or ''} "
+            f"{r['month']}: {n} malformed record{'s' if n != 1 else ''} in no figure "
+            "(/transactions?include_excluded=true lists them with their reason)"
         )
     return EXIT_OK
