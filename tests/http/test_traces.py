@@ -22,7 +22,7 @@ from mcp import ClientSession
 
 from svc_server.store import Store
 from tests.conftest import LiveServer
-from tests.http.realestate_support import MOLIT, RE, load, open_molit_store
+from tests.http.realestate_support import MOLIT, load, open_molit_store
 from tests.http.test_mcp import World, _key, call, run, session_for
 
 JUNGGU_FILE = MOLIT / "NRG_11140_202506_rejected.xml"
