@@ -35,11 +35,10 @@ from svc_core.sync import (
     DEFAULT_PAGE_ROWS,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
-    IngestedMonth,
     district_status,
     planned_calls,
 )
-from svc_server.commands import sync_rone
+from svc_server.commands import sync_rone, sync_status
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
@@ -330,14 +329,6 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-WHOLE = {True: "whole", False: "incomplete", None: "whole unknown"}
-"""How ``svc sync status`` tells whether an ingested month holds every item."""
-
-
-def _ingested(month: IngestedMonth) -> str:
-    return f"{month.month.label} from {', '.join(month.sources)}, {WHOLE[month.complete]}"
-
-
 def cmd_status(args: argparse.Namespace) -> int:
     kinds = _kinds(args.kinds) if args.kinds else ()
     codes = _status_codes(args.sigungu) if args.sigungu else ()
@@ -348,13 +339,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
-        rejected = [
-            r
-            for r in store.realestate.rejected_by_month()
-            if (not codes or r["sigungu_code"] in codes)
-            and (first is None or r["month"] >= first.label)
-            and (last is None or r["month"] <= last.label)
-        ]
+        rejected = sync_status.rejected_months(store, codes, first, last)
     finally:
         store.close()
     rows = district_status(
@@ -380,15 +365,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 for r in rows
             ],
             "rone_tables": [{**t, "fetched_at": iso_or_none(t["fetched_at"])} for t in tables],
-            "rejected": [
-                {
-                    "kind": r["kind"],
-                    "sigungu_code": r["sigungu_code"],
-                    "month": r["month"],
-                    "count": int(r["n"]),
-                }
-                for r in rejected
-            ],
+            "rejected": sync_status.rejected_json(rejected),
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -406,18 +383,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             shown = f" ({', '.join(months)})" if months and name != "complete" else ""
             parts.append(f"{name} {len(months)}{shown}")
         if r.ingested:
-            loaded = ", ".join(_ingested(i) for i in r.ingested)
+            loaded = ", ".join(sync_status.ingested_text(i) for i in r.ingested)
             parts.append(f"ingested {len(r.ingested)} ({loaded})")
         print(
             f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
             + f"; last sync {iso_or_none(r.last_synced_at) or 'never'}"
         )
-    for r in rejected:
-        n = int(r["n"])
-        print(
-            f"rejected {r['kind']} {r['sigungu_code']} {region_name(r['sigungu_code']) or ''} "
-            f"{r['month']}: {n} malformed record{'s' if n != 1 else ''} in no figure "
-            "(/transactions?include_excluded=true lists them with their reason)"
-        )
+    for line in sync_status.rejected_lines(rejected):
+        print(line)
     return EXIT_OK
