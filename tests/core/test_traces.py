@@ -14,7 +14,7 @@ from svc_core import narration
 from svc_core.realestate import freshness, traces
 from svc_core.sources import KeyMaker, key_place
 from svc_core.sources.rtms import parse_rtms
-from tests.http.realestate_support import MOLIT
+from tests.http.realestate_support import FIXTURES
 
 CODES = st.sampled_from(["11140", "11680", "41190", "?"])
 MONTHS = st.sampled_from(["2025-05", "2025-06", "2025-07", "unknown"])
@@ -68,7 +68,9 @@ def test_a_key_names_its_district_and_month(code: str, month: str, fields: dict[
 
 def test_a_reader_keeps_its_rejected_record_with_what_it_can_tell() -> None:
     result = parse_rtms(
-        (MOLIT / "NRG_11140_202506_rejected.xml").read_bytes(), "commercial", path="x.xml"
+        (FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml").read_bytes(),
+        "commercial",
+        path="x.xml",
     )
     (rejected,) = result.rejected
     assert result.report.rejected == {"invalid_amount": 1}

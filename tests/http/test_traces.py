@@ -2,7 +2,7 @@
 is stated by the answer it concerns, through a real ``svc serve``, ``svc sync status``
 and the MCP tools over both transports (``/mcp`` and a ``svc mcp`` subprocess).
 
-The store holds the four real MOLIT samples and ``NRG_11140_202506_rejected.xml``: a
+The store holds the four real MOLIT samples and ``fixtures/rtms/nrg_11140_202506_rejected.xml``: a
 Jung-gu (중구) answer of June 2025 in the samples' shape with the row the newcomer hit
 (a ``dealAmount`` of ``27,0000000``, one of three mixed-use deals), one cancelled office
 deal and one partial share.
@@ -22,10 +22,10 @@ from mcp import ClientSession
 
 from svc_server.store import Store
 from tests.conftest import LiveServer
-from tests.http.realestate_support import MOLIT, load, open_molit_store
+from tests.http.realestate_support import FIXTURES, load, open_molit_store
 from tests.http.test_mcp import World, _key, call, run, session_for
 
-JUNGGU_FILE = MOLIT / "NRG_11140_202506_rejected.xml"
+JUNGGU_FILE = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
 JUNGGU = {"sigungu_code": "11140", "period": "2025-06"}
 GANGNAM_RANGE = {"sigungu_code": "11680", "from": "2025-01", "to": "2025-08"}
 NEVER = ["2025-01", "2025-02", "2025-03", "2025-04", "2025-05", "2025-07", "2025-08"]
@@ -90,7 +90,7 @@ def test_a_rejected_row_is_counted_in_meta_and_listed_with_its_reason(world: Wor
     assert rejected["rejected_reason"] == "invalid_amount"
     assert "27,0000000" in rejected["detail"]
     assert (rejected["property_type"], rejected["month"]) == ("mixed_use", "2025-06")
-    assert rejected["source_file"].endswith("NRG_11140_202506_rejected.xml")
+    assert rejected["source_file"].endswith("nrg_11140_202506_rejected.xml")
     plain = get(world, "transactions", **JUNGGU).json()["_meta"]
     assert "rejected_records" not in plain
     assert plain["rejected_rows"][0]["count"] == 1
