@@ -1328,8 +1328,11 @@
         (missing.length ? `; loaded but too few contracts: ${missing.join(", ")}` : "") +
         (unmeasured.length ? `; no ${measure.what} for ${unmeasured.join(", ")} (no area reported)` : "") +
         ((meta.incomplete_periods || []).length ? `; months not completely loaded: ${meta.incomplete_periods.join(", ")}` : "") +
+        ((meta.rejected_rows || []).length
+          ? `; rejected at load as malformed (in no figure): ${meta.rejected_rows.map((r) => `${r.count} in ${r.month}`).join(", ")}`
+          : "") +
         ".";
-      const limits = meta.known_limitations || [];
+      const limits = [...(meta.known_limitations || []), ...(meta.coverage_note ? [meta.coverage_note] : [])];
       $("#limits-list").replaceChildren(...limits.map((t) => h("li", { text: t })));
       $("#chart-limits").hidden = !limits.length;
       const gaps = axis
