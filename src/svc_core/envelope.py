@@ -96,11 +96,12 @@ EXCLUSION_LABELS: dict[str, str] = {
 """Readable names of the transaction exclusion reasons in ``coverage_note``."""
 
 
-def coverage_note(exclusions: Mapping[str, int]) -> str:
+def coverage_note(exclusions: Mapping[str, int], *, scoped: bool = False) -> str:
     """How much of the market the data covers, and what was excluded and why.
 
-    ``exclusions`` counts transactions excluded at ingest by reason over every load (the
-    note is plain ASCII so that it can also travel in a response header).
+    ``exclusions`` counts transactions excluded at ingest by reason: of the answer's
+    cohorts (its districts, months and types) when ``scoped``, else over every load
+    (the note is plain ASCII so that it can also travel in a response header).
     """
     parts = [
         "Covers deals reported to MOLIT RTMS (a sale must be reported within 30 days of "
@@ -108,12 +109,19 @@ def coverage_note(exclusions: Mapping[str, int]) -> str:
         "estimate is given) plus the other sources listed in data_sources.",
         "Cancelled deals and partial-share deals are always excluded.",
     ]
-    if exclusions:
-        listed = ", ".join(
-            f"{count} {EXCLUSION_LABELS.get(reason, reason)}"
-            for reason, count in sorted(exclusions.items())
+    listed = ", ".join(
+        f"{count} {EXCLUSION_LABELS.get(reason, reason)}"
+        for reason, count in sorted(exclusions.items())
+        if count
+    )
+    if scoped:
+        parts.append(
+            f"Excluded at ingest from this answer's districts, months and types: {listed}."
+            if listed
+            else "None was excluded at ingest from this answer's districts, months and types."
         )
-        parts.append(f"Excluded at ingest so far: {listed}.")
+    elif listed:
+        parts.append(f"Excluded at ingest so far (every district): {listed}.")
     return " ".join(parts)
 
 
@@ -147,6 +155,7 @@ def layer_envelope(
     data_sources: Sequence[str],
     disclosure_url: str,
     exclusions: Mapping[str, int] | None = None,
+    exclusions_scoped: bool = False,
     synthetic: bool = False,
     property_type: str | None = None,
     transaction_type: str | None = None,
@@ -168,7 +177,7 @@ def layer_envelope(
         "data_sources": sorted(set(data_sources)),
         "coverage_estimate": None,
         "coverage_estimate_method": COVERAGE_METHOD,
-        "coverage_note": coverage_note(exclusions or {}),
+        "coverage_note": coverage_note(exclusions or {}, scoped=exclusions_scoped),
         "lease_data_status": status,
         "lease_data_note": note,
         "known_limitations": limitations,

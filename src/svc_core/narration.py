@@ -22,7 +22,11 @@ TOO_FEW = "too_few"
 REASONS: tuple[str, ...] = (NOT_FOUND, NOT_LOADED, TOO_FEW)
 """Why an answer is empty: no such district or type; that period was never loaded;
 fewer than the minimum contracts."""
-_API_REASONS = {"not_loaded": NOT_LOADED, "too_few_transactions": TOO_FEW}
+_API_REASONS = {
+    "not_loaded": NOT_LOADED,
+    "too_few_transactions": TOO_FEW,
+    "unknown_district": NOT_FOUND,
+}
 _EXPLAINED = {
     NOT_FOUND: "nothing matches: no such district, type or record",
     NOT_LOADED: "that period was never loaded for this district, so svc cannot tell "
@@ -82,9 +86,20 @@ def _per_area(row: Json, stem: str, label: str) -> str | None:
     return None
 
 
+def place_name(row: Json) -> str:
+    """``강남구 역삼동``: the row's district, gu and dong, each word once (a dong row's
+    ``gu`` is its district's last word, ``성남시 분당구`` → ``분당구``)."""
+    words: list[str] = []
+    for field in ("sigungu", "gu", "dong"):
+        for word in str(row.get(field) or "").split():
+            if word not in words:
+                words.append(word)
+    return " ".join(words)
+
+
 def cohort_name(row: Json) -> str:
     """``강남구 역삼동 office sale (unit) 2025-06``: what a row describes."""
-    place = " ".join(str(row[k]) for k in ("sigungu", "gu", "dong") if row.get(k))
+    place = place_name(row)
     kind = f"{row.get('property_type')} {row.get('transaction_type')}"
     for field in ("building_type", "lease_kind", "deal_type", "buyer_type"):
         if row.get(field):
@@ -97,10 +112,12 @@ def _status(row: Json) -> list[str]:
     out = []
     loaded, expected = row.get("months_loaded"), row.get("months_expected")
     if row.get("complete") is False:
-        out.append(
-            f"INCOMPLETE: only {loaded} of {expected} months of this period are loaded "
-            "completely, so figures may miss deals"
+        counted = (
+            f"only {loaded} of {expected} months of this period are loaded completely"
+            if isinstance(loaded, int) and isinstance(expected, int)
+            else "not every month of this period is loaded completely"
         )
+        out.append(f"INCOMPLETE: {counted}, so figures may miss deals")
     if row.get("provisional"):
         out.append(
             "PROVISIONAL: its latest month is still being reported (RTMS allows 30 days "
@@ -109,9 +126,10 @@ def _status(row: Json) -> list[str]:
     bulk = row.get("bulk_contracts") or 0
     if bulk:
         largest = row.get("largest_contract_units")
+        sized = f", the largest of {largest} units" if isinstance(largest, int) else ""
         out.append(
-            f"{bulk} bulk contract(s) (several units sold together, the largest of "
-            f"{largest} units) each count once in the figures"
+            f"{bulk} bulk contract(s) (several units sold together{sized}) each count "
+            "once in the figures"
         )
     return out
 
@@ -149,9 +167,25 @@ def _window(meta: Json) -> str:
 
 def _footer(meta: Json) -> list[str]:
     out = []
+    unloaded = meta.get("unloaded_periods") or []
+    if unloaded:
+        out.append(
+            f"NOT LOADED: {', '.join(unloaded)}: never loaded for this district and these "
+            "types, so svc cannot tell whether they had deals (not the same as no deals)."
+        )
+    loaded_empty = [p for p in meta.get("missing_periods") or [] if p not in unloaded]
+    if loaded_empty:
+        out.append(f"Loaded but without a cohort of enough contracts: {', '.join(loaded_empty)}.")
     incomplete = meta.get("incomplete_periods") or []
     if incomplete:
         out.append(f"Incomplete periods (not every month loaded): {', '.join(incomplete)}.")
+    rejected = meta.get("rejected_rows") or []
+    if rejected:
+        listed = ", ".join(f"{r.get('count')} in {r.get('month')}" for r in rejected)
+        out.append(
+            f"REJECTED at load (malformed in the source, in no figure): {listed}; "
+            "list_deals with include_excluded=true shows them with their reason."
+        )
     if meta.get("data_as_of"):
         out.append(f"Data as of {meta['data_as_of']}.")
     return out
@@ -234,7 +268,7 @@ def indices_text(rows: Sequence[Json], meta: Json) -> str:
 
 def deal_text(deal: Json) -> str:
     """One transaction record: date, place, type, amounts and area."""
-    place = " ".join(str(deal[k]) for k in ("sigungu", "dong") if deal.get(k))
+    place = place_name(deal)
     kind = f"{deal.get('property_type')} {deal.get('transaction_type')}"
     if deal.get("building_type"):
         kind += f" ({deal['building_type']})"
@@ -247,12 +281,16 @@ def deal_text(deal: Json) -> str:
         )
         if isinstance(deal.get(field), int)
     ]
-    if deal.get("units"):
-        amounts.append(f"bulk contract of {deal['units']} units")
+    units = deal.get("units")
+    if isinstance(units, int) and units > 1:
+        amounts.append(f"bulk contract of {units} units")
     area = deal.get("building_area_m2") or deal.get("exclusive_area_m2")
     if area:
         amounts.append(f"{area} m²")
-    return f"{deal.get('contract_date')} {place} {kind}: " + ", ".join(amounts)
+    text = f"{deal.get('contract_date')} {place} {kind}: " + ", ".join(amounts)
+    if deal.get("excluded_reason"):
+        text += f" [EXCLUDED: {deal['excluded_reason']}]"
+    return text
 
 
 def deals_text(rows: Sequence[Json], meta: Json) -> str:
@@ -264,7 +302,14 @@ def deals_text(rows: Sequence[Json], meta: Json) -> str:
         if cursor
         else "This is the last page."
     )
-    return "\n".join(lines)
+    rejected = meta.get("rejected_records") or []
+    lines += [
+        f"- REJECTED {r.get('month')} [{r.get('sigungu_code')}] "
+        f"{r.get('property_type') or 'unknown type'}: {r.get('detail')} "
+        f"(reason {r.get('rejected_reason')}; {r.get('source_file')}, {r.get('source_line')})"
+        for r in rejected[:ROWS_SHOWN]
+    ]
+    return "\n".join([*lines, *_footer(meta)])
 
 
 def regions_text(rows: Sequence[Json]) -> str:

@@ -17,7 +17,7 @@ from svc_server.ingest import ingest
 from svc_server.store import open_store
 from tests.browser.test_dashboard import Person, unique_email
 from tests.conftest import LiveServer, free_port
-from tests.http.realestate_support import NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
+from tests.http.realestate_support import FIXTURES, NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
 
 Json = dict[str, Any]
 
@@ -149,4 +149,121 @@ def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposit
     # Sales have no lease kind to choose.
     choose(person, "Transaction type", "sale")
     assert not person.by_label("Lease kind (leases only)").is_enabled()
+    assert person.console_errors() == []
+
+
+@pytest.fixture(scope="module")
+def gap_server(
+    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """Gangnam officetel leases of 2025-01 and 2025-06, nothing between: the real June
+    answer, and the same answer dated January (its 339 items moved to 2025-01); and
+    Jung-gu's 2025-06 sales with one malformed row, one cancelled and one partial share."""
+    path = tmp_path_factory.mktemp("explorer-gaps") / "gaps.db"
+    url = f"sqlite:///{path}"
+    june = Path(OFFI_RENT).read_bytes()
+    january = june.replace(b"<dealMonth>6</dealMonth>", b"<dealMonth>1</dealMonth>")
+    store = open_store(url)
+    store.migrate()
+    try:
+        ingest(store, None, june, path=OFFI_RENT.name, now=time.time())
+        ingest(store, None, january, path="OFFICETEL_RENT_11680_202501.xml", now=time.time())
+        junggu = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
+        ingest(store, None, junggu.read_bytes(), path=junggu.name, now=time.time())
+    finally:
+        store.close()
+    port = free_port()
+    server = LiveServer(
+        url,
+        port=port,
+        env={
+            "SVC_DEV_SIGNIN": "true",
+            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
+            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        },
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_never_loaded_months_are_offered_drawn_as_gaps_and_named(
+    driver: Any, gap_server: LiveServer
+) -> None:
+    """Issue 42: the period list offers the whole range, the chart leaves each never-loaded
+    month as a gap on its axis (no line joins January to June) and the note names them."""
+    driver.delete_all_cookies()
+    person = Person(driver, gap_server.url)
+    person.sign_in(unique_email("gaps"))
+    person.open("/dashboard/explorer")
+    person.wait.until(lambda d: person.visible("#x-district option"))
+    choose(person, "Period kind", "month")
+    choose(person, "Property type", "officetel")
+    choose(person, "Transaction type", "monthly_lease")
+    person.wait.until(lambda d: "2025-03 (no data)" in person.text("#x-periods"))
+    offered = [
+        o.get_attribute("value")
+        for o in person.driver.find_elements("css selector", "#x-periods option")
+    ]
+    assert offered == ["2025-01", "2025-02", "2025-03", "2025-04", "2025-05", "2025-06"]
+    rows = show(person)
+    never = ["2025-02", "2025-03", "2025-04", "2025-05"]
+    assert [r.get_attribute("data-period") for r in rows] == offered
+    assert [
+        r.get_attribute("data-period")
+        for r in rows
+        if r.get_attribute("data-status") == "not_loaded"
+    ] == never
+    gaps = person.driver.find_elements(
+        "css selector", "#chart svg rect.chart-gap.chart-unloaded[data-period]"
+    )
+    assert [g.get_attribute("data-period") for g in gaps] == never
+    labels = person.driver.find_elements("css selector", "#chart svg .chart-gap-label")
+    assert [label.text for label in labels] == ["not loaded"] * len(never)
+    # two runs of one month each: no median line joins them across the gap
+    lines = person.driver.find_elements("css selector", "#chart svg polyline.chart-median")
+    assert len(lines) == 2
+    xs = [
+        float(str(c.get_attribute("cx")))
+        for c in person.driver.find_elements("css selector", "#chart svg circle.chart-point")
+    ]
+    gap_xs = [float(str(g.get_attribute("x"))) for g in gaps]
+    assert xs[0] < min(gap_xs) and max(gap_xs) < xs[1]  # the gaps sit between, on the axis
+    note = person.text("#chart-note")
+    assert "not loaded" in note and ", ".join(never) in note
+    person.shot("explorer-unloaded-gaps")
+    assert person.console_errors() == []
+
+
+def test_the_explorer_names_rejected_rows_and_the_districts_own_exclusions(
+    driver: Any, gap_server: LiveServer
+) -> None:
+    """Issue 42 items 4 and 5: Jung-gu's mixed-use sales of 2025-06 are 2 contracts of a
+    source with 3; the note says one was rejected, and what the API says lists Jung-gu's
+    own exclusions (one cancelled deal, one partial share), not the store's."""
+    driver.delete_all_cookies()
+    person = Person(driver, gap_server.url)
+    person.sign_in(unique_email("rejected"))
+    person.open("/dashboard/explorer")
+    person.wait.until(lambda d: person.visible("#x-district option"))
+    choose(person, "District", "11140")
+    person.wait.until(lambda d: "mixed_use" in person.text("#coverage-table"))
+    choose(person, "Period kind", "month")
+    choose(person, "Property type", "mixed_use")
+    choose(person, "Transaction type", "sale")
+    person.wait.until(lambda d: "2025-06" in person.text("#x-periods"))
+    [row] = show(person)
+    assert "2" in row.text
+    note = person.text("#chart-note")
+    assert "rejected at load as malformed (in no figure): 1 in 2025-06" in note
+    limits = person.text("#limits-list")
+    assert "None was excluded at ingest from this answer's districts, months and types" in limits
+    choose(person, "Property type", "office")
+    person.wait.until(lambda d: "2025-06" in person.text("#x-periods"))
+    show(person)
+    limits = person.text("#limits-list")
+    assert "from this answer's districts, months and types: 1 cancelled deals." in limits
+    assert "1 partial-share" not in limits  # the partial share is a retail deal
+    person.shot("explorer-rejected-and-exclusions")
     assert person.console_errors() == []

@@ -321,9 +321,12 @@ def test_the_envelope_has_every_field_and_echoes_the_resolved_query(api: Api) ->
     assert meta["confidence"] == min(levels, key=("low", "medium", "high").index)
     assert meta["rate_limit"]["limit_per_min"] == 120
     assert meta["lease_data_status"] == "absent"
-    # Every real MOLIT file loaded so far: 3 + 4 cancelled, 7 + 1 partial-share deals.
+    # Gangnam's sales of the window: 3 + 4 cancelled, 7 partial-share deals (Jongno's one
+    # partial share is not this answer's: issue 42).
     assert "7 cancelled deals" in meta["coverage_note"]
-    assert "8 partial-share deals" in meta["coverage_note"]
+    assert "7 partial-share deals" in meta["coverage_note"]
+    assert meta["exclusions"] == {"cancelled": 7, "partial_share": 7}
+    assert meta["rejected_rows"] == []
     assert not any("Synthetic" in item for item in meta["known_limitations"])
 
 

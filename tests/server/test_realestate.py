@@ -149,8 +149,14 @@ def test_exclusions_count_each_distinct_file_once(store: Store) -> None:
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
     load(store, "samples", NRG_GANGNAM.parents[1] / "samples" / "samples.csv")
     assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 8}
+    # an answer states its own cohorts' exclusions: Gangnam's, not Jongno's one share
     _, meta = call(store, service.pulse, sigungu_code="11680")
-    assert "3 cancelled deals, 8 partial-share deals" in meta["coverage_note"]
+    assert "this answer's districts, months and types: 3 cancelled deals, 7 partial-share" in (
+        meta["coverage_note"]
+    )
+    assert meta["exclusions"] == {"cancelled": 3, "partial_share": 7}
+    _, meta = call(store, service.pulse, sigungu_code="11110", period="2025-05")
+    assert meta["exclusions"] == {"partial_share": 1}
 
 
 def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> None:

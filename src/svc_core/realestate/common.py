@@ -34,6 +34,13 @@ class Context:
     exclusions: Mapping[str, int] = attrs.field(factory=dict)
     data_as_of: str | None = None
     data_version: int | None = None
+    cohort_scoped: bool = False
+    """``exclusions`` count the answer's cohorts (its districts, months and types), not
+    the whole store; the answer then also states them as ``_meta.exclusions`` and its
+    ``rejected_rows``."""
+    rejected_rows: tuple[Mapping[str, Any], ...] = ()
+    """Records rejected as malformed in the answer's cohorts, per district-month
+    (``svc_core.realestate.traces.rejected_rows``)."""
 
 
 def data_as_of(changed: Mapping[str, int], codes: Iterable[str] | None) -> str | None:
@@ -82,6 +89,12 @@ def layer_meta(
     """The ``_meta`` of a real-estate answer; ``data_sources`` are ``sources`` and the
     sources of the rows, or RTMS when there is neither."""
     data_sources = set(sources) | set(source_mix) or set(DEFAULT_SOURCES)
+    if context.cohort_scoped:
+        extra = {
+            **(extra or {}),
+            "exclusions": dict(sorted(context.exclusions.items())),
+            "rejected_rows": [dict(r) for r in context.rejected_rows],
+        }
     return layer_envelope(
         caller=context.caller,
         request_id=context.request_id,
@@ -92,6 +105,7 @@ def layer_meta(
         data_sources=sorted(data_sources),
         disclosure_url=context.links.disclosure_url,
         exclusions=context.exclusions,
+        exclusions_scoped=context.cohort_scoped,
         synthetic=synthetic,
         property_type=property_type,
         transaction_type=transaction_type,

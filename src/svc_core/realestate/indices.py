@@ -31,6 +31,7 @@ from svc_core.errors import NotFound
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation
 from svc_core.periods import IndexWindow
 from svc_core.realestate.common import Context, district_name, layer_meta
+from svc_core.realestate.loaded import NOT_LOADED, unknown_district
 from svc_core.realestate.query import IndicesQuery
 from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
@@ -51,6 +52,12 @@ METRIC_UNITS: dict[str, str] = {
     "floor_utility_ratio": "%",
 }
 """The unit of each metric's ``value_pct`` (a quarter's value; ``metric_unit``)."""
+RONE_KEY_SETTING = "SVC_RONE_KEY"
+"""Where ``svc sync rone`` reads its key (``commands.sync_rone``)."""
+RONE_HINT = (
+    "Get a key at R-ONE's open API portal (www.reb.or.kr/r-one/openapi), then run "
+    "SVC_RONE_KEY=... svc sync rone; see docs/sync.md."
+)
 INDICES_HINT = (
     "Indices exist for districts mapped from R-ONE market areas and for the periods the "
     "survey published; try period=last_8q or a year such as 2025."
@@ -215,10 +222,13 @@ def indices_answer(
     context: Context,
     *,
     synthetic: bool,
+    loaded: bool = True,
 ) -> Answer:
     """``GET /api/v1/real-estate/indices``'s answer from the window's values (of the
-    district and its aliases); ``NotFound`` (404, with the envelope) when there is none.
-    ``synthetic`` is the store's flag, used when nothing is found."""
+    district and its aliases); ``NotFound`` (404, with the envelope) when there is none:
+    ``reason`` ``not_loaded`` when the store holds no R-ONE value at all (``loaded``
+    False), ``unknown_district`` for a code no district has. ``synthetic`` is the
+    store's flag, used when nothing is found."""
     if query.metric_type is None:
         found = [v for v in found if v.metric_type not in OPT_IN_METRICS]
     kept = chosen_values(query.sigungu_code, found, every_series=query.series == "all")
@@ -245,6 +255,18 @@ def indices_answer(
             "data_version": context.data_version,
         },
     )
+    if not rows and not loaded:
+        raise NotFound(
+            "No R-ONE index values are loaded in this store: they come from the Korea Real "
+            "Estate Board's open API, loaded by `svc sync rone` with an R-ONE key "
+            f"({RONE_KEY_SETTING}), or by `svc ingest rone-index` of a downloaded file.",
+            hint=RONE_HINT,
+            meta=meta,
+            extra={"reason": NOT_LOADED},
+        )
+    unknown = unknown_district(query.sigungu_code) if query.sigungu_code[:1] != "A" else None
+    if not rows and unknown is not None:
+        raise NotFound(unknown.message, hint=unknown.hint, meta=meta, extra=unknown.extra)
     if not rows:
         raise NotFound(
             f"No index values for district {query.sigungu_code} in {query.period}"

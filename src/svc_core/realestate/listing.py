@@ -304,9 +304,11 @@ def listing_meta(
     next_cursor: str | None,
     count: int,
     mix: Mapping[str, int],
+    extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The envelope of a listing: the layer envelope of ``count`` records whose kept ones
-    come from the sources in ``mix``, and ``next_cursor`` (None on the last page)."""
+    come from the sources in ``mix``, ``next_cursor`` (None on the last page) and
+    ``extra`` (``unloaded_periods``; ``rejected_records`` with ``include_excluded``)."""
     cohort = query.cohort
     return layer_meta(
         context,
@@ -320,6 +322,7 @@ def listing_meta(
             "next_cursor": next_cursor,
             "data_as_of": context.data_as_of,
             "data_version": context.data_version,
+            **(extra or {}),
         },
     )
 
@@ -332,8 +335,10 @@ def transactions_answer(
     *,
     synthetic: bool,
     next_cursor: str | None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Answer:
-    """One page of the listing; an empty selection is a 200 with no records."""
+    """One page of the listing; an empty selection is a 200 with no records (its
+    ``unloaded_periods``, in ``extra``, say which months were never loaded)."""
     meta = listing_meta(
         query,
         window,
@@ -342,5 +347,6 @@ def transactions_answer(
         next_cursor=next_cursor,
         count=len(records),
         mix=source_mix(records),
+        extra=extra,
     )
     return Answer(data=list(records), meta=meta)

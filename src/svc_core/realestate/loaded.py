@@ -17,6 +17,9 @@ from svc_core.errors import NotFound
 from svc_core.realestate import freshness
 from svc_core.realestate.common import codes_of
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort
+from svc_core.regions import region
+
+REGIONS_HINT = "Find a district's code by its name with GET /api/v1/real-estate/regions."
 
 NOT_LOADED = "not_loaded"
 """``error.reason`` of a 404 whose period has no month loaded for the district and
@@ -24,7 +27,22 @@ types: nothing was loaded for it."""
 TOO_FEW = "too_few_transactions"
 """``error.reason`` of a 404 whose period is loaded (at least one month) but holds no
 cohort with enough transactions."""
-NOT_FOUND_REASONS = (NOT_LOADED, TOO_FEW)
+UNKNOWN_DISTRICT = "unknown_district"
+"""``error.reason`` of a 404 about a code no district has (nor had) and under which
+nothing was loaded."""
+NOT_FOUND_REASONS = (NOT_LOADED, TOO_FEW, UNKNOWN_DISTRICT)
+
+
+def unknown_district(code: str | None) -> NotFound | None:
+    """The 404 (``UNKNOWN_DISTRICT``) of a district code that is in no version of the
+    bundled table, or None when some district has (or had) it."""
+    if not code or region(code) is not None:
+        return None
+    return NotFound(
+        f"No district has the code {code}: it is in no version of the district table.",
+        hint=REGIONS_HINT,
+        extra={"reason": UNKNOWN_DISTRICT},
+    )
 
 
 class Row(Protocol):
@@ -141,6 +159,9 @@ def no_rows(
     ``loaded`` (``nothing_loaded``), else ``TOO_FEW`` with the message ``too_few``."""
     if not nothing_loaded(cohort, months, loaded):
         return NotFound(too_few, hint=DIMENSIONS_HINT, meta=meta, extra={"reason": TOO_FEW})
+    unknown = unknown_district(cohort.sigungu_code)
+    if unknown is not None:
+        return NotFound(unknown.message, hint=unknown.hint, meta=meta, extra=unknown.extra)
     types = ", ".join(t for t in (cohort.property_type, cohort.transaction_type) if t)
     what = cohort.place() + (f" ({types})" if types else "")
     return NotFound(

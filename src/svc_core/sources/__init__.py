@@ -49,6 +49,36 @@ class ExcludedRecord:
 
 
 @attrs.frozen(kw_only=True)
+class RejectedRecord:
+    """A record the reader rejected as malformed, kept so that it leaves a trace: its
+    natural key, the district and month its key names (``?``/``unknown`` when the source
+    did not say them readably), the types the reader could tell without building it
+    (None when it could not), the reason and detail, and its line (or item ordinal)."""
+
+    natural_key: str
+    sigungu_code: str
+    month: str
+    property_type: str | None
+    transaction_type: str | None
+    reason: str
+    detail: str
+    line: int
+
+
+def key_place(key: str) -> tuple[str, str]:
+    """(district code, month) a natural key names (``prefix:kind:code:month:digest:n``
+    or ``prefix:code:month:digest:n``: the two fields before the digest)."""
+    parts = key.split(":")
+    if len(parts) < 4:
+        return "?", "unknown"
+    return parts[-4], parts[-3]
+
+
+Types = tuple[str | None, str | None]
+"""(property type, transaction type) a reader can tell of a record, None for unknown."""
+
+
+@attrs.frozen(kw_only=True)
 class ParseResult:
     """Transactions read from one file.
 
@@ -62,6 +92,9 @@ class ParseResult:
     report: LoadReport
     retracted_keys: tuple[str, ...] = ()
     excluded: tuple[ExcludedRecord, ...] = ()
+    rejected: tuple[RejectedRecord, ...] = ()
+    """Every record rejected as malformed that had a natural key (all of them, where the
+    report keeps only the first lines of each reason)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -280,12 +313,15 @@ class Reject(Exception):
 class Collector:
     """Gathers one file's records into a ``ParseResult``: an excluded record is counted
     (a cancelled one also retracts its key), a kept one is built, and a ``Reject`` from
-    building it is counted against its line."""
+    building it is counted against its line and kept as a ``RejectedRecord``, with the
+    types ``types_of`` (called with the build's arguments) tells of it."""
 
     report: LoadReport
+    types_of: Callable[..., Types] | None = None
     transactions: list[Transaction] = attrs.field(factory=list)
     retracted: list[str] = attrs.field(factory=list)
     excluded: list[ExcludedRecord] = attrs.field(factory=list)
+    rejected: list[RejectedRecord] = attrs.field(factory=list)
 
     def add(
         self,
@@ -309,6 +345,20 @@ class Collector:
             self.transactions.append(build(*args, **kwargs))
         except Reject as rej:
             self.report.reject(line, rej.reason, rej.detail)
+            code, month = key_place(key)
+            prop, ttype = self.types_of(*args, **kwargs) if self.types_of else (None, None)
+            self.rejected.append(
+                RejectedRecord(
+                    natural_key=key,
+                    sigungu_code=code,
+                    month=month,
+                    property_type=prop,
+                    transaction_type=ttype,
+                    reason=rej.reason,
+                    detail=rej.detail,
+                    line=line,
+                )
+            )
 
     def result(self) -> ParseResult:
         return ParseResult(
@@ -316,6 +366,7 @@ class Collector:
             report=self.report,
             retracted_keys=tuple(self.retracted),
             excluded=tuple(self.excluded),
+            rejected=tuple(self.rejected),
         )
 
 

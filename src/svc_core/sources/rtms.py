@@ -505,6 +505,20 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
         raise Reject("invalid_record", str(exc)) from None
 
 
+def item_types(kind: str, item: Mapping[str, str], key: str = "") -> tuple[str | None, str | None]:
+    """(property type, transaction type) of an item told without its amounts: a lease
+    whose rent does not read has no transaction type."""
+    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+        prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
+        return prop, "sale"
+    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+        return "officetel", "sale"
+    rent = parse_manwon(item.get("monthlyrent", ""))
+    if rent is None:
+        return "officetel", None
+    return "officetel", "chartered_lease" if rent == 0 else "monthly_lease"
+
+
 def _key_month(item: Mapping[str, str]) -> str:
     year, month = item.get("dealyear", "").strip(), item.get("dealmonth", "").strip()
     if _INT.fullmatch(year) and _INT.fullmatch(month):
@@ -590,7 +604,7 @@ def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> P
     )
     keys = KeyMaker()
     prefix = f"rtms:{kind}"
-    found = Collector(report=report)
+    found = Collector(report=report, types_of=item_types)
     for ordinal, item in enumerate(items, start=1):
         report.read += 1
         if item is None:

@@ -229,6 +229,20 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
         raise Reject("invalid_record", str(exc)) from None
 
 
+def _types(kind: str, cells: Mapping[str, str], key: str = "") -> tuple[str | None, str | None]:
+    """(property type, transaction type) of a row told without its amounts."""
+    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+        return commercial_property_type(
+            cells.get("building_type", ""), cells.get("use", "")
+        ), "sale"
+    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+        return "officetel", "sale"
+    rent = parse_manwon(cells.get("rent", ""))
+    if rent is None:
+        return "officetel", None
+    return "officetel", "monthly_lease" if rent else "chartered_lease"
+
+
 def _key_parts(cells: Mapping[str, str]) -> tuple[str, str]:
     found = split_address(cells["address"])
     code = found[0].code if found is not None else "?"
@@ -258,7 +272,7 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
 
     report = LoadReport(path=path)
     keys = KeyMaker()
-    found = Collector(report=report)
+    found = Collector(report=report, types_of=_types)
     for line, cells in rows:
         if all(not c.strip() for c in cells):
             continue

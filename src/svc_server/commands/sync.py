@@ -35,11 +35,10 @@ from svc_core.sync import (
     DEFAULT_PAGE_ROWS,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
-    IngestedMonth,
     district_status,
     planned_calls,
 )
-from svc_server.commands import sync_rone
+from svc_server.commands import sync_rone, sync_status
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
@@ -330,14 +329,6 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-WHOLE = {True: "whole", False: "incomplete", None: "whole unknown"}
-"""How ``svc sync status`` tells whether an ingested month holds every item."""
-
-
-def _ingested(month: IngestedMonth) -> str:
-    return f"{month.month.label} from {', '.join(month.sources)}, {WHOLE[month.complete]}"
-
-
 def cmd_status(args: argparse.Namespace) -> int:
     kinds = _kinds(args.kinds) if args.kinds else ()
     codes = _status_codes(args.sigungu) if args.sigungu else ()
@@ -348,6 +339,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
+        rejected = sync_status.rejected_months(store, codes, first, last)
     finally:
         store.close()
     rows = district_status(
@@ -373,10 +365,11 @@ def cmd_status(args: argparse.Namespace) -> int:
                 for r in rows
             ],
             "rone_tables": sync_rone.shown_tables(tables),
+            "rejected": sync_status.rejected_json(rejected),
         }
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return EXIT_OK
-    if not rows and not tables:
+    if not rows and not tables and not rejected:
         print("sync status: nothing synced yet")
     for t in tables:
         print(sync_rone.status_line(t))
@@ -387,11 +380,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             shown = f" ({', '.join(months)})" if months and name != "complete" else ""
             parts.append(f"{name} {len(months)}{shown}")
         if r.ingested:
-            loaded = ", ".join(_ingested(i) for i in r.ingested)
+            loaded = ", ".join(sync_status.ingested_text(i) for i in r.ingested)
             parts.append(f"ingested {len(r.ingested)} ({loaded})")
         print(
             f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
             + f"; last sync {iso_or_none(r.last_synced_at) or 'never'}"
         )
+    for line in sync_status.rejected_lines(rejected):
+        print(line)
     return EXIT_OK

@@ -184,6 +184,10 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     )
     if result.excluded:
         store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
+    if result.rejected:
+        store.realestate.insert_rejected(
+            tx, result.rejected, kind=load.kind, path=load.report.path, load_id=load_id
+        )
     if (loaded or retracted or retyped) and load.defer_coverage:
         store.realestate.mark_coverage_stale(tx, sorted(touched | retyped))
     elif loaded or retracted or retyped:

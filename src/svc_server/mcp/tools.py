@@ -10,6 +10,7 @@ hands tools and answers to the MCP SDK.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -173,9 +174,51 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def _not_a_code(tool: Tool, query: Mapping[str, str]) -> InvalidParams | None:
+    """The refusal of a ``sigungu_code`` that is not a code (a name such as ``강남구``):
+    the model is told to call find_district, the one tool that turns names into codes."""
+    raw = query.get("sigungu_code")
+    param = next((p for p in tool.params if p.name == "sigungu_code"), None)
+    if raw is None or param is None or param.pattern is None:
+        return None
+    if re.fullmatch(param.pattern, raw.strip(), re.ASCII):
+        return None
+    return InvalidParams(
+        f"sigungu_code {raw!r} is not a district code: {tool.name} needs the 5-digit code "
+        "(such as 11680 for 강남구).",
+        hint=f"Call find_district with query={raw!r} to get its code, then call "
+        f"{tool.name} again with sigungu_code set to it.",
+    )
+
+
+_HTTP_HINTS = (
+    (
+        "GET /api/v1/real-estate/dimensions?geo_precision=dong",
+        "the dimensions tool with geo_precision=dong",
+    ),
+    ("GET /api/v1/real-estate/dimensions", "the dimensions tool (or find_district by name)"),
+    ("GET /api/v1/real-estate/regions", "find_district"),
+    ("GET /api/v1/real-estate/coverage", "the coverage tool"),
+    ("/api/v1/real-estate/dimensions", "the dimensions tool"),
+    ("/api/v1/real-estate/coverage", "the coverage tool"),
+)
+"""HTTP references of the API's messages and the tools a model calls instead."""
+
+
+def for_model(text: str | None) -> str | None:
+    """An API message or hint as a model reads it: endpoints named as the tools that
+    call them."""
+    if text is None:
+        return None
+    for http, tool in _HTTP_HINTS:
+        text = text.replace(http, tool)
+    return text
+
+
 def api_query(tool: Tool, arguments: Mapping[str, Any]) -> dict[str, str]:
     """The API query of a call's arguments, each checked by its declaration (an unknown
-    or malformed argument is ``InvalidParams``, and no call is made)."""
+    or malformed argument is ``InvalidParams``, and no call is made; a name given as
+    ``sigungu_code`` points at find_district)."""
     declared = {p.name: p for p in tool.params}
     unknown = sorted(set(arguments) - set(declared))
     if unknown:
@@ -190,6 +233,9 @@ def api_query(tool: Tool, arguments: Mapping[str, Any]) -> dict[str, str]:
         if isinstance(value, dict | list):
             raise InvalidParams(f"Argument {name!r} must be a single value.")
         query[name] = _text(value)
+    refused = _not_a_code(tool, query)
+    if refused is not None:
+        raise refused
     for param in tool.params:
         param.read(query)
     return {tool.renamed.get(k, k): v for k, v in query.items()}
@@ -198,9 +244,9 @@ def api_query(tool: Tool, arguments: Mapping[str, Any]) -> dict[str, str]:
 def error_answer(err: Mapping[str, Any], status: int | None = None) -> ToolAnswer:
     """A tool error carrying the API's error code, message and hint."""
     head = f"{err.get('code')}" + (f" (HTTP {status})" if status else "")
-    lines = [f"Error {head}: {err.get('message')}"]
+    lines = [f"Error {head}: {for_model(err.get('message'))}"]
     if err.get("hint"):
-        lines.append(f"Hint: {err['hint']}")
+        lines.append(f"Hint: {for_model(err['hint'])}")
     return ToolAnswer({"error": dict(err)}, "\n".join(lines), is_error=True)
 
 
@@ -219,9 +265,20 @@ def empty_answer(
     """An answer without data: the reason, the API's message and what was searched."""
     body = reply.body if isinstance(reply.body, dict) else {}
     err = body.get("error") or {}
+    meta = body.get("_meta") or {}
     known = _district_known(query)
-    reason = narration.empty_reason(err.get("reason"), known)
-    message = err.get("message")
+    api_reason = err.get("reason")
+    unloaded = meta.get("unloaded_periods") or []
+    if api_reason is None and unloaded:
+        api_reason = narration.NOT_LOADED  # a listing answers 200 and names its months
+    reason = narration.empty_reason(api_reason, known)
+    message = for_model(err.get("message"))
+    if unloaded and reason == narration.NOT_LOADED:
+        message = (
+            f"Never loaded: {', '.join(unloaded)} (svc sync rtms or svc ingest loads them)."
+            if message is None
+            else message
+        )
     if not known:
         message = (
             f"No district has the code {query.get('sigungu_code')}: find_district finds codes."

@@ -11,6 +11,7 @@ from svc_server.openapi.operations import (
     QUOTA_NOTE,
     data_ok,
     envelope_404,
+    error,
     ok,
 )
 from svc_server.openapi.schemas import array, obj, ref
@@ -160,7 +161,11 @@ GET_REAL_ESTATE_INDICES = Operation(
     f"values R-ONE publishes for it besides its quarters. CSV negotiation applies. {QUOTA_NOTE}",
     responses={
         "200": data_ok("IndexRow", "Index values, by period."),
-        "404": envelope_404("No index values for the district and period."),
+        "404": envelope_404(
+            "No index values for the district and period; `error.reason` `not_loaded` "
+            "when the store holds no R-ONE value at all (`svc sync rone` with an R-ONE "
+            "key loads them), `unknown_district` for a code no district has."
+        ),
     },
 )
 
@@ -184,10 +189,16 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
     "a 400 INVALID_PARAMS. Pages of `limit` records: pass `_meta.next_cursor` as `cursor` "
     "for the next, or follow the `Link` header; paging through returns each record once. "
     "`include_excluded=true` adds the records the loader excluded (cancelled deals, "
-    "partial shares) with their reason; they never enter any figure. CSV streams the "
+    "partial shares) with their reason, and `_meta.rejected_records` the records rejected "
+    "as malformed (an amount such as `27,0000000`) with theirs; they never enter any "
+    "figure, and `_meta.rejected_rows` counts the rejected ones per district-month on "
+    "every listing. CSV streams the "
     "whole selection (at most 100,000 records; more is a 400 asking to narrow the "
     "filter), with the fields of the records as columns. An empty selection is a 200 "
-    "with empty `data`. Each page costs one call of the monthly quota when it succeeds "
+    "with empty `data`; `_meta.unloaded_periods` (CSV: `X-Svc-Unloaded-Periods`) names "
+    "the months of the selection never loaded, where an empty or short listing says "
+    "nothing about deals. A code no district has (nor had), with nothing loaded under "
+    "it, is a 404 with `error.reason` `unknown_district`. Each page costs one call of the monthly quota when it succeeds "
     "(2xx); a CSV answer costs one.",
     responses={
         "200": {
@@ -204,7 +215,12 @@ GET_REAL_ESTATE_TRANSACTIONS = Operation(
                 "One page of records (contracts with group=contract), in listing order.",
             ),
             "headers": NEXT_LINK_HEADER,
-        }
+        },
+        "404": error(
+            "NotFound",
+            "error.reason unknown_district: no district has (or had) the code, and nothing "
+            "was loaded under it.",
+        ),
     },
 )
 

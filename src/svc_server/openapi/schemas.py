@@ -208,11 +208,13 @@ ERROR_DETAIL = obj(
         "upgrade_url": string("403 TIER_RESTRICTED only: where to upgrade.", format="uri"),
         "reason": enum(
             NOT_FOUND_REASONS,
-            "404 NOT_FOUND of pulse and pulse/series only: not_loaded when no month of the "
-            "asked period (of every requested period, for a series) is loaded completely "
-            "for the district and types, so svc cannot tell whether it has deals; "
-            "too_few_transactions when data was loaded but no cohort has at least 2 "
-            "transactions.",
+            "404 NOT_FOUND of pulse, pulse/series, transactions and indices only: "
+            "not_loaded when no month of the asked period (of every requested period, for "
+            "a series) is loaded completely for the district and types, so svc cannot tell "
+            "whether it has deals (indices: no R-ONE value is loaded at all: svc sync rone "
+            "with an R-ONE key loads them); too_few_transactions when data was loaded but "
+            "no cohort has at least 2 transactions; unknown_district when no district has "
+            "or had the code and nothing was loaded under it.",
         ),
         "request_id": string("The request's id, also in the X-Request-ID header."),
     },
@@ -278,10 +280,64 @@ LAYER_ENVELOPE = obj(
         "missing_periods": array(string(), "pulse/series only."),
         "unloaded_periods": array(
             string(),
-            "pulse/series only: the requested periods none of whose months is loaded "
+            "pulse/series: the requested periods none of whose months is loaded "
             "completely for the district and types (their rows, if any, say complete: "
             "false). When it holds every requested period, the 404's error.reason is "
-            "not_loaded.",
+            "not_loaded. transactions: the months (YYYY-MM) of the selection never loaded "
+            "completely for the district and types: an empty or short listing over them "
+            "says nothing about deals (CSV: X-Svc-Unloaded-Periods).",
+        ),
+        "exclusions": counts(
+            "pulse, series and transactions: the records excluded at ingest by rule "
+            "(cancelled, partial_share) in this answer's districts, months and types, by "
+            "reason (coverage_note states them in words); records excluded by loads before "
+            "excluded records were kept are not counted."
+        ),
+        "rejected_rows": array(
+            obj(
+                {
+                    "sigungu_code": string("The district the record names."),
+                    "month": string("The month (YYYY-MM) the record names."),
+                    "count": integer("Records rejected.", minimum=1),
+                    "reasons": counts("Records rejected by reason (invalid_amount, ...)."),
+                },
+                required=("sigungu_code", "month", "count", "reasons"),
+            ),
+            "pulse, series and transactions: the records rejected at ingest as malformed "
+            "(an amount such as 27,0000000, a date that does not exist) in this answer's "
+            "districts, months and types, per district-month: they are in no figure, and "
+            "a month can be complete with some. A record whose type could not be read "
+            "counts for every type. transactions?include_excluded=true lists them "
+            "(rejected_records). CSV: X-Svc-Rejected-Rows.",
+        ),
+        "rejected_records": array(
+            obj(
+                {
+                    "natural_key": string(),
+                    "sigungu_code": string(),
+                    "month": string(),
+                    "property_type": nullable(string("null when it could not be read.")),
+                    "transaction_type": nullable(string("null when it could not be read.")),
+                    "rejected_reason": string("Why it was rejected (invalid_amount, ...)."),
+                    "detail": string("What was malformed, as the load report says it."),
+                    "source_file": string("The file (or sync month) it was read from."),
+                    "source_line": integer("Its line (CSV) or item ordinal (API answer)."),
+                    "kind": string("The svc ingest kind of the load."),
+                },
+                required=(
+                    "natural_key",
+                    "sigungu_code",
+                    "month",
+                    "rejected_reason",
+                    "detail",
+                    "source_file",
+                    "source_line",
+                    "kind",
+                ),
+            ),
+            "transactions with include_excluded=true only (JSON): the selection's records "
+            "rejected at ingest as malformed, with their reason, at most 200 (every page "
+            "carries them; rejected_rows counts them all).",
         ),
         "granularity": enum(GRANULARITIES, "coverage only."),
         "row_cap": integer("coverage only: the limit applied.", minimum=1),

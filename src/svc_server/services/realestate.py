@@ -14,16 +14,16 @@ Queries by a district code also find the records stored under its renumbering al
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from svc_core import periods
 from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.envelope import Links as Links  # re-exported: handlers and tests build it here
 from svc_core.realestate import dimensions as core_dimensions
-from svc_core.realestate import freshness
+from svc_core.realestate import freshness, traces
 from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
@@ -53,6 +53,45 @@ def pulse_columns(query: PulseQuery | SeriesQuery) -> tuple[str, ...]:
     return core_pulse.row_columns(query.area_unit)
 
 
+class Trace(NamedTuple):
+    """What loads left out of a cohort: records excluded by rule, by reason, and records
+    rejected as malformed, per district-month (``traces.rejected_rows``)."""
+
+    exclusions: dict[str, int]
+    rejected_rows: tuple[dict[str, Any], ...]
+
+
+def cohort_trace(
+    store: Store,
+    state: DataState,
+    code: str,
+    months: Sequence[str] | None,
+    property_type: str | None,
+    transaction_type: str | None,
+) -> Trace:
+    """The ``Trace`` of district ``code`` (and its aliases) over ``months`` (None: every
+    month) and the types, once per data version."""
+    codes = codes_of(code)
+
+    def compute() -> Trace:
+        kinds = {"property_type": property_type, "transaction_type": transaction_type}
+        excluded = store.realestate.cohort_exclusions(codes, months, **kinds)
+        counts = store.realestate.rejected_counts(codes, months, **kinds)
+        rows = traces.rejected_rows(
+            (str(r["sigungu_code"]), str(r["month"]), str(r["reason"]), int(r["n"])) for r in counts
+        )
+        return Trace(exclusions=excluded, rejected_rows=tuple(rows))
+
+    key = (
+        "trace",
+        code,
+        None if months is None else tuple(months),
+        property_type,
+        transaction_type,
+    )
+    return store.realestate.cached(key, compute, version=state.version)
+
+
 def answer_context(
     state: DataState,
     caller: Caller,
@@ -62,11 +101,13 @@ def answer_context(
     *,
     code: str | None = None,
     indices: bool = False,
+    trace: Trace | None = None,
 ) -> Context:
     """The context of an answer about district ``code`` (and its renumbering aliases;
     None: every district): its ``data_as_of`` is when their data last changed and its
     ``data_version`` the latest change behind it, of their deals or (``indices``) their
-    index values."""
+    index values. With the ``trace`` of the answer's cohorts, its exclusions are theirs
+    (else the store's)."""
     stamps = state.indices_changed if indices else state.transactions_changed
     versions = state.indices_versions if indices else state.transactions_versions
     codes = codes_of(code) if code else None
@@ -75,9 +116,32 @@ def answer_context(
         request_id=request_id,
         generated_at=datetime.fromtimestamp(now, UTC),
         links=links,
-        exclusions=state.exclusions,
+        exclusions=state.exclusions if trace is None else trace.exclusions,
         data_as_of=data_as_of(stamps, codes),
         data_version=data_version(versions, codes),
+        cohort_scoped=trace is not None,
+        rejected_rows=() if trace is None else trace.rejected_rows,
+    )
+
+
+def cohort_context(
+    store: Store,
+    state: DataState,
+    caller: Caller,
+    request_id: str,
+    now: float,
+    links: Links,
+    *,
+    cohort: q.Cohort,
+    months: Sequence[str] | None,
+) -> Context:
+    """``answer_context`` of an answer about ``cohort`` over ``months``, its exclusions
+    and rejected records those of the cohort."""
+    trace = cohort_trace(
+        store, state, cohort.sigungu_code, months, cohort.property_type, cohort.transaction_type
+    )
+    return answer_context(
+        state, caller, request_id, now, links, code=cohort.sigungu_code, trace=trace
     )
 
 
@@ -167,7 +231,9 @@ def pulse(
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
     found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
-    context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
+    context = cohort_context(
+        store, state, caller, request_id, now, links, cohort=query.cohort, months=window.months
+    )
     return core_pulse.pulse_answer(
         _finish(found, context),
         query,
@@ -193,7 +259,9 @@ def series(
     state = store.realestate.state()
     period_of = core_series.series_months(query.periods)
     found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
-    context = answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code)
+    context = cohort_context(
+        store, state, caller, request_id, now, links, cohort=query.cohort, months=sorted(period_of)
+    )
     return core_series.series_answer(
         _finish(found, context),
         query,
@@ -232,7 +300,14 @@ def indices(
         code=query.sigungu_code,
         indices=True,
     )
-    return core_indices.indices_answer(values, query, window, context, synthetic=state.synthetic)
+    return core_indices.indices_answer(
+        values,
+        query,
+        window,
+        context,
+        synthetic=state.synthetic,
+        loaded=state.latest_index_period is not None or bool(state.indices_changed),
+    )
 
 
 def _dimensions_data(

@@ -19,13 +19,14 @@ from svc_core import periods
 from svc_core.caller import Caller
 from svc_core.envelope import Answer, Links
 from svc_core.errors import InvalidParams
-from svc_core.realestate import cursor
+from svc_core.realestate import cursor, freshness, traces
 from svc_core.realestate import listing as core
-from svc_core.realestate.common import codes_of, gate
+from svc_core.realestate.common import Context, codes_of, gate
 from svc_core.realestate.contract_record import contract_records
 from svc_core.realestate.listing import Served, TransactionsQuery
+from svc_core.realestate.loaded import unknown_district
 from svc_core.realestate.record import record_of
-from svc_server.services.realestate import answer_context
+from svc_server.services.realestate import cohort_context
 from svc_server.store import Store
 from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
@@ -90,10 +91,59 @@ def transactions(
         _records(page, query, links),
         query,
         found.window,
-        answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code),
+        _context(store, state, found, query, caller, request_id, now, links),
         synthetic=synthetic,
         next_cursor=next_cursor,
+        extra=_traced(store, state, found, query, records=query.include_excluded),
     )
+
+
+def _context(
+    store: Store,
+    state: DataState,
+    found: Listing,
+    query: TransactionsQuery,
+    caller: Caller,
+    request_id: str,
+    now: float,
+    links: Links,
+) -> Context:
+    """The listing's context: its exclusions and rejected records those of its cohort
+    and months (an unknown district code with nothing loaded is a 404)."""
+    cohort = query.cohort
+    unknown = unknown_district(cohort.sigungu_code)
+    if unknown is not None and not store.realestate.loaded_months(
+        codes_of(cohort.sigungu_code), found.window.months, freshness.LOAD_KINDS
+    ):
+        raise unknown
+    return cohort_context(
+        store, state, caller, request_id, now, links, cohort=cohort, months=found.window.months
+    )
+
+
+def _traced(
+    store: Store, state: DataState, found: Listing, query: TransactionsQuery, *, records: bool
+) -> dict[str, object]:
+    """``unloaded_periods`` (the months never loaded for the selection's district and
+    types) and, with ``records``, ``rejected_records`` (the selection's records rejected
+    as malformed, with their reason)."""
+    cohort = query.cohort
+    codes = codes_of(cohort.sigungu_code)
+    months = found.window.months
+    kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+    loaded = store.realestate.loaded_months(codes, months, kinds)
+    out: dict[str, object] = {
+        "unloaded_periods": traces.unloaded_months(cohort.sigungu_code, months, kinds, loaded)
+    }
+    if records:
+        rows = store.realestate.rejected_list(
+            codes,
+            months,
+            property_type=cohort.property_type,
+            transaction_type=cohort.transaction_type,
+        )
+        out["rejected_records"] = [traces.rejected_record(r) for r in rows]
+    return out
 
 
 def _page(store: Store, found: Listing, limit: int, *, by_contract: bool) -> tuple[list[Row], bool]:
@@ -157,10 +207,11 @@ def stream(
     meta = core.listing_meta(
         query,
         found.window,
-        answer_context(state, caller, request_id, now, links, code=query.cohort.sigungu_code),
+        _context(store, state, found, query, caller, request_id, now, links),
         synthetic=state.synthetic,
         next_cursor=None,
         count=total,
         mix=mix,
+        extra=_traced(store, state, found, query, records=False),
     )
     return meta, _stream(store, found, query, links)

@@ -31,6 +31,7 @@ DATA_TABLES = frozenset(
     {
         "transactions",
         "excluded_transactions",
+        "rejected_records",
         "cohort_months",
         "coverage_cohorts",
         "coverage_districts",

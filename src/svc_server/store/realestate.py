@@ -56,6 +56,7 @@ from svc_server.store.realestate_rows import (
     transaction_rows,
     type_updates,
 )
+from svc_server.store.rejections import Rejections
 from svc_server.store.rollup import RollupTable
 from svc_server.store.source_months import SourceMonths
 from svc_server.store.transactions import TransactionListing
@@ -98,6 +99,7 @@ class RealEstateRepo(
     ExclusionCounts,
     DataChanges,
     IndexTable,
+    Rejections,
     RollupTable,
     SourceMonths,
     TransactionListing,

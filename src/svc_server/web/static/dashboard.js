@@ -1077,7 +1077,29 @@
     return { key: "", text: "complete" };
   }
 
-  function drawChart(rows, heading, measure) {
+  // Every period from ``first`` to ``last`` (both YYYY-MM, or both YYYY-Qn), in order:
+  // the axis of a series, whether or not a period has data.
+  function periodRange(first, last) {
+    const quarter = first.includes("-Q");
+    const parse = (p) => (quarter ? [Number(p.slice(0, 4)), Number(p.slice(6))] : [Number(p.slice(0, 4)), Number(p.slice(5, 7))]);
+    const per = quarter ? 4 : 12;
+    const [fy, fn] = parse(first);
+    const [ly, ln] = parse(last);
+    const out = [];
+    for (let i = fy * per + fn - 1; i <= ly * per + ln - 1 && out.length < 600; i += 1) {
+      const year = Math.floor(i / per);
+      const n = (i % per) + 1;
+      out.push(quarter ? `${year}-Q${n}` : `${year}-${String(n).padStart(2, "0")}`);
+    }
+    return out;
+  }
+  window.svcCharts.periodRange = periodRange;
+
+  // ``axis``: every chosen period, in order; ``rows``: those with a point; ``unloaded``:
+  // the periods never loaded (drawn as gaps named "not loaded"; other periods without a
+  // point are gaps named "no data"). The band and the median line never join two points
+  // across a gap.
+  function drawChart(rows, heading, measure, axis = rows.map((r) => r.period), unloaded = []) {
     const [lowKey, midKey, highKey] = measure.keys;
     const W = 760;
     const H = 380;
@@ -1085,8 +1107,10 @@
     const ticks = niceTicks(Math.min(...rows.map((r) => r[lowKey])), Math.max(...rows.map((r) => r[highKey])));
     const y0 = ticks[0];
     const y1 = ticks[ticks.length - 1];
-    const step = rows.length > 1 ? (W - m.l - m.r) / (rows.length - 1) : 0;
-    const x = (i) => (rows.length > 1 ? m.l + i * step : (W + m.l - m.r) / 2);
+    const slot = new Map(axis.map((p, i) => [p, i]));
+    const step = axis.length > 1 ? (W - m.l - m.r) / (axis.length - 1) : 0;
+    const x = (i) => (axis.length > 1 ? m.l + slot.get(rows[i].period) * step : (W + m.l - m.r) / 2);
+    const xAt = (k) => (axis.length > 1 ? m.l + k * step : (W + m.l - m.r) / 2);
     const y = (v) => m.t + (H - m.t - m.b) * (1 - (v - y0) / (y1 - y0));
     const millions = (v) => `${(v / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 })}`;
 
@@ -1110,14 +1134,52 @@
       s("line", { class: "chart-axis", x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }),
       s("text", { class: "chart-label chart-unit", x: 12, y: m.t - 12 }, `${measure.what}, ${measure.unit}`),
     );
-    // One period has no width to span: its band and median are drawn as a box and a bar
-    // around the point, so the p25–p75 range still shows.
-    const half = rows.length > 1 ? 0 : 36;
-    const edge = (r, i, key) => (half ? [`${x(i) - half},${y(r[key])}`, `${x(i) + half},${y(r[key])}`] : [`${x(i)},${y(r[key])}`]);
-    const upper = rows.flatMap((r, i) => edge(r, i, highKey));
-    const lower = rows.flatMap((r, i) => edge(r, i, lowKey)).reverse();
-    svg.append(s("polygon", { class: "chart-band", points: [...upper, ...lower].join(" ") }));
-    svg.append(s("polyline", { class: "chart-median", points: rows.flatMap((r, i) => edge(r, i, midKey)).join(" ") }));
+    // Periods without a point: a column on the axis (hatched when never loaded), named.
+    svg.append(
+      s(
+        "defs",
+        {},
+        s(
+          "pattern",
+          { id: "chart-hatch", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+          s("rect", { width: 8, height: 8, fill: "#f3f4f6" }),
+          s("line", { x1: 0, y1: 0, x2: 0, y2: 8, stroke: "#9ca3af", "stroke-width": 2 }),
+        ),
+      ),
+    );
+    const never = new Set(unloaded);
+    const gapWidth = axis.length > 1 ? Math.min(step * 0.8, 60) : 72;
+    axis.forEach((p, k) => {
+      if (rows.some((r) => r.period === p)) return;
+      const kind = never.has(p) ? "not loaded" : "no data";
+      svg.append(
+        s(
+          "rect",
+          { class: `chart-gap${never.has(p) ? " chart-unloaded" : ""}`, x: xAt(k) - gapWidth / 2, y: m.t, width: gapWidth, height: H - m.t - m.b, "data-period": p },
+          s("title", {}, `${p}: ${kind}${never.has(p) ? " (never loaded: svc cannot tell whether it had deals)" : " (loaded, but no cohort with enough contracts)"}`),
+        ),
+        s("text", { class: "chart-label", x: xAt(k), y: H - m.b + 18, "text-anchor": "middle" }, p),
+        s("text", { class: "chart-label chart-status chart-gap-label", x: xAt(k), y: H - m.b + 34, "text-anchor": "middle" }, kind),
+      );
+    });
+    // Runs of consecutive axis periods with points: each has its own band and line. A run
+    // of one period has no width to span: its band and median are drawn as a box and a
+    // bar around the point, so the p25–p75 range still shows.
+    const runs = [];
+    rows.forEach((r, i) => {
+      const last = runs[runs.length - 1];
+      if (last && slot.get(r.period) === slot.get(rows[last[last.length - 1]].period) + 1) last.push(i);
+      else runs.push([i]);
+    });
+    const single = axis.length > 1 ? Math.min(36, step * 0.35) : 36;
+    for (const run of runs) {
+      const half = run.length > 1 ? 0 : single;
+      const edge = (i, key) => (half ? [`${x(i) - half},${y(rows[i][key])}`, `${x(i) + half},${y(rows[i][key])}`] : [`${x(i)},${y(rows[i][key])}`]);
+      const upper = run.flatMap((i) => edge(i, highKey));
+      const lower = run.flatMap((i) => edge(i, lowKey)).reverse();
+      svg.append(s("polygon", { class: "chart-band", points: [...upper, ...lower].join(" ") }));
+      svg.append(s("polyline", { class: "chart-median", points: run.flatMap((i) => edge(i, midKey)).join(" ") }));
+    }
     rows.forEach((r, i) => {
       const status = statusOf(r);
       const bulk = r.bulk_contracts || 0;
@@ -1140,6 +1202,12 @@
       }
     });
     const lx = W - m.r - 420;
+    if (axis.length > rows.length) {
+      svg.append(
+        s("rect", { class: "chart-gap chart-unloaded", x: lx - 110, y: 10, width: 18, height: 12 }),
+        s("text", { class: "chart-label", x: lx - 86, y: 20 }, "no point"),
+      );
+    }
     svg.append(
       s("rect", { class: "chart-legend-band", x: lx, y: 10, width: 18, height: 12 }),
       s("text", { class: "chart-label", x: lx + 24, y: 20 }, "p25–p75"),
@@ -1173,9 +1241,14 @@
     const updatePeriods = () => {
       updateLease();
       const row = coverage.find((r) => r.property_type === property.value && r.transaction_type === transaction.value);
-      const list = row ? row.periods_with_data : [];
+      // The whole range from the first to the last period with data: a period between
+      // them without data is offered too, and charted as a gap (never silently skipped).
+      const withData = new Set(row ? row.periods_with_data : []);
+      const list = row ? periodRange(row.earliest_period, row.latest_period) : [];
       const chosen = new Set(list.slice(-MAX_PERIODS));
-      periods.replaceChildren(...list.map((p) => h("option", { value: p, selected: chosen.has(p), text: p })));
+      periods.replaceChildren(
+        ...list.map((p) => h("option", { value: p, selected: chosen.has(p), text: withData.has(p) ? p : `${p} (no data)` })),
+      );
       if (!row) {
         say("No data for this property and transaction type in this district; the coverage table lists what exists.");
       }
@@ -1215,7 +1288,7 @@
     const show = async () => {
       clearMessages();
       const chosen = [...periods.selectedOptions].map((o) => o.value);
-      if (!chosen.length) throw new ApiError("Choose at least one period with data.", "NO_PERIODS");
+      if (!chosen.length) throw new ApiError("Choose at least one period.", "NO_PERIODS");
       if (chosen.length > MAX_PERIODS) {
         throw new ApiError(`Choose at most ${MAX_PERIODS} periods (${chosen.length} are selected).`, "TOO_MANY_PERIODS");
       }
@@ -1237,28 +1310,52 @@
         .filter(Boolean)
         .join(", ");
       const heading = `${name} · ${property.value} · ${transaction.value}${filters ? ` (${filters})` : ""} · ${measure.what}`;
+      const meta = out._meta;
+      const axis = chosen.slice().sort();
+      const unloaded = meta.unloaded_periods || [];
       if (rows.length) {
-        drawChart(rows, heading, measure);
+        drawChart(rows, heading, measure, axis, unloaded);
       } else {
         $("#chart").replaceChildren();
       }
-      const meta = out._meta;
-      const missing = meta.missing_periods || [];
+      const missing = (meta.missing_periods || []).filter((p) => !unloaded.includes(p));
       const unmeasured = all.filter((r) => !rows.includes(r)).map((r) => r.period);
       const demo = (meta.known_limitations || []).some((t) => t.startsWith("Synthetic demo data"));
       $("#chart-note").textContent =
         (demo ? "Synthetic demo data: not real transactions. " : "") +
         `${heading}: ${rows.length} period(s); confidence of the series ${meta.confidence || "—"}` +
-        (missing.length ? `; no data for ${missing.join(", ")}` : "") +
+        (unloaded.length ? `; not loaded (no figure, not "no deals"; shown as gaps): ${unloaded.join(", ")}` : "") +
+        (missing.length ? `; loaded but too few contracts: ${missing.join(", ")}` : "") +
         (unmeasured.length ? `; no ${measure.what} for ${unmeasured.join(", ")} (no area reported)` : "") +
         ((meta.incomplete_periods || []).length ? `; months not completely loaded: ${meta.incomplete_periods.join(", ")}` : "") +
+        ((meta.rejected_rows || []).length
+          ? `; rejected at load as malformed (in no figure): ${meta.rejected_rows.map((r) => `${r.count} in ${r.month}`).join(", ")}`
+          : "") +
         ".";
-      const limits = meta.known_limitations || [];
+      const limits = [...(meta.known_limitations || []), ...(meta.coverage_note ? [meta.coverage_note] : [])];
       $("#limits-list").replaceChildren(...limits.map((t) => h("li", { text: t })));
       $("#chart-limits").hidden = !limits.length;
+      const gaps = axis
+        .filter((p) => !all.some((r) => r.period === p))
+        .map((p) => {
+          const never = unloaded.includes(p);
+          return h(
+            "tr",
+            { "data-period": p, "data-status": never ? "not_loaded" : "no_data", "data-bulk": "0" },
+            cell(p),
+            cell("—", "num"),
+            cell("—", "num"),
+            cell("—", "num"),
+            cell("—", "num"),
+            cell("—", "num"),
+            cell("—"),
+            cell(never ? "not loaded: svc cannot tell whether it had deals" : "loaded, too few contracts"),
+            cell(""),
+          );
+        });
       fillTable(
         $("#points-table"),
-        all.map((r) => {
+        [...all.map((r) => {
           const status = statusOf(r);
           const contracts = r.contract_count ?? r.sample_count;
           const bulk = r.bulk_contracts || 0;
@@ -1275,7 +1372,7 @@
             cell(status.text),
             cell(Object.entries(r.source_mix || {}).map(([k, v]) => `${k}: ${v}`).join(", ")),
           );
-        }),
+        }), ...gaps].sort((a, b) => (a.dataset.period < b.dataset.period ? -1 : 1)),
         "No points.",
       );
       const link = $("#csv-link");

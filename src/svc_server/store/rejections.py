@@ -1,0 +1,165 @@
+"""What loads rejected and excluded, per cohort: the records a load rejected as malformed
+(``rejected_records``, migration 0023), counted per district-month and listed with their
+reason, and the records excluded by rule (``excluded_transactions``) counted for the
+cohorts an answer is about. Part of ``RealEstateRepo``.
+
+A cohort here is districts ``codes`` (a code and its renumbering aliases), ``months``
+(None: every month) and types (None: every type). A rejected record whose type the reader
+could not tell (NULL) belongs to every type's cohort: it may be one of its deals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
+
+if TYPE_CHECKING:
+    from svc_core.sources import RejectedRecord
+
+REJECTED_COLUMNS = (
+    "natural_key",
+    "kind",
+    "sigungu_code",
+    "month",
+    "property_type",
+    "transaction_type",
+    "reason",
+    "detail",
+    "line",
+    "path",
+    "load_id",
+)
+REJECTED_LISTED = 200
+"""The most rejected records one listing answer names (its count is always whole)."""
+
+
+def _cohort(
+    codes: Sequence[str] | None,
+    months: Sequence[str] | None,
+    property_type: str | None,
+    transaction_type: str | None,
+    *,
+    nullable: bool,
+) -> tuple[str, list[Any]]:
+    """The conditions (without ``WHERE``) of a cohort; ``nullable``: a NULL type matches
+    (a rejected record whose type could not be told)."""
+    sql = "1 = 1" if codes is None else f"sigungu_code IN ({marks(len(codes))})"
+    params: list[Any] = list(codes or ())
+    if months is not None:
+        sql += f" AND month IN ({marks(len(months))})"
+        params += list(months)
+    for column, value in (("property_type", property_type), ("transaction_type", transaction_type)):
+        if value is not None:
+            sql += f" AND ({column} = ? OR {column} IS NULL)" if nullable else f" AND {column} = ?"
+            params.append(value)
+    return sql, params
+
+
+class Rejections:
+    """Reads and writes of ``rejected_records``, and cohort counts of exclusions."""
+
+    db: Database
+
+    def insert_rejected(
+        self, tx: Tx, records: Sequence[RejectedRecord], *, kind: str, path: str, load_id: str
+    ) -> int:
+        """Keep the records a load rejected (a record kept already takes this load's
+        reason and place: the same bytes read again). Returns the records written."""
+        rows = [
+            (
+                r.natural_key,
+                kind,
+                r.sigungu_code,
+                r.month,
+                r.property_type,
+                r.transaction_type,
+                r.reason,
+                r.detail,
+                r.line,
+                path,
+                load_id,
+            )
+            for r in records
+        ]
+        updated = ", ".join(f"{c} = excluded.{c}" for c in REJECTED_COLUMNS[1:])
+        for part in chunks(rows, WRITE_CHUNK):
+            tx.executemany(
+                f"INSERT INTO rejected_records ({', '.join(REJECTED_COLUMNS)}) "
+                f"VALUES ({marks(len(REJECTED_COLUMNS))}) "
+                f"ON CONFLICT (natural_key) DO UPDATE SET {updated}",
+                part,
+            )
+        return len(rows)
+
+    def rejected_counts(
+        self,
+        codes: Sequence[str],
+        months: Sequence[str] | None,
+        *,
+        property_type: str | None = None,
+        transaction_type: str | None = None,
+    ) -> list[Row]:
+        """(sigungu_code, month, reason, n) of the cohort's rejected records, by
+        district, month and reason."""
+        if not codes or (months is not None and not months):
+            return []
+        where, params = _cohort(codes, months, property_type, transaction_type, nullable=True)
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT sigungu_code, month, reason, COUNT(*) AS n FROM rejected_records "
+                f"WHERE {where} GROUP BY sigungu_code, month, reason "
+                "ORDER BY sigungu_code, month, reason",
+                params,
+            )
+
+    def rejected_list(
+        self,
+        codes: Sequence[str],
+        months: Sequence[str],
+        *,
+        property_type: str | None = None,
+        transaction_type: str | None = None,
+    ) -> list[Row]:
+        """The cohort's rejected records (at most ``REJECTED_LISTED``), by month, file
+        and line."""
+        if not codes or not months:
+            return []
+        where, params = _cohort(codes, months, property_type, transaction_type, nullable=True)
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                f"SELECT {', '.join(REJECTED_COLUMNS)} FROM rejected_records WHERE {where} "
+                f"ORDER BY month, path, line, natural_key LIMIT {REJECTED_LISTED}",
+                params,
+            )
+
+    def rejected_by_month(self) -> list[Row]:
+        """(kind, sigungu_code, month, n) of every district-month holding rejected
+        records: what ``svc sync status`` shows."""
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT kind, sigungu_code, month, COUNT(*) AS n FROM rejected_records "
+                "GROUP BY kind, sigungu_code, month ORDER BY sigungu_code, month, kind"
+            )
+
+    def cohort_exclusions(
+        self,
+        codes: Sequence[str] | None,
+        months: Sequence[str] | None,
+        *,
+        property_type: str | None = None,
+        transaction_type: str | None = None,
+    ) -> dict[str, int]:
+        """Records excluded by rule (cancelled, partial share, ...) in the cohort, by
+        reason; ``codes`` None: every district."""
+        if (codes is not None and not codes) or (months is not None and not months):
+            return {}
+        where, params = _cohort(codes, months, property_type, transaction_type, nullable=False)
+        with self.db.transaction(write=False) as tx:
+            rows = tx.fetchall(
+                f"SELECT reason, COUNT(*) AS n FROM excluded_transactions WHERE {where} "
+                "GROUP BY reason ORDER BY reason",
+                params,
+            )
+        return {str(r["reason"]): int(r["n"]) for r in rows}
