@@ -3,8 +3,9 @@
 Whatever the order of arrivals and endings, no tenant ever has more than ``limit``
 calls in progress, waiting calls get their turns in arrival order, a call that waited
 too long (or was cancelled) is refused without keeping a turn, and a credential names
-the same tenant however its cookie header is spelled. (The bound through a real
-server: ``test_tenant_share.py``.)
+the same tenant however its cookie header is spelled, and the front reads the same key
+from a request's headers as ``/mcp`` does. (The bound through a real server:
+``test_tenant_share.py``.)
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ import asyncio
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from werkzeug.test import EnvironBuilder
+from werkzeug.wrappers import Request
 
-from svc_server.http.tenants import Tenants
+from svc_server.http.tenants import MCP_PATH, Tenants
+from svc_server.mcp.endpoint import presented_key
 
 # a step: a new call of tenant "a" or "b", or the end of the oldest running call of one
 STEPS = st.lists(st.sampled_from(["a", "b", "end a", "end b"]), max_size=40)
@@ -105,3 +109,26 @@ def test_a_learned_account_joins_every_credential_of_it() -> None:
     tenants.learn(one, "acct")
     tenants.learn(two, "acct")
     assert tenants.tenant(one) == tenants.tenant(two) == "account:acct"
+
+
+KEYISH = st.text(st.sampled_from(" kK1_,"), max_size=6)
+SCHEMES = st.sampled_from(["Bearer ", "bearer ", "BEARER  ", "Bearer", "Basic ", ""])
+
+
+@given(
+    api_key=st.none() | KEYISH,
+    authorization=st.none() | st.builds(str.__add__, SCHEMES, KEYISH),
+)
+def test_the_credential_is_the_key_the_app_takes(
+    api_key: str | None, authorization: str | None
+) -> None:
+    headers = [("x-api-key", api_key)] if api_key is not None else []
+    if authorization is not None:
+        headers.append(("authorization", authorization))
+    request = Request(EnvironBuilder(path=MCP_PATH, headers=headers).get_environ())
+    key = presented_key(request)  # /mcp: X-API-Key, else a Bearer key
+    expected = None if key is None else Tenants.credential([("x-api-key", key)])
+    assert Tenants.credential(headers, MCP_PATH) == expected
+    # elsewhere the API takes no Bearer key, and the front counts none
+    bearer_only = [(n, v) for n, v in headers if n == "authorization"]
+    assert Tenants.credential(bearer_only, "/api/v1/real-estate/pulse") is None

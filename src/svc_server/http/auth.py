@@ -173,6 +173,20 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     )
 
 
+def account_of(deps: Deps, request: Request, now: float) -> str | None:
+    """The account (consumer id) a request's credential acts for, as ``admit`` finds it:
+    its ``X-API-Key``'s, else the signed-in user's current one; None when it names none.
+    (``http.front`` asks it before the first call of a credential, to bound each
+    account's calls, ``http.tenants``.)"""
+    api_key: str | None = request.environ.get("HTTP_X_API_KEY")
+    if api_key is not None:
+        owner = None if "," in api_key else callers.key_owner(deps.store, api_key, now)
+        return None if owner is None else owner[0]
+    cookie = request.cookies.get(COOKIE_NAME)
+    session = None if not cookie else sessions.resume(deps.store, deps.config, cookie, now)
+    return None if session is None else membership.primary_consumer_id(deps.store, session.user_id)
+
+
 def _key_owner(
     store: Store, caller: Caller | None, api_key: str | None, err: SvcError, now: float
 ) -> tuple[str, str] | None:
