@@ -98,7 +98,9 @@ class SvcApp:
         self.warm = WarmLane(self.deps, self.matcher)
         """The calls a server may answer on its event loop (``http.warm``)."""
         # MCP's streamable HTTP; its tool calls come back through this app as API calls
-        self.mcp = mcp_endpoint.McpEndpoint(self, store, clock, entropy, config.max_body_bytes)
+        self.mcp = mcp_endpoint.McpEndpoint(
+            self, store, clock, entropy, config.max_body_bytes, config.site_origins
+        )
 
     def account_of(self, environ: WSGIEnvironment) -> str | None:
         """The account (consumer id) a request's credential acts for, as this app will

@@ -269,6 +269,12 @@ def _sets_cookie(response: Response) -> bool:
     return any(v.startswith(prefix) for v in response.headers.getlist("Set-Cookie"))
 
 
+def site_origin(origin: str, site_origins: tuple[str, ...]) -> bool:
+    """Whether an ``Origin`` (or a ``Referer``'s origin) is one of the configured site
+    origins (``SVC_SITE_ORIGINS``, kept lower-case without a trailing slash)."""
+    return origin.lower().rstrip("/") in site_origins
+
+
 def check_origin(request: Request, config: Config, *, signing_in: bool = False) -> None:
     """Cookie-authenticated writes, and sign-ins sent from a browser page, must come from
     a configured site origin; the refusal says which of the two was refused."""
@@ -281,7 +287,7 @@ def check_origin(request: Request, config: Config, *, signing_in: bool = False) 
                 origin = f"{parts.scheme}://{parts.netloc}"
             except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
                 origin = None
-    if origin and origin.lower().rstrip("/") in config.site_origins:
+    if origin and site_origin(origin, config.site_origins):
         return
     source = f"a page of {origin[:200]}" if origin else "a request without an Origin header"
     if signing_in:

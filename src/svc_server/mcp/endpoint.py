@@ -11,6 +11,12 @@ Every ``/mcp`` request, exchange message or tool call, is one call of its key's 
 for the server's bound on each account's calls in progress (``http.tenants``: the key
 as ``X-API-Key`` or as Bearer, ``environ[ACCOUNT]`` below): that bound, not the
 per-minute limit, is what holds a flood of exchange messages.
+
+A request with an ``Origin`` header is answered only when that origin is one of the
+site's (``SVC_SITE_ORIGINS``), else 403 ``CSRF_REJECTED`` before anything else, as the
+MCP transport asks of servers (against DNS rebinding: a page of any site can make a
+browser POST to a server on the reader's machine or network). MCP clients that are not
+browsers send no ``Origin`` and are answered as before.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from werkzeug.wrappers import Request, Response
 
 from svc_core import requestid
 from svc_core.errors import (
+    CsrfRejected,
     ExchangeTimedOut,
     McpUnavailable,
     MethodNotAllowed,
@@ -32,6 +39,7 @@ from svc_core.errors import (
     SvcError,
     Unauthorized,
 )
+from svc_server.http.auth import site_origin
 from svc_server.http.context import ACCOUNT
 from svc_server.http.responses import error_response
 from svc_server.mcp import server
@@ -72,12 +80,14 @@ class McpEndpoint:
         clock: Callable[[], float],
         entropy: Callable[[int], bytes],
         max_body_bytes: int,
+        site_origins: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.store = store
         self.clock = clock
         self.entropy = entropy
         self.max_body_bytes = max_body_bytes
+        self.site_origins = site_origins
 
     def account_of(self, environ: WSGIEnvironment) -> str | None:
         """The account (consumer id) the key of a ``/mcp`` request acts for, as
@@ -103,6 +113,13 @@ class McpEndpoint:
         return response(environ, start_response)
 
     def _answer(self, request: Request) -> Response:
+        origin = request.headers.get("Origin")
+        if origin is not None and not site_origin(origin, self.site_origins):
+            raise CsrfRejected(
+                f"/mcp does not answer pages of {origin[:200]!r}.",
+                hint="Call /mcp from an MCP client (which sends no Origin), or from a page "
+                "of an origin an operator adds to SVC_SITE_ORIGINS.",
+            )
         if request.method != "POST":  # stateless: no GET stream, no session to DELETE
             raise MethodNotAllowed(
                 f"{request.method} is not allowed at /mcp.",
