@@ -211,7 +211,7 @@ class BufferedFront:
         if not self.workers:
             self.__rsgi_init__(loop)
         tenants = self.tenants
-        credential = tenants.credential(headers, environ["PATH_INFO"])
+        credential = tenants.credential(environ)
         tenant = None if credential is None else tenants.tenant(credential)
         if tenant is not None and not await tenants.enter(tenant):
             protocol.response_bytes(*self.refusal(_busy_tenant(tenants), headers))

@@ -29,7 +29,11 @@ import asyncio
 import contextlib
 import hashlib
 from collections import deque
-from http.cookies import CookieError, SimpleCookie
+from typing import Any
+
+from werkzeug.sansio.http import parse_cookie  # what werkzeug's Request.cookies reads with
+
+from svc_server.http.auth import COOKIE_NAME
 
 MCP_PATH = "/mcp"
 """The path where a key may also come as ``Authorization: Bearer`` (``mcp.endpoint``)."""
@@ -48,30 +52,27 @@ class Tenants:
         self.accounts: dict[str, str] = {}
 
     @staticmethod
-    def credential(headers: list[tuple[str, str]], path: str = "") -> str | None:
-        """A digest of the credential the app takes from the request at ``path``: a
-        non-empty ``X-API-Key``, on ``MCP_PATH`` else an ``Authorization: Bearer`` key
+    def credential(environ: dict[str, Any]) -> str | None:
+        """A digest of the credential the app will take from a request's ``environ``
+        (read from the same entries, with werkzeug's cookie parser, so no spelling of
+        the headers shows the app a credential the front does not see): a non-empty
+        ``X-API-Key``, on ``MCP_PATH`` else an ``Authorization: Bearer`` key
         (``mcp.endpoint.presented_key``), else the session cookie; None without one."""
-        for name, value in headers:
-            if name == "x-api-key" and (key := value.strip()):
-                return _key(key)
-        if path == MCP_PATH:
-            for name, value in headers:
-                if name == "authorization" and value[:7].lower() == "bearer ":
-                    if key := value[7:].strip():
-                        return _key(key)
-                    break
-        for name, value in headers:
-            if name == "cookie":
-                try:
-                    jar = SimpleCookie(value)
-                except CookieError:
-                    continue
-                session = jar.get("svc_session")
-                if session is not None and session.value:
-                    digest = hashlib.sha256(session.value.encode("utf-8", "replace"))
-                    return "session:" + digest.hexdigest()
-        return None
+        key = environ.get("HTTP_X_API_KEY")
+        if key is not None and (key := key.strip()):
+            return _digest("key:", key)
+        if environ["PATH_INFO"] == MCP_PATH:
+            auth = environ.get("HTTP_AUTHORIZATION", "")
+            if auth[:7].lower() == "bearer " and (key := auth[7:].strip()):
+                return _digest("key:", key)
+        cookie = environ.get("HTTP_COOKIE")
+        if cookie is None:
+            return None
+        try:
+            session = parse_cookie(cookie).get(COOKIE_NAME)
+        except UnicodeError:  # the app reads no session from it either
+            return None
+        return _digest("session:", session) if session else None
 
     def tenant(self, credential: str) -> str:
         """The account of ``credential`` once known, else the credential itself."""
@@ -123,8 +124,8 @@ class Tenants:
             self.running.pop(tenant, None)
 
 
-def _key(key: str) -> str:
-    return "key:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
+def _digest(kind: str, credential: str) -> str:
+    return kind + hashlib.sha256(credential.encode("utf-8", "replace")).hexdigest()
 
 
 def _cancelling() -> bool:
