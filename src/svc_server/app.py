@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from werkzeug.wrappers import Request
 
 from svc_server.config import Config
+from svc_server.http import auth
 from svc_server.http.call_log import log_call
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps, lazy_verifier, new_id, request_ids
@@ -97,7 +98,17 @@ class SvcApp:
         self.warm = WarmLane(self.deps, self.matcher)
         """The calls a server may answer on its event loop (``http.warm``)."""
         # MCP's streamable HTTP; its tool calls come back through this app as API calls
-        self.mcp = mcp_endpoint.McpEndpoint(self, store, clock, entropy, config.max_body_bytes)
+        self.mcp = mcp_endpoint.McpEndpoint(
+            self, store, clock, entropy, config.max_body_bytes, config.site_origins
+        )
+
+    def account_of(self, environ: WSGIEnvironment) -> str | None:
+        """The account (consumer id) a request's credential acts for, as this app will
+        find it when it runs the request; None when it names none. ``http.front`` asks
+        it before the first call of each credential (``http.tenants``)."""
+        if environ.get("PATH_INFO") == mcp_endpoint.PATH:
+            return self.mcp.account_of(environ)
+        return auth.account_of(self.deps, Request(environ), self.clock())
 
     def close(self) -> None:
         """Give this app's leases back, writing what their calls did, and write its

@@ -105,7 +105,7 @@ def world(module_db_url: str) -> Iterator[World]:
         keys = {name: _key(store, plan) for name, plan in PLANS.items()}
         _, keys["logged"] = mh.consumer(store, LOGGED, monthly_quota=100, rate_limit=1000)
         cookie = mh.session_cookie(store, LOGGED)
-    server = LiveServer(db_url)
+    server = LiveServer(db_url, env={"SVC_SITE_ORIGINS": mh.ORIGIN})
     try:
         yield World(db_url, server, keys, cookie)
     finally:
@@ -360,6 +360,50 @@ def test_mcp_over_http_is_stateless_post_only_and_refuses_malformed_json(world: 
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32700  # JSON-RPC's parse error
+
+
+def test_mcp_answers_no_page_of_an_origin_not_configured(world: World) -> None:
+    """The MCP transport: servers validate Origin (against DNS rebinding). A page of
+    another site, an opaque origin and a rebinding name are refused before anything is
+    run or counted; MCP clients (no Origin) and the site's own pages are answered."""
+    key = world.keys["pro"]
+    port = world.server.port
+    pulse = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "market_pulse", "arguments": PULSE},
+    }
+
+    def post(headers: dict[str, str]) -> httpx.Response:
+        return httpx.post(
+            world.server.url + "/mcp",
+            json=pulse,
+            headers={"Accept": "application/json, text/event-stream", **headers},
+            timeout=30,
+        )
+
+    refused = [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": f"http://127.0.0.1.nip.io:{port}", "Host": f"127.0.0.1.nip.io:{port}"},
+        {"Origin": f"http://evil.example:{port}", "Host": f"evil.example:{port}"},
+        {"Origin": mh.ORIGIN + ".evil.example"},
+    ]
+    for headers in refused:
+        before = world.quota_used(key)
+        for credential in ({"X-API-Key": key}, {"Authorization": f"Bearer {key}"}):
+            response = post({**headers, **credential})
+            assert response.status_code == 403, (headers, response.text)
+            assert response.json()["error"]["code"] == "CSRF_REJECTED"
+            assert "SVC_SITE_ORIGINS" in response.json()["error"]["hint"]
+        assert world.quota_used(key) == before + 1, headers  # the pulse's own unit only
+    for headers in ({}, {"Origin": mh.ORIGIN}, {"Origin": mh.ORIGIN.upper() + "/"}):
+        before = world.quota_used(key)
+        response = post({**headers, "X-API-Key": key})
+        assert response.status_code == 200, (headers, response.text)
+        assert response.json()["result"]["isError"] is False
+        assert world.quota_used(key) == before + 2, headers  # the tool call counted
 
 
 def test_a_bearer_key_works_over_http(world: World) -> None:

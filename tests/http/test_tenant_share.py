@@ -9,17 +9,28 @@ and the worker's memory (RSS) grows by less than ``RSS_BOUND``: at most
 leaves from a file granian reads as the client reads (docs/security.md). The flood's
 excess waits on the event loop and is refused with 429 ``RATE_LIMITED`` and
 ``Retry-After`` after 10 s; those calls are neither charged nor counted.
+
+The bound is the account's, whatever credential a call brings (issue 44): with two of
+its calls in progress, a third by another key, a key or a session cookie never used
+before, or a key sent as ``Authorization: Bearer`` to ``/mcp`` waits and is refused; and
+a flood of MCP exchange messages (``tools/list``, not API calls) holds no more threads
+than two calls do.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import http.client
 import itertools
+import json
 import os
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +38,9 @@ import pytest
 
 from svc_core import demo as core_demo
 from svc_core import demo_markets
+from svc_server.http.deps import new_id
 from svc_server.ingest import demo
+from svc_server.services import callers, keys
 from svc_server.store import open_store
 from tests.conftest import RE_NOW, LiveServer
 from tests.http import multihost_support as mh
@@ -37,6 +50,11 @@ FLOOD = 24
 RECORDS = 70_000  # the flood's selection, under the CSV cap of 100,000
 RSS_BOUND = 64 * 2**20  # bytes a worker may grow by during the flood (docs/security.md)
 BIG_MB = 10  # the flood's answer is at least this many MB (the test is about big ones)
+DIMENSIONS = "/api/v1/real-estate/dimensions"
+FLOODER = "flood@example.com"
+TOOLS_LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+MCP_ACCEPT = "application/json, text/event-stream"
+MCP_FLOOD = 256  # connections each sending tools/list after tools/list
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +77,7 @@ def flood_setup(
             )
             patch.setattr(demo_markets, "demo_market_data", tdl._small_markets)
             demo.load_demo(store, seed=1, now=RE_NOW)
-        _, flooder = mh.consumer(store, "flood@example.com", monthly_quota=10**6, rate_limit=10**6)
+        _, flooder = mh.consumer(store, FLOODER, monthly_quota=10**6, rate_limit=10**6)
         _, other = mh.consumer(store, "other@example.com", monthly_quota=10**6, rate_limit=10**6)
     finally:
         store.close()
@@ -67,6 +85,32 @@ def flood_setup(
     server = LiveServer(url, env={"SVC_THREADS": "4", "SVC_LOG_LEVEL": "WARNING"})
     yield server, path, flooder, other
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def credentials(flood_setup: tuple[LiveServer, str, str, str]) -> dict[str, str]:
+    """The flooder's further keys (``used``, ``fresh``, ``bearer``) and a session cookie
+    of its owner (``cookie``), none used yet."""
+    server, _, flooder, _ = flood_setup
+    store = open_store(server.env["SVC_DATABASE_URL"])
+    try:
+        owner = callers.key_owner(store, flooder, time.time())
+        assert owner is not None
+        made = {
+            name: keys.create_key_for_consumer(
+                store,
+                owner[0],
+                {"label": name, "mode": "live", "scope": "read_only"},
+                now=time.time(),
+                entropy=os.urandom(16),
+                ids=new_id,
+            ).key
+            for name in ("used", "fresh", "bearer")
+        }
+        made["cookie"] = mh.session_cookie(store, FLOODER)
+    finally:
+        store.close()
+    return made
 
 
 def tdl_transactions(seed: int) -> Iterator[Any]:
@@ -200,3 +244,149 @@ def test_the_excess_of_one_tenant_is_refused_with_429_and_not_charged(
     assert status == 200
     # charged: the first call, at most the two big answers that ran, and this one
     assert used_before + 1 <= int(headers["x-quota-used"]) <= used_before + 3
+
+
+def request(
+    server: LiveServer,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes | None = None,
+    timeout: float = 30,
+) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def tools_list(server: LiveServer, key: str, timeout: float = 30) -> tuple[int, bytes]:
+    """``tools/list`` at ``/mcp`` with ``key`` as ``Authorization: Bearer``."""
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Accept": MCP_ACCEPT,
+        "Content-Type": "application/json",
+    }
+    return request(server, "POST", "/mcp", headers, TOOLS_LIST, timeout)
+
+
+def in_progress(server: LiveServer, path: str, key: str) -> socket.socket:
+    """A call of ``path`` in progress: its answer has started and is not read further."""
+    sock = unread(server, path, key)
+    sock.settimeout(30)
+    assert sock.recv(1, socket.MSG_PEEK)  # the answer is on its way: the call holds a turn
+    return sock
+
+
+def test_a_third_call_of_an_account_waits_whatever_credential_it_brings(
+    flood_setup: tuple[LiveServer, str, str, str], credentials: dict[str, str]
+) -> None:
+    server, path, flooder, other = flood_setup
+    assert get(server, DIMENSIONS, credentials["used"])[0] == 200  # a key answered before
+    assert tools_list(server, flooder)[0] == 200  # Bearer is a way in
+    probes = {
+        "another key": lambda: request(
+            server, "GET", DIMENSIONS, {"X-API-Key": credentials["used"]}
+        ),
+        "a key never used": lambda: request(
+            server, "GET", DIMENSIONS, {"X-API-Key": credentials["fresh"]}
+        ),
+        "a session cookie never used": lambda: request(
+            server, "GET", DIMENSIONS, {"Cookie": credentials["cookie"]}
+        ),
+        # a cookie Python's own parser gives up on; the app (werkzeug) reads on
+        "the session after an unreadable cookie": lambda: request(
+            server, "GET", DIMENSIONS, {"Cookie": 'x="; ' + credentials["cookie"]}
+        ),
+        "the key as Bearer": lambda: tools_list(server, flooder),
+        "a key never used, as Bearer": lambda: tools_list(server, credentials["bearer"]),
+    }
+    sockets = [in_progress(server, path, flooder) for _ in range(2)]
+    try:
+        with ThreadPoolExecutor(len(probes)) as pool:
+            started = time.monotonic()
+            running = {name: pool.submit(probe) for name, probe in probes.items()}
+            # meanwhile another account is answered at once
+            for _ in range(3):
+                began = time.monotonic()
+                assert get(server, DIMENSIONS, other)[0] == 200
+                assert time.monotonic() - began < 1.0
+            outcomes = {name: future.result() for name, future in running.items()}
+            waited = time.monotonic() - started
+    finally:
+        for sock in sockets:
+            sock.close()
+    ran = {name: status for name, (status, _) in outcomes.items() if status != 429}
+    assert not ran, f"ran beside the account's two calls in progress: {ran}"
+    for _, body in outcomes.values():
+        assert json.loads(body)["error"]["code"] == "RATE_LIMITED"
+    assert waited > 9.0  # each waited its 10 s for a turn
+
+
+def test_a_bearer_flood_of_exchange_messages_leaves_other_tenants_answered(
+    flood_setup: tuple[LiveServer, str, str, str],
+) -> None:
+    """``tools/list`` is no API call (neither counted nor rate-limited), so only the
+    account's bound holds a flood of it: two in progress, the rest wait."""
+    server, _, flooder, other = flood_setup
+    stop = threading.Event()
+    answered = collections.Counter[int]()
+    flooding = threading.Thread(
+        target=asyncio.run, args=(mcp_flood(server, flooder, stop, answered),)
+    )
+    flooding.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not answered[200] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert answered[200], f"the flood was never answered: {answered}"
+        slowest = 0.0
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            began = time.monotonic()
+            status, _, _ = get(server, DIMENSIONS, other)
+            slowest = max(slowest, time.monotonic() - began)
+            assert status == 200
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        flooding.join()
+    print(f"bearer flood: {dict(answered)}, slowest other call {slowest:.3f} s")
+    assert slowest < 1.0, f"another tenant waited {slowest:.2f} s"
+
+
+async def mcp_flood(
+    server: LiveServer, key: str, stop: threading.Event, answered: collections.Counter[int]
+) -> None:
+    """``MCP_FLOOD`` connections each sending ``tools/list`` with ``key`` as Bearer, one
+    after the other, until ``stop`` (one thread: the test's own calls are not held up)."""
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+        f"Accept: {MCP_ACCEPT}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(TOOLS_LIST)}\r\n\r\n"
+    ).encode()
+
+    async def one() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        try:
+            while not stop.is_set():
+                writer.write(head + TOOLS_LIST)
+                status_line = await reader.readline()
+                if not status_line:  # closed (a refusal says Connection: close): again
+                    writer.close()
+                    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+                    continue
+                length = 0
+                while (line := await reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                await reader.readexactly(length)
+                answered[int(status_line.split()[1])] += 1
+        finally:
+            writer.close()
+
+    await asyncio.gather(*(one() for _ in range(MCP_FLOOD)))

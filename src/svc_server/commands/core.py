@@ -170,6 +170,7 @@ def granian_app() -> Any:
         read_timeout=config.read_timeout,
         tenant_calls=config.tenant_calls,
         lane=app.warm,  # cached figures answered on the event loop (``http.warm``)
+        resolve=app.account_of,  # each credential's account, for its share (``http.tenants``)
         on_close=app.close,  # a stopping worker writes its leases back
     )
 

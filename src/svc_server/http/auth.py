@@ -173,6 +173,20 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
     )
 
 
+def account_of(deps: Deps, request: Request, now: float) -> str | None:
+    """The account (consumer id) a request's credential acts for, as ``admit`` finds it:
+    its ``X-API-Key``'s, else the signed-in user's current one; None when it names none.
+    (``http.front`` asks it before the first call of a credential, to bound each
+    account's calls, ``http.tenants``.)"""
+    api_key: str | None = request.environ.get("HTTP_X_API_KEY")
+    if api_key is not None:
+        owner = None if "," in api_key else callers.key_owner(deps.store, api_key, now)
+        return None if owner is None else owner[0]
+    cookie = request.cookies.get(COOKIE_NAME)
+    session = None if not cookie else sessions.resume(deps.store, deps.config, cookie, now)
+    return None if session is None else membership.primary_consumer_id(deps.store, session.user_id)
+
+
 def _key_owner(
     store: Store, caller: Caller | None, api_key: str | None, err: SvcError, now: float
 ) -> tuple[str, str] | None:
@@ -255,6 +269,12 @@ def _sets_cookie(response: Response) -> bool:
     return any(v.startswith(prefix) for v in response.headers.getlist("Set-Cookie"))
 
 
+def site_origin(origin: str, site_origins: tuple[str, ...]) -> bool:
+    """Whether an ``Origin`` (or a ``Referer``'s origin) is one of the configured site
+    origins (``SVC_SITE_ORIGINS``, kept lower-case without a trailing slash)."""
+    return origin.lower().rstrip("/") in site_origins
+
+
 def check_origin(request: Request, config: Config, *, signing_in: bool = False) -> None:
     """Cookie-authenticated writes, and sign-ins sent from a browser page, must come from
     a configured site origin; the refusal says which of the two was refused."""
@@ -267,7 +287,7 @@ def check_origin(request: Request, config: Config, *, signing_in: bool = False) 
                 origin = f"{parts.scheme}://{parts.netloc}"
             except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
                 origin = None
-    if origin and origin.lower().rstrip("/") in config.site_origins:
+    if origin and site_origin(origin, config.site_origins):
         return
     source = f"a page of {origin[:200]}" if origin else "a request without an Origin header"
     if signing_in:

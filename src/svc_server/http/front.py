@@ -127,14 +127,19 @@ class BufferedFront:
         read_timeout: float,
         tenant_calls: int = 2,
         lane: Callable[[dict[str, Any]], Answer | None] | None = None,
+        resolve: Callable[[dict[str, Any]], str | None] | None = None,
         on_close: Callable[[], None] | None = None,
     ) -> None:
         """``lane`` answers on the event loop a request that needs no I/O, or returns
-        None (``http.warm``); ``on_close`` runs once the request threads have ended (the
-        worker stops); ``tenant_calls``: calls of one account in progress at once (``http.tenants``),
-        at most ``threads - 1`` so another account always finds a thread."""
+        None (``http.warm``); ``resolve`` names, on a request thread, the account a
+        request's credential acts for (None: none), asked before the first call of a
+        credential (``http.tenants``); ``on_close`` runs once the request threads have
+        ended (the worker stops); ``tenant_calls``: calls of one account in progress at
+        once (``http.tenants``), at most ``threads - 1`` so another account always finds
+        a thread."""
         self.app = app
         self.lane = lane
+        self.resolve = resolve
         self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), TENANT_WAIT)
         self.spill = Spill()
         self.clients = Clients(read_timeout)
@@ -167,10 +172,16 @@ class BufferedFront:
 
     def _serve(self) -> None:
         while (job := self.jobs.get()) is not None:
-            loop, future, environ, gone = job
+            loop, future, environ, gone, ask = job
             # a client gone before its turn (closed, or half-closed: granian drops those)
             # costs no work and no charge
-            answer = GONE if gone.is_set() else self.call(environ, gone)
+            answer: Answer | str
+            if gone.is_set():
+                answer = GONE
+            elif ask and (account := self._account(environ)) is not None:
+                answer = account  # the front moves the call to its account's turns first
+            else:
+                answer = self.call(environ, gone)
             try:
                 loop.call_soon_threadsafe(_settle, future, answer)
             except RuntimeError:  # the worker's loop closed while the app ran: shutting down
@@ -199,20 +210,37 @@ class BufferedFront:
         loop = asyncio.get_running_loop()
         if not self.workers:
             self.__rsgi_init__(loop)
-        credential = self.tenants.credential(headers)
-        tenant = None if credential is None else self.tenants.tenant(credential)
-        if tenant is not None and not await self.tenants.enter(tenant):
-            protocol.response_bytes(*self.refusal(_busy_tenant(self.tenants), headers))
+        tenants = self.tenants
+        credential = tenants.credential(environ)
+        tenant = None if credential is None else tenants.tenant(credential)
+        if tenant is not None and not await tenants.enter(tenant):
+            protocol.response_bytes(*self.refusal(_busy_tenant(tenants), headers))
             return
         gone = threading.Event()
         watcher = loop.create_task(_watch(protocol, gone))
         await asyncio.sleep(0)  # the watcher asks granian before the app can run
         environ[CLIENT_GONE] = gone.is_set
-        future: asyncio.Future[Answer] = loop.create_future()
-        self.jobs.put((loop, future, environ, gone))
+        # a credential whose account is not known yet: its thread asks (``resolve``)
+        ask = self.resolve is not None and tenant is not None and tenant == credential
+        future: asyncio.Future[Answer | str] = loop.create_future()
+        self.jobs.put((loop, future, environ, gone, ask))
         answer: Answer = GONE
         try:
-            answer = await future
+            outcome = await future
+            if isinstance(outcome, str):  # its account: wait for a turn of the account's
+                assert credential is not None and tenant is not None
+                tenants.learn(credential, outcome)
+                tenants.leave(tenant)
+                tenant = None
+                if not await tenants.enter(account := tenants.tenant(credential)):
+                    outcome = self.refusal(_busy_tenant(tenants), headers)
+                else:
+                    tenant = account
+                    future = loop.create_future()
+                    self.jobs.put((loop, future, environ, gone, False))
+                    outcome = await future
+            assert not isinstance(outcome, str)
+            answer = outcome
         except asyncio.CancelledError:  # granian dropped the connection: gone too
             gone.set()
             raise
@@ -229,6 +257,16 @@ class BufferedFront:
                 wait = arrived + WORD_WAIT - time.monotonic()
                 timer = loop.call_later(max(wait, 0), watcher.cancel)
                 watcher.add_done_callback(functools.partial(_uncount_if_dropped, timer, take_back))
+
+    def _account(self, environ: dict[str, Any]) -> str | None:
+        """``resolve``'s account of a request; None when it fails (the call is then
+        bounded under its credential, and the app answers it as it would)."""
+        assert self.resolve is not None
+        try:
+            return self.resolve(environ)
+        except Exception:
+            log.exception("finding the account of a call failed")
+            return None
 
     def _warm(self, environ: dict[str, Any]) -> Answer | None:
         """The lane's answer, or None; a lane that fails answers 500, as the app would."""
@@ -444,10 +482,16 @@ def _no_write(data: bytes) -> object:
     raise RuntimeError("the write() callable of start_response is not supported")
 
 
-_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Answer]", dict[str, Any], threading.Event]
+_Job = tuple[
+    asyncio.AbstractEventLoop,
+    "asyncio.Future[Answer | str]",
+    dict[str, Any],
+    threading.Event,
+    bool,  # ask ``resolve`` for the account first: a call of a credential not known yet
+]
 
 
-def _settle(future: asyncio.Future[Answer], answer: Answer) -> None:
+def _settle(future: asyncio.Future[Answer | str], answer: Answer | str) -> None:
     if not future.done():  # cancelled when granian dropped the request
         future.set_result(answer)
 

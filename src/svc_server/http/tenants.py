@@ -10,11 +10,17 @@ wait on the event loop, holding no thread, in arrival order; one still waiting a
 ``wait`` seconds is refused with 429 and ``Retry-After`` by the front, before the app
 sees it: it is not charged and not counted by the per-minute limit.
 
-The tenant is known from the request's credential: the ``X-API-Key`` value or the
-session cookie, hashed. Once the app has answered one call of a credential it names the
-account (``environ[ACCOUNT]``), and later calls of every key and session of that account
-share one bound. Requests without a credential (the status probe, public pages) are
-not bounded here. Everything runs on the event loop: no locks.
+The tenant is the account the call acts for. The front knows a request's credential,
+hashed: the ``X-API-Key`` value, on ``/mcp`` also the key of ``Authorization: Bearer``
+(as ``/mcp`` takes it: a non-empty ``X-API-Key`` wins), else the session cookie. The
+first call of a credential whose account is not remembered enters under the credential
+and asks the app on a thread which account it names (``BufferedFront``'s ``resolve``),
+before the app runs it; it then leaves the credential's turn and waits for one of the
+account's, so every key, Bearer key and session of an account share one bound from their
+first call on. A credential naming no account (an unknown or revoked key, an expired
+session) is bounded on its own. Each answer tells the account again (``environ[ACCOUNT]``:
+a session may switch accounts). Requests without a credential (the status probe, public
+pages) are not bounded here. Everything runs on the event loop: no locks.
 """
 
 from __future__ import annotations
@@ -23,8 +29,14 @@ import asyncio
 import contextlib
 import hashlib
 from collections import deque
-from http.cookies import CookieError, SimpleCookie
+from typing import Any
 
+from werkzeug.sansio.http import parse_cookie  # what werkzeug's Request.cookies reads with
+
+from svc_server.http.auth import COOKIE_NAME
+
+MCP_PATH = "/mcp"
+"""The path where a key may also come as ``Authorization: Bearer`` (``mcp.endpoint``)."""
 KNOWN_CREDENTIALS = 10_000
 """Credentials whose account is remembered; past this the memory starts over."""
 
@@ -40,22 +52,27 @@ class Tenants:
         self.accounts: dict[str, str] = {}
 
     @staticmethod
-    def credential(headers: list[tuple[str, str]]) -> str | None:
-        """A digest of the request's key or session cookie; None without either."""
-        for name, value in headers:
-            if name == "x-api-key":
-                return "key:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
-        for name, value in headers:
-            if name == "cookie":
-                try:
-                    jar = SimpleCookie(value)
-                except CookieError:
-                    continue
-                session = jar.get("svc_session")
-                if session is not None and session.value:
-                    digest = hashlib.sha256(session.value.encode("utf-8", "replace"))
-                    return "session:" + digest.hexdigest()
-        return None
+    def credential(environ: dict[str, Any]) -> str | None:
+        """A digest of the credential the app will take from a request's ``environ``
+        (read from the same entries, with werkzeug's cookie parser, so no spelling of
+        the headers shows the app a credential the front does not see): a non-empty
+        ``X-API-Key``, on ``MCP_PATH`` else an ``Authorization: Bearer`` key
+        (``mcp.endpoint.presented_key``), else the session cookie; None without one."""
+        key = environ.get("HTTP_X_API_KEY")
+        if key is not None and (key := key.strip()):
+            return _digest("key:", key)
+        if environ["PATH_INFO"] == MCP_PATH:
+            auth = environ.get("HTTP_AUTHORIZATION", "")
+            if auth[:7].lower() == "bearer " and (key := auth[7:].strip()):
+                return _digest("key:", key)
+        cookie = environ.get("HTTP_COOKIE")
+        if cookie is None:
+            return None
+        try:
+            session = parse_cookie(cookie).get(COOKIE_NAME)
+        except UnicodeError:  # the app reads no session from it either
+            return None
+        return _digest("session:", session) if session else None
 
     def tenant(self, credential: str) -> str:
         """The account of ``credential`` once known, else the credential itself."""
@@ -105,6 +122,10 @@ class Tenants:
             self.running[tenant] = left
         else:
             self.running.pop(tenant, None)
+
+
+def _digest(kind: str, credential: str) -> str:
+    return kind + hashlib.sha256(credential.encode("utf-8", "replace")).hexdigest()
 
 
 def _cancelling() -> bool:
