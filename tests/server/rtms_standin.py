@@ -26,9 +26,12 @@ open API responses", and the shared note on the official APIs), not what svc sen
   the client's timeout); ``truncated`` (half the body); ``gateway:CODE`` (the gateway's
   ``OpenAPI_ServiceResponse/cmmMsgHeader`` with that ``returnReasonCode``); ``header:CODE``
   (a normal ``response/header`` with that ``resultCode`` and no body, as the portal's
-  specification lists for 20, 22, 30, 31, 32; any code can be asked for). ``limit_after``
-  answers the daily limit (22, in the ``limit_form``: ``gateway`` or ``header``) once that
-  many calls were served.
+  specification lists for 20, 22, 30, 31, 32; any code can be asked for);
+  ``persecond:FORM`` (a per-second refusal in one of its three real forms, ``per_second``).
+  ``limit_after`` answers the daily limit (22, in the ``limit_form``: ``gateway`` or
+  ``header``) once that many calls were served; ``per_second_limit`` refuses the calls past
+  that many in one second (in ``per_second_form``); ``key_disabled`` answers code 21 to
+  every call.
 
 ``add_copy`` and ``cancel`` change a month between two syncs: a new deal (a second,
 identical report of an existing deal: a new record) and a cancellation (``cdealType``
@@ -70,7 +73,10 @@ CODES = {
     "11": "NO_MANDATORY_REQUEST_PARAMETERS_ERROR",
     "12": "NO_OPENAPI_SERVICE_ERROR",
     "20": "SERVICE_ACCESS_DENIED_ERROR",
+    # official-apis.md §2.3: public file, id 66806460986 (21 and 23 with their markers)
+    "21": "TEMPORARILY_DISABLE_THE_SERVICEKEY_ERROR",
     "22": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR",
+    "23": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR",
     "30": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
     "31": "DEADLINE_HAS_EXPIRED_ERROR",
     "32": "UNREGISTERED_IP_ERROR",
@@ -105,6 +111,51 @@ def gateway(code: str) -> bytes:
         f"<returnAuthMsg>{CODES.get(code, 'UNKNOWN_ERROR')}</returnAuthMsg>"
         f"<returnReasonCode>{code}</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>"
     ).encode()
+
+
+PER_SECOND = "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR"
+PER_SECOND_FORMS = ("23", "22", "99")
+"""The three forms of a per-second refusal data.go.kr gives (official-apis.md §2.4),
+named by their ``returnReasonCode``."""
+
+
+def per_second(form: str, as_json: bool) -> tuple[int, bytes]:
+    """(HTTP status, body) of a per-second refusal in ``form`` (``PER_SECOND_FORMS``)."""
+    if form == "23":
+        # HTTP 200, gateway XML, code 23 with the PER_SECOND marker in returnAuthMsg:
+        # client fixtures modelled on the gateway, public files, ids 71390737256
+        # (gateway_xml("23", ...)), 62996518073, 71193222025.
+        return 200, gateway("23")
+    if form == "22":
+        # HTTP 429 with the daily limit's code 22 and the PER_SECOND marker, in JSON:
+        # public file, id 70118898068 (a client of the building register on the same
+        # gateway: "초당 호출 한도(429 …PER_SECOND…)는 일일 한도가 아니므로").
+        doc = {
+            "OpenAPI_ServiceResponse": {
+                "cmmMsgHeader": {
+                    "errMsg": "SERVICE ERROR",
+                    "returnAuthMsg": PER_SECOND,
+                    "returnReasonCode": "22",
+                }
+            }
+        }
+        return 429, json.dumps(doc).encode()
+    # HTTP 200, code 99, the marker in errMsg only and Korean in returnAuthMsg, in JSON
+    # when JSON is asked: public file, id 70445740942 ("2026-09-30 운영에서 받은 초당 한도
+    # 응답의 모양").
+    header = {
+        "errMsg": PER_SECOND,
+        "returnAuthMsg": "초당 서비스 요청제한 횟수 초과",
+        "returnReasonCode": "99",
+    }
+    if as_json:
+        body = json.dumps({"OpenAPI_ServiceResponse": {"cmmMsgHeader": header}}, ensure_ascii=False)
+        return 200, body.encode()
+    fields = "".join(f"<{k}>{v}</{k}>" for k, v in header.items())
+    xml = (
+        f"<OpenAPI_ServiceResponse><cmmMsgHeader>{fields}</cmmMsgHeader></OpenAPI_ServiceResponse>"
+    )
+    return 200, xml.encode()
 
 
 def header_error(code: str, as_json: bool) -> bytes:
@@ -179,6 +230,17 @@ class StandIn:
         self.fail: deque[str] = deque()
         self.limit_after: int | None = None
         self.limit_form = "gateway"
+        self.per_second_limit: int | None = None
+        """Calls served in any one second beyond which a call is refused as too many a
+        second, in ``per_second_form`` (the RTMS services' own number is not published:
+        official-apis.md §2.4)."""
+        self.per_second_form = "23"
+        self.key_disabled = False
+        """Every call answers code 21, the key temporarily disabled (official-apis.md
+        §2.3: public file, id 66806460986)."""
+        self.stamps: deque[float] = deque()
+        self.crowded = 0
+        """Calls refused by ``per_second_limit``."""
         self.omit_page_no: bool | set[int] = False
         self.calls: list[dict[str, str]] = []
         self.refused: list[str] = []
@@ -210,6 +272,16 @@ class StandIn:
             self.calls.append({"path": path, **query})
             served = len(self.calls)
             mode = self.fail.popleft() if self.fail else ""
+            now = time.monotonic()
+            while self.stamps and self.stamps[0] <= now - 1.0:
+                self.stamps.popleft()
+            crowded = (
+                self.per_second_limit is not None and len(self.stamps) >= self.per_second_limit
+            )
+            if crowded:
+                self.crowded += 1
+            else:  # a refused call is not served, so it is not counted
+                self.stamps.append(now)
         as_json = query.get("_type", "").lower() == "json"
         if not query.get("serviceKey", "").strip():
             return self._refuse("30", "serviceKey")
@@ -224,7 +296,14 @@ class StandIn:
             return self._refuse("10", "numOfRows/pageNo")
         if self.limit_after is not None and served > self.limit_after:
             mode = f"{self.limit_form}:22"
+        if self.key_disabled:
+            mode = "gateway:21"
+        if crowded:
+            mode = f"persecond:{self.per_second_form}"
         form, _, code = mode.partition(":")
+        if form == "persecond":
+            status, body = per_second(code, as_json)
+            return status, body, ""
         if form == "gateway":
             return 200, gateway(code), ""
         if form == "header":

@@ -11,6 +11,7 @@ Exit status of ``svc sync rtms`` (``EXIT_*``):
 | 3 | the key's daily call limit was reached: run again after midnight KST |
 | 4 | the budget (``--budget``) was used up before the plan was done: run again |
 | 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` failed connects in a row): the months not tried are left missing |
+| 6 | the API has temporarily disabled the key (code 21) and retries did not help: run again later |
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from svc_core.sync import (
     CONNECT_FAILURE_LIMIT,
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,
+    DEFAULT_RATE,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
     IngestedMonth,
@@ -49,6 +51,7 @@ EXIT_INCOMPLETE = 1
 EXIT_DAILY_LIMIT = 3
 EXIT_BUDGET = 4
 EXIT_UNREACHABLE = sync_rone.EXIT_UNREACHABLE
+EXIT_SUSPENDED = 6
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
 BASE_URL_ENV = "SVC_RTMS_BASE_URL"
 KST = datetime.timezone(datetime.timedelta(hours=9))
@@ -74,7 +77,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "changed is applied. Progress: a bar on a terminal, a line per month otherwise. "
             "Exit 0 all complete, 1 some months failed or partial, 2 usage error or key "
             "refused, 3 daily limit reached, 4 budget used up, 5 the API could not be "
-            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect)."
+            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect), 6 the API "
+            "has temporarily disabled the key (code 21)."
         ),
     )
     r.add_argument(
@@ -131,6 +135,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         default=2.0,
         metavar="SECONDS",
         help="first retry delay, doubled each retry (2)",
+    )
+    r.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE,
+        metavar="CALLS",
+        help=f"most calls a second (default {DEFAULT_RATE:g}); halved on a per-second refusal",
     )
     r.add_argument(
         "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
@@ -223,7 +234,14 @@ def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
         page_rows=_positive(args.page_size, "--page-size"),
         retries=_positive(args.retries, "--retries", 0),
         backoff=max(args.backoff, 0.0),
+        rate=_rate(args.rate),
     )
+
+
+def _rate(value: float) -> float:
+    if not 0 < value <= 1000:
+        raise InvalidParams("--rate must be a number of calls a second, above 0 and at most 1000")
+    return value
 
 
 def _month_line(month: sync.MonthOutcome) -> str:
@@ -312,6 +330,9 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
+    if report.stopped == "suspended":
+        print(f"svc: stopped: {report.stop_detail}", file=sys.stderr)
+        return EXIT_SUSPENDED
     if report.stopped == "limit":
         print(
             f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "
