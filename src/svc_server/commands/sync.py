@@ -1,6 +1,9 @@
 """``svc sync rtms`` and ``svc sync status``: keeping the store current from the official
 MOLIT RTMS open API, and showing what it holds. See docs/sync.md.
 
+Long because two commands live here, each with its flags, its output and (``sync rtms``)
+an exit status per way a run can end.
+
 Exit status of ``svc sync rtms`` (``EXIT_*``):
 
 | code | meaning |
@@ -26,6 +29,7 @@ from typing import Any
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
+from svc_core.pace import DEFAULT_RATE
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.region_search import resolve
@@ -34,7 +38,6 @@ from svc_core.sync import (
     CONNECT_FAILURE_LIMIT,
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,
-    DEFAULT_RATE,
     DEFAULT_REFRESH_MONTHS,
     KINDS,
     IngestedMonth,

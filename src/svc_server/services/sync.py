@@ -43,6 +43,8 @@ through ``svc_core.sync.classify_gateway``:
 A month read incompletely never replaces a complete one: its state stays complete and
 only the attempt is noted. The retry loop, the budget and the stop when the API cannot be
 reached are ``services.upstream``'s, shared with ``svc sync rone``.
+
+Long because each failure rule above is stated beside the code that applies it.
 """
 
 from __future__ import annotations
@@ -55,16 +57,15 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
+from svc_core.pace import DEFAULT_RATE, Pace
 from svc_core.periods import Month
 from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync import (
-    DEFAULT_RATE,
     INGEST_KINDS,
     KEY_HINTS,
     MAX_TOTAL_COUNT,
     PARSE_KINDS,
     Budget,
-    Pace,
     Task,
     bare_code,
     classify_gateway,

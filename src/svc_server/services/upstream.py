@@ -28,7 +28,8 @@ import attrs
 import httpx
 
 from svc_core.errors import SvcError
-from svc_core.sync import PER_SECOND_PAUSE, PER_SECOND_RETRIES, Budget, Pace, Reach
+from svc_core.pace import PER_SECOND_PAUSE, PER_SECOND_RETRIES, Pace
+from svc_core.sync import Budget, Reach
 from svc_server.delivery.fetch import Unusable
 from svc_server.delivery.rtms import could_not_connect
 
