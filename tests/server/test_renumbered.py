@@ -90,6 +90,10 @@ def assert_each_deal_once(url: str) -> None:
             assert pulse, asked
             for row in pulse:
                 assert row["sample_count"] == by_type[row["property_type"]], (asked, row)
+        # the change feed: what it adds and retracts under either code nets each deal once
+        feed = api.ok("changes", {"sigungu_code": "28110", "limit": "1000"})["data"]
+        assert sum(c["added"] - c["retracted"] for c in feed) == len(KEPT)
+        assert {c["sigungu_code"] for c in feed} <= {"28110", *NEW_CODES}
         # coverage: the month's samples, once
         coverage = api.ok("coverage", {"sigungu_code": "28110", "granularity": "month"})["data"]
         may = [r for r in coverage if "2026-05" in r["periods_with_data"]]

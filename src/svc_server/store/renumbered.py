@@ -67,7 +67,8 @@ class RenumberedReads:
         self, tx: Tx, keys: Sequence[str], *, moved: list[MovedRecord] | None = None
     ) -> set[MonthPair]:
         """Remove the excluded records ``keys``; their district-months. ``moved``, when
-        given, receives each as ``retracted``."""
+        given, receives each as ``excluded`` (a move of an excluded record: its types,
+        no kept deal counted)."""
         rows = select_in(
             tx,
             "SELECT natural_key, sigungu_code, month, property_type, transaction_type "
@@ -81,7 +82,7 @@ class RenumberedReads:
         if moved is not None:
             moved.extend(
                 (
-                    "retracted",
+                    "excluded",
                     r["sigungu_code"],
                     r["month"],
                     r["property_type"],
