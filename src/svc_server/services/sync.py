@@ -13,7 +13,7 @@ through ``svc_core.sync.classify_gateway``:
 
 - a refused key (code 20, 30, 31, 32, ..., or HTTP 401/403) stops the run at once with
   nothing written (``UpstreamKeyRefused``);
-- calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.sync.Pace``);
+- calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.pace.Pace``);
 - a per-second refusal (code 23 or 34, or any code whose ``errMsg`` or ``returnAuthMsg``
   says ``PER_SECOND``: data.go.kr also sends it as 22 and as 99) pauses the run, halves
   the pace and asks again, spending no retry (``upstream.Pause``);
@@ -101,7 +101,7 @@ class SyncOptions:
     retries: int = 3
     backoff: float = 2.0
     rate: float = DEFAULT_RATE
-    """Calls a second at most (``svc_core.sync.Pace``)."""
+    """Calls a second at most (``svc_core.pace.Pace``)."""
 
 
 @attrs.define

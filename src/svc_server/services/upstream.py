@@ -69,7 +69,7 @@ class Suspended(Retry):
 @attrs.define
 class Calls:
     """One run's calls to one API: its budget, retries, back-off, reachability and, when
-    ``pace`` is given, the spacing of its calls (``svc_core.sync.Pace``, read against
+    ``pace`` is given, the spacing of its calls (``svc_core.pace.Pace``, read against
     ``clock``, a monotonic one)."""
 
     budget: Budget
