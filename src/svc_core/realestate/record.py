@@ -8,6 +8,7 @@ from a ``Transaction`` (the library), so both serve the same record for the same
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,7 +50,8 @@ class TransactionRecord:
     (``excluUseAr``); ``land_area_m2`` the land of a whole building. ``jibun`` is the lot
     number as published (masked digits such as ``1**`` stay masked). ``load_id`` is the
     ``ingest_log`` id of the load that stored the record. ``excluded`` records (only with
-    ``include_excluded=true``) carry their ``excluded_reason``.
+    ``include_excluded=true``) carry their ``excluded_reason``, and a cancelled one its
+    ``cancellation_date`` when the source gave it.
 
     ``contract_id`` is the contract the record belongs to (``svc_core.contracts``; the
     units of one bulk sale share it): never None, a record stored before contracts were
@@ -80,6 +82,9 @@ class TransactionRecord:
     load_id: str | None
     excluded: bool
     excluded_reason: str | None
+    cancellation_date: str | None = None
+    """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
+    excluded records whose source gave one."""
     contract_id: str
     deal_type: str | None
     seller_type: str | None
@@ -155,14 +160,20 @@ def record_of(row: Mapping[str, Any]) -> TransactionRecord:
         renewal_right_used=None if used is None else bool(used),
         previous_deposit_krw=_number(row["previous_deposit_krw"]),
         previous_monthly_rent_krw=_number(row["previous_monthly_rent_krw"]),
+        cancellation_date=row.get("cancellation_date"),
     )
 
 
 def transaction_record(
-    tx: Transaction, *, excluded_reason: str | None = None, load_id: str | None = None
+    tx: Transaction,
+    *,
+    excluded_reason: str | None = None,
+    load_id: str | None = None,
+    cancelled_on: datetime.date | None = None,
 ) -> TransactionRecord:
     """The record the listing serves for ``tx`` (``excluded_reason``: a deal a load
-    excluded, as ``ExcludedRecord.reason`` says; ``load_id``: the load that stored it)."""
+    excluded, as ``ExcludedRecord.reason`` says, and ``cancelled_on`` its
+    ``ExcludedRecord.cancelled_on``; ``load_id``: the load that stored it)."""
     return record_of(
         {
             **attrs.asdict(tx),
@@ -170,5 +181,6 @@ def transaction_record(
             "is_excluded": excluded_reason is not None,
             "reason": excluded_reason,
             "contract_id": contract_id(tx),
+            "cancellation_date": None if cancelled_on is None else cancelled_on.isoformat(),
         }
     )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import datetime
 import hashlib
 import io
 import json
@@ -46,6 +47,9 @@ class ExcludedRecord:
 
     reason: str
     record: Transaction
+    cancelled_on: datetime.date | None = None
+    """A cancelled deal's cancellation date as the source gives it (RTMS ``cdealDay``,
+    the CSV export's ``해제사유발생일``); None when it gives none or another reason."""
 
 
 @attrs.frozen(kw_only=True)
@@ -360,6 +364,14 @@ class Collector:
                 )
             )
 
+    def date_cancellation(self, key: str, raw: str | None) -> None:
+        """Give the excluded record ``key`` just added (a cancelled deal) the cancellation
+        date ``raw`` says (``cancellation_date``)."""
+        day = cancellation_date(raw)
+        last = self.excluded[-1] if self.excluded else None
+        if day is not None and last is not None and last.record.natural_key == key:
+            self.excluded[-1] = attrs.evolve(last, cancelled_on=day)
+
     def result(self) -> ParseResult:
         return ParseResult(
             transactions=self.transactions,
@@ -368,6 +380,26 @@ class Collector:
             excluded=tuple(self.excluded),
             rejected=tuple(self.rejected),
         )
+
+
+_CANCEL_DAY = re.compile(
+    r"([0-9]{2}|[0-9]{4})[.\-/]([0-9]{1,2})[.\-/]([0-9]{1,2})|([0-9]{4})([0-9]{2})([0-9]{2})"
+)
+
+
+def cancellation_date(raw: str | None) -> datetime.date | None:
+    """A cancellation date as RTMS publishes it (``cdealDay`` ``YY.MM.DD``: ``26.04.30`` is
+    2026-04-30; a four-digit year, ``-`` or ``/`` separators and ``YYYYMMDD`` are read
+    too); None when blank or not a date (it never rejects a record)."""
+    found = _CANCEL_DAY.fullmatch(re.sub(r"\s+", "", raw or ""))
+    if found is None:
+        return None
+    year, month, day = (g for g in found.groups() if g is not None)
+    try:
+        value = datetime.date(int(year) + (2000 if len(year) == 2 else 0), int(month), int(day))
+    except ValueError:
+        return None
+    return value if 1990 <= value.year <= 2100 else None
 
 
 class KeyMaker:

@@ -54,7 +54,8 @@ Exclusions, counted by reason in the report: ``cancelled`` (``cdealType`` ``O``)
 commercial deals, ``partial_share`` (``shareDealingType`` ``지분``). A deal that is both is
 counted once, as ``cancelled``: a cancelled deal is void whatever its share. The natural
 keys of cancelled deals are returned as ``retracted_keys`` (the key ignores the
-cancellation fields, so it equals the key the deal had before it was cancelled).
+cancellation fields, so it equals the key the deal had before it was cancelled). A
+cancelled deal's ``cdealDay`` (``YY.MM.DD``) is its excluded record's ``cancelled_on``.
 
 Natural key: ``rtms:<kind>:<sigungu>:<YYYY-MM>:<sha256 of the item's fields>:<ordinal>``
 where the ordinal counts identical items earlier in the same file. Rejected items are
@@ -268,7 +269,11 @@ def _gateway_error(fields: Mapping[str, str], path: str) -> GatewayError:
     auth = fields.get("returnauthmsg", "").strip()
     detail = f" ({auth})" if auth else ""
     return GatewayError(
-        f"API gateway error {code}: {msg}{detail}", path=path, reason_code=code, auth_message=auth
+        f"API gateway error {code}: {msg}{detail}",
+        path=path,
+        reason_code=code,
+        auth_message=auth,
+        error_message=msg,
     )
 
 
@@ -617,5 +622,8 @@ def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> P
             item,
             ignore=_KEY_IGNORED,
         )
-        found.add(ordinal, key, _exclusion(kind, item), _transaction, kind, item, key)
+        excluded = _exclusion(kind, item)
+        found.add(ordinal, key, excluded, _transaction, kind, item, key)
+        if excluded == "cancelled":
+            found.date_cancellation(key, item.get("cdealday"))
     return found.result()

@@ -14,7 +14,8 @@ enter the natural key):
 - ``officetel_rent``: 시군구, 전용면적(㎡), 보증금(만원), 월세금(만원) / 월세(만원),
   계약년월, 계약일
 
-Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``) and,
+Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``, the
+date kept as its ``cancelled_on``) and,
 for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``) and
 ``대지면적(㎡)`` (the land area of a whole building); ``층``, ``건축년도`` and ``지번`` give the
 published floor, build year and lot number (``지번``, or ``번지`` in officetel exports) (as in ``svc_core.sources.rtms``); ``거래유형``,
@@ -289,5 +290,8 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
         }
         code, month = _key_parts(by_role)
         key = keys.key(f"rtms_csv:{kind}", code, month, key_fields)
-        found.add(line, key, _exclusion(kind, by_role), _transaction, kind, by_role, key)
+        excluded = _exclusion(kind, by_role)
+        found.add(line, key, excluded, _transaction, kind, by_role, key)
+        if excluded == "cancelled":
+            found.date_cancellation(key, by_role.get("cancelled_on"))
     return found.result()

@@ -1,6 +1,9 @@
 """``svc sync rtms`` and ``svc sync status``: keeping the store current from the official
 MOLIT RTMS open API, and showing what it holds. See docs/sync.md.
 
+Long because two commands live here, each with its flags, its output and (``sync rtms``)
+an exit status per way a run can end.
+
 Exit status of ``svc sync rtms`` (``EXIT_*``):
 
 | code | meaning |
@@ -11,6 +14,7 @@ Exit status of ``svc sync rtms`` (``EXIT_*``):
 | 3 | the key's daily call limit was reached: run again after midnight KST |
 | 4 | the budget (``--budget``) was used up before the plan was done: run again |
 | 5 | the API could not be reached (``CONNECT_FAILURE_LIMIT`` failed connects in a row): the months not tried are left missing |
+| 6 | the API has temporarily disabled the key (code 21) and retries did not help: run again later |
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
+from svc_core.pace import DEFAULT_RATE
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.region_search import resolve
@@ -48,6 +53,7 @@ EXIT_INCOMPLETE = 1
 EXIT_DAILY_LIMIT = 3
 EXIT_BUDGET = 4
 EXIT_UNREACHABLE = sync_rone.EXIT_UNREACHABLE
+EXIT_SUSPENDED = 6
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
 BASE_URL_ENV = "SVC_RTMS_BASE_URL"
 KST = datetime.timezone(datetime.timedelta(hours=9))
@@ -73,7 +79,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "changed is applied. Progress: a bar on a terminal, a line per month otherwise. "
             "Exit 0 all complete, 1 some months failed or partial, 2 usage error or key "
             "refused, 3 daily limit reached, 4 budget used up, 5 the API could not be "
-            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect)."
+            f"reached ({CONNECT_FAILURE_LIMIT} calls in a row could not connect), 6 the API "
+            "has temporarily disabled the key (code 21)."
         ),
     )
     r.add_argument(
@@ -130,6 +137,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         default=2.0,
         metavar="SECONDS",
         help="first retry delay, doubled each retry (2)",
+    )
+    r.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE,
+        metavar="CALLS",
+        help=f"most calls a second (default {DEFAULT_RATE:g}); halved on a per-second refusal",
     )
     r.add_argument(
         "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
@@ -222,7 +236,14 @@ def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
         page_rows=_positive(args.page_size, "--page-size"),
         retries=_positive(args.retries, "--retries", 0),
         backoff=max(args.backoff, 0.0),
+        rate=_rate(args.rate),
     )
+
+
+def _rate(value: float) -> float:
+    if not 0 < value <= 1000:
+        raise InvalidParams("--rate must be a number of calls a second, above 0 and at most 1000")
+    return value
 
 
 def _month_line(month: sync.MonthOutcome) -> str:
@@ -311,6 +332,9 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
+    if report.stopped == "suspended":
+        print(f"svc: stopped: {report.stop_detail}", file=sys.stderr)
+        return EXIT_SUSPENDED
     if report.stopped == "limit":
         print(
             f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "

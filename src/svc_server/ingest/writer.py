@@ -1,8 +1,10 @@
 """The one commit of public data: every load (a file, a synced month or table, the demo
 set, a marketplace file) is written here, in one transaction of the data store.
 
-In that transaction: deals are retracted (cancelled, or gone from a month a sync read
-whole) and inserted with their exclusions, the ``cohort_months`` roll-up moves with
+In that transaction: deals are retracted (cancelled, gone from a month a sync read
+whole, or read again under the code that replaced their district's:
+``svc_core.realestate.renumbered``) and inserted with their exclusions (none whose twin
+is stored under the code in force), the ``cohort_months`` roll-up moves with
 them, the precomputed coverage of every district touched is rebuilt, index values and
 marketplace records are written and the marketplace answers republished, what was
 read of each district-month is recorded (what makes it loaded), a sync's state row is written,
@@ -30,6 +32,8 @@ import attrs
 from svc_core.models import LoadReport
 from svc_core.realestate import changes
 from svc_core.realestate.changes import ContentKey
+from svc_core.realestate.renumbered import record_twin, replaced_codes, retired_into, superseded
+from svc_core.regions import replaces
 from svc_core.sources import ParseResult
 from svc_core.sync import gone_keys, month_prefix
 from svc_server.ingest.completeness import record_file, record_sync, record_whole
@@ -42,6 +46,7 @@ from svc_server.store.base import Tx
 from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair
 from svc_server.store.realestate import RollupCounts, rollup_rows
+from svc_server.store.renumbered import StoredTwin
 
 
 @attrs.frozen(kw_only=True)
@@ -140,10 +145,16 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     result: ParseResult | None = load.transactions
     if result is None:
         return _Written()
+    result, older, dropped = _renumbered(store, tx, result)
     touched = {t.sigungu_code for t in result.transactions}
     read = {(t.sigungu_code, t.period_month) for t in result.transactions}
     read |= {(e.record.sigungu_code, e.record.period_month) for e in result.excluded}
-    gone = [*result.retracted_keys, *_gone_from_month(store, tx, load, result)]
+    read |= {(t.sigungu_code, t.month) for t in older}
+    gone = [
+        *result.retracted_keys,
+        *_gone_from_month(store, tx, load, result),
+        *(t.natural_key for t in older if not t.excluded),
+    ]
     if gone:
         read |= store.realestate.months_of_keys(tx, gone)
     # Only the source kinds the load's records have can change (a retraction may name
@@ -154,9 +165,15 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
             {(t.property_type, t.transaction_type) for t in result.transactions}
             | {(e.record.property_type, e.record.transaction_type) for e in result.excluded}
         )
+    if any(t.excluded for t in older):
+        types = changes.ALL_TYPES
     before = store.realestate.content_digests(tx, read, types)
     moved: list[MovedRecord] = []
     retracted = 0
+    if any(t.excluded for t in older):
+        store.realestate.delete_excluded(
+            tx, [t.natural_key for t in older if t.excluded], moved=moved
+        )
     if gone:
         retracted, codes = store.realestate.delete_transactions(tx, gone, moved=moved)
         touched |= codes
@@ -208,8 +225,56 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         if found is not None:
             diffs[key] = found
     return _Written(
-        loaded=loaded, duplicate=duplicate, retracted=retracted, diffs=diffs, types=types
+        loaded=loaded,
+        duplicate=duplicate + dropped,
+        retracted=retracted,
+        diffs=diffs,
+        types=types,
     )
+
+
+def _renumbered(
+    store: Store, tx: Tx, result: ParseResult
+) -> tuple[ParseResult, list[StoredTwin], int]:
+    """A deal counts once across a renumbering (``svc_core.realestate.renumbered``): the
+    stored records of retired codes that the load's records under the codes replacing
+    them stand for (to retract), and the load without its records under a retired code
+    whose twin is stored, or in the load, under a code that replaced it (with how many
+    it dropped)."""
+    records = [*result.transactions, *(e.record for e in result.excluded)]
+    newer = {r.sigungu_code for r in records if replaces(r.sigungu_code)}
+    retired = {r.sigungu_code for r in records if retired_into(r.sigungu_code)}
+    if not newer and not retired:
+        return result, [], 0
+    months = {r.period_month for r in records}
+    older: list[StoredTwin] = []
+    if newer:
+        stored = store.realestate.twins(tx, {(c, m) for c in replaced_codes(newer) for m in months})
+        taken: set[str] = set()
+        for code in sorted(newer):
+            pool = [
+                (s.natural_key, s.twin)
+                for s in stored
+                if s.sigungu_code in replaces(code) and s.natural_key not in taken
+            ]
+            twins = [record_twin(r) for r in records if r.sigungu_code == code]
+            taken.update(superseded(pool, twins))
+        older = [s for s in stored if s.natural_key in taken]
+    drop: set[str] = set()
+    for code in sorted(retired):
+        codes = set(retired_into(code))
+        held = store.realestate.twins(tx, {(c, m) for c in codes for m in months})
+        twins = [s.twin for s in held] + [
+            record_twin(r) for r in records if r.sigungu_code in codes
+        ]
+        mine = [(r.natural_key, record_twin(r)) for r in records if r.sigungu_code == code]
+        drop.update(superseded(mine, twins))
+    if not drop:
+        return result, older, 0
+    kept = [t for t in result.transactions if t.natural_key not in drop]
+    excluded = tuple(e for e in result.excluded if e.record.natural_key not in drop)
+    trimmed = attrs.evolve(result, transactions=kept, excluded=excluded)
+    return trimmed, older, len(result.transactions) - len(kept)
 
 
 def _record_changes(

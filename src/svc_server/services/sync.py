@@ -13,8 +13,15 @@ through ``svc_core.sync.classify_gateway``:
 
 - a refused key (code 20, 30, 31, 32, ..., or HTTP 401/403) stops the run at once with
   nothing written (``UpstreamKeyRefused``);
-- the daily limit (code 22, or HTTP 429) stops the run cleanly; the month being read is
-  recorded and the run reports where it stopped (``stopped == "limit"``);
+- calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.pace.Pace``);
+- a per-second refusal (code 23 or 34, or any code whose ``errMsg`` or ``returnAuthMsg``
+  says ``PER_SECOND``: data.go.kr also sends it as 22 and as 99) pauses the run, halves
+  the pace and asks again, spending no retry (``upstream.Pause``);
+- the daily limit (code 22 without that marker, or HTTP 429) stops the run cleanly; the
+  month being read is recorded and the run reports where it stopped
+  (``stopped == "limit"``);
+- a temporarily disabled key (code 21) is retried with the back-off, then stops the run
+  (``stopped == "suspended"``), instead of costing a call on every month left;
 - a request the API calls malformed (code 10, 11) stops the run at once
   (``SourceError``): every call is built the same way, so no other month would do better;
 - timeouts, 5xx, server-trouble codes (01, 02, 04, 05) and malformed or truncated answers
@@ -36,17 +43,21 @@ through ``svc_core.sync.classify_gateway``:
 A month read incompletely never replaces a complete one: its state stays complete and
 only the attempt is noted. The retry loop, the budget and the stop when the API cannot be
 reached are ``services.upstream``'s, shared with ``svc sync rone``.
+
+Long because each failure rule above is stated beside the code that applies it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 
 import attrs
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
+from svc_core.pace import DEFAULT_RATE, Pace
 from svc_core.periods import Month
 from svc_core.redact import redact_url
 from svc_core.sources.rtms import Page, parse_pages, read_page
@@ -67,7 +78,7 @@ from svc_core.sync import (
 from svc_server.delivery.rtms import Answer, RtmsClient
 from svc_server.ingest import Load, SyncMonth, commit, state_only
 from svc_server.ingest.coverage import refresh_stale
-from svc_server.services.upstream import Calls, Failed, Retry, Stop
+from svc_server.services.upstream import Calls, Failed, Pause, Retry, Stop, Suspended
 from svc_server.store import Store
 
 Progress = Callable[[int, int, str], None]
@@ -90,6 +101,8 @@ class SyncOptions:
     page_rows: int
     retries: int = 3
     backoff: float = 2.0
+    rate: float = DEFAULT_RATE
+    """Calls a second at most (``svc_core.pace.Pace``)."""
 
 
 @attrs.define
@@ -109,7 +122,8 @@ class MonthOutcome:
 @attrs.define
 class SyncReport:
     """A run: calls made, months by outcome, rows added and retracted, and where it
-    stopped (``stopped``: ``limit``, ``budget``, ``unreachable``; None when done)."""
+    stopped (``stopped``: ``limit``, ``budget``, ``unreachable``, ``suspended``; None when
+    done)."""
 
     planned: int
     calls: int = 0
@@ -232,7 +246,7 @@ class _Run:
             self.report.pages += len(pages)
             return self.incomplete(task, pages, str(exc))
         except Stop as exc:
-            if pages or exc.reason == "limit":  # a call was made for this month
+            if pages or exc.reason in ("limit", "suspended"):  # a call was made for it
                 self.report.pages += len(pages)
                 self.report.months.append(self.incomplete(task, pages, exc.detail))
             raise
@@ -309,10 +323,10 @@ class _Run:
 
 
 def _refusal(exc: GatewayError, where: str) -> Exception:
-    """What a refusal with a result code does to the run (``classify_gateway``): the
-    exception to raise from the page."""
+    """What a refusal with a result code does to the run (``classify_gateway``, which
+    reads the messages before the code): the exception to raise from the page."""
     said = " ".join(p for p in (exc.reason_code, exc.auth_message) if p and p != "?")
-    verdict = classify_gateway(exc.reason_code, exc.auth_message)
+    verdict = classify_gateway(exc.reason_code, exc.auth_message, exc.error_message)
     if verdict == "key":
         hint = KEY_HINTS.get(bare_code(exc.reason_code), "the key is not usable here")
         return UpstreamKeyRefused(
@@ -322,6 +336,14 @@ def _refusal(exc: GatewayError, where: str) -> Exception:
         )
     if verdict == "limit":
         return Stop("limit", f"the key's daily call limit is reached ({said})")
+    if verdict == "pace":
+        return Pause(f"too many calls a second ({said})")
+    if verdict == "suspended":
+        return Suspended(
+            f"the API has temporarily disabled the service key ({said}); finished months "
+            "are kept: run the same command again later, and if it persists check the "
+            "key's state on data.go.kr"
+        )
     if verdict == "request":
         return SourceError(
             f"the API refused the request as malformed ({said}); the run stops, as every "
@@ -347,6 +369,7 @@ def sync_rtms(
     *,
     clock: Callable[[], float],
     sleep: Callable[[float], None],
+    monotonic: Callable[[], float] = time.monotonic,
     progress: Progress | None = None,
     finished: Finished | None = None,
 ) -> SyncReport:
@@ -365,6 +388,8 @@ def sync_rtms(
             backoff=options.backoff,
             sleep=sleep,
             base_url=client.base_url,
+            pace=Pace.of_rate(options.rate),
+            clock=monotonic,
         ),
     )
     refreshed = clock()

@@ -57,6 +57,7 @@ from svc_server.store.realestate_rows import (
     type_updates,
 )
 from svc_server.store.rejections import Rejections
+from svc_server.store.renumbered import RenumberedReads
 from svc_server.store.rollup import RollupTable
 from svc_server.store.source_months import SourceMonths
 from svc_server.store.transactions import TransactionListing
@@ -100,6 +101,7 @@ class RealEstateRepo(
     DataChanges,
     IndexTable,
     Rejections,
+    RenumberedReads,
     RollupTable,
     SourceMonths,
     TransactionListing,
@@ -112,7 +114,7 @@ class RealEstateRepo(
     records in ``store.transactions``, the dimensions' contract counts in
     ``store.contract_kinds``, building uses in ``store.uses``, when each district's data
     last changed in ``store.changes``, what each load changed in
-    ``store.change_records``)."""
+    ``store.change_records``, a renumbered district's twins in ``store.renumbered``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db

@@ -22,6 +22,7 @@ row) in the order contract date, contract key, then every row of those contracts
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ from svc_server.store.realestate_rows import (
 if TYPE_CHECKING:
     from svc_core.sources import ExcludedRecord
 
-EXCLUDED_COLUMNS = ("reason", *TRANSACTION_COLUMNS)
+EXCLUDED_COLUMNS = ("reason", *TRANSACTION_COLUMNS, "cancellation_date")
 """The columns of ``excluded_transactions`` ``insert_excluded`` fills, in order."""
 LISTED = (
     "natural_key, source, sigungu_code, sigungu, dong, property_type, transaction_type, "
@@ -61,10 +62,13 @@ EXCLUDED_UPDATE = (
     "load_id = CASE WHEN excluded_transactions.reason <> excluded.reason "
     "THEN excluded.load_id ELSE excluded_transactions.load_id END, "
     "reason = excluded.reason, "
+    "cancellation_date = COALESCE(excluded.cancellation_date, "
+    "excluded_transactions.cancellation_date), "
     + ", ".join(f"{c} = COALESCE(excluded_transactions.{c}, excluded.{c})" for c in DETAIL_COLUMNS)
 )
 """What a later load changes of an excluded record already kept: the reason (and its
-load) when it changed, and the columns of migration 0016 it was stored without."""
+load) when it changed, its cancellation date when the read gives one, and the columns of
+migration 0016 it was stored without."""
 CONTRACT_KEY = "COALESCE(contract_id, natural_key)"
 """What orders and groups the contract listing: the contract id, or for a row stored
 before migration 0016 its natural key (a contract of its own)."""
@@ -179,9 +183,19 @@ def _branch(
 ) -> tuple[str, list[Any]]:
     where, params = _where(selection, _own_keys(tx, table, selection))
     later, more = _after(after, flag)
-    reason = "reason" if flag else "CAST(NULL AS TEXT)"
-    sql = f"SELECT {LISTED}, {flag} AS is_excluded, {reason} AS reason FROM {table} WHERE {where}"
+    reason, cancelled = ("reason", "cancellation_date") if flag else (_NULL, _NULL)
+    sql = (
+        f"SELECT {LISTED}, {flag} AS is_excluded, {reason} AS reason, "
+        f"{cancelled} AS cancellation_date FROM {table} WHERE {where}"
+    )
     return sql + later, params + more
+
+
+_NULL = "CAST(NULL AS TEXT)"
+
+
+def _iso(day: datetime.date | None) -> str | None:
+    return None if day is None else day.isoformat()
 
 
 def any_synthetic(rows: Sequence[Row]) -> bool:
@@ -214,14 +228,21 @@ class TransactionListing:
                 r["natural_key"]: r
                 for r in select_in(
                     tx,
-                    "SELECT natural_key, reason, contract_id FROM excluded_transactions "
+                    "SELECT natural_key, reason, contract_id, cancellation_date "
+                    "FROM excluded_transactions "
                     "WHERE natural_key IN",
                     [item.record.natural_key for item in records],
                 )
             }
             for item in records:
                 old = stored.get(item.record.natural_key)
-                if old is None or old["reason"] != item.reason or old["contract_id"] is None:
+                dated = item.cancelled_on is not None and old is not None
+                if (
+                    old is None
+                    or old["reason"] != item.reason
+                    or old["contract_id"] is None
+                    or (dated and old["cancellation_date"] is None)
+                ):
                     r = item.record
                     moved.append(
                         (
@@ -233,7 +254,7 @@ class TransactionListing:
                         )
                     )
         rows = [
-            (item.reason, *row)
+            (item.reason, *row, _iso(item.cancelled_on))
             for item, row in zip(
                 records,
                 transaction_rows([r.record for r in records], synthetic=synthetic, load_id=load_id),
@@ -245,7 +266,8 @@ class TransactionListing:
                 f"INSERT INTO excluded_transactions ({', '.join(EXCLUDED_COLUMNS)}) "
                 f"VALUES ({marks(len(EXCLUDED_COLUMNS))}) ON CONFLICT (natural_key) DO UPDATE "
                 f"SET {EXCLUDED_UPDATE} WHERE excluded_transactions.reason <> excluded.reason "
-                "OR excluded_transactions.contract_id IS NULL",
+                "OR excluded_transactions.contract_id IS NULL OR (excluded.cancellation_date "
+                "IS NOT NULL AND excluded_transactions.cancellation_date IS NULL)",
                 part,
             )
         return len(rows)
