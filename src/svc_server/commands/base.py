@@ -76,9 +76,9 @@ def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
 
 def publish_data_events(args: argparse.Namespace, store: Store) -> None:
     """After a load command's commits: publish its change records as ``data.updated``
-    (``services.data_events``); a failure is a warning, never the load's."""
-    base = config_from_args(args).public_url
-    warning = data_events.publish_after_load(store, time.time(), base=base)
+    (``services.data_events``), linked to the public address the server recorded; a
+    failure is a warning, never the load's."""
+    warning = data_events.publish_after_load(store, time.time())
     if warning is not None:
         print(warning, file=sys.stderr)
 

@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import sys
+import time
 from typing import Any
 
 from svc_core.errors import ConfigError
@@ -94,7 +95,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         config = config_from_args(args)
     store = store_from_args(args)  # migrate once in the parent, before workers fork
-    store.close()
+    try:  # where every load command and worker links its data.updated events
+        held = data_events.record_address(
+            store, public_url=config.public_url, listen_host=config.host, now=time.time()
+        )
+    finally:
+        store.close()
+    if held is not None:
+        print(f"svc: warning: {held}", file=sys.stderr)
     if config.server == "gunicorn":
         run_gunicorn(config)
     else:
@@ -231,7 +239,7 @@ def served_app(config: Config) -> SvcApp:
             config,
             clock=app.clock,
             trial_notices=notify_trials_ending,
-            data_events=data_events.publisher(config.public_url),
+            data_events=data_events.publish_changes,
         )
     return app
 

@@ -158,7 +158,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         allow_private=config.webhook_allow_private,
         concurrency=args.concurrency,
         trial_notices=event_service.notify_trials_ending,
-        data_events=data_events.publisher(config.public_url),
+        data_events=data_events.publish_changes,
     )
     try:
         if args.once:
