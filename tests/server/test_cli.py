@@ -84,3 +84,40 @@ def test_docs_configuration_lists_every_command() -> None:
     missing = [c for c in commands if f"`{c}" not in text]
     assert missing == []
     assert "`svc --version`" in text
+
+
+SERVER_MODULES = ("werkzeug", "granian", "gunicorn", "psycopg", "sqlite3", "svc_server.app")
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_import_no_server(flag: str) -> None:
+    """``svc --version`` and ``svc --help`` answer at once: they import the command
+    index and (for the help's list of settings) the configuration, no command module,
+    store or server (``python -X importtime`` lists every module imported)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "svc_server", flag],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.startswith("svc 0" if flag == "--version" else "usage: svc")
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
+    ours = sorted(m for m in imported if m.startswith("svc_server"))
+    allowed = ["svc_server", "svc_server.cli", "svc_server.commands", "svc_server.commands.index"]
+    if flag == "--help":
+        allowed.append("svc_server.config")
+    assert ours == sorted(allowed)
+    assert not [m for m in imported if m.startswith(SERVER_MODULES)]
+
+
+def test_the_command_index_lists_every_command_as_its_module_defines_it() -> None:
+    from svc_server.cli import build_parser
+    from svc_server.commands import index
+
+    full = next(a for a in build_parser()._actions if a.dest == "command")
+    listed = next(a for a in build_parser(None)._actions if a.dest == "command")
+    names = [name for name, _, _ in index.COMMANDS]
+    assert list(full.choices) == list(listed.choices) == names  # type: ignore[arg-type]
+    helps = [(c.dest, c.help) for c in full._choices_actions]  # type: ignore[attr-defined]
+    assert helps == [(name, summary) for name, _, summary in index.COMMANDS]

@@ -13,6 +13,7 @@ from typing import Any
 from svc_core.errors import ConfigError
 from svc_server.app import SvcApp, create_app
 from svc_server.commands.base import config_from_args, settings_parser, store_from_args
+from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
@@ -26,7 +27,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "init",
         parents=[common],
-        help="create or upgrade the database schema (idempotent)",
+        help=SUMMARY["init"],
         description="Create or upgrade the database schema. Running it again changes nothing.",
     )
     p.set_defaults(func=cmd_init)
@@ -34,7 +35,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "serve",
         parents=[settings_parser(SERVE_OPTIONS)],
-        help="run the HTTP server (granian, or gunicorn with --server gunicorn)",
+        help=SUMMARY["serve"],
         description=(
             "Run the API: --workers processes x --threads threads. granian (the default) "
             "reads each request whole before a thread runs it; --server gunicorn runs "

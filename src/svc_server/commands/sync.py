@@ -39,7 +39,7 @@ from svc_core.sync import (
     district_status,
     planned_calls,
 )
-from svc_server.commands import sync_rone
+from svc_server.commands import index, sync_rone
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
@@ -57,7 +57,7 @@ KST = datetime.timezone(datetime.timedelta(hours=9))
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "sync",
-        help="fetch MOLIT RTMS data from the official API into the store (docs/sync.md)",
+        help=index.SUMMARY["sync"],
         description="Keep the store complete and current from the official APIs.",
     )
     inner = p.add_subparsers(dest="sync_command", metavar="SUBCOMMAND")
