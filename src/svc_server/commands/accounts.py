@@ -153,7 +153,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         lines = consumers.list_consumers(store, time.time())
     finally:
@@ -182,7 +182,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         detail = consumers.consumer_detail(store, args.consumer_id, time.time())
     finally:
@@ -274,7 +274,7 @@ def cmd_key_create(args: argparse.Namespace) -> int:
 
 def cmd_key_list(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     now = time.time()
     try:
         if store.accounts.get_consumer(consumer_id) is None:

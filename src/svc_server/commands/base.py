@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from svc_core.errors import ConfigError
 from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.services import data_events
-from svc_server.store import Store, missing_data_file, open_store
+from svc_server.store import Store, missing_data_file, missing_database, open_store
 
 BAR_WIDTH = 28
 
@@ -40,13 +40,24 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return load_config(os.environ, overrides)
 
 
-def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
+def store_from_args(
+    args: argparse.Namespace, *, migrate: bool = True, reads_only: bool = False
+) -> Store:
     """The store named by the configuration, schema brought up to date.
 
     Refused with one line (``ConfigError``): a SQLite data file gone from beside its
-    accounts file (unless ``SVC_EMPTY_DATA_FILE=true`` asks for an empty one), and a
-    file SQLite finds damaged."""
+    accounts file (unless ``SVC_EMPTY_DATA_FILE=true`` asks for an empty one), a file
+    SQLite finds damaged, and, for a command that ``reads_only`` (``svc sync status``,
+    ``svc consumer list``), a SQLite database that does not exist: a typo in the path
+    is said, never answered from a new empty file left behind."""
     config = config_from_args(args)
+    absent = missing_database(config.database_url) if reads_only else None
+    if absent is not None:
+        raise ConfigError(
+            f"there is no database at {absent} (SVC_DATABASE_URL {config.database_url}); "
+            "this command only reads one: point SVC_DATABASE_URL at yours, or make one "
+            "with svc init"
+        )
     missing = missing_data_file(config.database_url)
     if missing is not None and not config.empty_data_file:
         raise ConfigError(

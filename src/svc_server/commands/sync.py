@@ -271,7 +271,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 )
             return EXIT_OK
         if not key.strip():
-            raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
+            raise sync_rone.missing_key("data.go.kr", KEY_ENV, "getting-a-datagokr-key")
         if not 0 < args.timeout < float("inf"):
             raise InvalidParams("--timeout must be a positive number of seconds")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
@@ -343,7 +343,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None
     last = _month(args.last, "--to") if args.last else None
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)

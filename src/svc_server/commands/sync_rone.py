@@ -90,7 +90,7 @@ def _table_line(t: sync_rone.TableOutcome) -> str:
 def cmd_rone(args: argparse.Namespace) -> int:
     key = args.service_key or os.environ.get(KEY_ENV, "")
     if not key.strip():
-        raise InvalidParams(f"give the R-ONE key: --service-key KEY or {KEY_ENV}")
+        raise missing_key("R-ONE", KEY_ENV, "r-one-svc-sync-rone")
     if args.budget < 1 or args.retries < 0:
         raise InvalidParams("--budget must be at least 1 and --retries at least 0")
     if not 0 < args.timeout < math.inf:
@@ -169,3 +169,12 @@ def cmd_rone(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def missing_key(issuer: str, env: str, section: str) -> InvalidParams:
+    """The error of a sync run without its key: where to give it, and the section of
+    docs/sync.md that says how to get one."""
+    return InvalidParams(
+        f"give the {issuer} key: --service-key KEY or {env} "
+        f"(how to get one: docs/sync.md#{section})"
+    )

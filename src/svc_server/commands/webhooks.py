@@ -184,7 +184,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_endpoints(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         rows = webhook_service.all_endpoints(store, args.consumer)
     finally:
@@ -213,7 +213,7 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         rows = delivery_log.recent_deliveries(
             store,
