@@ -311,3 +311,8 @@ def asset(ctx: Ctx, deps: Deps, name: str) -> Response:
     response = Response(body, headers=headers)
     response.add_etag()
     return response.make_conditional(ctx.request)
+
+
+def favicon(ctx: Ctx, deps: Deps) -> Response:
+    """GET /favicon.ico: the icon the pages link, where browsers look for one."""
+    return asset(ctx, deps, "favicon.svg")
