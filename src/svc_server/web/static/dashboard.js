@@ -940,7 +940,7 @@
       fillTable(
         $("#invites-table"),
         invites.map((inv) => {
-          const account = inv.company_name || `account ${inv.consumer_id}`;
+          const account = inv.account_name;
           return h(
             "tr",
             { "data-invite-id": inv.id, class: inv.id === wanted ? "wanted" : undefined },
