@@ -100,8 +100,23 @@
     notice.replaceChildren();
   }
 
+  // What a refusal asks of the person: a 4xx is theirs to fix or to know (the message
+  // and hint say how); only a failure of the server itself, or of the network, "went wrong".
+  const LEADS = {
+    400: "Please check: ",
+    401: "Please sign in again: ",
+    402: "Your plan's limit: ",
+    403: "Not allowed: ",
+    404: "Not found: ",
+    409: "Already done: ",
+    413: "Too large: ",
+    429: "Too many requests: ",
+  };
+  const leadOf = (status) =>
+    !status || status >= 500 ? "Something went wrong: " : LEADS[status] || "Not done: ";
+
   function showError(err) {
-    const parts = [h("p", {}, h("strong", { text: "Something went wrong: " }), err.message || String(err))];
+    const parts = [h("p", {}, h("strong", { text: leadOf(err.status) }), err.message || String(err))];
     if (err.hint) parts.push(h("p", { text: err.hint }));
     if (err.status === 401) {
       parts.push(h("p", {}, h("a", { href: `${BASE}/signin`, text: "Sign in again" })));
