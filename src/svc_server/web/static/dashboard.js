@@ -1094,7 +1094,8 @@
 
   function drawChart(rows, heading, measure) {
     const [lowKey, midKey, highKey] = measure.keys;
-    const W = 760;
+    // as wide as the page gives it, drawn at its own size (labels are not scaled up or down)
+    const W = Math.max(560, Math.round($("#chart").clientWidth || 760));
     const H = 380;
     const m = { l: 80, r: 44, t: 56, b: 72 };
     const ticks = niceTicks(Math.min(...rows.map((r) => r[lowKey])), Math.max(...rows.map((r) => r[highKey])));
