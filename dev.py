@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import venv
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -92,7 +93,9 @@ def demo(args: list[str]) -> None:
     Install svc into ./.venv, create the SQLite database demo.db (SVC_DATABASE_URL to
     use another), load the synthetic demo data once, make the pro consumer of
     demo@example.com once (its API key is printed when it is made), then serve the API,
-    the dashboard (development sign-in at /signin) and the API reference (/docs).
+    the dashboard (development sign-in at /signin; a first sign-in makes a pro account)
+    and the API reference (/docs). Webhooks may go to a receiver on this machine, and
+    the server's own worker sends them.
     Running it again reuses all of it: nothing is loaded or created twice. Options are
     passed to `svc serve` (see `.venv/bin/svc serve --help`).
     """
@@ -100,18 +103,8 @@ def demo(args: list[str]) -> None:
     port = _flag(args, "--port", os.environ.get("SVC_PORT", "8000"))
     refuse_busy_port(host, port)
     ensure_venv("server,postgres,mcp")
-    env = dict(os.environ)
-    env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
-    env.setdefault("SVC_COOKIE_SECURE", "false")
-    # The dashboard's sign-in form (no identity provider needed) and the browser's Origin
-    # for its cookie-authenticated writes.
-    env.setdefault("SVC_DEV_SIGNIN", "true")
-    # A newcomer's first sign-in gets a pro account, so every page (several keys, a team)
-    # can be tried; a deployment keeps SPEC's starter default.
-    env.setdefault("SVC_SIGNUP_PLAN", "pro")
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
-    origins = {f"http://{shown}:{port}", f"http://127.0.0.1:{port}", f"http://localhost:{port}"}
-    env.setdefault("SVC_SITE_ORIGINS", ",".join(sorted(origins)))
+    env = demo_env(host, port, os.environ)
+    shown = shown_host(host)
     svc = BIN / "svc"
     run(svc, "init", env=env)
     run(svc, "demo-data", "--if-empty", env=env)
@@ -120,10 +113,45 @@ def demo(args: list[str]) -> None:
         print(
             f"\ndev.py: dashboard: open http://{shown}:{port}/signin and sign in with "
             f"{DEMO_EMAIL} (the pro account above) or any email (a new pro account)."
-            f"\ndev.py: API reference: http://{shown}:{port}/docs\n",
+            f"\ndev.py: API reference: http://{shown}:{port}/docs",
             flush=True,
         )
+    if env["SVC_WEBHOOK_ALLOW_PRIVATE"].strip().lower() in ("1", "true", "yes", "on"):
+        print(
+            "dev.py: webhooks: add a receiver on this machine (e.g. http://127.0.0.1:8001/, "
+            "python examples/webhook_receiver.py) on the dashboard's Webhooks page; the "
+            "server's own worker sends the deliveries.",
+            flush=True,
+        )
+    print(flush=True)
     run(svc, "serve", *args, env=env)
+
+
+def shown_host(host: str) -> str:
+    """The host a browser on this machine reaches ``host`` at (a wildcard: loopback)."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
+
+
+def demo_env(host: str, port: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the demo's svc commands: ``environ`` with every feature
+    switched on for one machine (a setting already in ``environ`` is kept)."""
+    env = dict(environ)
+    env.setdefault("SVC_DATABASE_URL", "sqlite:///demo.db")
+    env.setdefault("SVC_COOKIE_SECURE", "false")
+    # The dashboard's sign-in form (no identity provider needed) and the browser's Origin
+    # for its cookie-authenticated writes.
+    env.setdefault("SVC_DEV_SIGNIN", "true")
+    # A newcomer's first sign-in gets a pro account, so every page (several keys, a team)
+    # can be tried; a deployment keeps SPEC's starter default.
+    env.setdefault("SVC_SIGNUP_PLAN", "pro")
+    # Webhooks to a receiver on this machine (loopback, http), sent by the worker the
+    # server runs in its own process: no second command to start.
+    env.setdefault("SVC_WEBHOOK_ALLOW_PRIVATE", "true")
+    env.setdefault("SVC_INLINE_WORKER", "true")
+    shown = shown_host(host)
+    origins = {f"http://{shown}:{port}", f"http://127.0.0.1:{port}", f"http://localhost:{port}"}
+    env.setdefault("SVC_SITE_ORIGINS", ",".join(sorted(origins)))
+    return env
 
 
 def demo_consumer(svc: Path, env: dict[str, str]) -> None:

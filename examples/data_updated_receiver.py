@@ -16,7 +16,8 @@ event redelivered late) is ignored, so figures only move forward.
 The fetch runs on a worker thread, not in the request: svc gives a receiver 5 seconds
 to answer, and a delivery that times out is not retried. A receiver that was down
 catches up with ``GET /api/v1/real-estate/changes?since=<the latest_cursor it kept>``,
-which serves the same records as the events.
+which serves the same records as the events. A fetch that fails is logged on stderr
+(the change, the link and why), never dropped silently.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import json
 import os
 import sys
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +53,23 @@ def http_fetch(url: str, api_key: str) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 (checked)
         answer: dict[str, Any] = json.loads(response.read())
     return answer
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong with a fetch, in one line: the API's error code and message for
+    an HTTP error, the reason for a connection that failed."""
+    if isinstance(exc, urllib.error.HTTPError):
+        try:
+            error = json.loads(exc.read())["error"]
+            return f"HTTP {exc.code} {error['code']}: {error['message']}"
+        except (ValueError, KeyError, TypeError, OSError):
+            return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        return (
+            f"{exc.reason} (is the link's address the server's? svc takes it from "
+            "SVC_PUBLIC_URL of svc serve)"
+        )
+    return f"{type(exc).__name__}: {exc}"
 
 
 class Recomputer:
@@ -87,7 +106,15 @@ class Recomputer:
         if not self.follows(change):
             return
         url = str(change["pulse_url"])
-        answer = self.fetch(url, self.api_key)
+        try:
+            answer = self.fetch(url, self.api_key)
+        except Exception as exc:  # on a worker thread: nobody else would ever see it
+            print(
+                f"data.updated change {change['id']}: fetching {url} failed: {describe(exc)}",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
         version = answer["_meta"]["data_version"]
         with self._lock:
             held = self.figures.get(url)

@@ -11,11 +11,13 @@ aware ``datetime`` or Unix seconds (``int``/``float``, floored to whole seconds)
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import Instant as Instant
@@ -336,3 +338,37 @@ def webhook_test(*, event_id: str, now: Instant, docs_url: str) -> Event:
     """``webhook.test``: same envelope, signature and headers as a real event."""
     data = {"test": True, "message": TEST_MESSAGE, "sent_at": iso(now, "now"), "docs_url": docs_url}
     return envelope(event_id, "webhook.test", now, data)
+
+
+def _loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this
+    machine only: ``localhost`` (RFC 6761 6.3), 127.0.0.0/8, ``::1``."""
+    host = host.strip().strip("[]").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def loopback_links(public_url: str, listen_host: str) -> str | None:
+    """Why events must not carry links to ``public_url`` when the server serving them
+    listens on ``listen_host``, or None when they may.
+
+    A server that listens on loopback only is reached at a loopback address, so links
+    there are right (a development machine); one that listens anywhere else is reached
+    by other machines, and a loopback link in an event sent to them points at the
+    receiver's own machine, never at the server."""
+    if _loopback_host(listen_host):
+        return None
+    host = urlsplit(public_url).hostname or ""
+    if not _loopback_host(host):
+        return None
+    return (
+        f"the events' links would point at {public_url}, a loopback address, while the "
+        f"server listens on {listen_host or 'every interface'}: set SVC_PUBLIC_URL to the "
+        "address clients reach the server at"
+    )

@@ -206,10 +206,13 @@ def plan(
     current: Month,
     refresh_months: int = DEFAULT_REFRESH_MONTHS,
     page_rows: int = DEFAULT_PAGE_ROWS,
+    loaded_whole: Collection[StateKey] = (),
 ) -> tuple[Task, ...]:
     """The months to read, oldest first, then by district and kind.
 
-    Skipped: complete months before the refresh window. Read: everything else.
+    Skipped: complete months before the refresh window, and months no sync read that
+    ``svc ingest`` loaded whole from API files (``loaded_whole``: their paging said every
+    item was there). Read: everything else.
     """
     if refresh_months < 0:
         raise ValueError("refresh_months must not be negative")
@@ -218,7 +221,11 @@ def plan(
         for code in districts:
             for kind in kinds:
                 state = states.get((kind, code, month.label))
-                if state is None:
+                if state is None and (kind, code, month.label) in loaded_whole:
+                    if not in_refresh_window(month, current, refresh_months):
+                        continue
+                    reason = "refresh"
+                elif state is None:
                     reason = "new"
                 elif state.status != "complete":
                     reason = "retry"

@@ -76,6 +76,7 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(path="/docs", methods=GET, handler=web.docs, doc=pages.GET_API_REFERENCE_PAGE),
     Route(path="/static/<path:name>", methods=GET, handler=web.asset, doc=pages.GET_STATIC_FILE),
+    Route(path="/favicon.ico", methods=GET, handler=web.favicon, doc=pages.GET_FAVICON),
     # real-estate vertical
     Route(
         path=f"{RE}/pulse",

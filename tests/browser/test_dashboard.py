@@ -301,7 +301,9 @@ def test_api_errors_are_readable_messages(person: Person, pro_owner: Callable[[]
         "IP allowlist (one address or CIDR per line; empty allows any address)"
     ).send_keys("10.0.0.1/8")
     person.button("Create key").click()
-    message = person.wait_text("#messages", "Something went wrong")
+    # a 400 the person can fix says so; "Something went wrong" is for the server's failures
+    message = person.wait_text("#messages", "Please check:")
+    assert "Something went wrong" not in message
     assert "INVALID_PARAMS" in message and "10.0.0.1/8" in message
     assert not person.visible("#secret-panel")
     person.shot("keys-error")
@@ -627,4 +629,27 @@ def test_a_member_sees_no_write_controls(
 
     person.open("/dashboard")
     assert "member: reads" in person.text("#plan-facts")
+    assert person.console_errors() == []
+
+
+def test_the_explorer_chart_is_per_m2_by_default_and_as_wide_as_the_page(
+    person: Person,
+) -> None:
+    """A whole-building sale 100 times a unit's price flattens a chart of whole amounts:
+    the explorer opens on prices per m², and draws the chart at the width the page gives
+    it (not a fixed 760 units scaled into a narrower box)."""
+    person.sign_in(unique_email("wide"))
+    person.open("/dashboard/explorer")
+    person.wait.until(lambda d: person.visible("#chart svg"))
+    assert person.by_label("Chart").get_attribute("value") == "m2"
+    assert "per m²" in person.text("#chart svg .chart-unit")
+    drawn = person.driver.execute_script(
+        "const svg = document.querySelector('#chart svg');"
+        "return [svg.viewBox.baseVal.width, svg.getBoundingClientRect().width,"
+        " document.querySelector('main').clientWidth];"
+    )
+    viewbox, shown, page = (float(v) for v in drawn)
+    assert abs(viewbox - shown) <= 2  # drawn at its own size
+    assert shown >= page - 40 and shown > 960  # the page's width, past the old 60rem cap
+    person.shot("explorer-wide")
     assert person.console_errors() == []

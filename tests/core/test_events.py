@@ -536,3 +536,39 @@ def test_a_data_event_carries_its_change_under_a_stable_id() -> None:
     assert other["id"] != event["id"]  # one event per consumer
     with pytest.raises(ValueError):
         events.data_updated(change={**CHANGE, "id": 0}, consumer_id=CONSUMER, now=NOW)
+
+
+LOOPBACK_HOSTS = st.one_of(
+    st.just("localhost"),
+    st.just("LocalHost."),
+    st.from_regex(r"[a-z]{1,10}\.localhost", fullmatch=True),
+    st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)).map(
+        lambda t: "127.{}.{}.{}".format(*t)
+    ),
+    st.sampled_from(["[::1]", "[::ffff:127.0.0.1]"]),
+)
+OTHER_HOSTS = st.one_of(
+    st.sampled_from(["0.0.0.0", "::", "", "10.0.0.5", "192.168.1.2", "203.0.113.9"]),
+    st.from_regex(r"[a-z]{1,10}\.(com|kr|internal)", fullmatch=True),
+)
+
+
+@given(LOOPBACK_HOSTS, st.integers(1, 65535), OTHER_HOSTS)
+def test_loopback_links_from_a_server_not_on_loopback_are_refused(
+    host: str, port: int, listen: str
+) -> None:
+    why = events.loopback_links(f"http://{host}:{port}", listen)
+    assert why is not None and "SVC_PUBLIC_URL" in why
+
+
+@given(st.one_of(LOOPBACK_HOSTS, OTHER_HOSTS), LOOPBACK_HOSTS)
+def test_a_server_on_loopback_links_anywhere(host: str, listen: str) -> None:
+    assert events.loopback_links(f"http://{host or 'x'}:8000", listen.strip("[]")) is None
+
+
+@given(
+    st.from_regex(r"[a-z]{1,10}\.(com|kr)", fullmatch=True),
+    st.one_of(LOOPBACK_HOSTS, OTHER_HOSTS),
+)
+def test_links_to_a_public_address_are_always_sent(host: str, listen: str) -> None:
+    assert events.loopback_links(f"https://{host}", listen) is None

@@ -69,6 +69,10 @@ def test_pages_hold_every_item_and_no_page_is_empty_but_the_first(total: int, ro
         ),
         max_size=20,
     ),
+    ingested=st.lists(
+        st.tuples(st.sampled_from(KINDS), st.sampled_from(["11110", "11680"]), st.integers(0, 14)),
+        max_size=10,
+    ),
 )
 def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_window(
     kinds: list[str],
@@ -78,7 +82,9 @@ def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_windo
     current: Month,
     refresh: int,
     recorded: list[tuple[str, str, int, str, int | None]],
+    ingested: list[tuple[str, str, int]],
 ) -> None:
+    """... and the months ``svc ingest`` loaded whole from API files that no sync read."""
     last = first.shift(span)
     states = {
         (k, c, first.shift(offset).label): MonthState(
@@ -86,8 +92,17 @@ def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_windo
         )
         for k, c, offset, s, total in recorded
     }
+    whole = {(k, c, first.shift(offset).label) for k, c, offset in ingested}
     tasks = plan(
-        kinds, codes, first, last, states, current=current, refresh_months=refresh, page_rows=100
+        kinds,
+        codes,
+        first,
+        last,
+        states,
+        current=current,
+        refresh_months=refresh,
+        page_rows=100,
+        loaded_whole=whole,
     )
     chosen = {(t.kind, t.sigungu_code, t.month.label) for t in tasks}
     assert len(chosen) == len(tasks)  # no month twice
@@ -95,11 +110,10 @@ def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_windo
         for code in codes:
             for kind in kinds:
                 state = states.get((kind, code, month.label))
-                skip = (
-                    state is not None
-                    and state.status == "complete"
-                    and month.index <= current.index - refresh
+                done = (state is not None and state.status == "complete") or (
+                    state is None and (kind, code, month.label) in whole
                 )
+                skip = done and month.index <= current.index - refresh
                 assert ((kind, code, month.label) in chosen) is not skip
     assert [t.month for t in tasks] == sorted(t.month for t in tasks)
     assert planned_calls(tasks) >= len(tasks)

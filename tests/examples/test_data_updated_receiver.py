@@ -3,12 +3,16 @@ change records of real loads, delivered signed, answered from the real API."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
+import urllib.error
+from email.message import Message
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from werkzeug.test import Client
 
 from examples.data_updated_receiver import Recomputer
@@ -97,3 +101,37 @@ def test_the_script_refuses_to_start_without_a_secret_and_a_key() -> None:
     )
     assert done.returncode == 1
     assert "SVC_WEBHOOK_SECRET" in done.stderr and "SVC_API_KEY" in done.stderr
+
+
+def test_a_fetch_that_fails_is_logged_with_the_change_and_the_link(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = Api(make_app(store))
+    load(store, NRG_GANGNAM, RE_NOW)
+    [change] = api.ok("changes")["data"]
+    # the link's server does not answer (a port nothing listens on), as when an event
+    # linked to a default address the server is not at
+    change = {**change, "pulse_url": "http://127.0.0.1:9/api/v1/real-estate/pulse?x=1"}
+    recompute = Recomputer(api.key, districts=["11680"])
+    receiver = Client(Receiver(SECRET, handle=recompute, clock=lambda: RE_NOW + 5))
+    assert deliver(receiver, api, change).status_code == 200
+    assert recompute.figures == {}
+    logged = capsys.readouterr().err
+    assert f"data.updated change {change['id']}" in logged
+    assert "http://127.0.0.1:9/api/v1/real-estate/pulse?x=1 failed" in logged
+    assert "SVC_PUBLIC_URL" in logged
+
+    def refused(url: str, api_key: str) -> dict[str, Any]:
+        raise urllib.error.HTTPError(
+            url,
+            401,
+            "Unauthorized",
+            Message(),
+            io.BytesIO(
+                b'{"error": {"code": "UNAUTHORIZED", "message": "The API key is not valid."}}'
+            ),
+        )
+
+    recompute.fetch = refused
+    Recomputer.__call__(recompute, events.data_updated(change=change, consumer_id="c", now=1))
+    assert "HTTP 401 UNAUTHORIZED: The API key is not valid." in capsys.readouterr().err

@@ -4,6 +4,7 @@ and running the demo twice leaves one demo account whose key keeps working."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -13,11 +14,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import free_port
+from svc_server.store import open_store
+from tests.conftest import LiveServer, Receiver, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "dev.py"
@@ -159,3 +163,80 @@ def test_running_the_demo_twice_keeps_one_demo_account(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _dev_module() -> Any:
+    spec = importlib.util.spec_from_file_location("dev_script", DEV)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _request(
+    url: str, method: str = "GET", body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data, headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def test_the_demo_shows_every_feature_on_one_machine(
+    tmp_path: Path, receiver: Callable[..., Receiver]
+) -> None:
+    """A newcomer in ``dev.py demo`` (its environment, a real ``svc serve``): the
+    landing page says what the demo does (pro accounts, local webhooks), the dashboard
+    bears the banners, and a webhook to a receiver on this machine is delivered by the
+    worker the server runs, with no other command started."""
+    port = free_port()
+    db_url = f"sqlite:///{tmp_path / 'demo.db'}"
+    env = _dev_module().demo_env("127.0.0.1", str(port), {"SVC_DATABASE_URL": db_url})
+    migrated = open_store(db_url)
+    migrated.migrate()
+    migrated.close()
+    hook = receiver()
+    server = LiveServer(db_url, env=env, port=port)
+    try:
+        status, _, home = _request(server.url + "/")
+        text = home.decode()
+        assert status == 200 and "A development server" in text
+        assert "makes a <strong>pro</strong> account" in text
+        assert "your first sign-in makes a pro account" in text
+        assert "sent by the worker this server runs" in text
+
+        site = {"Origin": server.url, "Content-Type": "application/json"}
+        status, headers, body = _request(
+            server.url + "/api/auth/dev-session", "POST", {"email": "new@example.com"}, site
+        )
+        assert status == 200, body
+        cookie = {k.lower(): v for k, v in headers.items()}["set-cookie"].split(";", 1)[0]
+        account = {"Cookie": cookie, **site}
+        _, _, page = _request(server.url + "/dashboard/webhooks", headers=account)
+        assert "Development sign-in" in page.decode() and "Local webhooks" in page.decode()
+
+        status, _, made = _request(
+            server.url + "/api/auth/me/webhooks", "POST", {"url": hook.url}, account
+        )
+        assert status == 200, made  # a loopback http receiver is accepted
+        status, _, key = _request(
+            server.url + "/api/auth/me/keys",
+            "POST",
+            {"label": "to revoke", "mode": "live", "scope": "read_only"},
+            account,
+        )
+        assert status == 200, key
+        key_id = json.loads(key)["data"]["id"]
+        status, _, _ = _request(
+            f"{server.url}/api/auth/me/keys/{key_id}", "DELETE", headers=account
+        )
+        assert status == 200
+        deadline = time.monotonic() + 30  # the inline worker's sweep delivers it
+        while not any(e["type"] == "key.revoked" for e in hook.events()):
+            assert time.monotonic() < deadline, "no key.revoked delivered within 30 s"
+            time.sleep(0.2)
+    finally:
+        server.stop()

@@ -64,6 +64,19 @@ def test_every_local_link_of_the_pages_answers(client: Client) -> None:
             assert status in (200, 303), (path, target, status)  # 303: dashboard to sign-in
 
 
+def test_favicon_ico_answers_with_the_pages_icon(client: Client) -> None:
+    """Browsers and bookmarks ask /favicon.ico without reading a page: the pages' icon,
+    not a 404 in every server log."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.mimetype == "image/svg+xml"
+    assert icon.data == client.get("/static/favicon.svg").data
+    assert (
+        client.get("/favicon.ico", headers={"If-None-Match": icon.headers["ETag"]}).status_code
+        == 304
+    )
+
+
 def test_pricing_lists_every_plan_for_sale_from_the_plan_table(client: Client) -> None:
     html = page(client, "/pricing")
     rows = re.findall(r'<tr><th scope="row">([a-z]+)</th>(.*?)</tr>', html)

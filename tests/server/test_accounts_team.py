@@ -93,6 +93,17 @@ def test_owner_cannot_be_removed(accounts: Accounts, store: Store) -> None:
     assert counts(store) == before
 
 
+def test_an_account_without_a_company_name_is_named_by_its_owners_email(
+    accounts: Accounts,
+) -> None:
+    """Not by a UUID the invitee never saw: the person who invited knows the owner."""
+    accounts.consumer("pro", email="owner@example.com")
+    _, made = invite(accounts.browser("owner@example.com"), "cy@example.com", role="member")
+    assert made["data"]["account_name"] == "owner@example.com"  # type: ignore[index]
+    [row] = accounts.browser("cy@example.com").get(INVITES).get_json()["invites"]
+    assert row["company_name"] is None and row["account_name"] == "owner@example.com"
+
+
 def test_invitee_sees_and_accepts_the_invitation(accounts: Accounts) -> None:
     consumer_id, boss = pro_team(accounts)
     _, body = invite(boss, "bo@example.com", role="admin")
@@ -105,6 +116,7 @@ def test_invitee_sees_and_accepts_the_invitation(accounts: Accounts) -> None:
         "id": invite_id,
         "consumer_id": consumer_id,
         "company_name": "Acme Realty",
+        "account_name": "Acme Realty",
         "role": "admin",
         "invited_at": "2026-09-21T14:13:20Z",
     }

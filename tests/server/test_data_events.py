@@ -2,8 +2,9 @@
 the RTMS stand-in) and ``svc ingest`` commands write change records, and a real ``svc
 serve`` with its inline worker delivers one signed event per change to each subscribed
 endpoint whose filters keep it, none to the others; loading the same again writes and
-sends nothing; a re-read that retracts a cancelled deal sends ``retracted: 1``. SQLite
-and PostgreSQL.
+sends nothing; a re-read that retracts a cancelled deal sends ``retracted: 1``. The
+loading commands run without ``SVC_PUBLIC_URL`` and the events still carry the links
+``/changes`` serves (the address the server recorded). SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -119,8 +120,10 @@ def svc(db_url: str, standin: StandIn, *args: str) -> subprocess.CompletedProces
         "SVC_RTMS_BASE_URL": standin.url,
         "SVC_DATABASE_URL": db_url,
         "SVC_DATA_GO_KR_KEY": KEY,
-        "SVC_PUBLIC_URL": PUBLIC,
     }
+    # as a cron line runs them: no SVC_PUBLIC_URL, yet the events link where the server
+    # serves /changes (the address svc serve recorded in the store)
+    env.pop("SVC_PUBLIC_URL", None)
     done = run_svc(*args, env=env)
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr, done.stderr

@@ -323,6 +323,24 @@ def test_dry_run_prints_the_plan_and_calls_nothing(sqlite_url: str, standin: Sta
     assert standin.calls == []
 
 
+def test_dry_run_plans_no_call_for_a_month_loaded_whole_from_api_files(
+    sqlite_url: str, standin: StandIn
+) -> None:
+    """A month ``svc ingest`` loaded whole from the API's own files (their paging says
+    every item is there) is not read again, and the plan costs nothing for it."""
+    loaded = svc(sqlite_url, standin, "ingest", "rtms-commercial", str(NRG_GANGNAM))
+    assert loaded.returncode == 0, loaded.stderr
+    status = svc(sqlite_url, standin, "sync", "status", "--sigungu", "11680")
+    assert "2025-06 from" in status.stdout and ", whole)" in status.stdout, status.stdout
+    args = ("--sigungu", "11680", "--kinds", "commercial", "--dry-run")
+    done = sync(sqlite_url, standin, *args, "--from", "2025-06", "--to", "2025-07")
+    assert done.returncode == 0, done.stderr
+    assert "plan: 1 month reads" in done.stdout, done.stdout
+    assert "commercial 11680 2025-07 (new, 1 call)" in done.stdout
+    assert "2025-06 (" not in done.stdout
+    assert standin.calls == []
+
+
 def test_sync_status_reports_the_months_exactly(sqlite_url: str, standin: StandIn) -> None:
     assert (
         sync(

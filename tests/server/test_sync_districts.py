@@ -67,6 +67,7 @@ def test_an_ambiguous_name_lists_the_candidates(sqlite_url: str, standin: StandI
 
 
 def test_status_takes_a_retired_code_too(sqlite_url: str, standin: StandIn) -> None:
+    assert svc(sqlite_url, standin, "init").returncode == 0  # status reads; it makes none
     done = svc(sqlite_url, standin, "sync", "status", "--sigungu", "41190", "--kinds", "commercial",
                "--from", "2023-12", "--to", "2023-12")  # fmt: skip
     assert done.returncode == 0, done.stderr

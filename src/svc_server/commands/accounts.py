@@ -14,6 +14,7 @@ from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.params import ascii_int
 from svc_server.commands.base import counted, print_table, store_from_args
+from svc_server.commands.index import SUMMARY
 from svc_server.http.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
@@ -30,7 +31,7 @@ def _positive(text: str) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    consumer = sub.add_parser("consumer", help="create, list and change consumers")
+    consumer = sub.add_parser("consumer", help=SUMMARY["consumer"])
     csub = consumer.add_subparsers(dest="consumer_command", metavar="ACTION")
     csub.required = True
 
@@ -80,7 +81,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
     p.set_defaults(func=cmd_set_plan)
 
-    key = sub.add_parser("key", help="create, list and revoke API keys as an operator")
+    key = sub.add_parser("key", help=SUMMARY["key"])
     ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
     ksub.required = True
     p = ksub.add_parser(
@@ -152,7 +153,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         lines = consumers.list_consumers(store, time.time())
     finally:
@@ -181,7 +182,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         detail = consumers.consumer_detail(store, args.consumer_id, time.time())
     finally:
@@ -273,7 +274,7 @@ def cmd_key_create(args: argparse.Namespace) -> int:
 
 def cmd_key_list(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     now = time.time()
     try:
         if store.accounts.get_consumer(consumer_id) is None:

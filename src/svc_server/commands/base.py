@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from svc_core.errors import ConfigError
 from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.services import data_events
-from svc_server.store import Store, missing_data_file, open_store
+from svc_server.store import Store, missing_data_file, missing_database, open_store
 
 BAR_WIDTH = 28
 
@@ -63,13 +63,24 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return load_config(os.environ, overrides)
 
 
-def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
+def store_from_args(
+    args: argparse.Namespace, *, migrate: bool = True, reads_only: bool = False
+) -> Store:
     """The store named by the configuration, schema brought up to date.
 
     Refused with one line (``ConfigError``): a SQLite data file gone from beside its
-    accounts file (unless ``SVC_EMPTY_DATA_FILE=true`` asks for an empty one), and a
-    file SQLite finds damaged."""
+    accounts file (unless ``SVC_EMPTY_DATA_FILE=true`` asks for an empty one), a file
+    SQLite finds damaged, and, for a command that ``reads_only`` (``svc sync status``,
+    ``svc consumer list``), a SQLite database that does not exist: a typo in the path
+    is said, never answered from a new empty file left behind."""
     config = config_from_args(args)
+    absent = missing_database(config.database_url) if reads_only else None
+    if absent is not None:
+        raise ConfigError(
+            f"there is no database at {absent} (SVC_DATABASE_URL {config.database_url}); "
+            "this command only reads one: point SVC_DATABASE_URL at yours, or make one "
+            "with svc init"
+        )
     missing = missing_data_file(config.database_url)
     if missing is not None and not config.empty_data_file:
         raise ConfigError(
@@ -99,9 +110,9 @@ def store_from_args(args: argparse.Namespace, *, migrate: bool = True) -> Store:
 
 def publish_data_events(args: argparse.Namespace, store: Store) -> None:
     """After a load command's commits: publish its change records as ``data.updated``
-    (``services.data_events``); a failure is a warning, never the load's."""
-    base = config_from_args(args).public_url
-    warning = data_events.publish_after_load(store, time.time(), base=base)
+    (``services.data_events``), linked to the public address the server recorded; a
+    failure is a warning, never the load's."""
+    warning = data_events.publish_after_load(store, time.time())
     if warning is not None:
         print(warning, file=sys.stderr)
 

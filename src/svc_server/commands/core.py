@@ -7,12 +7,14 @@ import logging
 import os
 import secrets
 import sys
+import time
 from typing import Any
 
 from svc_core.errors import ConfigError
 from svc_core.redact import redact_url
 from svc_server.app import SvcApp, create_app
 from svc_server.commands.base import config_from_args, settings_parser, store_from_args
+from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.http.front import HEAD_BUFFER, BufferedFront
@@ -26,7 +28,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "init",
         parents=[common],
-        help="create or upgrade the database schema (idempotent)",
+        help=SUMMARY["init"],
         description="Create or upgrade the database schema. Running it again changes nothing.",
     )
     p.set_defaults(func=cmd_init)
@@ -34,7 +36,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "serve",
         parents=[settings_parser(SERVE_OPTIONS)],
-        help="run the HTTP server (granian, or gunicorn with --server gunicorn)",
+        help=SUMMARY["serve"],
         description=(
             "Run the API: --workers processes x --threads threads. granian (the default) "
             "reads each request whole before a thread runs it; --server gunicorn runs "
@@ -95,7 +97,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         config = config_from_args(args)
     store = store_from_args(args)  # migrate once in the parent, before workers fork
-    store.close()
+    try:  # where every load command and worker links its data.updated events
+        held = data_events.record_address(
+            store, public_url=config.public_url, listen_host=config.host, now=time.time()
+        )
+    finally:
+        store.close()
+    if held is not None:
+        print(f"svc: warning: {held}", file=sys.stderr)
     if config.server == "gunicorn":
         run_gunicorn(config)
     else:
@@ -236,7 +245,7 @@ def served_app(config: Config) -> SvcApp:
             config,
             clock=app.clock,
             trial_notices=notify_trials_ending,
-            data_events=data_events.publisher(config.public_url),
+            data_events=data_events.publish_changes,
         )
     return app
 

@@ -38,6 +38,7 @@ from svc_server.commands.base import (
     sigterm_as_interrupt,
     store_from_args,
 )
+from svc_server.commands.index import SUMMARY
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 from svc_server.ingest.coverage import refresh_stale
@@ -47,7 +48,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "ingest",
         parents=[common],
-        help="load source files (MOLIT RTMS, R-ONE, samples CSV, marketplace CSV)",
+        help=SUMMARY["ingest"],
         description=(
             "Load source files, one transaction per file: a file that cannot be read "
             "changes nothing, and loading a file twice adds nothing. The kind of each "
@@ -95,7 +96,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "demo-data",
         parents=[common],
-        help="load the synthetic demo data set",
+        help=SUMMARY["demo-data"],
         description="Load the deterministic synthetic demo data (real estate and marketplace).",
     )
     p.add_argument("--seed", type=ascii_int, default=1, help="generator seed (default 1)")

@@ -21,6 +21,7 @@ from svc_core.netguard import is_loopback_host
 from svc_core.redact import redact_url
 from svc_server.app import create_app
 from svc_server.commands.base import config_from_args
+from svc_server.commands.index import SUMMARY
 from svc_server.mcp import server
 from svc_server.mcp.backends import REMOTE_TIMEOUT, InProcess, Remote
 from svc_server.services import callers
@@ -38,7 +39,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp",
         parents=[common],
-        help="serve svc's tools to an AI assistant over stdio (MCP)",
+        help=SUMMARY["mcp"],
         description=(
             "Serve svc's real-estate tools to an AI assistant (Model Context Protocol, "
             "stdio). Each tool call is one call of the API with your key, counted like "

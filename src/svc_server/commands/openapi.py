@@ -17,6 +17,7 @@ from typing import Any
 
 from svc_server import routes
 from svc_server.commands.base import config_from_args
+from svc_server.commands.index import SUMMARY
 from svc_server.openapi import build_document
 from svc_server.openapi.reference import render_pages
 
@@ -25,7 +26,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "openapi",
         parents=[common],
-        help="print the OpenAPI document, or write the API reference pages",
+        help=SUMMARY["openapi"],
         description=(
             "Print the OpenAPI 3.1 document served at /api/v1/openapi.json, or with "
             "--docs DIR write the Markdown API reference generated from it."

@@ -43,7 +43,7 @@ from svc_core.sync import (
     district_status,
     planned_calls,
 )
-from svc_server.commands import sync_rone, sync_status
+from svc_server.commands import index, sync_rone, sync_status
 from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
@@ -62,7 +62,7 @@ KST = datetime.timezone(datetime.timedelta(hours=9))
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "sync",
-        help="fetch MOLIT RTMS data from the official API into the store (docs/sync.md)",
+        help=index.SUMMARY["sync"],
         description="Keep the store complete and current from the official APIs.",
     )
     inner = p.add_subparsers(dest="sync_command", metavar="SUBCOMMAND")
@@ -291,7 +291,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 )
             return EXIT_OK
         if not key.strip():
-            raise InvalidParams(f"give the data.go.kr key: --service-key KEY or {KEY_ENV}")
+            raise sync_rone.missing_key("data.go.kr", KEY_ENV, "getting-a-datagokr-key")
         if not 0 < args.timeout < float("inf"):
             raise InvalidParams("--timeout must be a positive number of seconds")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
@@ -358,7 +358,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None
     last = _month(args.last, "--to") if args.last else None
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)

@@ -107,7 +107,7 @@ def status_line(t: Mapping[str, Any]) -> str:
 def cmd_rone(args: argparse.Namespace) -> int:
     key = args.service_key or os.environ.get(KEY_ENV, "")
     if not key.strip():
-        raise InvalidParams(f"give the R-ONE key: --service-key KEY or {KEY_ENV}")
+        raise missing_key("R-ONE", KEY_ENV, "r-one-svc-sync-rone")
     if args.budget < 1 or args.retries < 0:
         raise InvalidParams("--budget must be at least 1 and --retries at least 0")
     if not 0 < args.timeout < math.inf:
@@ -202,3 +202,12 @@ def shown_tables(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         {**t, "fetched_at": iso_or_none(t["fetched_at"]), "detail": redact_url(t["detail"])}
         for t in tables
     ]
+
+
+def missing_key(issuer: str, env: str, section: str) -> InvalidParams:
+    """The error of a sync run without its key: where to give it, and the section of
+    docs/sync.md that says how to get one."""
+    return InvalidParams(
+        f"give the {issuer} key: --service-key KEY or {env} "
+        f"(how to get one: docs/sync.md#{section})"
+    )

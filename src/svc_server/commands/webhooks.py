@@ -16,6 +16,7 @@ from svc_core.errors import InvalidParams
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
 from svc_server.commands.core import setup_logging
+from svc_server.commands.index import SUMMARY
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
 from svc_server.services import data_events, delivery_log
 from svc_server.services import events as event_service
@@ -49,7 +50,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "worker",
         parents=[common],
-        help="deliver webhooks and run periodic jobs",
+        help=SUMMARY["worker"],
         description=(
             "Send queued webhook deliveries (5 s timeout, no retries) and publish "
             "subscription.trial_will_end notices. Run as many as you like; they share "
@@ -75,7 +76,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.set_defaults(func=cmd_worker)
 
-    webhook = sub.add_parser("webhook", help="list webhook endpoints and deliveries as an operator")
+    webhook = sub.add_parser("webhook", help=SUMMARY["webhook"])
     wsub = webhook.add_subparsers(dest="webhook_command", metavar="ACTION")
     wsub.required = True
     p = wsub.add_parser(
@@ -110,7 +111,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_deliveries)
 
-    subscription = sub.add_parser("subscription", help="relay payment-processor changes")
+    subscription = sub.add_parser("subscription", help=SUMMARY["subscription"])
     ssub = subscription.add_subparsers(dest="subscription_command", metavar="ACTION")
     ssub.required = True
     p = ssub.add_parser(
@@ -158,7 +159,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         allow_private=config.webhook_allow_private,
         concurrency=args.concurrency,
         trial_notices=event_service.notify_trials_ending,
-        data_events=data_events.publisher(config.public_url),
+        data_events=data_events.publish_changes,
     )
     try:
         if args.once:
@@ -183,7 +184,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_endpoints(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         rows = webhook_service.all_endpoints(store, args.consumer)
     finally:
@@ -212,7 +213,7 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    store = store_from_args(args, reads_only=True)
     try:
         rows = delivery_log.recent_deliveries(
             store,

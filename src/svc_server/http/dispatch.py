@@ -40,9 +40,12 @@ from svc_server.http.routing import Route
 error_log = logging.getLogger("svc.error")
 
 
+PERCENT_ENCODE = "Percent-encode parameters as UTF-8."
+
+
 @functools.lru_cache(maxsize=1024)
 def parse_query(raw: bytes) -> tuple[tuple[str, str], ...]:
-    """Decode a query string strictly: invalid percent-escapes to UTF-8 are a 400.
+    """Decode a query string strictly: bytes or percent-escapes that are not UTF-8 are a 400.
 
     Remembered per distinct query string (clients repeat theirs; a refusal is raised
     again each time, never remembered)."""
@@ -50,15 +53,17 @@ def parse_query(raw: bytes) -> tuple[tuple[str, str], ...]:
 
 
 def _parse_query(raw: bytes) -> list[tuple[str, str]]:
+    """Raw UTF-8 typed into a URL (``?q=강남`` as a browser's address bar or curl sends
+    it, unencoded) is read as the same text its percent-encoded form is."""
     try:
-        text = raw.decode("ascii")
+        text = raw.decode("utf-8")
         return parse_qsl(
             text, keep_blank_values=True, strict_parsing=False, encoding="utf-8", errors="strict"
         )
     except UnicodeDecodeError:
         raise InvalidParams(
             "The query string is not valid UTF-8 after percent-decoding.",
-            hint="Percent-encode parameters as UTF-8.",
+            hint=PERCENT_ENCODE,
         ) from None
 
 

@@ -546,7 +546,10 @@ def build_environ(scope: Any, headers: Headers, body: bytes) -> dict[str, Any]:
     environ["PATH_INFO"] = (
         path if path.isascii() else path.encode("utf-8", "surrogateescape").decode("latin-1")
     )
-    environ["QUERY_STRING"] = scope.query_string
+    query = scope.query_string  # likewise: raw UTF-8 typed into a URL (?q=강남) arrives as text
+    environ["QUERY_STRING"] = (
+        query if query.isascii() else query.encode("utf-8", "surrogateescape").decode("latin-1")
+    )
     environ["SERVER_NAME"], environ["SERVER_PORT"] = _server(scope.server)
     version = scope.http_version
     environ["SERVER_PROTOCOL"] = _PROTOCOLS.get(version) or f"HTTP/{version}"

@@ -28,6 +28,7 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
+from svc_server.http.dispatch import PERCENT_ENCODE
 from svc_server.http.refusals import REASONS, error_parts
 
 if TYPE_CHECKING:
@@ -42,6 +43,14 @@ def wire_error(exc: BaseException) -> SvcError:
         return HeadersTooLarge(f"Request headers too large ({exc}).")
     if isinstance(exc, wire_errors.InvalidResponseHeader | wire_errors.ConfigurationProblem):
         return ServerError("Internal error.")
+    if isinstance(exc, wire_errors.InvalidRequestLine) and not str(exc.req).isascii():
+        # gunicorn refuses raw non-ASCII in the request target (RFC 9112 3.2) and holds
+        # the line as latin-1 text: shown as the UTF-8 it was typed in, not mojibake.
+        line = str(exc.req).encode("latin-1", "replace").decode("utf-8", "replace")
+        return InvalidParams(
+            f"The request target holds characters that are not percent-encoded: {line[:200]}",
+            hint=PERCENT_ENCODE,
+        )
     if isinstance(exc, wire_errors.ParseException | wire_errors.NoMoreData):
         return InvalidParams(f"Malformed HTTP request: {str(exc)[:200]}")
     return ServerError("Internal error.")
@@ -64,7 +73,7 @@ class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no 
             self.log.exception("Error handling request")
         else:
             peer = addr[0] if addr else ""
-            self.log.warning("Invalid request from ip=%s: %s", peer, exc)
+            self.log.warning("Invalid request from ip=%s: %s", peer, err.message)
         try:
             write_nonblock(client, error_bytes(err, requestid.generate(os.urandom(16))))
         except Exception:

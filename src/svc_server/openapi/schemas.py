@@ -1295,6 +1295,9 @@ INVITATION_PROPERTIES: dict[str, Schema] = {
     "id": UUID,
     "consumer_id": UUID,
     "company_name": nullable(string()),
+    "account_name": string(
+        description="What the account is known by: its company name, else its owner's email."
+    ),
     "role": enum(ROLES),
     "invited_at": TIMESTAMP,
 }

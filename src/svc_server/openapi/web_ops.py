@@ -97,3 +97,19 @@ GET_STATIC_FILE = Operation(
         "404": error("NotFound", "NOT_FOUND: no such file."),
     },
 )
+GET_FAVICON = Operation(
+    operation_id="getFavicon",
+    tag="Pages",
+    summary="The site's icon",
+    description=(
+        "The icon the pages link (static/favicon.svg), where a browser or a bookmark "
+        "looks for one without reading a page."
+    ),
+    responses={
+        "200": {
+            "description": "The icon.",
+            "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+        },
+        "304": {"description": "Not modified since the ETag in If-None-Match."},
+    },
+)

@@ -16,13 +16,18 @@ publishes them, under a lock, so two publishers never publish a record twice and
 publisher that stops loses nothing (the next one starts where it ended). Loads publish
 when they finish (``svc ingest``, ``svc sync``, ``svc demo-data``) and every webhook
 worker publishes what is left at each sweep.
+
+The links in a record start with the deployment's public address, which ``svc serve``
+records in the store as it starts (``record_address``): a load command or a worker run
+with another environment (a cron line, a container without ``SVC_PUBLIC_URL``) still
+links where the server serves ``/changes``. Until a server has recorded it, or while it
+is a loopback address of a server listening elsewhere, nothing is published and the
+records wait.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Callable
 
 from svc_core import events as core_events
 from svc_core.event_filters import filter_keeps
@@ -38,9 +43,45 @@ _LOCK = "svc:data-events"
 log = logging.getLogger("svc.events")
 
 
-def publish_changes(store: Store, now: float, *, base: str) -> int:
+def record_address(store: Store, *, public_url: str, listen_host: str, now: float) -> str | None:
+    """Record the deployment's public address as ``svc serve`` starts (the base of the
+    links every ``data.updated`` event carries, whichever command or worker publishes
+    it); a line saying why events are held when they would link to loopback from a
+    server that is not on it (``svc_core.events.loopback_links``), else None."""
+    with store.db.transaction() as tx:
+        store.webhooks.record_deployment(
+            tx, {"public_url": public_url, "listen_host": listen_host}, int(now)
+        )
+    refusal = core_events.loopback_links(public_url, listen_host)
+    return None if refusal is None else f"data.updated events are held: {refusal}"
+
+
+def event_base(store: Store) -> tuple[str | None, str]:
+    """The public URL the events' links start with, as the server recorded it, or None
+    with the reason events are not published now."""
+    with store.db.transaction(write=False) as tx:
+        recorded = store.webhooks.deployment(tx)
+    base = recorded.get("public_url")
+    if base is None:
+        return None, (
+            "no svc serve has started on this database yet, so the address its links "
+            "start with is not known; the server's webhook worker publishes them"
+        )
+    refusal = core_events.loopback_links(base, recorded.get("listen_host", ""))
+    if refusal is not None:
+        return None, refusal
+    return base, ""
+
+
+def publish_changes(store: Store, now: float) -> int:
     """Publish every change record not yet published; return the deliveries queued.
-    ``base`` is the public URL the records' links start with."""
+    The records' links start with the public URL ``svc serve`` recorded
+    (``record_address``): the address ``GET /changes`` serves them with. Nothing is
+    published while it is unknown or refused (the records wait: none is lost)."""
+    base, why = event_base(store)
+    if base is None:
+        _held(why)
+        return 0
     queued = 0
     while True:
         with store.db.transaction(write=False) as tx:
@@ -63,17 +104,28 @@ def publish_changes(store: Store, now: float, *, base: str) -> int:
             store.webhooks.set_published_change(tx, EVENT, records[-1].id)
 
 
-def publisher(base: str) -> Callable[[Store, float], int]:
-    """``publish_changes`` with its public URL, as the webhook worker runs it."""
-    return functools.partial(publish_changes, base=base)
+_told: set[str] = set()
 
 
-def publish_after_load(store: Store, now: float, *, base: str) -> str | None:
+def _held(why: str) -> None:
+    """Log why events are held, once per reason and process (a worker sweeps often)."""
+    if why not in _told:
+        _told.add(why)
+        log.warning("data.updated events not published: %s", why)
+
+
+def publish_after_load(store: Store, now: float) -> str | None:
     """``publish_changes`` at the end of a load command: None when done, else a line
     saying why not (the load is committed whatever happens here; a worker's sweep
     publishes what is left)."""
     try:
-        publish_changes(store, now, base=base)
+        base, why = event_base(store)
+        if base is None:
+            with store.db.transaction(write=False) as tx:
+                if not store.webhooks.subscribers(tx, EVENT):
+                    return None  # nobody to tell: the records wait all the same
+            return f"svc: data.updated events not published yet: {why}"
+        publish_changes(store, now)
     except Exception as exc:  # the load is committed: never fail it for its events
         log.warning("publishing data.updated failed", exc_info=True)
         return (

@@ -17,7 +17,7 @@ import attrs
 from svc_core import emails, plans
 from svc_core.errors import Forbidden, InvalidParams, NoConsumer, NotFound
 from svc_server.store import Store
-from svc_server.store.account_rows import MemberConsumer
+from svc_server.store.account_rows import Invite, MemberConsumer
 from svc_server.store.base import Tx
 
 MANAGER_ROLES = frozenset({"owner", "admin"})
@@ -88,7 +88,7 @@ class AccountChoice:
     current: bool
 
 
-def account_name(consumer: MemberConsumer) -> str:
+def account_name(consumer: MemberConsumer | Invite) -> str:
     """What a person calls an account: its company name, else its owner's email."""
     return consumer.company_name or consumer.owner_email or "your account"
 

@@ -149,8 +149,10 @@ class SyncReport:
 
 
 def plan_sync(store: Store, options: SyncOptions) -> tuple[Task, ...]:
-    """The months this run would read, from the stored states."""
+    """The months this run would read, from the stored states and the months loaded
+    whole from API files by ``svc ingest``."""
     states = store.sync.states(kinds=options.kinds, codes=options.districts)
+    ingested = store.sync.ingested(kinds=options.kinds, codes=options.districts)
     return plan(
         options.kinds,
         options.districts,
@@ -160,6 +162,7 @@ def plan_sync(store: Store, options: SyncOptions) -> tuple[Task, ...]:
         current=options.current,
         refresh_months=options.refresh_months,
         page_rows=options.page_rows,
+        loaded_whole={(m.kind, m.sigungu_code, m.month.label) for m in ingested if m.complete},
     )
 
 

@@ -15,7 +15,7 @@ from svc_core.bodies import INVITE_FIELDS
 from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReached
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
-from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.services.membership import account, account_name, parse_id, require_manager
 from svc_server.store import Store
 from svc_server.store.account_rows import Membership
 
@@ -38,11 +38,13 @@ class MemberRow:
 @attrs.frozen(kw_only=True)
 class InvitedMember:
     """A new invitation: SPEC's pending invite row (``id``, ``consumer_id``,
-    ``company_name``, ``role``, ``invited_at``), then the member fields and when it lapses."""
+    ``company_name``, ``account_name``, ``role``, ``invited_at``), then the member fields
+    and when it lapses."""
 
     id: str
     consumer_id: str
     company_name: str | None
+    account_name: str
     role: str
     invited_at: datetime
     user_id: str | None
@@ -68,6 +70,7 @@ class InviteRow:
     id: str
     consumer_id: str
     company_name: str | None
+    account_name: str
     role: str
     invited_at: datetime | None
 
@@ -136,10 +139,12 @@ def invite(
             removed_at=None,
         )
         store.accounts.insert_membership(tx, row)
+    owner = min((r.email for r in rows if r.role == "owner" and r.status == "active"), default=None)
     return InvitedMember(
         id=row.id,
         consumer_id=consumer.id,
         company_name=consumer.company_name,
+        account_name=consumer.company_name or owner or "your account",
         role=role,
         invited_at=utc(row.invited_at),
         user_id=None,
@@ -181,6 +186,7 @@ def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
             id=r.id,
             consumer_id=r.consumer_id,
             company_name=r.company_name,
+            account_name=account_name(r),
             role=r.role,
             invited_at=utc_or_none(r.invited_at),
         )

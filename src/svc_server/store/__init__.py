@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from svc_core.errors import ConfigError
 from svc_core.redact import redact_url
 from svc_server.store import sqlite
@@ -52,10 +54,21 @@ def missing_data_file(url: str) -> str | None:
     return sqlite.missing_data_file(url, DATA_TABLES)
 
 
+def missing_database(url: str) -> str | None:
+    """The path of a SQLite database ``url`` names that does not exist (opening it
+    would create it); None for one that exists, ``:memory:`` and PostgreSQL (whose
+    server says itself that a database is missing)."""
+    if not url.startswith("sqlite:"):
+        return None
+    path = sqlite.sqlite_path(url)
+    return None if path == ":memory:" or os.path.exists(path) else path
+
+
 __all__ = [
     "Database",
     "Store",
     "missing_data_file",
+    "missing_database",
     "open_database",
     "open_store",
     "sqlite_data_url",

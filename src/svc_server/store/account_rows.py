@@ -77,9 +77,11 @@ class Membership:
 
 @attrs.frozen(kw_only=True)
 class Invite(Membership):
-    """A pending membership with the name of the account it invites to."""
+    """A pending membership with the name of the account it invites to and its owner's
+    email (what the invitee knows the account by when it has no company name)."""
 
     company_name: str | None
+    owner_email: str | None
 
 
 @attrs.frozen(kw_only=True)

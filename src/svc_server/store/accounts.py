@@ -146,7 +146,9 @@ class AccountsRepo(ApiKeysTable):
 
     def pending_invites_for_email(self, tx: Tx, email: str, now: int) -> list[Invite]:
         rows = tx.fetchall(
-            "SELECT m.*, c.company_name AS company_name FROM memberships m "
+            "SELECT m.*, c.company_name AS company_name, (SELECT MIN(o.email) "
+            "FROM memberships o WHERE o.consumer_id = m.consumer_id AND o.role = 'owner' "
+            "AND o.status = 'active') AS owner_email FROM memberships m "
             "JOIN consumers c ON c.id = m.consumer_id WHERE m.email = ? "
             "AND m.status = 'pending' AND (m.expires_at IS NULL OR m.expires_at > ?) "
             "ORDER BY m.invited_at, m.id",

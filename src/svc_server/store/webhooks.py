@@ -106,6 +106,20 @@ class WebhooksRepo:
             (name, last),
         )
 
+    def deployment(self, tx: Tx) -> dict[str, str]:
+        """What ``svc serve`` recorded about the deployment at its start (``public_url``,
+        ``listen_host``); empty before any server has started on this database."""
+        return {str(r["name"]): str(r["value"]) for r in tx.fetchall("SELECT * FROM deployment")}
+
+    def record_deployment(self, tx: Tx, values: dict[str, str], now: int) -> None:
+        for name, value in values.items():
+            tx.execute(
+                "INSERT INTO deployment (name, value, recorded_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                "recorded_at = excluded.recorded_at",
+                (name, value, now),
+            )
+
     def count_live_endpoints(self, tx: Tx, consumer_id: str) -> int:
         """Endpoints that count toward the limit: every one not revoked."""
         row = tx.fetchone(

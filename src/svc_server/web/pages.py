@@ -47,6 +47,12 @@ DEV_BANNER = (
     '<p class="dev-banner" role="note"><strong>Development sign-in</strong>: this server '
     "signs anyone in by email alone (SVC_DEV_SIGNIN=true). Never expose it.</p>\n"
 )
+PRIVATE_HOOKS_BANNER = (
+    '<p class="dev-banner" role="note"><strong>Local webhooks</strong>: this server '
+    "delivers webhooks to private and loopback addresses, over http too "
+    "(SVC_WEBHOOK_ALLOW_PRIVATE=true), so a receiver on this machine can be tried. "
+    "Never in production.</p>\n"
+)
 MESSAGES = (
     '<div id="messages" class="messages" role="alert"></div>\n'
     '<div id="notice" class="notice" role="status"></div>\n'
@@ -158,6 +164,7 @@ def _dashboard(ctx: Ctx, deps: Deps, section: str) -> Response:
         + f'<span>Signed in as <span id="whoami">{escape(email)}</span></span> '
         '<button type="button" id="sign-out">Sign out</button></div>\n</header>\n'
         + (DEV_BANNER if deps.config.dev_signin else "")
+        + (PRIVATE_HOOKS_BANNER if deps.config.webhook_allow_private else "")
         + f'<main id="main">\n<h1>{escape(title)}</h1>\n'
         + MESSAGES
         + BODIES[section]()
@@ -311,3 +318,8 @@ def asset(ctx: Ctx, deps: Deps, name: str) -> Response:
     response = Response(body, headers=headers)
     response.add_etag()
     return response.make_conditional(ctx.request)
+
+
+def favicon(ctx: Ctx, deps: Deps) -> Response:
+    """GET /favicon.ico: the icon the pages link, where browsers look for one."""
+    return asset(ctx, deps, "favicon.svg")

@@ -13,6 +13,7 @@ from html import escape
 from werkzeug.wrappers import Response
 
 from svc_core import plans, requestlog
+from svc_server.config import Config
 from svc_server.http.context import Ctx
 from svc_server.http.deps import Deps
 from svc_server.services.callers import TEST_KEY_RATE_LIMIT
@@ -72,17 +73,52 @@ def _page(ctx: Ctx, title: str, page: str, body: str) -> Response:
     )
 
 
+def development_note(config: Config) -> str:
+    """What a development server (``python3 dev.py demo``: development sign-in on) does
+    that a deployment does not, from its own settings; empty anywhere else."""
+    if not config.dev_signin:
+        return ""
+    plan = escape(config.signup_plan)
+    items = [
+        "anyone signs in by email alone, without an identity provider "
+        "(<code>SVC_DEV_SIGNIN=true</code>);",
+        f"a first sign-in makes a <strong>{plan}</strong> account "
+        f"(<code>SVC_SIGNUP_PLAN={plan}</code>), so every page of the dashboard can be "
+        "tried;",
+    ]
+    if config.webhook_allow_private:
+        sender = (
+            "sent by the worker this server runs (<code>SVC_INLINE_WORKER=true</code>)"
+            if config.inline_worker
+            else "sent by <code>svc worker</code> when one runs"
+        )
+        items.append(
+            "webhooks may go to a receiver on this machine (private and loopback "
+            f"addresses, http too: <code>SVC_WEBHOOK_ALLOW_PRIVATE=true</code>), {sender}."
+        )
+    return (
+        '<section class="dev-banner" role="note" aria-labelledby="dev-h">'
+        '<h2 id="dev-h">A development server</h2>\n'
+        "<p>This server runs for trying svc on one machine, as "
+        "<code>python3 dev.py demo</code> starts it:</p>\n<ul>\n"
+        + "".join(f"<li>{item}</li>\n" for item in items)
+        + "</ul>\n<p>Never expose it.</p></section>\n"
+    )
+
+
 def home(ctx: Ctx, deps: Deps) -> Response:
     """GET /: what svc is, and the way in."""
     root = escape(ctx.request.script_root)
     base = escape(deps.config.public_url)
+    plan = escape(deps.config.signup_plan)
     body = (
-        '<p class="lead">An API of Korean commercial real-estate statistics: prices per '
+        development_note(deps.config)
+        + '<p class="lead">An API of Korean commercial real-estate statistics: prices per '
         "district, property type and period, computed from the official transaction "
         "reports (MOLIT RTMS) and the Korea Real Estate Board survey (R-ONE), with the "
         "confidence and the sources of every number.</p>\n"
         '<section aria-labelledby="get-h"><h2 id="get-h">Get started</h2>\n<ol>\n'
-        f'<li><a href="{root}/signin">Sign in</a>: your first sign-in makes a starter '
+        f'<li><a href="{root}/signin">Sign in</a>: your first sign-in makes a {plan} '
         "account and shows its API key once.</li>\n"
         f"<li>Call the API with the key in <code>X-API-Key</code>:<br>"
         f'<code>curl -H "X-API-Key: $KEY" "{base}/api/v1/real-estate/pulse?'
@@ -157,7 +193,7 @@ def pricing(ctx: Ctx, deps: Deps) -> Response:
         f"{requestlog.RETENTION_SECONDS // 86400} days, at most "
         f"{requestlog.MAX_ROWS_PER_ACCOUNT:,} calls per account.</li>\n"
         "</ul></section>\n"
-        f'<p><a href="{root}/signin">Sign in</a> to start on starter; the '
+        f'<p><a href="{root}/signin">Sign in</a> to start on {escape(deps.config.signup_plan)}; the '
         f'<a href="{root}/docs">API reference</a> documents every endpoint.</p>\n'
     )
     return _page(ctx, "svc plans", "pricing", body)

@@ -332,7 +332,9 @@ def _explorer_body() -> str:
         + options((("", "new and renewal"), ("new", "new leases"), ("renewal", "renewals")))
         + "</select></p>\n"
         '<p><label for="x-measure">Chart</label>\n<select id="x-measure">'
-        + options((("total", "whole amount"), ("m2", "per m²"), ("pyeong", "per pyeong")))
+        # per m² first: one whole-building sale 100 times a unit's price would flatten
+        # every other period of a chart of whole amounts
+        + options((("m2", "per m²"), ("total", "whole amount"), ("pyeong", "per pyeong")))
         + "</select></p>\n"
         '<p><label for="x-granularity">Period kind</label>\n<select id="x-granularity">'
         + options((("quarter", "quarters"), ("month", "months")))

@@ -100,8 +100,23 @@
     notice.replaceChildren();
   }
 
+  // What a refusal asks of the person: a 4xx is theirs to fix or to know (the message
+  // and hint say how); only a failure of the server itself, or of the network, "went wrong".
+  const LEADS = {
+    400: "Please check: ",
+    401: "Please sign in again: ",
+    402: "Your plan's limit: ",
+    403: "Not allowed: ",
+    404: "Not found: ",
+    409: "Already done: ",
+    413: "Too large: ",
+    429: "Too many requests: ",
+  };
+  const leadOf = (status) =>
+    !status || status >= 500 ? "Something went wrong: " : LEADS[status] || "Not done: ";
+
   function showError(err) {
-    const parts = [h("p", {}, h("strong", { text: "Something went wrong: " }), err.message || String(err))];
+    const parts = [h("p", {}, h("strong", { text: leadOf(err.status) }), err.message || String(err))];
     if (err.hint) parts.push(h("p", { text: err.hint }));
     if (err.status === 401) {
       parts.push(h("p", {}, h("a", { href: `${BASE}/signin`, text: "Sign in again" })));
@@ -940,7 +955,7 @@
       fillTable(
         $("#invites-table"),
         invites.map((inv) => {
-          const account = inv.company_name || `account ${inv.consumer_id}`;
+          const account = inv.account_name;
           return h(
             "tr",
             { "data-invite-id": inv.id, class: inv.id === wanted ? "wanted" : undefined },
@@ -1101,7 +1116,8 @@
   // across a gap.
   function drawChart(rows, heading, measure, axis = rows.map((r) => r.period), unloaded = []) {
     const [lowKey, midKey, highKey] = measure.keys;
-    const W = 760;
+    // as wide as the page gives it, drawn at its own size (labels are not scaled up or down)
+    const W = Math.max(560, Math.round($("#chart").clientWidth || 760));
     const H = 380;
     const m = { l: 80, r: 44, t: 56, b: 72 };
     const ticks = niceTicks(Math.min(...rows.map((r) => r[lowKey])), Math.max(...rows.map((r) => r[highKey])));
