@@ -85,7 +85,11 @@ def test_nested_results_and_mixed_bodies_convert_all_the_way_down() -> None:
     assert out["team"]["members"][0]["joined_at"] is None
     assert out["when"] == "2026-05-14T09:30:00Z"
     invited = InvitedMember(
-        **attrs.asdict(member, recurse=False), consumer_id="c0", company_name=None, expires_at=AT
+        **attrs.asdict(member, recurse=False),
+        consumer_id="c0",
+        company_name=None,
+        account_name="owner@example.com",
+        expires_at=AT,
     )
     assert list(to_json(invited))[-1] == "expires_at"
 

@@ -151,8 +151,9 @@ def test_exclusions_count_each_distinct_file_once(store: Store) -> None:
     assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 8}
     # an answer states its own cohorts' exclusions: Gangnam's, not Jongno's one share
     _, meta = call(store, service.pulse, sigungu_code="11680")
-    assert "this answer's districts, months and types: 3 cancelled deals, 7 partial-share" in (
-        meta["coverage_note"]
+    assert (
+        "this answer's districts, months and types: 3 cancelled deals, 7 partial-share"
+        in (meta["coverage_note"])
     )
     assert meta["exclusions"] == {"cancelled": 3, "partial_share": 7}
     _, meta = call(store, service.pulse, sigungu_code="11110", period="2025-05")

@@ -82,9 +82,6 @@ class TransactionRecord:
     load_id: str | None
     excluded: bool
     excluded_reason: str | None
-    cancellation_date: str | None = None
-    """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
-    excluded records whose source gave one."""
     contract_id: str
     deal_type: str | None
     seller_type: str | None
@@ -98,6 +95,10 @@ class TransactionRecord:
     renewal_right_used: bool | None
     previous_deposit_krw: int | None
     previous_monthly_rent_krw: int | None
+    cancellation_date: str | None = None
+    """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
+    excluded records whose source gave one. Last, so the CSV's earlier columns keep
+    their places."""
 
     @property
     def area_m2(self) -> float | None:

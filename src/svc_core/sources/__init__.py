@@ -16,6 +16,11 @@ Natural keys: sources have no record id, so a key is the SHA-256 of the record's
 normalized fields plus its ordinal among identical records of the file
 (``natural_key``). Reading the same bytes twice gives the same keys; two identical deals
 in one file get different ordinals and both load.
+
+Long because it is the one kit every reader shares (decoding, CSV and JSON framing with
+the cut-file checks, published numbers and dates, the collector of kept, excluded and
+rejected records, natural keys); splitting it would make each reader import five
+modules for one concept.
 """
 
 from __future__ import annotations

@@ -723,14 +723,6 @@ TRANSACTION_RECORD = obj(
         "excluded_reason": nullable(
             string("Why it was excluded (cancelled, partial_share, ...); null when kept.")
         ),
-        "cancellation_date": nullable(
-            string(
-                "A cancelled deal's cancellation date (RTMS cdealDay, 해제사유발생일, published "
-                "as YY.MM.DD), YYYY-MM-DD; only on excluded records (excluded_reason "
-                "cancelled) whose source gave it, null otherwise.",
-                format="date",
-            )
-        ),
         "contract_id": CONTRACT_ID,
         "deal_type": DEAL_TYPE,
         "seller_type": party_type("seller", "slerGbn"),
@@ -783,11 +775,20 @@ TRANSACTION_RECORD = obj(
                 minimum=0,
             )
         ),
+        "cancellation_date": nullable(
+            string(
+                "A cancelled deal's cancellation date (RTMS cdealDay, 해제사유발생일, published "
+                "as YY.MM.DD), YYYY-MM-DD; only on excluded records (excluded_reason "
+                "cancelled) whose source gave it, null otherwise.",
+                format="date",
+            )
+        ),
     },
     description="One transaction as the source published it. Excluded records never "
-    "enter any figure. The fields after cancellation_date are what the source publishes of "
+    "enter any figure. The fields after excluded_reason are what the source publishes of "
     "the contract and its parties: null when blank, and a blank on a contract dated "
-    "before the field was collected means not collected, not no.",
+    "before the field was collected means not collected, not no; cancellation_date, last, "
+    "is the cancellation's date.",
 )
 CONTRACT_RECORD = obj(
     {

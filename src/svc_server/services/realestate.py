@@ -77,9 +77,7 @@ def cohort_trace(
         kinds = {"property_type": property_type, "transaction_type": transaction_type}
         excluded = store.realestate.cohort_exclusions(codes, months, **kinds)
         counts = store.realestate.rejected_counts(codes, months, **kinds)
-        rows = traces.rejected_rows(
-            (str(r["sigungu_code"]), str(r["month"]), str(r["reason"]), int(r["n"])) for r in counts
-        )
+        rows = traces.rejected_rows(counts)
         return Trace(exclusions=excluded, rejected_rows=tuple(rows))
 
     key = (

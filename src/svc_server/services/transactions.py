@@ -132,18 +132,19 @@ def _traced(
     months = found.window.months
     kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
     loaded = store.realestate.loaded_months(codes, months, kinds)
-    out: dict[str, object] = {
-        "unloaded_periods": traces.unloaded_months(cohort.sigungu_code, months, kinds, loaded)
+    unloaded = traces.unloaded_months(cohort.sigungu_code, months, kinds, loaded)
+    if not records:
+        return {"unloaded_periods": unloaded}
+    rows = store.realestate.rejected_list(
+        codes,
+        months,
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+    )
+    return {
+        "unloaded_periods": unloaded,
+        "rejected_records": [traces.rejected_record(r) for r in rows],
     }
-    if records:
-        rows = store.realestate.rejected_list(
-            codes,
-            months,
-            property_type=cohort.property_type,
-            transaction_type=cohort.transaction_type,
-        )
-        out["rejected_records"] = [traces.rejected_record(r) for r in rows]
-    return out
 
 
 def _page(store: Store, found: Listing, limit: int, *, by_contract: bool) -> tuple[list[Row], bool]:

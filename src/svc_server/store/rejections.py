@@ -100,19 +100,22 @@ class Rejections:
         *,
         property_type: str | None = None,
         transaction_type: str | None = None,
-    ) -> list[Row]:
+    ) -> list[tuple[str, str, str, int]]:
         """(sigungu_code, month, reason, n) of the cohort's rejected records, by
         district, month and reason."""
         if not codes or (months is not None and not months):
             return []
         where, params = _cohort(codes, months, property_type, transaction_type, nullable=True)
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
+            rows = tx.fetchall(
                 "SELECT sigungu_code, month, reason, COUNT(*) AS n FROM rejected_records "
                 f"WHERE {where} GROUP BY sigungu_code, month, reason "
                 "ORDER BY sigungu_code, month, reason",
                 params,
             )
+        return [
+            (str(r["sigungu_code"]), str(r["month"]), str(r["reason"]), int(r["n"])) for r in rows
+        ]
 
     def rejected_list(
         self,

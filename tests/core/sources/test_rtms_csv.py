@@ -162,7 +162,9 @@ def test_cell_count_mismatch_and_blank_rows() -> None:
 
 def test_basement_floor_and_dash_cells() -> None:
     row = '"1","서울특별시 중구 명동2가","집합","1","-","일반상업","판매","-","-","-","5,000","-1","개인","개인","202501","07","-","-","-","-","-"'
-    (tx,) = parse_rtms_csv((HEADER + "\r\n" + row + "\r\n").encode("cp949"), "commercial").transactions
+    (tx,) = parse_rtms_csv(
+        (HEADER + "\r\n" + row + "\r\n").encode("cp949"), "commercial"
+    ).transactions
     assert (tx.sigungu_code, tx.dong, tx.area_m2) == ("11140", "명동2가", None)
     assert tx.deal_date == datetime.date(2025, 1, 7)
     # published details: the basement floor, the lot number and use as given, no year
