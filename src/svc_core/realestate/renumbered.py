@@ -1,8 +1,8 @@
-"""One deal, one count, across a district's renumbering (issue 43, item 2).
+"""One deal, one count, across a district's renumbering.
 
 MOLIT serves a renumbered district's months under the new codes, the months before the
 change included, and answers ``000`` with no items under a retired code
-(``../shared/data/official-apis.md`` §2.6). So a store holding a month read under a
+(docs/data-sources.md, "A deal counts once across a renumbering"). So a store holding a month read under a
 retired code (synced before the change, or loaded from a saved file) and the same month
 read under a code that replaced it holds each deal twice, under two natural keys (the
 key hashes the district).
