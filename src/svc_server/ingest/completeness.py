@@ -8,6 +8,12 @@ without paging figures (a web CSV export, svc's samples) is a whole read of ever
 district-month it holds records of, and the demo set of every month of its districts and
 kinds; neither replaces a read with paging figures. ``svc sync rtms`` records a whole
 read when it writes a month (also an empty one) and a partial one when it could not.
+
+``file_whole`` names the district-months one file reads whole on its own: those of an
+RTMS API file holding every page of its query (what makes earlier rejections of them
+stale, ``ingest.writer``). A file without paging figures names none there: nothing in
+it says it holds a month's every record (a web CSV export's search may cover part of a
+month; svc's samples are a selection).
 """
 
 from __future__ import annotations
@@ -33,6 +39,17 @@ def record_file(store: Store, tx: Tx, ingest_kind: str, result: ParseResult, *, 
     if keys:
         stored = store.realestate.month_reads(tx, keys)
         store.realestate.save_month_reads(tx, freshness.after_file(kind, result, stored), now=now)
+
+
+def file_whole(ingest_kind: str, result: ParseResult) -> list[freshness.MonthKey]:
+    """The district-months a file of ``ingest_kind`` reads whole by itself: a page
+    stating a total count that it holds all of (as ``after_file`` records it over no
+    earlier read). None for a file without paging figures."""
+    kind = SYNC_KINDS.get(ingest_kind)
+    if kind is None or result.report.total_count is None:
+        return []
+    reads = freshness.after_file(kind, result, {})
+    return sorted(key for key, read in reads.items() if read.complete)
 
 
 def record_whole(

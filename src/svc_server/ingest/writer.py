@@ -4,13 +4,14 @@ set, a marketplace file) is written here, in one transaction of the data store.
 In that transaction: deals are retracted (cancelled, gone from a month a sync read
 whole, or read again under the code that replaced their district's:
 ``svc_core.realestate.renumbered``) and inserted with their exclusions (none whose twin
-is stored under the code in force), the ``cohort_months`` roll-up moves with
-them, the precomputed coverage of every district touched is rebuilt, index values and
-marketplace records are written and the marketplace answers republished, what was
-read of each district-month is recorded (what makes it loaded), a sync's state row is written,
-and the load's ``ingest_log`` row (which moves the data version on). So a load is all
-there or not at all, and readers see the data before it or after it. After the commit
-the planner's statistics are refreshed when the load made them stale.
+is stored under the code in force) and rejections (which replace those of the
+district-months it read whole: ``store.rejections``), the ``cohort_months`` roll-up
+moves with them, the precomputed coverage of every district touched is rebuilt, index
+values and marketplace records are written and the marketplace answers republished,
+what was read of each district-month is recorded (what makes it loaded), a sync's state
+row is written, and the load's ``ingest_log`` row (which moves the data version on). So
+a load is all there or not at all, and readers see the data before it or after it.
+After the commit the planner's statistics are refreshed when the load made them stale.
 
 What changed is exact: a (source kind, district, month) changed when what it holds
 (kept and excluded records, every column) differs before and after the load's writes
@@ -36,7 +37,7 @@ from svc_core.realestate.renumbered import record_twin, replaced_codes, retired_
 from svc_core.regions import replaces
 from svc_core.sources import ParseResult
 from svc_core.sync import gone_keys, month_prefix
-from svc_server.ingest.completeness import record_file, record_sync, record_whole
+from svc_server.ingest.completeness import file_whole, record_file, record_sync, record_whole
 from svc_server.ingest.coverage import refresh_coverage
 from svc_server.ingest.load import Load, SyncMonth, SyncTable
 from svc_server.ingest.markets import MarketWrite
@@ -201,6 +202,8 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     )
     if result.excluded:
         store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
+    again = {r.natural_key for r in result.rejected}
+    store.realestate.clear_rejected(tx, kind=load.kind, months=_read_whole(load), keep=again)
     if result.rejected:
         store.realestate.insert_rejected(
             tx, result.rejected, kind=load.kind, path=load.report.path, load_id=load_id
@@ -315,6 +318,17 @@ def _record_changes(
     if indices:
         latest = dict.fromkeys(indices, first + len(records))
         store.realestate.record_changes(tx, "indices", latest, now=now)
+
+
+def _read_whole(load: Load) -> set[tuple[str, str]]:
+    """The (district, month) pairs the load read whole: its whole months (the demo
+    set), a complete sync month, the months of an RTMS API file holding every page."""
+    whole = {(code, month) for _, code, month in load.whole_months}
+    if load.sync_month is not None and load.sync_month.status == "complete":
+        whole.add((load.sync_month.sigungu_code, load.sync_month.month.label))
+    if load.transactions is not None and load.file_kind is not None:
+        whole |= {(code, month) for _, code, month in file_whole(load.file_kind, load.transactions)}
+    return whole
 
 
 def _gone_from_month(store: Store, tx: Tx, load: Load, result: ParseResult) -> tuple[str, ...]:

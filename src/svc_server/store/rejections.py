@@ -6,14 +6,23 @@ cohorts an answer is about. Part of ``RealEstateRepo``.
 A cohort here is districts ``codes`` (a code and its renumbering aliases), ``months``
 (None: every month) and types (None: every type). A rejected record whose type the reader
 could not tell (NULL) belongs to every type's cohort: it may be one of its deals.
+
+A rejection lasts as long as its source holds the record: a load that reads a
+district-month whole (a complete ``svc sync rtms`` month, an RTMS API file holding every
+page of its query, the demo set's months) forgets the earlier rejections of its kind
+(the load's kind, ``rtms-commercial``, ...) there that it did not reject again
+(``clear_rejected``, in the load's transaction: ``ingest.writer``), so a corrected file
+or a re-sync no longer counts them. A partial read (one page of several, a web CSV
+export, svc's samples) forgets none: nothing in it says what the rest of the month
+holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from svc_server.store.base import WRITE_CHUNK, Database, Row, Tx, chunks, marks
+from svc_server.store.base import IN_CHUNK, WRITE_CHUNK, Database, Row, Tx, chunks, marks
 
 if TYPE_CHECKING:
     from svc_core.sources import RejectedRecord
@@ -92,6 +101,34 @@ class Rejections:
                 part,
             )
         return len(rows)
+
+    def clear_rejected(
+        self, tx: Tx, *, kind: str, months: Collection[tuple[str, str]], keep: Collection[str]
+    ) -> int:
+        """Forget the rejected records of ``kind`` in ``months`` ((district, month) pairs
+        a load of that kind read whole) but ``keep`` (the natural keys it rejected
+        again). Returns the records forgotten."""
+        if not months:
+            return 0
+        codes = sorted({code for code, _ in months})
+        stale: list[str] = []
+        for part in chunks(codes, IN_CHUNK):
+            rows = tx.fetchall(
+                "SELECT natural_key, sigungu_code, month FROM rejected_records "
+                f"WHERE kind = ? AND sigungu_code IN ({marks(len(part))})",
+                (kind, *part),
+            )
+            stale += [
+                str(r["natural_key"])
+                for r in rows
+                if (r["sigungu_code"], r["month"]) in months and r["natural_key"] not in keep
+            ]
+        for part in chunks(stale, IN_CHUNK):
+            tx.execute(
+                f"DELETE FROM rejected_records WHERE natural_key IN ({marks(len(part))})",
+                tuple(part),
+            )
+        return len(stale)
 
     def rejected_counts(
         self,
