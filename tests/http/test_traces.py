@@ -6,6 +6,10 @@ The store holds the four real MOLIT samples and ``fixtures/rtms/nrg_11140_202506
 Jung-gu (중구) answer of June 2025 in the samples' shape with the row the newcomer hit
 (a ``dealAmount`` of ``27,0000000``, one of three mixed-use deals), one cancelled office
 deal and one partial share.
+
+A rejection lasts as long as its source says it (item 4's last gap): those tests load
+the Jung-gu answer, then a corrected copy of it, into a store of their own on each
+backend, and ask the API in process (werkzeug).
 """
 
 from __future__ import annotations
@@ -14,15 +18,20 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from mcp import ClientSession
 
+from svc_core.periods import parse_month
+from svc_core.sources.rtms import parse_pages, read_page
+from svc_core.sync import PARSE_KINDS
+from svc_server.ingest import Load, SyncMonth, commit
 from svc_server.store import Store
-from tests.conftest import LiveServer
-from tests.http.realestate_support import FIXTURES, load, open_molit_store
+from tests.conftest import RE_NOW, LiveServer
+from tests.http.realestate_support import FIXTURES, Api, load, make_app, open_molit_store
 from tests.http.test_mcp import World, _key, call, run, session_for
 
 JUNGGU_FILE = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
@@ -118,6 +127,105 @@ def test_svc_sync_status_counts_rejected_rows_per_district_month(world: World) -
         {"kind": "rtms-commercial", "sigungu_code": "11140", "month": "2025-06", "count": 1}
     ]
     assert "rejected" not in status("--sigungu", "11680")
+
+
+# item 4: a rejection lasts as long as its source says it ------------------------------------
+
+
+def _corrected(tmp_path: Path, **changes: str) -> Path:
+    """A copy of the Jung-gu answer with its malformed amount fixed (and ``changes``:
+    text replaced)."""
+    text = JUNGGU_FILE.read_text(encoding="utf-8").replace("27,0000000", "270,000")
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "nrg_11140_202506_corrected.xml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _junggu_mixed_use(api: Api) -> tuple[int, list[Any], list[Any]]:
+    """(mixed-use deals counted, ``rejected_rows``, the listing's ``rejected_records``)
+    of Jung-gu's June 2025."""
+    pulse = api.ok("pulse", {"property_type": "mixed_use", **JUNGGU})
+    (row,) = pulse["data"]
+    listed = api.ok("transactions", {"include_excluded": "true", **JUNGGU})
+    return row["sample_count"], pulse["_meta"]["rejected_rows"], listed["_meta"]["rejected_records"]
+
+
+REJECTED_ONCE = [
+    {"sigungu_code": "11140", "month": "2025-06", "count": 1, "reasons": {"invalid_amount": 1}}
+]
+
+
+def test_a_corrected_file_forgets_the_rejection_it_no_longer_holds(
+    store: Store, tmp_path: Path
+) -> None:
+    api = Api(make_app(store))
+    _load_junggu(store)
+    counted, rejected_rows, records = _junggu_mixed_use(api)
+    assert (counted, rejected_rows, len(records)) == (2, REJECTED_ONCE, 1)
+    load(store, "rtms-commercial", _corrected(tmp_path))  # every page: totalCount 7, 7 items
+    assert _junggu_mixed_use(api) == (3, [], [])
+    _load_junggu(store)  # the malformed answer again: rejected again, the fixed deal stays
+    counted, rejected_rows, records = _junggu_mixed_use(api)
+    assert (counted, rejected_rows, len(records)) == (3, REJECTED_ONCE, 1)
+
+
+def test_a_complete_sync_month_forgets_the_rejection_it_no_longer_holds(
+    store: Store, tmp_path: Path
+) -> None:
+    """What ``svc sync rtms`` commits for a month it read whole (``services.sync``)."""
+    api = Api(make_app(store))
+    _load_junggu(store)
+    page = read_page(_corrected(tmp_path).read_bytes())
+    result = parse_pages([page], PARSE_KINDS["commercial"], path="sync")
+    month = SyncMonth(
+        kind="commercial",
+        sigungu_code="11140",
+        month=parse_month("2025-06"),
+        status="complete",
+        total_count=7,
+        pages=1,
+    )
+    load_ = Load(
+        kind="rtms-commercial",
+        report=result.report,
+        digest="sync|commercial|11140|2025-06",
+        transactions=result,
+        sync_month=month,
+    )
+    commit(store, load_, now=RE_NOW)
+    assert _junggu_mixed_use(api) == (3, [], [])
+
+
+def test_a_partial_read_keeps_the_rejections_of_its_month(store: Store, tmp_path: Path) -> None:
+    """One page of several, a web CSV export and svc's samples cannot tell what the rest
+    of the month holds: the rejection stays counted after each (each loads the fixed
+    deal too)."""
+    api = Api(make_app(store))
+    _load_junggu(store)
+    page = _corrected(tmp_path, **{"<totalCount>7</totalCount>": "<totalCount>17</totalCount>"})
+    export = tmp_path / "commercial_11140_202506.csv"
+    export.write_text(
+        '"NO","시군구","유형","건축물주용도","전용/연면적(㎡)","거래금액(만원)","계약년월","계약일"\n'
+        '"1","서울특별시 중구 을지로동","일반","숙박","210.5","270,000","202506","11"\n',
+        encoding="utf-8",
+    )
+    samples = tmp_path / "samples.csv"
+    samples.write_text(
+        "source,sigungu_code,dong,property_type,transaction_type,contract_date,price_krw,"
+        "monthly_rent_krw,area_m2\n"
+        "broker_survey_2025,11140,을지로동,mixed_use,sale,2025-06-11,2700000000,,210.5\n",
+        encoding="utf-8",
+    )
+    partial = (("rtms-commercial", page), ("rtms-commercial", export), ("samples", samples))
+    for n, (kind, path) in enumerate(partial, start=1):
+        report = load(store, kind, path)
+        assert report.loaded >= 1, path
+        counted, rejected_rows, records = _junggu_mixed_use(api)
+        assert counted == 2 + n, path
+        assert (rejected_rows, len(records)) == (REJECTED_ONCE, 1), path
 
 
 # item 5: the exclusions of this district ----------------------------------------------------
