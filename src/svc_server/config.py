@@ -137,6 +137,8 @@ class Config:
     threads: int = 4
     tenant_calls: int = 2
     """Calls of one account in progress at once per server process (at most threads-1)."""
+    tenant_wait_ms: int = 10_000
+    """How long a call waits for a turn of its account's calls before 429."""
     read_timeout: int = 30
     log_level: str = "INFO"
     max_body_bytes: int = 1_048_576
@@ -195,6 +197,7 @@ _PARSERS: dict[str, Any] = {
     "workers": lambda n, r: _int(n, r, 1, 64),
     "threads": lambda n, r: _int(n, r, 1, 64),
     "tenant_calls": lambda n, r: _int(n, r, 1, 64),
+    "tenant_wait_ms": lambda n, r: _int(n, r, 100, 60_000),
     "read_timeout": lambda n, r: _int(n, r, 1, 60),
     "log_level": _log_level,
     "max_body_bytes": lambda n, r: _int(n, r, 1024, 100 * 1_048_576),

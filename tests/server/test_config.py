@@ -34,6 +34,11 @@ def test_the_server_defaults_to_granian_and_gunicorn_can_be_chosen() -> None:
     assert chosen.read_timeout == 5
 
 
+def test_the_wait_for_an_accounts_turn_is_ten_seconds_unless_set() -> None:
+    assert load_config({}).tenant_wait_ms == 10_000
+    assert load_config({"SVC_TENANT_WAIT_MS": "2500"}).tenant_wait_ms == 2500
+
+
 def test_lists_are_parsed() -> None:
     config = load_config(
         {
@@ -65,6 +70,8 @@ def test_lists_are_parsed() -> None:
         ("SVC_QUOTA_WAIT_MS", "-1", "SVC_QUOTA_WAIT_MS"),
         ("SVC_QUOTA_WAIT_MS", "30001", "SVC_QUOTA_WAIT_MS"),
         ("SVC_QUOTA_HOLD_SECONDS", "29", "SVC_QUOTA_HOLD_SECONDS"),
+        ("SVC_TENANT_WAIT_MS", "99", "SVC_TENANT_WAIT_MS"),
+        ("SVC_TENANT_WAIT_MS", "60001", "SVC_TENANT_WAIT_MS"),
         ("SVC_QUOTA_HOLD_SECONDS", "５", "SVC_QUOTA_HOLD_SECONDS"),
     ],
 )

@@ -178,6 +178,7 @@ def granian_app() -> Any:
         max_body_bytes=config.max_body_bytes,
         read_timeout=config.read_timeout,
         tenant_calls=config.tenant_calls,
+        tenant_wait=config.tenant_wait_ms / 1000,
         lane=app.warm,  # cached figures answered on the event loop (``http.warm``)
         resolve=app.account_of,  # each credential's account, for its share (``http.tenants``)
         on_close=app.close,  # a stopping worker writes its leases back

@@ -99,7 +99,6 @@ Headers = list[tuple[str, str]]
 Answer = tuple[int, Headers, bytes | str]
 """Status, headers and the body: bytes, or the path of a file holding it (``http.spill``)."""
 
-TENANT_WAIT = 10.0  # seconds a call waits for its account's turn (``http.tenants``)
 GONE: Answer = (499, [], b"")  # never sent: the job of a client already gone
 WORD_WAIT = 0.05
 """Seconds after a request within which granian reports a half-close that made it drop
@@ -126,6 +125,7 @@ class BufferedFront:
         max_body_bytes: int,
         read_timeout: float,
         tenant_calls: int = 2,
+        tenant_wait: float = 10.0,
         lane: Callable[[dict[str, Any]], Answer | None] | None = None,
         resolve: Callable[[dict[str, Any]], str | None] | None = None,
         on_close: Callable[[], None] | None = None,
@@ -136,11 +136,11 @@ class BufferedFront:
         credential (``http.tenants``); ``on_close`` runs once the request threads have
         ended (the worker stops); ``tenant_calls``: calls of one account in progress at
         once (``http.tenants``), at most ``threads - 1`` so another account always finds
-        a thread."""
+        a thread; ``tenant_wait``: seconds the excess waits for a turn before 429."""
         self.app = app
         self.lane = lane
         self.resolve = resolve
-        self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), TENANT_WAIT)
+        self.tenants = Tenants(min(tenant_calls, max(1, threads - 1)), tenant_wait)
         self.spill = Spill()
         self.clients = Clients(read_timeout)
         self.on_close = on_close
