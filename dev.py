@@ -190,6 +190,7 @@ def test(args: list[str]) -> None:
     """
     ensure_venv("dev")
     run(PY, "-m", "ruff", "check", "src", "tests", "examples", "bench")
+    run(BIN / "lint-imports", "--no-cache")  # the floors of the code (pyproject.toml)
     # mypy (about 20 s on a fresh clone, one core) checks while the suite starts its
     # processes; what it says is printed after the tests
     mypy = subprocess.Popen(

@@ -16,10 +16,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the code."""
-    session.install("ruff")
+    """ruff over the code, and the floors of the code (import-linter contracts)."""
+    session.install("ruff", "import-linter", "-e", ".")
     session.run("ruff", "check", "src", "tests", "examples", "bench")
     session.run("ruff", "format", "--check", "src")
+    session.run("lint-imports")
 
 
 @nox.session

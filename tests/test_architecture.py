@@ -1,5 +1,6 @@
-"""The shape of the code: no import circles, no lazy import dodging one, modules that
-stay small, and a request path that only walks down.
+"""The shape of the code: no import circles, no lazy import dodging one, and modules
+that say why when they grow long. Which floor may import which is not here: it is the
+import-linter contracts in pyproject.toml (``tests/test_import_contracts.py``).
 
 Imports are read from the source (``ast``), so the test sees what a reader sees:
 ``from svc_server.x import y`` is an edge to ``svc_server.x`` (its ``__init__``, whose
@@ -140,15 +141,6 @@ def test_no_import_circles_in_svc_core() -> None:
     assert _cycles(_graph("svc_core")) == []
 
 
-def test_svc_core_never_imports_svc_server() -> None:
-    offenders = {
-        m: sorted(t for t in _imports(m)[0] | _imports(m)[1] if t.startswith("svc_server"))
-        for m in MODULES
-        if m.startswith("svc_core")
-    }
-    assert {m: t for m, t in offenders.items() if t} == {}
-
-
 def test_no_lazy_imports_of_our_own_modules() -> None:
     lazy = {(m, t) for m in MODULES for t in _imports(m)[1]}
     assert lazy - LAZY_ALLOWED == set()
@@ -164,54 +156,6 @@ def test_long_modules_say_why_at_their_top() -> None:
         if REASON_MARK not in docstring:
             long_without_reason.append(f"{name} ({text.count(chr(10))} lines)")
     assert long_without_reason == []
-
-
-def _upward(layers: dict[str, set[str]]) -> list[str]:
-    """The imports (lazy ones included) from each layer into what it must not import."""
-    found = []
-    for name in MODULES:
-        for layer, forbidden in layers.items():
-            if name == layer or name.startswith(layer + "."):
-                for target in set().union(*_imports(name)):
-                    if any(target == f or target.startswith(f + ".") for f in forbidden):
-                        found.append(f"{name} -> {target}")
-    return found
-
-
-def test_the_request_path_walks_down() -> None:
-    """Layers import only layers below them: handlers never import the app, the routes
-    or the dispatcher; http never imports handlers, the routes or the app; services
-    never import handlers, http or the app; the store and delivery import none of them
-    (services call down into delivery, and the command that starts the webhook worker
-    hands it its periodic jobs)."""
-    below_services = {
-        "svc_server.services",
-        "svc_server.handlers",
-        "svc_server.http",
-        "svc_server.app",
-    }
-    assert (
-        _upward(
-            {
-                "svc_server.handlers": {
-                    "svc_server.app",
-                    "svc_server.routes",
-                    "svc_server.http.dispatch",
-                },
-                "svc_server.services": {"svc_server.handlers", "svc_server.http", "svc_server.app"},
-                "svc_server.store": below_services,
-                "svc_server.delivery": below_services,
-                "svc_server.http": {"svc_server.handlers", "svc_server.routes", "svc_server.app"},
-            }
-        )
-        == []
-    )
-
-
-def test_ingest_imports_nothing_from_services() -> None:
-    """``ingest/`` is the floor below the services that writes public data: it imports
-    no service (and so none of the layers above them)."""
-    assert _upward({"svc_server.ingest": {"svc_server.services"}}) == []
 
 
 def test_a_from_import_is_an_edge_to_the_package_face_too() -> None:

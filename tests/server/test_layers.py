@@ -1,9 +1,9 @@
 """Who may import whom in the account and webhook shell, read from the source.
 
 ``delivery/`` owns the network: no module under ``services/`` imports a network module
-or starts a lookup thread, and ``delivery/`` never reaches into ``services/`` (the command
-that starts the worker hands it the periodic trial notices). Services get ids injected:
-none calls ``uuid.uuid4``.
+or starts a lookup thread (that ``delivery/`` never reaches into ``services/`` is the
+``server-floors`` import-linter contract). Services get ids injected: none calls
+``uuid.uuid4``.
 """
 
 from __future__ import annotations
@@ -35,12 +35,6 @@ def test_no_service_does_network_io_itself() -> None:
         assert not imports(path) & NETWORK, f"{path.name} imports a network module"
         # a lookup thread (getaddrinfo has no timeout) is network code too
         assert "threading.Thread" not in path.read_text(encoding="utf-8"), path.name
-
-
-def test_delivery_never_reaches_into_services() -> None:
-    for path in sorted((SERVER / "delivery").glob("*.py")):
-        into_services = {m for m in imports(path) if m.startswith("svc_server.services")}
-        assert not into_services, f"delivery/{path.name} imports {into_services}"
 
 
 def test_account_services_take_their_ids_from_outside() -> None:
