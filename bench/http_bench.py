@@ -106,11 +106,12 @@ def write(store: Any, batch: list[Any]) -> None:
     from svc_core.models import LoadReport
     from svc_core.sources import ParseResult
     from svc_server.ingest.completeness import record_file
+    from svc_server.store.loading import loading
 
-    with store.data.transaction() as tx:
-        store.realestate.insert_transactions(tx, batch)
+    with loading(store) as w:
+        w.realestate.insert_transactions(w.tx, batch)
         result = ParseResult(transactions=batch, report=LoadReport(path="bench", read=len(batch)))
-        record_file(store, tx, "samples", result, now=time.time())
+        record_file(w, "samples", result, now=time.time())
 
 
 def unmetered_consumer(env: dict[str, str]) -> tuple[str, str]:

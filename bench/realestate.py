@@ -50,6 +50,7 @@ from svc_server.ingest.completeness import record_file
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
+from svc_server.store.loading import loading
 
 TARGET = "11680"
 TARGET_PER_MONTH = 150
@@ -131,17 +132,17 @@ def fill(store: Store, total: int) -> float:
             batch = [row for _, row in zip(range(BATCH), rows, strict=False)]
             if not batch:
                 break
-            with store.data.transaction() as tx:
-                loaded += store.realestate.insert_transactions(tx, batch)[0]
+            with loading(store) as w:
+                loaded += w.realestate.insert_transactions(w.tx, batch)[0]
                 # the district-months are loaded, as svc ingest of a whole file records them
                 result = ParseResult(transactions=batch, report=LoadReport(path="bench"))
-                record_file(store, tx, "samples", result, now=time.time())
+                record_file(w, "samples", result, now=time.time())
             codes.update(r.sigungu_code for r in batch)
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
-    with store.data.transaction() as tx:
-        ingest_coverage.refresh_coverage(store, tx, codes)
-        store.realestate.log_ingest(
-            tx,
+    with loading(store) as w:
+        ingest_coverage.refresh_coverage(w, codes)
+        w.realestate.log_ingest(
+            w.tx,
             {
                 "id": f"bench-{total}",
                 "kind": "bench",

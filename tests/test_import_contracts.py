@@ -62,6 +62,11 @@ def test_every_contract_is_kept() -> None:
             "import svc_server.http.replies",
             "svc_server: every module on a floor, imports only downward",
         ),
+        (  # a service writing public data past the one commit
+            "svc_server/services/sync_rone.py",
+            "import svc_server.store.loading",
+            "only the one write path (ingest) opens a load: the writers of public data",
+        ),
         (  # the pure library opening a socket
             "svc_core/periods.py",
             "import socket",

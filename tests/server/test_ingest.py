@@ -25,6 +25,7 @@ from svc_server import cli, ingest
 from svc_server.commands.base import ProgressBar
 from svc_server.ingest import writer
 from svc_server.store import Store, migrate, open_store
+from svc_server.store.loading import loading
 from tests.http.realestate_support import (
     FIXTURES,
     MOLIT,
@@ -148,13 +149,13 @@ def test_exclusions_count_each_files_latest_read_once(db_url: str, logged: list[
     store = open_store(db_url)
     store.migrate()
     try:
-        with store.data.transaction() as tx:
+        with loading(store) as w:
             for table in ("ingest_log", "latest_reads", "exclusion_counts"):
-                tx.execute(f"DELETE FROM {table}")
+                w.tx.execute(f"DELETE FROM {table}")
             for n, (kind, digest, at, excluded) in enumerate(logged):
                 row = {"id": f"{n:04d}", "kind": kind, "path": "f", "sha256": digest}
                 row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": at}
-                store.realestate.log_ingest(tx, {**row, "excluded": excluded})
+                w.realestate.log_ingest(w.tx, {**row, "excluded": excluded})
         store.realestate.forget_version()
         assert store.realestate.state().exclusions == latest_exclusions(logged)
     finally:
@@ -214,10 +215,10 @@ def test_migration_0022_counts_the_exclusions_of_the_logged_loads(
         assert expected == {"cancelled": 1, "partial_share": 5}
         assert store.realestate.state().exclusions == expected
         later = ("rtms-commercial", "a", 9, {"cancelled": 3})
-        with store.data.transaction() as tx:
+        with loading(store) as w:
             row = {"id": "9999", "kind": later[0], "path": "f", "sha256": later[1]}
             row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": later[2]}
-            store.realestate.log_ingest(tx, {**row, "excluded": later[3]})
+            w.realestate.log_ingest(w.tx, {**row, "excluded": later[3]})
         assert store.realestate.state().exclusions == latest_exclusions([*MIGRATED_LOG, later])
     finally:
         store.close()

@@ -13,6 +13,7 @@ from svc_core.models import Transaction
 from svc_core.realestate import freshness
 from svc_server import ingest
 from svc_server.store import Store, migrate, open_store
+from svc_server.store.loading import RealEstateWriter
 from tests.http.realestate_support import FIXTURES, NRG_JONGNO_PAGE, load
 
 EXPORT = FIXTURES / "rtms_csv" / "commercial_11680_202506_cp949.csv"
@@ -114,7 +115,9 @@ def test_migration_0017_records_the_months_an_older_store_holds(
                 "DO UPDATE SET samples = cohort_months.samples + 1",
                 (d.sigungu_code, d.property_type, d.transaction_type, d.period_month, d.source),
             )
-        old.realestate.save_month_reads(tx, {("commercial", "11110", "2024-06"): partial}, now=0)
+        RealEstateWriter(old.realestate).save_month_reads(
+            tx, {("commercial", "11110", "2024-06"): partial}, now=0
+        )
     old.close()
     monkeypatch.setattr(migrate, "available", lambda: every)
     store = open_store(db_url)

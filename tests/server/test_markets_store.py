@@ -30,6 +30,8 @@ from svc_core.sources.markets import parse_activity, parse_listings
 from svc_server import ingest
 from svc_server.ingest import markets as markets_ingest
 from svc_server.store import Store, open_store
+from svc_server.store.loading import loading
+from svc_server.store.markets import MarketWrites
 from tests.server.markets_support import (
     FIXTURES,
     NOW,
@@ -192,7 +194,7 @@ def test_a_failed_load_rolls_back_the_records_and_the_answers(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store.markets, "replace_dimensions", broken)
+    monkeypatch.setattr(MarketWrites, "replace_dimensions", broken)  # the load's writer
     with pytest.raises(RuntimeError):
         load_listings(store, [attrs.evolve(x, list_price=9.0) for x in listings])
     monkeypatch.undo()
@@ -204,9 +206,9 @@ def test_a_failed_load_rolls_back_the_records_and_the_answers(
 def test_data_stored_without_answers_is_published_by_the_next_load(store: Store) -> None:
     # e.g. a database loaded before the answers were materialized
     listings, activities = fixture_records()
-    with store.data.transaction() as tx:
-        store.markets.upsert_listings(tx, listings)
-        store.markets.upsert_activity(tx, activities)
+    with loading(store) as w:
+        w.markets.upsert_listings(w.tx, listings)
+        w.markets.upsert_activity(w.tx, activities)
     assert store.markets.rows() == []
     report = load_fixture(store, "listings")
     assert report.loaded == 0
@@ -215,8 +217,8 @@ def test_data_stored_without_answers_is_published_by_the_next_load(store: Store)
 
 def test_activity_of_a_listing_not_stored_is_refused_by_the_writer(store: Store) -> None:
     _, activities = fixture_records()
-    with pytest.raises(ValueError, match="not stored"), store.data.transaction() as tx:
-        store.markets.upsert_activity(tx, activities)
+    with pytest.raises(ValueError, match="not stored"), loading(store) as w:
+        w.markets.upsert_activity(w.tx, activities)
 
 
 def test_concurrent_loads_see_each_other(store: Store) -> None:
@@ -244,8 +246,8 @@ def test_concurrent_loads_see_each_other(store: Store) -> None:
 
 def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Store) -> None:
     listings, activities = demo_markets.demo_market_data(1)
-    with sqlite_store.data.transaction() as tx:
-        first = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
+    with loading(sqlite_store) as w:
+        first = markets_ingest.write(w, listings, activities, synthetic=True)
     rows = publishable_rows(join_months(listings, activities))
     assert (first.listings, first.activity, first.published) == (
         len(listings),
@@ -261,8 +263,8 @@ def test_the_demo_data_set_is_published_and_reloads_as_a_no_op(sqlite_store: Sto
             for r in stored
             if (r.region, r.category, r.product_type) == (region, category, product_type)
         ]
-    with sqlite_store.data.transaction() as tx:
-        again = markets_ingest.write(sqlite_store, tx, listings, activities, synthetic=True)
+    with loading(sqlite_store) as w:
+        again = markets_ingest.write(w, listings, activities, synthetic=True)
     assert (again.listings, again.activity, again.published) == (0, 0, 0)
 
 

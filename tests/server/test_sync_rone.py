@@ -21,6 +21,7 @@ from svc_core.sync import CONNECT_FAILURE_LIMIT
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import migrate, open_store
+from svc_server.store.sync import SyncWrites
 from tests.conftest import LiveServer
 from tests.http.realestate_support import Api, make_app
 from tests.server.rone_standin import (
@@ -644,7 +645,7 @@ def test_values_read_wrongly_from_floor_tables_are_deleted_by_the_migration(
                 "'rone_official', 0, '중대형 상가', '2024Q3~', ?, ?)",
                 (key, code, name, table, floor),
             )
-        old.sync.record_table(
+        SyncWrites(old.data).record_table(
             tx, table_id="T241873134863890", era="2024Q3~", table_name=FLOOR_TABLE,
             status="complete", at=0, total_count=1, pages=1, loaded=1,
         )  # fmt: skip

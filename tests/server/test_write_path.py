@@ -1,7 +1,8 @@
 """Every writer of public data goes through the one commit (``svc_server.ingest.writer``).
 
-Two ways: the code (no module outside ``svc_server.ingest`` and the store calls a store
-method that writes public data), and the result of each real writer on both backends
+Two ways: the code (the writes of public data live only on the writers
+``store.loading`` hands the commit: the objects services read through have none), and
+the result of each real writer on both backends
 (``svc ingest`` of every kind, ``svc sync rtms``, ``svc sync rone``, ``svc demo-data``):
 one new ingest-log row of its kind, whose id the new records carry; the precomputed
 coverage of the districts it touched is exactly what a rebuild gives; and on PostgreSQL
@@ -10,7 +11,6 @@ the planner's statistics of ``transactions`` were refreshed after a load of deal
 
 from __future__ import annotations
 
-import ast
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +20,10 @@ import pytest
 
 from svc_server import cli
 from svc_server.ingest.coverage import refresh_coverage
-from svc_server.store import open_store
+from svc_server.store import Store, open_store
+from svc_server.store.loading import RealEstateWriter, loading
+from svc_server.store.markets import MarketWrites
+from svc_server.store.sync import SyncWrites
 from tests.http.realestate_support import MOLIT
 from tests.server import rone_standin, rtms_standin
 from tests.server.test_demo_load import small_demo  # noqa: F401  # the fixture
@@ -30,73 +33,26 @@ from tests.svc_cli import run_svc
 SRC = Path(__file__).resolve().parents[2] / "src" / "svc_server"
 SVC = Path(sys.executable).with_name("svc")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-WRITES = {
-    "insert_transactions",
-    "delete_transactions",
-    "insert_excluded",
-    "insert_indices",
-    "record_load",
-    "log_ingest",
-    "replace_coverage",
-    "upsert_listings",
-    "upsert_activity",
-    "replace_rows",
-    "replace_dimensions",
-    "save_month_reads",
-    "record_table",
-    "note_attempt",
-    "refresh_uses",
-    "record_changes",
-    "write_records",
-    "mark_coverage_stale",
-    "count_exclusions",
-}
-"""The store's writes of public data."""
 
 
-def writes(source: str) -> list[str]:
-    """The calls of the store's public-data writes in ``source`` (line and name)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and (
-                node.func.attr in WRITES
-                or (
-                    node.func.attr == "record"
-                    and isinstance(node.func.value, ast.Attribute)
-                    and node.func.value.attr == "sync"
-                )
-            )
-        ):
-            found.append(f"{node.lineno} {node.func.attr}")
-    return found
-
-
-def test_only_ingest_calls_the_stores_writes_of_public_data() -> None:
-    found = {
-        str(path.relative_to(SRC)): hits
-        for path in sorted(SRC.rglob("*.py"))
-        if path.relative_to(SRC).parts[0] not in ("ingest", "store")
-        and (hits := writes(path.read_text(encoding="utf-8")))
-    }
-    assert found == {}
-
-
-def test_the_check_sees_a_write_outside_ingest() -> None:
-    """The walk above is not vacuous: it finds a service committing a load itself, as
-    the five writers before the one write path did, and the ingest writer's own calls."""
-    service = (
-        "def load(store, tx, result):\n"
-        "    store.realestate.insert_transactions(tx, result.transactions)\n"
-        "    store.sync.record(tx, kind='commercial')\n"
+def test_the_objects_services_read_through_have_no_write_of_public_data(store: Store) -> None:
+    """The writes live on the writers ``store.loading.loading`` hands the one commit;
+    ``store.realestate``, ``store.markets`` and ``store.sync`` have none of them, so a
+    service calling one does not type-check (and ``only-ingest-loads``, an import-linter
+    contract, keeps every module but ``ingest`` from importing ``store.loading``)."""
+    pairs = (
+        (store.realestate, RealEstateWriter),
+        (store.markets, MarketWrites),
+        (store.sync, SyncWrites),
     )
-    assert writes(service) == ["2 insert_transactions", "3 record"]
-    writer = writes((SRC / "ingest" / "writer.py").read_text(encoding="utf-8"))
-    assert {"insert_transactions", "record_load", "insert_indices"} <= {
-        hit.split()[1] for hit in writer
-    }
+    for reader, writer in pairs:
+        writes = {n for n in dir(writer) if not n.startswith("__")} - set(dir(type(reader)))
+        assert writes, writer
+        assert not {n for n in writes if hasattr(reader, n)}, type(reader)
+    with loading(store) as w:
+        assert callable(w.realestate.insert_transactions) and callable(w.sync.record)
+        assert callable(w.markets.upsert_listings)
+    assert not hasattr(store.realestate, "insert_transactions")
 
 
 # --- what each writer leaves behind ------------------------------------------------------
@@ -121,9 +77,9 @@ def assert_coverage_is_fresh(url: str, codes: set[str]) -> None:
             stored = tx.fetchall(COVERAGE)
         rebuilt: list[dict[str, Any]] = []
         try:
-            with store.data.transaction() as tx:
-                refresh_coverage(store, tx, codes)
-                rebuilt = tx.fetchall(COVERAGE)
+            with loading(store) as w:
+                refresh_coverage(w, codes)
+                rebuilt = w.tx.fetchall(COVERAGE)
                 raise _Rollback
         except _Rollback:
             pass

@@ -24,21 +24,20 @@ from svc_core.periods import Month
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
 from svc_core.sync import INGEST_KINDS
-from svc_server.store import Store
-from svc_server.store.base import Tx
+from svc_server.store.loading import Writer
 
 SYNC_KINDS = {ingest_kind: kind for kind, ingest_kind in INGEST_KINDS.items()}
 """The sync kind of each ``svc ingest`` RTMS kind."""
 
 
-def record_file(store: Store, tx: Tx, ingest_kind: str, result: ParseResult, *, now: float) -> None:
+def record_file(w: Writer, ingest_kind: str, result: ParseResult, *, now: float) -> None:
     """Record what a file of ``ingest_kind`` holds of each of its district-months: its
     page when it states a total count, else a whole read of each."""
     kind = SYNC_KINDS.get(ingest_kind)
     keys = freshness.file_keys(kind, result)
     if keys:
-        stored = store.realestate.month_reads(tx, keys)
-        store.realestate.save_month_reads(tx, freshness.after_file(kind, result, stored), now=now)
+        stored = w.realestate.month_reads(w.tx, keys)
+        w.realestate.save_month_reads(w.tx, freshness.after_file(kind, result, stored), now=now)
 
 
 def file_whole(ingest_kind: str, result: ParseResult) -> list[freshness.MonthKey]:
@@ -53,8 +52,7 @@ def file_whole(ingest_kind: str, result: ParseResult) -> list[freshness.MonthKey
 
 
 def record_whole(
-    store: Store,
-    tx: Tx,
+    w: Writer,
     keys: Iterable[freshness.MonthKey],
     result: ParseResult | None,
     *,
@@ -67,13 +65,12 @@ def record_whole(
     )
     wanted = {key: counts.get(key, 0) for key in keys}
     if wanted:
-        stored = store.realestate.month_reads(tx, list(wanted))
-        store.realestate.save_month_reads(tx, freshness.after_whole_file(wanted, stored), now=now)
+        stored = w.realestate.month_reads(w.tx, list(wanted))
+        w.realestate.save_month_reads(w.tx, freshness.after_whole_file(wanted, stored), now=now)
 
 
 def record_sync(
-    store: Store,
-    tx: Tx,
+    w: Writer,
     kind: str,
     code: str,
     month: Month,
@@ -87,5 +84,5 @@ def record_sync(
     if complete and total_count is not None:
         read = freshness.whole_read(total_count)
     else:
-        read = freshness.partial_read(store.realestate.month_reads(tx, [key]).get(key), total_count)
-    store.realestate.save_month_reads(tx, {key: read}, now=now)
+        read = freshness.partial_read(w.realestate.month_reads(w.tx, [key]).get(key), total_count)
+    w.realestate.save_month_reads(w.tx, {key: read}, now=now)

@@ -12,7 +12,8 @@ from svc_core.models import BUILDING_TYPES
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import query as q
 from svc_server.store import Store
-from svc_server.store.base import Row, Tx
+from svc_server.store.base import Row
+from svc_server.store.loading import Writer, loading
 
 COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
 """The building-type filters coverage is precomputed for (None: every deal)."""
@@ -39,8 +40,7 @@ def build_coverage(
 
 
 def refresh_coverage(
-    store: Store,
-    tx: Tx,
+    w: Writer,
     codes: Iterable[str],
     *,
     rollup: Sequence[Row] | None = None,
@@ -53,22 +53,20 @@ def refresh_coverage(
     ``rollup`` may hand over the complete rollup rows of ``codes`` when the caller has
     them in memory (a first load into an empty store); by default they are read.
     """
-    wanted = sorted(
-        set(codes) | (store.realestate.stale_coverage_districts(tx) if stale else set())
-    )
+    wanted = sorted(set(codes) | (w.realestate.stale_coverage_districts(w.tx) if stale else set()))
     if not wanted:
         return 0
     if rollup is None or set(wanted) - set(codes):
-        rollup = store.realestate.rollup(codes=wanted, dong_level=None, tx=tx)
+        rollup = w.realestate.rollup(codes=wanted, dong_level=None, tx=w.tx)
     district = [r for r in rollup if r["dong"] == ""]
     dongs = [r for r in rollup if r["dong"] != ""]
-    names = store.realestate.district_names(wanted, tx=tx)
+    names = w.realestate.district_names(wanted, tx=w.tx)
     records = [
         record
         for level, rows in ((False, district), (True, dongs))
         for record in build_coverage(rows, q.GRANULARITIES, dong_level=level, names=names)
     ]
-    store.realestate.replace_coverage(tx, wanted, records)
+    w.realestate.replace_coverage(w.tx, wanted, records)
     return len(records)
 
 
@@ -87,11 +85,11 @@ def refresh_stale(store: Store) -> int:
     the work, each district rebuilt once per file. Deferred, each is rebuilt once."""
     done = 0
     while True:
-        with store.data.transaction() as tx:
-            stale = sorted(store.realestate.stale_coverage_districts(tx))[:STALE_BATCH]
+        with loading(store) as w:
+            stale = sorted(w.realestate.stale_coverage_districts(w.tx))[:STALE_BATCH]
             if not stale:
                 break
-            refresh_coverage(store, tx, stale, stale=False)
+            refresh_coverage(w, stale, stale=False)
         done += len(stale)
     store.realestate.forget_version()
     return done

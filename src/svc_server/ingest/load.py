@@ -80,6 +80,9 @@ class Load:
     synthetic: bool = False
     sync_month: SyncMonth | None = None
     sync_table: SyncTable | None = None
+    unread_tables: tuple[tuple[str, str, str], ...] | None = None
+    """``svc sync rone``: the survey tables of the latest table list it does not read
+    (id, name, why), replacing those recorded before."""
     logged: bool = True
     defer_coverage: bool = False
     """Leave the precomputed coverage of the districts written stale, for
@@ -95,14 +98,20 @@ class Load:
 
 
 def state_only(
-    report: LoadReport, *, sync_month: SyncMonth | None = None, sync_table: SyncTable | None = None
+    report: LoadReport,
+    *,
+    sync_month: SyncMonth | None = None,
+    sync_table: SyncTable | None = None,
+    unread_tables: tuple[tuple[str, str, str], ...] | None = None,
 ) -> Load:
-    """A sync's read that wrote no record (failed or partial): only its state."""
+    """A sync's read that wrote no record (failed or partial, or the tables it does
+    not read): only its state."""
     return Load(
         kind="attempt",
         report=report,
         digest="",
         sync_month=sync_month,
         sync_table=sync_table,
+        unread_tables=unread_tables,
         logged=False,
     )

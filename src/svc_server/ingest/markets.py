@@ -18,8 +18,7 @@ from svc_core import markets
 from svc_core.markets import Activity, Listing
 from svc_core.models import LoadReport
 from svc_core.sources import markets as source
-from svc_server.store import Store
-from svc_server.store.base import Tx
+from svc_server.store.loading import Writer
 
 LISTINGS = "market-listings"
 ACTIVITY = "market-activity"
@@ -40,7 +39,7 @@ class MarketWrite:
     report: LoadReport | None = None
 
 
-def publish(store: Store, tx: Tx, categories: Iterable[str]) -> int:
+def publish(w: Writer, categories: Iterable[str]) -> int:
     """Recompute the published rows of ``categories`` and the dimensions; return the
     number of rows published for them.
 
@@ -48,19 +47,18 @@ def publish(store: Store, tx: Tx, categories: Iterable[str]) -> int:
     materialized) every category is recomputed.
     """
     wanted = set(categories)
-    if not store.markets.has_rows(tx):
-        wanted |= store.markets.all_categories(tx)
+    if not w.markets.has_rows(w.tx):
+        wanted |= w.markets.all_categories(w.tx)
     if not wanted:
         return 0
-    rows = markets.publishable_rows(store.markets.listing_months(tx, wanted))
-    store.markets.replace_rows(tx, wanted, rows)
-    store.markets.replace_dimensions(tx, markets.dimensions(store.markets.stored_rows(tx)))
+    rows = markets.publishable_rows(w.markets.listing_months(w.tx, wanted))
+    w.markets.replace_rows(w.tx, wanted, rows)
+    w.markets.replace_dimensions(w.tx, markets.dimensions(w.markets.stored_rows(w.tx)))
     return len(rows)
 
 
 def write(
-    store: Store,
-    tx: Tx,
+    w: Writer,
     listings: Sequence[Listing],
     activities: Sequence[Activity],
     *,
@@ -75,17 +73,17 @@ def write(
     ``unknown_listing`` (the file is read again knowing the stored listings, and that
     report is returned).
     """
-    store.markets.lock(tx)
-    listed = store.markets.upsert_listings(tx, listings, synthetic=synthetic)
+    w.markets.lock(w.tx)
+    listed = w.markets.upsert_listings(w.tx, listings, synthetic=synthetic)
     report = None
     if activity_file is not None:
-        known = store.markets.listing_categories(tx, (a.listing_id for a in activities))
+        known = w.markets.listing_categories(w.tx, (a.listing_id for a in activities))
         if any(a.listing_id not in known for a in activities):
             activities, report = source.parse_activity(
                 activity_file, path=path, known_listings=known
             )
-    active = store.markets.upsert_activity(tx, activities)
-    published = publish(store, tx, listed.categories | active.categories)
+    active = w.markets.upsert_activity(w.tx, activities)
+    published = publish(w, listed.categories | active.categories)
     return MarketWrite(
         listings=listed.written,
         listings_unchanged=listed.unchanged,

@@ -43,9 +43,9 @@ from svc_server.ingest.load import Load, SyncMonth, SyncTable
 from svc_server.ingest.markets import MarketWrite
 from svc_server.ingest.markets import write as write_markets
 from svc_server.store import Store
-from svc_server.store.base import Tx
 from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair
+from svc_server.store.loading import Writer, loading
 from svc_server.store.realestate import RollupCounts, rollup_rows
 from svc_server.store.renumbered import StoredTwin
 
@@ -68,22 +68,21 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
     """Write ``load`` in one transaction (see the module); its ``Committed``."""
     load_id = str(uuid.uuid4())
     report = load.report
-    with store.data.transaction() as tx:
-        written = _transactions(store, tx, load, load_id)
+    with loading(store) as w:
+        written = _transactions(w, load, load_id)
         loaded, duplicate, retracted = written.loaded, written.duplicate, written.retracted
         if written.diffs:
-            store.realestate.refresh_uses(tx, written.months, written.types[0])
+            w.realestate.refresh_uses(w.tx, written.months, written.types[0])
         idx_loaded = idx_duplicate = 0
         new_indices: set[str] = set()
         if load.indices:
-            idx_loaded, idx_duplicate = store.realestate.insert_indices(
-                tx, load.indices, synthetic=load.synthetic, changed=new_indices
+            idx_loaded, idx_duplicate = w.realestate.insert_indices(
+                w.tx, load.indices, synthetic=load.synthetic, changed=new_indices
             )
         market = MarketWrite()
         if load.listings or load.activity:
             market = write_markets(
-                store,
-                tx,
+                w,
                 load.listings,
                 load.activity,
                 synthetic=load.synthetic,
@@ -97,17 +96,19 @@ def commit(store: Store, load: Load, *, now: float) -> Committed:
         )
         report.retracted = retracted
         if load.transactions is not None and load.file_kind is not None:
-            record_file(store, tx, load.file_kind, load.transactions, now=now)
+            record_file(w, load.file_kind, load.transactions, now=now)
         if load.whole_months:
-            record_whole(store, tx, load.whole_months, load.transactions, now=now)
+            record_whole(w, load.whole_months, load.transactions, now=now)
         if load.sync_month is not None:
-            _sync_month(store, tx, load.sync_month, now=now)
+            _sync_month(w, load.sync_month, now=now)
         if load.sync_table is not None:
-            _sync_table(store, tx, load.sync_table, loaded=report.loaded, now=now)
-        _record_changes(store, tx, load, written, new_indices, load_id=load_id, now=now)
+            _sync_table(w, load.sync_table, loaded=report.loaded, now=now)
+        if load.unread_tables is not None:
+            w.sync.record_unread_tables(w.tx, load.unread_tables, at=now)
+        _record_changes(w, load, written, new_indices, load_id=load_id, now=now)
         if load.logged:
-            store.realestate.record_load(
-                tx, kind=load.kind, report=report, now=now, digest=load.digest, load_id=load_id
+            w.realestate.record_load(
+                w.tx, kind=load.kind, report=report, now=now, digest=load.digest, load_id=load_id
             )
     store.realestate.refresh_statistics(loaded + retracted)
     if load.progress is not None:
@@ -140,24 +141,24 @@ class _Written:
         return {(code, month) for _, code, month in self.diffs}
 
 
-def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
+def _transactions(w: Writer, load: Load, load_id: str) -> _Written:
     """Retract, insert and keep the exclusions of the load's deals, then rebuild the
     coverage of every district touched."""
     result: ParseResult | None = load.transactions
     if result is None:
         return _Written()
-    result, older, dropped = _renumbered(store, tx, result)
+    result, older, dropped = _renumbered(w, result)
     touched = {t.sigungu_code for t in result.transactions}
     read = {(t.sigungu_code, t.period_month) for t in result.transactions}
     read |= {(e.record.sigungu_code, e.record.period_month) for e in result.excluded}
     read |= {(t.sigungu_code, t.month) for t in older}
     gone = [
         *result.retracted_keys,
-        *_gone_from_month(store, tx, load, result),
+        *_gone_from_month(w, load, result),
         *(t.natural_key for t in older if not t.excluded),
     ]
     if gone:
-        read |= store.realestate.months_of_keys(tx, gone)
+        read |= w.realestate.months_of_keys(w.tx, gone)
     # Only the source kinds the load's records have can change (a retraction may name
     # any record: then every kind).
     types = changes.ALL_TYPES
@@ -168,19 +169,19 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         )
     if any(t.excluded for t in older):
         types = changes.ALL_TYPES
-    before = store.realestate.content_digests(tx, read, types)
+    before = w.realestate.content_digests(w.tx, read, types)
     moved: list[MovedRecord] = []
     retracted = 0
     if any(t.excluded for t in older):
-        store.realestate.delete_excluded(
-            tx, [t.natural_key for t in older if t.excluded], moved=moved
+        w.realestate.delete_excluded(
+            w.tx, [t.natural_key for t in older if t.excluded], moved=moved
         )
     if gone:
-        retracted, codes = store.realestate.delete_transactions(tx, gone, moved=moved)
+        retracted, codes = w.realestate.delete_transactions(w.tx, gone, moved=moved)
         touched |= codes
     # Into an empty store the roll-up is exactly what this load adds: coverage is built
     # from it in memory instead of reading it back.
-    first = store.realestate.rollup_is_empty(tx)
+    first = w.realestate.rollup_is_empty(w.tx)
     added: RollupCounts = {}
     retyped: set[str] = set()
     total = load.records
@@ -190,8 +191,8 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         if progress is not None:
             progress(done, total)
 
-    loaded, duplicate = store.realestate.insert_transactions(
-        tx,
+    loaded, duplicate = w.realestate.insert_transactions(
+        w.tx,
         result.transactions,
         synthetic=load.synthetic,
         progress=step,
@@ -201,19 +202,19 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
         moved=moved,
     )
     if result.excluded:
-        store.realestate.insert_excluded(tx, result.excluded, load_id=load_id, moved=moved)
+        w.realestate.insert_excluded(w.tx, result.excluded, load_id=load_id, moved=moved)
     again = {r.natural_key for r in result.rejected}
-    store.realestate.clear_rejected(tx, kind=load.kind, months=_read_whole(load), keep=again)
+    w.realestate.clear_rejected(w.tx, kind=load.kind, months=_read_whole(load), keep=again)
     if result.rejected:
-        store.realestate.insert_rejected(
-            tx, result.rejected, kind=load.kind, path=load.report.path, load_id=load_id
+        w.realestate.insert_rejected(
+            w.tx, result.rejected, kind=load.kind, path=load.report.path, load_id=load_id
         )
     if (loaded or retracted or retyped) and load.defer_coverage:
-        store.realestate.mark_coverage_stale(tx, sorted(touched | retyped))
+        w.realestate.mark_coverage_stale(w.tx, sorted(touched | retyped))
     elif loaded or retracted or retyped:
         rollup = rollup_rows(added) if first and not retracted else None
-        refresh_coverage(store, tx, touched | retyped, rollup=rollup)
-    after = store.realestate.content_digests(tx, read, types)
+        refresh_coverage(w, touched | retyped, rollup=rollup)
+    after = w.realestate.content_digests(w.tx, read, types)
     by_key: dict[ContentKey, list[changes.Moved]] = {}
     for what, code, month, ptype, ttype in moved:
         kind = changes.source_kind(ptype, ttype)
@@ -236,9 +237,7 @@ def _transactions(store: Store, tx: Tx, load: Load, load_id: str) -> _Written:
     )
 
 
-def _renumbered(
-    store: Store, tx: Tx, result: ParseResult
-) -> tuple[ParseResult, list[StoredTwin], int]:
+def _renumbered(w: Writer, result: ParseResult) -> tuple[ParseResult, list[StoredTwin], int]:
     """A deal counts once across a renumbering (``svc_core.realestate.renumbered``): the
     stored records of retired codes that the load's records under the codes replacing
     them stand for (to retract), and the load without its records under a retired code
@@ -252,7 +251,7 @@ def _renumbered(
     months = {r.period_month for r in records}
     older: list[StoredTwin] = []
     if newer:
-        stored = store.realestate.twins(tx, {(c, m) for c in replaced_codes(newer) for m in months})
+        stored = w.realestate.twins(w.tx, {(c, m) for c in replaced_codes(newer) for m in months})
         taken: set[str] = set()
         for code in sorted(newer):
             pool = [
@@ -266,7 +265,7 @@ def _renumbered(
     drop: set[str] = set()
     for code in sorted(retired):
         codes = set(retired_into(code))
-        held = store.realestate.twins(tx, {(c, m) for c in codes for m in months})
+        held = w.realestate.twins(w.tx, {(c, m) for c in codes for m in months})
         twins = [s.twin for s in held] + [
             record_twin(r) for r in records if r.sigungu_code in codes
         ]
@@ -281,8 +280,7 @@ def _renumbered(
 
 
 def _record_changes(
-    store: Store,
-    tx: Tx,
+    w: Writer,
     load: Load,
     written: _Written,
     indices: set[str],
@@ -294,8 +292,8 @@ def _record_changes(
     last in its transaction (a record says whether its month is now complete)."""
     if not written.diffs and not indices:
         return
-    first = store.realestate.take_ids(tx, len(written.diffs) + bool(indices))
-    reads = store.realestate.month_reads(tx, list(written.diffs))
+    first = w.realestate.take_ids(w.tx, len(written.diffs) + bool(indices))
+    reads = w.realestate.month_reads(w.tx, list(written.diffs))
     records = [
         changes.ChangeRecord(
             id=first + n,
@@ -310,14 +308,14 @@ def _record_changes(
         )
         for n, ((kind, code, month), diff) in enumerate(sorted(written.diffs.items()))
     ]
-    store.realestate.write_records(tx, records)
+    w.realestate.write_records(w.tx, records)
     versions: dict[str, int] = {}
     for record in records:
         versions[record.sigungu_code] = max(versions.get(record.sigungu_code, 0), record.id)
-    store.realestate.record_changes(tx, "transactions", versions, now=now)
+    w.realestate.record_changes(w.tx, "transactions", versions, now=now)
     if indices:
         latest = dict.fromkeys(indices, first + len(records))
-        store.realestate.record_changes(tx, "indices", latest, now=now)
+        w.realestate.record_changes(w.tx, "indices", latest, now=now)
 
 
 def _read_whole(load: Load) -> set[tuple[str, str]]:
@@ -331,24 +329,24 @@ def _read_whole(load: Load) -> set[tuple[str, str]]:
     return whole
 
 
-def _gone_from_month(store: Store, tx: Tx, load: Load, result: ParseResult) -> tuple[str, ...]:
+def _gone_from_month(w: Writer, load: Load, result: ParseResult) -> tuple[str, ...]:
     """Stored records of a month a sync read whole that the read no longer holds."""
     month = load.sync_month
     if month is None or month.status != "complete":
         return ()
     prefix = month_prefix(month.kind, month.sigungu_code, month.month)
-    stored = store.sync.stored_keys(tx, month.kind, month.sigungu_code, month.month, prefix)
+    stored = w.sync.stored_keys(w.tx, month.kind, month.sigungu_code, month.month, prefix)
     return gone_keys(stored, {t.natural_key for t in result.transactions})
 
 
-def _sync_month(store: Store, tx: Tx, month: SyncMonth, *, now: float) -> None:
+def _sync_month(w: Writer, month: SyncMonth, *, now: float) -> None:
     """The month's sync state and completeness. A read that was not whole never
     replaces a complete month: only the attempt is noted."""
     whole = month.status == "complete"
-    old = store.sync.get(tx, month.kind, month.sigungu_code, month.month)
+    old = w.sync.get(w.tx, month.kind, month.sigungu_code, month.month)
     if not whole and old is not None and old.status == "complete":
-        store.sync.note_attempt(
-            tx,
+        w.sync.note_attempt(
+            w.tx,
             kind=month.kind,
             code=month.sigungu_code,
             month=month.month,
@@ -357,8 +355,8 @@ def _sync_month(store: Store, tx: Tx, month: SyncMonth, *, now: float) -> None:
             detail=month.detail,
         )
         return
-    store.sync.record(
-        tx,
+    w.sync.record(
+        w.tx,
         kind=month.kind,
         code=month.sigungu_code,
         month=month.month,
@@ -372,8 +370,7 @@ def _sync_month(store: Store, tx: Tx, month: SyncMonth, *, now: float) -> None:
         digest=month.digest,
     )
     record_sync(
-        store,
-        tx,
+        w,
         month.kind,
         month.sigungu_code,
         month.month,
@@ -383,9 +380,9 @@ def _sync_month(store: Store, tx: Tx, month: SyncMonth, *, now: float) -> None:
     )
 
 
-def _sync_table(store: Store, tx: Tx, table: SyncTable, *, loaded: int, now: float) -> None:
-    store.sync.record_table(
-        tx,
+def _sync_table(w: Writer, table: SyncTable, *, loaded: int, now: float) -> None:
+    w.sync.record_table(
+        w.tx,
         table_id=table.table_id,
         era=table.era,
         table_name=table.table_name,

@@ -181,8 +181,8 @@ def sync_rone(
         return run.report
     run.report.skipped = list(chosen.skipped)
     run.report.unread = list(chosen.unread)
-    with store.data.transaction() as tx:
-        store.sync.record_unread_tables(tx, chosen.unread, at=now)
+    unread = state_only(LoadReport(path="R-ONE table list"), unread_tables=tuple(chosen.unread))
+    commit(store, unread, now=now)
     if not chosen.tables:
         run.report.stopped = "nothing"
         run.report.stop_detail = (

@@ -112,42 +112,6 @@ class ChangeRecords:
         )
         return {(str(r["sigungu_code"]), str(r["month"])) for r in rows}
 
-    def take_ids(self, tx: Tx, n: int) -> int:
-        """The first of ``n`` new ids of the change sequence; the lock it takes is held
-        until ``tx`` ends, so ids are committed in the order they are given."""
-        self.db.lock(tx, _LOCK)
-        row = tx.fetchone(
-            "SELECT (SELECT MAX(id) FROM change_records) AS r, "
-            "(SELECT MAX(version) FROM data_changes) AS v"
-        )
-        top = max(int((row or {}).get("r") or 0), int((row or {}).get("v") or 0))
-        return top + 1 if n > 0 else top
-
-    def write_records(self, tx: Tx, records: Sequence[ChangeRecord]) -> None:
-        tx.executemany(
-            f"INSERT INTO change_records ({_COLUMNS}) VALUES ({marks(15)})",
-            [
-                (
-                    r.id,
-                    r.changed_at,
-                    r.load_id,
-                    r.load_kind,
-                    r.source_kind,
-                    r.sigungu_code,
-                    r.month,
-                    _wrapped(r.property_types),
-                    _wrapped(r.transaction_types),
-                    r.added,
-                    r.retracted,
-                    r.changed,
-                    r.digest_before,
-                    r.digest_after,
-                    int(r.complete),
-                )
-                for r in records
-            ],
-        )
-
     def change_page(
         self,
         *,
@@ -196,3 +160,45 @@ class ChangeRecords:
                 (after_id, limit),
             )
         return [record_of(r) for r in rows]
+
+
+class ChangeRecordWrites:
+    """The writes of the change feed's ids and records: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
+    def take_ids(self, tx: Tx, n: int) -> int:
+        """The first of ``n`` new ids of the change sequence; the lock it takes is held
+        until ``tx`` ends, so ids are committed in the order they are given."""
+        self.db.lock(tx, _LOCK)
+        row = tx.fetchone(
+            "SELECT (SELECT MAX(id) FROM change_records) AS r, "
+            "(SELECT MAX(version) FROM data_changes) AS v"
+        )
+        top = max(int((row or {}).get("r") or 0), int((row or {}).get("v") or 0))
+        return top + 1 if n > 0 else top
+
+    def write_records(self, tx: Tx, records: Sequence[ChangeRecord]) -> None:
+        tx.executemany(
+            f"INSERT INTO change_records ({_COLUMNS}) VALUES ({marks(15)})",
+            [
+                (
+                    r.id,
+                    r.changed_at,
+                    r.load_id,
+                    r.load_kind,
+                    r.source_kind,
+                    r.sigungu_code,
+                    r.month,
+                    _wrapped(r.property_types),
+                    _wrapped(r.transaction_types),
+                    r.added,
+                    r.retracted,
+                    r.changed,
+                    r.digest_before,
+                    r.digest_after,
+                    int(r.complete),
+                )
+                for r in records
+            ],
+        )

@@ -57,6 +57,24 @@ class DataChanges:
 
     db: Database
 
+    def changes(self, tx: Tx) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+        """Dataset → district → when its data last changed (unix seconds), and dataset →
+        district → its data version (the latest change id behind it), in one read."""
+        stamps: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
+        versions: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
+        rows = tx.fetchall("SELECT dataset, sigungu_code, changed_at, version FROM data_changes")
+        for row in rows:
+            dataset, code = str(row["dataset"]), str(row["sigungu_code"])
+            stamps.setdefault(dataset, {})[code] = int(row["changed_at"])
+            versions.setdefault(dataset, {})[code] = int(row["version"])
+        return stamps, versions
+
+
+class DataChangeWrites:
+    """The writes of when each district's data last changed: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def record_changes(
         self, tx: Tx, dataset: str, versions: Mapping[str, int], *, now: float
     ) -> None:
@@ -76,15 +94,3 @@ class DataChanges:
                 "THEN excluded.version ELSE data_changes.version END",
                 rows,
             )
-
-    def changes(self, tx: Tx) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
-        """Dataset → district → when its data last changed (unix seconds), and dataset →
-        district → its data version (the latest change id behind it), in one read."""
-        stamps: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
-        versions: dict[str, dict[str, int]] = {name: {} for name in DATASETS}
-        rows = tx.fetchall("SELECT dataset, sigungu_code, changed_at, version FROM data_changes")
-        for row in rows:
-            dataset, code = str(row["dataset"]), str(row["sigungu_code"])
-            stamps.setdefault(dataset, {})[code] = int(row["changed_at"])
-            versions.setdefault(dataset, {})[code] = int(row["version"])
-        return stamps, versions

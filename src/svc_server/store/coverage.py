@@ -38,6 +38,39 @@ class CoverageTables:
         )
         return {r["code"] for r in rows}
 
+    def coverage(
+        self,
+        *,
+        granularity: str,
+        dong_level: bool,
+        limit: int,
+        property_type: str | None = None,
+        transaction_type: str | None = None,
+        dong: str | None = None,
+        building_type: str | None = None,
+    ) -> list[tuple[dict[str, Any], dict[str, int]]]:
+        """The top ``limit`` precomputed coverage rows of one building type (None: the
+        combined rows), by ``total_samples`` descending (then district, dong and type
+        order), with each row's per-source samples."""
+        sql = (
+            "SELECT row_json, source_mix FROM coverage_cohorts "
+            "WHERE granularity = ? AND building_type = ? AND dong_level = ?"
+        )
+        where, equal = equal_filters(
+            property_type=property_type, transaction_type=transaction_type, dong=dong
+        )
+        sql += where + " ORDER BY total_samples DESC, sigungu_code, dong, type_rank LIMIT ?"
+        params: list[Any] = [granularity, building_type or "", int(dong_level), *equal, limit]
+        with self.db.transaction(write=False) as tx:
+            rows = tx.fetchall(sql, params)
+        return [(json.loads(r["row_json"]), json.loads(r["source_mix"])) for r in rows]
+
+
+class CoverageWrites:
+    """The writes of the precomputed coverage: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def mark_coverage_stale(self, tx: Tx, codes: Sequence[str]) -> None:
         """Leave the coverage rows of districts ``codes`` to be rebuilt later
         (``ingest.coverage.refresh_stale``): until then they count as never computed and
@@ -85,30 +118,3 @@ class CoverageTables:
                 "row_json, source_mix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 batch,
             )
-
-    def coverage(
-        self,
-        *,
-        granularity: str,
-        dong_level: bool,
-        limit: int,
-        property_type: str | None = None,
-        transaction_type: str | None = None,
-        dong: str | None = None,
-        building_type: str | None = None,
-    ) -> list[tuple[dict[str, Any], dict[str, int]]]:
-        """The top ``limit`` precomputed coverage rows of one building type (None: the
-        combined rows), by ``total_samples`` descending (then district, dong and type
-        order), with each row's per-source samples."""
-        sql = (
-            "SELECT row_json, source_mix FROM coverage_cohorts "
-            "WHERE granularity = ? AND building_type = ? AND dong_level = ?"
-        )
-        where, equal = equal_filters(
-            property_type=property_type, transaction_type=transaction_type, dong=dong
-        )
-        sql += where + " ORDER BY total_samples DESC, sigungu_code, dong, type_rank LIMIT ?"
-        params: list[Any] = [granularity, building_type or "", int(dong_level), *equal, limit]
-        with self.db.transaction(write=False) as tx:
-            rows = tx.fetchall(sql, params)
-        return [(json.loads(r["row_json"]), json.loads(r["source_mix"])) for r in rows]

@@ -30,6 +30,12 @@ class ExclusionCounts:
         rows = tx.fetchall("SELECT excluded, reads FROM exclusion_counts WHERE reads > 0")
         return [(str(r["excluded"]), int(r["reads"])) for r in rows]
 
+
+class ExclusionWrites:
+    """The writes of the exclusion counts: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def count_exclusions(self, tx: Tx, row: Mapping[str, Any]) -> None:
         """Make ``row`` its file's latest read when it is (a later load time, or the same
         and a smaller id: the log's order) and move the counts of exclusions texts from

@@ -27,6 +27,53 @@ class IndexTable:
 
     db: Database
 
+    def indices(
+        self,
+        codes: Sequence[str],
+        periods: Sequence[str],
+        *,
+        property_type: str | None = None,
+        metric_type: str | None = None,
+    ) -> list[IndexValue]:
+        """Index observations of districts ``codes`` in ``periods``, ordered for output."""
+        if not codes or not periods:
+            return []
+        sql = (
+            "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
+            "value_pct, source, synthetic, survey_class, era, source_table, floor "
+            "FROM index_observations "
+            f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
+        )
+        where, equal = equal_filters(property_type=property_type, metric_type=metric_type)
+        params = [*codes, *periods, *equal]
+        sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
+        with self.db.transaction(write=False) as tx:
+            return [_index_value(r) for r in tx.fetchall(sql, params)]
+
+
+def _index_value(r: Row) -> IndexValue:
+    return IndexValue(
+        sigungu_code=r["sigungu_code"],
+        sigungu=r["sigungu"],
+        property_type=r["property_type"],
+        metric_type=r["metric_type"],
+        period=r["period"],
+        period_end_date=str(r["period_end_date"]),
+        value_pct=float(r["value_pct"]),
+        source=str(r["source"]),
+        synthetic=bool(r["synthetic"]),
+        survey_class=str(r["survey_class"]),
+        era=str(r["era"]),
+        source_table=str(r["source_table"]),
+        floor=str(r["floor"]),
+    )
+
+
+class IndexWrites:
+    """The writes of index observations: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def insert_indices(
         self,
         tx: Tx,
@@ -73,44 +120,3 @@ class IndexTable:
         if changed is not None:
             changed.update(r.sigungu_code for r in fresh)
         return len(fresh), len(records) - len(fresh)
-
-    def indices(
-        self,
-        codes: Sequence[str],
-        periods: Sequence[str],
-        *,
-        property_type: str | None = None,
-        metric_type: str | None = None,
-    ) -> list[IndexValue]:
-        """Index observations of districts ``codes`` in ``periods``, ordered for output."""
-        if not codes or not periods:
-            return []
-        sql = (
-            "SELECT sigungu_code, sigungu, property_type, metric_type, period, period_end_date, "
-            "value_pct, source, synthetic, survey_class, era, source_table, floor "
-            "FROM index_observations "
-            f"WHERE sigungu_code IN ({marks(len(codes))}) AND period IN ({marks(len(periods))})"
-        )
-        where, equal = equal_filters(property_type=property_type, metric_type=metric_type)
-        params = [*codes, *periods, *equal]
-        sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
-        with self.db.transaction(write=False) as tx:
-            return [_index_value(r) for r in tx.fetchall(sql, params)]
-
-
-def _index_value(r: Row) -> IndexValue:
-    return IndexValue(
-        sigungu_code=r["sigungu_code"],
-        sigungu=r["sigungu"],
-        property_type=r["property_type"],
-        metric_type=r["metric_type"],
-        period=r["period"],
-        period_end_date=str(r["period_end_date"]),
-        value_pct=float(r["value_pct"]),
-        source=str(r["source"]),
-        synthetic=bool(r["synthetic"]),
-        survey_class=str(r["survey_class"]),
-        era=str(r["era"]),
-        source_table=str(r["source_table"]),
-        floor=str(r["floor"]),
-    )

@@ -129,38 +129,6 @@ class MarketsRepo:
         """Serialize marketplace writers: a rebuild must see every committed change."""
         self.db.lock(tx, LOCK_KEY)
 
-    def upsert_listings(
-        self, tx: Tx, listings: Sequence[Listing], *, synthetic: bool = False
-    ) -> Changes:
-        """Insert or update listings by ``listing_id``; a later item with the same id wins.
-
-        ``categories`` holds the old and new category of every inserted or updated listing.
-        """
-        latest = {item.listing_id: _listing_values(item) for item in listings}
-        current = {
-            row["listing_id"]: _listing_values(_listing(row))
-            for row in select_in(
-                tx,
-                f"SELECT {_LISTING_COLUMNS} FROM market_listings WHERE listing_id IN",
-                sorted(latest),
-            )
-        }
-        changed = [key for key, values in latest.items() if current.get(key) != values]
-        categories = {latest[key][2] for key in changed} | {
-            current[key][2] for key in changed if key in current
-        }
-        writes = [(*latest[key], int(synthetic)) for key in changed]
-        for batch in chunks(writes):
-            tx.executemany(
-                f"INSERT INTO market_listings ({_LISTING_COLUMNS}, synthetic) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (listing_id) DO UPDATE SET region = excluded.region, "
-                "category = excluded.category, product_type = excluded.product_type, "
-                "list_price = excluded.list_price, discounted_price = excluded.discounted_price",
-                batch,
-            )
-        return _changes(changed, current, len(listings), categories)
-
     def listing_categories(self, tx: Tx, ids: Iterable[str]) -> dict[str, str]:
         """The category of each stored listing among ``ids`` (unknown ids are absent)."""
         return {
@@ -171,46 +139,6 @@ class MarketsRepo:
                 sorted(set(ids)),
             )
         }
-
-    def upsert_activity(self, tx: Tx, activities: Sequence[Activity]) -> Changes:
-        """Insert or replace months of activity by ``(listing_id, period)``.
-
-        Every listing must be stored already. Rows equal to the stored ones are counted as
-        ``unchanged`` and not written; a later item with the same key wins.
-        """
-        latest = {(a.listing_id, a.period): _activity_values(a) for a in activities}
-        category_of = self.listing_categories(tx, [key[0] for key in latest])
-        unknown = sorted({key[0] for key in latest} - category_of.keys())
-        if unknown:
-            raise ValueError(f"activity of listings not stored: {', '.join(unknown[:5])}")
-        current: dict[tuple[str, str], tuple[Any, ...]] = {}
-        for row in select_in(
-            tx,
-            f"SELECT {_ACTIVITY_COLUMNS} FROM market_activity WHERE listing_id IN",
-            sorted(category_of),
-        ):
-            key = (row["listing_id"], row["period"])
-            if key in latest:
-                current[key] = (
-                    row["listing_id"],
-                    row["period"],
-                    int(row["views"]),
-                    int(row["bookings"]),
-                    float(row["booked_hours"]),
-                    float(row["available_hours"]),
-                )
-        changed = [key for key, values in latest.items() if current.get(key) != values]
-        categories = {category_of[key[0]] for key in changed}
-        writes = [latest[key] for key in changed]
-        for batch in chunks(writes):
-            tx.executemany(
-                f"INSERT INTO market_activity ({_ACTIVITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (listing_id, period) DO UPDATE SET views = excluded.views, "
-                "bookings = excluded.bookings, booked_hours = excluded.booked_hours, "
-                "available_hours = excluded.available_hours",
-                batch,
-            )
-        return _changes(changed, current, len(activities), categories)
 
     def listing_months(self, tx: Tx, categories: Iterable[str]) -> list[ListingMonth]:
         """Every listing-month of ``categories``: all regions and months, as the privacy
@@ -255,29 +183,6 @@ class MarketsRepo:
         """Whether any published row is stored."""
         return tx.fetchone("SELECT region FROM market_rows LIMIT 1") is not None
 
-    def replace_rows(self, tx: Tx, categories: Iterable[str], rows: Sequence[MarketRow]) -> None:
-        """Make ``rows`` the published rows of ``categories`` (every row must be of one)."""
-        wanted = sorted(set(categories))
-        if not wanted:
-            return
-        stray = {r.category for r in rows} - set(wanted)
-        if stray:
-            raise ValueError(f"rows of categories not being replaced: {sorted(stray)}")
-        tx.execute(f"DELETE FROM market_rows WHERE category IN ({marks(len(wanted))})", wanted)
-        values = [
-            tuple(
-                COMBINED if name == "product_type" and value is None else value
-                for name, value in zip(ROW_COLUMNS, attrs.astuple(r), strict=True)
-            )
-            for r in rows
-        ]
-        for batch in chunks(values):
-            tx.executemany(
-                f"INSERT INTO market_rows ({', '.join(ROW_COLUMNS)}) "
-                f"VALUES ({marks(len(ROW_COLUMNS))})",
-                batch,
-            )
-
     def stored_rows(self, tx: Tx) -> list[MarketRow]:
         """Every published row, in key order (the backend's text order)."""
         return [
@@ -287,22 +192,6 @@ class MarketsRepo:
                 "ORDER BY region, category, period, product_type"
             )
         ]
-
-    def replace_dimensions(self, tx: Tx, dims: MarketDimensions) -> None:
-        tx.execute("DELETE FROM market_dimensions")
-        values = [
-            (name, position, v.value, v.sample_count)
-            for name, items in zip(
-                _DIMENSIONS, (dims.regions, dims.categories, dims.periods), strict=True
-            )
-            for position, v in enumerate(items)
-        ]
-        for batch in chunks(values):
-            tx.executemany(
-                "INSERT INTO market_dimensions (dimension, position, value, sample_count) "
-                "VALUES (?, ?, ?, ?)",
-                batch,
-            )
 
     # reading -----------------------------------------------------------------------------
 
@@ -340,3 +229,118 @@ class MarketsRepo:
             categories=tuple(by_name["category"]),
             periods=tuple(by_name["period"]),
         )
+
+
+class MarketWrites(MarketsRepo):
+    """The writes of marketplace listings, activity and published rows: only the one write path reaches them (``store.loading``)."""
+
+    def upsert_listings(
+        self, tx: Tx, listings: Sequence[Listing], *, synthetic: bool = False
+    ) -> Changes:
+        """Insert or update listings by ``listing_id``; a later item with the same id wins.
+
+        ``categories`` holds the old and new category of every inserted or updated listing.
+        """
+        latest = {item.listing_id: _listing_values(item) for item in listings}
+        current = {
+            row["listing_id"]: _listing_values(_listing(row))
+            for row in select_in(
+                tx,
+                f"SELECT {_LISTING_COLUMNS} FROM market_listings WHERE listing_id IN",
+                sorted(latest),
+            )
+        }
+        changed = [key for key, values in latest.items() if current.get(key) != values]
+        categories = {latest[key][2] for key in changed} | {
+            current[key][2] for key in changed if key in current
+        }
+        writes = [(*latest[key], int(synthetic)) for key in changed]
+        for batch in chunks(writes):
+            tx.executemany(
+                f"INSERT INTO market_listings ({_LISTING_COLUMNS}, synthetic) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (listing_id) DO UPDATE SET region = excluded.region, "
+                "category = excluded.category, product_type = excluded.product_type, "
+                "list_price = excluded.list_price, discounted_price = excluded.discounted_price",
+                batch,
+            )
+        return _changes(changed, current, len(listings), categories)
+
+    def upsert_activity(self, tx: Tx, activities: Sequence[Activity]) -> Changes:
+        """Insert or replace months of activity by ``(listing_id, period)``.
+
+        Every listing must be stored already. Rows equal to the stored ones are counted as
+        ``unchanged`` and not written; a later item with the same key wins.
+        """
+        latest = {(a.listing_id, a.period): _activity_values(a) for a in activities}
+        category_of = self.listing_categories(tx, [key[0] for key in latest])
+        unknown = sorted({key[0] for key in latest} - category_of.keys())
+        if unknown:
+            raise ValueError(f"activity of listings not stored: {', '.join(unknown[:5])}")
+        current: dict[tuple[str, str], tuple[Any, ...]] = {}
+        for row in select_in(
+            tx,
+            f"SELECT {_ACTIVITY_COLUMNS} FROM market_activity WHERE listing_id IN",
+            sorted(category_of),
+        ):
+            key = (row["listing_id"], row["period"])
+            if key in latest:
+                current[key] = (
+                    row["listing_id"],
+                    row["period"],
+                    int(row["views"]),
+                    int(row["bookings"]),
+                    float(row["booked_hours"]),
+                    float(row["available_hours"]),
+                )
+        changed = [key for key, values in latest.items() if current.get(key) != values]
+        categories = {category_of[key[0]] for key in changed}
+        writes = [latest[key] for key in changed]
+        for batch in chunks(writes):
+            tx.executemany(
+                f"INSERT INTO market_activity ({_ACTIVITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (listing_id, period) DO UPDATE SET views = excluded.views, "
+                "bookings = excluded.bookings, booked_hours = excluded.booked_hours, "
+                "available_hours = excluded.available_hours",
+                batch,
+            )
+        return _changes(changed, current, len(activities), categories)
+
+    def replace_rows(self, tx: Tx, categories: Iterable[str], rows: Sequence[MarketRow]) -> None:
+        """Make ``rows`` the published rows of ``categories`` (every row must be of one)."""
+        wanted = sorted(set(categories))
+        if not wanted:
+            return
+        stray = {r.category for r in rows} - set(wanted)
+        if stray:
+            raise ValueError(f"rows of categories not being replaced: {sorted(stray)}")
+        tx.execute(f"DELETE FROM market_rows WHERE category IN ({marks(len(wanted))})", wanted)
+        values = [
+            tuple(
+                COMBINED if name == "product_type" and value is None else value
+                for name, value in zip(ROW_COLUMNS, attrs.astuple(r), strict=True)
+            )
+            for r in rows
+        ]
+        for batch in chunks(values):
+            tx.executemany(
+                f"INSERT INTO market_rows ({', '.join(ROW_COLUMNS)}) "
+                f"VALUES ({marks(len(ROW_COLUMNS))})",
+                batch,
+            )
+
+    def replace_dimensions(self, tx: Tx, dims: MarketDimensions) -> None:
+        tx.execute("DELETE FROM market_dimensions")
+        values = [
+            (name, position, v.value, v.sample_count)
+            for name, items in zip(
+                _DIMENSIONS, (dims.regions, dims.categories, dims.periods), strict=True
+            )
+            for position, v in enumerate(items)
+        ]
+        for batch in chunks(values):
+            tx.executemany(
+                "INSERT INTO market_dimensions (dimension, position, value, sample_count) "
+                "VALUES (?, ?, ?, ?)",
+                batch,
+            )

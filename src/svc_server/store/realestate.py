@@ -19,27 +19,18 @@ processes stay consistent.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc_core.realestate.changes import kind_types
 from svc_server.store.base import (
-    WRITE_CHUNK,
     Database,
     Tx,
-    chunks,
-    existing_keys,
-    insert_row,
-    marks,
-    select_in,
 )
-from svc_server.store.change_records import ChangeRecords, MovedRecord
-from svc_server.store.changes import DataChanges, MonthPair
+from svc_server.store.change_records import ChangeRecords
+from svc_server.store.changes import DataChanges
 from svc_server.store.cohort_reads import CohortReads
 from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
@@ -52,9 +43,7 @@ from svc_server.store.realestate_rows import (
     RollupKey,
     rollup_counts,
     rollup_rows,
-    row_keys,
     transaction_rows,
-    type_updates,
 )
 from svc_server.store.rejections import Rejections
 from svc_server.store.renumbered import RenumberedReads
@@ -65,7 +54,7 @@ from svc_server.store.uses import UseMonths
 from svc_server.store.versioned import VERSION_TTL, Version, VersionedCache
 
 if TYPE_CHECKING:
-    from svc_core.models import LoadReport, Transaction
+    pass
 
 T = TypeVar("T")
 log = logging.getLogger("svc.store")
@@ -82,10 +71,6 @@ __all__ = [
 ]
 Progress = Callable[[int], None]
 """Called with the number of records written so far during a long write."""
-
-_TRANSACTION_KINDS = "rtms-"
-"""The prefix of the loads whose exclusions describe transactions (coverage_note);
-R-ONE and marketplace exclusions are about other records."""
 
 
 ANALYZED = ("transactions", "cohort_months", "coverage_cohorts")
@@ -176,177 +161,6 @@ class RealEstateRepo(
             indices_changed=changed["indices"],
             transactions_versions=versions["transactions"],
             indices_versions=versions["indices"],
-        )
-
-    # writing -----------------------------------------------------------------------------
-
-    def insert_transactions(
-        self,
-        tx: Tx,
-        records: Sequence[Transaction],
-        *,
-        synthetic: bool = False,
-        progress: Progress | None = None,
-        added: RollupCounts | None = None,
-        retyped: set[str] | None = None,
-        load_id: str | None = None,
-        moved: list[MovedRecord] | None = None,
-    ) -> tuple[int, int]:
-        """Insert new records (by natural key) and bump the rollup; (loaded, duplicate).
-        A record already stored without a building type or load (stored before migration
-        0008 or 0011) gets what the reader found now, and moves in the rollup when it
-        gets its type; ``load_id`` names the load. The contracts of the district-months
-        the records fall in are recounted when those months held rows already.
-
-        ``progress(written)`` is called after each batch; ``added``, when given, receives
-        the rollup counts of the new records alone, ``retyped`` the districts of records
-        that got their type, ``moved`` the new records as ``added`` and the records stored
-        before a migration that get the columns they lacked as ``changed``.
-        """
-        unique: dict[str, Transaction] = {}
-        for record in records:
-            unique.setdefault(record.natural_key, record)
-        months = {(r.sigungu_code, r.period_month) for r in unique.values()}
-        types = kind_types({(r.property_type, r.transaction_type) for r in unique.values()})
-        held = self._rollup_months(tx, sorted({code for code, _ in months}), types)
-        existing = existing_keys(tx, "transactions", list(unique))
-        fresh = [r for key, r in unique.items() if key not in existing]
-        rows = transaction_rows(fresh, synthetic=synthetic, load_id=load_id)
-        written = 0
-        for part in chunks(rows, WRITE_CHUNK):
-            tx.executemany(
-                f"INSERT INTO transactions ({', '.join(TRANSACTION_COLUMNS)}) "
-                f"VALUES ({marks(len(TRANSACTION_COLUMNS))}) ON CONFLICT DO NOTHING",
-                part,
-            )
-            written += len(part)
-            if progress is not None:
-                progress(written)
-        updates = type_updates(unique.values(), existing, load_id)
-        if moved is not None:
-            moved.extend(
-                ("added", r.sigungu_code, r.period_month, r.property_type, r.transaction_type)
-                for r in fresh
-            )
-            if updates:
-                moved.extend(self._lacking(tx, [u[-1] for u in updates]))
-        if updates:
-            typed = self._retype(tx, updates)
-            if retyped is not None:
-                retyped |= typed
-        counts = rollup_counts(rows)
-        self._bump_rollup(tx, {key: n[0] for key, n in counts.items()}, counts)
-        self._recount_contracts(tx, months & held, types)
-        if added is not None:
-            added.update(counts)
-        return len(rows), len(records) - len(rows)
-
-    def _lacking(self, tx: Tx, keys: Sequence[str]) -> list[MovedRecord]:
-        """The stored records among ``keys`` that ``TYPE_UPDATE_SQL`` fills, as changed."""
-        rows = select_in(
-            tx,
-            "SELECT sigungu_code, month, property_type, transaction_type FROM transactions "
-            "WHERE (building_type IS NULL OR load_id IS NULL OR contract_id IS NULL) "
-            "AND natural_key IN",
-            keys,
-        )
-        return [
-            ("changed", r["sigungu_code"], r["month"], r["property_type"], r["transaction_type"])
-            for r in rows
-        ]
-
-    def delete_transactions(
-        self,
-        tx: Tx,
-        keys: Sequence[str],
-        *,
-        months: set[MonthPair] | None = None,
-        moved: list[MovedRecord] | None = None,
-    ) -> tuple[int, set[str]]:
-        """Remove deals a later report cancelled and take them out of the rollup;
-        (records removed, districts touched). ``months``, when given, receives the
-        district-months of the removed records, ``moved`` each as ``retracted``."""
-        rows = select_in(
-            tx,
-            "SELECT natural_key, sigungu_code, dong, property_type, transaction_type, "
-            "month, source, building_type FROM transactions WHERE natural_key IN",
-            keys,
-        )
-        if not rows:
-            return 0, set()
-        tx.executemany(
-            "DELETE FROM transactions WHERE natural_key = ?", [(r["natural_key"],) for r in rows]
-        )
-        self._drop_rollup(tx, row_keys(rows))
-        if months is not None:
-            months.update((r["sigungu_code"], r["month"]) for r in rows)
-        if moved is not None:
-            moved.extend(
-                (
-                    "retracted",
-                    r["sigungu_code"],
-                    r["month"],
-                    r["property_type"],
-                    r["transaction_type"],
-                )
-                for r in rows
-            )
-        self._recount_contracts(
-            tx,
-            {(r["sigungu_code"], r["month"]) for r in rows},
-            kind_types({(r["property_type"], r["transaction_type"]) for r in rows}),
-        )
-        return len(rows), {r["sigungu_code"] for r in rows}
-
-    def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:
-        """Record one load (this also moves the data version on), and count its
-        exclusions when it is the latest read of its file (``count_exclusions``)."""
-        self.forget_version()
-        row = dict(row)
-        row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
-        row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
-        insert_row(tx, "ingest_log", row)
-        if str(row["kind"]).startswith(_TRANSACTION_KINDS):
-            self.count_exclusions(tx, row)
-
-    def record_load(
-        self,
-        tx: Tx,
-        *,
-        kind: str,
-        report: LoadReport,
-        now: float,
-        data: bytes | None = None,
-        digest: str | None = None,
-        load_id: str | None = None,
-    ) -> None:
-        """One ``ingest_log`` row (id ``load_id``, a new one by default) for a load:
-        provenance (``report.path``, the SHA-256 of ``data`` or the given ``digest``),
-        counts, and the exclusions coverage_note reports. Rows of the same digest count
-        their exclusions once."""
-        if digest is None:
-            digest = hashlib.sha256(data or b"").hexdigest()
-        rejected: dict[str, Any] = {
-            reason: {
-                "count": count,
-                "lines": [r.line for r in report.rejections if r.reason == reason],
-            }
-            for reason, count in report.rejected.items()
-        }
-        self.log_ingest(
-            tx,
-            {
-                "id": load_id or str(uuid.uuid4()),
-                "kind": kind,
-                "path": report.path[:500],
-                "sha256": digest,
-                "read_count": report.read,
-                "loaded": report.loaded,
-                "duplicate": report.duplicate,
-                "excluded": report.excluded,
-                "rejected": rejected,
-                "loaded_at": int(now),
-            },
         )
 
     def refresh_statistics(self, loaded: int) -> bool:

@@ -71,65 +71,6 @@ class Rejections:
 
     db: Database
 
-    def insert_rejected(
-        self, tx: Tx, records: Sequence[RejectedRecord], *, kind: str, path: str, load_id: str
-    ) -> int:
-        """Keep the records a load rejected (a record kept already takes this load's
-        reason and place: the same bytes read again). Returns the records written."""
-        rows = [
-            (
-                r.natural_key,
-                kind,
-                r.sigungu_code,
-                r.month,
-                r.property_type,
-                r.transaction_type,
-                r.reason,
-                r.detail,
-                r.line,
-                path,
-                load_id,
-            )
-            for r in records
-        ]
-        updated = ", ".join(f"{c} = excluded.{c}" for c in REJECTED_COLUMNS[1:])
-        for part in chunks(rows, WRITE_CHUNK):
-            tx.executemany(
-                f"INSERT INTO rejected_records ({', '.join(REJECTED_COLUMNS)}) "
-                f"VALUES ({marks(len(REJECTED_COLUMNS))}) "
-                f"ON CONFLICT (natural_key) DO UPDATE SET {updated}",
-                part,
-            )
-        return len(rows)
-
-    def clear_rejected(
-        self, tx: Tx, *, kind: str, months: Collection[tuple[str, str]], keep: Collection[str]
-    ) -> int:
-        """Forget the rejected records of ``kind`` in ``months`` ((district, month) pairs
-        a load of that kind read whole) but ``keep`` (the natural keys it rejected
-        again). Returns the records forgotten."""
-        if not months:
-            return 0
-        codes = sorted({code for code, _ in months})
-        stale: list[str] = []
-        for part in chunks(codes, IN_CHUNK):
-            rows = tx.fetchall(
-                "SELECT natural_key, sigungu_code, month FROM rejected_records "
-                f"WHERE kind = ? AND sigungu_code IN ({marks(len(part))})",
-                (kind, *part),
-            )
-            stale += [
-                str(r["natural_key"])
-                for r in rows
-                if (r["sigungu_code"], r["month"]) in months and r["natural_key"] not in keep
-            ]
-        for part in chunks(stale, IN_CHUNK):
-            tx.execute(
-                f"DELETE FROM rejected_records WHERE natural_key IN ({marks(len(part))})",
-                tuple(part),
-            )
-        return len(stale)
-
     def rejected_counts(
         self,
         codes: Sequence[str],
@@ -203,3 +144,68 @@ class Rejections:
                 params,
             )
         return {str(r["reason"]): int(r["n"]) for r in rows}
+
+
+class RejectionWrites:
+    """The writes of rejected records: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
+    def insert_rejected(
+        self, tx: Tx, records: Sequence[RejectedRecord], *, kind: str, path: str, load_id: str
+    ) -> int:
+        """Keep the records a load rejected (a record kept already takes this load's
+        reason and place: the same bytes read again). Returns the records written."""
+        rows = [
+            (
+                r.natural_key,
+                kind,
+                r.sigungu_code,
+                r.month,
+                r.property_type,
+                r.transaction_type,
+                r.reason,
+                r.detail,
+                r.line,
+                path,
+                load_id,
+            )
+            for r in records
+        ]
+        updated = ", ".join(f"{c} = excluded.{c}" for c in REJECTED_COLUMNS[1:])
+        for part in chunks(rows, WRITE_CHUNK):
+            tx.executemany(
+                f"INSERT INTO rejected_records ({', '.join(REJECTED_COLUMNS)}) "
+                f"VALUES ({marks(len(REJECTED_COLUMNS))}) "
+                f"ON CONFLICT (natural_key) DO UPDATE SET {updated}",
+                part,
+            )
+        return len(rows)
+
+    def clear_rejected(
+        self, tx: Tx, *, kind: str, months: Collection[tuple[str, str]], keep: Collection[str]
+    ) -> int:
+        """Forget the rejected records of ``kind`` in ``months`` ((district, month) pairs
+        a load of that kind read whole) but ``keep`` (the natural keys it rejected
+        again). Returns the records forgotten."""
+        if not months:
+            return 0
+        codes = sorted({code for code, _ in months})
+        stale: list[str] = []
+        for part in chunks(codes, IN_CHUNK):
+            rows = tx.fetchall(
+                "SELECT natural_key, sigungu_code, month FROM rejected_records "
+                f"WHERE kind = ? AND sigungu_code IN ({marks(len(part))})",
+                (kind, *part),
+            )
+            stale += [
+                str(r["natural_key"])
+                for r in rows
+                if (r["sigungu_code"], r["month"]) in months and r["natural_key"] not in keep
+            ]
+        for part in chunks(stale, IN_CHUNK):
+            tx.execute(
+                f"DELETE FROM rejected_records WHERE natural_key IN ({marks(len(part))})",
+                tuple(part),
+            )
+        return len(stale)

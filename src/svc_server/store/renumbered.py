@@ -63,6 +63,12 @@ class RenumberedReads:
                     )
         return out
 
+
+class RenumberedWrites:
+    """The writes of a renumbered district's excluded twins: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def delete_excluded(
         self, tx: Tx, keys: Sequence[str], *, moved: list[MovedRecord] | None = None
     ) -> set[MonthPair]:

@@ -57,6 +57,58 @@ class RollupTable:
 
     db: Database
 
+    def rollup(
+        self,
+        *,
+        codes: Sequence[str] | None = None,
+        property_type: str | None = None,
+        transaction_type: str | None = None,
+        dong_level: bool | None = False,
+        dong: str | None = None,
+        month_from: str | None = None,
+        month_to: str | None = None,
+        tx: Tx | None = None,
+    ) -> list[Row]:
+        """Rollup rows (never raw transactions): one per cohort, month, source and
+        building type (``''`` unknown), with ``samples``, ``contracts`` and
+        ``bulk_contracts``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
+        rows); both when ``dong_level`` is None. Aggregation is left to the caller: a
+        plain scan is several times faster than a SQL ``GROUP BY`` here. ``tx`` reads
+        inside an open (write) transaction."""
+        sql = (
+            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
+            "building_type, samples, contracts, bulk_contracts FROM cohort_months WHERE 1 = 1"
+        )
+        if dong_level is not None:
+            sql += " AND dong <> ''" if dong_level else " AND dong = ''"
+        params: list[Any] = []
+        if codes is not None:
+            if not codes:
+                return []
+            sql += f" AND sigungu_code IN ({marks(len(codes))})"
+            params.extend(codes)
+        where, equal = equal_filters(
+            property_type=property_type, transaction_type=transaction_type, dong=dong
+        )
+        sql += where
+        params.extend(equal)
+        if month_from is not None:
+            sql += " AND month >= ?"
+            params.append(month_from)
+        if month_to is not None:
+            sql += " AND month <= ?"
+            params.append(month_to)
+        if tx is not None:
+            return tx.fetchall(sql, params)
+        with self.db.transaction(write=False) as read:
+            return read.fetchall(sql, params)
+
+
+class RollupWrites:
+    """The writes of the cohort_months roll-up: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def _retype(self, tx: Tx, updates: Sequence[tuple[Any, ...]]) -> set[str]:
         """Apply ``TYPE_UPDATE_SQL`` (rows of ``type_updates``: building type first,
         natural key last) and move the records that had no type in the rollup from the
@@ -158,49 +210,3 @@ class RollupTable:
             [(n, *key) for key, n in counts.items()],
         )
         tx.executemany(f"DELETE FROM cohort_months WHERE samples <= 0 AND {where}", list(counts))
-
-    def rollup(
-        self,
-        *,
-        codes: Sequence[str] | None = None,
-        property_type: str | None = None,
-        transaction_type: str | None = None,
-        dong_level: bool | None = False,
-        dong: str | None = None,
-        month_from: str | None = None,
-        month_to: str | None = None,
-        tx: Tx | None = None,
-    ) -> list[Row]:
-        """Rollup rows (never raw transactions): one per cohort, month, source and
-        building type (``''`` unknown), with ``samples``, ``contracts`` and
-        ``bulk_contracts``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
-        rows); both when ``dong_level`` is None. Aggregation is left to the caller: a
-        plain scan is several times faster than a SQL ``GROUP BY`` here. ``tx`` reads
-        inside an open (write) transaction."""
-        sql = (
-            "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
-            "building_type, samples, contracts, bulk_contracts FROM cohort_months WHERE 1 = 1"
-        )
-        if dong_level is not None:
-            sql += " AND dong <> ''" if dong_level else " AND dong = ''"
-        params: list[Any] = []
-        if codes is not None:
-            if not codes:
-                return []
-            sql += f" AND sigungu_code IN ({marks(len(codes))})"
-            params.extend(codes)
-        where, equal = equal_filters(
-            property_type=property_type, transaction_type=transaction_type, dong=dong
-        )
-        sql += where
-        params.extend(equal)
-        if month_from is not None:
-            sql += " AND month >= ?"
-            params.append(month_from)
-        if month_to is not None:
-            sql += " AND month <= ?"
-            params.append(month_to)
-        if tx is not None:
-            return tx.fetchall(sql, params)
-        with self.db.transaction(write=False) as read:
-            return read.fetchall(sql, params)

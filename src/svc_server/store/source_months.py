@@ -50,26 +50,6 @@ class SourceMonths:
         """The recorded reads of ``keys`` (``month_reads``)."""
         return month_reads(tx, keys)
 
-    def save_month_reads(self, tx: Tx, reads: Mapping[MonthKey, MonthRead], *, now: float) -> None:
-        """Write (insert or replace) the reads of district-months."""
-        tx.executemany(
-            "INSERT INTO source_months (kind, sigungu_code, month, total_count, pages, "
-            "complete, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (kind, sigungu_code, month) DO UPDATE SET "
-            "total_count = excluded.total_count, pages = excluded.pages, "
-            "complete = excluded.complete, updated_at = excluded.updated_at",
-            [
-                (
-                    *key,
-                    read.total_count,
-                    json.dumps({str(p): n for p, n in sorted(read.pages.items())}),
-                    int(read.complete),
-                    int(now),
-                )
-                for key, read in reads.items()
-            ],
-        )
-
     def incomplete_months(self, tx: Tx) -> frozenset[MonthKey]:
         """Every district-month known to be incomplete (few: the index on ``complete``
         finds them)."""
@@ -93,3 +73,29 @@ class SourceMonths:
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, [*kinds, *codes, *months])
         return frozenset((r["kind"], r["sigungu_code"], r["month"]) for r in rows if r["complete"])
+
+
+class SourceMonthWrites:
+    """The writes of what was read of each district-month: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
+    def save_month_reads(self, tx: Tx, reads: Mapping[MonthKey, MonthRead], *, now: float) -> None:
+        """Write (insert or replace) the reads of district-months."""
+        tx.executemany(
+            "INSERT INTO source_months (kind, sigungu_code, month, total_count, pages, "
+            "complete, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (kind, sigungu_code, month) DO UPDATE SET "
+            "total_count = excluded.total_count, pages = excluded.pages, "
+            "complete = excluded.complete, updated_at = excluded.updated_at",
+            [
+                (
+                    *key,
+                    read.total_count,
+                    json.dumps({str(p): n for p, n in sorted(read.pages.items())}),
+                    int(read.complete),
+                    int(now),
+                )
+                for key, read in reads.items()
+            ],
+        )

@@ -95,6 +95,70 @@ class SyncRepo:
     def _read(self, kinds: Sequence[str], codes: Sequence[str], tx: Tx | None) -> list[MonthState]:
         return [_state(r) for r in self._rows(kinds, codes, tx)]
 
+    def stored_keys(self, tx: Tx, kind: str, code: str, month: Month, prefix: str) -> set[str]:
+        """Natural keys starting with ``prefix`` among the district's records of the
+        month of the kind's cohorts (read through the cohort index)."""
+        properties, transactions = COHORTS[kind]
+        rows = tx.fetchall(
+            "SELECT natural_key FROM transactions WHERE sigungu_code = ? "
+            f"AND property_type IN ({marks(len(properties))}) "
+            f"AND transaction_type IN ({marks(len(transactions))}) AND month = ?",
+            (code, *properties, *transactions, month.label),
+        )
+        return {r["natural_key"] for r in rows if r["natural_key"].startswith(prefix)}
+
+    def ingested(
+        self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
+    ) -> list[IngestedMonth]:
+        """The RTMS months (sync kinds ``kinds``, districts ``codes``, when given) holding
+                records loaded from a file by ``svc ingest``, with those files and whether the
+                month is known whole (``source_months``: None for a whole read of a file without
+        paging figures, which counts as loaded but states no total). A sync's own loads (logged with the
+                API's URL as their path) are left out; records stored before loads were noted on
+                them (migration 0011) are not found until their file is loaded again."""
+        ingest_kinds = [INGEST_KINDS[k] for k in kinds] if kinds else list(INGEST_KINDS.values())
+        sql = (
+            "SELECT l.kind AS kind, t.sigungu_code AS sigungu_code, t.month AS month, "
+            "l.path AS path FROM transactions t JOIN ingest_log l ON l.id = t.load_id "
+            f"WHERE l.kind IN ({marks(len(ingest_kinds))}) "
+            "AND l.path NOT LIKE 'http://%' AND l.path NOT LIKE 'https://%'"
+        )
+        params: list[Any] = list(ingest_kinds)
+        if codes:
+            sql += f" AND t.sigungu_code IN ({marks(len(codes))})"
+            params.extend(codes)
+        sql += " GROUP BY l.kind, t.sigungu_code, t.month, l.path"
+        with self.db.transaction(write=False) as tx:
+            rows = tx.fetchall(sql, params)
+            sources: dict[tuple[str, str, str], list[str]] = {}
+            for row in rows:
+                key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
+                sources.setdefault(key, []).append(str(row["path"]))
+            reads = month_reads(tx, list(sources))
+        whole = {key: None if read.by_file else read.complete for key, read in reads.items()}
+        return [
+            IngestedMonth(
+                kind=kind,
+                sigungu_code=code,
+                month=_month(label),
+                sources=tuple(sorted(paths)),
+                complete=whole.get((kind, code, label)),
+            )
+            for (kind, code, label), paths in sorted(sources.items())
+        ]
+
+    def tables(self) -> list[Row]:
+        """Every R-ONE table state, by table and era."""
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT table_id, era, table_name, status, fetched_at, total_count, pages, "
+                "loaded, detail FROM sync_tables ORDER BY table_id, era"
+            )
+
+
+class SyncWrites(SyncRepo):
+    """The writes of sync state: only the one write path reaches them (``store.loading``)."""
+
     def record(
         self,
         tx: Tx,
@@ -141,18 +205,6 @@ class SyncRepo:
             "WHERE kind = ? AND sigungu_code = ? AND month = ?",
             (attempt, int(at), detail[:500], kind, code, month.label),
         )
-
-    def stored_keys(self, tx: Tx, kind: str, code: str, month: Month, prefix: str) -> set[str]:
-        """Natural keys starting with ``prefix`` among the district's records of the
-        month of the kind's cohorts (read through the cohort index)."""
-        properties, transactions = COHORTS[kind]
-        rows = tx.fetchall(
-            "SELECT natural_key FROM transactions WHERE sigungu_code = ? "
-            f"AND property_type IN ({marks(len(properties))}) "
-            f"AND transaction_type IN ({marks(len(transactions))}) AND month = ?",
-            (code, *properties, *transactions, month.label),
-        )
-        return {r["natural_key"] for r in rows if r["natural_key"].startswith(prefix)}
 
     def record_table(
         self,
@@ -215,52 +267,4 @@ class SyncRepo:
                 pages=0,
                 loaded=0,
                 detail=why,
-            )
-
-    def ingested(
-        self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
-    ) -> list[IngestedMonth]:
-        """The RTMS months (sync kinds ``kinds``, districts ``codes``, when given) holding
-                records loaded from a file by ``svc ingest``, with those files and whether the
-                month is known whole (``source_months``: None for a whole read of a file without
-        paging figures, which counts as loaded but states no total). A sync's own loads (logged with the
-                API's URL as their path) are left out; records stored before loads were noted on
-                them (migration 0011) are not found until their file is loaded again."""
-        ingest_kinds = [INGEST_KINDS[k] for k in kinds] if kinds else list(INGEST_KINDS.values())
-        sql = (
-            "SELECT l.kind AS kind, t.sigungu_code AS sigungu_code, t.month AS month, "
-            "l.path AS path FROM transactions t JOIN ingest_log l ON l.id = t.load_id "
-            f"WHERE l.kind IN ({marks(len(ingest_kinds))}) "
-            "AND l.path NOT LIKE 'http://%' AND l.path NOT LIKE 'https://%'"
-        )
-        params: list[Any] = list(ingest_kinds)
-        if codes:
-            sql += f" AND t.sigungu_code IN ({marks(len(codes))})"
-            params.extend(codes)
-        sql += " GROUP BY l.kind, t.sigungu_code, t.month, l.path"
-        with self.db.transaction(write=False) as tx:
-            rows = tx.fetchall(sql, params)
-            sources: dict[tuple[str, str, str], list[str]] = {}
-            for row in rows:
-                key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
-                sources.setdefault(key, []).append(str(row["path"]))
-            reads = month_reads(tx, list(sources))
-        whole = {key: None if read.by_file else read.complete for key, read in reads.items()}
-        return [
-            IngestedMonth(
-                kind=kind,
-                sigungu_code=code,
-                month=_month(label),
-                sources=tuple(sorted(paths)),
-                complete=whole.get((kind, code, label)),
-            )
-            for (kind, code, label), paths in sorted(sources.items())
-        ]
-
-    def tables(self) -> list[Row]:
-        """Every R-ONE table state, by table and era."""
-        with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
-                "SELECT table_id, era, table_name, status, fetched_at, total_count, pages, "
-                "loaded, detail FROM sync_tables ORDER BY table_id, era"
             )

@@ -208,70 +208,6 @@ class TransactionListing:
 
     db: Database
 
-    def insert_excluded(
-        self,
-        tx: Tx,
-        records: Sequence[ExcludedRecord],
-        *,
-        load_id: str,
-        synthetic: bool = False,
-        moved: list[tuple[str, str, str, str, str]] | None = None,
-    ) -> int:
-        """Keep the records a load excluded, with their reason and the load's id; a record
-        already kept takes the reason (and load) a later load gives it (a partial share
-        reported as cancelled afterwards), and a record kept before migration 0016 the
-        parties, contract fields and contract id it read. Returns the records written;
-        ``moved``, when given, receives those new or rewritten as ``excluded``
-        (``store.change_records.MovedRecord``)."""
-        if moved is not None:
-            stored = {
-                r["natural_key"]: r
-                for r in select_in(
-                    tx,
-                    "SELECT natural_key, reason, contract_id, cancellation_date "
-                    "FROM excluded_transactions "
-                    "WHERE natural_key IN",
-                    [item.record.natural_key for item in records],
-                )
-            }
-            for item in records:
-                old = stored.get(item.record.natural_key)
-                dated = item.cancelled_on is not None and old is not None
-                if (
-                    old is None
-                    or old["reason"] != item.reason
-                    or old["contract_id"] is None
-                    or (dated and old["cancellation_date"] is None)
-                ):
-                    r = item.record
-                    moved.append(
-                        (
-                            "excluded",
-                            r.sigungu_code,
-                            r.period_month,
-                            r.property_type,
-                            r.transaction_type,
-                        )
-                    )
-        rows = [
-            (item.reason, *row, _iso(item.cancelled_on))
-            for item, row in zip(
-                records,
-                transaction_rows([r.record for r in records], synthetic=synthetic, load_id=load_id),
-                strict=True,
-            )
-        ]
-        for part in chunks(rows, WRITE_CHUNK):
-            tx.executemany(
-                f"INSERT INTO excluded_transactions ({', '.join(EXCLUDED_COLUMNS)}) "
-                f"VALUES ({marks(len(EXCLUDED_COLUMNS))}) ON CONFLICT (natural_key) DO UPDATE "
-                f"SET {EXCLUDED_UPDATE} WHERE excluded_transactions.reason <> excluded.reason "
-                "OR excluded_transactions.contract_id IS NULL OR (excluded.cancellation_date "
-                "IS NOT NULL AND excluded_transactions.cancellation_date IS NULL)",
-                part,
-            )
-        return len(rows)
-
     def listing(self, selection: Selection, *, after: SortKey | None, limit: int) -> list[Row]:
         """Up to ``limit`` records of ``selection`` after ``after`` in the listing order,
         each with ``is_excluded`` (0 or 1) and ``reason`` (None for a kept record)."""
@@ -345,3 +281,73 @@ class TransactionListing:
                     f"SELECT COUNT(*) AS n FROM excluded_transactions WHERE {where}", params
                 )
         return {str(r["source"]): int(r["n"]) for r in kept}, int(excluded["n"]) if excluded else 0
+
+
+class ExcludedWrites:
+    """The writes of excluded records: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
+    def insert_excluded(
+        self,
+        tx: Tx,
+        records: Sequence[ExcludedRecord],
+        *,
+        load_id: str,
+        synthetic: bool = False,
+        moved: list[tuple[str, str, str, str, str]] | None = None,
+    ) -> int:
+        """Keep the records a load excluded, with their reason and the load's id; a record
+        already kept takes the reason (and load) a later load gives it (a partial share
+        reported as cancelled afterwards), and a record kept before migration 0016 the
+        parties, contract fields and contract id it read. Returns the records written;
+        ``moved``, when given, receives those new or rewritten as ``excluded``
+        (``store.change_records.MovedRecord``)."""
+        if moved is not None:
+            stored = {
+                r["natural_key"]: r
+                for r in select_in(
+                    tx,
+                    "SELECT natural_key, reason, contract_id, cancellation_date "
+                    "FROM excluded_transactions "
+                    "WHERE natural_key IN",
+                    [item.record.natural_key for item in records],
+                )
+            }
+            for item in records:
+                old = stored.get(item.record.natural_key)
+                dated = item.cancelled_on is not None and old is not None
+                if (
+                    old is None
+                    or old["reason"] != item.reason
+                    or old["contract_id"] is None
+                    or (dated and old["cancellation_date"] is None)
+                ):
+                    r = item.record
+                    moved.append(
+                        (
+                            "excluded",
+                            r.sigungu_code,
+                            r.period_month,
+                            r.property_type,
+                            r.transaction_type,
+                        )
+                    )
+        rows = [
+            (item.reason, *row, _iso(item.cancelled_on))
+            for item, row in zip(
+                records,
+                transaction_rows([r.record for r in records], synthetic=synthetic, load_id=load_id),
+                strict=True,
+            )
+        ]
+        for part in chunks(rows, WRITE_CHUNK):
+            tx.executemany(
+                f"INSERT INTO excluded_transactions ({', '.join(EXCLUDED_COLUMNS)}) "
+                f"VALUES ({marks(len(EXCLUDED_COLUMNS))}) ON CONFLICT (natural_key) DO UPDATE "
+                f"SET {EXCLUDED_UPDATE} WHERE excluded_transactions.reason <> excluded.reason "
+                "OR excluded_transactions.contract_id IS NULL OR (excluded.cancellation_date "
+                "IS NOT NULL AND excluded_transactions.cancellation_date IS NULL)",
+                part,
+            )
+        return len(rows)

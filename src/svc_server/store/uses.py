@@ -28,6 +28,22 @@ class UseMonths:
 
     db: Database
 
+    def uses(self, *, month_from: str, month_to: str) -> list[Row]:
+        """``use_months`` rows (``property_type``, ``building_use``, ``samples``) of the
+        months from ``month_from`` to ``month_to``; aggregation is the caller's."""
+        with self.db.transaction(write=False) as tx:
+            return tx.fetchall(
+                "SELECT property_type, building_use, samples FROM use_months "
+                "WHERE month >= ? AND month <= ?",
+                (month_from, month_to),
+            )
+
+
+class UseWrites:
+    """The writes of building uses per month: only the one write path reaches them (``store.loading``)."""
+
+    db: Database
+
     def refresh_uses(
         self, tx: Tx, pairs: Iterable[MonthPair], property_types: Sequence[str] = PROPERTY_TYPES
     ) -> None:
@@ -50,13 +66,3 @@ class UseMonths:
                     "GROUP BY sigungu_code, property_type, month, COALESCE(building_use, '')",
                     cohort_params(code, part, types),
                 )
-
-    def uses(self, *, month_from: str, month_to: str) -> list[Row]:
-        """``use_months`` rows (``property_type``, ``building_use``, ``samples``) of the
-        months from ``month_from`` to ``month_to``; aggregation is the caller's."""
-        with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
-                "SELECT property_type, building_use, samples FROM use_months "
-                "WHERE month >= ? AND month <= ?",
-                (month_from, month_to),
-            )
