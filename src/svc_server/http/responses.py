@@ -10,7 +10,7 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
-from svc_core.csvfmt import csv_chunks, render_csv
+from svc_core.csvfmt import csv_chunks
 from svc_core.errors import SvcError
 from svc_server.http.gzipped import gzip_chunks
 
@@ -83,19 +83,6 @@ def json_response(
     return Response(dumps(body), status=status, headers=dict(headers or {}), mimetype=JSON_TYPE)
 
 
-def csv_response(
-    columns: Sequence[str],
-    rows: Sequence[Mapping[str, Any]],
-    headers: Mapping[str, str] | None = None,
-    filename: str = "data.csv",
-) -> Response:
-    """An RFC 4180 CSV response with a UTF-8 byte-order mark."""
-    out = Response(render_csv(columns, rows), status=200, headers=dict(headers or {}))
-    out.headers["Content-Type"] = CSV_TYPE
-    out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
-    return out
-
-
 def csv_stream_response(
     columns: Sequence[str],
     rows: Iterable[Mapping[str, Any]],
@@ -104,7 +91,8 @@ def csv_stream_response(
     *,
     gzipped: bool = False,
 ) -> Response:
-    """``csv_response``'s body streamed from ``rows`` as they are read (no
+    """An RFC 4180 CSV response with a UTF-8 byte-order mark, streamed from ``rows`` as
+    they are read (no
     Content-Length: the length is known only at the end); gzip-coded chunk by chunk
     when ``gzipped`` (``http.gzipped.gzip_chunks``), never held whole."""
     chunks = csv_chunks(columns, rows)

@@ -36,6 +36,7 @@ from svc_core.realestate.area_names import served_name
 from svc_core.realestate.loaded import NOT_FOUND_REASONS
 from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
 from svc_core.stats import AREA_UNITS
+from svc_server.services.delivery_log import DELIVERY_OUTCOMES, DELIVERY_STATUSES
 
 Schema = dict[str, Any]
 
@@ -45,7 +46,6 @@ GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")
 MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
 ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
-DELIVERY_STATUSES: tuple[str, ...] = ("delivered", "failed")
 
 # Period grammar (svc_core.periods): years 1990 to 2100.
 YEAR = periods.YEAR_PATTERN
@@ -1348,7 +1348,7 @@ WEBHOOK_CREATE = body(bodies.WEBHOOK_FIELDS)
 WEBHOOK_PATCH = body(bodies.WEBHOOK_PATCH_FIELDS)
 DELIVERY_RESULT = obj(
     {
-        "status": enum(DELIVERY_STATUSES),
+        "status": enum(DELIVERY_OUTCOMES),
         "http_status": nullable(integer()),
         "duration_ms": nullable(integer(minimum=0)),
         "error": nullable(string()),
@@ -1367,7 +1367,7 @@ DELIVERY = obj(
         "id": UUID,
         "event_type": enum(EVENT_TYPES),
         "event_id": string(),
-        "status": enum(DELIVERY_STATUSES),
+        "status": enum(DELIVERY_OUTCOMES),
         "http_status": nullable(integer()),
         "duration_ms": nullable(integer(minimum=0)),
         "error_message": nullable(string()),
@@ -1398,7 +1398,7 @@ DELIVERY_DETAIL = obj(
         "event_type": enum(EVENT_TYPES),
         "trigger": enum(("scheduled", "manual", "resend")),
         "resend_of": nullable(UUID),
-        "status": enum(("pending", "claimed", "sending", *DELIVERY_STATUSES)),
+        "status": enum(DELIVERY_STATUSES),
         "http_status": nullable(integer()),
         "duration_ms": nullable(integer(minimum=0)),
         "error_message": nullable(string()),

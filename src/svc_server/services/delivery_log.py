@@ -160,7 +160,9 @@ def delivery_detail(
     )
 
 
-DELIVERY_STATUSES = ("pending", "claimed", "sending", "delivered", "failed")
+DELIVERY_OUTCOMES = ("delivered", "failed")
+"""How a delivery ends (the status of a test send's result)."""
+DELIVERY_STATUSES = ("pending", "claimed", "sending", *DELIVERY_OUTCOMES)
 """A delivery's states: queued, taken by a worker, going out, and the two outcomes."""
 
 
