@@ -1,23 +1,29 @@
 """Messages a person reads, through a real ``svc serve`` and the real ``svc`` command:
 a refused sign-in says it was the sign-in, ingest refusals name items and formats, and
-the access log names the consumer of cookie calls too."""
+the access log names the consumer of cookie calls too.
+
+The server tests share one ``svc serve`` (SQLite, access log on, its output read as it
+comes), each signing in an address of its own; the ingest tests run ``svc ingest`` in
+this process (``run_svc``): what it prints is the subject, not the process.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, Templates
+from tests.svc_cli import run_svc
 
 HS256_SECRET = "messages-idp-hs256-secret-0123456789abcd"
 ORIGIN = "https://app.example.com"
@@ -48,28 +54,59 @@ def token(email: str) -> str:
     return jwt.encode(claims, HS256_SECRET, algorithm="HS256")
 
 
-def start(factory: Callable[..., LiveServer], db_url: str, **env: str) -> LiveServer:
-    settings = {"SVC_JWT_HS256_SECRET": HS256_SECRET, "SVC_SITE_ORIGINS": ORIGIN, **env}
-    return factory(db_url, env=settings)
+class Logged:
+    """A live server and the lines it has written so far (a thread reads its output)."""
+
+    def __init__(self, server: LiveServer) -> None:
+        self.server = server
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.server.proc.stdout is not None
+        for raw in self.server.proc.stdout:
+            self.lines.append(raw.decode("utf-8", "replace"))
+
+    def access_lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in list(self.lines) if line.startswith('{"request_id"')]
+
+    def stop(self) -> None:
+        self.server.proc.terminate()
+        self.server.proc.wait(timeout=30)
+        self.reader.join(timeout=30)
+        self.server.stop()
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Iterator[Logged]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('messages') / 'svc.db'}"
+    templates.fill(url)
+    settings = {
+        "SVC_JWT_HS256_SECRET": HS256_SECRET,
+        "SVC_SITE_ORIGINS": ORIGIN,
+        "SVC_LOG_LEVEL": "INFO",  # the access log
+    }
+    live = Logged(LiveServer(url, env=settings))
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture
+def server(logged: Logged) -> LiveServer:
+    return logged.server
 
 
 def ingest(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "svc_server", "ingest", *args, "--database-url", db_url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_svc("ingest", *args, "--database-url", db_url)
 
 
 # sign-in from another site ------------------------------------------------------------------
 
 
-def test_a_sign_in_from_a_foreign_page_is_refused_as_a_sign_in(
-    sqlite_url: str, live_server_factory: Callable[..., LiveServer]
-) -> None:
-    server = start(live_server_factory, sqlite_url)
+def test_a_sign_in_from_a_foreign_page_is_refused_as_a_sign_in(server: LiveServer) -> None:
     body = {"jwt": token("ana@example.com")}
     status, headers, raw = send(
         server, "POST", "/api/auth/session", body, {"Origin": "https://evil.example"}
@@ -176,14 +213,13 @@ def test_an_image_without_a_kind_is_named(sqlite_url: str, tmp_path: Path) -> No
 # the access log ----------------------------------------------------------------------------
 
 
-def test_the_access_log_names_the_consumer_of_cookie_calls(
-    sqlite_url: str, live_server_factory: Callable[..., LiveServer]
-) -> None:
-    server = start(live_server_factory, sqlite_url, SVC_LOG_LEVEL="INFO")
+def test_the_access_log_names_the_consumer_of_cookie_calls(logged: Logged) -> None:
+    server = logged.server
     status, headers, raw = send(
         server, "POST", "/api/auth/session", {"jwt": token("logged@example.com")}
     )
     assert status == 200, raw
+    mine = {headers["X-Request-ID"]}  # the shared server's log holds other tests' calls
     consumer_id = json.loads(raw)["data"]["consumer"]["id"]
     key = json.loads(raw)["data"]["api_key"]
     cookie = {"Cookie": headers["Set-Cookie"].split(";", 1)[0]}
@@ -195,32 +231,29 @@ def test_the_access_log_names_the_consumer_of_cookie_calls(
         "/api/status": {},  # nobody
     }
     for path, headers_ in paths.items():
-        status, _, _ = send(server, "GET", path, headers=headers_)
+        status, answer, _ = send(server, "GET", path, headers=headers_)
         assert status == 200, path
-    assert server.proc.stdout is not None
-    server.proc.terminate()
-    server.proc.wait(timeout=10)
-    lines = [
-        json.loads(line)
-        for line in server.proc.stdout.read().decode().splitlines()
-        if line.startswith('{"request_id"')
-    ]
-    logged = {line["path"]: line["consumer_id"] for line in lines if line["method"] == "GET"}
-    assert logged == {
+        mine.add(answer["X-Request-ID"])
+    deadline = time.monotonic() + 15  # a line is written as its call ends
+    while True:
+        lines = [line for line in logged.access_lines() if line["request_id"] in mine]
+        if len(lines) >= len(mine) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    names = {line["path"]: line["consumer_id"] for line in lines if line["method"] == "GET"}
+    assert names == {
         "/api/auth/me/usage": consumer_id,
         "/api/auth/me/keys": consumer_id,
         "/dashboard": consumer_id,
         "/api/v1/real-estate/dimensions": consumer_id,
         "/api/status": None,
     }
-    for line in lines:
+    assert len(lines) == len(mine)
+    for line in logged.access_lines():  # every line, this test's and the others'
         assert key not in json.dumps(line) and "svc_session" not in json.dumps(line)
 
 
-def test_rotating_a_key_in_grace_says_it_was_already_rotated(
-    sqlite_url: str, live_server_factory: Callable[..., LiveServer]
-) -> None:
-    server = start(live_server_factory, sqlite_url)
+def test_rotating_a_key_in_grace_says_it_was_already_rotated(server: LiveServer) -> None:
     status, headers, raw = send(
         server, "POST", "/api/auth/session", {"jwt": token("r@example.com")}
     )

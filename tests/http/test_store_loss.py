@@ -9,10 +9,14 @@ items 4 and 13).
 - A damaged data file: ``svc serve`` refuses with one line, exit 2, no traceback; a
   table damaged past the file's header makes the status probe 503, never ``ok`` while
   data calls answer 500.
+
+Each test starts (or fails to start) a server on a store of its own, since the store's
+state at start is what it is about; the store is a copy of one loaded once per module.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -21,33 +25,61 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from svc_core import demo as core_demo
+from svc_core import demo_markets
 from svc_server.ingest import demo
 from svc_server.store import open_store
-from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, free_port
+from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, Templates, copy_sqlite_store, free_port
 from tests.http import multihost_support as mh
-from tests.server.test_demo_load import small_demo  # noqa: F401  (a fixture)
+from tests.server import test_demo_load as small
 
 DATA = "/api/v1/real-estate/dimensions"
 
 
-@pytest.fixture
-def files(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[str, Path, str]:
-    """A SQLite store with demo data and a key: (URL, the data file, the key)."""
-    request.getfixturevalue("small_demo")
-    url = f"sqlite:///{tmp_path / 'svc.db'}"
+def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the demo set its first records (as the fixture ``test_demo_load.small_demo``
+    does, for a module-scoped load)."""
+
+    def transactions(seed: int) -> Iterator[Any]:
+        return itertools.islice(small.FULL_TRANSACTIONS(seed), small.SLICE)
+
+    def indices(seed: int) -> Iterator[Any]:
+        return itertools.islice(small.FULL_INDICES(seed), 600)
+
+    monkeypatch.setattr(core_demo, "demo_transactions", transactions)
+    monkeypatch.setattr(core_demo, "demo_indices", indices)
+    monkeypatch.setattr(demo_markets, "demo_market_data", small._small_markets)
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> tuple[str, str]:
+    """A SQLite store with the first records of the demo set and a key, loaded once per
+    module for the tests to copy: (URL, the key)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('loaded') / 'svc.db'}"
+    templates.fill(url)
     store = open_store(url)
     try:
-        store.migrate()
-        demo.load_demo(store, seed=1, now=RE_NOW)
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            small_demo(monkeypatch)
+            demo.load_demo(store, seed=1, now=RE_NOW)
         _, key = mh.consumer(store, "loss@example.com", monthly_quota=1_000, rate_limit=1_000)
     finally:
         store.close()
-    return url, tmp_path / "svc-data.db", key
+    return url, key
+
+
+@pytest.fixture
+def files(tmp_path: Path, loaded: tuple[str, str]) -> tuple[str, Path, str]:
+    """A copy of ``loaded`` of this test's own: (URL, the data file, the key)."""
+    url, key = loaded
+    copied = copy_sqlite_store(url, tmp_path)
+    return copied, tmp_path / "svc-data.db", key
 
 
 def serve_once(url: str, **env: str) -> tuple[int, str]:
