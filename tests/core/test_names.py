@@ -166,7 +166,7 @@ def test_a_link_names_the_first_and_last_month_and_reads_back(
     assert query.get("building_type") == btype and query.get("dong") == dong
     if not dong or not dong.isprintable():
         return
-    parsed = listing.parse_transactions(query)
+    parsed = listing.parse_transactions_query(query)
     assert (parsed.month_from, parsed.month_to) == (labels[0], labels[-1])
     assert parsed.cohort.dong == dong and parsed.cohort.building_type == btype
 
@@ -206,11 +206,11 @@ def test_from_and_to_go_together_and_never_with_a_period(extra: dict[str, str]) 
         extra.get("from") == "2025-01" and extra.get("to") == "2025-06" and not extra.get("period")
     )
     if valid:
-        parsed = listing.parse_transactions(query)
+        parsed = listing.parse_transactions_query(query)
         assert (parsed.month_from is None) == (not has_range)
     else:
         with pytest.raises(InvalidParams):
-            listing.parse_transactions(query)
+            listing.parse_transactions_query(query)
 
 
 # when the data changed -------------------------------------------------------------------

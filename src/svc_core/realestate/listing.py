@@ -196,7 +196,7 @@ def _range(query: Mapping[str, str], values: Mapping[str, Value]) -> tuple[str, 
     return str(first), str(last)
 
 
-def parse_transactions(query: Mapping[str, str]) -> TransactionsQuery:
+def parse_transactions_query(query: Mapping[str, str]) -> TransactionsQuery:
     """A ``TransactionsQuery`` from query parameters; ``InvalidParams``/``InvalidPeriod``
     (400). The cursor's shape is checked here, its content against the selection by
     ``cursor.decode`` once the period is resolved."""

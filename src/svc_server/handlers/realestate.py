@@ -276,7 +276,7 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.caller is not None  # the data auth policy guarantees it
     csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
-    query = listing.parse_transactions(given)
+    query = listing.parse_transactions_query(given)
     common: dict[str, Any] = {
         "request_id": ctx.request_id,
         "now": ctx.now,

@@ -43,7 +43,7 @@ from svc_core.sources import csv_text
 from svc_core.sources.kind import describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server.ingest.load import Load, Progress, SyncMonth, SyncTable, state_only
-from svc_server.ingest.loaders import LOADERS, RTMS_KINDS, AreaMap, Options, parse_transactions
+from svc_server.ingest.loaders import LOADERS, RTMS_KINDS, AreaMap, Options, parse_transaction_file
 from svc_server.ingest.writer import Committed, commit
 from svc_server.store import Store
 
@@ -64,7 +64,7 @@ __all__ = [
     "commit",
     "ingest",
     "parse_area_map",
-    "parse_transactions",
+    "parse_transaction_file",
     "read",
     "resolve_kind",
     "state_only",

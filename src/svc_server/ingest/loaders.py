@@ -39,7 +39,7 @@ Loader = Callable[[bytes, Options], Load]
 """One ingest kind: the bytes of a file to the load that writes it (pure)."""
 
 
-def parse_transactions(kind: str, data: bytes, *, path: str) -> ParseResult:
+def parse_transaction_file(kind: str, data: bytes, *, path: str) -> ParseResult:
     """Read a transaction file of ingest ``kind`` (format told by content); pure."""
     if kind == "samples":
         return samples.parse_samples(data, path=path)
@@ -54,7 +54,7 @@ def _digest(data: bytes) -> str:
 
 def _transaction_loader(kind: str) -> Loader:
     def load(data: bytes, options: Options) -> Load:
-        result = parse_transactions(kind, data, path=options.path)
+        result = parse_transaction_file(kind, data, path=options.path)
         return Load(
             kind=kind,
             report=result.report,
