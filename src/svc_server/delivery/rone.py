@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import attrs
-
-from svc_server.delivery.fetch import Fetcher
+from svc_server.delivery.fetch import Fetcher, Reply
 from svc_server.delivery.rtms import DEFAULT_TIMEOUT
 
 DEFAULT_BASE_URL = "https://www.reb.or.kr/r-one/openapi"
@@ -20,16 +18,6 @@ DATA = "SttsApiTblData.do"
 XML = "xml"
 """Every call asks XML, R-ONE's default ``Type``: Korean names decode cleanly in XML in
 every public report, while one client found them garbled in ``Type=json`` answers."""
-
-
-@attrs.frozen
-class Answer:
-    """One HTTP answer: status, body and its declared ``Content-Type`` (the charset
-    the body is decoded by)."""
-
-    status: int
-    body: bytes
-    content_type: str = ""
 
 
 class RoneClient:
@@ -44,7 +32,7 @@ class RoneClient:
 
     def get_page(
         self, endpoint: str, params: Mapping[str, str], *, page_no: int, rows: int
-    ) -> Answer:
+    ) -> Reply:
         """Page ``page_no`` of ``rows`` rows of ``endpoint`` with ``params`` (a data call's
         ``STATBL_ID`` and ``DTACYCLE_CD``)."""
         query = {
@@ -55,7 +43,7 @@ class RoneClient:
             **params,
         }
         reply = self._http.get(f"{self.base_url}/{endpoint}", params=query)
-        return Answer(reply.status, reply.body, reply.content_type)
+        return reply
 
     def close(self) -> None:
         self._http.close()

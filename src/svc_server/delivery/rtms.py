@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-import attrs
 import httpx
 
 from svc_core.periods import Month
 from svc_core.sync import SERVICES
-from svc_server.delivery.fetch import Fetcher
+from svc_server.delivery.fetch import Fetcher, Reply
 
 DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"
 DEFAULT_TIMEOUT = 30.0
@@ -39,14 +38,6 @@ def decoded_key(key: str) -> str:
     """The decoded form of a data.go.kr key given in either form."""
     key = key.strip()
     return unquote(key) if "%" in key else key
-
-
-@attrs.frozen
-class Answer:
-    """One HTTP answer: status and body."""
-
-    status: int
-    body: bytes
 
 
 class RtmsClient:
@@ -69,7 +60,7 @@ class RtmsClient:
 
     def get_page(
         self, kind: str, sigungu_code: str, month: Month, *, page_no: int, rows: int
-    ) -> Answer:
+    ) -> Reply:
         """One page of ``kind`` for ``sigungu_code`` and ``month``."""
         params = {
             "serviceKey": self._key,
@@ -79,7 +70,7 @@ class RtmsClient:
             "numOfRows": str(rows),
         }
         reply = self._http.get(self.url(kind), params=params)
-        return Answer(reply.status, reply.body)
+        return reply
 
     def close(self) -> None:
         self._http.close()

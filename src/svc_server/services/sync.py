@@ -75,7 +75,8 @@ from svc_core.sync import (
     paging_fault,
     plan,
 )
-from svc_server.delivery.rtms import Answer, RtmsClient
+from svc_server.delivery.fetch import Reply
+from svc_server.delivery.rtms import RtmsClient
 from svc_server.ingest import Load, SyncMonth, commit, state_only
 from svc_server.ingest.coverage import refresh_stale
 from svc_server.services.upstream import Calls, Failed, Pause, Retry, Stop, Suspended
@@ -202,7 +203,7 @@ class _Run:
             raise Failed(f"{fault}; not retried")
         return page
 
-    def _page(self, answer: Answer, task: Task, page_no: int) -> Page:
+    def _page(self, answer: Reply, task: Task, page_no: int) -> Page:
         where = f"{task.kind} {task.sigungu_code} {task.month.label} page {page_no}"
         try:
             page = read_page(answer.body, path=where)

@@ -44,7 +44,8 @@ from svc_core.rone_sync import (
 )
 from svc_core.sources import rone
 from svc_core.sync import Budget, pages_for
-from svc_server.delivery.rone import DATA, TABLES, Answer, RoneClient
+from svc_server.delivery.fetch import Reply
+from svc_server.delivery.rone import DATA, TABLES, RoneClient
 from svc_server.ingest import Load, SyncTable, commit, state_only
 from svc_server.services.upstream import Calls, Failed, Retry, Stop
 from svc_server.store import Store
@@ -118,7 +119,7 @@ class _Run:
             self.report.calls = self.calls.made
 
 
-def _page(answer: Answer, root: str, where: str) -> RonePage:
+def _page(answer: Reply, root: str, where: str) -> RonePage:
     """What one answer means: its page, or the exception the run raises."""
     try:
         page = read_page(answer.body, root, path=where, content_type=answer.content_type)
