@@ -1,7 +1,8 @@
 """The in-process key cache (issue 17): changes to a key are seen everywhere within
 ``KEY_STAMP_TTL`` seconds.
 
-Two ``svc serve`` processes share one database (SQLite file and PostgreSQL). Both have
+Two ``svc serve`` processes share one database (SQLite file and PostgreSQL), started once
+per module and backend; each test has a consumer and key of its own. Both have
 resolved the key (so each holds it in memory); a change made through server 0's API
 (revoke, IP allowlist) or by a third process (a plan change, as ``svc consumer`` does)
 must be refused or reflected by server 1 within the documented bound, and by server 0
@@ -16,7 +17,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from pathlib import Path
 
 import attrs
 import pytest
@@ -38,22 +38,20 @@ class Pair:
     servers: tuple[LiveServer, LiveServer]
 
 
-@pytest.fixture(params=[pytest.param("postgres", marks=pytest.mark.postgres), "sqlite"])
-def pair(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    live_server_factory: Callable[..., LiveServer],
-) -> Iterator[Pair]:
-    if request.param == "postgres":
-        url = str(request.getfixturevalue("pg_url"))
-    else:
-        url = f"sqlite:///{tmp_path / 'svc.db'}"
-    store = open_store(url, pool_size=2)
-    store.migrate()
+@pytest.fixture(scope="module")
+def pair(module_db_url: str) -> Iterator[Pair]:
+    """Two servers on one migrated database, started once per module and backend; each
+    test changes only a consumer and key of its own."""
+    store = open_store(module_db_url, pool_size=2)
     try:
         # One worker each, so the process that resolved the key is the one asked again.
-        servers = (live_server_factory(url, env=ENV), live_server_factory(url, env=ENV))
-        yield Pair(store, servers)
+        servers = mh.start_together(
+            lambda: LiveServer(module_db_url, env=ENV), lambda: LiveServer(module_db_url, env=ENV)
+        )
+        try:
+            yield Pair(store, (servers[0], servers[1]))
+        finally:
+            mh.stop_all(servers)
     finally:
         store.close()
 
