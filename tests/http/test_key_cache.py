@@ -1,7 +1,8 @@
 """The in-process key cache (issue 17): changes to a key are seen everywhere within
 ``KEY_STAMP_TTL`` seconds.
 
-Two ``svc serve`` processes share one database (SQLite file and PostgreSQL). Both have
+Two ``svc serve`` processes share one database (SQLite file and PostgreSQL), started once
+per module and backend; each test has a consumer and key of its own. Both have
 resolved the key (so each holds it in memory); a change made through server 0's API
 (revoke, IP allowlist) or by a third process (a plan change, as ``svc consumer`` does)
 must be refused or reflected by server 1 within the documented bound, and by server 0
@@ -14,13 +15,14 @@ import json
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from pathlib import Path
 
 import attrs
 import pytest
 
+from svc_server.services import keys
 from svc_server.store import Store, open_store
 from svc_server.store.keycache import KEY_STAMP_TTL
 from tests.conftest import LiveServer
@@ -38,22 +40,21 @@ class Pair:
     servers: tuple[LiveServer, LiveServer]
 
 
-@pytest.fixture(params=[pytest.param("postgres", marks=pytest.mark.postgres), "sqlite"])
-def pair(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    live_server_factory: Callable[..., LiveServer],
-) -> Iterator[Pair]:
-    if request.param == "postgres":
-        url = str(request.getfixturevalue("pg_url"))
-    else:
-        url = f"sqlite:///{tmp_path / 'svc.db'}"
-    store = open_store(url, pool_size=2)
-    store.migrate()
+@pytest.fixture(scope="module")
+def pair(module_db_url: str) -> Iterator[Pair]:
+    """Two servers on one migrated database, started once per module and backend; each
+    test changes only a consumer and key of its own."""
+    mh.commit_without_flush(module_db_url)
+    store = open_store(module_db_url, pool_size=2)
     try:
         # One worker each, so the process that resolved the key is the one asked again.
-        servers = (live_server_factory(url, env=ENV), live_server_factory(url, env=ENV))
-        yield Pair(store, servers)
+        servers = mh.start_together(
+            lambda: LiveServer(module_db_url, env=ENV), lambda: LiveServer(module_db_url, env=ENV)
+        )
+        try:
+            yield Pair(store, (servers[0], servers[1]))
+        finally:
+            mh.stop_all(servers)
     finally:
         store.close()
 
@@ -83,10 +84,34 @@ def seconds_until(check: Callable[[], bool], limit: float) -> float:
     return time.monotonic() - started
 
 
-def warmed(pair: Pair, email: str) -> tuple[str, str, str]:
-    """A consumer whose key both servers have resolved: (consumer_id, key, cookie)."""
+def stamps_read_now(pair: Pair) -> None:
+    """Make both servers read the access stamp now, as servers just started do: this
+    process revokes a probe key both hold (as ``svc key revoke`` does) and asks both
+    until they refuse it. Servers shared by the module's tests may otherwise hold a
+    stamp read up to ``KEY_STAMP_TTL`` ago when a test makes its change, and a server
+    that kept its stamp longer than the bound would then still see the change in time."""
+    probe_id, probe = mh.consumer(
+        pair.store, f"probe-{uuid.uuid4().hex[:12]}@example.com", monthly_quota=10, rate_limit=10
+    )
+    for server in pair.servers:
+        assert get(server, probe)[0] == 200
+    with pair.store.db.transaction(write=False) as tx:
+        [row] = pair.store.accounts.keys_of_consumer(tx, probe_id)
+    keys.revoke_key(pair.store, row.id, time.time(), actor="admin")
+    seconds_until(
+        lambda: all(get(server, probe)[0] == 401 for server in pair.servers),
+        KEY_STAMP_TTL + SLACK,
+    )
+
+
+def warmed(pair: Pair, email: str, *, fresh: bool = True) -> tuple[str, str, str]:
+    """A consumer whose key both servers have resolved: (consumer_id, key, cookie).
+    ``fresh``: the servers read the access stamp just before resolving it (so the
+    change a test makes next waits on them for up to a whole ``KEY_STAMP_TTL``)."""
     consumer_id, key = mh.consumer(pair.store, email, monthly_quota=10_000, rate_limit=10_000)
     cookie = mh.session_cookie(pair.store, email)
+    if fresh:
+        stamps_read_now(pair)
     for server in pair.servers:
         for _ in range(3):
             assert get(server, key)[0] == 200
@@ -134,7 +159,7 @@ def test_a_plan_change_by_another_process_reaches_both_servers_within_the_bound(
 
 
 def test_a_rotated_keys_grace_ends_exactly_on_the_clock(pair: Pair) -> None:
-    _, key, cookie = warmed(pair, "grace@example.com")
+    _, key, cookie = warmed(pair, "grace@example.com", fresh=False)
     ident = key_id(pair.servers[0], cookie)
     status, body = mh.call(
         pair.servers[0], "POST", f"{KEYS}/{ident}/rotate", cookie, {"grace_period_seconds": 2}

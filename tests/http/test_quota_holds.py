@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-import attrs
+import pytest
 
-from svc_server.store import Store, open_store
-from svc_server.store.base import fetchall
+from svc_server.config import Config
+from svc_server.store import Store
 from svc_server.store.holds import UsageClaim
 from tests.conftest import LiveServer
 from tests.http import multihost_support as mh
@@ -28,15 +28,28 @@ from tests.http.test_multihost import (
     BIG,
     DATA,
     EXCEEDED,
+    SERVER_ENV,
     WARNING,
     Cluster,
-    cluster,  # noqa: F401 - the two servers' fixture
+    Servers,
+    cluster,  # noqa: F401 - the two servers of a test
     key_headers,
+    serve_two,
 )
 from tests.server.accounts_support import execute
 
 MISSING = "/api/v1/real-estate/pulse?sigungu_code=11650"  # 404: no cohort, empty database
 IN_FLIGHT = "QUOTA_IN_FLIGHT"
+WAIT = Config().quota_wait_ms / 1000  # SVC_QUOTA_WAIT_MS, left at its default (2 s)
+
+
+@pytest.fixture(scope="module")
+def two_servers(module_db_url: str) -> Iterator[Servers]:
+    """``test_multihost``'s two servers (its ``SERVER_ENV``), started once for this
+    module and backend; each test has consumers of its own."""
+    yield from serve_two(
+        module_db_url, lambda: LiveServer(module_db_url, env=SERVER_ENV, workers=2)
+    )
 
 
 def assert_answered(outcome: mh.Outcome) -> None:
@@ -65,8 +78,9 @@ def settle_rest(two: Cluster, api_key: str, hammered: int, quota: int) -> int:
     raise AssertionError("no 402 after the quota was used")
 
 
-def holds_left(two: Cluster | OneServer) -> int:
-    return int(fetchall(two.store.db, "SELECT COUNT(*) AS n FROM usage_holds")[0]["n"])
+def holds_left(store: Store, *consumer_ids: str) -> int:
+    """Quota units still held for these consumers (by calls in flight or leases)."""
+    return sum(mh.held_units(store, c) for c in consumer_ids)
 
 
 def test_failing_calls_in_flight_do_not_make_a_valid_call_402(cluster: Cluster) -> None:  # noqa: F811
@@ -102,7 +116,7 @@ def test_failing_calls_in_flight_do_not_make_a_valid_call_402(cluster: Cluster) 
         assert sum(mh.day_rows(cluster.store, consumer_id).values()) == 1
         events = sorted(e["type"] for e in mh.events_of(cluster.store, consumer_id))
         assert events == [EXCEEDED, WARNING]
-    assert holds_left(cluster) == 0
+    assert holds_left(cluster.store, *(consumer_id for consumer_id, _ in accounts)) == 0
 
 
 def test_valid_calls_get_402_only_after_the_quota_is_settled(cluster: Cluster) -> None:  # noqa: F811
@@ -138,108 +152,105 @@ def test_valid_calls_get_402_only_after_the_quota_is_settled(cluster: Cluster) -
     cookie = mh.session_cookie(cluster.store, email)
     period = cluster.usage(cookie)["current_period"]
     assert (period["requests_used"], period["requests_remaining"]) == (quota, 0)
-    assert holds_left(cluster) == 0
+    assert holds_left(cluster.store, consumer_id) == 0
 
 
 # a hold nobody settles: the wait, the 503 and the hold's expiry -----------------------------
 
-WAIT_ENV = {"SVC_THREADS": "4", "SVC_INLINE_WORKER": "false"}
+
+def timed_get(server: LiveServer, api_key: str) -> tuple[mh.Result, float, float]:
+    """One data call: its result, and when it was sent and answered (time.monotonic)."""
+    started = time.monotonic()
+    outcome = mh.hammer([server], [mh.Job(0, DATA, key_headers(api_key))], 1)
+    return outcome.results[0], started, time.monotonic()
 
 
-@attrs.frozen
-class OneServer:
-    store: Store
-    server: LiveServer
-    month: str
-
-    def get(self, api_key: str) -> tuple[mh.Result, float]:
-        """One data call; its result and how long it took."""
-        started = time.monotonic()
-        outcome = mh.hammer([self.server], [mh.Job(0, DATA, key_headers(api_key))], 1)
-        return outcome.results[0], time.monotonic() - started
-
-    def hold(self, consumer_id: str, hold_id: str, expires_at: float) -> None:
-        """A hold as a call in flight leaves it (or a process that died in one)."""
-        execute(
-            self.store,
-            "INSERT INTO usage_holds (id, consumer_id, month, mode, expires_at) "
-            "VALUES (?, ?, ?, 'live', ?)",
-            (hold_id, consumer_id, self.month, int(expires_at)),
-        )
+def hold(two: Cluster, consumer_id: str, hold_id: str, expires_at: float) -> None:
+    """A hold as a call in flight leaves it (or a process that died in one)."""
+    execute(
+        two.store,
+        "INSERT INTO usage_holds (id, consumer_id, month, mode, expires_at) "
+        "VALUES (?, ?, ?, 'live', ?)",
+        (hold_id, consumer_id, two.month, int(expires_at)),
+    )
 
 
-def one_server(db_url: str, factory: Callable[..., LiveServer], wait_ms: int) -> OneServer:
-    store = open_store(db_url, pool_size=2)
-    store.migrate()
-    env = {**WAIT_ENV, "SVC_QUOTA_WAIT_MS": str(wait_ms)}
-    return OneServer(store, factory(db_url, env=env), datetime.now(UTC).strftime("%Y-%m"))
+def until(check: Callable[[], bool], seconds: float, what: str) -> None:
+    """Poll ``check`` until it holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(0.01)
 
 
-def test_a_hold_nobody_settles_gives_503_until_it_lapses(
-    db_url: str, live_server_factory: Callable[..., LiveServer]
-) -> None:
+def test_a_hold_nobody_settles_gives_503_until_it_lapses(cluster: Cluster) -> None:  # noqa: F811
     """A process that died in a call leaves its hold: calls wait SVC_QUOTA_WAIT_MS and
     answer 503 QUOTA_IN_FLIGHT (never 402: nothing succeeded), until the hold lapses."""
-    one = one_server(db_url, live_server_factory, wait_ms=400)
-    try:
-        consumer_id, api_key = mh.consumer(
-            one.store, "dead@example.com", monthly_quota=1, rate_limit=BIG
-        )
-        one.hold(consumer_id, "dead-process", time.time() + 300)
-        result, took = one.get(api_key)
-        assert (result.status, result.code) == (503, IN_FLIGHT), result.body
-        assert took >= 0.4
-        assert result.headers["retry-after"] == "1"
-        assert (result.headers["x-quota-limit"], result.headers["x-quota-used"]) == ("1", "0")
-        assert mh.usage_rows(one.store, consumer_id) == {}
-        execute(one.store, "UPDATE usage_holds SET expires_at = ?", (int(time.time()) - 1,))
-        result, _ = one.get(api_key)  # the hold lapsed: ignored and deleted
-        assert result.status == 200 and result.headers["x-quota-used"] == "1"
-        assert holds_left(one) == 0
-        result, _ = one.get(api_key)
-        assert (result.status, result.code) == (402, "QUOTA_EXCEEDED")
-        assert mh.usage_rows(one.store, consumer_id) == {(one.month, "live"): 1}
-    finally:
-        one.store.close()
+    consumer_id, api_key = mh.consumer(
+        cluster.store, "dead@example.com", monthly_quota=1, rate_limit=BIG
+    )
+    hold(cluster, consumer_id, f"{consumer_id}-dead-process", time.time() + 300)
+    result, started, answered = timed_get(cluster.servers[0], api_key)
+    assert (result.status, result.code) == (503, IN_FLIGHT), result.body
+    assert answered - started >= WAIT
+    assert result.headers["retry-after"] == "1"
+    assert (result.headers["x-quota-limit"], result.headers["x-quota-used"]) == ("1", "0")
+    assert mh.usage_rows(cluster.store, consumer_id) == {}
+    execute(
+        cluster.store,
+        "UPDATE usage_holds SET expires_at = ? WHERE consumer_id = ?",
+        (int(time.time()) - 1, consumer_id),
+    )
+    result, _, _ = timed_get(cluster.servers[1], api_key)  # the hold lapsed: ignored, deleted
+    assert result.status == 200 and result.headers["x-quota-used"] == "1"
+    assert holds_left(cluster.store, consumer_id) == 0
+    result, _, _ = timed_get(cluster.servers[0], api_key)
+    assert (result.status, result.code) == (402, "QUOTA_EXCEEDED")
+    assert mh.usage_rows(cluster.store, consumer_id) == {(cluster.month, "live"): 1}
 
 
 def test_a_waiting_call_takes_a_unit_given_back_or_402_once_it_settles(
-    db_url: str, live_server_factory: Callable[..., LiveServer]
+    cluster: Cluster,  # noqa: F811
 ) -> None:
     """While the last unit is held the call waits: when the holder fails (its hold
     deleted) the waiting call gets the unit; when the holder succeeds (the hold becomes
-    a settled unit) it gets 402."""
-    one = one_server(db_url, live_server_factory, wait_ms=5000)
-    try:
-        consumer_id, api_key = mh.consumer(
-            one.store, "wait@example.com", monthly_quota=2, rate_limit=BIG
-        )
-        one.hold(consumer_id, "fails", time.time() + 300)
-        one.hold(consumer_id, "succeeds", time.time() + 300)
-        for holder, expected in (("fails", 200), ("succeeds", 402)):
-            with ThreadPoolExecutor(1) as pool:
-                waiting = pool.submit(one.get, api_key)
-                time.sleep(0.5)
-                assert not waiting.done()
-                claim = UsageClaim(
-                    consumer_id=consumer_id,
-                    month=one.month,
-                    mode="live",
-                    limit=2,
-                    hold_id=holder,
-                    now=int(time.time()),
-                    expires_at=0,
-                )
-                with one.store.db.transaction() as tx:  # what access.settle does
-                    if holder == "succeeds":
-                        today = datetime.now(UTC).date().isoformat()
-                        one.store.holds.keep_hold(tx, claim, today, int(time.time()))
-                    else:
-                        one.store.holds.release_hold(tx, claim)
-                result, took = waiting.result(timeout=10)
-            assert result.status == expected, result.body
-            assert 0.5 <= took < 5
-        assert mh.usage_rows(one.store, consumer_id) == {(one.month, "live"): 2}
-        assert holds_left(one) == 0
-    finally:
-        one.store.close()
+    a settled unit) it gets 402. The call is known to be waiting once its rate-limit
+    stamp is stored: a call under a limit this small writes the stamp in the same
+    transaction as its first try for a unit, and that try found none free."""
+    consumer_id, api_key = mh.consumer(
+        cluster.store, "wait@example.com", monthly_quota=2, rate_limit=100
+    )
+    holders = {name: f"{consumer_id}-{name}" for name in ("fails", "succeeds")}
+    for hold_id in holders.values():
+        hold(cluster, consumer_id, hold_id, time.time() + 300)
+    for calls, (holder, expected) in enumerate((("fails", 200), ("succeeds", 402)), 1):
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(timed_get, cluster.servers[calls % 2], api_key)
+            until(
+                lambda n=calls: mh.rate_log_size(cluster.store, consumer_id) == n,
+                10,
+                "the call reaching its quota",
+            )
+            assert not waiting.done()
+            claim = UsageClaim(
+                consumer_id=consumer_id,
+                month=cluster.month,
+                mode="live",
+                limit=2,
+                hold_id=holders[holder],
+                now=int(time.time()),
+                expires_at=0,
+            )
+            settling = time.monotonic()
+            with cluster.store.db.transaction() as tx:  # what access.settle does
+                if holder == "succeeds":
+                    today = datetime.now(UTC).date().isoformat()
+                    cluster.store.holds.keep_hold(tx, claim, today, int(time.time()))
+                else:
+                    cluster.store.holds.release_hold(tx, claim)
+            result, started, answered = waiting.result(timeout=10)
+        assert result.status == expected, result.body
+        # answered after the holder settled, before its wait of SVC_QUOTA_WAIT_MS ran out
+        assert settling <= answered < started + WAIT
+    assert mh.usage_rows(cluster.store, consumer_id) == {(cluster.month, "live"): 2}
+    assert holds_left(cluster.store, consumer_id) == 0
