@@ -45,22 +45,6 @@ def start_together(*starts: Callable[[], LiveServer]) -> list[LiveServer]:
     return started
 
 
-def commit_without_flush(url: str) -> None:
-    """On a PostgreSQL test database, let commits return before their WAL is flushed to
-    disk (``synchronous_commit = off`` for the connections opened from now on). What
-    other connections see, and when, is unchanged: a commit is visible to every other
-    transaction at once as before; only a crash of the PostgreSQL server itself could
-    lose the last commits, which no test here does. A one-write-per-call run of
-    thousands of calls spends half its time in those flushes otherwise. SQLite: nothing."""
-    if not url.startswith(("postgresql://", "postgres://")):
-        return
-    import psycopg
-
-    name = url.partition("?")[0].rsplit("/", 1)[1]
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
-
-
 def stop_all(servers: Sequence[LiveServer]) -> None:
     """Stop servers at the same time: each is asked to stop before any is waited for."""
     for server in servers:

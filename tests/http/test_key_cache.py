@@ -44,7 +44,6 @@ class Pair:
 def pair(module_db_url: str) -> Iterator[Pair]:
     """Two servers on one migrated database, started once per module and backend; each
     test changes only a consumer and key of its own."""
-    mh.commit_without_flush(module_db_url)
     store = open_store(module_db_url, pool_size=2)
     try:
         # One worker each, so the process that resolved the key is the one asked again.

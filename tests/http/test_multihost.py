@@ -81,7 +81,6 @@ class Cluster:
 def serve_two(url: str, start: Callable[[], LiveServer]) -> Iterator[Servers]:
     """Two servers made by ``start`` (started together) on the migrated database ``url``,
     and a store on it; stopped and closed when the generator ends."""
-    mh.commit_without_flush(url)
     store = open_store(url, pool_size=2)
     try:
         started = mh.start_together(start, start)
