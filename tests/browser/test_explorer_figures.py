@@ -15,8 +15,8 @@ import pytest
 
 from svc_server.ingest import ingest
 from svc_server.store import open_store
-from tests.browser.test_dashboard import Person, unique_email
-from tests.conftest import LiveServer, free_port
+from tests.browser.conftest import Person, leave, unique_email
+from tests.conftest import LiveServer, Templates, free_port
 from tests.http.realestate_support import FIXTURES, NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
 
 Json = dict[str, Any]
@@ -24,12 +24,14 @@ Json = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def real_server(
-    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+    browser_paths: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+    templates: Templates,
 ) -> Iterator[LiveServer]:
     path = tmp_path_factory.mktemp("explorer") / "gangnam.db"
     url = f"sqlite:///{path}"
+    templates.fill(url)  # a copy of the migrated store
     store = open_store(url)
-    store.migrate()
     try:
         for file in (NRG_GANGNAM, OFFI_TRADE, OFFI_RENT):
             ingest(store, None, Path(file).read_bytes(), path=file.name, now=time.time())
@@ -53,9 +55,16 @@ def real_server(
 
 @pytest.fixture
 def person(driver: Any, real_server: LiveServer) -> Iterator[Person]:
-    driver.delete_all_cookies()
-    driver.get_log("browser")
+    leave(driver)
     yield Person(driver, real_server.url)
+    leave(driver)
+
+
+@pytest.fixture
+def gap_person(driver: Any, gap_server: LiveServer) -> Iterator[Person]:
+    leave(driver)
+    yield Person(driver, gap_server.url)
+    leave(driver)
 
 
 def api(person: Person, path: str) -> Json:
@@ -87,8 +96,7 @@ def show(person: Person) -> list[Any]:
 def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposits(
     person: Person,
 ) -> None:
-    person.sign_in(unique_email("explorer"))
-    person.open("/dashboard/explorer")
+    person.enter(unique_email("explorer"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     assert person.by_label("District").get_attribute("value") == "11680"
 
@@ -154,7 +162,9 @@ def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposit
 
 @pytest.fixture(scope="module")
 def gap_server(
-    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+    browser_paths: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+    templates: Templates,
 ) -> Iterator[LiveServer]:
     """Gangnam officetel leases of 2025-01 and 2025-06, nothing between: the real June
     answer, and the same answer dated January (its 339 items moved to 2025-01); and
@@ -163,8 +173,8 @@ def gap_server(
     url = f"sqlite:///{path}"
     june = Path(OFFI_RENT).read_bytes()
     january = june.replace(b"<dealMonth>6</dealMonth>", b"<dealMonth>1</dealMonth>")
+    templates.fill(url)  # a copy of the migrated store
     store = open_store(url)
-    store.migrate()
     try:
         ingest(store, None, june, path=OFFI_RENT.name, now=time.time())
         ingest(store, None, january, path="OFFICETEL_RENT_11680_202501.xml", now=time.time())
@@ -189,14 +199,12 @@ def gap_server(
 
 
 def test_never_loaded_months_are_offered_drawn_as_gaps_and_named(
-    driver: Any, gap_server: LiveServer
+    gap_person: Person,
 ) -> None:
     """Issue 42: the period list offers the whole range, the chart leaves each never-loaded
     month as a gap on its axis (no line joins January to June) and the note names them."""
-    driver.delete_all_cookies()
-    person = Person(driver, gap_server.url)
-    person.sign_in(unique_email("gaps"))
-    person.open("/dashboard/explorer")
+    person = gap_person
+    person.enter(unique_email("gaps"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     choose(person, "Period kind", "month")
     choose(person, "Property type", "officetel")
@@ -237,15 +245,13 @@ def test_never_loaded_months_are_offered_drawn_as_gaps_and_named(
 
 
 def test_the_explorer_names_rejected_rows_and_the_districts_own_exclusions(
-    driver: Any, gap_server: LiveServer
+    gap_person: Person,
 ) -> None:
     """Issue 42 items 4 and 5: Jung-gu's mixed-use sales of 2025-06 are 2 contracts of a
     source with 3; the note says one was rejected, and what the API says lists Jung-gu's
     own exclusions (one cancelled deal, one partial share), not the store's."""
-    driver.delete_all_cookies()
-    person = Person(driver, gap_server.url)
-    person.sign_in(unique_email("rejected"))
-    person.open("/dashboard/explorer")
+    person = gap_person
+    person.enter(unique_email("rejected"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     choose(person, "District", "11140")
     person.wait.until(lambda d: "mixed_use" in person.text("#coverage-table"))
