@@ -1,9 +1,11 @@
 """A real browser against a real server: headless Chromium (selenium) and ``svc serve``.
 
-One Chromium and one ``svc serve`` serve every browser test of a test process (session
-fixtures): each test signs in as an email of its own (``unique_email``) and makes its own
-accounts, keys and webhook receivers, so none depends on another's leftovers; between
-tests the browser leaves the page (``about:blank``) and forgets every cookie.
+One Chromium (``driver``) and one ``svc serve`` on the demo data (``web_server``) are
+shared by every browser test of a test process (session fixtures; a module that needs
+other data starts its own server, once). Each test signs in as an email of its own
+(``unique_email``) and makes its own accounts, keys and webhook receivers, so none
+depends on another's leftovers or order; between tests the browser leaves the page
+(``about:blank``) and forgets every cookie (``leave``).
 
 The server runs on the session's demo database with development sign-in on, the page
 origin as its site origin (so the browser's ``Origin`` passes the CSRF check) and
