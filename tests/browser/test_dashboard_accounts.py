@@ -12,11 +12,8 @@ import itertools
 import os
 import random
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,22 +22,11 @@ from svc_core import signing
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store
-from tests.browser.conftest import require_browser
-from tests.browser.test_dashboard import KEY_PATTERN, Person, unique_email
-from tests.conftest import TEST_SECRET, LiveServer, Receiver, answers_within, free_port
+from tests.browser.conftest import KEY_PATTERN, Person, leave, require_browser, unique_email
+from tests.conftest import TEST_SECRET, Receiver, free_port
 
 require_browser()
 Select = pytest.importorskip("selenium.webdriver.support.ui").Select
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def person(driver: Any, web_server: LiveServer) -> Iterator[Person]:
-    driver.delete_all_cookies()
-    driver.get_log("browser")
-    yield Person(driver, web_server.url)
-    driver.get(web_server.url + "/signin")
-    driver.delete_all_cookies()
 
 
 def make_owner(db_url: str, company: str, plan: str = "pro") -> tuple[str, str]:
@@ -63,7 +49,12 @@ def make_owner(db_url: str, company: str, plan: str = "pro") -> tuple[str, str]:
 
 
 def key_prefixes(person: Person) -> set[str]:
-    person.open("/dashboard/keys")
+    """The prefixes the keys page lists; the page is opened unless the browser is on it
+    already (switching accounts reloads the page the person is on)."""
+    if person.driver.current_url == person.base + "/dashboard/keys":
+        person.wait_ready()
+    else:
+        person.open("/dashboard/keys")
     person.wait.until(
         lambda d: d.find_elements("css selector", "#keys-table tbody tr[data-key-id]")
     )
@@ -79,8 +70,7 @@ def test_a_delivery_is_viewed_and_resent(
 ) -> None:
     hook = receiver(status=500, reply=b'{"error": "not ready"}')
     email, _ = make_owner(demo_db_url, "Hooks Inc")
-    person.sign_in(email)
-    person.open("/dashboard/webhooks")
+    person.enter(email, "/dashboard/webhooks")
     hint = person.text("#hook-url-hint")
     assert "private" in hint and "SVC_WEBHOOK_ALLOW_PRIVATE=true" in hint
     person.by_label("Endpoint URL (https)").send_keys(hook.url)
@@ -138,10 +128,9 @@ def test_an_invitation_link_brings_the_invitee_into_the_account_and_they_switch(
 ) -> None:
     owner, owner_key = make_owner(demo_db_url, "Switch Co")
     invitee = unique_email("invitee")
-    person.sign_in(owner)
+    person.enter(owner, "/dashboard/team")
     assert person.text("#account-name") == "Switch Co"
     assert not person.visible("#account-form")  # one account: nothing to switch to
-    person.open("/dashboard/team")
     assert "svc sends no email" in person.text("#invite-how")
     person.by_label("Email").send_keys(invitee)
     person.button("Invite").click()
@@ -205,8 +194,7 @@ def test_an_invitation_link_brings_the_invitee_into_the_account_and_they_switch(
 
 
 def test_a_link_for_someone_else_says_so(person: Person, demo_db_url: str) -> None:
-    person.sign_in(unique_email("stranger"))
-    person.open(f"/dashboard/team?invite={new_id()}")
+    person.enter(unique_email("stranger"), f"/dashboard/team?invite={new_id()}")
     message = person.wait_text("#messages", "no pending invitation")
     assert "Sign in with the address that was invited" in message
     errors = person.console_errors()
@@ -231,8 +219,7 @@ def _nice(step: float) -> bool:
 
 
 def test_chart_ticks_are_round_and_one_period_keeps_its_band(person: Person) -> None:
-    person.sign_in(unique_email("charts"))
-    person.open("/dashboard/explorer")
+    person.enter(unique_email("charts"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#chart svg"))
 
     def ticks() -> list[float]:
@@ -285,47 +272,49 @@ def test_chart_ticks_are_round_and_one_period_keeps_its_band(person: Person) -> 
 
 
 class MountedServer:
-    """``examples/mount.py``'s application (svc under /data) served on a free port."""
+    """``examples/mount.py``'s application (svc under /data) served on a free port by
+    werkzeug's threaded server on a thread of this process (the example's ``run_simple``
+    is the same server; the process boundary is not what the test is about)."""
 
     def __init__(self, db_url: str) -> None:
+        import threading
+
+        from werkzeug.serving import WSGIRequestHandler, make_server
+
+        from examples.mount import build
+
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ)
-        env.update(
-            {
+        with pytest.MonkeyPatch.context() as env:  # build() reads os.environ
+            for name, value in {
                 "SVC_DATABASE_URL": db_url,
                 "SVC_SECRET_KEY": TEST_SECRET,
                 "SVC_COOKIE_SECURE": "false",
                 "SVC_DEV_SIGNIN": "true",
                 "SVC_SITE_ORIGINS": self.url,
-                "PYTHONPATH": os.pathsep.join(
-                    p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p
-                ),
-            }
+            }.items():
+                env.setenv(name, value)
+            self.app = build()
+
+        class Quiet(WSGIRequestHandler):
+            def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+                return None
+
+        self.server = make_server(
+            "127.0.0.1", self.port, self.app, threaded=True, request_handler=Quiet
         )
-        code = (
-            "from werkzeug.serving import run_simple\n"
-            "from examples.mount import build\n"
-            f"run_simple('127.0.0.1', {self.port}, build(), threaded=True)\n"
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, args=(0.05,), name="mounted-app", daemon=True
         )
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", code],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        if not answers_within(self.url + "/data/api/status", self.proc, "the mounted app"):
-            self.stop()
-            raise RuntimeError("the mounted app did not answer within 30 s")
+        self.thread.start()
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+        svc = self.app.mounts["/data"]
+        svc.close()
+        svc.store.close()
 
 
 @pytest.fixture(scope="module")
@@ -348,8 +337,7 @@ def resources(person: Person) -> list[tuple[str, int]]:
 def test_the_whole_dashboard_works_under_a_mount_prefix(
     driver: Any, mounted: MountedServer
 ) -> None:
-    driver.delete_all_cookies()
-    driver.get_log("browser")
+    leave(driver)
     base = mounted.url + "/data"
     person = Person(driver, base)
     seen: list[tuple[str, int]] = []

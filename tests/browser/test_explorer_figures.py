@@ -1,8 +1,19 @@
 """The explorer shows what the API says (issue 28 item 8), in Chromium against ``svc
-serve`` on a store holding only the real Gangnam files of 2025-06: bulk contracts ringed
-and counted, a quarter with months never loaded drawn hollow and named, monthly leases
-charted on the converted deposit per pyeong with the unit in the label, and no demo note
-on real data (the demo's note is checked in ``test_dashboard``)."""
+serve`` on a store holding real files only (no demo note on real data; the demo's note is
+checked in ``test_dashboard``):
+
+- Gangnam's (11680) commercial sales, officetel sales and officetel leases of 2025-06:
+  bulk contracts ringed and counted, a quarter with months never loaded drawn hollow and
+  named, monthly leases charted on the converted deposit per pyeong with the unit in the
+  label;
+- the same officetel lease answer dated 2025-01 (its 339 items moved to January), so that
+  cohort has 2025-01 and 2025-06 and nothing between: never-loaded months offered, drawn
+  as gaps and named (issue 42);
+- Jung-gu's (11140) 2025-06 sales with one malformed row, one cancelled and one partial
+  share: the rejected row and the district's own exclusions named (issue 42).
+
+One server holds them all: each test reads its own district and cohort.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +26,8 @@ import pytest
 
 from svc_server.ingest import ingest
 from svc_server.store import open_store
-from tests.browser.test_dashboard import Person, unique_email
-from tests.conftest import LiveServer, free_port
+from tests.browser.conftest import Person, leave, unique_email
+from tests.conftest import LiveServer, Templates, free_port
 from tests.http.realestate_support import FIXTURES, NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
 
 Json = dict[str, Any]
@@ -24,15 +35,26 @@ Json = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def real_server(
-    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+    browser_paths: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+    templates: Templates,
 ) -> Iterator[LiveServer]:
-    path = tmp_path_factory.mktemp("explorer") / "gangnam.db"
+    path = tmp_path_factory.mktemp("explorer") / "real.db"
     url = f"sqlite:///{path}"
+    june = Path(OFFI_RENT).read_bytes()
+    january = june.replace(b"<dealMonth>6</dealMonth>", b"<dealMonth>1</dealMonth>")
+    junggu = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
+    templates.fill(url)  # a copy of the migrated store
     store = open_store(url)
-    store.migrate()
     try:
-        for file in (NRG_GANGNAM, OFFI_TRADE, OFFI_RENT):
-            ingest(store, None, Path(file).read_bytes(), path=file.name, now=time.time())
+        for name, body in (
+            (NRG_GANGNAM.name, Path(NRG_GANGNAM).read_bytes()),
+            (OFFI_TRADE.name, Path(OFFI_TRADE).read_bytes()),
+            (OFFI_RENT.name, june),
+            ("OFFICETEL_RENT_11680_202501.xml", january),
+            (junggu.name, junggu.read_bytes()),
+        ):
+            ingest(store, None, body, path=name, now=time.time())
     finally:
         store.close()
     port = free_port()
@@ -53,9 +75,9 @@ def real_server(
 
 @pytest.fixture
 def person(driver: Any, real_server: LiveServer) -> Iterator[Person]:
-    driver.delete_all_cookies()
-    driver.get_log("browser")
+    leave(driver)
     yield Person(driver, real_server.url)
+    leave(driver)
 
 
 def api(person: Person, path: str) -> Json:
@@ -87,8 +109,7 @@ def show(person: Person) -> list[Any]:
 def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposits(
     person: Person,
 ) -> None:
-    person.sign_in(unique_email("explorer"))
-    person.open("/dashboard/explorer")
+    person.enter(unique_email("explorer"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     assert person.by_label("District").get_attribute("value") == "11680"
 
@@ -130,6 +151,12 @@ def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposit
     assert person.by_label("Lease kind (leases only)").is_enabled()
     choose(person, "Lease kind (leases only)", "new")
     choose(person, "Chart", "pyeong")
+    # the cohort also holds 2025-01 (for the gap tests): chart June alone
+    periods = person.by_label("Periods (up to 12; the latest are chosen for you)")
+    person.driver.execute_script(
+        "arguments[0].forEach(o => { o.selected = o.value === '2025-06'; });",
+        periods.find_elements("tag name", "option"),
+    )
     [row] = show(person)
     label = person.text("#chart svg .chart-unit")
     assert "converted deposit" in label and "per pyeong" in label
@@ -152,51 +179,12 @@ def test_the_explorer_marks_bulk_contracts_unloaded_months_and_converted_deposit
     assert person.console_errors() == []
 
 
-@pytest.fixture(scope="module")
-def gap_server(
-    browser_paths: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    """Gangnam officetel leases of 2025-01 and 2025-06, nothing between: the real June
-    answer, and the same answer dated January (its 339 items moved to 2025-01); and
-    Jung-gu's 2025-06 sales with one malformed row, one cancelled and one partial share."""
-    path = tmp_path_factory.mktemp("explorer-gaps") / "gaps.db"
-    url = f"sqlite:///{path}"
-    june = Path(OFFI_RENT).read_bytes()
-    january = june.replace(b"<dealMonth>6</dealMonth>", b"<dealMonth>1</dealMonth>")
-    store = open_store(url)
-    store.migrate()
-    try:
-        ingest(store, None, june, path=OFFI_RENT.name, now=time.time())
-        ingest(store, None, january, path="OFFICETEL_RENT_11680_202501.xml", now=time.time())
-        junggu = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
-        ingest(store, None, junggu.read_bytes(), path=junggu.name, now=time.time())
-    finally:
-        store.close()
-    port = free_port()
-    server = LiveServer(
-        url,
-        port=port,
-        env={
-            "SVC_DEV_SIGNIN": "true",
-            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
-            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
-        },
-    )
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_never_loaded_months_are_offered_drawn_as_gaps_and_named(
-    driver: Any, gap_server: LiveServer
+    person: Person,
 ) -> None:
     """Issue 42: the period list offers the whole range, the chart leaves each never-loaded
     month as a gap on its axis (no line joins January to June) and the note names them."""
-    driver.delete_all_cookies()
-    person = Person(driver, gap_server.url)
-    person.sign_in(unique_email("gaps"))
-    person.open("/dashboard/explorer")
+    person.enter(unique_email("gaps"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     choose(person, "Period kind", "month")
     choose(person, "Property type", "officetel")
@@ -237,15 +225,12 @@ def test_never_loaded_months_are_offered_drawn_as_gaps_and_named(
 
 
 def test_the_explorer_names_rejected_rows_and_the_districts_own_exclusions(
-    driver: Any, gap_server: LiveServer
+    person: Person,
 ) -> None:
     """Issue 42 items 4 and 5: Jung-gu's mixed-use sales of 2025-06 are 2 contracts of a
     source with 3; the note says one was rejected, and what the API says lists Jung-gu's
     own exclusions (one cancelled deal, one partial share), not the store's."""
-    driver.delete_all_cookies()
-    person = Person(driver, gap_server.url)
-    person.sign_in(unique_email("rejected"))
-    person.open("/dashboard/explorer")
+    person.enter(unique_email("rejected"), "/dashboard/explorer")
     person.wait.until(lambda d: person.visible("#x-district option"))
     choose(person, "District", "11140")
     person.wait.until(lambda d: "mixed_use" in person.text("#coverage-table"))

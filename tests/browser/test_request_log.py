@@ -7,16 +7,14 @@ import os
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store
-from tests.browser.conftest import require_browser
-from tests.browser.test_dashboard import KEY_PATTERN, Person, unique_email
+from tests.browser.conftest import KEY_PATTERN, Person, require_browser, unique_email
 from tests.conftest import LiveServer
 
 require_browser()
@@ -39,16 +37,6 @@ def call(base: str, path: str, key: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def person(driver: Any, web_server: LiveServer) -> Iterator[Person]:
-    driver.delete_all_cookies()
-    driver.get_log("browser")
-    person = Person(driver, web_server.url)
-    yield person
-    driver.get(web_server.url + "/signin")
-    driver.delete_all_cookies()
-
-
-@pytest.fixture
 def pro_account(demo_db_url: str) -> tuple[str, str]:
     """A new pro account: its owner's email and its first key."""
     email = unique_email("logger")
@@ -63,10 +51,13 @@ def pro_account(demo_db_url: str) -> tuple[str, str]:
 
 
 def log_rows(person: Person) -> list[list[str]]:
-    """The cells of the request log's rows (none for the "no calls" row)."""
-    rows = person.driver.find_elements("css selector", "#log-table tbody tr")
-    cells = [[c.text for c in r.find_elements("tag name", "td")] for r in rows]
-    return [c for c in cells if len(c) == 7]
+    """The cells of the request log's rows as shown (none for the "no calls" row): read
+    in one call to the page, not one per cell, since waits read them over and over."""
+    cells = person.driver.execute_script(
+        "return [...document.querySelectorAll('#log-table tbody tr')]"
+        ".map(r => [...r.querySelectorAll('td')].map(c => c.innerText.trim()));"
+    )
+    return [[str(c) for c in row] for row in cells if len(row) == 7]
 
 
 def wait_rows(person: Person, check: Callable[[list[list[str]]], bool]) -> list[list[str]]:
@@ -78,8 +69,7 @@ def test_a_failed_call_shows_in_the_log_with_its_status_and_request_id(
     person: Person, web_server: LiveServer, pro_account: tuple[str, str]
 ) -> None:
     email, first = pro_account
-    person.sign_in(email)
-    person.open("/dashboard/keys")
+    person.enter(email, "/dashboard/keys")
     person.by_label("Label").send_keys("second key")
     person.button("Create key").click()
     person.wait.until(lambda d: person.visible("#secret-panel"))
@@ -151,7 +141,7 @@ def test_usage_per_key_beside_the_account_total(
     for _ in range(3):
         assert call(web_server.url, DIMENSIONS, key)[0] == 200
     assert call(web_server.url, BAD_PULSE, key)[0] == 400  # refused: not counted
-    person.sign_in(email)
+    person.enter(email)
     table = "#key-usage-table"
     person.wait.until(lambda d: key[:16] in person.text(table))
     row = person.row("key-usage-table", key[:16])
