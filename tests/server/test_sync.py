@@ -8,9 +8,7 @@ Expected counts come from the sample files (regular expressions in
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,7 +42,6 @@ from tests.server.rtms_standin import (
 )
 from tests.svc_cli import run_svc
 
-SVC = Path(sys.executable).with_name("svc")
 NRG = SERVICES["NRG"]
 JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
 GANGNAM_TOTAL = len(xml_items(NRG_GANGNAM))  # 83 items
@@ -70,7 +67,11 @@ def svc(url: str, standin: StandIn, *args: str, key: str = KEY) -> subprocess.Co
 def sync(
     url: str, standin: StandIn, *args: str, key: str = KEY
 ) -> subprocess.CompletedProcess[str]:
-    return svc(url, standin, "sync", "rtms", "--backoff", "0", "--timeout", "1", *args, key=key)
+    """``svc sync rtms`` without waits: no back-off, and ``--rate 1000`` (the most it
+    takes) where a test gives no ``--rate`` of its own: at the default 10 a second every
+    call would wait 0.1 s. ``test_sync_pace`` is about the pace and gives its own."""
+    fast = ("--backoff", "0", "--timeout", "1", "--rate", "1000")
+    return svc(url, standin, "sync", "rtms", *fast, *args, key=key)
 
 
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
@@ -409,18 +410,18 @@ def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
     db_url: str,
 ) -> None:
     url = closed_port_url()
-    env = {**os.environ, "SVC_RTMS_BASE_URL": url, "SVC_DATABASE_URL": db_url}
+    env = {"SVC_RTMS_BASE_URL": url, "SVC_DATABASE_URL": db_url}
     started = time.monotonic()
-    done = subprocess.run(
-        [str(SVC), "sync", "rtms", "--sigungu", "11680", "--from", "2025-01", "--to",
-         "2025-12", "--service-key", KEY],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+    done = run_svc(
+        "sync", "rtms", "--sigungu", "11680", "--from", "2025-01", "--to", "2025-12",
+        "--service-key", KEY, "--backoff", "0.1", env=env,
     )  # fmt: skip
     took = time.monotonic() - started
-    # the default retries and back-off (2 s, 4 s): three refused calls, about 6 s, where
-    # every one of the 36 months used to spend its four tries and 14 s of back-off
+    # the default retries and a back-off of 0.1 s (0.1 s, 0.2 s): three refused calls,
+    # about 0.3 s, where every one of the 36 months used to spend its four tries and
+    # 0.7 s of back-off (25 s; 14 s a month, 8 minutes, at the default back-off of 2 s)
     assert done.returncode == EXIT_UNREACHABLE == 5, done.stderr
-    assert took < 30
+    assert took < 10
     assert (
         done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RTMS_BASE_URL\n"
     )
@@ -428,14 +429,12 @@ def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
     assert "36 not reached" in done.stdout
     for table in ("sync_months", "source_months", "transactions", "ingest_log"):
         assert rows(db_url, f"SELECT * FROM {table}") == [], table
-    status = json.loads(
-        subprocess.run(
-            [str(SVC), "sync", "status", "--json", "--sigungu", "11680", "--kinds", "commercial",
-             "--from", "2025-01", "--to", "2025-12"],
-            capture_output=True, text=True, env=env, timeout=60, check=True,
-        ).stdout
+    listed = run_svc(
+        "sync", "status", "--json", "--sigungu", "11680", "--kinds", "commercial",
+        "--from", "2025-01", "--to", "2025-12", env=env,
     )  # fmt: skip
-    [district] = status["districts"]
+    assert listed.returncode == 0, listed.stderr
+    [district] = json.loads(listed.stdout)["districts"]
     assert len(district["missing"]) == 12 and district["failed"] == []
 
 
