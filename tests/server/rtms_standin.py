@@ -390,8 +390,9 @@ def background_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     (``http://127.0.0.1:PORT``) and stops the server on exit."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    # shutdown() waits for serve_forever's next poll: 0.05 s, not the default 0.5 s
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    # shutdown() waits for serve_forever's next poll: 0.01 s, not the default 0.5 s (a
+    # stand-in is started per test; a poll costs microseconds)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -96,14 +96,22 @@ def test_a_disabled_key_stops_the_run_after_a_bounded_number_of_calls(
 # The stand-in answers as the gateway does ----------------------------------------------
 
 
-def fetch(standin: StandIn, **params: str) -> httpx.Response:
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for the module's calls to the stand-ins (``httpx.get`` makes a client,
+    and loads the CA certificates, per call)."""
+    with httpx.Client(timeout=5) as client:
+        yield client
+
+
+def fetch(http: httpx.Client, standin: StandIn, **params: str) -> httpx.Response:
     query = {"serviceKey": KEY, "LAWD_CD": "11680", "DEAL_YMD": "202506", **params}
-    return httpx.get(f"{standin.url}/{OFFI}", params=query, timeout=5)
+    return http.get(f"{standin.url}/{OFFI}", params=query)
 
 
-def test_the_stand_in_serves_code_23_as_gateway_xml(standin: StandIn) -> None:
+def test_the_stand_in_serves_code_23_as_gateway_xml(http: httpx.Client, standin: StandIn) -> None:
     standin.fail.append("persecond:23")
-    answer = fetch(standin)
+    answer = fetch(http, standin)
     assert answer.status_code == 200
     assert answer.content.startswith(b"<OpenAPI_ServiceResponse><cmmMsgHeader>")
     with pytest.raises(GatewayError) as info:
@@ -111,9 +119,11 @@ def test_the_stand_in_serves_code_23_as_gateway_xml(standin: StandIn) -> None:
     assert (info.value.reason_code, info.value.auth_message) == ("23", PER_SECOND)
 
 
-def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(standin: StandIn) -> None:
+def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(
+    http: httpx.Client, standin: StandIn
+) -> None:
     standin.fail.append("persecond:22")
-    answer = fetch(standin)
+    answer = fetch(http, standin)
     assert answer.status_code == 429
     header = json.loads(answer.content)["OpenAPI_ServiceResponse"]["cmmMsgHeader"]
     assert header == {
@@ -128,10 +138,10 @@ def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(standin: S
 
 @pytest.mark.parametrize("as_json", [False, True])
 def test_the_stand_in_serves_code_99_with_the_marker_in_err_msg(
-    standin: StandIn, as_json: bool
+    http: httpx.Client, standin: StandIn, as_json: bool
 ) -> None:
     standin.fail.append("persecond:99")
-    answer = fetch(standin, **({"_type": "json"} if as_json else {}))
+    answer = fetch(http, standin, **({"_type": "json"} if as_json else {}))
     assert answer.status_code == 200
     assert answer.content.lstrip()[:1] == (b"{" if as_json else b"<")
     with pytest.raises(GatewayError) as info:
@@ -143,8 +153,10 @@ def test_the_stand_in_serves_code_99_with_the_marker_in_err_msg(
     assert classify_gateway("99", err.auth_message) == "pace"  # the Korean word alone too
 
 
-def test_the_stand_in_serves_a_disabled_key_as_code_21(standin: StandIn) -> None:
+def test_the_stand_in_serves_a_disabled_key_as_code_21(
+    http: httpx.Client, standin: StandIn
+) -> None:
     standin.key_disabled = True
     with pytest.raises(GatewayError) as info:
-        read_page(fetch(standin).content)
+        read_page(fetch(http, standin).content)
     assert (info.value.reason_code, info.value.auth_message) == ("21", CODES["21"])
