@@ -304,6 +304,8 @@ class StandIn:
         """Calls refused by ``per_second_limit``."""
         self.omit_page_no: bool | set[int] = False
         self.calls: list[dict[str, str]] = []
+        self.times: list[float] = []
+        """When each call of ``calls`` arrived (``time.monotonic()``), in the same order."""
         self.refused: list[str] = []
         """Calls refused for a missing or malformed parameter, as ``code: parameter``."""
         self.hang = 3.0
@@ -330,10 +332,11 @@ class StandIn:
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, mode) for one request."""
         with self.lock:
+            now = time.monotonic()
             self.calls.append({"path": path, **query})
+            self.times.append(now)
             served = len(self.calls)
             mode = self.fail.popleft() if self.fail else ""
-            now = time.monotonic()
             while self.stamps and self.stamps[0] <= now - 1.0:
                 self.stamps.popleft()
             crowded = (
