@@ -8,8 +8,8 @@ Tricks (``TRICKS``):
 |---|---|
 | ``redirect`` | 302 to ``redirect_to`` (default: the same call on the stand-in itself: an internal address answering a valid page) |
 | ``redirect-loop`` | 302 to the very URL asked |
-| ``drip-head`` | the stand-in's answer, status line and headers included, one byte every ``drip`` s |
-| ``drip-body`` | the status and headers at once, then the body one byte every ``drip`` s |
+| ``drip-head`` | the stand-in's answer, status line and headers included, one byte every ``drip`` s (for ``drip_limit`` s at most, when set) |
+| ``drip-body`` | the status and headers at once, then the body one byte every ``drip`` s (the same) |
 | ``gzip-bomb``, ``deflate-bomb`` | ``Content-Encoding`` gzip or deflate: ``BOMB_BYTES`` (256 MiB) of zeros, about 256 KB on the wire |
 | ``announce-huge`` | ``Content-Length`` 2 GB (``HUGE``), the real body, then silence until the client leaves |
 | ``oversize`` | chunked, ``OVERSIZE`` (40 MiB) of XML items, as fast as the client reads |
@@ -123,6 +123,10 @@ class Hostile:
         self.held: list[float] = []
         self.redirect_to: str | None = None
         self.drip = 0.5
+        self.drip_limit: float | None = None
+        """Seconds after which a drip stops and the connection is closed (None: it goes
+        on to the last byte, hours for a page): a client that does not keep its
+        deadline then fails in bounded time, with another reason."""
         self.lock = threading.Lock()
 
     def when(self, trick: str, *, times: int | None = None, **match: str) -> None:
@@ -206,7 +210,10 @@ def serve(target: str) -> Iterator[Hostile]:
             self.wfile.write(head.encode("latin-1") + b"Connection: close\r\n\r\n" + body)
 
         def drip(self, data: bytes) -> None:
+            end = None if state.drip_limit is None else time.monotonic() + state.drip_limit
             for i in range(len(data)):
+                if end is not None and time.monotonic() > end:
+                    return
                 self.wfile.write(data[i : i + 1])
                 time.sleep(state.drip)
 

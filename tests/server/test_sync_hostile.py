@@ -227,6 +227,7 @@ def test_a_dripped_answer_ends_at_the_timeout_not_when_the_drip_does(
     sqlite_url: str, standin: StandIn, hostile: Hostile, trick: str
 ) -> None:
     hostile.when(trick, DEAL_YMD=MAY)  # a byte every 0.5 s: hours for a page
+    hostile.drip_limit = 15  # svc runs in this process: a missed deadline fails, not hangs
     code, out, err, _ = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "2", "--retries", "0")
     assert code == 1, out + err
     assert_may_failed_june_complete(sqlite_url, err, "no complete answer within --timeout 2 s")
