@@ -58,6 +58,18 @@ def test_per_second_refusals_in_every_form_pause_and_every_month_completes(
     assert int(kept[0]["n"]) == GANGNAM_KEPT
 
 
+@pytest.mark.parametrize("pause", ["-1", "61", "nan", "inf"])
+def test_a_pause_that_is_not_0_to_60_seconds_is_refused(
+    sqlite_url: str, standin: StandIn, pause: str
+) -> None:
+    done = sync(sqlite_url, standin, *JUNE, "--pause", pause)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "svc: error: --pause must be a number of seconds, from 0 to 60\n",
+    )
+    assert standin.calls == []
+
+
 def test_calls_are_paced_below_a_per_second_limit(sqlite_url: str, standin: StandIn) -> None:
     standin.per_second_limit = 5
     args = ("--sigungu", "11680", "--from", "2025-04", "--to", "2025-06", "--rate", "4")
