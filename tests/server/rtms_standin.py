@@ -304,6 +304,8 @@ class StandIn:
         """Calls refused by ``per_second_limit``."""
         self.omit_page_no: bool | set[int] = False
         self.calls: list[dict[str, str]] = []
+        self.times: list[float] = []
+        """When each call of ``calls`` arrived (``time.monotonic()``), in the same order."""
         self.refused: list[str] = []
         """Calls refused for a missing or malformed parameter, as ``code: parameter``."""
         self.hang = 3.0
@@ -330,10 +332,11 @@ class StandIn:
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, mode) for one request."""
         with self.lock:
+            now = time.monotonic()
             self.calls.append({"path": path, **query})
+            self.times.append(now)
             served = len(self.calls)
             mode = self.fail.popleft() if self.fail else ""
-            now = time.monotonic()
             while self.stamps and self.stamps[0] <= now - 1.0:
                 self.stamps.popleft()
             crowded = (
@@ -390,8 +393,9 @@ def background_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     (``http://127.0.0.1:PORT``) and stops the server on exit."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    # shutdown() waits for serve_forever's next poll: 0.05 s, not the default 0.5 s
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    # shutdown() waits for serve_forever's next poll: 0.01 s, not the default 0.5 s (a
+    # stand-in is started per test; a poll costs microseconds)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

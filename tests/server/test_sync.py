@@ -8,9 +8,7 @@ Expected counts come from the sample files (regular expressions in
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,7 +42,6 @@ from tests.server.rtms_standin import (
 )
 from tests.svc_cli import run_svc
 
-SVC = Path(sys.executable).with_name("svc")
 NRG = SERVICES["NRG"]
 JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
 GANGNAM_TOTAL = len(xml_items(NRG_GANGNAM))  # 83 items
@@ -70,7 +67,11 @@ def svc(url: str, standin: StandIn, *args: str, key: str = KEY) -> subprocess.Co
 def sync(
     url: str, standin: StandIn, *args: str, key: str = KEY
 ) -> subprocess.CompletedProcess[str]:
-    return svc(url, standin, "sync", "rtms", "--backoff", "0", "--timeout", "1", *args, key=key)
+    """``svc sync rtms`` without waits: no back-off, and ``--rate 1000`` (the most it
+    takes) where a test gives no ``--rate`` of its own: at the default 10 a second every
+    call would wait 0.1 s. ``test_sync_pace`` is about the pace and gives its own."""
+    fast = ("--backoff", "0", "--timeout", "1", "--rate", "1000")
+    return svc(url, standin, "sync", "rtms", *fast, *args, key=key)
 
 
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
@@ -87,8 +88,9 @@ def states(url: str) -> dict[tuple[str, str], dict[str, Any]]:
     return {(r["kind"], r["month"]): r for r in found}
 
 
-def pulse(store: Store, **params: str) -> list[dict[str, Any]]:
-    api = Api(make_app(store))
+def pulse(store: Store | Api, **params: str) -> list[dict[str, Any]]:
+    """June's pulse in Gangnam; an ``Api`` is reused (an app builds its routes: 0.1 s)."""
+    api = store if isinstance(store, Api) else Api(make_app(store))
     data: list[dict[str, Any]] = api.ok(
         "pulse", {"sigungu_code": "11680", "period": "2025-06", **params}
     )["data"]
@@ -131,19 +133,17 @@ def test_a_multi_page_month_arrives_complete_and_serves_what_ingest_serves(
     assert loaded.returncode == 0, loaded.stderr
     synced, ingested = open_store(db_url), open_store(other)
     try:
+        apis = [Api(make_app(s)) for s in (synced, ingested)]
         for params in ({}, {"property_type": "office"}, {"property_type": "officetel"}):
-            assert pulse(synced, **params) == pulse(ingested, **params)
-        assert sum(r["sample_count"] for r in pulse(synced)) > 0
-        coverage = [
-            Api(make_app(s)).ok("coverage", {"sigungu_code": "11680"})["data"]
-            for s in (synced, ingested)
-        ]
+            assert pulse(apis[0], **params) == pulse(apis[1], **params)
+        assert sum(r["sample_count"] for r in pulse(apis[0])) > 0
+        coverage = [api.ok("coverage", {"sigungu_code": "11680"})["data"] for api in apis]
         assert coverage[0] == coverage[1] and coverage[0]
         # the run rebuilt the precomputed coverage it had left stale month by month
         for s in (synced, ingested):
             with s.data.transaction(write=False) as tx:
                 assert s.realestate.stale_coverage_districts(tx) == set()
-        everywhere = [Api(make_app(s)).ok("coverage", {})["data"] for s in (synced, ingested)]
+        everywhere = [api.ok("coverage", {})["data"] for api in apis]
         assert everywhere[0] == everywhere[1] == coverage[0]
     finally:
         synced.close()
@@ -409,18 +409,18 @@ def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
     db_url: str,
 ) -> None:
     url = closed_port_url()
-    env = {**os.environ, "SVC_RTMS_BASE_URL": url, "SVC_DATABASE_URL": db_url}
+    env = {"SVC_RTMS_BASE_URL": url, "SVC_DATABASE_URL": db_url}
     started = time.monotonic()
-    done = subprocess.run(
-        [str(SVC), "sync", "rtms", "--sigungu", "11680", "--from", "2025-01", "--to",
-         "2025-12", "--service-key", KEY],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+    done = run_svc(
+        "sync", "rtms", "--sigungu", "11680", "--from", "2025-01", "--to", "2025-12",
+        "--service-key", KEY, "--backoff", "0.1", env=env,
     )  # fmt: skip
     took = time.monotonic() - started
-    # the default retries and back-off (2 s, 4 s): three refused calls, about 6 s, where
-    # every one of the 36 months used to spend its four tries and 14 s of back-off
+    # the default retries and a back-off of 0.1 s (0.1 s, 0.2 s): three refused calls,
+    # about 0.3 s, where every one of the 36 months used to spend its four tries and
+    # 0.7 s of back-off (25 s; 14 s a month, 8 minutes, at the default back-off of 2 s)
     assert done.returncode == EXIT_UNREACHABLE == 5, done.stderr
-    assert took < 30
+    assert took < 10
     assert (
         done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RTMS_BASE_URL\n"
     )
@@ -428,14 +428,12 @@ def test_an_unreachable_api_stops_the_run_after_a_few_calls_and_writes_nothing(
     assert "36 not reached" in done.stdout
     for table in ("sync_months", "source_months", "transactions", "ingest_log"):
         assert rows(db_url, f"SELECT * FROM {table}") == [], table
-    status = json.loads(
-        subprocess.run(
-            [str(SVC), "sync", "status", "--json", "--sigungu", "11680", "--kinds", "commercial",
-             "--from", "2025-01", "--to", "2025-12"],
-            capture_output=True, text=True, env=env, timeout=60, check=True,
-        ).stdout
+    listed = run_svc(
+        "sync", "status", "--json", "--sigungu", "11680", "--kinds", "commercial",
+        "--from", "2025-01", "--to", "2025-12", env=env,
     )  # fmt: skip
-    [district] = status["districts"]
+    assert listed.returncode == 0, listed.stderr
+    [district] = json.loads(listed.stdout)["districts"]
     assert len(district["missing"]) == 12 and district["failed"] == []
 
 

@@ -251,16 +251,24 @@ def test_pages_without_page_no_still_arrive_complete(
 # The stand-in answers as the service does --------------------------------------------
 
 
-def fetch(standin: StandIn, operation: str, **params: str) -> bytes:
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for the module's calls to the stand-ins (``httpx.get`` makes a client,
+    and loads the CA certificates, per call)."""
+    with httpx.Client(timeout=5) as client:
+        yield client
+
+
+def fetch(http: httpx.Client, standin: StandIn, operation: str, **params: str) -> bytes:
     query = {"serviceKey": KEY, "LAWD_CD": "11680", "DEAL_YMD": "202506", **params}
-    return httpx.get(f"{standin.url}/{operation}", params=query, timeout=5).content
+    return http.get(f"{standin.url}/{operation}", params=query).content
 
 
 def test_the_stand_in_serves_live_envelopes_around_the_unmodified_sample_items(
-    standin: StandIn,
+    http: httpx.Client, standin: StandIn
 ) -> None:
     raw = NRG_GANGNAM.read_bytes()
-    pages = [fetch(standin, NRG, numOfRows="30", pageNo=str(p)) for p in (1, 2, 3)]
+    pages = [fetch(http, standin, NRG, numOfRows="30", pageNo=str(p)) for p in (1, 2, 3)]
     first = pages[0]
     assert first.startswith(b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>')
     assert b"<header><resultCode>000</resultCode><resultMsg>OK</resultMsg></header>" in first
@@ -272,16 +280,18 @@ def test_the_stand_in_serves_live_envelopes_around_the_unmodified_sample_items(
     served = b"".join(p.split(b"<items>")[1].split(b"</items>")[0] for p in pages)
     assert served == raw.split(b"<items>")[1].split(b"</items>")[0]
     # the defaults of the optional paging parameters: page 1 of 10 rows
-    plain = fetch(standin, NRG)
+    plain = fetch(http, standin, NRG)
     assert plain.count(b"<item>") == 10 and b"<pageNo>1</pageNo>" in plain
-    empty = fetch(standin, NRG, DEAL_YMD="202001")
+    empty = fetch(http, standin, NRG, DEAL_YMD="202001")
     assert b"<items></items>" in empty and b"<totalCount>0</totalCount>" in empty
 
 
-def test_the_stand_in_answers_json_in_the_json_shape(standin: StandIn) -> None:
-    xml_pages = [read_page(fetch(standin, NRG, numOfRows="40", pageNo=str(p))) for p in (1, 2, 3)]
+def test_the_stand_in_answers_json_in_the_json_shape(http: httpx.Client, standin: StandIn) -> None:
+    xml_pages = [
+        read_page(fetch(http, standin, NRG, numOfRows="40", pageNo=str(p))) for p in (1, 2, 3)
+    ]
     json_pages = [
-        read_page(fetch(standin, NRG, numOfRows="40", pageNo=str(p), _type="json"))
+        read_page(fetch(http, standin, NRG, numOfRows="40", pageNo=str(p), _type="json"))
         for p in (1, 2, 3)
     ]
     as_xml = parse_pages(xml_pages, "commercial")
@@ -289,28 +299,30 @@ def test_the_stand_in_answers_json_in_the_json_shape(standin: StandIn) -> None:
     assert as_json.transactions == as_xml.transactions and len(as_json.transactions) > 0
     assert as_json.retracted_keys == as_xml.retracted_keys
 
-    doc: dict[str, Any] = json.loads(fetch(standin, NRG, numOfRows="40", _type="json"))
+    doc: dict[str, Any] = json.loads(fetch(http, standin, NRG, numOfRows="40", _type="json"))
     body = doc["response"]["body"]
     assert doc["response"]["header"] == {"resultCode": "000", "resultMsg": "OK"}
     assert (body["numOfRows"], body["pageNo"], body["totalCount"]) == (40, 1, 83)
     item = body["items"]["item"][0]
     assert isinstance(item["dealYear"], int) and isinstance(item["dealAmount"], str)
-    one = json.loads(fetch(standin, NRG, numOfRows="1", pageNo="83", _type="json"))
+    one = json.loads(fetch(http, standin, NRG, numOfRows="1", pageNo="83", _type="json"))
     assert isinstance(one["response"]["body"]["items"]["item"], dict)
-    none = json.loads(fetch(standin, NRG, DEAL_YMD="202001", _type="json"))
+    none = json.loads(fetch(http, standin, NRG, DEAL_YMD="202001", _type="json"))
     assert none["response"]["body"]["items"] == ""
     assert none["response"]["body"]["totalCount"] == 0
 
 
 @pytest.mark.parametrize("code", HEADER_CODES)
-def test_the_stand_in_serves_each_header_code_in_xml_and_json(standin: StandIn, code: str) -> None:
+def test_the_stand_in_serves_each_header_code_in_xml_and_json(
+    http: httpx.Client, standin: StandIn, code: str
+) -> None:
     for params in ({}, {"_type": "json"}):
         standin.fail.append(f"header:{code}")
         with pytest.raises(GatewayError) as info:
-            read_page(fetch(standin, OFFI, **params))
+            read_page(fetch(http, standin, OFFI, **params))
         assert (info.value.reason_code, info.value.auth_message) == (code, CODES[code])
     standin.fail.append(f"gateway:{code}")
-    answer = fetch(standin, OFFI, _type="json")
+    answer = fetch(http, standin, OFFI, _type="json")
     assert answer.startswith(b"<OpenAPI_ServiceResponse><cmmMsgHeader>")  # always XML
     with pytest.raises(GatewayError) as gateway:
         read_page(answer)
@@ -321,11 +333,11 @@ def test_the_stand_in_serves_each_header_code_in_xml_and_json(standin: StandIn, 
     ("drop", "code"), [("serviceKey", "30"), ("LAWD_CD", "11"), ("DEAL_YMD", "11")]
 )
 def test_the_stand_in_refuses_a_call_without_a_required_parameter(
-    standin: StandIn, drop: str, code: str
+    http: httpx.Client, standin: StandIn, drop: str, code: str
 ) -> None:
     query = {"serviceKey": KEY, "LAWD_CD": "11680", "DEAL_YMD": "202506"}
     query.pop(drop)
-    answer = httpx.get(f"{standin.url}/{NRG}", params=query, timeout=5).content
+    answer = http.get(f"{standin.url}/{NRG}", params=query).content
     with pytest.raises(GatewayError) as info:
         read_page(answer)
     assert (info.value.reason_code, info.value.auth_message) == (code, CODES[code])

@@ -5,6 +5,10 @@ that redirects, drips, sends decompression bombs and oversized bodies, ignores
 month (or table) with a reason that is recorded and printed, the run goes on with the
 others, memory stays bounded, ``--timeout`` bounds the whole call, and nothing is ever
 a traceback.
+
+The tests of memory run ``svc`` as a process of its own (its peak RSS is what they
+measure); the others run the command in this process (``run_svc``), where a traceback
+is an exception that fails the test.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from tests.server.hostile_upstream import HUGE, Hostile
 from tests.server.hostile_upstream import serve as hostile_serve
 from tests.server.rtms_standin import KEY, SERVICES, StandIn
 from tests.server.rtms_standin import serve as rtms_serve
+from tests.svc_cli import run_svc
 
 SVC = Path(sys.executable).with_name("svc")
 NRG = SERVICES["NRG"]
@@ -69,10 +74,18 @@ with open(sys.argv[1], "w") as out:
 of MiB late in a run), not its own."""
 
 
-def run(url: str, base: str, *args: str, env_extra: dict[str, str] | None = None) -> Any:
-    """The real ``svc`` command; returns (exit code, stdout, stderr, peak RSS in MiB)."""
+def run(
+    url: str,
+    base: str,
+    *args: str,
+    env_extra: dict[str, str] | None = None,
+    measured: bool = False,
+) -> Any:
+    """``svc ARGS``; returns (exit code, stdout, stderr, peak RSS in MiB). The peak is
+    measured (``measured``) in a real ``svc`` process under ``LAUNCHER``; otherwise the
+    command runs in this process (``run_svc``: no process start) and the peak is None.
+    Either way a traceback fails the test: in process it is raised."""
     env = {
-        **os.environ,
         "SVC_RTMS_BASE_URL": base,
         "SVC_RONE_BASE_URL": base,
         "SVC_DATABASE_URL": url,
@@ -80,6 +93,11 @@ def run(url: str, base: str, *args: str, env_extra: dict[str, str] | None = None
         "SVC_RONE_KEY": rone_standin.KEY,
         **(env_extra or {}),
     }
+    if not measured:
+        done = run_svc(*args, env=env)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done.returncode, done.stdout, done.stderr, None
+    env = {**os.environ, **env}
     with tempfile.TemporaryDirectory() as tmp:
         report, out, err = (Path(tmp) / name for name in ("report", "out", "err"))
         with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -93,8 +111,9 @@ def run(url: str, base: str, *args: str, env_extra: dict[str, str] | None = None
     return int(code), output, errors, int(peak) / 1024
 
 
-def sync(url: str, hostile: Hostile, *args: str) -> Any:
-    return run(url, hostile.url, "sync", "rtms", "--backoff", "0", "--kinds", "commercial", *args)
+def sync(url: str, hostile: Hostile, *args: str, measured: bool = False) -> Any:
+    fast = ("--backoff", "0", "--rate", "1000", "--kinds", "commercial")
+    return run(url, hostile.url, "sync", "rtms", *fast, *args, measured=measured)
 
 
 def state_rows(url: str, table: str = "sync_months") -> list[dict[str, Any]]:
@@ -189,7 +208,7 @@ def test_an_oversized_answer_fails_its_month_within_bounded_memory(
 ) -> None:
     hostile.when(trick, DEAL_YMD=MAY)
     started = time.monotonic()
-    code, out, err, peak = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "20")
+    code, out, err, peak = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "20", measured=True)
     assert code == 1, out + err
     assert_may_failed_june_complete(sqlite_url, err, reason)
     assert peak < PEAK_RSS_MIB, f"peak RSS {peak:.0f} MiB"
@@ -208,6 +227,7 @@ def test_a_dripped_answer_ends_at_the_timeout_not_when_the_drip_does(
     sqlite_url: str, standin: StandIn, hostile: Hostile, trick: str
 ) -> None:
     hostile.when(trick, DEAL_YMD=MAY)  # a byte every 0.5 s: hours for a page
+    hostile.drip_limit = 15  # svc runs in this process: a missed deadline fails, not hangs
     code, out, err, _ = sync(sqlite_url, hostile, *MAY_JUNE, "--timeout", "2", "--retries", "0")
     assert code == 1, out + err
     assert_may_failed_june_complete(sqlite_url, err, "no complete answer within --timeout 2 s")
@@ -291,7 +311,7 @@ def test_r_one_answers_are_bounded_the_same_way(sqlite_url: str, trick: str, rea
     with rone_standin.serve(area_limit=4) as rone, hostile_serve(rone.url) as hostile:
         hostile.when(trick, times=1, path="SttsApiTblData.do")
         args = ("--backoff", "0", "--retries", "0", "--timeout", "2")
-        code, out, err, peak = run(sqlite_url, hostile.url, "sync", "rone", *args)
+        code, out, err, peak = run(sqlite_url, hostile.url, "sync", "rone", *args, measured=True)
         redirected = [c for c in rone.calls if c["path"].endswith("SttsApiTblData.do")]
     assert code == 1, out + err
     tables = [t for t in state_rows(sqlite_url, "sync_tables") if t["status"] != "not_read"]

@@ -6,6 +6,7 @@ calls are paced, and code 21 stops the run after a bounded number of calls.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 
@@ -39,8 +40,13 @@ def test_per_second_refusals_in_every_form_pause_and_every_month_completes(
     sqlite_url: str, standin: StandIn
 ) -> None:
     standin.fail.extend(f"persecond:{form}" for form in PER_SECOND_FORMS)
-    done = sync(sqlite_url, standin, *JUNE, "--page-size", "1000", "--retries", "0")
+    args = ("--page-size", "1000", "--retries", "0", "--pause", "0.2")
+    done = sync(sqlite_url, standin, *JUNE, *args)
     assert done.returncode == 0, done.stdout + done.stderr
+    # each refusal paused the run --pause seconds (default 1) before it asked again; the
+    # halved pace alone would have waited 0.05 s, then 0.1 s
+    gaps = [later - earlier for earlier, later in itertools.pairwise(standin.times)]
+    assert min(gaps[:3]) >= 0.2, gaps
     assert "daily" not in done.stdout + done.stderr
     # three refused calls asked again, then one call a kind; no retry was spent on them
     assert len(standin.calls) == 3 + 3
@@ -50,6 +56,18 @@ def test_per_second_refusals_in_every_form_pause_and_every_month_completes(
         sqlite_url, "SELECT COUNT(*) AS n FROM transactions WHERE property_type <> 'officetel'"
     )
     assert int(kept[0]["n"]) == GANGNAM_KEPT
+
+
+@pytest.mark.parametrize("pause", ["-1", "61", "nan", "inf"])
+def test_a_pause_that_is_not_0_to_60_seconds_is_refused(
+    sqlite_url: str, standin: StandIn, pause: str
+) -> None:
+    done = sync(sqlite_url, standin, *JUNE, "--pause", pause)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "svc: error: --pause must be a number of seconds, from 0 to 60\n",
+    )
+    assert standin.calls == []
 
 
 def test_calls_are_paced_below_a_per_second_limit(sqlite_url: str, standin: StandIn) -> None:
@@ -91,14 +109,22 @@ def test_a_disabled_key_stops_the_run_after_a_bounded_number_of_calls(
 # The stand-in answers as the gateway does ----------------------------------------------
 
 
-def fetch(standin: StandIn, **params: str) -> httpx.Response:
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for the module's calls to the stand-ins (``httpx.get`` makes a client,
+    and loads the CA certificates, per call)."""
+    with httpx.Client(timeout=5) as client:
+        yield client
+
+
+def fetch(http: httpx.Client, standin: StandIn, **params: str) -> httpx.Response:
     query = {"serviceKey": KEY, "LAWD_CD": "11680", "DEAL_YMD": "202506", **params}
-    return httpx.get(f"{standin.url}/{OFFI}", params=query, timeout=5)
+    return http.get(f"{standin.url}/{OFFI}", params=query)
 
 
-def test_the_stand_in_serves_code_23_as_gateway_xml(standin: StandIn) -> None:
+def test_the_stand_in_serves_code_23_as_gateway_xml(http: httpx.Client, standin: StandIn) -> None:
     standin.fail.append("persecond:23")
-    answer = fetch(standin)
+    answer = fetch(http, standin)
     assert answer.status_code == 200
     assert answer.content.startswith(b"<OpenAPI_ServiceResponse><cmmMsgHeader>")
     with pytest.raises(GatewayError) as info:
@@ -106,9 +132,11 @@ def test_the_stand_in_serves_code_23_as_gateway_xml(standin: StandIn) -> None:
     assert (info.value.reason_code, info.value.auth_message) == ("23", PER_SECOND)
 
 
-def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(standin: StandIn) -> None:
+def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(
+    http: httpx.Client, standin: StandIn
+) -> None:
     standin.fail.append("persecond:22")
-    answer = fetch(standin)
+    answer = fetch(http, standin)
     assert answer.status_code == 429
     header = json.loads(answer.content)["OpenAPI_ServiceResponse"]["cmmMsgHeader"]
     assert header == {
@@ -123,10 +151,10 @@ def test_the_stand_in_serves_code_22_per_second_as_json_with_http_429(standin: S
 
 @pytest.mark.parametrize("as_json", [False, True])
 def test_the_stand_in_serves_code_99_with_the_marker_in_err_msg(
-    standin: StandIn, as_json: bool
+    http: httpx.Client, standin: StandIn, as_json: bool
 ) -> None:
     standin.fail.append("persecond:99")
-    answer = fetch(standin, **({"_type": "json"} if as_json else {}))
+    answer = fetch(http, standin, **({"_type": "json"} if as_json else {}))
     assert answer.status_code == 200
     assert answer.content.lstrip()[:1] == (b"{" if as_json else b"<")
     with pytest.raises(GatewayError) as info:
@@ -138,8 +166,10 @@ def test_the_stand_in_serves_code_99_with_the_marker_in_err_msg(
     assert classify_gateway("99", err.auth_message) == "pace"  # the Korean word alone too
 
 
-def test_the_stand_in_serves_a_disabled_key_as_code_21(standin: StandIn) -> None:
+def test_the_stand_in_serves_a_disabled_key_as_code_21(
+    http: httpx.Client, standin: StandIn
+) -> None:
     standin.key_disabled = True
     with pytest.raises(GatewayError) as info:
-        read_page(fetch(standin).content)
+        read_page(fetch(http, standin).content)
     assert (info.value.reason_code, info.value.auth_message) == ("21", CODES["21"])

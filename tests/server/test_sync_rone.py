@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 
@@ -40,7 +39,6 @@ from tests.server.rone_standin import (
 from tests.server.rtms_standin import closed_port_url
 from tests.svc_cli import run_svc
 
-SVC = Path(sys.executable).with_name("svc")
 GANGNAM = 510004  # 서울>강남 → 11680 강남구, 11650 서초구
 
 
@@ -67,6 +65,28 @@ def svc(
         "SVC_RONE_KEY": key,
     }
     return run_svc(*args, env=env)
+
+
+@attrs.frozen
+class Synced:
+    """A store one ``svc sync rone`` of the lean stand-in filled, and what the run printed."""
+
+    url: str
+    run: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory) -> Synced:
+    """One sync of the lean stand-in, for the tests that only read what it loaded (each
+    ran the same sync into a store of its own): a SQLite store shared by the module, which
+    those tests do not change (the live-server test adds a consumer, which no index
+    answer reads)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('rone') / 'svc.db'}"
+    with serve(area_limit=LEAN) as standin:
+        done = svc(url, standin, "sync", "rone", "--backoff", "0")
+        assert standin.refused == []
+    assert done.returncode == 0, done.stderr
+    return Synced(url, done)
 
 
 def rows(url: str, sql: str) -> list[dict[str, Any]]:
@@ -269,11 +289,8 @@ def test_floor_rents_are_served_per_market_area_and_floor(sqlite_url: str) -> No
         store.close()
 
 
-def test_net_operating_income_and_annual_values_are_served(
-    sqlite_url: str, standin: RoneStandIn
-) -> None:
-    assert svc(sqlite_url, standin, "sync", "rone", "--backoff", "0").returncode == 0
-    store = open_store(sqlite_url)
+def test_net_operating_income_and_annual_values_are_served(synced: Synced) -> None:
+    store = open_store(synced.url)
     try:
         api = Api(make_app(store))
         query = {"sigungu_code": "11680", "property_type": "office"}
@@ -304,11 +321,8 @@ def test_net_operating_income_and_annual_values_are_served(
     assert quarter["annualized_cap_rate"] == pytest.approx(4 * quarter["value_pct"])
 
 
-def test_indices_serve_the_synced_values_and_the_cap_rate_past_2024_q2(
-    sqlite_url: str, standin: RoneStandIn
-) -> None:
-    assert svc(sqlite_url, standin, "sync", "rone", "--backoff", "0").returncode == 0
-    store = open_store(sqlite_url)
+def test_indices_serve_the_synced_values_and_the_cap_rate_past_2024_q2(synced: Synced) -> None:
+    store = open_store(synced.url)
     try:
         api = Api(make_app(store))
         body = api.ok(
@@ -411,12 +425,12 @@ def test_korean_garbled_in_json_answers_does_not_reach_svc(
 
 
 def test_the_standin_refuses_what_the_real_service_refuses() -> None:
-    with serve() as state:
+    with serve() as state, httpx.Client() as http:
         base = state.url
         ok = {"KEY": KEY, "STATBL_ID": "TT244763134428698", "DTACYCLE_CD": "QY", "Type": "json"}
 
         def get(path: str, **params: str) -> httpx.Response:
-            return httpx.get(f"{base}/{path}", params=params)
+            return http.get(f"{base}/{path}", params=params)
 
         without = {k: v for k, v in ok.items() if k != "DTACYCLE_CD"}
         assert get("SttsApiTblData.do", **without).json()["RESULT"]["CODE"] == "ERROR-300"
@@ -452,10 +466,9 @@ def test_a_run_that_loads_nothing_exits_non_zero(sqlite_url: str, standin: RoneS
 
 
 def test_a_real_server_serves_what_the_sync_loaded(
-    tmp_path: Path, standin: RoneStandIn, live_server_factory: Callable[..., LiveServer]
+    synced: Synced, live_server_factory: Callable[..., LiveServer]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'svc.db'}"
-    assert svc(url, standin, "sync", "rone", "--backoff", "0").returncode == 0
+    url = synced.url
     store = open_store(url)
     made = consumers.create_consumer(
         store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
@@ -545,11 +558,8 @@ def test_a_real_server_serves_what_the_sync_loaded(
 
 def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url: str) -> None:
     url = closed_port_url("/r-one/openapi")
-    env = {**os.environ, "SVC_RONE_BASE_URL": url, "SVC_DATABASE_URL": db_url, "SVC_RONE_KEY": KEY}
-    done = subprocess.run(
-        [str(SVC), "sync", "rone", "--backoff", "0.2"],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
-    )  # fmt: skip
+    env = {"SVC_RONE_BASE_URL": url, "SVC_DATABASE_URL": db_url, "SVC_RONE_KEY": KEY}
+    done = run_svc("sync", "rone", "--backoff", "0.2", env=env)
     assert done.returncode == 5, done.stderr
     assert (
         done.stderr == f"svc: error: cannot reach {url}: check the network or SVC_RONE_BASE_URL\n"
@@ -559,17 +569,14 @@ def test_an_unreachable_r_one_stops_after_a_few_calls_and_writes_nothing(db_url:
         assert rows(db_url, f"SELECT * FROM {table}") == [], table
 
 
-def test_a_sync_of_r_one_writes_a_progress_line_per_table(
-    sqlite_url: str, standin: RoneStandIn
-) -> None:
-    done = svc(sqlite_url, standin, "sync", "rone", "--backoff", "0")
-    assert done.returncode == 0, done.stderr
+def test_a_sync_of_r_one_writes_a_progress_line_per_table(synced: Synced) -> None:
+    done = synced.run
     progress = [
         line
         for line in done.stdout.splitlines()
         if line.startswith("  ") and "/" in line.split()[0]
     ]
-    read = len(rows(sqlite_url, READ_TABLES))
+    read = len(rows(synced.url, READ_TABLES))
     assert read > 2
     assert [line.split()[0] for line in progress] == [f"{n}/{read}" for n in range(1, read + 1)]
     assert all(": complete, " in line for line in progress)

@@ -29,7 +29,7 @@ from typing import Any
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
-from svc_core.pace import DEFAULT_RATE
+from svc_core.pace import DEFAULT_RATE, PER_SECOND_PAUSE
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.region_search import resolve
@@ -146,6 +146,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"most calls a second (default {DEFAULT_RATE:g}); halved on a per-second refusal",
     )
     r.add_argument(
+        "--pause",
+        type=float,
+        default=PER_SECOND_PAUSE,
+        metavar="SECONDS",
+        help=f"wait after a per-second refusal before asking again (default {PER_SECOND_PAUSE:g})",
+    )
+    r.add_argument(
         "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
     )
     r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
@@ -237,12 +244,19 @@ def options_from_args(args: argparse.Namespace, now: float) -> sync.SyncOptions:
         retries=_positive(args.retries, "--retries", 0),
         backoff=max(args.backoff, 0.0),
         rate=_rate(args.rate),
+        pause=_pause(args.pause),
     )
 
 
 def _rate(value: float) -> float:
     if not 0 < value <= 1000:
         raise InvalidParams("--rate must be a number of calls a second, above 0 and at most 1000")
+    return value
+
+
+def _pause(value: float) -> float:
+    if not 0 <= value <= 60:
+        raise InvalidParams("--pause must be a number of seconds, from 0 to 60")
     return value
 
 

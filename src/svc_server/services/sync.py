@@ -15,8 +15,9 @@ through ``svc_core.sync.classify_gateway``:
   nothing written (``UpstreamKeyRefused``);
 - calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.pace.Pace``);
 - a per-second refusal (code 23 or 34, or any code whose ``errMsg`` or ``returnAuthMsg``
-  says ``PER_SECOND``: data.go.kr also sends it as 22 and as 99) pauses the run, halves
-  the pace and asks again, spending no retry (``upstream.Pause``);
+  says ``PER_SECOND``: data.go.kr also sends it as 22 and as 99) pauses the run
+  (``SyncOptions.pause`` seconds), halves the pace and asks again, spending no retry
+  (``upstream.Pause``);
 - the daily limit (code 22 without that marker, or HTTP 429) stops the run cleanly; the
   month being read is recorded and the run reports where it stopped
   (``stopped == "limit"``);
@@ -57,7 +58,7 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
-from svc_core.pace import DEFAULT_RATE, Pace
+from svc_core.pace import DEFAULT_RATE, PER_SECOND_PAUSE, Pace
 from svc_core.periods import Month
 from svc_core.redact import redact_url
 from svc_core.sources.rtms import Page, parse_pages, read_page
@@ -104,6 +105,8 @@ class SyncOptions:
     backoff: float = 2.0
     rate: float = DEFAULT_RATE
     """Calls a second at most (``svc_core.pace.Pace``)."""
+    pause: float = PER_SECOND_PAUSE
+    """Seconds waited after a per-second refusal before asking again (``--pause``)."""
 
 
 @attrs.define
@@ -394,6 +397,7 @@ def sync_rtms(
             base_url=client.base_url,
             pace=Pace.of_rate(options.rate),
             clock=monotonic,
+            pause=options.pause,
         ),
     )
     refreshed = clock()
