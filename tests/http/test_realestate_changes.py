@@ -10,6 +10,7 @@ read back from svc.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from svc_server import ingest
-from svc_server.store import Store
+from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
     NRG_GANGNAM,
@@ -30,6 +31,7 @@ from tests.http.realestate_support import (
     make_app,
     xml_items,
 )
+from tests.http.test_realestate_transactions import LeasedApi
 
 HOUR = 3600.0
 GANGNAM = {"sigungu_code": "11680"}
@@ -100,10 +102,28 @@ def many_loads(store: Store) -> None:
     load(store, OFFI_RENT, now + 60)
 
 
-def test_paging_returns_every_change_once_in_order_whatever_the_page(store: Store) -> None:
-    api = Api(make_app(store))
-    assert every_change(api) == []
-    many_loads(store)
+@pytest.fixture(scope="module")
+def loaded(module_db_url: str) -> Iterator[Store]:
+    """A store holding ``many_loads``, loaded once per module and backend, for the tests
+    that only read its feed (each with a consumer of its own)."""
+    store = open_store(module_db_url, pool_size=4)
+    try:
+        many_loads(store)
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def leased(loaded: Store) -> Iterator[Api]:
+    """A caller on ``loaded`` whose limits lease: its many pages write no admission each."""
+    api = LeasedApi(make_app(loaded))
+    yield api
+    api.app.close()
+
+
+def test_paging_returns_every_change_once_in_order_whatever_the_page(leased: Api) -> None:
+    api = leased
     changes = every_change(api)
     ids = [c["id"] for c in changes]
     assert len(ids) == 12 + 6 + 2 and ids == sorted(set(ids))
@@ -133,9 +153,8 @@ FILTERS: list[dict[str, str]] = [
 
 
 @pytest.mark.parametrize("limit", [1, 3, 8])
-def test_filters_page_through_exactly_the_changes_they_keep(store: Store, limit: int) -> None:
-    api = Api(make_app(store))
-    many_loads(store)
+def test_filters_page_through_exactly_the_changes_they_keep(leased: Api, limit: int) -> None:
+    api = leased
     changes = every_change(api)
     for params in FILTERS:
         wanted = [
@@ -155,6 +174,7 @@ def test_filters_page_through_exactly_the_changes_they_keep(store: Store, limit:
 
 def test_loads_between_pages_are_neither_skipped_nor_repeated(store: Store) -> None:
     api = Api(make_app(store))
+    assert every_change(api) == []  # an empty store's feed
     now = RE_NOW
     for month in range(1, 6):
         load(store, NRG_GANGNAM, now, moved(NRG_GANGNAM, 2024, month))
@@ -240,9 +260,8 @@ def _query(url: str) -> list[tuple[str, str]]:
     return parse_qsl(parts.query)
 
 
-def test_each_page_costs_one_call(store: Store) -> None:
-    api = Api(make_app(store))
-    many_loads(store)
+def test_each_page_costs_one_call(loaded: Store) -> None:
+    api = Api(make_app(loaded))
     before = api.usage()
     _, pages, _ = page_through(api, 3)
     assert pages == 7
@@ -264,8 +283,8 @@ def test_each_page_costs_one_call(store: Store) -> None:
         {"cursor": "x"},  # /transactions' parameter: unknown here
     ],
 )
-def test_bad_parameters_are_400(store: Store, params: dict[str, str]) -> None:
-    api = Api(make_app(store))
+def test_bad_parameters_are_400(loaded: Store, params: dict[str, str]) -> None:
+    api = Api(make_app(loaded))
     assert_error(api.get("changes", params), 400, "INVALID_PARAMS")
 
 

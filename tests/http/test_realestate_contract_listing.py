@@ -40,6 +40,7 @@ from tests.http.realestate_support import (
 from tests.http.test_realestate_transactions import (
     FILES,
     PULSE_QUERIES,
+    LeasedApi,
     every_page,
     published,
     raw_record,
@@ -148,9 +149,12 @@ def molit_store(module_db_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture
-def api(molit_store: Store) -> Api:
-    """A caller whose per-minute limit lets a test page through contracts 3 at a time."""
-    return Api(make_app(molit_store), plan="enterprise")
+def api(molit_store: Store) -> Iterator[Api]:
+    """A caller whose per-minute limit lets a test page through contracts 3 at a time,
+    and whose limits lease: its hundreds of calls write no admission each."""
+    api = LeasedApi(make_app(molit_store), plan="enterprise")
+    yield api
+    api.app.close()
 
 
 def every_record(api: Api, code: str) -> list[Raw]:

@@ -14,17 +14,22 @@ import base64
 import csv
 import io
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from werkzeug.test import TestResponse
+from werkzeug.test import Client, TestResponse
 
 from svc_core.realestate import listing
 from svc_core.realestate.record import TRANSACTION_COLUMNS
+from svc_server.app import SvcApp
+from svc_server.http.deps import new_id
+from svc_server.services import consumers
 from svc_server.store import Store
+from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -186,9 +191,35 @@ def molit_store(module_db_url: str) -> Iterator[Store]:
         yield s
 
 
+class LeasedApi(Api):
+    """An ``Api`` whose account's limits lease (10^8 calls a month, 10^6 a minute, set
+    as ``svc consumer create --monthly-quota --rate-limit`` sets them): its calls are
+    admitted and counted in memory, not by two writes each, for the tests that page
+    through the listing hundreds of times and assert what it lists, not what a call
+    costs (``test_each_page_counts_once_and_a_csv_answer_once`` and the lease tests
+    do). Close ``app`` afterwards: it gives its leases back."""
+
+    def __init__(self, app: SvcApp, plan: str = "pro") -> None:
+        out = consumers.create_consumer(
+            app.store,
+            plan=plan,
+            now=RE_NOW,
+            entropy=os.urandom(16),
+            ids=new_id,
+            monthly_quota=10**8,
+            rate_limit=10**6,
+        )
+        self.app = app
+        self.consumer_id = str(out.consumer_id)
+        self.key = str(out.api_key)
+        self.client = Client(app)
+
+
 @pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
+def api(molit_store: Store) -> Iterator[Api]:
+    api = LeasedApi(make_app(molit_store))
+    yield api
+    api.app.close()
 
 
 def every_page(api: Api, params: dict[str, str]) -> tuple[list[Raw], int]:
@@ -270,9 +301,12 @@ def test_pages_with_excluded_records_hold_every_record_once_in_order(
     ``limit`` of each table after the cursor, and the pages together are every record of
     both, once, in order, whatever the page size (a caller whose per-minute limit allows
     a page per record)."""
-    api = Api(make_app(molit_store), plan="enterprise")
+    api = LeasedApi(make_app(molit_store), plan="enterprise")
     query = {"sigungu_code": "11680", "period": "2025-06", "include_excluded": "true"}
-    records, pages = every_page(api, {**query, "limit": str(limit)})
+    try:
+        records, pages = every_page(api, {**query, "limit": str(limit)})
+    finally:
+        api.app.close()
     every = raw_records("11680")
     assert any(r["excluded_reason"] for r in every) and not all(r["excluded_reason"] for r in every)
     assert len(records) == len(every)
@@ -492,7 +526,8 @@ def test_csv_over_the_cap_is_400_asking_to_narrow(
     assert small.status_code == 200 and len(read_csv(small)) <= 10
 
 
-def test_each_page_counts_once_and_a_csv_answer_once(api: Api) -> None:
+def test_each_page_counts_once_and_a_csv_answer_once(molit_store: Store) -> None:
+    api = Api(make_app(molit_store))  # limits too small to lease: each call writes its count
     before = api.usage()
     _, pages = every_page(api, {"sigungu_code": "11680", "period": "2025-06", "limit": "30"})
     assert pages > 2

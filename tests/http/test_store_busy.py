@@ -40,7 +40,7 @@ DATA = "/api/v1/real-estate/coverage"  # counted; 200 on an empty database
 BOUND_MS = 1000
 SERVER_ENV = {"SVC_DB_BUSY_TIMEOUT_MS": str(BOUND_MS), "SVC_THREADS": "4"}
 ANSWER_WITHIN = 2 * BOUND_MS / 1000 + 2.0  # queue + busy handler, plus slack for CI
-ROWS = 40_000  # a samples file whose write phase lasts long enough to be caught
+ROWS = 20_000  # a samples file whose write phase (3 to 6 s) lasts long enough to be caught
 
 
 @attrs.frozen
@@ -51,25 +51,29 @@ class Setup:
     api_key: str
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def setup(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    live_server_factory: Callable[..., LiveServer],
-) -> Iterator[Setup]:
-    if request.param == "postgres":
-        url = str(request.getfixturevalue("pg_url"))
-    else:
-        url = f"sqlite:///{tmp_path / 'svc.db'}"
-    store = open_store(url, pool_size=2)
-    store.migrate()
+@pytest.fixture(scope="module")
+def served(module_db_url: str) -> Iterator[tuple[Store, LiveServer]]:
+    """One server with the 1 s bound per module and backend, and a store on its
+    database; each test makes a consumer of its own."""
+    store = open_store(module_db_url, pool_size=2)
     try:
-        # limits too small to lease (svc_core.lease): every call writes its admission
-        _, api_key = mh.consumer(store, "busy@example.com", monthly_quota=2_000, rate_limit=2_000)
-        server = live_server_factory(url, env=SERVER_ENV)
-        yield Setup(url, store, server, api_key)
+        server = LiveServer(module_db_url, env=SERVER_ENV)
+        try:
+            yield store, server
+        finally:
+            server.stop()
     finally:
         store.close()
+
+
+@pytest.fixture
+def setup(module_db_url: str, served: tuple[Store, LiveServer]) -> Setup:
+    store, server = served
+    # limits too small to lease (svc_core.lease): every call writes its admission
+    _, api_key = mh.consumer(
+        store, f"busy-{uuid.uuid4().hex[:12]}@example.com", monthly_quota=2_000, rate_limit=2_000
+    )
+    return Setup(module_db_url, store, server, api_key)
 
 
 def get(
@@ -199,6 +203,24 @@ def test_a_database_locked_from_outside_answers_503(setup: Setup) -> None:
     assert status == 200, body[:300]  # and serves again once the lock is gone
 
 
+def waits_for_a_lock(url: str, seconds: float = 10.0) -> bool:
+    """Whether a session of ``url``'s database waits for an advisory lock within
+    ``seconds``."""
+    import psycopg
+
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND wait_event = 'advisory'"
+            ).fetchone()
+            if row is not None:
+                return True
+            time.sleep(0.02)
+    return False
+
+
 @pytest.mark.postgres
 def test_one_tenants_waiting_write_does_not_hold_up_another_in_the_same_process(
     pg_url: str, live_server_factory: Callable[..., LiveServer]
@@ -228,7 +250,7 @@ def test_one_tenants_waiting_write_does_not_hold_up_another_in_the_same_process(
             target=lambda: answered.update(b=get(server, DATA, {"X-API-Key": b_key}))
         )
         waiting.start()
-        time.sleep(1.0)
+        assert waits_for_a_lock(pg_url), "b's admission never waited for its lock"
         assert waiting.is_alive()  # b's admission waits for its lock
         for _ in range(5):
             status, _, body, taken = get(server, DATA, {"X-API-Key": a_key})

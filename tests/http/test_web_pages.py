@@ -13,6 +13,8 @@ import os
 import re
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +22,76 @@ import pytest
 from werkzeug.test import Client
 
 from svc_core.errors import ConfigError
-from svc_server.app import SvcApp
+from svc_server.app import SvcApp, create_app
 from svc_server.config import Config, load_config
-from svc_server.store import Store
+from svc_server.store import Store, open_store
 from svc_server.web import pages
-from tests.conftest import ORIGIN, Accounts, FakeClock
+from tests.conftest import ORIGIN, TEST_SECRET, Accounts, FakeClock
 
 DEV = {"dev_signin": True, "cookie_secure": False}
 
 
+class Served:
+    """One store, clock and pair of apps (without and with development sign-in) per
+    module and backend: building them for each test cost more than most tests take.
+    No test advances the clock; each signs in with an email of its own and
+    reads back only that email's rows."""
+
+    def __init__(self, url: str) -> None:
+        self.store = open_store(url, pool_size=4)
+        self.clock = FakeClock()
+        self.app = self.make()
+        self.dev_app = self.make(**DEV)
+
+    def make(self, **overrides: object) -> SvcApp:
+        """An app as ``tests.conftest.make_app`` makes it, on this store and clock."""
+        fields: dict[str, object] = {
+            "secret_key": TEST_SECRET,
+            "cookie_secure": False,
+            "site_origins": ("https://app.example.com",),
+            **overrides,
+        }
+        return create_app(Config(**fields), store=self.store, clock=self.clock)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self.app.close()
+        self.dev_app.close()
+        self.store.close()
+
+
+@pytest.fixture(scope="module")
+def served(module_db_url: str) -> Iterator[Served]:
+    made = Served(module_db_url)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
 @pytest.fixture
-def dev_app(store: Store, make_app: Any) -> SvcApp:
-    return make_app(store, **DEV)
+def store(served: Served) -> Store:
+    return served.store
+
+
+@pytest.fixture
+def clock(served: Served) -> FakeClock:
+    return served.clock
+
+
+@pytest.fixture
+def app(served: Served) -> SvcApp:
+    return served.app
+
+
+@pytest.fixture
+def dev_app(served: Served) -> SvcApp:
+    return served.dev_app
+
+
+@pytest.fixture
+def email() -> str:
+    """An address no other test of the module uses."""
+    return f"ana-{uuid.uuid4().hex[:12]}@example.com"
 
 
 def dev_sign_in(client: Client, email: str, headers: dict[str, str] | None = None) -> Any:
@@ -115,12 +175,12 @@ def test_dev_session_is_404_when_the_setting_is_off(app: SvcApp) -> None:
     assert "svc_session" not in response.headers.get("Set-Cookie", "")
 
 
-def test_dev_session_signs_in_like_an_identity_provider(dev_app: SvcApp, store: Store) -> None:
+def test_dev_session_signs_in_like_an_identity_provider(dev_app: SvcApp, email: str) -> None:
     browser = Client(dev_app)
-    first = dev_sign_in(browser, "Ana@Example.com")
+    first = dev_sign_in(browser, email.replace("ana-", "Ana-").replace("example", "Example"))
     assert first.status_code == 200, first.get_json()
     data = first.get_json()["data"]
-    assert data["user"]["email"] == "ana@example.com"
+    assert data["user"]["email"] == email
     assert data["consumer"]["plan"] == "starter"
     assert re.fullmatch(r"svc_pk_live_[0-9a-f]{32}", data["api_key"])
     cookie = first.headers["Set-Cookie"]
@@ -133,42 +193,47 @@ def test_dev_session_signs_in_like_an_identity_provider(dev_app: SvcApp, store: 
         "/api/v1/real-estate/dimensions", headers={"X-API-Key": data["api_key"]}
     )
     assert pulse.status_code == 200
-    again = dev_sign_in(Client(dev_app), "ana@example.com").get_json()["data"]
+    again = dev_sign_in(Client(dev_app), email).get_json()["data"]
     assert "api_key" not in again and again["user"]["id"] == data["user"]["id"]
 
 
 def test_dev_session_claims_an_account_an_operator_made_for_the_email(
-    dev_app: SvcApp, store: Store, clock: FakeClock
+    dev_app: SvcApp, store: Store, clock: FakeClock, email: str
 ) -> None:
-    consumer_id, _ = Accounts(store, dev_app, clock).consumer("pro", email="demo@example.com")
-    data = dev_sign_in(Client(dev_app), "demo@example.com").get_json()["data"]
+    consumer_id, _ = Accounts(store, dev_app, clock).consumer("pro", email=email)
+    data = dev_sign_in(Client(dev_app), email).get_json()["data"]
     assert data["consumer"] == {"id": consumer_id, "plan": "pro"}
     assert "api_key" not in data
+
+
+EMAIL = "<the test's own email>"
 
 
 @pytest.mark.parametrize(
     ("body", "headers", "status", "code"),
     [
-        ({"email": "ana@example.com"}, {}, 403, "CSRF_REJECTED"),
-        ({"email": "ana@example.com"}, {"Origin": "https://evil.example"}, 403, "CSRF_REJECTED"),
+        ({"email": EMAIL}, {}, 403, "CSRF_REJECTED"),
+        ({"email": EMAIL}, {"Origin": "https://evil.example"}, 403, "CSRF_REJECTED"),
         ({"email": "not an email"}, ORIGIN, 400, "INVALID_PARAMS"),
         ({}, ORIGIN, 400, "INVALID_PARAMS"),
-        ({"email": "ana@example.com", "plan": "enterprise"}, ORIGIN, 400, "INVALID_PARAMS"),
+        ({"email": EMAIL, "plan": "enterprise"}, ORIGIN, 400, "INVALID_PARAMS"),
     ],
 )
 def test_dev_session_refusals_store_nothing(
     dev_app: SvcApp,
     store: Store,
+    email: str,
     body: dict[str, str],
     headers: dict[str, str],
     status: int,
     code: str,
 ) -> None:
-    response = Client(dev_app).post("/api/auth/dev-session", json=body, headers=headers)
+    sent = {name: email if value == EMAIL else value for name, value in body.items()}
+    response = Client(dev_app).post("/api/auth/dev-session", json=sent, headers=headers)
     assert response.status_code == status
     assert response.get_json()["error"]["code"] == code
     with store.db.transaction(write=False) as tx:
-        assert store.accounts.get_user_by_email(tx, "ana@example.com") is None
+        assert store.accounts.get_user_by_email(tx, email) is None
 
 
 # the pages ------------------------------------------------------------------------------------
@@ -207,12 +272,12 @@ def test_signed_out_visitors_are_sent_to_signin(dev_app: SvcApp, path: str) -> N
 
 
 @pytest.mark.parametrize("path", SECTIONS)
-def test_dashboard_pages_are_strict_labelled_html(dev_app: SvcApp, path: str) -> None:
+def test_dashboard_pages_are_strict_labelled_html(dev_app: SvcApp, path: str, email: str) -> None:
     browser = Client(dev_app)
-    dev_sign_in(browser, "ana@example.com")
+    dev_sign_in(browser, email)
     html = assert_strict_page(browser.get(path))
     assert "Development sign-in" in html
-    assert 'aria-current="page"' in html and "ana@example.com" in html
+    assert 'aria-current="page"' in html and email in html
     # every form control has a visible label
     ids = re.findall(r'<(?:input|select|textarea)[^>]*\bid="([^"]+)"', html)
     for control in ids:
@@ -222,9 +287,9 @@ def test_dashboard_pages_are_strict_labelled_html(dev_app: SvcApp, path: str) ->
 
 
 def test_pages_show_the_banner_only_with_dev_signin(
-    app: SvcApp, store: Store, clock: FakeClock
+    app: SvcApp, store: Store, clock: FakeClock, email: str
 ) -> None:
-    browser = Accounts(store, app, clock).browser("owner@example.com")
+    browser = Accounts(store, app, clock).browser(email)
     assert "Development sign-in" not in browser.get("/dashboard").get_data(as_text=True)
     signin = assert_strict_page(Client(app).get("/signin"))
     assert "Development sign-in" not in signin and 'id="token-signin-form"' in signin
@@ -237,18 +302,18 @@ def test_signin_page_offers_the_email_form_with_its_banner(dev_app: SvcApp) -> N
     assert '<button type="submit">Sign in</button>' in html
 
 
-def test_signin_page_says_who_is_signed_in_already(dev_app: SvcApp) -> None:
+def test_signin_page_says_who_is_signed_in_already(dev_app: SvcApp, email: str) -> None:
     browser = Client(dev_app)
     assert "You are signed in" not in browser.get("/signin").get_data(as_text=True)
-    dev_sign_in(browser, "ana@example.com")
+    dev_sign_in(browser, email)
     html = assert_strict_page(browser.get("/signin"))
-    assert "You are signed in as ana@example.com" in html
+    assert f"You are signed in as {email}" in html
     assert '<a href="/dashboard">go to the dashboard</a>' in html
 
 
-def test_an_unknown_section_is_a_json_404(dev_app: SvcApp) -> None:
+def test_an_unknown_section_is_a_json_404(dev_app: SvcApp, email: str) -> None:
     browser = Client(dev_app)
-    dev_sign_in(browser, "ana@example.com")
+    dev_sign_in(browser, email)
     response = browser.get("/dashboard/billing")
     assert response.status_code == 404
     assert response.get_json()["error"]["code"] == "NOT_FOUND"
