@@ -13,9 +13,7 @@ import pytest
 from svc_core.lease import LEASE_MOST, RATE_LEASE_SECONDS
 from svc_server.services.leases import Ask, Granted, LeaseBook
 from svc_server.store import Store
-from svc_server.store.base import Tx
 from svc_server.store.holds import UsageClaim
-from svc_server.store.postgres import PostgresDatabase
 
 MONTH, DAY = "2026-09", "2026-09-21"
 T0 = 1_790_000_000.0
@@ -100,15 +98,6 @@ def test_an_unused_rate_lease_gives_its_slots_back(store: Store) -> None:
     assert int(summary["in_window"]) == int(units["n"]) == 1  # the one call made
 
 
-def unflushed(store: Store, tx: Tx) -> None:
-    """On PostgreSQL, let ``tx`` commit without waiting for its WAL to reach the disk
-    (``SET LOCAL synchronous_commit = off``): what it writes, and when others see it,
-    is unchanged. A test that admits 2,000 calls one transaction each spent most of its
-    time waiting for 2,000 flushes."""
-    if isinstance(store.db, PostgresDatabase):
-        tx.execute("SET LOCAL synchronous_commit = off")
-
-
 @pytest.mark.parametrize("limit", [4096, 10_000])
 def test_leased_slots_never_pass_the_limit_and_the_oldest_blocks(store: Store, limit: int) -> None:
     """Leases fill the window exactly to the limit; the refusal names the first stamp,
@@ -118,7 +107,6 @@ def test_leased_slots_never_pass_the_limit_and_the_oldest_blocks(store: Store, l
     granted = 0
     while True:
         with store.db.transaction() as tx:
-            unflushed(store, tx)
             admission = store.accounts.rate_admit(
                 tx, "b", now_ms, 60_000, limit, lease_id=f"l{now_ms}"
             )
