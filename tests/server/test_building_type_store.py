@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from svc_server.store import Store, migrate, open_store
+from svc_server.store.loading import RealEstateWriter
 from svc_server.store.realestate_rows import row_keys
 from tests.http.realestate_support import NRG_JONGNO_PAGE, load
 from tests.server.test_ingest import assert_rollup_matches_transactions
@@ -145,7 +146,7 @@ def test_records_that_get_their_type_move_in_the_rollup(store: Store) -> None:
             "SELECT sigungu_code, dong, property_type, transaction_type, month, source, "
             "building_type FROM transactions"
         )
-        store.realestate._bump_rollup(tx, row_keys(rows))
+        RealEstateWriter(store.realestate)._bump_rollup(tx, row_keys(rows))
     assert {r["building_type"] for r in store.realestate.rollup(dong_level=None)} == {""}
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
     assert_rollup_matches_transactions(store)
