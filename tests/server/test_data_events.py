@@ -9,6 +9,7 @@ loading commands run without ``SVC_PUBLIC_URL`` and the events still carry the l
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -22,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from svc_core import signing
+from svc_core import demo as core_demo
+from svc_core import demo_markets, signing
 from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
 from svc_server.http.deps import new_id
@@ -30,7 +32,14 @@ from svc_server.identity import Identity
 from svc_server.ingest import demo
 from svc_server.services import sessions
 from svc_server.store import open_store
-from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, Receiver, copy_sqlite_store
+from tests.conftest import (
+    RE_NOW,
+    TEST_SECRET,
+    LiveServer,
+    Receiver,
+    Templates,
+    copy_sqlite_store,
+)
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -138,22 +147,38 @@ def data_events(receiver: Receiver) -> list[dict[str, Any]]:
     return [e for e in receiver.events() if e["type"] == "data.updated"]
 
 
-def wait_for(receiver: Receiver, count: int, seconds: float = 20.0) -> list[dict[str, Any]]:
-    """The data events once ``receiver`` holds ``count`` (the inline worker polls every
-    second); a second more for any extra one to arrive."""
-    deadline = time.monotonic() + seconds
-    while len(data_events(receiver)) < count and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.5)
+def settled(db_url: str) -> bool:
+    """Whether every change record is published as events and no delivery is queued or
+    in flight: then every request the loads caused has reached its receiver (a receiver
+    records a request before it answers, and a delivery is settled after the answer)."""
+    store = open_store(db_url, pool_size=1)
+    try:
+        with store.db.transaction(write=False) as tx:
+            published = store.webhooks.published_change(tx, "data.updated")
+            busy = tx.fetchone(
+                "SELECT id FROM deliveries WHERE status IN ('pending', 'claimed', 'sending') "
+                "LIMIT 1"
+            )
+        return busy is None and not store.realestate.records_after(published, 1)
+    finally:
+        store.close()
+
+
+def wait_for(db_url: str, receiver: Receiver, count: int) -> list[dict[str, Any]]:
+    """The data events ``receiver`` holds once it holds ``count`` and the server's
+    inline worker (which polls every second) has sent everything the loads queued, so
+    an extra event would be among them; within 20 seconds."""
+    deadline = time.monotonic() + 20
+    while not (len(data_events(receiver)) >= count and settled(db_url)):
+        assert time.monotonic() < deadline, (count, data_events(receiver))
+        time.sleep(0.05)
     return data_events(receiver)
 
 
-def live_server(db_url: str) -> LiveServer:
-    """``svc serve`` with its inline worker on a migrated ``db_url``, delivering webhooks
-    to loopback receivers."""
-    migrated = open_store(db_url)
-    migrated.migrate()
-    migrated.close()
+def live_server(db_url: str, templates: Templates) -> LiveServer:
+    """``svc serve`` with its inline worker on ``db_url`` (a copy of the migrated
+    template), delivering webhooks to loopback receivers."""
+    templates.fill(db_url)
     env = {
         "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
         "SVC_SITE_ORIGINS": ORIGIN,
@@ -164,9 +189,9 @@ def live_server(db_url: str) -> LiveServer:
 
 
 def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
-    db_url: str, standin: StandIn, receivers: dict[str, Receiver], tmp_path: Path
+    db_url: str, standin: StandIn, receivers: dict[str, Receiver], templates: Templates
 ) -> None:
-    server = live_server(db_url)
+    server = live_server(db_url, templates)
     try:
         owner = Owner(db_url, server)
         secrets = {
@@ -196,7 +221,7 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
         [added] = owner.changes()
         kept = len(included(xml_items(NRG_GANGNAM)))
         assert (added["sigungu_code"], added["month"], added["added"]) == ("11680", "2025-06", kept)
-        [event] = wait_for(receivers["gangnam"], 1)
+        [event] = wait_for(db_url, receivers["gangnam"], 1)
         assert event["data"]["change"] == added
         assert event["id"].startswith(f"evt_data_updated_{added['id']}_")
         request = next(r for r in receivers["gangnam"].requests if b"data.updated" in r.body)
@@ -210,7 +235,7 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
         # the same re-read again: nothing changed, nothing written, nothing sent
         sync(db_url, standin)
         assert owner.changes() == [added]
-        assert len(wait_for(receivers["gangnam"], 2, seconds=3)) == 1
+        assert len(wait_for(db_url, receivers["gangnam"], 1)) == 1  # all sent: no second
 
         # a re-read that finds a deal cancelled retracts it: retracted 1
         units = [i for i, item in enumerate(xml_items(NRG_GANGNAM)) if included([item])]
@@ -221,7 +246,7 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
         retraction = latest[-1]
         assert (retraction["added"], retraction["retracted"]) == (0, 1)
         assert retraction["digest_before"] == added["digest_after"]
-        events = wait_for(receivers["gangnam"], 2)
+        events = wait_for(db_url, receivers["gangnam"], 2)
         assert [e["data"]["change"]["id"] for e in events] == [added["id"], retraction["id"]]
         assert events[1]["data"]["change"]["retracted"] == 1
 
@@ -230,11 +255,11 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
         assert "loaded" in ingested.stdout
         jongno = [c for c in owner.changes() if c["sigungu_code"] == "11110"]
         assert len(jongno) == 1
-        [event] = wait_for(receivers["jongno"], 1)
+        [event] = wait_for(db_url, receivers["jongno"], 1)
         assert event["data"]["change"] == jongno[0]
         svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))  # again
         assert len(owner.changes()) == 3
-        assert len(wait_for(receivers["jongno"], 2, seconds=3)) == 1
+        assert len(wait_for(db_url, receivers["jongno"], 1)) == 1  # all sent: no second
         assert len(data_events(receivers["gangnam"])) == 2
         for other in ("offices", "everything"):
             assert data_events(receivers[other]) == [], other
@@ -243,9 +268,9 @@ def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
 
 
 def test_an_endpoint_changes_what_it_receives(
-    db_url: str, standin: StandIn, receivers: dict[str, Receiver]
+    db_url: str, standin: StandIn, receivers: dict[str, Receiver], templates: Templates
 ) -> None:
-    server = live_server(db_url)
+    server = live_server(db_url, templates)
     try:
         owner = Owner(db_url, server)
         owner.endpoint(receivers["everything"], ["*"])
@@ -269,7 +294,7 @@ def test_an_endpoint_changes_what_it_receives(
         assert body["data"]["filters"] == {"sigungu_codes": ["11110"]}
         svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_GANGNAM))  # not Jongno
         svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
-        [event] = wait_for(receivers["everything"], 1)
+        [event] = wait_for(db_url, receivers["everything"], 1)
         assert event["data"]["change"]["sigungu_code"] == "11110"
         status, body = owner.call("PATCH", path, {"filters": None})
         assert (status, body["data"]["filters"]) == (200, {})
@@ -280,16 +305,47 @@ def test_an_endpoint_changes_what_it_receives(
         server.stop()
 
 
-def test_the_demo_set_is_loaded_through_the_same_commit(demo_db_url: str, tmp_path: Path) -> None:
+def first_of_the_demo_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``load_demo`` load the first records of each part of the demo set (a
+    moment's work, where the whole set takes 15 seconds or more)."""
+    transactions, indices = core_demo.demo_transactions, core_demo.demo_indices
+    markets = demo_markets.demo_market_data
+
+    def first_markets(seed: int) -> tuple[Any, Any]:
+        listings, activities = markets(seed)
+        ids = {listing.listing_id for listing in listings[:40]}
+        return listings[:40], [a for a in activities if a.listing_id in ids]
+
+    monkeypatch.setattr(
+        core_demo, "demo_transactions", lambda seed: itertools.islice(transactions(seed), 3000)
+    )
+    monkeypatch.setattr(
+        core_demo, "demo_indices", lambda seed: itertools.islice(indices(seed), 600)
+    )
+    monkeypatch.setattr(demo_markets, "demo_market_data", first_markets)
+
+
+def test_the_demo_set_is_loaded_through_the_same_commit(
+    demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The demo set writes change records like every load, once. The session's demo
     store was loaded by ``load_demo``, what ``svc demo-data`` runs (the command itself
-    commits through the writer in test_write_path); a copy of it is loaded again."""
+    commits through the writer in test_write_path); a copy of it is loaded again, with
+    the first records of each part of the set (all of them already there)."""
     sqlite_url = copy_sqlite_store(demo_db_url, tmp_path)
+    first_of_the_demo_set(monkeypatch)
     again = open_store(sqlite_url)
     try:  # the second load holds nothing new: no record
-        demo.load_demo(again, seed=1, now=RE_NOW)
+        reloaded = demo.load_demo(again, seed=1, now=RE_NOW)
     finally:
         again.close()
+    assert reloaded == {
+        "transactions": 0,
+        "duplicate_transactions": 3000,
+        "index_observations": 0,
+        "market_listings": 0,
+        "market_activity": 0,
+    }
     store = open_store(sqlite_url)
     try:
         api = Api(make_app(store))
