@@ -369,7 +369,11 @@ def test_the_demo_set_is_loaded_through_the_same_commit(
     first_of_the_demo_set(monkeypatch)
     again = open_store(sqlite_url)
     try:  # the second load holds nothing new: no record
+        with again.data.transaction(write=False) as tx:
+            row = tx.fetchone("SELECT MAX(id) AS last FROM change_records")
+        assert row is not None and row["last"]
         reloaded = demo.load_demo(again, seed=1, now=RE_NOW)
+        assert again.realestate.records_after(int(row["last"]), 1) == []
     finally:
         again.close()
     assert reloaded == {
