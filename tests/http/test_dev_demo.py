@@ -83,10 +83,12 @@ def test_the_overview_lists_the_commands() -> None:
 
 def run_demo(db: Path, port: int, key: str | None = None) -> tuple[str, int | None]:
     """Run ``dev.py demo`` until its server answers, call it with ``key`` (if given),
-    then stop it; its output and the call's status."""
+    then stop it; its output and the call's status. The server runs one worker process
+    (an option dev.py passes on to ``svc serve``): granian stopped while a second worker
+    was still starting waited 30 s for it."""
     status = None
     proc = subprocess.Popen(
-        [sys.executable, str(DEV), "demo", "--port", str(port)],
+        [sys.executable, str(DEV), "demo", "--port", str(port), "--workers", "1"],
         env=env_for(db),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
