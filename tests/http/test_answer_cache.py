@@ -5,8 +5,9 @@ answer without computing it again, and differs from the first only in its own
 ``_meta`` fields (``request_id``, ``generated_at``, ``rate_limit``), in JSON and in CSV.
 
 Through a real ``svc serve`` (two worker processes): loads by another process (an
-ingest, a retraction of a cancelled deal, ``svc demo-data``) change the cached answers
-of every worker within the data version's bound (``VERSION_TTL``, one second).
+ingest, a retraction of a cancelled deal, ``svc demo-data`` of the first records of the
+demo set; the commands run in the test's process) change the cached answers of every
+worker within the data version's bound (``VERSION_TTL``, one second).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ import concurrent.futures
 import csv
 import functools
 import io
+import itertools
 import json
 import os
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -28,14 +28,17 @@ from typing import Any
 
 import pytest
 
+from svc_core import demo as core_demo
+from svc_core import demo_markets
 from svc_core.envelope import PER_CALL_FIELDS
 from svc_core.realestate import pulse as core_pulse
 from svc_server.http.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store, open_store
 from svc_server.store.realestate import VERSION_TTL
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import Api, make_app, open_molit_store
+from tests.svc_cli import run_svc
 
 PULSE = {"sigungu_code": "11680", "property_type": "office", "transaction_type": "sale"}
 
@@ -166,9 +169,36 @@ def rtms_json(days: range, cancelled: frozenset[int] = frozenset()) -> bytes:
 
 
 def svc(server: LiveServer, *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "svc_server", *args], env=server.env, check=True, capture_output=True
+    """``svc ARGS`` on the server's database, in this process: a process other than the
+    server's workers, as an operator's command is."""
+    done = run_svc(*args, env=server.env)
+    assert done.returncode == 0, done.stderr
+
+
+def first_of_the_demo_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``svc demo-data`` load the first records of each part of the demo set (all
+    of them in Jongno, 11110): a moment's work, where the whole set takes 15 seconds
+    or more."""
+    transactions, indices = core_demo.demo_transactions, core_demo.demo_indices
+    markets = demo_markets.demo_market_data
+
+    def first_markets(seed: int) -> tuple[Any, Any]:
+        # the regions are drawn in order from one generator: the set of the first
+        # region alone (a fifth of the work) begins with the whole set's listings
+        first = dict(itertools.islice(demo_markets.REGIONS.items(), 1))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(demo_markets, "REGIONS", first)
+            listings, activities = markets(seed)
+        ids = {listing.listing_id for listing in listings[:40]}
+        return listings[:40], [a for a in activities if a.listing_id in ids]
+
+    monkeypatch.setattr(
+        core_demo, "demo_transactions", lambda seed: itertools.islice(transactions(seed), 3000)
     )
+    monkeypatch.setattr(
+        core_demo, "demo_indices", lambda seed: itertools.islice(indices(seed), 600)
+    )
+    monkeypatch.setattr(demo_markets, "demo_market_data", first_markets)
 
 
 def fetch(server: LiveServer, key: str, path: str, accept: str = "application/json") -> Any:
@@ -207,11 +237,15 @@ def samples(bodies: list[Any]) -> set[int | None]:
 
 
 def test_loads_by_other_processes_reach_every_cached_answer_within_the_bound(
-    tmp_path: Path, live_server_factory: Callable[..., LiveServer]
+    sqlite_url: str,
+    templates: Templates,
+    tmp_path: Path,
+    live_server_factory: Callable[..., LiveServer],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'svc.db'}"
+    url = sqlite_url
+    templates.fill(url)
     store = open_store(url)
-    store.migrate()
     made = consumers.create_consumer(
         store, plan="pro", now=time.time(), entropy=os.urandom(16), ids=new_id
     )
@@ -236,6 +270,7 @@ def test_loads_by_other_processes_reach_every_cached_answer_within_the_bound(
     assert csv_samples(settled(server, key, PULSE_JUNE + "&format=csv", loaded, "text/csv")) == {4}
 
     # The demo data set, loaded by another process, reaches coverage everywhere.
+    first_of_the_demo_set(monkeypatch)
     svc(server, "demo-data")
     loaded = time.monotonic()
     after = settled(server, key, COVERAGE, loaded, "application/json")

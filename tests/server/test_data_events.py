@@ -4,11 +4,13 @@ serve`` with its inline worker delivers one signed event per change to each subs
 endpoint whose filters keep it, none to the others; loading the same again writes and
 sends nothing; a re-read that retracts a cancelled deal sends ``retracted: 1``. The
 loading commands run without ``SVC_PUBLIC_URL`` and the events still carry the links
-``/changes`` serves (the address the server recorded). SQLite and PostgreSQL.
+``/changes`` serves (the address the server recorded). SQLite and PostgreSQL: one
+``svc serve`` per backend, shared by the tests, which keep apart by owner and district.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -22,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from svc_core import signing
+from svc_core import demo as core_demo
+from svc_core import demo_markets, signing
 from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
 from svc_server.http.deps import new_id
@@ -30,7 +33,13 @@ from svc_server.identity import Identity
 from svc_server.ingest import demo
 from svc_server.services import sessions
 from svc_server.store import open_store
-from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, Receiver, copy_sqlite_store
+from tests.conftest import (
+    RE_NOW,
+    TEST_SECRET,
+    LiveServer,
+    Receiver,
+    copy_sqlite_store,
+)
 from tests.http.realestate_support import (
     NRG_GANGNAM,
     NRG_JONGNO_PAGE,
@@ -67,13 +76,13 @@ def receivers() -> Iterator[dict[str, Receiver]]:
 class Owner:
     """A signed-in owner talking to the live server over HTTP."""
 
-    def __init__(self, db_url: str, server: LiveServer) -> None:
+    def __init__(self, db_url: str, server: LiveServer, email: str) -> None:
         store = open_store(db_url)
         try:
             signed = sessions.sign_in(
                 store,
                 Config(secret_key=TEST_SECRET),
-                Identity(sub="sub-owner", email="owner@example.com"),
+                Identity(sub=f"sub-{email}", email=email),
                 time.time(),
                 os.urandom(16),
                 ids=new_id,
@@ -138,158 +147,242 @@ def data_events(receiver: Receiver) -> list[dict[str, Any]]:
     return [e for e in receiver.events() if e["type"] == "data.updated"]
 
 
-def wait_for(receiver: Receiver, count: int, seconds: float = 20.0) -> list[dict[str, Any]]:
-    """The data events once ``receiver`` holds ``count`` (the inline worker polls every
-    second); a second more for any extra one to arrive."""
-    deadline = time.monotonic() + seconds
-    while len(data_events(receiver)) < count and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.5)
+def settled(db_url: str) -> bool:
+    """Whether every change record is published as events and no delivery is queued or
+    in flight: then every request the loads caused has reached its receiver (a receiver
+    records a request before it answers, and a delivery is settled after the answer)."""
+    store = open_store(db_url, pool_size=1)
+    try:
+        with store.db.transaction(write=False) as tx:
+            published = store.webhooks.published_change(tx, "data.updated")
+            busy = tx.fetchone(
+                "SELECT id FROM deliveries WHERE status IN ('pending', 'claimed', 'sending') "
+                "LIMIT 1"
+            )
+        return busy is None and not store.realestate.records_after(published, 1)
+    finally:
+        store.close()
+
+
+def wait_for(db_url: str, receiver: Receiver, count: int) -> list[dict[str, Any]]:
+    """The data events ``receiver`` holds once it holds ``count`` and the server's
+    inline worker (which polls every second) has sent everything the loads queued, so
+    an extra event would be among them; within 20 seconds."""
+    deadline = time.monotonic() + 20
+    while not (len(data_events(receiver)) >= count and settled(db_url)):
+        assert time.monotonic() < deadline, (count, data_events(receiver))
+        time.sleep(0.05)
     return data_events(receiver)
 
 
-def live_server(db_url: str) -> LiveServer:
-    """``svc serve`` with its inline worker on a migrated ``db_url``, delivering webhooks
-    to loopback receivers."""
-    migrated = open_store(db_url)
-    migrated.migrate()
-    migrated.close()
+@pytest.fixture(scope="module")
+def server(module_db_url: str) -> Iterator[LiveServer]:
+    """``svc serve`` with its inline worker on the module's database, delivering
+    webhooks to loopback receivers; shared by the tests of a backend, which keep apart
+    by owner and district."""
     env = {
         "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
         "SVC_SITE_ORIGINS": ORIGIN,
         "SVC_INLINE_WORKER": "true",
         "SVC_PUBLIC_URL": PUBLIC,
     }
-    return LiveServer(db_url, env=env)
+    started = LiveServer(module_db_url, env=env)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def office_sales(path: Path, code: str, name: str, dong: str) -> Path:
+    """An RTMS JSON answer in ``path``: three office sales of June 2025 in ``code``."""
+    items = [
+        {
+            "sggCd": code,
+            "sggNm": name,
+            "umdNm": dong,
+            "buildingUse": "업무",
+            "dealYear": 2025,
+            "dealMonth": 6,
+            "dealDay": day,
+            "dealAmount": f"{100_000 + day:,}",
+            "buildingAr": "500.5",
+        }
+        for day in (3, 4, 5)
+    ]
+    body = {"response": {"header": {"resultCode": "000"}, "body": {"items": {"item": items}}}}
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    return path
 
 
 def test_loads_send_one_signed_event_per_change_to_the_endpoints_that_want_it(
-    db_url: str, standin: StandIn, receivers: dict[str, Receiver], tmp_path: Path
+    module_db_url: str, server: LiveServer, standin: StandIn, receivers: dict[str, Receiver]
 ) -> None:
-    server = live_server(db_url)
-    try:
-        owner = Owner(db_url, server)
-        secrets = {
-            "gangnam": owner.endpoint(
-                receivers["gangnam"], ["data.updated"], {"sigungu_codes": ["11680"]}
-            ),
-            "jongno": owner.endpoint(
-                receivers["jongno"], ["data.updated"], {"sigungu_codes": ["11110"]}
-            ),
-            "offices": owner.endpoint(
-                receivers["offices"],
-                ["key.revoked", "data.updated"],
-                {"property_types": ["officetel"], "transaction_types": ["sale"]},
-            ),
-            "everything": owner.endpoint(receivers["everything"], ["*"]),
-        }
-        # filters are checked: a 400, never a half-registered endpoint
-        for bad in ({"sigungu_codes": ["gangnam"]}, {"districts": ["11680"]}, []):
-            status, body = owner.call(
-                "POST", HOOKS, {"url": receivers["gangnam"].url, "filters": bad}
-            )
-            assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
-        assert len(owner.call("GET", HOOKS)[1]["data"]) == 4
+    """Gangnam (11680) and Jongno (11110), which the other test here leaves alone."""
+    db_url = module_db_url
+    owner = Owner(db_url, server, "owner@example.com")
+    secrets = {
+        "gangnam": owner.endpoint(
+            receivers["gangnam"], ["data.updated"], {"sigungu_codes": ["11680"]}
+        ),
+        "jongno": owner.endpoint(
+            receivers["jongno"], ["data.updated"], {"sigungu_codes": ["11110"]}
+        ),
+        "offices": owner.endpoint(
+            receivers["offices"],
+            ["key.revoked", "data.updated"],
+            {"property_types": ["officetel"], "transaction_types": ["sale"]},
+        ),
+        "everything": owner.endpoint(receivers["everything"], ["*"]),
+    }
+    # filters are checked: a 400, never a half-registered endpoint
+    for bad in ({"sigungu_codes": ["gangnam"]}, {"districts": ["11680"]}, []):
+        status, body = owner.call("POST", HOOKS, {"url": receivers["gangnam"].url, "filters": bad})
+        assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
+    assert len(owner.call("GET", HOOKS)[1]["data"]) == 4
 
-        # a sync that adds deals to a month: one change, one event where the filter keeps it
-        sync(db_url, standin)
-        [added] = owner.changes()
-        kept = len(included(xml_items(NRG_GANGNAM)))
-        assert (added["sigungu_code"], added["month"], added["added"]) == ("11680", "2025-06", kept)
-        [event] = wait_for(receivers["gangnam"], 1)
-        assert event["data"]["change"] == added
-        assert event["id"].startswith(f"evt_data_updated_{added['id']}_")
-        request = next(r for r in receivers["gangnam"].requests if b"data.updated" in r.body)
-        verified = signing.verify(
-            request.body, request.headers["X-Svc-Signature"], secrets["gangnam"], now=time.time()
-        )
-        assert verified == event and request.headers["X-Svc-Event"] == "data.updated"
-        for other in ("jongno", "offices", "everything"):
-            assert data_events(receivers[other]) == [], other  # filtered out, or not named
+    # a sync that adds deals to a month: one change, one event where the filter keeps it
+    sync(db_url, standin)
+    [added] = owner.changes(sigungu_code="11680")
+    kept = len(included(xml_items(NRG_GANGNAM)))
+    assert (added["sigungu_code"], added["month"], added["added"]) == ("11680", "2025-06", kept)
+    [event] = wait_for(db_url, receivers["gangnam"], 1)
+    assert event["data"]["change"] == added
+    assert event["id"].startswith(f"evt_data_updated_{added['id']}_")
+    request = next(r for r in receivers["gangnam"].requests if b"data.updated" in r.body)
+    verified = signing.verify(
+        request.body, request.headers["X-Svc-Signature"], secrets["gangnam"], now=time.time()
+    )
+    assert verified == event and request.headers["X-Svc-Event"] == "data.updated"
+    for other in ("jongno", "offices", "everything"):
+        assert data_events(receivers[other]) == [], other  # filtered out, or not named
 
-        # the same re-read again: nothing changed, nothing written, nothing sent
-        sync(db_url, standin)
-        assert owner.changes() == [added]
-        assert len(wait_for(receivers["gangnam"], 2, seconds=3)) == 1
+    # the same re-read again: nothing changed, nothing written, nothing sent
+    sync(db_url, standin)
+    assert owner.changes(sigungu_code="11680") == [added]
+    assert len(wait_for(db_url, receivers["gangnam"], 1)) == 1  # all sent: no second
 
-        # a re-read that finds a deal cancelled retracts it: retracted 1
-        units = [i for i, item in enumerate(xml_items(NRG_GANGNAM)) if included([item])]
-        standin.cancel(NRG, "11680", "202506", units[0])
-        sync(db_url, standin)
-        latest = owner.changes()
-        assert len(latest) == 2
-        retraction = latest[-1]
-        assert (retraction["added"], retraction["retracted"]) == (0, 1)
-        assert retraction["digest_before"] == added["digest_after"]
-        events = wait_for(receivers["gangnam"], 2)
-        assert [e["data"]["change"]["id"] for e in events] == [added["id"], retraction["id"]]
-        assert events[1]["data"]["change"]["retracted"] == 1
+    # a re-read that finds a deal cancelled retracts it: retracted 1
+    units = [i for i, item in enumerate(xml_items(NRG_GANGNAM)) if included([item])]
+    standin.cancel(NRG, "11680", "202506", units[0])
+    sync(db_url, standin)
+    latest = owner.changes(sigungu_code="11680")
+    assert len(latest) == 2
+    retraction = latest[-1]
+    assert (retraction["added"], retraction["retracted"]) == (0, 1)
+    assert retraction["digest_before"] == added["digest_after"]
+    events = wait_for(db_url, receivers["gangnam"], 2)
+    assert [e["data"]["change"]["id"] for e in events] == [added["id"], retraction["id"]]
+    assert events[1]["data"]["change"]["retracted"] == 1
 
-        # svc ingest goes through the same commit: Jongno's month to Jongno's endpoint
-        ingested = svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
-        assert "loaded" in ingested.stdout
-        jongno = [c for c in owner.changes() if c["sigungu_code"] == "11110"]
-        assert len(jongno) == 1
-        [event] = wait_for(receivers["jongno"], 1)
-        assert event["data"]["change"] == jongno[0]
-        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))  # again
-        assert len(owner.changes()) == 3
-        assert len(wait_for(receivers["jongno"], 2, seconds=3)) == 1
-        assert len(data_events(receivers["gangnam"])) == 2
-        for other in ("offices", "everything"):
-            assert data_events(receivers[other]) == [], other
-    finally:
-        server.stop()
+    # svc ingest goes through the same commit: Jongno's month to Jongno's endpoint
+    ingested = svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
+    assert "loaded" in ingested.stdout
+    jongno = owner.changes(sigungu_code="11110")
+    assert len(jongno) == 1
+    [event] = wait_for(db_url, receivers["jongno"], 1)
+    assert event["data"]["change"] == jongno[0]
+    svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))  # again
+    assert owner.changes(sigungu_code="11110") == jongno
+    assert len(owner.changes(sigungu_code="11680")) == 2
+    assert len(wait_for(db_url, receivers["jongno"], 1)) == 1  # all sent: no second
+    assert len(data_events(receivers["gangnam"])) == 2
+    for other in ("offices", "everything"):
+        assert data_events(receivers[other]) == [], other
 
 
 def test_an_endpoint_changes_what_it_receives(
-    db_url: str, standin: StandIn, receivers: dict[str, Receiver]
+    module_db_url: str,
+    server: LiveServer,
+    standin: StandIn,
+    receivers: dict[str, Receiver],
+    tmp_path: Path,
 ) -> None:
-    server = live_server(db_url)
-    try:
-        owner = Owner(db_url, server)
-        owner.endpoint(receivers["everything"], ["*"])
-        endpoint_id = owner.call("GET", HOOKS)[1]["data"][0]["id"]
-        path = f"{HOOKS}/{endpoint_id}"
-        for bad in (
-            {},
-            {"url": "https://example.com/other"},
-            {"filters": {"property_types": ["castle"]}},
-            {"events": []},
-        ):
-            status, body = owner.call("PATCH", path, bad)
-            assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
-        status, body = owner.call(
-            "PATCH",
-            path,
-            {"events": ["data.updated"], "filters": {"sigungu_codes": ["11110"]}},
-        )
-        assert status == 200, body
-        assert body["data"]["events"] == ["data.updated"]
-        assert body["data"]["filters"] == {"sigungu_codes": ["11110"]}
-        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_GANGNAM))  # not Jongno
-        svc(db_url, standin, "ingest", "rtms-commercial", str(NRG_JONGNO_PAGE))
-        [event] = wait_for(receivers["everything"], 1)
-        assert event["data"]["change"]["sigungu_code"] == "11110"
-        status, body = owner.call("PATCH", path, {"filters": None})
-        assert (status, body["data"]["filters"]) == (200, {})
-        assert owner.call("DELETE", path)[0] == 200
-        status, body = owner.call("PATCH", path, {"description": "gone"})
-        assert status == 404, body
-    finally:
-        server.stop()
+    """Seocho (11650) and Mapo (11440), which the other test here leaves alone."""
+    db_url = module_db_url
+    owner = Owner(db_url, server, "patcher@example.com")
+    owner.endpoint(receivers["everything"], ["*"])
+    endpoint_id = owner.call("GET", HOOKS)[1]["data"][0]["id"]
+    path = f"{HOOKS}/{endpoint_id}"
+    for bad in (
+        {},
+        {"url": "https://example.com/other"},
+        {"filters": {"property_types": ["castle"]}},
+        {"events": []},
+    ):
+        status, body = owner.call("PATCH", path, bad)
+        assert (status, body["error"]["code"]) == (400, "INVALID_PARAMS"), bad
+    status, body = owner.call(
+        "PATCH",
+        path,
+        {"events": ["data.updated"], "filters": {"sigungu_codes": ["11440"]}},
+    )
+    assert status == 200, body
+    assert body["data"]["events"] == ["data.updated"]
+    assert body["data"]["filters"] == {"sigungu_codes": ["11440"]}
+    seocho = office_sales(tmp_path / "seocho.json", "11650", "서초구", "서초동")
+    mapo = office_sales(tmp_path / "mapo.json", "11440", "마포구", "공덕동")
+    svc(db_url, standin, "ingest", "rtms-commercial", str(seocho))  # not Mapo
+    assert len(owner.changes(sigungu_code="11650")) == 1  # a change, filtered out
+    svc(db_url, standin, "ingest", "rtms-commercial", str(mapo))
+    [event] = wait_for(db_url, receivers["everything"], 1)
+    assert event["data"]["change"]["sigungu_code"] == "11440"
+    status, body = owner.call("PATCH", path, {"filters": None})
+    assert (status, body["data"]["filters"]) == (200, {})
+    assert owner.call("DELETE", path)[0] == 200
+    status, body = owner.call("PATCH", path, {"description": "gone"})
+    assert status == 404, body
 
 
-def test_the_demo_set_is_loaded_through_the_same_commit(demo_db_url: str, tmp_path: Path) -> None:
+def first_of_the_demo_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``load_demo`` load the first records of each part of the demo set (a
+    moment's work, where the whole set takes 15 seconds or more)."""
+    transactions, indices = core_demo.demo_transactions, core_demo.demo_indices
+    markets = demo_markets.demo_market_data
+
+    def first_markets(seed: int) -> tuple[Any, Any]:
+        # the regions are drawn in order from one generator: the set of the first
+        # region alone (a fifth of the work) begins with the whole set's listings
+        first = dict(itertools.islice(demo_markets.REGIONS.items(), 1))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(demo_markets, "REGIONS", first)
+            listings, activities = markets(seed)
+        ids = {listing.listing_id for listing in listings[:40]}
+        return listings[:40], [a for a in activities if a.listing_id in ids]
+
+    monkeypatch.setattr(
+        core_demo, "demo_transactions", lambda seed: itertools.islice(transactions(seed), 3000)
+    )
+    monkeypatch.setattr(
+        core_demo, "demo_indices", lambda seed: itertools.islice(indices(seed), 600)
+    )
+    monkeypatch.setattr(demo_markets, "demo_market_data", first_markets)
+
+
+def test_the_demo_set_is_loaded_through_the_same_commit(
+    demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The demo set writes change records like every load, once. The session's demo
     store was loaded by ``load_demo``, what ``svc demo-data`` runs (the command itself
-    commits through the writer in test_write_path); a copy of it is loaded again."""
+    commits through the writer in test_write_path); a copy of it is loaded again, with
+    the first records of each part of the set (all of them already there)."""
     sqlite_url = copy_sqlite_store(demo_db_url, tmp_path)
+    first_of_the_demo_set(monkeypatch)
     again = open_store(sqlite_url)
     try:  # the second load holds nothing new: no record
-        demo.load_demo(again, seed=1, now=RE_NOW)
+        with again.data.transaction(write=False) as tx:
+            row = tx.fetchone("SELECT MAX(id) AS last FROM change_records")
+        assert row is not None and row["last"]
+        reloaded = demo.load_demo(again, seed=1, now=RE_NOW)
+        assert again.realestate.records_after(int(row["last"]), 1) == []
     finally:
         again.close()
+    assert reloaded == {
+        "transactions": 0,
+        "duplicate_transactions": 3000,
+        "index_observations": 0,
+        "market_listings": 0,
+        "market_activity": 0,
+    }
     store = open_store(sqlite_url)
     try:
         api = Api(make_app(store))

@@ -21,6 +21,7 @@ from svc_server.store.base import Row
 MAX_CONSECUTIVE_FAILURES = 10
 """An endpoint is disabled when its consecutive failures exceed this (SPEC)."""
 DELIVERY_TIMEOUT = 5.0
+"""Seconds one delivery request may take in all (SPEC), unless a caller gives another."""
 ERROR_EXCERPT = 500
 """Characters of a failing receiver's reply kept in ``error_message``."""
 RESPONSE_EXCERPT = 2000
@@ -86,10 +87,12 @@ def attempt(
     clock: Callable[[], float],
     allow_private: bool = False,
     resolver: Resolver | None = None,
+    timeout: float = DELIVERY_TIMEOUT,
 ) -> sender.SendResult:
     """Send a delivery that ``holder`` has in ``sending`` and record the outcome.
 
-    The signature's timestamp is taken now, at send time. The body is the stored event
+    The request may take ``timeout`` seconds in all. The signature's timestamp is taken
+    now, at send time. The body is the stored event
     payload, byte for byte. The outcome, the endpoint's failure count and (past
     ``MAX_CONSECUTIVE_FAILURES``) its disabling are written in one transaction.
     """
@@ -99,7 +102,7 @@ def attempt(
         job.url,
         job.payload,
         headers,
-        timeout=DELIVERY_TIMEOUT,
+        timeout=timeout,
         allow_private=allow_private,
         allow_http=allow_private,
         resolver=resolver,

@@ -97,11 +97,12 @@ class Worker:
         worker_id: str | None = None,
         trial_notices: TrialNotices | None = None,
         data_events: DataEvents | None = None,
+        timeout: float = delivery.DELIVERY_TIMEOUT,
     ) -> None:
         """``trial_notices`` and ``data_events`` run with each sweep (``svc worker`` and
         ``svc serve`` pass ``services.events.notify_trials_ending`` and
         ``services.data_events.publish_changes``); without them neither is published
-        by the worker."""
+        by the worker. ``timeout`` bounds each send (SPEC's 5 s; tests give less)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if per_consumer is not None and per_consumer < 1:
@@ -116,6 +117,7 @@ class Worker:
         self.worker_id = worker_id or default_worker_id()
         self.trial_notices = trial_notices
         self.data_events = data_events
+        self.timeout = timeout
 
     # steps -----------------------------------------------------------------------------
 
@@ -165,6 +167,7 @@ class Worker:
             clock=self.clock,
             allow_private=self.allow_private,
             resolver=self.resolver,
+            timeout=self.timeout,
         )
         log.info(
             json.dumps(
