@@ -8,18 +8,20 @@ path plus ``.csv`` whose 200 is ``text/csv`` only.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
-import textwrap
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import LiveServer
+from tests.svc_cli import run_svc
 
 pytest.importorskip(
     "openapi_python_client",
@@ -38,14 +40,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
     server = LiveServer(f"sqlite:///{base / 'svc.db'}")
     try:
 
-        def svc(*args: str) -> str:
-            done = subprocess.run(
-                [sys.executable, "-m", "svc_server", *args],
-                env=server.env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+        def svc(*args: str) -> str:  # in this process: the command's is not under test
+            done = run_svc(*args, env={"SVC_DATABASE_URL": server.env["SVC_DATABASE_URL"]})
             assert done.returncode == 0, done.stderr
             return done.stdout
 
@@ -67,65 +63,51 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
         server.stop()
 
 
-def run_client(base: Path, server: LiveServer, key: str, body: str) -> dict[str, object]:
-    """Run ``body`` with ``client`` (the generated AuthenticatedClient) in a fresh
-    interpreter; what it prints as JSON."""
-    script = textwrap.dedent(
-        f"""
-        import json
-        from svc_api_client import AuthenticatedClient
-        client = AuthenticatedClient(
-            base_url={server.url!r}, token={key!r}, prefix="", auth_header_name="X-API-Key"
-        )
-        """
-    ) + textwrap.dedent(body)
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=base, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+PACKAGE = "svc_api_client"
 
 
-def test_a_generated_client_gets_csv_text(served: tuple[LiveServer, str, Path]) -> None:
+@pytest.fixture(scope="module")
+def client(served: tuple[LiveServer, str, Path]) -> Iterator[Any]:
+    """The generated package, imported in this process, and its ``AuthenticatedClient``
+    with the key; the package is forgotten again afterwards."""
     server, key, base = served
-    out = run_client(
-        base,
-        server,
-        key,
-        """
-        from svc_api_client.api.real_estate import get_real_estate_coverage_csv
-        from svc_api_client.api.real_estate import get_real_estate_pulse_csv
-        coverage = get_real_estate_coverage_csv.sync_detailed(client=client, sigungu_code="11680")
-        pulse = get_real_estate_pulse_csv.sync(client=client, sigungu_code="11680", period="2025-06")
-        print(json.dumps({
-            "status": coverage.status_code.value,
-            "type": coverage.headers["content-type"],
-            "coverage": coverage.parsed,
-            "pulse": pulse,
-        }))
-        """,
+    sys.path.insert(0, str(base))
+    try:
+        package = importlib.import_module(PACKAGE)
+        with package.AuthenticatedClient(
+            base_url=server.url, token=key, prefix="", auth_header_name="X-API-Key"
+        ) as made:
+            yield made
+    finally:
+        sys.path.remove(str(base))
+        for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+def operation(name: str) -> Any:
+    """The generated module of one real-estate operation."""
+    return importlib.import_module(f"{PACKAGE}.api.real_estate.{name}")
+
+
+def test_a_generated_client_gets_csv_text(client: Any) -> None:
+    coverage = operation("get_real_estate_coverage_csv").sync_detailed(
+        client=client, sigungu_code="11680"
     )
-    assert out["status"] == 200 and str(out["type"]).startswith("text/csv")
-    coverage, pulse = str(out["coverage"]), str(out["pulse"])
-    assert coverage.startswith("\ufeffsigungu_code,sigungu,")
-    assert "\r\n11680,강남구," in coverage
+    pulse = operation("get_real_estate_pulse_csv").sync(
+        client=client, sigungu_code="11680", period="2025-06"
+    )
+    assert coverage.status_code.value == 200
+    assert coverage.headers["content-type"].startswith("text/csv")
+    assert isinstance(coverage.parsed, str) and isinstance(pulse, str)
+    assert coverage.parsed.startswith("\ufeffsigungu_code,sigungu,")
+    assert "\r\n11680,강남구," in coverage.parsed
     assert pulse.startswith("\ufeffsigungu_code,") and "\r\n11680," in pulse
 
 
-def test_the_same_client_still_gets_json_as_models(served: tuple[LiveServer, str, Path]) -> None:
-    server, key, base = served
-    out = run_client(
-        base,
-        server,
-        key,
-        """
-        from svc_api_client.api.real_estate import get_real_estate_coverage
-        answer = get_real_estate_coverage.sync(client=client, sigungu_code="11680")
-        print(json.dumps({"kind": type(answer).__name__, "rows": len(answer.data)}))
-        """,
-    )
-    assert out == {"kind": "GetRealEstateCoverageResponse200", "rows": out["rows"]}
-    assert int(str(out["rows"])) >= 1
+def test_the_same_client_still_gets_json_as_models(client: Any) -> None:
+    answer = operation("get_real_estate_coverage").sync(client=client, sigungu_code="11680")
+    assert type(answer).__name__ == "GetRealEstateCoverageResponse200"
+    assert len(answer.data) >= 1
 
 
 def test_csv_operations_in_the_document(served: tuple[LiveServer, str, Path]) -> None:

@@ -4,10 +4,15 @@ local store, and with ``--url`` against the same server), on the real MOLIT samp
 
 What a tool answers is compared with what the HTTP API answers for the same query with
 the same key; what it costs is read from the API's own ``X-Quota-Used``.
+
+The tests that only ask ``svc mcp`` something share one process per stdio transport and
+backend (``stdio``, kept open for the module, with a key of its own); the tests of what
+the process does when it ends, is stopped or cannot start start their own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +25,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 import anyio
+import anyio.from_thread
 import httpx
 import httpx2  # the SDK's HTTP client, installed with it (svc[mcp], in svc[dev])
 import pytest
@@ -36,6 +42,7 @@ from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, LiveServer
 from tests.http import multihost_support as mh
 from tests.http.realestate_support import RE, open_molit_store
+from tests.svc_cli import run_svc
 
 T = TypeVar("T")
 Session = Callable[[ClientSession], Awaitable[T]]
@@ -54,19 +61,25 @@ TOOLS = {
 class World:
     """The samples' database, a live server on it and three accounts' keys."""
 
-    def __init__(self, db_url: str, server: LiveServer, keys: dict[str, str], cookie: str) -> None:
+    def __init__(
+        self,
+        db_url: str,
+        server: LiveServer,
+        keys: dict[str, str],
+        cookie: str,
+        http: httpx.Client,
+    ) -> None:
         self.db_url = db_url
         self.server = server
         self.keys = keys
         self.cookie = cookie
         """Signed in as the owner of ``keys["logged"]``."""
+        self.http = http
+        """The tests' plain HTTP client (one for the module: making one costs 40 ms)."""
 
     def api(self, endpoint: str, params: dict[str, str], key: str) -> httpx.Response:
-        return httpx.get(
-            f"{self.server.url}{RE}/{endpoint}",
-            params=params,
-            headers={"X-API-Key": key},
-            timeout=30,
+        return self.http.get(
+            f"{self.server.url}{RE}/{endpoint}", params=params, headers={"X-API-Key": key}
         )
 
     def quota_used(self, key: str) -> int:
@@ -107,13 +120,20 @@ def world(module_db_url: str) -> Iterator[World]:
         cookie = mh.session_cookie(store, LOGGED)
     server = LiveServer(db_url, env={"SVC_SITE_ORIGINS": mh.ORIGIN})
     try:
-        yield World(db_url, server, keys, cookie)
+        with httpx.Client(timeout=30) as http:
+            yield World(db_url, server, keys, cookie, http)
     finally:
         server.stop()
 
 
 LOGGED = "mcp-log@example.com"
-PLANS = {"pro": "pro", "starter": "starter", "http_meter": "pro", "stdio_meter": "pro"}
+PLANS = {
+    "pro": "pro",
+    "starter": "starter",
+    "http_meter": "pro",
+    "stdio_meter": "pro",
+    "stdio_shared": "pro",  # the module's shared ``svc mcp`` processes (``stdio``)
+}
 
 
 @asynccontextmanager
@@ -153,12 +173,49 @@ def run(opened: Any, body: Session[T]) -> T:
 TRANSPORTS = ("http", "stdio", "stdio-url")
 
 
-def session_for(world: World, transport: str, key: str) -> Any:
+class StdioSessions:
+    """The module's ``svc mcp`` processes, one per stdio transport (``stdio`` on the
+    local store, ``stdio-url`` against the live server), each started on first use with
+    ``world.keys["stdio_shared"]`` and kept open on the portal's event loop."""
+
+    def __init__(
+        self,
+        world: World,
+        portal: anyio.from_thread.BlockingPortal,
+        stack: contextlib.ExitStack,
+    ) -> None:
+        self.world = world
+        self.portal = portal
+        self.stack = stack
+        self.sessions: dict[str, ClientSession] = {}
+
+    def run(self, transport: str, body: Session[T]) -> T:
+        if transport not in self.sessions:
+            args = ["--api-key", self.world.keys["stdio_shared"]]
+            if transport == "stdio-url":
+                args += ["--url", self.world.server.url]
+            opened = self.portal.wrap_async_context_manager(over_stdio(self.world, *args))
+            self.sessions[transport] = self.stack.enter_context(opened)
+        return self.portal.call(body, self.sessions[transport])
+
+
+@pytest.fixture(scope="module")
+def stdio(world: World) -> Iterator[StdioSessions]:
+    with anyio.from_thread.start_blocking_portal() as portal, contextlib.ExitStack() as stack:
+        yield StdioSessions(world, portal, stack)
+
+
+def key_of(world: World, transport: str) -> str:
+    """The key a transport's session calls with."""
+    return world.keys["pro"] if transport == "http" else world.keys["stdio_shared"]
+
+
+def ask(world: World, stdio: StdioSessions, transport: str, body: Session[T]) -> T:
+    """``body`` on a session of ``transport`` with ``key_of(world, transport)``: a new
+    one over HTTP, the module's ``svc mcp`` process over stdio."""
     if transport == "http":
-        return over_http(world, key)
-    if transport == "stdio":
-        return over_stdio(world, "--api-key", key)
-    return over_stdio(world, "--api-key", key, "--url", world.server.url)
+        return run(over_http(world, key_of(world, transport)), body)
+    return stdio.run(transport, body)
 
 
 async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
@@ -169,8 +226,10 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_the_tools_are_listed_read_only_with_schemas(world: World, transport: str) -> None:
-    listed = run(session_for(world, transport, world.keys["pro"]), lambda s: s.list_tools())
+def test_the_tools_are_listed_read_only_with_schemas(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
+    listed = ask(world, stdio, transport, lambda s: s.list_tools())
     tools = {t.name: t for t in listed.tools}
     assert set(tools) == TOOLS
     for tool in tools.values():
@@ -189,10 +248,11 @@ def test_the_tools_are_listed_read_only_with_schemas(world: World, transport: st
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_market_pulse_is_the_data_of_the_http_pulse(world: World, transport: str) -> None:
-    key = world.keys["pro"]
-    expected = world.api("pulse", PULSE, key).json()
-    result = run(session_for(world, transport, key), lambda s: call(s, "market_pulse", **PULSE))
+def test_market_pulse_is_the_data_of_the_http_pulse(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
+    expected = world.api("pulse", PULSE, key_of(world, transport)).json()
+    result = ask(world, stdio, transport, lambda s: call(s, "market_pulse", **PULSE))
     assert result.is_error is False
     structured = result.structured_content
     assert structured["data"] == expected["data"]
@@ -210,9 +270,10 @@ def test_market_pulse_is_the_data_of_the_http_pulse(world: World, transport: str
 
 
 @pytest.mark.parametrize("transport", ("http", "stdio"))
-def test_list_deals_pages_through_exactly_the_sample_count(world: World, transport: str) -> None:
-    key = world.keys["pro"]
-    rows = world.api("pulse", PULSE, key).json()["data"]
+def test_list_deals_pages_through_exactly_the_sample_count(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
+    rows = world.api("pulse", PULSE, key_of(world, transport)).json()["data"]
     row = next(r for r in rows if r["property_type"] == "office")
     query = dict(parse_qsl(urlsplit(row["transactions_url"]).query))
 
@@ -232,20 +293,22 @@ def test_list_deals_pages_through_exactly_the_sample_count(world: World, transpo
                 return seen, calls
             assert f"cursor={cursor}" in result.content[0].text
 
-    seen, calls = run(session_for(world, transport, key), pages)
+    seen, calls = ask(world, stdio, transport, pages)
     assert len(seen) == row["sample_count"] == 24
     assert len({d["natural_key"] for d in seen}) == 24
     assert calls == 3
 
 
 @pytest.mark.parametrize("transport", ("http", "stdio"))
-def test_find_district_answers_candidates_with_codes(world: World, transport: str) -> None:
+def test_find_district_answers_candidates_with_codes(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
     async def both(session: ClientSession) -> tuple[Any, Any]:
         return await call(session, "find_district", query="부천"), await call(
             session, "find_district", query="Gangnam"
         )
 
-    bucheon, gangnam = run(session_for(world, transport, world.keys["pro"]), both)
+    bucheon, gangnam = ask(world, stdio, transport, both)
     codes = {r["sigungu_code"] for r in bucheon.structured_content["data"]}
     assert codes == {"41190", "41192", "41194", "41196"}
     assert "4 candidate districts" in bucheon.content[0].text
@@ -334,11 +397,10 @@ def test_a_starter_key_asking_for_dongs_gets_the_tier_error(world: World) -> Non
 def test_mcp_over_http_without_a_working_key_is_a_401(
     world: World, headers: dict[str, str]
 ) -> None:
-    response = httpx.post(
+    response = world.http.post(
         world.server.url + "/mcp",
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         headers={"Accept": "application/json, text/event-stream", **headers},
-        timeout=30,
     )
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "UNAUTHORIZED"
@@ -348,15 +410,14 @@ def test_mcp_over_http_without_a_working_key_is_a_401(
 def test_mcp_over_http_is_stateless_post_only_and_refuses_malformed_json(world: World) -> None:
     key = {"X-API-Key": world.keys["pro"], "Accept": "application/json, text/event-stream"}
     for method in ("GET", "DELETE"):
-        response = httpx.request(method, world.server.url + "/mcp", headers=key, timeout=30)
+        response = world.http.request(method, world.server.url + "/mcp", headers=key)
         assert response.status_code == 405
         assert response.headers["Allow"] == "POST"
         assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
-    response = httpx.post(
+    response = world.http.post(
         world.server.url + "/mcp",
         content=b'{"jsonrpc": "2.0", "id": 1, "method": ',
         headers={**key, "Content-Type": "application/json"},
-        timeout=30,
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32700  # JSON-RPC's parse error
@@ -376,11 +437,10 @@ def test_mcp_answers_no_page_of_an_origin_not_configured(world: World) -> None:
     }
 
     def post(headers: dict[str, str]) -> httpx.Response:
-        return httpx.post(
+        return world.http.post(
             world.server.url + "/mcp",
             json=pulse,
             headers={"Accept": "application/json, text/event-stream", **headers},
-            timeout=30,
         )
 
     refused = [
@@ -435,15 +495,8 @@ def test_a_bearer_key_works_over_http(world: World) -> None:
 def test_svc_mcp_without_a_working_key_stops_with_one_line(
     world: World, args: tuple[str, ...], said: str
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "svc_server", "mcp", *args],
-        env=world.env(),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    """The command's refusal, run in this process (it stops before serving)."""
+    done = run_svc("mcp", *args, env=world.env())
     assert done.returncode != 0
     assert done.stdout == ""
     assert done.stderr.startswith("svc: error: ") and said in done.stderr
@@ -454,7 +507,7 @@ def test_svc_mcp_without_a_working_key_stops_with_one_line(
 
 
 @pytest.mark.parametrize("transport", ("http", "stdio"))
-def test_empty_answers_say_why(world: World, transport: str) -> None:
+def test_empty_answers_say_why(world: World, stdio: StdioSessions, transport: str) -> None:
     async def three(session: ClientSession) -> list[Any]:
         return [
             await call(session, "market_pulse", sigungu_code="99999", period="2025-06"),
@@ -462,7 +515,7 @@ def test_empty_answers_say_why(world: World, transport: str) -> None:
             await call(session, "market_pulse", buyer_type="other", **PULSE),
         ]
 
-    answers = run(session_for(world, transport, world.keys["pro"]), three)
+    answers = ask(world, stdio, transport, three)
     reasons = [a.structured_content["empty"]["reason"] for a in answers]
     assert reasons == ["not_found", "not_loaded", "too_few"]
     for answer, reason in zip(answers, reasons, strict=True):

@@ -16,6 +16,9 @@ its calls in progress, a third by another key, a key or a session cookie never u
 before, or a key sent as ``Authorization: Bearer`` to ``/mcp`` waits and is refused; and
 a flood of MCP exchange messages (``tools/list``, not API calls) holds no more threads
 than two calls do.
+
+The tests share one server; each floods from an account of its own (``account``), so
+calls of one test still in progress or waiting never hold another's turns or counts.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ TOOLS_LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).enc
 MCP_ACCEPT = "application/json, text/event-stream"
 MCP_FLOOD = 256  # connections each sending tools/list after tools/list
 WAIT_S = 3.0  # the server's SVC_TENANT_WAIT_MS, in seconds
+TENANT_CALLS = 2  # SVC_TENANT_CALLS's default: an account's calls in progress at once
 
 
 @pytest.fixture(scope="module")
@@ -96,16 +100,28 @@ def flood_setup(
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def credentials(flood_setup: tuple[LiveServer, str, str, str]) -> dict[str, str]:
-    """The flooder's further keys (``used``, ``fresh``, ``bearer``) and a session cookie
-    of its owner (``cookie``), none used yet."""
-    server, _, flooder, _ = flood_setup
+def account(server: LiveServer, email: str) -> str:
+    """The key of a new account owned by ``email`` (no limit of its own in the way), made
+    in the server's store: a test's own flooder."""
     store = open_store(server.env["SVC_DATABASE_URL"])
     try:
-        owner = callers.key_owner(store, flooder, time.time())
+        return mh.consumer(store, email, monthly_quota=10**6, rate_limit=10**6)[1]
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def credentials(flood_setup: tuple[LiveServer, str, str, str]) -> dict[str, str]:
+    """An account's first key (``key``), its further keys (``used``, ``fresh``,
+    ``bearer``) and a session cookie of its owner (``cookie``), none used yet."""
+    server = flood_setup[0]
+    owner_email = "third@example.com"
+    made = {"key": account(server, owner_email)}
+    store = open_store(server.env["SVC_DATABASE_URL"])
+    try:
+        owner = callers.key_owner(store, made["key"], time.time())
         assert owner is not None
-        made = {
+        made |= {
             name: keys.create_key_for_consumer(
                 store,
                 owner[0],
@@ -116,7 +132,7 @@ def credentials(flood_setup: tuple[LiveServer, str, str, str]) -> dict[str, str]
             ).key
             for name in ("used", "fresh", "bearer")
         }
-        made["cookie"] = mh.session_cookie(store, FLOODER)
+        made["cookie"] = mh.session_cookie(store, owner_email)
     finally:
         store.close()
     return made
@@ -199,6 +215,56 @@ def unread(server: LiveServer, path: str, key: str) -> socket.socket:
     return sock
 
 
+def request(
+    server: LiveServer,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes | None = None,
+    timeout: float = 30,
+) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def free_calls_answered(server: LiveServer, key: str, calls: int, within: float) -> bool:
+    """Whether ``calls`` calls of ``/api/status`` with ``key`` at once are all answered
+    within ``within`` seconds. A call with a key counts under its account's turns like
+    any other (the front bounds it before the app sees it), but is never charged: one
+    not answered in time waits for a turn."""
+
+    def one(_: int) -> bool:
+        try:
+            request(server, "GET", "/api/status", {"X-API-Key": key}, timeout=within)
+        except TimeoutError:
+            return False
+        return True
+
+    with ThreadPoolExecutor(calls) as pool:
+        return all(pool.map(one, range(calls)))
+
+
+def at_the_bound(server: LiveServer, key: str) -> None:
+    """Wait until all the turns of ``key``'s account are taken (its calls sent before
+    are in progress): a free call of it has to wait."""
+    deadline = time.monotonic() + 30
+    while free_calls_answered(server, key, 1, within=0.5):
+        assert time.monotonic() < deadline, "the account's calls never took its turns"
+
+
+def idle(server: LiveServer, key: str) -> None:
+    """Wait until no call of ``key``'s account is in progress (one a test left running
+    would hold a thread of the server the next test shares)."""
+    deadline = time.monotonic() + 30
+    while not free_calls_answered(server, key, TENANT_CALLS, within=1.0):
+        assert time.monotonic() < deadline, "the account's calls never ended"
+
+
 def test_unread_big_answers_of_one_tenant_do_not_starve_another(
     flood_setup: tuple[LiveServer, str, str, str],
 ) -> None:
@@ -229,47 +295,32 @@ def test_unread_big_answers_of_one_tenant_do_not_starve_another(
     finally:
         for sock in sockets:
             sock.close()
+    idle(server, flooder)
 
 
 def test_the_excess_of_one_tenant_is_refused_with_429_and_not_charged(
     flood_setup: tuple[LiveServer, str, str, str],
 ) -> None:
-    server, path, flooder, _ = flood_setup
+    server, path, _, _ = flood_setup
+    flooder = account(server, "excess@example.com")
     _, _, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
     used_before = int(headers["x-quota-used"])
     sockets = [unread(server, path, flooder) for _ in range(4)]
     try:
-        time.sleep(1)  # two run (and are charged), two wait for a turn
+        at_the_bound(server, flooder)  # two run (and are charged), two wait for a turn
         status, body, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
         assert status == 429, body[:300]
         assert headers["retry-after"] == "1"
-        error = __import__("json").loads(body)["error"]
+        error = json.loads(body)["error"]
         assert error["code"] == "RATE_LIMITED" and "in progress" in error["message"]
     finally:
         for sock in sockets:
             sock.close()
-    time.sleep(1)  # granian notices the closed connections; their turns end
+    idle(server, flooder)  # granian noticed the closed connections; their turns ended
     status, _, headers = get(server, "/api/v1/real-estate/dimensions", flooder)
     assert status == 200
     # charged: the first call, at most the two big answers that ran, and this one
     assert used_before + 1 <= int(headers["x-quota-used"]) <= used_before + 3
-
-
-def request(
-    server: LiveServer,
-    method: str,
-    path: str,
-    headers: dict[str, str],
-    body: bytes | None = None,
-    timeout: float = 30,
-) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
-    try:
-        conn.request(method, path, body=body, headers=headers)
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
 
 
 def tools_list(server: LiveServer, key: str, timeout: float = 30) -> tuple[int, bytes]:
@@ -282,18 +333,11 @@ def tools_list(server: LiveServer, key: str, timeout: float = 30) -> tuple[int, 
     return request(server, "POST", "/mcp", headers, TOOLS_LIST, timeout)
 
 
-def in_progress(server: LiveServer, path: str, key: str) -> socket.socket:
-    """A call of ``path`` in progress: its answer has started and is not read further."""
-    sock = unread(server, path, key)
-    sock.settimeout(30)
-    assert sock.recv(1, socket.MSG_PEEK)  # the answer is on its way: the call holds a turn
-    return sock
-
-
 def test_a_third_call_of_an_account_waits_whatever_credential_it_brings(
     flood_setup: tuple[LiveServer, str, str, str], credentials: dict[str, str]
 ) -> None:
-    server, path, flooder, other = flood_setup
+    server, path, _, other = flood_setup
+    flooder = credentials["key"]
     assert get(server, DIMENSIONS, credentials["used"])[0] == 200  # a key answered before
     assert tools_list(server, flooder)[0] == 200  # Bearer is a way in
     probes = {
@@ -313,8 +357,9 @@ def test_a_third_call_of_an_account_waits_whatever_credential_it_brings(
         "the key as Bearer": lambda: tools_list(server, flooder),
         "a key never used, as Bearer": lambda: tools_list(server, credentials["bearer"]),
     }
-    sockets = [in_progress(server, path, flooder) for _ in range(2)]
+    sockets = [unread(server, path, flooder) for _ in range(TENANT_CALLS)]
     try:
+        at_the_bound(server, flooder)  # both are in progress
         with ThreadPoolExecutor(len(probes)) as pool:
             started = time.monotonic()
             running = {name: pool.submit(probe) for name, probe in probes.items()}
@@ -328,6 +373,7 @@ def test_a_third_call_of_an_account_waits_whatever_credential_it_brings(
     finally:
         for sock in sockets:
             sock.close()
+    idle(server, flooder)
     ran = {name: status for name, (status, _) in outcomes.items() if status != 429}
     assert not ran, f"ran beside the account's two calls in progress: {ran}"
     for _, body in outcomes.values():
@@ -340,7 +386,8 @@ def test_a_bearer_flood_of_exchange_messages_leaves_other_tenants_answered(
 ) -> None:
     """``tools/list`` is no API call (neither counted nor rate-limited), so only the
     account's bound holds a flood of it: two in progress, the rest wait."""
-    server, _, flooder, other = flood_setup
+    server, _, _, other = flood_setup
+    flooder = account(server, "bearer@example.com")
     stop = threading.Event()
     answered = collections.Counter[int]()
     flooding = threading.Thread(

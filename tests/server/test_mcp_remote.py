@@ -2,7 +2,7 @@
 stdio (issue 44 item 4): a gzip bomb, a dripped body and JSON nested 200,000 deep each
 give the tool call an error answer within ``--timeout``, in bounded memory and without
 a traceback, and the process goes on answering; a plain-http URL to another machine
-is refused before serving."""
+is refused before serving (the command run in this process: it stops before serving)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from svc_server.delivery.fetch import MAX_ANSWER_BYTES
 from tests.server.hostile_upstream import Hostile
 from tests.server.hostile_upstream import serve as hostile_serve
 from tests.server.rtms_standin import serve as rtms_serve
+from tests.svc_cli import run_svc
 
 pytest.importorskip("mcp")
 
@@ -149,16 +150,7 @@ def test_hostile_answers_are_error_answers_within_the_timeout_in_bounded_memory(
     ],
 )
 def test_a_url_that_would_send_the_key_in_clear_is_refused(url: str, said: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SVC_API_KEY"}
-    done = subprocess.run(
-        [sys.executable, "-m", "svc_server", "mcp", "--api-key", KEY, "--url", url],
-        input="",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    done = run_svc("mcp", "--api-key", KEY, "--url", url)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("svc: error: ") and said in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1
