@@ -173,6 +173,16 @@ def run(opened: Any, body: Session[T]) -> T:
 TRANSPORTS = ("http", "stdio", "stdio-url")
 
 
+def session_for(world: World, transport: str, key: str) -> Any:
+    """A new session of ``transport`` calling with ``key`` (a new ``svc mcp`` process
+    over stdio), for a ``run``; ``ask`` shares the module's processes instead."""
+    if transport == "http":
+        return over_http(world, key)
+    if transport == "stdio":
+        return over_stdio(world, "--api-key", key)
+    return over_stdio(world, "--api-key", key, "--url", world.server.url)
+
+
 class StdioSessions:
     """The module's ``svc mcp`` processes, one per stdio transport (``stdio`` on the
     local store, ``stdio-url`` against the live server), each started on first use with

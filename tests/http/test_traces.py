@@ -52,7 +52,8 @@ def world(module_db_url: str) -> Iterator[World]:
         keys = {"pro": _key(store, "pro")}
     server = LiveServer(module_db_url)
     try:
-        yield World(module_db_url, server, keys, cookie="")
+        with httpx.Client(timeout=30) as http:
+            yield World(module_db_url, server, keys, cookie="", http=http)
     finally:
         server.stop()
 
