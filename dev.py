@@ -200,9 +200,9 @@ def test(args: list[str]) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    tests = subprocess.call(
-        [str(PY), "-m", "pytest", *PYTEST_OPTIONS, *args], cwd=ROOT, env=test_environment()
-    )
+    env = test_environment()
+    run(PY, "-m", "compileall", "-q", "src", env=env)  # once here, not in each process
+    tests = subprocess.call([str(PY), "-m", "pytest", *PYTEST_OPTIONS, *args], cwd=ROOT, env=env)
     said, _ = mypy.communicate()
     print(f"mypy --strict src: {said}", end="", flush=True)
     if tests or mypy.returncode:
@@ -217,13 +217,16 @@ PYTEST_OPTIONS = ("-n", "2", "--dist", "worksteal", "--durations=20")
 
 
 def test_environment() -> dict[str, str]:
-    """The tests' environment: compiled modules are kept (in .venv/pycache), since every
-    `svc serve` and `svc` process a test starts would otherwise compile svc again, and
-    pytest its assertion rewriting (a third of a process's start on this machine);
-    PYTHONDONTWRITEBYTECODE, where a shell sets it, is lifted for the tests only."""
+    """The tests' environment: compiled modules are kept in their usual `__pycache__`
+    folders (git ignores them), since every `svc serve` and `svc` process a test starts
+    would otherwise compile svc again, and pytest its assertion rewriting (a third of a
+    process's start on this machine); PYTHONDONTWRITEBYTECODE, where a shell sets it, is
+    lifted for the tests only. Not a PYTHONPYCACHEPREFIX: Python would then ignore the
+    modules pip compiled into .venv and compile all of them again during the run, some
+    in the tests' threads, beside hypothesis parsing source in another (CPython 3.11's
+    parser is not safe across threads: gh-106905; a fresh clone's run crashed so once)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
     return env
 
 
