@@ -16,7 +16,6 @@ import concurrent.futures
 import csv
 import functools
 import io
-import itertools
 import json
 import os
 import time
@@ -28,8 +27,6 @@ from typing import Any
 
 import pytest
 
-from svc_core import demo as core_demo
-from svc_core import demo_markets
 from svc_core.envelope import PER_CALL_FIELDS
 from svc_core.realestate import pulse as core_pulse
 from svc_server.http.deps import new_id
@@ -38,6 +35,7 @@ from svc_server.store import Store, open_store
 from svc_server.store.realestate import VERSION_TTL
 from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import Api, make_app, open_molit_store
+from tests.server.test_demo_load import use_small_demo
 from tests.svc_cli import run_svc
 
 PULSE = {"sigungu_code": "11680", "property_type": "office", "transaction_type": "sale"}
@@ -175,32 +173,6 @@ def svc(server: LiveServer, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def first_of_the_demo_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``svc demo-data`` load the first records of each part of the demo set (all
-    of them in Jongno, 11110): a moment's work, where the whole set takes 15 seconds
-    or more."""
-    transactions, indices = core_demo.demo_transactions, core_demo.demo_indices
-    markets = demo_markets.demo_market_data
-
-    def first_markets(seed: int) -> tuple[Any, Any]:
-        # the regions are drawn in order from one generator: the set of the first
-        # region alone (a fifth of the work) begins with the whole set's listings
-        first = dict(itertools.islice(demo_markets.REGIONS.items(), 1))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(demo_markets, "REGIONS", first)
-            listings, activities = markets(seed)
-        ids = {listing.listing_id for listing in listings[:40]}
-        return listings[:40], [a for a in activities if a.listing_id in ids]
-
-    monkeypatch.setattr(
-        core_demo, "demo_transactions", lambda seed: itertools.islice(transactions(seed), 3000)
-    )
-    monkeypatch.setattr(
-        core_demo, "demo_indices", lambda seed: itertools.islice(indices(seed), 600)
-    )
-    monkeypatch.setattr(demo_markets, "demo_market_data", first_markets)
-
-
 def fetch(server: LiveServer, key: str, path: str, accept: str = "application/json") -> Any:
     request = urllib.request.Request(
         server.url + path, headers={"X-API-Key": key, "Accept": accept}
@@ -270,7 +242,7 @@ def test_loads_by_other_processes_reach_every_cached_answer_within_the_bound(
     assert csv_samples(settled(server, key, PULSE_JUNE + "&format=csv", loaded, "text/csv")) == {4}
 
     # The demo data set, loaded by another process, reaches coverage everywhere.
-    first_of_the_demo_set(monkeypatch)
+    use_small_demo(monkeypatch)
     svc(server, "demo-data")
     loaded = time.monotonic()
     after = settled(server, key, COVERAGE, loaded, "application/json")

@@ -16,7 +16,6 @@ state at start is what it is about; the store is a copy of one loaded once per m
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import signal
@@ -25,36 +24,18 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from svc_core import demo as core_demo
-from svc_core import demo_markets
 from svc_server.ingest import demo
 from svc_server.store import open_store
 from tests.conftest import RE_NOW, TEST_SECRET, LiveServer, Templates, copy_sqlite_store, free_port
 from tests.http import multihost_support as mh
-from tests.server import test_demo_load as small
+from tests.server.test_demo_load import use_small_demo
 
 DATA = "/api/v1/real-estate/dimensions"
-
-
-def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the demo set its first records (as the fixture ``test_demo_load.small_demo``
-    does, for a module-scoped load)."""
-
-    def transactions(seed: int) -> Iterator[Any]:
-        return itertools.islice(small.FULL_TRANSACTIONS(seed), small.SLICE)
-
-    def indices(seed: int) -> Iterator[Any]:
-        return itertools.islice(small.FULL_INDICES(seed), 600)
-
-    monkeypatch.setattr(core_demo, "demo_transactions", transactions)
-    monkeypatch.setattr(core_demo, "demo_indices", indices)
-    monkeypatch.setattr(demo_markets, "demo_market_data", small._small_markets)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +47,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> tu
     store = open_store(url)
     try:
         with pytest.MonkeyPatch.context() as monkeypatch:
-            small_demo(monkeypatch)
+            use_small_demo(monkeypatch)
             demo.load_demo(store, seed=1, now=RE_NOW)
         _, key = mh.consumer(store, "loss@example.com", monthly_quota=1_000, rate_limit=1_000)
     finally:

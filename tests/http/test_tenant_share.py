@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import http.client
-import itertools
 import json
 import os
 import socket
@@ -36,12 +35,9 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from svc_core import demo as core_demo
-from svc_core import demo_markets
 from svc_server.http.deps import new_id
 from svc_server.ingest import demo
 from svc_server.services import callers, keys
@@ -74,14 +70,8 @@ def flood_setup(
     store = open_store(url)
     try:
         store.migrate()
-        with pytest.MonkeyPatch.context() as patch:  # the small demo set, as small_demo
-            patch.setattr(core_demo, "demo_transactions", tdl_transactions)
-            patch.setattr(
-                core_demo,
-                "demo_indices",
-                lambda seed: itertools.islice(tdl.FULL_INDICES(seed), 600),
-            )
-            patch.setattr(demo_markets, "demo_market_data", tdl._small_markets)
+        with pytest.MonkeyPatch.context() as patch:
+            tdl.use_small_demo(patch)
             demo.load_demo(store, seed=1, now=RE_NOW)
         _, flooder = mh.consumer(store, FLOODER, monthly_quota=10**6, rate_limit=10**6)
         _, other = mh.consumer(store, "other@example.com", monthly_quota=10**6, rate_limit=10**6)
@@ -136,10 +126,6 @@ def credentials(flood_setup: tuple[LiveServer, str, str, str]) -> dict[str, str]
     finally:
         store.close()
     return made
-
-
-def tdl_transactions(seed: int) -> Iterator[Any]:
-    return itertools.islice(tdl.FULL_TRANSACTIONS(seed), tdl.SLICE)
 
 
 def _largest(data_file: Path) -> str:

@@ -10,7 +10,6 @@ loading commands run without ``SVC_PUBLIC_URL`` and the events still carry the l
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -24,8 +23,7 @@ from typing import Any
 
 import pytest
 
-from svc_core import demo as core_demo
-from svc_core import demo_markets, signing
+from svc_core import signing
 from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
 from svc_server.http.deps import new_id
@@ -49,6 +47,7 @@ from tests.http.realestate_support import (
     xml_items,
 )
 from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
+from tests.server.test_demo_load import use_small_demo
 from tests.svc_cli import run_svc
 
 ORIGIN = "https://app.example.com"
@@ -333,31 +332,6 @@ def test_an_endpoint_changes_what_it_receives(
     assert status == 404, body
 
 
-def first_of_the_demo_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``load_demo`` load the first records of each part of the demo set (a
-    moment's work, where the whole set takes 15 seconds or more)."""
-    transactions, indices = core_demo.demo_transactions, core_demo.demo_indices
-    markets = demo_markets.demo_market_data
-
-    def first_markets(seed: int) -> tuple[Any, Any]:
-        # the regions are drawn in order from one generator: the set of the first
-        # region alone (a fifth of the work) begins with the whole set's listings
-        first = dict(itertools.islice(demo_markets.REGIONS.items(), 1))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(demo_markets, "REGIONS", first)
-            listings, activities = markets(seed)
-        ids = {listing.listing_id for listing in listings[:40]}
-        return listings[:40], [a for a in activities if a.listing_id in ids]
-
-    monkeypatch.setattr(
-        core_demo, "demo_transactions", lambda seed: itertools.islice(transactions(seed), 3000)
-    )
-    monkeypatch.setattr(
-        core_demo, "demo_indices", lambda seed: itertools.islice(indices(seed), 600)
-    )
-    monkeypatch.setattr(demo_markets, "demo_market_data", first_markets)
-
-
 def test_the_demo_set_is_loaded_through_the_same_commit(
     demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -366,7 +340,7 @@ def test_the_demo_set_is_loaded_through_the_same_commit(
     commits through the writer in test_write_path); a copy of it is loaded again, with
     the first records of each part of the set (all of them already there)."""
     sqlite_url = copy_sqlite_store(demo_db_url, tmp_path)
-    first_of_the_demo_set(monkeypatch)
+    use_small_demo(monkeypatch)
     again = open_store(sqlite_url)
     try:  # the second load holds nothing new: no record
         with again.data.transaction(write=False) as tx:

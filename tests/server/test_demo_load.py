@@ -40,9 +40,9 @@ FULL_INDICES = core_demo.demo_indices
 FULL_MARKETS = demo_markets.demo_market_data
 
 
-@pytest.fixture
-def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first records of the demo set, so a load takes a moment."""
+def use_small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the demo set its first records (3,000 deals, 600 index values, 40 listings
+    and their activity), so a load takes a moment where the whole set takes 15 s."""
 
     def transactions(seed: int) -> Iterator[Any]:
         return itertools.islice(FULL_TRANSACTIONS(seed), SLICE)
@@ -53,6 +53,12 @@ def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(core_demo, "demo_transactions", transactions)
     monkeypatch.setattr(core_demo, "demo_indices", indices)
     monkeypatch.setattr(demo_markets, "demo_market_data", _small_markets)
+
+
+@pytest.fixture
+def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first records of the demo set, so a load takes a moment (``use_small_demo``)."""
+    use_small_demo(monkeypatch)
 
 
 def table(store: Store, sql: str) -> list[dict[str, Any]]:
