@@ -91,10 +91,15 @@ def hammer(
 def run_processes(
     db_url: str, api_key: str, processes: int, per_process: int, now: float
 ) -> list[int]:
-    """Start ``processes`` spawned children against one database; all their statuses."""
+    """Start ``processes`` children against one database; all their statuses. They are
+    forked from a forkserver that imported the app once, not spawned: a spawned child
+    imports svc again (1 to 2 s of CPU each, four at a time on two cores). Each child is
+    still a process of its own that builds its own app and pool (``hammer``)."""
     import multiprocessing
 
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    # only read when the forkserver starts (the first use in this pytest process)
+    ctx.set_forkserver_preload(["tests.server.accounts_support", "svc_server.app"])
     barrier = ctx.Barrier(processes)
     results = ctx.Queue()
     children = [

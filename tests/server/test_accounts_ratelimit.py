@@ -18,7 +18,7 @@ from svc_server.services import consumers as consumer_service
 from svc_server.services import keys as key_service
 from svc_server.store import Store
 from tests.conftest import Accounts, FakeClock
-from tests.server.accounts_support import DATA_PATH, hammer
+from tests.server.accounts_support import DATA_PATH, run_processes
 
 
 def call(client: Client, key: str) -> tuple[int, dict[str, str], dict[str, object]]:
@@ -129,42 +129,12 @@ def test_cookie_callers_get_60_per_minute_per_user(accounts: Accounts, clock: Fa
     assert ana.get(DATA_PATH).status_code == 200
 
 
-def forked_processes(
-    db_url: str, api_key: str, processes: int, per_process: int, now: float
-) -> list[int]:
-    """``accounts_support.run_processes``, with the children forked from a forkserver
-    that imported the app once, instead of spawned: a spawned child imports svc again
-    (1 to 2 s of CPU each, four at a time on two cores). Each child is still a process
-    of its own that builds its own app and pool on the shared database (``hammer``).
-    (A candidate for ``accounts_support``, which ``test_accounts_quota`` shares.)"""
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("forkserver")
-    # only read when the forkserver starts (the first use in this pytest process)
-    ctx.set_forkserver_preload(["tests.server.accounts_support", "svc_server.app"])
-    barrier = ctx.Barrier(processes)
-    results = ctx.Queue()
-    children = [
-        ctx.Process(target=hammer, args=(db_url, api_key, per_process, now, barrier, results))
-        for _ in range(processes)
-    ]
-    for child in children:
-        child.start()
-    statuses: list[int] = []
-    for _ in children:
-        statuses.extend(results.get(timeout=120))
-    for child in children:
-        child.join(timeout=30)
-        assert child.exitcode == 0, f"a load process failed with exit code {child.exitcode}"
-    return statuses
-
-
 def test_rate_limit_holds_across_processes(db_url: str, store: Store, clock: FakeClock) -> None:
     """4 processes x 15 requests against a limit of 20 in one window: exactly 20 admitted."""
     row = consumer_service.create_consumer(
         store, plan="pro", now=clock(), entropy=bytes(range(16)), rate_limit=20, ids=new_id
     )
-    statuses = forked_processes(db_url, str(row.api_key), processes=4, per_process=15, now=clock())
+    statuses = run_processes(db_url, str(row.api_key), processes=4, per_process=15, now=clock())
     assert statuses.count(200) == 20
     assert statuses.count(429) == 40
 
