@@ -163,7 +163,8 @@ class ChangeRecords:
 
 
 class ChangeRecordWrites:
-    """The writes of the change feed's ids and records: only the one write path reaches them (``store.loading``)."""
+    """The writes of the change feed's ids and records: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

@@ -71,7 +71,8 @@ class DataChanges:
 
 
 class DataChangeWrites:
-    """The writes of when each district's data last changed: only the one write path reaches them (``store.loading``)."""
+    """The writes of when each district's data last changed: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

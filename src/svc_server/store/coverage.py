@@ -67,7 +67,8 @@ class CoverageTables:
 
 
 class CoverageWrites:
-    """The writes of the precomputed coverage: only the one write path reaches them (``store.loading``)."""
+    """The writes of the precomputed coverage: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

@@ -32,7 +32,8 @@ class ExclusionCounts:
 
 
 class ExclusionWrites:
-    """The writes of the exclusion counts: only the one write path reaches them (``store.loading``)."""
+    """The writes of the exclusion counts: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

@@ -70,7 +70,8 @@ def _index_value(r: Row) -> IndexValue:
 
 
 class IndexWrites:
-    """The writes of index observations: only the one write path reaches them (``store.loading``)."""
+    """The writes of index observations: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

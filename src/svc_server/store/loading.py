@@ -83,8 +83,9 @@ class RealEstateWriter(
     rejections, change records and what was read of each district-month."""
 
     def __init__(self, reads: RealEstateRepo) -> None:
-        super().__init__(reads.db)
-        self.versions = reads.versions  # a load forgets the version the readers cached
+        # the readers' database and version cache: a load forgets the version they cached
+        self.db = reads.db
+        self.versions = reads.versions
 
     def insert_transactions(
         self,

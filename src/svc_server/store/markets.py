@@ -123,12 +123,6 @@ class MarketsRepo:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    # writing -----------------------------------------------------------------------------
-
-    def lock(self, tx: Tx) -> None:
-        """Serialize marketplace writers: a rebuild must see every committed change."""
-        self.db.lock(tx, LOCK_KEY)
-
     def listing_categories(self, tx: Tx, ids: Iterable[str]) -> dict[str, str]:
         """The category of each stored listing among ``ids`` (unknown ids are absent)."""
         return {
@@ -193,8 +187,6 @@ class MarketsRepo:
             )
         ]
 
-    # reading -----------------------------------------------------------------------------
-
     def row(
         self, region: str, category: str, period: str, product_type: str | None
     ) -> MarketRow | None:
@@ -232,7 +224,12 @@ class MarketsRepo:
 
 
 class MarketWrites(MarketsRepo):
-    """The writes of marketplace listings, activity and published rows: only the one write path reaches them (``store.loading``)."""
+    """The writes of marketplace listings, activity and published rows: only the one
+    write path reaches them (``store.loading``)."""
+
+    def lock(self, tx: Tx) -> None:
+        """Serialize marketplace writers: a rebuild must see every committed change."""
+        self.db.lock(tx, LOCK_KEY)
 
     def upsert_listings(
         self, tx: Tx, listings: Sequence[Listing], *, synthetic: bool = False

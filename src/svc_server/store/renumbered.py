@@ -65,7 +65,8 @@ class RenumberedReads:
 
 
 class RenumberedWrites:
-    """The writes of a renumbered district's excluded twins: only the one write path reaches them (``store.loading``)."""
+    """The writes of a renumbered district's excluded twins: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

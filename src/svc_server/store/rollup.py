@@ -105,7 +105,8 @@ class RollupTable:
 
 
 class RollupWrites:
-    """The writes of the cohort_months roll-up: only the one write path reaches them (``store.loading``)."""
+    """The writes of the cohort_months roll-up: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

@@ -76,7 +76,8 @@ class SourceMonths:
 
 
 class SourceMonthWrites:
-    """The writes of what was read of each district-month: only the one write path reaches them (``store.loading``)."""
+    """The writes of what was read of each district-month: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 

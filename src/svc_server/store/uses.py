@@ -40,7 +40,8 @@ class UseMonths:
 
 
 class UseWrites:
-    """The writes of building uses per month: only the one write path reaches them (``store.loading``)."""
+    """The writes of building uses per month: only the one write path reaches
+    them (``store.loading``)."""
 
     db: Database
 
