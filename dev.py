@@ -70,9 +70,9 @@ DEMO_EMAIL = "demo@example.com"
 
 def refuse_busy_port(host: str, port: str) -> None:
     """Exit with one line when another program listens on the port, before installing,
-    loading or printing anything: `svc serve`'s own check (src/svc_server/ports.py,
+    loading or printing anything: `svc serve`'s own check (src/svc_server/servers/ports.py,
     standard library only, loaded by its path since nothing is installed yet)."""
-    spec = importlib.util.spec_from_file_location("svc_ports", ROOT / "src/svc_server/ports.py")
+    spec = importlib.util.spec_from_file_location("svc_ports", ROOT / "src/svc_server/servers/ports.py")
     assert spec is not None and spec.loader is not None
     ports = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ports)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from svc_server.http.front import BufferedFront
+from svc_server.servers.front import BufferedFront
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication

@@ -25,11 +25,10 @@ from typing import Any
 
 from werkzeug.test import EnvironBuilder
 
-from svc_server.app import SvcApp, create_app
+from svc_server.app import SvcApp, admission, create_app
 from svc_server.config import Config
 from svc_server.handlers import realestate as handler
-from svc_server.http import auth
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import callers, consumers
 from svc_server.services import realestate as service
 from svc_server.store import Store, open_store
@@ -119,11 +118,11 @@ def main() -> None:
         LeaseBook = None
     for owner, name, label in (
         (SvcApp, "wsgi_app", "whole app"),
-        (auth, "admit", "auth (key + admission)"),
+        (admission, "admit", "auth (key + admission)"),
         (callers, "authenticate_key", "  key check"),
         (LeaseBook, "admit", "  admission (leases)"),
         (AccountsRepo, "rate_admit", "    admission write"),
-        (auth, "settle", "settle (quota, headers)"),
+        (admission, "settle", "settle (quota, headers)"),
         (handler, "_run", "handler"),
         (service, "pulse", "  pulse service"),
         (handler, "_render", "  encoding (cache misses)"),

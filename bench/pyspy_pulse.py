@@ -26,14 +26,14 @@ from pathlib import Path
 from http_bench import PULSE, free_port, start, status_url
 
 STAGES = (
-    ("warm lane (http.warm)", "WarmLane.__call__ (svc_server/http/warm.py"),
+    ("warm lane (http.warm)", "WarmLane.__call__ (svc_server/app/warm.py"),
     ("  admission from leases", "admit_leased (svc_server/services/access.py"),
-    ("  settle (quota, headers)", "settled (svc_server/http/auth.py"),
-    ("environ (front)", "build_environ (svc_server/http/front.py"),
+    ("  settle (quota, headers)", "settled (svc_server/app/admission.py"),
+    ("environ (front)", "build_environ (svc_server/servers/front.py"),
     ("app (wsgi_app, all of svc)", "SvcApp.wsgi_app (svc_server/app.py"),
-    ("dispatch", "dispatch (svc_server/http/dispatch.py"),
-    ("  route match", "match (svc_server/http/dispatch.py"),
-    ("  admit (key + rate/quota)", "admit (svc_server/http/auth.py"),
+    ("dispatch", "dispatch (svc_server/app/dispatch.py"),
+    ("  route match", "match (svc_server/app/dispatch.py"),
+    ("  admit (key + rate/quota)", "admit (svc_server/app/admission.py"),
     ("    key lookup", "authenticate_key (svc_server/services/callers.py"),
     ("    admission write", "AccountsRepo.admit (svc_server/store/accounts.py"),
     ("  strict query", "strict_query (svc_core/params.py"),
@@ -42,14 +42,14 @@ STAGES = (
     ("    to_json (cattrs)", "to_json (svc_core/convert.py"),
     ("    JSON encode", "dumps (svc_server/http/responses.py"),
     ("    Response object", "Response.__init__ (werkzeug/wrappers/response.py"),
-    ("  settle (quota, headers)", "settle (svc_server/http/auth.py"),
+    ("  settle (quota, headers)", "settle (svc_server/app/admission.py"),
     ("request object + headers", "Request.__init__ (werkzeug/"),
     ("request id", "resolve (svc_core/requestid.py"),
     ("access log", "SvcApp._log (svc_server/app.py"),
     ("response to WSGI", "Response.__call__ (werkzeug/"),
 )
 OUTSIDE = "outside the app and the lane (front, event loop, granian)"
-INSIDE = ("SvcApp.wsgi_app (svc_server/app.py", "WarmLane.__call__ (svc_server/http/warm.py")
+INSIDE = ("SvcApp.wsgi_app (svc_server/app.py", "WarmLane.__call__ (svc_server/app/warm.py")
 
 
 def summarize(raw: Path) -> dict[str, object]:

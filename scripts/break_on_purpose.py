@@ -49,7 +49,7 @@ BREAKS = (
     Break(
         "tenant-share",
         "an account has at most SVC_TENANT_CALLS calls in progress; a third waits, then 429",
-        "svc_server/http/front.py",
+        "svc_server/servers/front.py",
         (
             (
                 "Tenants(min(tenant_calls, max(1, threads - 1)), tenant_wait)",

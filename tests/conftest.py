@@ -18,7 +18,7 @@ from werkzeug.test import Client
 
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.store import Store, open_store, sqlite_data_url
 
 settings.register_profile("ci", max_examples=100, deadline=None)

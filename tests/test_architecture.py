@@ -27,7 +27,7 @@ LAZY_ALLOWED = {
     ("svc_server.store", "svc_server.store.postgres"),
     ("svc_server.store", "svc_server.store.sqlite"),
     # The gunicorn adapter imports gunicorn, an optional server a deployment may choose.
-    ("svc_server.commands.core", "svc_server.http.wire"),
+    ("svc_server.commands.core", "svc_server.servers.wire"),
     # `svc --version` and `svc --help` answer without the server (issue 42): the command
     # line imports the configuration and the settings flags only when it needs them.
     ("svc_server.cli", "svc_server.config"),

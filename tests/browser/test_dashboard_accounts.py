@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from svc_core import signing
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store
 from tests.browser.conftest import KEY_PATTERN, Person, leave, require_browser, unique_email

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store
 from tests.browser.conftest import KEY_PATTERN, Person, require_browser, unique_email

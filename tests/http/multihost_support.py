@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import attrs
 
 from svc_server.config import Config
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, sessions
 from svc_server.store import Store
 from svc_server.store.base import fetchall

@@ -24,7 +24,7 @@ from werkzeug.test import Client, TestResponse
 from svc_server import ingest
 from svc_server.app import SvcApp, create_app
 from svc_server.config import Config
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store, open_store
 from tests.conftest import RE_NOW, TEST_SECRET, FakeClock

@@ -29,7 +29,7 @@ import pytest
 
 from svc_core.envelope import PER_CALL_FIELDS
 from svc_core.realestate import pulse as core_pulse
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store, open_store
 from svc_server.store.realestate import VERSION_TTL

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_server.http.front import Clients
+from svc_server.servers.front import Clients
 
 KEEP_ALIVE = 30.0
 ADDRESSES = st.sampled_from(["127.0.0.1:40000", "127.0.0.1:40001", "[::1]:40000"])

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import keys
 from svc_server.store import open_store
 from tests.conftest import LiveServer

@@ -31,8 +31,8 @@ from werkzeug.test import Client, TestResponse
 from svc_server import ingest
 from svc_server.app import SvcApp
 from svc_server.config import Config
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import sessions
 from svc_server.store import Store

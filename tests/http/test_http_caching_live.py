@@ -19,7 +19,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store
 from svc_server.store.realestate import VERSION_TTL

@@ -33,9 +33,9 @@ from svc_core.markets import (
     publishable_rows,
 )
 from svc_server.app import SvcApp
-from svc_server.http.deps import new_id
+from svc_server.app.routes import ROUTES
 from svc_server.openapi import build_document
-from svc_server.routes import ROUTES
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.store import Store, open_store
 from tests.conftest import Accounts, FakeClock, LiveServer

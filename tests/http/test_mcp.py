@@ -35,8 +35,8 @@ from werkzeug.test import Client
 
 from svc_core.realestate.query import PROPERTY_TYPE
 from svc_server import cli
-from svc_server.http.deps import new_id
 from svc_server.mcp import server as mcp_server
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, LiveServer

@@ -27,8 +27,7 @@ from werkzeug.test import Client, TestResponse
 
 from svc_core.events import EVENT_TYPES
 from svc_core.params import Param
-from svc_server import routes
-from svc_server.app import SvcApp
+from svc_server.app import SvcApp, routes
 from svc_server.http.routing import Route
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
 from svc_server.openapi.operations import TAGS

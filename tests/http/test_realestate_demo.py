@@ -26,7 +26,7 @@ from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.indices import OPT_IN_METRICS
 from svc_core.stats import quartiles
 from svc_server.app import SvcApp
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.store import Store, open_store
 from tests import rent_law
 from tests.conftest import LiveServer

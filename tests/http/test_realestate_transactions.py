@@ -26,7 +26,7 @@ from werkzeug.test import Client, TestResponse
 from svc_core.realestate import listing
 from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.app import SvcApp
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store
 from tests.conftest import RE_NOW

@@ -14,7 +14,7 @@ from typing import Any
 
 from werkzeug.test import Client
 
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.store import open_store
 from tests.conftest import Accounts, LiveServer

@@ -24,11 +24,11 @@ import pytest
 import schemathesis
 from schemathesis.engine import Status, events, from_schema
 
-from svc_server import routes
+from svc_server.app import routes
 from svc_server.config import Config
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.openapi import build_document, operation_key
+from svc_server.runtime.deps import new_id
 from svc_server.services import sessions
 from svc_server.store import open_store
 from tests.conftest import TEST_SECRET, LiveServer

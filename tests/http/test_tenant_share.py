@@ -38,8 +38,8 @@ from pathlib import Path
 
 import pytest
 
-from svc_server.http.deps import new_id
 from svc_server.ingest import demo
+from svc_server.runtime.deps import new_id
 from svc_server.services import callers, keys
 from svc_server.store import open_store
 from tests.conftest import RE_NOW, LiveServer

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from werkzeug.wrappers import Request
 
-from svc_server.http.front import build_environ
-from svc_server.http.tenants import MCP_PATH, Tenants
 from svc_server.mcp.endpoint import presented_key
+from svc_server.servers.front import build_environ
+from svc_server.servers.tenants import MCP_PATH, Tenants
 
 PULSE = "/api/v1/real-estate/pulse"
 # a step: a new call of tenant "a" or "b", or the end of the oldest running call of one

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from werkzeug.test import EnvironBuilder
 
 from svc_server.app import SvcApp
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import keys
 from svc_server.store import Store, open_store
 from svc_server.store.keycache import KEY_STAMP_TTL

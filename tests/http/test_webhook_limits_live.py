@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from svc_server.config import Config
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
+from svc_server.runtime.deps import new_id
 from svc_server.services import sessions
 from svc_server.store import Store, open_store
 from tests.conftest import TEST_SECRET, LiveServer

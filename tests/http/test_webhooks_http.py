@@ -19,8 +19,8 @@ from werkzeug.test import Client
 from svc_core import signing
 from svc_server.config import Config
 from svc_server.delivery import sender
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
+from svc_server.runtime.deps import new_id
 from svc_server.services import sessions
 from svc_server.store import Store, open_store
 from tests.conftest import ORIGIN, TEST_SECRET, Accounts, FakeClock, LiveServer, Receiver

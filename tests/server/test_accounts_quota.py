@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from werkzeug.test import Client
 
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock

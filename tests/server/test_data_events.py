@@ -26,9 +26,9 @@ import pytest
 from svc_core import signing
 from svc_core.envelope import SYNTHETIC_LIMITATION
 from svc_server.config import Config
-from svc_server.http.deps import new_id
 from svc_server.identity import Identity
 from svc_server.ingest import demo
+from svc_server.runtime.deps import new_id
 from svc_server.services import sessions
 from svc_server.store import open_store
 from tests.conftest import (

@@ -8,8 +8,8 @@ from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Request
 
 from svc_core.errors import InvalidParams, NotFound
-from svc_server import routes
-from svc_server.http import dispatch
+from svc_server.app import dispatch, routes
+from svc_server.http import query
 from svc_server.http.routing import build_map
 
 
@@ -43,10 +43,10 @@ def test_a_route_is_matched_once_per_path_host_and_method(monkeypatch: pytest.Mo
 
 
 def test_a_query_string_is_decoded_once_and_a_bad_one_refused_every_time() -> None:
-    dispatch.parse_query.cache_clear()
-    assert dispatch.parse_query(b"a=1&b=%ED%95%9C") == (("a", "1"), ("b", "한"))
-    dispatch.parse_query(b"a=1&b=%ED%95%9C")
-    assert dispatch.parse_query.cache_info().hits == 1
+    query.parse_query.cache_clear()
+    assert query.parse_query(b"a=1&b=%ED%95%9C") == (("a", "1"), ("b", "한"))
+    query.parse_query(b"a=1&b=%ED%95%9C")
+    assert query.parse_query.cache_info().hits == 1
     for _ in range(2):
         with pytest.raises(InvalidParams):
-            dispatch.parse_query(b"a=%FF")
+            query.parse_query(b"a=%FF")

@@ -13,7 +13,7 @@ import json
 import os
 
 from svc_server import ingest
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import data_events, webhooks
 from svc_server.store import Store, open_store

@@ -13,7 +13,7 @@ from pathlib import Path
 from werkzeug.test import Client
 
 from svc_server.app import SvcApp
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import keys
 from svc_server.store import Store
 from svc_server.store.account_rows import ApiKey

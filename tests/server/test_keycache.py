@@ -8,7 +8,7 @@ import os
 import time
 
 from svc_core import keys
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store
 from svc_server.store.account_rows import KeyGrant

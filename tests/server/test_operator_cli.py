@@ -16,7 +16,7 @@ from werkzeug.test import Client
 
 from svc_server.app import create_app
 from svc_server.config import Config
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import keys, team, webhooks
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Receiver

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core import requestid
-from svc_server.http import deps
-from svc_server.http.deps import ENTROPY_READ, request_ids
+from svc_server.runtime import deps
+from svc_server.runtime.deps import ENTROPY_READ, request_ids
 
 
 class Counted:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from svc_core.sync import CONNECT_FAILURE_LIMIT
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import migrate, open_store
 from svc_server.store.sync import SyncWrites

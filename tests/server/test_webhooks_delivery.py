@@ -20,7 +20,7 @@ from svc_core import signing
 from svc_core.errors import InvalidParams
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.worker import STOPPED_DURING_SEND, Worker
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import webhooks

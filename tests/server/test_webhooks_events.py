@@ -23,7 +23,7 @@ from svc_core.errors import InvalidParams, NotFound
 from svc_server.app import SvcApp
 from svc_server.cli import main
 from svc_server.delivery.worker import Worker
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import events as event_service
 from svc_server.services import keys as key_service

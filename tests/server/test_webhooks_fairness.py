@@ -15,7 +15,7 @@ import pytest
 
 from svc_core import events as core_events
 from svc_server.delivery.worker import Worker
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, webhooks
 from svc_server.services import events as event_service
 from svc_server.store import Store

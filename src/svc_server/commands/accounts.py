@@ -15,7 +15,7 @@ from svc_core.errors import NotFound
 from svc_core.params import ascii_int
 from svc_server.commands.base import counted, print_table, store_from_args
 from svc_server.commands.index import SUMMARY
-from svc_server.http.deps import new_id
+from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
 

@@ -17,8 +17,8 @@ from svc_server.commands.base import config_from_args, settings_parser, store_fr
 from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
-from svc_server.http.front import HEAD_BUFFER, BufferedFront
-from svc_server.ports import port_in_use
+from svc_server.servers.front import HEAD_BUFFER, BufferedFront
+from svc_server.servers.ports import port_in_use
 from svc_server.services import data_events
 from svc_server.services.events import notify_trials_ending
 from svc_server.store import open_store, sqlite_data_url
@@ -193,7 +193,7 @@ def run_gunicorn(config: Config) -> None:
     # gunicorn is optional (a deployment may prefer it): imported only when chosen
     from gunicorn.app.base import BaseApplication
 
-    from svc_server.http.wire import BodyGuard
+    from svc_server.servers.wire import BodyGuard
 
     served: list[SvcApp] = []  # this worker process's app, once loaded
 
@@ -208,7 +208,7 @@ def run_gunicorn(config: Config) -> None:
             self.cfg.set("workers", config.workers)
             self.cfg.set("threads", config.threads)
             # gunicorn's threaded worker, answering its own refusals as svc error JSON
-            self.cfg.set("worker_class", "svc_server.http.wire.JsonErrorWorker")
+            self.cfg.set("worker_class", "svc_server.servers.wire.JsonErrorWorker")
             # gunicorn's ceiling for a request line (its default is 4094), so the app's
             # own SVC_MAX_URL_BYTES check is what a long query meets
             self.cfg.set("limit_request_line", 8190)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from svc_server import routes
+from svc_server.app import routes
 from svc_server.commands.base import config_from_args
 from svc_server.commands.index import SUMMARY
 from svc_server.openapi import build_document

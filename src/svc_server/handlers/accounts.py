@@ -9,16 +9,16 @@ from svc_core.bodies import SESSION_FIELDS
 from svc_core.convert import to_json
 from svc_core.errors import JwtInvalid, SvcError, UsageFailed
 from svc_core.fields import read_body
-from svc_server.http import auth
+from svc_server.http import cookies
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
-from svc_server.http.replies import account_reply, json_body, user_of
+from svc_server.runtime.deps import Deps
+from svc_server.runtime.replies import account_reply, json_body, user_of
 from svc_server.services import keys, membership, request_log, sessions, team, usage
 
 
 def post_session(ctx: Ctx, deps: Deps) -> Response:
     if ctx.request.headers.get("Origin") not in (None, ""):
-        auth.check_origin(ctx.request, deps.config, signing_in=True)  # not from another site
+        cookies.check_origin(ctx.request, deps.config, signing_in=True)  # not from another site
     body = json_body(ctx, deps)
     if not body:  # a sign-in without a token is a refused token (401); unknown fields are 400
         raise JwtInvalid('Send the identity provider\'s token as {"jwt": "..."}.')
@@ -27,10 +27,9 @@ def post_session(ctx: Ctx, deps: Deps) -> Response:
     data = sessions.sign_in(
         deps.store, deps.config, identity, now=ctx.now, entropy=deps.entropy(16), ids=deps.ids
     )
-    cookie = data.pop("_cookie")
+    cookie, lifetime = data.pop("_cookie"), data.pop("_cookie_seconds")
     response = account_reply(ctx, {"data": data})
-    lifetime = min(sessions.SESSION_SECONDS, deps.config.session_max_age)
-    auth.set_cookie(deps.config, response, cookie, lifetime)
+    cookies.set_cookie(deps.config, response, cookie, lifetime)
     return response
 
 
@@ -38,7 +37,7 @@ def delete_session(ctx: Ctx, deps: Deps) -> Response:
     assert ctx.session_id is not None
     sessions.sign_out(deps.store, ctx.session_id, ctx.now)
     response = account_reply(ctx, {"signed_out": True})
-    auth.clear_cookie(deps.config, response)  # settlement then does not renew it
+    cookies.clear_cookie(deps.config, response)  # settlement then does not renew it
     return response
 
 

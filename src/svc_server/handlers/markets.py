@@ -17,8 +17,8 @@ from werkzeug.wrappers import Response
 from svc_core.convert import to_json
 from svc_server.http.answers import per_call_values, rendered_json
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import JSON_TYPE
+from svc_server.runtime.deps import Deps
 from svc_server.services import markets as service
 
 HEADERS = (

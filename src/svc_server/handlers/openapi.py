@@ -9,8 +9,8 @@ from __future__ import annotations
 from werkzeug.wrappers import Response
 
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import JSON_TYPE
+from svc_server.runtime.deps import Deps
 
 CACHE_CONTROL = "public, max-age=300"
 

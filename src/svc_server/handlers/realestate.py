@@ -43,9 +43,9 @@ from svc_server.http.answers import (
 )
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.negotiation import content_coding, wants_csv
 from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
+from svc_server.runtime.deps import Deps
 from svc_server.services import changes as change_service
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service

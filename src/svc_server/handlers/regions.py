@@ -2,7 +2,7 @@
 
 Unpacks the query, delegates to ``svc_core.regions.regions_answer`` (the bundled code
 table; no store) and packs ``{data, _meta}``. The route is a data route that is not
-counted against the quota (``counted=False`` in ``svc_server.routes``): an API key is
+counted against the quota (``counted=False`` in ``svc_server.app.routes``): an API key is
 needed and the rate limit applies. The table changes only with a release, so a caller's
 own cache may keep an answer for a day (``private``: ``_meta`` names the caller's auth
 method and rate limit).
@@ -17,8 +17,8 @@ from werkzeug.wrappers import Response
 from svc_core.envelope import rate_limit
 from svc_core.region_search import regions_answer
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
+from svc_server.runtime.deps import Deps
 
 CACHE_HEADERS = {"Cache-Control": "private, max-age=86400", "Vary": "X-API-Key, Cookie"}
 

@@ -18,8 +18,8 @@ from svc_core.realestate import freshness
 from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION
 from svc_core.sources import rtms
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
+from svc_server.runtime.deps import Deps
 from svc_server.services import status
 
 PAGE_CACHE = "public, max-age=3600"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from werkzeug.wrappers import Response
 
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
-from svc_server.http.replies import account_reply, json_body, user_of
+from svc_server.runtime.deps import Deps
+from svc_server.runtime.replies import account_reply, json_body, user_of
 from svc_server.services import delivery_log, endpoint_settings, resend, webhooks
 
 

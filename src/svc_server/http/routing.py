@@ -4,7 +4,7 @@ A ``Route`` carries everything said about one operation, so nothing is keyed by 
 in a second table: the dispatcher reads ``auth``, ``params``, ``counted`` and ``csv``;
 the OpenAPI builder reads the same fields plus ``doc``. ``auth`` is ``public``, ``data``
 (API key or cookie; rate-limited; quota-counted when ``counted``) or ``account`` (cookie
-only). The table itself lives in ``svc_server.routes``.
+only). The table itself lives in ``svc_server.app.routes``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Route:
     handler: Handler
     doc: Operation | None = None
     auth: str = "public"
-    """``public``, ``data``, ``account`` or ``page`` (see ``svc_server.routes``)."""
+    """``public``, ``data``, ``account`` or ``page`` (see ``svc_server.app.routes``)."""
     params: tuple[Param, ...] = ()
     counted: bool = False
     csv: bool = False

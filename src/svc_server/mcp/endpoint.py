@@ -39,8 +39,8 @@ from svc_core.errors import (
     SvcError,
     Unauthorized,
 )
-from svc_server.http.auth import site_origin
 from svc_server.http.context import ACCOUNT
+from svc_server.http.cookies import site_origin
 from svc_server.http.responses import error_response
 from svc_server.mcp import server
 from svc_server.mcp.backends import InProcess

@@ -1,5 +1,5 @@
 """API-reference text of the account operations: session, usage, API keys, webhooks and
-team. Each constant hangs on its route in ``svc_server.routes``.
+team. Each constant hangs on its route in ``svc_server.app.routes``.
 
 Long because it is a table: one ``Operation`` per account route, each read on its own.
 """

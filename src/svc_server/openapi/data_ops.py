@@ -1,5 +1,5 @@
 """API-reference text of the public and data operations: system, pages, real estate,
-marketplace. Each constant hangs on its route in ``svc_server.routes``."""
+marketplace. Each constant hangs on its route in ``svc_server.app.routes``."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The text of each operation (``svc_server.http.routing.Operation``) lives in
 ``openapi.data_ops`` and ``openapi.account_ops`` and hangs on its route in
-``svc_server.routes``; query parameters are described by their declarations
+``svc_server.app.routes``; query parameters are described by their declarations
 (``svc_core.params.Param``), not here. The builder (``svc_server.openapi``) adds what
 follows from the route: security, the shared 4xx/5xx, ``format``, CSV and rate-limit
 headers.

@@ -73,7 +73,8 @@ def sign_in(
 ) -> dict[str, Any]:
     """Create the session for a verified identity; first sign-in makes a starter consumer.
 
-    Returns the response ``data`` plus the cookie value under ``_cookie``.
+    Returns the response ``data`` plus the cookie value under ``_cookie`` and its
+    lifetime in seconds under ``_cookie_seconds``.
     """
     with store.db.transaction() as tx:
         user, created_key = ensure_user(
@@ -90,6 +91,7 @@ def sign_in(
         "session_expires_at": iso(expires),
         **({} if created_key is None else {"api_key": created_key}),
         "_cookie": _serializer(config).dumps(session_id),
+        "_cookie_seconds": expires - int(now),
     }
     return data
 

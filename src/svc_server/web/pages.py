@@ -16,12 +16,12 @@ from svc_core.errors import NotFound
 from svc_core.fields import read_body
 from svc_core.instants import iso
 from svc_core.params import Param, read_all
-from svc_server.http import auth
+from svc_server.http import cookies
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
 from svc_server.identity import Identity
+from svc_server.runtime.deps import Deps
 from svc_server.services import membership, sessions
 from svc_server.web.sections import BODIES, SECTIONS, nav
 from svc_server.web.widgets import ONCE_PANEL
@@ -247,20 +247,20 @@ def dev_session(ctx: Ctx, deps: Deps) -> Response:
             "Development sign-in is off on this server.",
             hint="Sign in with POST /api/auth/session, or set SVC_DEV_SIGNIN=true locally.",
         )
-    auth.check_origin(ctx.request, deps.config, signing_in=True)
+    cookies.check_origin(ctx.request, deps.config, signing_in=True)
     body = read_json_object(ctx.request, max_bytes=deps.config.max_body_bytes)
     email = read_body(DEV_SESSION_FIELDS, body)["email"]
     identity = Identity(sub=DEV_SUBJECT_PREFIX + email, email=email)
     data = sessions.sign_in(
         deps.store, deps.config, identity, ctx.now, deps.entropy(16), ids=deps.ids
     )
-    cookie = data.pop("_cookie")
+    cookie, lifetime = data.pop("_cookie"), data.pop("_cookie_seconds")
     out: dict[str, Any] = {
         "data": data,
         "meta": {"request_id": ctx.request_id, "timestamp": iso(ctx.now)},
     }
     response = json_response(out, headers={"Cache-Control": "private, no-store"})
-    auth.set_cookie(deps.config, response, cookie)
+    cookies.set_cookie(deps.config, response, cookie, lifetime)
     return response
 
 

@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response
 from svc_core import plans, requestlog
 from svc_server.config import Config
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
+from svc_server.runtime.deps import Deps
 from svc_server.services.callers import TEST_KEY_RATE_LIMIT
 
 PUBLIC_CACHE = "public, max-age=300"

@@ -33,7 +33,7 @@ from typing import Any
 
 from werkzeug.sansio.http import parse_cookie  # what werkzeug's Request.cookies reads with
 
-from svc_server.http.auth import COOKIE_NAME
+from svc_server.http.cookies import COOKIE_NAME
 
 MCP_PATH = "/mcp"
 """The path where a key may also come as ``Authorization: Bearer`` (``mcp.endpoint``)."""

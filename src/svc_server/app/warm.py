@@ -30,12 +30,13 @@ from werkzeug.wrappers import Request
 
 from svc_core import keys, params
 from svc_core.errors import SvcError
-from svc_server.http import auth
+from svc_server.app.admission import client_ip, quota_hold, settled
+from svc_server.app.call_log import log_call
+from svc_server.app.dispatch import MATCH_KEYS, Matcher
 from svc_server.http.answers import Reply, WarmAnswer
-from svc_server.http.call_log import log_call
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
-from svc_server.http.dispatch import MATCH_KEYS, Matcher, parse_query
+from svc_server.http.query import parse_query
+from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers
 from svc_server.services.leases import Ask
 from svc_server.store.account_rows import KeyGrant
@@ -80,7 +81,7 @@ class WarmLane:
     def __init__(self, deps: Deps, matcher: Matcher) -> None:
         self.deps = deps
         self.matcher = matcher
-        self.hold = auth.quota_hold(deps.config)
+        self.hold = quota_hold(deps.config)
         self._plans: dict[tuple[Any, ...], _Plan] = {}
 
     def __call__(self, environ: dict[str, Any]) -> Reply | None:
@@ -136,7 +137,7 @@ class WarmLane:
         )
         reply = plan.answer.reply(rendered, ctx)
         status, headers, _ = reply
-        headers.extend(auth.settled(deps, caller, admitted.reservation, status, now, True)[1])
+        headers.extend(settled(deps, caller, admitted.reservation, status, now, True)[1])
         headers.append(("X-Request-ID", request_id))
         log_call(deps, ctx, status, started)
         return reply
@@ -158,7 +159,7 @@ class WarmLane:
             return None
         if route.warm is None or values:
             return None
-        ip = auth.client_ip(request, deps.config)
+        ip = client_ip(request, deps.config)
         known = callers.known_key(deps.store, api_key, client_ip=ip, now=now)
         if known is None:
             return None

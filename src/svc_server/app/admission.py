@@ -16,14 +16,12 @@ renews the session cookie.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import attrs
 from werkzeug.wrappers import Request, Response
 
 from svc_core.caller import Caller
 from svc_core.errors import (
-    CsrfRejected,
     IpNotAllowed,
     NotSignedIn,
     RateLimited,
@@ -32,12 +30,12 @@ from svc_core.errors import (
 )
 from svc_core.iprules import client_address
 from svc_server.config import Config
-from svc_server.http.deps import Deps
+from svc_server.http import cookies
 from svc_server.http.routing import Route
+from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers, membership, sessions
 from svc_server.store import Store
 
-COOKIE_NAME = "svc_session"
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 DATA_ERROR_META = {"service": "svc", "api_version": "v1"}
 
@@ -97,7 +95,7 @@ def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
             return Admission(refused=err)
         try:
             if request.method in WRITE_METHODS:
-                check_origin(request, deps.config)
+                cookies.check_origin(request, deps.config)
         except SvcError as err:
             return Admission(refused=err, session=session)
         return _signed_in(deps, session)
@@ -182,7 +180,7 @@ def account_of(deps: Deps, request: Request, now: float) -> str | None:
     if api_key is not None:
         owner = None if "," in api_key else callers.key_owner(deps.store, api_key, now)
         return None if owner is None else owner[0]
-    cookie = request.cookies.get(COOKIE_NAME)
+    cookie = request.cookies.get(cookies.COOKIE_NAME)
     session = None if not cookie else sessions.resume(deps.store, deps.config, cookie, now)
     return None if session is None else membership.primary_consumer_id(deps.store, session.user_id)
 
@@ -224,8 +222,10 @@ def settle(
         )
         headers.extend(added)  # no handler sets X-Quota-*: nothing to replace
     session = admission.session
-    if session is not None and not _sets_cookie(response):
-        set_cookie(deps.config, response, session.cookie, max(1, session.expires_at - int(now)))
+    if session is not None and not cookies.sets_cookie(response):
+        cookies.set_cookie(
+            deps.config, response, session.cookie, max(1, session.expires_at - int(now))
+        )
     return counted
 
 
@@ -263,81 +263,13 @@ def take_back(deps: Deps, admission: Admission) -> None:
         access.unsettle(deps.store, admission.held, deps.leases)
 
 
-def _sets_cookie(response: Response) -> bool:
-    """Whether the handler set or cleared the session cookie itself (sign-in, sign-out)."""
-    prefix = COOKIE_NAME + "="
-    return any(v.startswith(prefix) for v in response.headers.getlist("Set-Cookie"))
-
-
-def site_origin(origin: str, site_origins: tuple[str, ...]) -> bool:
-    """Whether an ``Origin`` (or a ``Referer``'s origin) is one of the configured site
-    origins (``SVC_SITE_ORIGINS``, kept lower-case without a trailing slash)."""
-    return origin.lower().rstrip("/") in site_origins
-
-
-def check_origin(request: Request, config: Config, *, signing_in: bool = False) -> None:
-    """Cookie-authenticated writes, and sign-ins sent from a browser page, must come from
-    a configured site origin; the refusal says which of the two was refused."""
-    origin = request.headers.get("Origin")
-    if not origin or origin == "null":
-        referer = request.headers.get("Referer")
-        if referer:
-            try:
-                parts = urlsplit(referer)
-                origin = f"{parts.scheme}://{parts.netloc}"
-            except ValueError:  # not a URL (e.g. an unclosed IPv6 bracket): no origin
-                origin = None
-    if origin and site_origin(origin, config.site_origins):
-        return
-    source = f"a page of {origin[:200]}" if origin else "a request without an Origin header"
-    if signing_in:
-        raise CsrfRejected(
-            f"Sign-in is accepted only from this site's own pages, not from {source}.",
-            hint="Sign in from this site's /signin page; an operator adds other sites "
-            "to SVC_SITE_ORIGINS.",
-        )
-    raise CsrfRejected(
-        f"Cookie-authenticated writes must come from this site's pages, not from {source}.",
-        hint="Call from the dashboard's origin, or configure SVC_SITE_ORIGINS.",
-    )
-
-
 def _session(
     deps: Deps, request: Request, now: float, *, required_error: type[Unauthorized]
 ) -> sessions.ActiveSession:
-    cookie = request.cookies.get(COOKIE_NAME)
+    cookie = request.cookies.get(cookies.COOKIE_NAME)
     if not cookie:
         raise required_error()
     session = sessions.resume(deps.store, deps.config, cookie, now)
     if session is None:
         raise required_error("Your session has expired or was signed out; sign in again.")
     return session
-
-
-def set_cookie(
-    config: Config, response: Response, value: str, max_age: int = sessions.SESSION_SECONDS
-) -> None:
-    """(Re)send the session cookie: HttpOnly, Secure, SameSite=Lax, for ``max_age``
-    seconds (15 minutes, less when the session's absolute lifetime ends sooner)."""
-    response.set_cookie(
-        COOKIE_NAME,
-        value,
-        max_age=max_age,
-        path="/",
-        domain=config.cookie_domain,
-        secure=config.cookie_secure,
-        httponly=True,
-        samesite="Lax",
-    )
-
-
-def clear_cookie(config: Config, response: Response) -> None:
-    """Tell the browser to forget the session cookie."""
-    response.delete_cookie(
-        COOKIE_NAME,
-        path="/",
-        domain=config.cookie_domain,
-        secure=config.cookie_secure,
-        httponly=True,
-        samesite="Lax",
-    )

@@ -2,7 +2,7 @@
 
 ``SvcApp.__call__`` delegates to ``wsgi_app`` so middleware can wrap it. Each request
 gets a request id and a clock reading and is handed to the dispatcher
-(``http.dispatch``) with the route table and the handlers' dependencies (``Deps``);
+(``app.dispatch``) with the route table and the handlers' dependencies (``Deps``);
 the app itself is never passed down. Background work (the inline webhook worker) is
 started by ``svc serve``, not here, so building an app starts no threads.
 """
@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING
 
 from werkzeug.wrappers import Request
 
+from svc_server.app.admission import account_of
+from svc_server.app.call_log import log_call
+from svc_server.app.dispatch import Matcher, walk
+from svc_server.app.routes import ROUTES
+from svc_server.app.warm import WarmLane
 from svc_server.config import Config
-from svc_server.http import auth
-from svc_server.http.call_log import log_call
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps, lazy_verifier, new_id, request_ids
-from svc_server.http.dispatch import Matcher, dispatch
-from svc_server.http.lease_writer import LeaseWriter
-from svc_server.http.log_writer import LogWriter
 from svc_server.http.responses import dumps
 from svc_server.http.routing import Route, build_map
-from svc_server.http.warm import WarmLane
 from svc_server.mcp import endpoint as mcp_endpoint
 from svc_server.openapi import build_document
-from svc_server.routes import ROUTES
+from svc_server.runtime.deps import Deps, lazy_verifier, new_id, request_ids
+from svc_server.runtime.lease_writer import LeaseWriter
+from svc_server.runtime.log_writer import LogWriter
 from svc_server.services.leases import LeaseBook
 from svc_server.services.request_log import RequestLogBook
 from svc_server.store import Store, open_store
@@ -108,7 +108,7 @@ class SvcApp:
         it before the first call of each credential (``http.tenants``)."""
         if environ.get("PATH_INFO") == mcp_endpoint.PATH:
             return self.mcp.account_of(environ)
-        return auth.account_of(self.deps, Request(environ), self.clock())
+        return account_of(self.deps, Request(environ), self.clock())
 
     def close(self) -> None:
         """Give this app's leases back, writing what their calls did, and write its
@@ -131,7 +131,7 @@ class SvcApp:
         request.max_content_length = self.config.max_body_bytes + 1
         request_id = self.deps.request_id(environ.get("HTTP_X_REQUEST_ID"))
         ctx = Ctx(request=request, request_id=request_id, now=self.clock())
-        response, ctx = dispatch(self.deps, self.matcher, ctx)
+        response, ctx = walk(self.deps, self.matcher, ctx)
         response.headers["X-Request-ID"] = request_id
         log_call(self.deps, ctx, response.status_code, started)
         return response(environ, start_response)

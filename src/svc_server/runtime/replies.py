@@ -13,8 +13,8 @@ from svc_core.convert import to_json
 from svc_core.instants import iso
 from svc_server.http.body import read_json_object
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
 from svc_server.http.responses import json_response
+from svc_server.runtime.deps import Deps
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 

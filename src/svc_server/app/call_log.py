@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from svc_server.http.context import Ctx
-from svc_server.http.deps import Deps
+from svc_server.runtime.deps import Deps
 
 access_log = logging.getLogger("svc.access")
 

@@ -12,7 +12,6 @@ import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl
 
 import attrs
 from werkzeug.exceptions import HTTPException
@@ -31,40 +30,14 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
-from svc_server.http import auth
+from svc_server.app.admission import admit, settle, take_back, unrouted_key
 from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK, Ctx
-from svc_server.http.deps import Deps
+from svc_server.http.query import parse_query
 from svc_server.http.responses import error_response
 from svc_server.http.routing import Route
+from svc_server.runtime.deps import Deps
 
 error_log = logging.getLogger("svc.error")
-
-
-PERCENT_ENCODE = "Percent-encode parameters as UTF-8."
-
-
-@functools.lru_cache(maxsize=1024)
-def parse_query(raw: bytes) -> tuple[tuple[str, str], ...]:
-    """Decode a query string strictly: bytes or percent-escapes that are not UTF-8 are a 400.
-
-    Remembered per distinct query string (clients repeat theirs; a refusal is raised
-    again each time, never remembered)."""
-    return tuple(_parse_query(raw))
-
-
-def _parse_query(raw: bytes) -> list[tuple[str, str]]:
-    """Raw UTF-8 typed into a URL (``?q=강남`` as a browser's address bar or curl sends
-    it, unencoded) is read as the same text its percent-encoded form is."""
-    try:
-        text = raw.decode("utf-8")
-        return parse_qsl(
-            text, keep_blank_values=True, strict_parsing=False, encoding="utf-8", errors="strict"
-        )
-    except UnicodeDecodeError:
-        raise InvalidParams(
-            "The query string is not valid UTF-8 after percent-decoding.",
-            hint=PERCENT_ENCODE,
-        ) from None
 
 
 MATCH_KEYS = (
@@ -149,7 +122,7 @@ def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None 
     return error_response(answer, request_id, meta)
 
 
-def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
+def walk(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
     """Answer one request; returns the response and the context as admitted (for the log)."""
     request = ctx.request
     max_url = deps.config.max_url_bytes
@@ -158,13 +131,13 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
         route, values = matcher(request)
     except SvcError as err:
-        owner = auth.unrouted_key(deps, request, ctx.now)
+        owner = unrouted_key(deps, request, ctx.now)
         if owner is not None:  # for the key's request log
             ctx = attrs.evolve(
                 ctx, consumer_id=owner[0], key_id=owner[1], error_code=answered(err).code
             )
         return _failure(err, ctx.request_id), ctx
-    admission = auth.admit(deps, route, request, ctx.now)
+    admission = admit(deps, route, request, ctx.now)
     query: dict[str, str] = {}
     failed: Exception | None = admission.refused  # the refusal first, then a bad query
     if failed is None:
@@ -200,8 +173,8 @@ def dispatch(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             request.environ[ACCOUNT] = ctx.consumer_id
         gone = request.environ.get(CLIENT_GONE)
         sent = admission.held is None or gone is None or not gone()  # asked when it counts
-        if auth.settle(deps, admission, response, ctx.now, sent=sent) and gone is not None:
-            request.environ[TAKE_BACK] = functools.partial(auth.take_back, deps, admission)
+        if settle(deps, admission, response, ctx.now, sent=sent) and gone is not None:
+            request.environ[TAKE_BACK] = functools.partial(take_back, deps, admission)
     except Exception:
         error_log.exception("request %s: settling the call failed", ctx.request_id)
     return response, ctx

@@ -28,8 +28,8 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
-from svc_server.http.dispatch import PERCENT_ENCODE
-from svc_server.http.refusals import REASONS, error_parts
+from svc_server.http.query import PERCENT_ENCODE
+from svc_server.servers.refusals import REASONS, error_parts
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

@@ -13,9 +13,9 @@ import attrs
 from svc_core import requestid
 from svc_server.config import Config
 from svc_server.http.answer_cache import AnswerCache
-from svc_server.http.lease_writer import LeaseWriter
-from svc_server.http.log_writer import LogWriter
 from svc_server.identity import JwtVerifier
+from svc_server.runtime.lease_writer import LeaseWriter
+from svc_server.runtime.log_writer import LogWriter
 from svc_server.services.leases import LeaseBook
 from svc_server.services.request_log import RequestLogBook
 from svc_server.store import Store

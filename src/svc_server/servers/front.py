@@ -81,9 +81,9 @@ from svc_core.errors import (
     UriTooLong,
 )
 from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK
-from svc_server.http.refusals import RequestTimeout, error_parts
-from svc_server.http.spill import SPILL_BYTES, Spill
-from svc_server.http.tenants import Tenants
+from svc_server.servers.refusals import RequestTimeout, error_parts
+from svc_server.servers.spill import SPILL_BYTES, Spill
+from svc_server.servers.tenants import Tenants
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
