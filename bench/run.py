@@ -4,7 +4,7 @@ Each figure is measured side by side with its baseline in the same run:
 
 | benchmark | svc | baseline |
 |---|---|---|
-| signing | ``svc_core.signing.verify`` (parses JSON) | stripe-python ``Webhook.construct_event`` (parses JSON); also ``verify_header`` alone (no parse) |
+| signing | ``svc_core.webhooks.signing.verify`` (parses JSON) | stripe-python ``Webhook.construct_event`` (parses JSON); also ``verify_header`` alone (no parse) |
 | ingest | ``svc ingest rtms-commercial`` rows/s; also the bare XML read | ``sqlite3.executemany`` of the same rows |
 | realestate | pulse/series (cached and cold)/coverage at 200k and 2M | the same at 200k (ratio 2M/200k) |
 | http | pulse through ``svc serve`` (granian); also under gunicorn, and with admission and settlement, then also the key lookup, stubbed | a bare werkzeug app, same body size and settings, under the same server and under gunicorn (the old floor), rounds interleaved; pulse p99 while 200 slow clients hold connections |

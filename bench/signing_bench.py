@@ -21,7 +21,7 @@ import timeit
 
 import stripe
 
-from svc_core import signing
+from svc_core.webhooks import signing
 
 SECRET = "whsec_" + "ab" * 32
 PAYLOAD = json.dumps({"id": "evt_1", "type": "webhook.test", "data": {"pad": "x" * 960}}).encode()

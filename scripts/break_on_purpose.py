@@ -117,7 +117,7 @@ BREAKS = (
     Break(
         "signed-data-events",
         "every data event is delivered signed over its exact body",
-        "svc_core/signing.py",
+        "svc_core/webhooks/signing.py",
         (
             (
                 "{SCHEME}={_digest(secret_key(secret), timestamp, bytes(payload))}",

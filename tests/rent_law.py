@@ -1,5 +1,5 @@
 """The statutory rent-to-deposit conversion rate, restated by the tests as the law and the
-Bank of Korea publish it: the oracle ``svc_core.rent_conversion`` and its bundled table
+Bank of Korea publish it: the oracle ``svc_core.realestate.rent_conversion`` and its bundled table
 are checked against. It shares no code with svc.
 
 주택임대차보호법 시행령 제9조: the annual rate may not exceed the lower of 10 % and the base

@@ -13,7 +13,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from svc_core.confidence import confidence_of
+    from svc_core.cohorts.confidence import confidence_of
+    from svc_core.cohorts.stats import summarize
     from svc_core.convert import to_json
     from svc_core.envelope import Answer
     from svc_core.errors import (
@@ -49,12 +50,11 @@ if TYPE_CHECKING:
     )
     from svc_core.realestate.record import TransactionRecord, transaction_record
     from svc_core.realestate.series import series_rows
-    from svc_core.signing import sign, verify
     from svc_core.sources.rone import parse_rone
     from svc_core.sources.rtms import parse_rtms
     from svc_core.sources.rtms_csv import parse_rtms_csv
     from svc_core.sources.samples import parse_samples
-    from svc_core.stats import summarize
+    from svc_core.webhooks.signing import sign, verify
 
 _EXPORTS: dict[str, str] = {
     # readers
@@ -98,13 +98,13 @@ _EXPORTS: dict[str, str] = {
     "Answer": "svc_core.envelope",
     "to_json": "svc_core.convert",
     # statistics and periods
-    "summarize": "svc_core.stats",
-    "confidence_of": "svc_core.confidence",
+    "summarize": "svc_core.cohorts.stats",
+    "confidence_of": "svc_core.cohorts.confidence",
     "Month": "svc_core.periods",
     "Quarter": "svc_core.periods",
     # webhook signatures
-    "sign": "svc_core.signing",
-    "verify": "svc_core.signing",
+    "sign": "svc_core.webhooks.signing",
+    "verify": "svc_core.webhooks.signing",
     # errors
     "SvcError": "svc_core.errors",
     "InvalidParams": "svc_core.errors",

@@ -41,13 +41,13 @@ from typing import Any
 import attrs
 
 from svc_core import params
-from svc_core.confidence import worst
+from svc_core.cohorts.confidence import worst
+from svc_core.cohorts.stats import quantile
 from svc_core.envelope import API_VERSION, SERVICE
 from svc_core.errors import InvalidParams
-from svc_core.events import iso
+from svc_core.instants import iso
 from svc_core.params import Param
 from svc_core.periods import MAX_YEAR, MIN_YEAR, MONTH_PATTERN, parse_month
-from svc_core.stats import quantile
 
 CATEGORIES: tuple[str, ...] = (
     "office",

@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from svc_core.accounts.plans import DEFAULT_PLANS
 from svc_core.errors import ConfigError
 from svc_core.params import ascii_int
-from svc_core.plans import DEFAULT_PLANS
 from svc_core.redact import redact_url
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

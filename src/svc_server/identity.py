@@ -10,7 +10,7 @@ with a leeway (30 s by default) against the injected clock. ``iss`` and ``aud`` 
 checked when configured. Tokens above 8 KB are refused unread. Every failure is a
 ``JwtInvalid`` (401) with a short reason.
 
-The ``email`` claim is read by the one email rule (``svc_core.emails``): an address that
+The ``email`` claim is read by the one email rule (``svc_core.accounts.emails``): an address that
 the rule refuses (whitespace, invisible characters, no domain) or one in the reserved
 ``.invalid`` domain, where svc's placeholder addresses live, refuses the token. An
 address the provider marks ``email_verified: false`` is dropped: it identifies no one.
@@ -29,7 +29,7 @@ import attrs
 import jwt
 from jwt.algorithms import HMACAlgorithm
 
-from svc_core.emails import normalize_email
+from svc_core.accounts.emails import normalize_email
 from svc_core.errors import ConfigError, InvalidBody, JwtInvalid
 
 if TYPE_CHECKING:

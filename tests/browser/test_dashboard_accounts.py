@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from svc_core import signing
+from svc_core.webhooks import signing
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import open_store

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core import demo, stats
+from svc_core.cohorts import stats
+from svc_core.demo import realestate as demo
 from svc_core.errors import InvalidParams
 from svc_core.models import BUILDING_TYPES, Transaction
 from svc_core.realestate import pulse, query, series

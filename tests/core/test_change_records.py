@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidBody, InvalidParams
-from svc_core.event_filters import filter_keeps, validate_filters
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate import change_feed, changes
 from svc_core.realestate.common import data_version
+from svc_core.webhooks.event_filters import filter_keeps, validate_filters
 
 DIGESTS = st.text("0123456789abcdef", min_size=64, max_size=64)
 MOVED = st.tuples(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.confidence import (
+from svc_core.cohorts.confidence import (
     LEVELS,
     MAX_SPREAD,
     MIN_SAMPLES,
@@ -15,7 +15,7 @@ from svc_core.confidence import (
     confidence_of,
     worst,
 )
-from svc_core.stats import Sample, summarize
+from svc_core.cohorts.stats import Sample, summarize
 
 
 def test_sources_that_agree_are_high() -> None:

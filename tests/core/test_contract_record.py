@@ -16,7 +16,7 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.contracts import contract_id
+from svc_core.cohorts.contracts import contract_id
 from svc_core.models import DEAL_TYPES, LEASE_KINDS, PARTY_TYPES, Transaction
 from svc_core.realestate.contract_record import (
     CONTRACT_COLUMNS,

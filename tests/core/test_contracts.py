@@ -12,7 +12,7 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.contracts import CONTRACT_FIELDS, contract_id
+from svc_core.cohorts.contracts import CONTRACT_FIELDS, contract_id
 from svc_core.models import Transaction
 from svc_core.sources.rtms import parse_rtms
 

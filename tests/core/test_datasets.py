@@ -1,4 +1,4 @@
-"""One name per RTMS dataset (``svc_core.datasets.RtmsDataset``): the reader, the sync
+"""One name per RTMS dataset (``svc_core.sources.datasets.RtmsDataset``): the reader, the sync
 and kind detection use the same three datasets, and a file each recognises is read by
 the reader of that dataset into records of the dataset's types."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from svc_core import sync
-from svc_core.datasets import RtmsDataset
 from svc_core.sources import kind, rtms, rtms_csv
+from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync import rtms as sync
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILES = {

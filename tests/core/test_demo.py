@@ -7,15 +7,15 @@ from collections import Counter
 
 import pytest
 
-from svc_core.demo import (
+from svc_core.demo.realestate import (
     DEMO_KEY_PREFIX,
     DEMO_LATEST,
-    DEMO_LIMITATION,
     SEOUL_DONGS,
     demo_districts,
     demo_indices,
     demo_transactions,
 )
+from svc_core.envelope import DEMO_LIMITATION
 from svc_core.models import (
     METRIC_TYPES,
     PROPERTY_TYPES,

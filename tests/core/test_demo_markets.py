@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from svc_core.demo_markets import LAST_MONTH, MONTHS, REGIONS, SMALL_COHORTS, demo_market_data
+from svc_core.demo.markets import LAST_MONTH, MONTHS, REGIONS, SMALL_COHORTS, demo_market_data
 from svc_core.markets import (
     CATEGORIES,
     PRODUCT_TYPES,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from svc_core.emails import normalize_email
+from svc_core.accounts.emails import normalize_email
 from svc_core.errors import InvalidBody
 
 

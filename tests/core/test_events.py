@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core import events
 from svc_core.errors import InvalidParams
 from svc_core.realestate.changes import ChangeRecord, record_json
+from svc_core.webhooks import events
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 NOW = datetime(2026, 5, 14, 9, 30, 0, tzinfo=UTC)

@@ -92,3 +92,24 @@ def test_importing_the_package_loads_no_submodule_it_does_not_need() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("svc_core.signing", "svc_core.webhooks.signing"),
+        ("svc_core.stats", "svc_core.cohorts.stats"),
+        ("svc_core.rent_conversion", "svc_core.realestate.rent_conversion"),
+    ],
+)
+def test_a_documented_module_path_names_the_same_objects_after_the_regrouping(
+    old: str, new: str
+) -> None:
+    """Code written against the paths docs/library.md and examples/ gave before svc_core
+    was grouped by concern keeps importing every public name, as the very same object."""
+    import importlib
+
+    before, after = importlib.import_module(old), importlib.import_module(new)
+    assert list(before.__all__) == list(after.__all__) and len(after.__all__) > 3
+    for name in after.__all__:
+        assert getattr(before, name) is getattr(after, name)

@@ -13,7 +13,7 @@ from svc_core import periods
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, LoadReport, Transaction
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
-from svc_core.sync import COHORTS
+from svc_core.sync.rtms import COHORTS
 
 
 @st.composite

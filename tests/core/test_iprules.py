@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core.errors import InvalidParams
-from svc_core.iprules import (
+from svc_core.accounts.iprules import (
     MAX_ALLOWLIST,
     Network,
     client_address,
@@ -17,6 +16,7 @@ from svc_core.iprules import (
     ip_allowed,
     parse_allowlist,
 )
+from svc_core.errors import InvalidParams
 
 v4_networks = st.ip_addresses(v=4).flatmap(
     lambda a: st.integers(0, 32).map(lambda p: ipaddress.ip_network(f"{a}/{p}", strict=False))

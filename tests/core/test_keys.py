@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.errors import InvalidParams, Unauthorized
-from svc_core.keys import (
+from svc_core.accounts.keys import (
     DEFAULT_GRACE_SECONDS,
     MAX_GRACE_SECONDS,
     KeyCreate,
@@ -27,6 +26,7 @@ from svc_core.keys import (
     validate_key_patch,
     validate_rotate,
 )
+from svc_core.errors import InvalidParams, Unauthorized
 
 KEY_FORMAT = re.compile(r"svc_pk_(live|test)_[0-9a-f]{32}")
 GOOD = "svc_pk_live_" + "0123456789abcdef" * 2

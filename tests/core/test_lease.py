@@ -1,4 +1,4 @@
-"""Lease sizing (``svc_core.lease``): a lease never holds the unit that reaches the cap
+"""Lease sizing (``svc_core.accounts.lease``): a lease never holds the unit that reaches the cap
 or a quota event's threshold, takes at most 1/64 of the room, and small room is never
 leased."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.events import QUOTA_KINDS, quota_threshold
-from svc_core.lease import (
+from svc_core.accounts.lease import (
     LEASE_FLOOR,
     LEASE_MOST,
     LEASE_SHARE,
@@ -17,6 +16,7 @@ from svc_core.lease import (
     quota_room,
     refill_due,
 )
+from svc_core.webhooks.events import QUOTA_KINDS, quota_threshold
 
 rooms = st.integers(min_value=-10, max_value=10**9)
 

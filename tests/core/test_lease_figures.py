@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core.demo import demo_transactions
+from svc_core.cohorts.stats import quartiles
+from svc_core.demo.realestate import demo_transactions
 from svc_core.errors import InvalidParams
 from svc_core.models import DEAL_TYPES, LEASE_KINDS, PARTY_TYPES
 from svc_core.realestate import lease_figures, lease_kinds, pulse, query, series
 from svc_core.realestate.pulse import Deal
-from svc_core.stats import quartiles
 from tests import rent_law
 
 DAYS = st.dates(datetime.date(2013, 10, 1), datetime.date(2026, 3, 31))

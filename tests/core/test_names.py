@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core import parse_pulse, pulse_rows, to_json
+from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.models import PROPERTY_TYPES
 from svc_core.periods import Month, month_window
@@ -23,7 +24,6 @@ from svc_core.realestate.building_uses import building_use_mix, use_counts
 from svc_core.realestate.common import data_as_of
 from svc_core.realestate.deal_links import transactions_link
 from svc_core.realestate.pulse import Deal, row_columns
-from svc_core.stats import AREA_UNITS
 
 NAMES = st.text(alphabet=string.ascii_lowercase + "_0123456789", min_size=1, max_size=30)
 UNITS = st.sampled_from(AREA_UNITS)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams
-from svc_core.netguard import (
+from svc_core.webhooks.netguard import (
     ParsedTarget,
     check_webhook_url,
     classify_address,

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.errors import TierRestricted
-from svc_core.plans import (
+from svc_core.accounts.plans import (
     DEFAULT_PLANS,
     PLAN_NAMES,
     TIER_ORDER,
@@ -20,6 +19,7 @@ from svc_core.plans import (
     meets_tier,
     require_tier,
 )
+from svc_core.errors import TierRestricted
 
 plan_names = st.sampled_from(PLAN_NAMES)
 tiers = st.sampled_from(tuple(TIER_ORDER))

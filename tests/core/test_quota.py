@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.quota import (
+from svc_core.accounts.quota import (
     QuotaMonth,
     is_exhausted,
     percent_used,

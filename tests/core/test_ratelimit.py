@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core.ratelimit import Decision, decide, in_window, window_start
+from svc_core.accounts.ratelimit import Decision, decide, in_window, window_start
 
 
 class Limiter:

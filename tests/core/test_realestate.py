@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core import convert, periods, stats
+from svc_core import convert, periods
+from svc_core.cohorts import stats
 from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.realestate import coverage, dimensions, freshness, indices, pulse, query, series

@@ -1,4 +1,4 @@
-"""Finding a district by name or code (``svc_core.region_search``)."""
+"""Finding a district by name or code (``svc_core.realestate.region_search``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams
-from svc_core.region_search import normalize, resolve, search
+from svc_core.realestate.region_search import normalize, resolve, search
 from svc_core.regions import Region, load_regions, region, regions_in_use
 
 IN_USE = st.sampled_from(regions_in_use())

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core import rent_conversion as rc
+import svc_core
+from svc_core.realestate import rent_conversion as rc
 from tests import rent_law
 
-TABLE = Path(rc.__file__).parent / rc.TABLE_FILE
+TABLE = Path(svc_core.__file__).parent / rc.TABLE_FILE
 DAYS = st.dates(datetime.date(2010, 1, 1), datetime.date(2030, 12, 31))
 AMOUNTS = st.integers(0, 10**11)
 RENTS = st.integers(0, 10**9)

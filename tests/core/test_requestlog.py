@@ -1,4 +1,4 @@
-"""``svc_core.requestlog``: status filters, what a log line keeps, counts per key."""
+"""``svc_core.accounts.requestlog``: status filters, what a log line keeps, counts per key."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.errors import InvalidParams
-from svc_core.requestlog import (
+from svc_core.accounts.requestlog import (
     PATH_MAX,
     RETENTION_SECONDS,
     RawCall,
@@ -23,6 +22,7 @@ from svc_core.requestlog import (
     parse_status,
     read_query,
 )
+from svc_core.errors import InvalidParams
 
 
 @given(st.integers(min_value=100, max_value=599))

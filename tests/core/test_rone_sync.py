@@ -1,4 +1,4 @@
-"""R-ONE sync, pure (``svc_core.rone_sync``): answers, codes, decoding, table plans."""
+"""R-ONE sync, pure (``svc_core.sync.rone``): answers, codes, decoding, table plans."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.rone_sync import (
+from svc_core.sync.rone import (
     NO_CLASS,
     NO_ERA,
     NO_STATISTIC,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svc_core.errors import InvalidParams, SignatureVerificationError
-from svc_core.signing import generate_secret, secret_key, sign, verify
+from svc_core.webhooks.signing import generate_secret, secret_key, sign, verify
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 

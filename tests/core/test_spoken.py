@@ -1,5 +1,5 @@
-"""Amounts spelled for a model (``svc_core.spoken``) and the MCP tools' texts
-(``svc_core.narration``): the words read back as the amount, rounding is said, the
+"""Amounts spelled for a model (``svc_core.text.spoken``) and the MCP tools' texts
+(``svc_core.text.narration``): the words read back as the amount, rounding is said, the
 dispersion warning appears exactly when the spread is wide, and every empty answer has
 one of the three reasons."""
 
@@ -11,7 +11,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core import narration, spoken
+from svc_core.text import narration, spoken
 
 WORDS = re.compile(r"^(약 )?(-)?(?:([\d,]+)억)? ?(?:([\d,]+)만)?원$")
 WON = st.integers(min_value=-(10**15), max_value=10**15)

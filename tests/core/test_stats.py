@@ -12,9 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.contracts import contract_id
-from svc_core.models import Transaction
-from svc_core.stats import (
+from svc_core.cohorts.contracts import contract_id
+from svc_core.cohorts.stats import (
     MIN_SAMPLES,
     Contract,
     Sample,
@@ -27,6 +26,7 @@ from svc_core.stats import (
     sample_of,
     summarize,
 )
+from svc_core.models import Transaction
 
 prices = st.integers(0, 10**13)
 sources = st.sampled_from(["rtms_official", "public_assessment", "rone_index_derived"])

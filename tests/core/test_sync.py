@@ -1,4 +1,4 @@
-"""Planning a sync, pure (``svc_core.sync``)."""
+"""Planning a sync, pure (``svc_core.sync.rtms``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from svc_core.periods import Month
 from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
-from svc_core.sync import (
+from svc_core.sync.rtms import (
     CONNECT_FAILURE_LIMIT,
     KEY_REASONS,
     KINDS,

@@ -1,4 +1,4 @@
-"""Pacing of a sync's calls and the reading of per-second refusals (``svc_core.sync``)."""
+"""Pacing of a sync's calls and the reading of per-second refusals (``svc_core.sync.rtms``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core.pace import SLOWEST_INTERVAL, Pace
-from svc_core.sync import PER_SECOND_MARKERS, classify_gateway
+from svc_core.sync.pace import SLOWEST_INTERVAL, Pace
+from svc_core.sync.rtms import PER_SECOND_MARKERS, classify_gateway
 
 PER_SECOND = "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR"
 

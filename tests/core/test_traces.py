@@ -10,10 +10,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_core import narration
 from svc_core.realestate import freshness, traces
 from svc_core.sources import KeyMaker, key_place
 from svc_core.sources.rtms import parse_rtms
+from svc_core.text import narration
 from tests.http.realestate_support import FIXTURES
 
 CODES = st.sampled_from(["11140", "11680", "41190", "?"])

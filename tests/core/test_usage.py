@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from svc_core.accounts.plans import DEFAULT_PLANS, effective_limits
+from svc_core.accounts.usage import DayUsage, KeyUsage, TrialState, daily_usage
+from svc_core.accounts.usage import trial_summary as typed_trial_summary
+from svc_core.accounts.usage import usage_summary as typed_usage_summary
 from svc_core.convert import to_json
-from svc_core.plans import DEFAULT_PLANS, effective_limits
-from svc_core.usage import DayUsage, KeyUsage, TrialState, daily_usage
-from svc_core.usage import trial_summary as typed_trial_summary
-from svc_core.usage import usage_summary as typed_usage_summary
 
 NOW = datetime(2026, 5, 17, 12, 30, 5, tzinfo=UTC)
 

@@ -17,7 +17,7 @@ from werkzeug.test import Client
 
 from examples.data_updated_receiver import Recomputer
 from examples.webhook_receiver import Receiver
-from svc_core import events, signing
+from svc_core.webhooks import events, signing
 from svc_server import ingest
 from svc_server.store import Store
 from tests.conftest import RE_NOW

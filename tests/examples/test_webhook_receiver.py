@@ -11,8 +11,8 @@ import pytest
 from werkzeug.test import Client
 
 from examples.webhook_receiver import Receiver
-from svc_core import events, signing
 from svc_core.errors import InvalidParams
+from svc_core.webhooks import events, signing
 
 SECRET = signing.generate_secret(bytes(range(32)))
 NOW = 1_790_000_000

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from svc_core import signing
+from svc_core.webhooks import signing
 from svc_server.config import Config
 from svc_server.identity import Identity
 from svc_server.runtime.deps import new_id

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from svc_core.lease import FLUSH_SECONDS
+from svc_core.accounts.lease import FLUSH_SECONDS
 from svc_server.store import open_store
 from tests.conftest import LiveServer
 from tests.http import multihost_support as mh

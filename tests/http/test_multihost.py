@@ -28,7 +28,7 @@ from typing import Any
 import attrs
 import pytest
 
-from svc_core.lease import FLUSH_SECONDS
+from svc_core.accounts.lease import FLUSH_SECONDS
 from svc_server.store import Store, open_store
 from tests.conftest import LiveServer
 from tests.http import multihost_support as mh

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from openapi_spec_validator import validate
 from werkzeug.test import Client, TestResponse
 
-from svc_core.events import EVENT_TYPES
 from svc_core.params import Param
+from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.app import SvcApp, routes
 from svc_server.http.routing import Route
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
@@ -253,7 +253,7 @@ def test_every_event_type_has_a_documented_payload() -> None:
 
 
 def test_a_test_event_payload_matches_its_documented_schema() -> None:
-    from svc_core import events
+    from svc_core.webhooks import events
 
     event = events.webhook_test(
         event_id=events.webhook_test_id(b"\x01" * 16),

@@ -10,7 +10,7 @@ import pytest
 from werkzeug.test import Client
 
 from examples.mount import build
-from svc_core import plans, requestlog
+from svc_core.accounts import plans, requestlog
 from svc_server.app import SvcApp
 
 LINKS_HOME = ("/signin", "/docs", "/pricing", "/disclosure", "/dashboard")

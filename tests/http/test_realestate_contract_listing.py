@@ -21,7 +21,7 @@ import attrs
 import pytest
 
 from svc_core import parse_transactions, rtms_kind
-from svc_core.contracts import own_contract_id
+from svc_core.cohorts.contracts import own_contract_id
 from svc_core.realestate.contract_record import CONTRACT_COLUMNS
 from svc_core.realestate.record import TRANSACTION_COLUMNS, transaction_record
 from svc_server.store import Store, open_store

@@ -21,10 +21,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from svc_core.demo import DEMO_LIMITATION, SEOUL_DONGS, demo_districts
+from svc_core.cohorts.stats import quartiles
+from svc_core.demo.realestate import SEOUL_DONGS, demo_districts
+from svc_core.envelope import DEMO_LIMITATION
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.indices import OPT_IN_METRICS
-from svc_core.stats import quartiles
 from svc_server.app import SvcApp
 from svc_server.runtime.deps import new_id
 from svc_server.store import Store, open_store

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from svc_core.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, LoggedCall
+from svc_core.accounts.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, LoggedCall
 from svc_server.services.request_log import FLUSH_SECONDS
 from svc_server.store import Store, open_store
 from tests.conftest import LiveServer

@@ -69,7 +69,7 @@ def served(module_db_url: str) -> Iterator[tuple[Store, LiveServer]]:
 @pytest.fixture
 def setup(module_db_url: str, served: tuple[Store, LiveServer]) -> Setup:
     store, server = served
-    # limits too small to lease (svc_core.lease): every call writes its admission
+    # limits too small to lease (svc_core.accounts.lease): every call writes its admission
     _, api_key = mh.consumer(
         store, f"busy-{uuid.uuid4().hex[:12]}@example.com", monthly_quota=2_000, rate_limit=2_000
     )

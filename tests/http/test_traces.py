@@ -27,7 +27,7 @@ from mcp import ClientSession
 
 from svc_core.periods import parse_month
 from svc_core.sources.rtms import parse_pages, read_page
-from svc_core.sync import PARSE_KINDS
+from svc_core.sync.rtms import PARSE_KINDS
 from svc_server.ingest import Load, SyncMonth, commit
 from svc_server.store import Store
 from tests.conftest import RE_NOW, LiveServer

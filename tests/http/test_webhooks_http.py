@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from werkzeug.test import Client
 
-from svc_core import signing
+from svc_core.webhooks import signing
 from svc_server.config import Config
 from svc_server.delivery import sender
 from svc_server.identity import Identity

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from svc_core import signing
 from svc_core.envelope import SYNTHETIC_LIMITATION
+from svc_core.webhooks import signing
 from svc_server.config import Config
 from svc_server.identity import Identity
 from svc_server.ingest import demo

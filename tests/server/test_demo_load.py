@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from svc_core import demo as core_demo
-from svc_core import demo_markets
+from svc_core.demo import markets as demo_markets
+from svc_core.demo import realestate as core_demo
 from svc_core.models import METRIC_TYPES
 from svc_server import cli
 from svc_server.ingest import demo

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 
-from svc_core import keys
+from svc_core.accounts import keys
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import Store

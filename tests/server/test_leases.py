@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 import pytest
 
-from svc_core.lease import LEASE_MOST, RATE_LEASE_SECONDS
+from svc_core.accounts.lease import LEASE_MOST, RATE_LEASE_SECONDS
 from svc_server.services.leases import Ask, Granted, LeaseBook
 from svc_server.store import Store
 from svc_server.store.holds import UsageClaim

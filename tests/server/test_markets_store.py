@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svc_core import demo_markets
+from svc_core.demo import markets as demo_markets
 from svc_core.errors import SourceError
 from svc_core.markets import (
     K_ANONYMITY,

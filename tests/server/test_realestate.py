@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svc_core import stats
 from svc_core.caller import Caller
+from svc_core.cohorts import stats
 from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate import query

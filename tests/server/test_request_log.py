@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from svc_core.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, RawCall
+from svc_core.accounts.requestlog import MAX_ROWS_PER_ACCOUNT, RETENTION_SECONDS, RawCall
 from svc_server.app import SvcApp
 from svc_server.store import Store
 from tests.conftest import ORIGIN, Accounts, FakeClock

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
-from svc_core.plans import HIGHEST_PLAN_PRIORITY
+from svc_core.accounts.plans import HIGHEST_PLAN_PRIORITY
 from svc_server.delivery import attempt, sender
 from svc_server.services.membership import primary_consumer
 from svc_server.store import Store

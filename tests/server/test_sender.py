@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from svc_core import events, signing
-from svc_core.netguard import check_webhook_url, resolve_and_check
+from svc_core.webhooks import events, signing
+from svc_core.webhooks.netguard import check_webhook_url, resolve_and_check
 from svc_server.delivery.sender import (
     DEFAULT_TIMEOUT,
     USER_AGENT,

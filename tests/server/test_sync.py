@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from svc_core.sync import CONNECT_FAILURE_LIMIT, KINDS
+from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT, KINDS
 from svc_server import ingest
 from svc_server.commands.sync import EXIT_UNREACHABLE
 from svc_server.delivery.rtms import could_not_connect

@@ -15,7 +15,7 @@ import pytest
 
 from svc_core.errors import GatewayError
 from svc_core.sources.rtms import read_page
-from svc_core.sync import classify_gateway
+from svc_core.sync.rtms import classify_gateway
 from tests.server.rtms_standin import (
     CODES,
     KEY,

@@ -16,7 +16,7 @@ import attrs
 import httpx
 import pytest
 
-from svc_core.sync import CONNECT_FAILURE_LIMIT
+from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
 from svc_server.store import migrate, open_store

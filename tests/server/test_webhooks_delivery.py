@@ -15,9 +15,9 @@ from typing import Any
 import attrs
 import pytest
 
-from svc_core import events as core_events
-from svc_core import signing
 from svc_core.errors import InvalidParams
+from svc_core.webhooks import events as core_events
+from svc_core.webhooks import signing
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.worker import STOPPED_DURING_SEND, Worker
 from svc_server.runtime.deps import new_id

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from svc_core import signing
 from svc_core.errors import InvalidParams, NotFound
+from svc_core.webhooks import signing
 from svc_server.app import SvcApp
 from svc_server.cli import main
 from svc_server.delivery.worker import Worker

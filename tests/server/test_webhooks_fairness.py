@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from svc_core import events as core_events
+from svc_core.webhooks import events as core_events
 from svc_server.delivery.worker import Worker
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, webhooks

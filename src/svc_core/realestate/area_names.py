@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from svc_core.stats import AREA_UNITS
+from svc_core.cohorts.stats import AREA_UNITS
 
 PER_AREA_SUFFIX = "_per_m2"
 """The stored name's suffix of every per-area field."""

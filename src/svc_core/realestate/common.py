@@ -9,10 +9,10 @@ from typing import Any
 
 import attrs
 
+from svc_core.accounts.plans import require_tier
 from svc_core.caller import Caller
 from svc_core.envelope import Links, layer_envelope
 from svc_core.instants import iso
-from svc_core.plans import require_tier
 from svc_core.regions import aliases, region_name
 
 DONG_TIER = "pro"

@@ -1,5 +1,5 @@
 """One contract of ``GET /api/v1/real-estate/transactions?group=contract``
-(``ContractRecord``): the records of one contract (``svc_core.contracts``: the units of a
+(``ContractRecord``): the records of one contract (``svc_core.cohorts.contracts``: the units of a
 bulk sale) as one record, with their count, total price and total area (issue 28).
 
 ``contract_records`` groups listing records by ``contract_id``; the server gives it

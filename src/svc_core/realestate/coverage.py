@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from svc_core.cohorts.stats import MIN_SAMPLES, median
 from svc_core.convert import to_json
 from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
@@ -27,7 +28,6 @@ from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
 from svc_core.realestate.rollup import RollupRow as RollupRow
 from svc_core.realestate.rollup import rollup_of as rollup_of
-from svc_core.stats import MIN_SAMPLES, median
 
 
 @attrs.frozen(kw_only=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from svc_core.contracts import contract_id
+from svc_core.cohorts.contracts import contract_id
 from svc_core.models import Transaction
 
 
@@ -14,7 +14,7 @@ class Deal(NamedTuple):
     """A transaction as the pulse sees it: the statistics' sample (``SampleLike``)
     plus where, what and when (``month`` is ``YYYY-MM``, ``deal_date`` the ISO contract
     date); ``synthetic`` marks demo data; ``contract_id`` the contract the row belongs to
-    (``svc_core.contracts``; None counts as a contract of its own).
+    (``svc_core.cohorts.contracts``; None counts as a contract of its own).
 
     A NamedTuple rather than a frozen attrs value: as immutable and typed, and built
     several times faster, which matters because a cold pulse builds one per transaction

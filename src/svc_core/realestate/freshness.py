@@ -18,7 +18,7 @@ store holds a complete read with paging figures. A district-month is **loaded** 
 its read is complete; one never recorded is not loaded.
 
 The kind of a district-month is the sync kind of its records' types (``kinds_of``:
-``svc_core.sync.COHORTS``); records of types no RTMS dataset carries (commercial leases,
+``svc_core.sync.rtms.COHORTS``); records of types no RTMS dataset carries (commercial leases,
 from svc's samples or the demo) have ``OTHER_KIND`` (``load_kinds``).
 
 **Complete.** A figure's month is loaded completely when, for every kind of its types,
@@ -46,7 +46,7 @@ import attrs
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.periods import parse_month, parse_quarter
 from svc_core.sources import ParseResult
-from svc_core.sync import COHORTS, PARSE_KINDS
+from svc_core.sync.rtms import COHORTS, PARSE_KINDS
 
 REPORT_DAYS = 30
 PUBLISH_DAYS = 1
@@ -215,7 +215,7 @@ def loaded_of(loads: Iterable[tuple[str, ParseResult]]) -> frozenset[MonthKey]:
 
 
 def kinds_of(property_type: str, transaction_type: str) -> tuple[str, ...]:
-    """The sync kinds whose records can have these types (``svc_core.sync.COHORTS``)."""
+    """The sync kinds whose records can have these types (``svc_core.sync.rtms.COHORTS``)."""
     return tuple(
         kind
         for kind, (ptypes, ttypes) in COHORTS.items()

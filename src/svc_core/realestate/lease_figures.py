@@ -3,9 +3,9 @@
 A lease row's ``*_price`` fields are deposit quartiles (SPEC) and stay so; what a deposit
 divided by an area is gets its own name, ``*_deposit_per_m2``. A monthly lease also pays
 rent, so its deposit alone understates it: ``*_converted_deposit`` summarise each
-lease's converted deposit (``svc_core.rent_conversion``: deposit + rent x 12 / the
+lease's converted deposit (``svc_core.realestate.rent_conversion``: deposit + rent x 12 / the
 statutory rate of its law at its contract date; a chartered lease's is its deposit), by the same
-exact mean and type-7 quartiles as ``svc_core.stats``, and ``*_converted_deposit_per_m2``
+exact mean and type-7 quartiles as ``svc_core.cohorts.stats``, and ``*_converted_deposit_per_m2``
 the converted deposit divided by each lease's area. Leases without a converted deposit
 (contracts before the table's first era, or without a contract date) are left out of
 those figures. Sale rows have none of these (None).
@@ -20,9 +20,10 @@ from typing import Protocol
 
 import attrs
 
+from svc_core.cohorts.stats import mean, per_area_quartiles, quartiles
 from svc_core.periods import parse_month
 from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION, is_lease, mixes_kinds
-from svc_core.rent_conversion import (
+from svc_core.realestate.rent_conversion import (
     RateTable,
     assumed_rate_limitation,
     conversion_rate,
@@ -30,7 +31,6 @@ from svc_core.rent_conversion import (
     law_of,
     rate_table,
 )
-from svc_core.stats import mean, per_area_quartiles, quartiles
 
 __all__ = ["NO_FIGURES", "LeaseFigures", "lease_figures", "lease_limitations"]
 

@@ -28,7 +28,7 @@ from typing import Any
 import attrs
 
 from svc_core import periods
-from svc_core.contracts import ID_DIGITS
+from svc_core.cohorts.contracts import ID_DIGITS
 from svc_core.envelope import Answer
 from svc_core.errors import InvalidParams, InvalidPeriod
 from svc_core.params import Param, Value

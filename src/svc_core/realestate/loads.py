@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from svc_core.datasets import RtmsDataset
 from svc_core.errors import InvalidParams
 from svc_core.models import Transaction
 from svc_core.sources import ParseResult, rtms, rtms_csv
+from svc_core.sources.datasets import RtmsDataset
 
 KIND_PREFIXES: tuple[tuple[str, str], ...] = (
     ("OFFICETEL_RENT_", "officetel_rent"),

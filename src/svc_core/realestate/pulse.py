@@ -2,7 +2,7 @@
 
 A cohort is the transactions of one district (and, at dong precision, one legal dong),
 property type, transaction type and period; a cohort with fewer than
-``MIN_SAMPLES`` contracts (the rows of one bulk sale are one: ``svc_core.stats``) gives
+``MIN_SAMPLES`` contracts (the rows of one bulk sale are one: ``svc_core.cohorts.stats``) gives
 no row. ``pulse_rows`` is the whole computation
 from transactions (what a library user calls); ``group_rows`` is its second half, for a
 caller (the server) whose store already selected the cohort's transactions.
@@ -17,7 +17,8 @@ from decimal import Decimal
 
 import attrs
 
-from svc_core.confidence import cap_mixed, confidence_of, worst
+from svc_core.cohorts.confidence import cap_mixed, confidence_of, worst
+from svc_core.cohorts.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
 from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
@@ -39,7 +40,6 @@ from svc_core.realestate.loaded import Gaps, held_keys, missing_months, no_rows,
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import Cohort, PulseQuery
-from svc_core.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
 
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""

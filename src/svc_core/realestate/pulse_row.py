@@ -14,10 +14,10 @@ from typing import Any
 import attrs
 from cattrs.gen import make_dict_unstructure_fn, override
 
-from svc_core.confidence import ConfidenceFactors
+from svc_core.cohorts.confidence import ConfidenceFactors
+from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.convert import converter
 from svc_core.realestate.area_names import is_per_area, served_name, served_names
-from svc_core.stats import AREA_UNITS
 
 
 @attrs.frozen(kw_only=True)

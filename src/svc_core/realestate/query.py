@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.errors import InvalidParams
 from svc_core.models import (
     BUILDING_TYPES,
@@ -41,7 +42,6 @@ from svc_core.periods import (
     resolve_index_period,
     resolve_pulse_period,
 )
-from svc_core.stats import AREA_UNITS
 
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")

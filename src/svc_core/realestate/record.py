@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from svc_core.contracts import contract_id, own_contract_id
+from svc_core.cohorts.contracts import contract_id, own_contract_id
 from svc_core.models import Transaction
 
 DEAL_TYPE_SINCE = "2021-11-01"
@@ -53,7 +53,7 @@ class TransactionRecord:
     ``include_excluded=true``) carry their ``excluded_reason``, and a cancelled one its
     ``cancellation_date`` when the source gave it.
 
-    ``contract_id`` is the contract the record belongs to (``svc_core.contracts``; the
+    ``contract_id`` is the contract the record belongs to (``svc_core.cohorts.contracts``; the
     units of one bulk sale share it): never None, a record stored before contracts were
     kept has the id of a contract of its own. The fields after it are what the source
     publishes of the parties and the contract (``Transaction``'s, None when blank; from

@@ -5,7 +5,7 @@ A rollup row is a mapping with ``sigungu_code``, ``dong`` (``''`` for a district
 row), ``property_type``, ``transaction_type``, ``month``, ``source``, ``building_type``
 (``''`` when the source does not say), ``samples`` (the number of transactions),
 ``contracts`` (the contracts among them: the rows of one bulk sale are one,
-``svc_core.stats.contracts``) and ``bulk_contracts`` (those of several rows). A
+``svc_core.cohorts.stats.contracts``) and ``bulk_contracts`` (those of several rows). A
 contract's rows share every key of a rollup row (its contract date fixes the month), so
 contracts add up over rollup rows as samples do. The server keeps such rows in its store
 (``cohort_months``); ``rollup_of`` counts them from transactions, and ``tally`` counts

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Collection, Iterable, Sequence
 
+from svc_core.cohorts.stats import MIN_SAMPLES
 from svc_core.envelope import Answer
 from svc_core.models import Transaction
 from svc_core.periods import parse_quarter
@@ -33,7 +34,6 @@ from svc_core.realestate.pulse import (
     select,
 )
 from svc_core.realestate.query import SeriesQuery
-from svc_core.stats import MIN_SAMPLES
 
 
 def series_months(requested: Sequence[str]) -> dict[str, str]:

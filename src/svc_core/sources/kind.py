@@ -33,7 +33,7 @@ import io
 import re
 from collections import Counter
 
-from svc_core.datasets import RtmsDataset
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.markets import ACTIVITY_COLUMNS, LISTING_COLUMNS
 from svc_core.sources.rone import CSV_COLUMNS as RONE_COLUMNS
 from svc_core.sources.rtms import canonical_tag

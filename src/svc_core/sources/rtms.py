@@ -77,7 +77,6 @@ from xml.parsers import expat
 
 import attrs
 
-from svc_core.datasets import RtmsDataset
 from svc_core.errors import GatewayError, SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import region_name
@@ -92,6 +91,7 @@ from svc_core.sources import (
     published_int,
     published_text,
 )
+from svc_core.sources.datasets import RtmsDataset
 
 KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
 """The readers' kinds (``RtmsDataset.parse_kind``)."""

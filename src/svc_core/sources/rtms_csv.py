@@ -41,7 +41,6 @@ import datetime
 import re
 from collections.abc import Mapping, Sequence
 
-from svc_core.datasets import RtmsDataset
 from svc_core.errors import SourceError
 from svc_core.models import LoadReport, Transaction
 from svc_core.regions import split_address
@@ -58,6 +57,7 @@ from svc_core.sources import (
     published_int,
     published_text,
 )
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import (
     SOURCE,
     building_type_of,

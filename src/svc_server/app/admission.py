@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 from werkzeug.wrappers import Request, Response
 
+from svc_core.accounts.iprules import client_address
 from svc_core.caller import Caller
 from svc_core.errors import (
     IpNotAllowed,
@@ -28,7 +29,6 @@ from svc_core.errors import (
     SvcError,
     Unauthorized,
 )
-from svc_core.iprules import client_address
 from svc_server.config import Config
 from svc_server.http import cookies
 from svc_server.http.routing import Route

@@ -10,13 +10,13 @@ served too, so the page may redirect).
 
 from __future__ import annotations
 
+from svc_core.accounts.requestlog import LOG_PARAMS
 from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
 from svc_core.realestate import change_feed
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
-from svc_core.region_search import REGIONS_PARAMS
-from svc_core.requestlog import LOG_PARAMS
+from svc_core.realestate.region_search import REGIONS_PARAMS
 from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Route, with_csv_forms

@@ -28,7 +28,8 @@ from typing import Any
 import attrs
 from werkzeug.wrappers import Request
 
-from svc_core import keys, params
+from svc_core import params
+from svc_core.accounts import keys
 from svc_core.errors import SvcError
 from svc_server.app.admission import client_ip, quota_hold, settled
 from svc_server.app.call_log import log_call

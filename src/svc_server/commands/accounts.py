@@ -8,8 +8,8 @@ import os
 import time
 from typing import Any
 
-from svc_core import keys as core_keys
-from svc_core import plans
+from svc_core.accounts import keys as core_keys
+from svc_core.accounts import plans
 from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.params import ascii_int

@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from svc_core.errors import SvcError
-from svc_core.netguard import is_loopback_host
 from svc_core.redact import redact_url
+from svc_core.webhooks.netguard import is_loopback_host
 from svc_server.app import create_app
 from svc_server.commands.base import config_from_args
 from svc_server.commands.index import SUMMARY

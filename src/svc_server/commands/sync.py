@@ -29,12 +29,12 @@ from typing import Any
 
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
-from svc_core.pace import DEFAULT_RATE, PER_SECOND_PAUSE
 from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
-from svc_core.region_search import resolve
+from svc_core.realestate.region_search import resolve
 from svc_core.regions import region, region_name, regions_in_use
-from svc_core.sync import (
+from svc_core.sync.pace import DEFAULT_RATE, PER_SECOND_PAUSE
+from svc_core.sync.rtms import (
     CONNECT_FAILURE_LIMIT,
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,

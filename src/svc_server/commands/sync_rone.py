@@ -22,7 +22,7 @@ from svc_core.instants import iso_or_none
 from svc_core.params import ascii_int
 from svc_core.redact import redact_url
 from svc_core.sources import rone
-from svc_core.sync import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
+from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
 from svc_server.commands.base import ProgressBar, store_from_args
 from svc_server.commands.infile import max_bytes, read_regular

@@ -10,7 +10,7 @@ from typing import Any
 
 from svc_core.periods import Month
 from svc_core.regions import region_name
-from svc_core.sync import IngestedMonth
+from svc_core.sync.rtms import IngestedMonth
 from svc_server.store import Store
 from svc_server.store.base import Row
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import attrs
 
-from svc_core import signing
-from svc_core.netguard import Resolver
+from svc_core.webhooks import signing
+from svc_core.webhooks.netguard import Resolver
 from svc_server.delivery import sender
 from svc_server.store import Store
 from svc_server.store.base import Row

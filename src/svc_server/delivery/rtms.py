@@ -20,7 +20,7 @@ from urllib.parse import unquote
 import httpx
 
 from svc_core.periods import Month
-from svc_core.sync import SERVICES
+from svc_core.sync.rtms import SERVICES
 from svc_server.delivery.fetch import Fetcher, Reply
 
 DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"

@@ -1,6 +1,6 @@
 """Send one webhook request safely (SPEC "Delivery request" and "Delivery rules").
 
-``send`` re-checks the URL and its addresses at send time (``svc_core.netguard``), then
+``send`` re-checks the URL and its addresses at send time (``svc_core.webhooks.netguard``), then
 connects to an address it checked, never to the name, so DNS rebinding cannot redirect
 the request. For https the TLS handshake still uses the name (SNI and certificate
 verification) and the ``Host`` header carries it. One deadline (``timeout``, 5 s by
@@ -28,7 +28,7 @@ from typing import cast
 import attrs
 
 from svc_core.errors import InvalidParams
-from svc_core.netguard import (
+from svc_core.webhooks.netguard import (
     ParsedTarget,
     Resolver,
     check_webhook_url,

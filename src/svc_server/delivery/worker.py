@@ -43,7 +43,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import attrs
 
-from svc_core.netguard import Resolver
+from svc_core.webhooks.netguard import Resolver
 from svc_server.config import Config
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.attempt import DeliveryJob

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
-from svc_core import requestlog
-from svc_core.bodies import SESSION_FIELDS
+from svc_core.accounts import requestlog
+from svc_core.accounts.bodies import SESSION_FIELDS
 from svc_core.convert import to_json
 from svc_core.errors import JwtInvalid, SvcError, UsageFailed
 from svc_core.fields import read_body

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from werkzeug.wrappers import Response
 
 from svc_core.envelope import rate_limit
-from svc_core.region_search import regions_answer
+from svc_core.realestate.region_search import regions_answer
 from svc_server.http.context import Ctx
 from svc_server.http.responses import json_response
 from svc_server.runtime.deps import Deps

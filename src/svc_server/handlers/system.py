@@ -12,9 +12,10 @@ from html import escape
 
 from werkzeug.wrappers import Response
 
-from svc_core import confidence, envelope, rent_conversion, stats
-from svc_core.demo import DEMO_LIMITATION
-from svc_core.realestate import freshness
+from svc_core import envelope
+from svc_core.cohorts import confidence, stats
+from svc_core.envelope import DEMO_LIMITATION
+from svc_core.realestate import freshness, rent_conversion
 from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION
 from svc_core.sources import rtms
 from svc_server.http.context import Ctx

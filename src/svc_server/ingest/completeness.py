@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from svc_core.periods import Month
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
-from svc_core.sync import INGEST_KINDS
+from svc_core.sync.rtms import INGEST_KINDS
 from svc_server.store.loading import Writer
 
 SYNC_KINDS = {ingest_kind: kind for kind, ingest_kind in INGEST_KINDS.items()}

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from svc_core import demo, demo_markets
+from svc_core.demo import markets as demo_markets
+from svc_core.demo import realestate as demo
 from svc_core.models import LoadReport
 from svc_core.periods import month_range
 from svc_core.realestate import freshness

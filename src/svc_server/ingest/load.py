@@ -31,14 +31,14 @@ class SyncMonth:
     the month the read no longer holds are retracted)."""
 
     kind: str
-    """The sync kind (``svc_core.sync.KINDS``)."""
+    """The sync kind (``svc_core.sync.rtms.KINDS``)."""
     sigungu_code: str
     month: Month
     status: str = attrs.field(validator=attrs.validators.in_(("complete", "partial", "failed")))
     total_count: int | None
     pages: int
     digest: str | None = None
-    """``svc_core.sync.month_digest`` of a complete read."""
+    """``svc_core.sync.rtms.month_digest`` of a complete read."""
     detail: str = ""
 
 

@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
-from svc_core.datasets import RtmsDataset
 from svc_core.errors import InvalidParams, SourceError
 from svc_core.realestate.loads import parse_transactions as parse_rtms
-from svc_core.rone_sync import era_of
 from svc_core.sources import ParseResult, rone, samples
 from svc_core.sources import markets as market_source
+from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync.rone import era_of
 from svc_server.ingest.load import Load, Progress
 from svc_server.ingest.markets import ACTIVITY, LISTINGS
 

@@ -36,7 +36,7 @@ from svc_core.realestate.changes import ContentKey
 from svc_core.realestate.renumbered import record_twin, replaced_codes, retired_into, superseded
 from svc_core.regions import replaces
 from svc_core.sources import ParseResult
-from svc_core.sync import gone_keys, month_prefix
+from svc_core.sync.rtms import gone_keys, month_prefix
 from svc_server.ingest.completeness import file_whole, record_file, record_sync, record_whole
 from svc_server.ingest.coverage import refresh_coverage
 from svc_server.ingest.load import Load, SyncMonth, SyncTable

@@ -1,7 +1,7 @@
 """The MCP tools: each one is one ``GET`` of an ``/api/v1/real-estate`` endpoint, its
 arguments that endpoint's query parameters (the same ``Param`` declarations validate
 them and give the input schema, so tool and API cannot disagree), its answer the API's
-``data`` and ``_meta`` plus a short text for the model (``svc_core.narration``).
+``data`` and ``_meta`` plus a short text for the model (``svc_core.text.narration``).
 
 No SDK here: ``call`` turns arguments into one API call through a ``Backend`` and the
 reply into a ``ToolAnswer`` (structured content, text, error flag); ``svc_server.mcp.server``
@@ -17,12 +17,13 @@ from typing import Any
 import attrs
 import httpx
 
-from svc_core import narration, regions
+from svc_core import regions
 from svc_core.errors import InvalidParams, SvcError
 from svc_core.params import Param
 from svc_core.realestate import listing
 from svc_core.realestate import query as re_query
-from svc_core.region_search import REGIONS_PARAMS
+from svc_core.realestate.region_search import REGIONS_PARAMS
+from svc_core.text import narration
 from svc_server.mcp.backends import Backend, Reply
 from svc_server.openapi import param_object
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc_core.events import EVENT_TYPES
+from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.openapi.operations import Json
 from svc_server.openapi.schemas import event_envelope, obj, ref
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from svc_core import bodies, keys, models, periods
-from svc_core.bodies import ROLES
-from svc_core.contracts import ID_DIGITS
-from svc_core.event_filters import FILTER_KEYS
-from svc_core.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
+from svc_core import models, periods
+from svc_core.accounts import bodies, keys
+from svc_core.accounts.bodies import ROLES
+from svc_core.accounts.keys import MODES, SCOPES, STATUSES
+from svc_core.accounts.plans import DEFAULT_PLANS, TIER_ORDER
+from svc_core.cohorts.contracts import ID_DIGITS
+from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.fields import Field
-from svc_core.keys import MODES, SCOPES, STATUSES
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
 from svc_core.models import (
     BUILDING_TYPES,
@@ -31,11 +32,11 @@ from svc_core.models import (
     PROPERTY_TYPES,
     TRANSACTION_TYPES,
 )
-from svc_core.plans import DEFAULT_PLANS, TIER_ORDER
 from svc_core.realestate.area_names import served_name
 from svc_core.realestate.loaded import NOT_FOUND_REASONS
 from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
-from svc_core.stats import AREA_UNITS
+from svc_core.webhooks.event_filters import FILTER_KEYS
+from svc_core.webhooks.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_server.services.delivery_log import DELIVERY_OUTCOMES, DELIVERY_STATUSES
 
 Schema = dict[str, Any]

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 
-from svc_core.lease import FLUSH_SECONDS
+from svc_core.accounts.lease import FLUSH_SECONDS
 from svc_server.services.leases import LeaseBook
 
 log = logging.getLogger("svc.leases")

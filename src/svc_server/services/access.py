@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import attrs
 
-from svc_core import quota, ratelimit
+from svc_core.accounts import quota, ratelimit
 from svc_core.caller import Caller
 from svc_core.errors import (
     QuotaExceeded,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 
-from svc_core import keys, plans
+from svc_core.accounts import keys, plans
+from svc_core.accounts.iprules import ip_allowed, parse_allowlist
 from svc_core.caller import Caller
 from svc_core.errors import IpNotAllowed, SvcError, Unauthorized
-from svc_core.iprules import ip_allowed, parse_allowlist
 from svc_server.services import membership
 from svc_server.store import Store
 from svc_server.store.account_rows import KeyGrant

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import attrs
 
-from svc_core import plans, quota
+from svc_core.accounts import plans, quota
 from svc_core.errors import Conflict, InvalidParams, NotFound
 from svc_core.instants import utc, utc_exact, utc_or_none
 from svc_server.identity import Identity
@@ -162,7 +162,7 @@ def ensure_user(
     (by ``svc consumer create --email``) when no subject holds it yet; an email that
     another subject already holds, or none (absent or unverified), gets the subject a
     user of its own at the placeholder ``<sub>@users.invalid``. No email can be in the
-    ``.invalid`` domain (``svc_core.emails``) and subjects are unique, so a placeholder
+    ``.invalid`` domain (``svc_core.accounts.emails``) and subjects are unique, so a placeholder
     is never taken and one subject's claim can never block another's sign-in.
     """
     placeholder = f"{identity.sub}@users.invalid"

@@ -1,6 +1,6 @@
 """Publishing ``data.updated``: every change record (``store.change_records``) becomes
 one event per consumer, delivered to each of its active endpoints that names the event
-and whose filters keep the change (``svc_core.events.filter_keeps``).
+and whose filters keep the change (``svc_core.webhooks.events.filter_keeps``).
 
 One event per change, not one per load: the payload is exactly the record ``GET
 /changes`` serves (a receiver handles both the same way), its id is stable (publishing
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import logging
 
-from svc_core import events as core_events
-from svc_core.event_filters import filter_keeps
 from svc_core.realestate.changes import record_json
+from svc_core.webhooks import events as core_events
+from svc_core.webhooks.event_filters import filter_keeps
 from svc_server.services.events import publish_to
 from svc_server.store import Store
 from svc_server.store.webhook_rows import Endpoint
@@ -47,7 +47,7 @@ def record_address(store: Store, *, public_url: str, listen_host: str, now: floa
     """Record the deployment's public address as ``svc serve`` starts (the base of the
     links every ``data.updated`` event carries, whichever command or worker publishes
     it); a line saying why events are held when they would link to loopback from a
-    server that is not on it (``svc_core.events.loopback_links``), else None."""
+    server that is not on it (``svc_core.webhooks.events.loopback_links``), else None."""
     with store.db.transaction() as tx:
         store.webhooks.record_deployment(
             tx, {"public_url": public_url, "listen_host": listen_host}, int(now)

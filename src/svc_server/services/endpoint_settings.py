@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from svc_core.bodies import WEBHOOK_PATCH_FIELDS
+from svc_core.accounts.bodies import WEBHOOK_PATCH_FIELDS
 from svc_core.errors import InvalidBody, NotFound
 from svc_core.fields import read_body
 from svc_server.services.membership import account, require_manager

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from svc_core import events as core_events
 from svc_core import instants
 from svc_core.errors import InvalidParams, NotFound
+from svc_core.webhooks import events as core_events
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import Endpoint

@@ -10,10 +10,10 @@ from typing import Any
 
 import attrs
 
-from svc_core import events as core_events
-from svc_core import keys, plans
+from svc_core.accounts import keys, plans
 from svc_core.errors import Conflict, InvalidParams, KeyLimitReached, NotFound
 from svc_core.instants import utc, utc_or_none
+from svc_core.webhooks import events as core_events
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
 from svc_server.store import Store

@@ -21,7 +21,7 @@ did at most ``FLUSH_SECONDS`` later (``LeaseBook.write_back``, called by the app
   answering its own usage reads. A process killed without a clean exit loses the counts
   of at most its last ``FLUSH_SECONDS``, and its leases stop counting when they expire.
 
-Leases are sized by ``svc_core.lease.lease_size``: only limits with thousands of units
+Leases are sized by ``svc_core.accounts.lease.lease_size``: only limits with thousands of units
 of room lease at all, so near a limit or a threshold, and for small plans, every call
 holds its own unit as before. A quota is leased only for a caller whose rate limit is
 leased too (thousands of calls a minute): a call that writes its own rate stamp anyway
@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 import attrs
 
-from svc_core.lease import RATE_LEASE_SECONDS, refill_due
+from svc_core.accounts.lease import RATE_LEASE_SECONDS, refill_due
 from svc_server.services.quota_events import fire_thresholds
 from svc_server.store import Store
 from svc_server.store.accounts import Admission

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from svc_core import emails, plans
+from svc_core.accounts import emails, plans
 from svc_core.errors import Forbidden, InvalidParams, NoConsumer, NotFound
 from svc_server.store import Store
 from svc_server.store.account_rows import Invite, MemberConsumer
@@ -49,7 +49,7 @@ def primary_consumer(consumers: Sequence[MemberConsumer]) -> MemberConsumer | No
 
 
 def normalize_email(email: str) -> str:
-    """The one email rule (``svc_core.emails``): ASCII lower-casing only, nothing
+    """The one email rule (``svc_core.accounts.emails``): ASCII lower-casing only, nothing
     invisible; a Unicode look-alike of an address is a different address."""
     return emails.normalize_email(email)
 

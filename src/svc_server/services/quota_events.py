@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from svc_core import events as core_events
+from svc_core.webhooks import events as core_events
 from svc_server.services import events as event_service
 from svc_server.store import Store
 from svc_server.store.base import Tx

@@ -22,9 +22,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from svc_core import requestlog
+from svc_core.accounts import requestlog
+from svc_core.accounts.requestlog import LogQuery, RawCall
 from svc_core.instants import iso
-from svc_core.requestlog import LogQuery, RawCall
 from svc_server.services.membership import account
 from svc_server.store import Store
 

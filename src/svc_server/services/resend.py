@@ -9,7 +9,7 @@ from collections.abc import Callable
 import attrs
 
 from svc_core.errors import Conflict, EndpointNotActive
-from svc_core.netguard import Resolver
+from svc_core.webhooks.netguard import Resolver
 from svc_server.delivery import attempt as delivery
 from svc_server.services.delivery_log import delivery_of
 from svc_server.services.membership import account, require_manager

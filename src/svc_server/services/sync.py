@@ -1,6 +1,6 @@
 """``svc sync rtms``: keep the store complete and current from the MOLIT RTMS open API.
 
-For each planned month (``svc_core.sync.plan``) the service reads page 1, learns
+For each planned month (``svc_core.sync.rtms.plan``) the service reads page 1, learns
 ``totalCount``, reads the other pages, and when every item is in writes the month in one
 transaction exactly as ``svc ingest`` writes a file holding the same items (same natural
 keys, same coverage), retracting what the new read no longer holds: deals now cancelled
@@ -9,11 +9,11 @@ written in the same transaction.
 
 Failures, by what a retry can fix. A refusal carries a result code, in the gateway's
 ``OpenAPI_ServiceResponse`` or in a normal answer's ``response/header``; both forms go
-through ``svc_core.sync.classify_gateway``:
+through ``svc_core.sync.rtms.classify_gateway``:
 
 - a refused key (code 20, 30, 31, 32, ..., or HTTP 401/403) stops the run at once with
   nothing written (``UpstreamKeyRefused``);
-- calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.pace.Pace``);
+- calls are paced (``SyncOptions.rate`` a second at most, ``svc_core.sync.pace.Pace``);
 - a per-second refusal (code 23 or 34, or any code whose ``errMsg`` or ``returnAuthMsg``
   says ``PER_SECOND``: data.go.kr also sends it as 22 and as 99) pauses the run
   (``SyncOptions.pause`` seconds), halves the pace and asks again, spending no retry
@@ -31,7 +31,7 @@ through ``svc_core.sync.classify_gateway``:
 - an answer no retry would make usable fails the month at once, and the run goes on: a
   redirect (never followed), a body over ``delivery.fetch``'s cap, JSON nested too deep
   or with an unreadable number, a ``totalCount`` over ``MAX_TOTAL_COUNT``, and a page
-  the upstream did not serve as asked (``svc_core.sync.paging_fault``: another
+  the upstream did not serve as asked (``svc_core.sync.rtms.paging_fault``: another
   ``pageNo`` than asked, or an earlier page served again);
 - any other code (``99`` unknown error, ``03`` no data, codes not in the portal's list)
   records the month at once, without a retry, and the run goes on; the next run reads
@@ -58,11 +58,11 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
-from svc_core.pace import DEFAULT_RATE, PER_SECOND_PAUSE, Pace
 from svc_core.periods import Month
 from svc_core.redact import redact_url
 from svc_core.sources.rtms import Page, parse_pages, read_page
-from svc_core.sync import (
+from svc_core.sync.pace import DEFAULT_RATE, PER_SECOND_PAUSE, Pace
+from svc_core.sync.rtms import (
     INGEST_KINDS,
     KEY_HINTS,
     MAX_TOTAL_COUNT,
@@ -104,7 +104,7 @@ class SyncOptions:
     retries: int = 3
     backoff: float = 2.0
     rate: float = DEFAULT_RATE
-    """Calls a second at most (``svc_core.pace.Pace``)."""
+    """Calls a second at most (``svc_core.sync.pace.Pace``)."""
     pause: float = PER_SECOND_PAUSE
     """Seconds waited after a per-second refusal before asking again (``--pause``)."""
 

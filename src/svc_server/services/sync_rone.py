@@ -1,7 +1,7 @@
 """``svc sync rone``: the R-ONE commercial rental survey from its open API into the store.
 
 The run lists the statistic tables (``SttsApiTbl.do``), plans which rental-survey
-tables to read by their names (``svc_core.rone_sync.plan``: every class, metric and era,
+tables to read by their names (``svc_core.sync.rone.plan``: every class, metric and era,
 the linked ``(시계열)`` series as a series of its own), records the survey's tables it
 cannot read by name (``not_read``, with why), and reads each table's data
 (``SttsApiTblData.do``, with its ``STATBL_ID`` and one ``DTACYCLE_CD`` a call series:
@@ -31,7 +31,8 @@ import attrs
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
-from svc_core.rone_sync import (
+from svc_core.sources import rone
+from svc_core.sync.rone import (
     CLASSES,
     PAGE_ROWS,
     RonePage,
@@ -42,8 +43,7 @@ from svc_core.rone_sync import (
     read_page,
     unmapped_areas,
 )
-from svc_core.sources import rone
-from svc_core.sync import Budget, pages_for
+from svc_core.sync.rtms import Budget, pages_for
 from svc_server.delivery.fetch import Reply
 from svc_server.delivery.rone import DATA, TABLES, RoneClient
 from svc_server.ingest import Load, SyncTable, commit, state_only

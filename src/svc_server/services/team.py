@@ -10,8 +10,8 @@ from typing import Any
 
 import attrs
 
-from svc_core import plans
-from svc_core.bodies import INVITE_FIELDS
+from svc_core.accounts import plans
+from svc_core.accounts.bodies import INVITE_FIELDS
 from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReached
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
@@ -156,7 +156,7 @@ def invite(
 
 
 def validate_invite(body: dict[str, Any]) -> tuple[str, str]:
-    """The invitee's normalised email and role (``svc_core.bodies.INVITE_FIELDS``)."""
+    """The invitee's normalised email and role (``svc_core.accounts.bodies.INVITE_FIELDS``)."""
     email, role = itemgetter("email", "role")(read_body(INVITE_FIELDS, body))
     return str(email), str(role)
 

@@ -3,7 +3,7 @@ retry loop both syncs use.
 
 Each call is counted against the budget before it is made (no call passes it), retried
 on passing trouble with doubling back-off, and the run stops once
-``CONNECT_FAILURE_LIMIT`` calls in a row could not connect (``svc_core.sync.Reach``).
+``CONNECT_FAILURE_LIMIT`` calls in a row could not connect (``svc_core.sync.rtms.Reach``).
 An answer ``delivery.fetch`` will not read (a redirect, too large a body) fails the page
 (``Failed``) without a retry, or with one when asking again may help (a corrupt
 compressed body). What an answer means is the caller's ``read``: it returns the page, or
@@ -28,9 +28,9 @@ import attrs
 import httpx
 
 from svc_core.errors import SvcError
-from svc_core.pace import PER_SECOND_PAUSE, PER_SECOND_RETRIES, Pace
 from svc_core.redact import redact_url
-from svc_core.sync import Budget, Reach
+from svc_core.sync.pace import PER_SECOND_PAUSE, PER_SECOND_RETRIES, Pace
+from svc_core.sync.rtms import Budget, Reach
 from svc_server.delivery.fetch import Unusable
 from svc_server.delivery.rtms import could_not_connect
 
@@ -70,7 +70,7 @@ class Suspended(Retry):
 @attrs.define
 class Calls:
     """One run's calls to one API: its budget, retries, back-off, reachability and, when
-    ``pace`` is given, the spacing of its calls (``svc_core.pace.Pace``, read against
+    ``pace`` is given, the spacing of its calls (``svc_core.sync.pace.Pace``, read against
     ``clock``, a monotonic one)."""
 
     budget: Budget

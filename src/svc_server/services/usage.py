@@ -3,8 +3,8 @@ plus the caller's role there, this month's calls per day and per API key."""
 
 from __future__ import annotations
 
-from svc_core import keys, plans, quota
-from svc_core import usage as core_usage
+from svc_core.accounts import keys, plans, quota
+from svc_core.accounts import usage as core_usage
 from svc_core.instants import utc, utc_exact
 from svc_server.services.membership import account
 from svc_server.store import Store

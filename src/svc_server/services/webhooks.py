@@ -15,9 +15,7 @@ from typing import Any
 
 import attrs
 
-from svc_core import events as core_events
-from svc_core import signing
-from svc_core.bodies import WEBHOOK_FIELDS
+from svc_core.accounts.bodies import WEBHOOK_FIELDS
 from svc_core.errors import (
     Conflict,
     EndpointLimitReached,
@@ -28,7 +26,9 @@ from svc_core.errors import (
 )
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
-from svc_core.netguard import ParsedTarget, Resolver, check_webhook_url
+from svc_core.webhooks import events as core_events
+from svc_core.webhooks import signing
+from svc_core.webhooks.netguard import ParsedTarget, Resolver, check_webhook_url
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
@@ -131,7 +131,7 @@ class EndpointSpec:
 
 
 def validate_endpoint(body: Mapping[str, Any], *, allow_private: bool) -> EndpointSpec:
-    """Check a ``POST /webhooks`` body (``svc_core.bodies.WEBHOOK_FIELDS``); the URL's
+    """Check a ``POST /webhooks`` body (``svc_core.accounts.bodies.WEBHOOK_FIELDS``); the URL's
     addresses are then checked by ``delivery``."""
     fields = read_body(WEBHOOK_FIELDS, body)
     url = str(fields.get("url", ""))

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from svc_core.lease import lease_size
+from svc_core.accounts.lease import lease_size
 from svc_server.store.account_rows import (
     Consumer,
     Invite,
@@ -68,7 +68,7 @@ class AccountsRepo(ApiKeysTable):
     def list_consumers(self, now: int) -> list[ListedConsumer]:
         """Every consumer, its owner's email and how many of its keys work at ``now``
         (``active_keys``: active ones, and rotated ones still in their grace period, as
-        ``svc_core.keys.is_usable`` decides)."""
+        ``svc_core.accounts.keys.is_usable`` decides)."""
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(
                 "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "

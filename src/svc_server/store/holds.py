@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import attrs
 
-from svc_core.lease import lease_size, quota_room
+from svc_core.accounts.lease import lease_size, quota_room
 from svc_server.store.base import Database, Tx
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from svc_core.contracts import contract_id
+from svc_core.cohorts.contracts import contract_id
 from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
 from svc_core.realestate.rollup import COUNTS, KEYS, tally

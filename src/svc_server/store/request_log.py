@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
-from svc_core.requestlog import LoggedCall, LogQuery
+from svc_core.accounts.requestlog import LoggedCall, LogQuery
 from svc_server.store.account_rows import KeyCalls
 from svc_server.store.base import Database, Tx, row_as
 

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from svc_core.periods import Month
-from svc_core.sync import COHORTS, INGEST_KINDS, SYNC_KINDS, IngestedMonth, MonthState, StateKey
+from svc_core.sync.rtms import (
+    COHORTS,
+    INGEST_KINDS,
+    SYNC_KINDS,
+    IngestedMonth,
+    MonthState,
+    StateKey,
+)
 from svc_server.store.base import Database, Row, Tx, marks
 from svc_server.store.source_months import month_reads
 

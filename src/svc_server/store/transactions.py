@@ -14,7 +14,7 @@ two pages neither repeats nor skips a record that was there before. With
 
 A ``contract_id`` narrows the selection to one contract's rows; a row stored before
 migration 0016 (NULL ``contract_id``) is its own contract, whose id
-(``svc_core.contracts.own_contract_id``) only its natural key gives, so such rows of the
+(``svc_core.cohorts.contracts.own_contract_id``) only its natural key gives, so such rows of the
 selection are found by computing theirs. The contract listing reads whole contracts:
 a page of contract keys (``CONTRACT_KEY``: the contract id, or the natural key of such a
 row) in the order contract date, contract key, then every row of those contracts.
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from svc_core.contracts import own_contract_id
+from svc_core.cohorts.contracts import own_contract_id
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
 from svc_server.store.base import (

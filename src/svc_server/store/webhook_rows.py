@@ -15,7 +15,7 @@ import attrs
 @attrs.frozen(kw_only=True)
 class Endpoint:
     """A webhook endpoint (``webhook_endpoints``), its subscribed event types and its
-    ``data.updated`` filters (``svc_core.events.validate_filters``) decoded."""
+    ``data.updated`` filters (``svc_core.webhooks.events.validate_filters``) decoded."""
 
     id: str
     consumer_id: str

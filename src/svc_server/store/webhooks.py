@@ -86,7 +86,7 @@ class WebhooksRepo:
 
     def subscribers(self, tx: Tx, event_type: str) -> list[Endpoint]:
         """The active endpoints of every consumer that name ``event_type`` (a
-        ``svc_core.events.NAMED_ONLY`` type: ``*`` does not cover it), oldest first."""
+        ``svc_core.webhooks.events.NAMED_ONLY`` type: ``*`` does not cover it), oldest first."""
         rows = tx.fetchall(
             "SELECT * FROM webhook_endpoints WHERE status = 'active' AND events LIKE ? "
             "ORDER BY consumer_id, created_at, id",

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Response
 
-from svc_core.bodies import DEV_SESSION_FIELDS
+from svc_core.accounts.bodies import DEV_SESSION_FIELDS
 from svc_core.errors import NotFound
 from svc_core.fields import read_body
 from svc_core.instants import iso

@@ -3,7 +3,7 @@
 Server-rendered, styled by the dashboard's stylesheet, no script. Every link starts
 with the request's ``SCRIPT_NAME`` (``request.script_root``), so the pages work when
 the app is mounted under a prefix (``examples/mount.py``) and at any depth. The plan
-table comes from ``svc_core.plans``, the one source of the limits the API enforces.
+table comes from ``svc_core.accounts.plans``, the one source of the limits the API enforces.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from html import escape
 
 from werkzeug.wrappers import Response
 
-from svc_core import plans, requestlog
+from svc_core.accounts import plans, requestlog
 from svc_server.config import Config
 from svc_server.http.context import Ctx
 from svc_server.runtime.deps import Deps

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from svc_core.events import EVENT_TYPES
+from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.web.widgets import (
     DELIVERY_PANEL,
     INVITE_LINK_PANEL,

@@ -1,7 +1,7 @@
 -- The request log (issue 25): the calls of each account's API keys, successful or
 -- refused, written in batches by each server process (svc_server.services.request_log)
 -- and read by the dashboard. Kept 7 days and at most 1,000 rows per account
--- (svc_core.requestlog); older and surplus rows are deleted at each batch.
+-- (svc_core.accounts.requestlog); older and surplus rows are deleted at each batch.
 -- `path` includes the query string, cut to 512 characters; `error_code` is the error
 -- body's code of a failed call (INVALID_PARAMS, RATE_LIMITED ...). Accounts file on SQLite.
 CREATE TABLE request_log (

@@ -5,7 +5,7 @@
 -- 'public_body', 'other'), land_use, broker_district and building_name as published;
 -- for leases lease_kind ('new', 'renewal'), term_start and term_end ('YYYY-MM'),
 -- renewal_right_used (1, 0 or NULL) and the previous lease's deposit and rent.
--- contract_id groups the unit rows of one bulk sale (svc_core.contracts). None of them
+-- contract_id groups the unit rows of one bulk sale (svc_core.cohorts.contracts). None of them
 -- enters natural_key. Rows stored before this migration keep NULLs, and count as a
 -- contract of their own, until their file is loaded again (`svc ingest` / `svc sync
 -- rtms` fill the columns of the records they find already stored).

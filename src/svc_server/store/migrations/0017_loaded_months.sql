@@ -5,7 +5,7 @@
 -- without paging figures (the RTMS web CSV export, svc's samples) and the demo set now
 -- record a whole read of each month they hold (pages {"-1": records}, the page
 -- svc_core.realestate.freshness.WHOLE_FILE), under the kind of the records' types: the
--- sync kind (svc_core.sync.COHORTS) or 'other' for commercial leases (OTHER_KIND).
+-- sync kind (svc_core.sync.rtms.COHORTS) or 'other' for commercial leases (OTHER_KIND).
 --
 -- Before, such loads recorded nothing, nor did RTMS API files loaded before migration
 -- 0010. So every district-month that holds deals and has no record yet is recorded as

@@ -34,7 +34,7 @@ ALTER TABLE data_changes ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
 
 -- data.updated filters of a webhook endpoint: JSON {"sigungu_codes": [...],
 -- "property_types": [...], "transaction_types": [...]}, each list absent or empty for
--- "any" (svc_core.events.validate_filters).
+-- "any" (svc_core.webhooks.events.validate_filters).
 ALTER TABLE webhook_endpoints ADD COLUMN filters TEXT NOT NULL DEFAULT '{}';
 
 -- How far data.updated events were published: the last change record turned into

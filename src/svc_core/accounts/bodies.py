@@ -1,15 +1,15 @@
-"""The JSON bodies of the account endpoints besides keys (``svc_core.keys``), declared
+"""The JSON bodies of the account endpoints besides keys (``svc_core.accounts.keys``), declared
 once: each ``Field`` validates the body and is what the API reference shows."""
 
 from __future__ import annotations
 
 import unicodedata
 
-from svc_core import event_filters, events
-from svc_core.emails import MAX_EMAIL, normalize_email
+from svc_core.accounts.emails import MAX_EMAIL, normalize_email
 from svc_core.errors import InvalidBody, JwtInvalid
 from svc_core.fields import Field
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.webhooks import event_filters, events
 
 ROLES: tuple[str, ...] = ("owner", "admin", "member")
 INVITE_ROLES: tuple[str, ...] = ("member", "admin")

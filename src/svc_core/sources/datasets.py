@@ -5,7 +5,7 @@ A dataset is named in four places: ``svc sync rtms --kinds`` (``sync_name``), th
 ``svc_core.sources.kind``), the kind its reader takes (``parse_kind``,
 ``svc_core.sources.rtms`` and ``rtms_csv``) and the open API operation under the
 gateway's base URL (``operation``). The tables keyed by those names
-(``svc_core.sync.SERVICES``, ``sources.rtms.KINDS``, ...) are views of this one.
+(``svc_core.sync.rtms.SERVICES``, ``sources.rtms.KINDS``, ...) are views of this one.
 """
 
 from __future__ import annotations

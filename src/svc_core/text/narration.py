@@ -1,5 +1,5 @@
 """The short text an AI assistant's model reads beside each structured answer of the MCP
-tools (``svc mcp``): the figures spelled in 억원/만원 and per 평 (``svc_core.spoken``),
+tools (``svc mcp``): the figures spelled in 억원/만원 and per 평 (``svc_core.text.spoken``),
 the months an answer covers, its incomplete and provisional periods, a dispersion
 warning, bulk contracts, and for an empty answer its reason and what was searched.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from svc_core import spoken
+from svc_core.text import spoken
 
 Json = Mapping[str, Any]
 

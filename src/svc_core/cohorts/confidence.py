@@ -11,7 +11,7 @@ The ladder, first matching rule wins (``MAX_SPREAD`` = 0.20, ``MIN_SAMPLES`` = 5
 5. a single source with fewer than 5 contracts → ``low``
 
 The threshold counts contracts, not rows (issue 28): the units of one bulk sale are one
-observation, so twelve rows of one contract weigh as one (``svc_core.stats.contracts``).
+observation, so twelve rows of one contract weigh as one (``svc_core.cohorts.stats.contracts``).
 The reason names the samples (rows) too when they are more than the contracts.
 
 A cohort mixing whole buildings and units (``cap_mixed``) is at most ``medium``, with
@@ -19,7 +19,7 @@ A cohort mixing whole buildings and units (``cap_mixed``) is at most ``medium``,
 
 Independent sources that agree are the strongest evidence; one source is at best
 ``medium``. ``relative_spread`` is (max per-source mean − min per-source mean) / average
-price, as computed by ``svc_core.stats``. For a series, ``worst`` gives the weakest level.
+price, as computed by ``svc_core.cohorts.stats``. For a series, ``worst`` gives the weakest level.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from svc_core.stats import CohortStats
+from svc_core.cohorts.stats import CohortStats
 
 MAX_SPREAD = 0.20
 MIN_SAMPLES = 5

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from svc_core.stats import M2_PER_PYEONG
+from svc_core.cohorts.stats import M2_PER_PYEONG
 
 MAN = 10_000
 EOK = 100_000_000

@@ -2,7 +2,7 @@
 
 The monthly quota runs on UTC calendar months: a month starts on the first day at 00:00
 UTC and resets at the next month's start (December resets on 1 January of the next
-year). The thresholds that fire quota events live in ``svc_core.events``.
+year). The thresholds that fire quota events live in ``svc_core.webhooks.events``.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ import unicodedata
 
 import attrs
 
+from svc_core.accounts.iprules import MAX_ALLOWLIST, format_allowlist, parse_allowlist
 from svc_core.errors import InvalidBody, Unauthorized
 from svc_core.fields import Field, read_body
-from svc_core.iprules import MAX_ALLOWLIST, format_allowlist, parse_allowlist
 
 MODES: tuple[str, ...] = ("live", "test")
 SCOPES: tuple[str, ...] = ("read_only", "admin")

@@ -10,7 +10,7 @@ unit that reaches the cap or a threshold is never one of a lease's.
 
 from __future__ import annotations
 
-from svc_core.events import QUOTA_KINDS, quota_threshold
+from svc_core.webhooks.events import QUOTA_KINDS, quota_threshold
 
 LEASE_FLOOR = 2048
 """Below this much room every call holds its own unit: small plans never lease."""

@@ -1,5 +1,5 @@
 """Pacing a sync's calls to data.go.kr: at most ``rate`` a second, and slower after a
-per-second refusal (``svc_core.sync.classify_gateway`` calls it ``pace``; the forms are
+per-second refusal (``svc_core.sync.rtms.classify_gateway`` calls it ``pace``; the forms are
 in docs/sync.md, "The per-second limit"). Pure: the caller passes the times in.
 """
 

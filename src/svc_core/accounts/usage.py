@@ -15,11 +15,11 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from svc_core import quota
-from svc_core.bodies import ROLES
-from svc_core.events import SUBSCRIPTION_STATUSES
+from svc_core.accounts import quota
+from svc_core.accounts.bodies import ROLES
+from svc_core.accounts.plans import Plan
 from svc_core.instants import utc
-from svc_core.plans import Plan
+from svc_core.webhooks.events import SUBSCRIPTION_STATUSES
 
 _DAY_SECONDS = 86_400
 

@@ -19,7 +19,7 @@ spending every month's retries.
 
 Long because the plan, its budget, the result codes of data.go.kr with what each means
 for a run (three forms of the per-second limit among them) and the status report are
-one vocabulary, each table beside the rule that reads it. Pacing is ``svc_core.pace``.
+one vocabulary, each table beside the rule that reads it. Pacing is ``svc_core.sync.pace``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import attrs
 
-from svc_core.datasets import RtmsDataset
 from svc_core.periods import Month
+from svc_core.sources.datasets import RtmsDataset
 
 KINDS: tuple[str, ...] = tuple(d.sync_name for d in RtmsDataset)
 """Sync kinds, as ``--kinds`` names them (``RtmsDataset.sync_name``)."""
