@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from svc_core.envelope import SYNTHETIC_LIMITATION
+from svc_core.envelope import DEMO_LIMITATION as SYNTHETIC_LIMITATION
 from svc_core.webhooks import signing
 from svc_server.config import Config
 from svc_server.identity import Identity

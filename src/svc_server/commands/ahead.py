@@ -18,6 +18,7 @@ or cron job reading that output would never end.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import multiprocessing
@@ -110,16 +111,37 @@ def _ahead(
 ) -> Iterator[Parsed]:
     waiting: deque[Future[Parsed]] = deque()
     rest = iter(paths)
-    for path in rest:
-        waiting.append(pool.submit(parse, path))
-        if len(waiting) >= AHEAD:
-            break
+    with _stops_held():  # the first submit starts the second process
+        for path in rest:
+            waiting.append(pool.submit(parse, path))
+            if len(waiting) >= AHEAD:
+                break
     while waiting:
         done = waiting.popleft().result()
         following = next(rest, None)
         if following is not None:
             waiting.append(pool.submit(parse, following))
         yield done
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the second process starts, then raised again:
+    a stop taken midway would leave it reading half its start-up data from the pipe and
+    printing that traceback on the command's stderr."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread handles signals (an embedding application's thread)
+        return
+    held: list[int] = []
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {stop: signal.signal(stop, lambda number, _: held.append(number)) for stop in stops}
+    try:
+        yield
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def _second(parent: int) -> None:
