@@ -283,7 +283,7 @@ def cmd_key_list(args: argparse.Namespace) -> int:
             rows = store.accounts.keys_of_consumer(tx, consumer_id)
     finally:
         store.close()
-    items = [to_json(keys.key_row(row, now)) for row in rows]
+    items = [to_json(keys.in_force(row, now)) for row in rows]
     if args.json:
         for item in items:
             print(json.dumps(item, ensure_ascii=False))
