@@ -189,7 +189,7 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
         rows = webhook_service.all_endpoints(store, args.consumer)
     finally:
         store.close()
-    items = [to_json(row) for row in rows]
+    items = [{**to_json(row), "consumer_id": row.consumer_id} for row in rows]
     if args.json:
         for item in items:
             print(json.dumps(item, ensure_ascii=False))

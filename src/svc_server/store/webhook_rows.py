@@ -11,24 +11,28 @@ from collections.abc import Mapping
 
 import attrs
 
+from svc_core.convert import HIDDEN, INSTANT
+
 
 @attrs.frozen(kw_only=True)
 class Endpoint:
     """A webhook endpoint (``webhook_endpoints``), its subscribed event types and its
-    ``data.updated`` filters (``svc_core.events.validate_filters``) decoded."""
+    ``data.updated`` filters (``svc_core.events.validate_filters``) decoded. Served (the
+    account API, ``svc webhook endpoints``) without its secret, consumer and revocation
+    time, its fields in this order."""
 
     id: str
-    consumer_id: str
+    consumer_id: str = attrs.field(metadata=HIDDEN)
     url: str
     description: str | None
     events: tuple[str, ...]
-    secret: str
-    status: str
-    consecutive_failures: int
-    disabled_at: int | None
-    revoked_at: int | None
-    created_at: int
     filters: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    secret: str = attrs.field(metadata=HIDDEN)
+    status: str
+    created_at: int = attrs.field(metadata=INSTANT)
+    consecutive_failures: int
+    disabled_at: int | None = attrs.field(metadata=INSTANT)
+    revoked_at: int | None = attrs.field(metadata=HIDDEN)
 
 
 @attrs.frozen(kw_only=True)
