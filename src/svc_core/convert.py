@@ -31,7 +31,7 @@ from svc_core.instants import iso, iso_or_none
 SERVED = "svc.served"
 """The attrs metadata key that says how a field is served."""
 HIDDEN: Mapping[str, str] = {SERVED: "hidden"}
-"""Field metadata: never served."""
+"""Field metadata: left out when the row is served."""
 INSTANT: Mapping[str, str] = {SERVED: "instant"}
 """Field metadata: Unix seconds (or None), served as ISO-8601 UTC text."""
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from svc_core.convert import to_json
 from svc_core.errors import InvalidParams
+from svc_core.instants import iso_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
 from svc_server.commands.core import setup_logging
@@ -224,7 +225,7 @@ def cmd_deliveries(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
-    items = [to_json(row) for row in rows]
+    items = [{**to_json(row), "sent_at": iso_or_none(row.sent_at)} for row in rows]
     if args.json:
         for item in items:
             print(json.dumps(item, ensure_ascii=False))

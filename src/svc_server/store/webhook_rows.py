@@ -37,7 +37,8 @@ class Endpoint:
 
 @attrs.frozen(kw_only=True)
 class Delivery:
-    """A line of the delivery log (``deliveries``): never the payload."""
+    """A line of the delivery log (``deliveries``): never the payload. Served (the
+    account API's log) as its fields in this order, up to ``created_at``."""
 
     id: str
     event_type: str
@@ -47,10 +48,10 @@ class Delivery:
     duration_ms: int | None
     error_message: str | None
     attempt_count: int
-    created_at: int
-    sent_at: int | None
-    trigger: str
-    resend_of: str | None
+    created_at: int = attrs.field(metadata=INSTANT)
+    sent_at: int | None = attrs.field(metadata=HIDDEN)
+    trigger: str = attrs.field(metadata=HIDDEN)
+    resend_of: str | None = attrs.field(metadata=HIDDEN)
 
 
 @attrs.frozen(kw_only=True)
@@ -62,13 +63,14 @@ class DeliveryExchange(Delivery):
     response_excerpt: str | None
     url: str
     endpoint_status: str
-    secret: str
+    secret: str = attrs.field(metadata=HIDDEN)
     payload: str
 
 
 @attrs.frozen(kw_only=True)
 class RoutedDelivery(Delivery):
-    """A delivery with where it goes: its endpoint, that endpoint's consumer and url."""
+    """A delivery with where it goes: its endpoint, that endpoint's consumer and url
+    (served after the log line's fields)."""
 
     endpoint_id: str
     consumer_id: str
