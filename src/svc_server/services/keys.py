@@ -4,7 +4,7 @@ call that made them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -49,26 +49,23 @@ def new_key(
     store: Store,
     tx: Tx,
     consumer_id: str,
+    spec: keys.KeyCreate,
     *,
-    label: str,
-    mode: str,
-    scope: str,
-    ip_allowlist: Sequence[str],
     now: float,
     entropy: bytes,
     ids: Callable[[], str],
 ) -> CreatedKey:
-    """Insert a new active key; the result carries its plaintext."""
-    plaintext = keys.generate_key(mode, entropy)
+    """Insert a new active key as ``spec`` says; the result carries its plaintext."""
+    plaintext = keys.generate_key(spec.mode, entropy)
     key = ApiKey(
         id=ids(),
         consumer_id=consumer_id,
-        label=label,
+        label=spec.label,
         prefix=keys.key_prefix(plaintext),
         key_hash=keys.hash_key(plaintext),
-        mode=mode,
-        scope=scope,
-        ip_allowlist=tuple(ip_allowlist),
+        mode=spec.mode,
+        scope=spec.scope,
+        ip_allowlist=spec.ip_allowlist,
         status="active",
         grace_until=None,
         replaced_by=None,
@@ -90,18 +87,8 @@ def first_key(
     ids: Callable[[], str],
 ) -> CreatedKey:
     """The live admin key every new consumer starts with."""
-    return new_key(
-        store,
-        tx,
-        consumer_id,
-        label="default",
-        mode="live",
-        scope="admin",
-        ip_allowlist=(),
-        now=now,
-        entropy=entropy,
-        ids=ids,
-    )
+    spec = keys.KeyCreate(label="default", mode="live", scope="admin")
+    return new_key(store, tx, consumer_id, spec, now=now, entropy=entropy, ids=ids)
 
 
 def in_force(row: ApiKey, now: float) -> ApiKey:
@@ -171,18 +158,7 @@ def _create(
             f"The {consumer.plan} plan allows {limit} active API key(s).",
             hint="Revoke a key or upgrade the plan.",
         )
-    return new_key(
-        store,
-        tx,
-        consumer.id,
-        label=spec.label,
-        mode=spec.mode,
-        scope=spec.scope,
-        ip_allowlist=spec.ip_allowlist,
-        now=now,
-        entropy=entropy,
-        ids=ids,
-    )
+    return new_key(store, tx, consumer.id, spec, now=now, entropy=entropy, ids=ids)
 
 
 def key_id_of(store: Store, ref: str) -> str:
@@ -254,18 +230,10 @@ def rotate_key(
                 code="KEY_NOT_ACTIVE",
                 hint="Rotate the key that replaced it, or create a new key.",
             )
-        new = new_key(
-            store,
-            tx,
-            consumer.id,
-            label=old.label,
-            mode=old.mode,
-            scope=old.scope,
-            ip_allowlist=old.ip_allowlist,
-            now=now,
-            entropy=entropy,
-            ids=ids,
+        same = keys.KeyCreate(
+            label=old.label, mode=old.mode, scope=old.scope, ip_allowlist=old.ip_allowlist
         )
+        new = new_key(store, tx, consumer.id, same, now=now, entropy=entropy, ids=ids)
         store.accounts.update_key(tx, old.id, {"replaced_by": new.id})
         event = core_events.key_rotated(
             key_id=old.id,
