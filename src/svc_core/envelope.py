@@ -130,6 +130,8 @@ def coverage_note(exclusions: Mapping[str, int], *, scoped: bool = False) -> str
 
 
 def rate_limit(caller: Caller) -> dict[str, int | None]:
+    """``_meta.rate_limit`` of every data answer and refusal: the caller's per-minute
+    limit and what is left of it (None until the access pipeline counted the call)."""
     return {"limit_per_min": caller.rate_limit_per_minute, "remaining": caller.rate_remaining}
 
 

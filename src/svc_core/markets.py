@@ -576,10 +576,6 @@ def market_query(pairs: Sequence[tuple[str, str]]) -> MarketQuery:
     )
 
 
-def _rate_limit(rate_limit: Mapping[str, int | None]) -> dict[str, int | None]:
-    return {"limit_per_min": rate_limit["limit_per_min"], "remaining": rate_limit["remaining"]}
-
-
 def market_meta(
     *,
     generated_at: datetime,
@@ -592,8 +588,8 @@ def market_meta(
 ) -> dict[str, Any]:
     """The ``_meta`` of ``GET /api/v1/markets/pulse`` (SPEC "Marketplace pulse row").
 
-    ``rate_limit`` holds ``limit_per_min`` and ``remaining``; ``request_id`` is added when
-    given (SPEC common behaviour 3).
+    ``rate_limit`` is ``svc_core.envelope.rate_limit`` of the caller; ``request_id`` is
+    added when given (SPEC common behaviour 3).
     """
     meta: dict[str, Any] = {
         "service": SERVICE,
@@ -603,7 +599,7 @@ def market_meta(
         "confidence": confidence,
         "auth_method": auth_method,
         "query": query.as_dict(),
-        "rate_limit": _rate_limit(rate_limit),
+        "rate_limit": dict(rate_limit),
     }
     if request_id is not None:
         meta["request_id"] = request_id
@@ -630,7 +626,7 @@ def market_dimensions_meta(
         "generated_at": iso(generated_at, "generated_at"),
         "total_combinations": total_combinations,
         "auth_method": auth_method,
-        "rate_limit": _rate_limit(rate_limit),
+        "rate_limit": dict(rate_limit),
     }
     if request_id is not None:
         meta["request_id"] = request_id

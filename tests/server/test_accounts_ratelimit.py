@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
+from svc_core.accounts.keys import KeyCreate
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers as consumer_service
 from svc_server.services import keys as key_service
@@ -100,10 +101,7 @@ def test_keys_of_one_consumer_share_its_limit(
             store,
             tx,
             consumer_id,
-            label="second",
-            mode="live",
-            scope="read_only",
-            ip_allowlist=(),
+            KeyCreate(label="second", mode="live", scope="read_only"),
             now=clock(),
             entropy=bytes(16),
             ids=new_id,

@@ -12,32 +12,38 @@ from hypothesis import strategies as st
 
 from svc_core.convert import to_json
 from svc_core.instants import iso
-from svc_server.services.keys import CreatedKey, KeyRow, RetiredKey, Rotation
+from svc_server.services.keys import CreatedKey, RetiredKey, Rotation
 from svc_server.services.team import InvitedMember, MemberRow, Team
+from svc_server.store.account_rows import ApiKey
 
 AT = datetime(2026, 5, 14, 9, 30, tzinfo=UTC)
 
 
-def key(**changes: object) -> KeyRow:
+def key(**changes: object) -> ApiKey:
     fields: dict[str, object] = {
         "id": "k1",
+        "consumer_id": "c1",
         "label": "default",
         "prefix": "svc_live_abcd",
+        "key_hash": "hash-of-the-key",
         "mode": "live",
         "scope": "admin",
         "ip_allowlist": ("10.0.0.0/8",),
         "status": "active",
-        "created_at": AT,
+        "created_at": int(AT.timestamp()),
         "grace_until": None,
         "last_used_at": None,
+        "replaced_by": None,
+        "revoked_at": None,
     }
     fields.update(changes)
-    return KeyRow(**fields)  # type: ignore[arg-type]
+    return ApiKey(**fields)  # type: ignore[arg-type]
 
 
 def test_fields_come_out_in_attribute_order_with_iso_times_and_arrays() -> None:
     created = CreatedKey(**attrs.asdict(key(), recurse=False), key="svc_live_secret")
     out = to_json(created)
+    assert "hash-of-the-key" not in json.dumps(out) and "c1" not in json.dumps(out)
     assert list(out) == [
         "id",
         "label",
@@ -102,4 +108,10 @@ def test_every_datetime_is_served_as_instants_iso(seconds: int, zone: timezone) 
     moment = datetime.fromtimestamp(seconds, UTC)
     with contextlib.suppress(OverflowError):
         moment = moment.astimezone(zone)
-    assert to_json(key(last_used_at=moment))["last_used_at"] == iso(seconds)
+    retired = RetiredKey(id="k0", status="grace", grace_until=moment)
+    assert to_json(retired)["grace_until"] == iso(seconds)
+
+
+@given(st.integers(0, 253_402_300_799))
+def test_stored_unix_seconds_are_served_as_instants_iso(seconds: int) -> None:
+    assert to_json(key(last_used_at=seconds))["last_used_at"] == iso(seconds)

@@ -22,6 +22,7 @@ from werkzeug.wrappers import Request, Response
 
 from svc_core.accounts.iprules import client_address
 from svc_core.caller import Caller
+from svc_core.envelope import rate_limit
 from svc_core.errors import (
     IpNotAllowed,
     NotSignedIn,
@@ -77,10 +78,7 @@ def refusal_meta(caller: Caller | None) -> dict[str, Any]:
     """``_meta`` of a data route's refusal: service, version and, once known, the limit."""
     meta: dict[str, Any] = dict(DATA_ERROR_META)
     if caller is not None:
-        meta["rate_limit"] = {
-            "limit_per_min": caller.rate_limit_per_minute,
-            "remaining": caller.rate_remaining,
-        }
+        meta["rate_limit"] = rate_limit(caller)
     return meta
 
 

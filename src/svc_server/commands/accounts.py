@@ -13,7 +13,13 @@ from svc_core.accounts import plans
 from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.params import ascii_int
-from svc_server.commands.base import counted, print_table, store_from_args
+from svc_server.commands.base import (
+    counted,
+    print_columns,
+    print_items,
+    print_table,
+    store_from_args,
+)
 from svc_server.commands.index import SUMMARY
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, keys
@@ -158,25 +164,18 @@ def cmd_list(args: argparse.Namespace) -> int:
         lines = consumers.list_consumers(store, time.time())
     finally:
         store.close()
-    items = [to_json(line) for line in lines]
-    if args.json:
-        for item in items:
-            print(json.dumps(item, ensure_ascii=False))
-        return 0
-    print_table(
-        ("ID", "PLAN", "STATUS", "OWNER EMAIL", "WORKING KEYS", "COMPANY", "CREATED"),
-        (
-            (
-                i["id"],
-                i["plan"],
-                i["status"],
-                i["owner_email"],
-                i["active_keys"],
-                i["company_name"],
-                i["created_at"],
-            )
-            for i in items
-        ),
+    print_items(
+        [to_json(line) for line in lines],
+        args.json,
+        {
+            "ID": "id",
+            "PLAN": "plan",
+            "STATUS": "status",
+            "OWNER EMAIL": "owner_email",
+            "WORKING KEYS": "active_keys",
+            "COMPANY": "company_name",
+            "CREATED": "created_at",
+        },
     )
     return 0
 
@@ -211,28 +210,28 @@ def cmd_show(args: argparse.Namespace) -> int:
         ],
     )
     print(f"\nkeys ({len(item['keys'])})")
-    print_table(
-        ("ID", "PREFIX", "MODE", "STATUS", "LABEL", "GRACE UNTIL", "LAST USED"),
-        (
-            (
-                k["id"],
-                k["prefix"],
-                k["mode"],
-                k["status"],
-                k["label"],
-                k["grace_until"],
-                k["last_used_at"],
-            )
-            for k in item["keys"]
-        ),
+    print_columns(
+        item["keys"],
+        {
+            "ID": "id",
+            "PREFIX": "prefix",
+            "MODE": "mode",
+            "STATUS": "status",
+            "LABEL": "label",
+            "GRACE UNTIL": "grace_until",
+            "LAST USED": "last_used_at",
+        },
     )
     print(f"\nmembers ({len(item['members'])})")
-    print_table(
-        ("EMAIL", "ROLE", "STATUS", "INVITED", "JOINED"),
-        (
-            (m["email"], m["role"], m["status"], m["invited_at"], m["joined_at"])
-            for m in item["members"]
-        ),
+    print_columns(
+        item["members"],
+        {
+            "EMAIL": "email",
+            "ROLE": "role",
+            "STATUS": "status",
+            "INVITED": "invited_at",
+            "JOINED": "joined_at",
+        },
     )
     return 0
 
@@ -283,27 +282,20 @@ def cmd_key_list(args: argparse.Namespace) -> int:
             rows = store.accounts.keys_of_consumer(tx, consumer_id)
     finally:
         store.close()
-    items = [to_json(keys.key_row(row, now)) for row in rows]
-    if args.json:
-        for item in items:
-            print(json.dumps(item, ensure_ascii=False))
-        return 0
-    print_table(
-        ("ID", "PREFIX", "LABEL", "MODE", "SCOPE", "STATUS", "CREATED", "LAST USED", "GRACE UNTIL"),
-        (
-            (
-                k["id"],
-                k["prefix"],
-                k["label"],
-                k["mode"],
-                k["scope"],
-                k["status"],
-                k["created_at"],
-                k["last_used_at"],
-                k["grace_until"],
-            )
-            for k in items
-        ),
+    print_items(
+        [to_json(keys.in_force(row, now)) for row in rows],
+        args.json,
+        {
+            "ID": "id",
+            "PREFIX": "prefix",
+            "LABEL": "label",
+            "MODE": "mode",
+            "SCOPE": "scope",
+            "STATUS": "status",
+            "CREATED": "created_at",
+            "LAST USED": "last_used_at",
+            "GRACE UNTIL": "grace_until",
+        },
     )
     return 0
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from svc_core.errors import ConfigError
@@ -127,6 +128,32 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
         print(
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         )
+
+
+Column = str | Callable[[Mapping[str, Any]], object]
+"""A table column of JSON items: the key of its cell, or what makes the cell of an item."""
+
+
+def print_columns(items: Iterable[Mapping[str, Any]], columns: Mapping[str, Column]) -> None:
+    """``print_table`` of JSON items, a column under each header of ``columns``."""
+    print_table(
+        tuple(columns),
+        (
+            tuple(item[c] if isinstance(c, str) else c(item) for c in columns.values())
+            for item in items
+        ),
+    )
+
+
+def print_items(
+    items: Sequence[Mapping[str, Any]], as_json: bool, columns: Mapping[str, Column]
+) -> None:
+    """A listing command's output: one JSON object a line (``--json``), else a table."""
+    if not as_json:
+        print_columns(items, columns)
+        return
+    for item in items:
+        print(json.dumps(item, ensure_ascii=False))
 
 
 def counted(n: int, one: str, many: str) -> str:

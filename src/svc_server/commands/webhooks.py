@@ -13,8 +13,14 @@ from typing import Any
 
 from svc_core.convert import to_json
 from svc_core.errors import InvalidParams
+from svc_core.instants import iso_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
-from svc_server.commands.base import config_from_args, counted, print_table, store_from_args
+from svc_server.commands.base import (
+    config_from_args,
+    counted,
+    print_items,
+    store_from_args,
+)
 from svc_server.commands.core import setup_logging
 from svc_server.commands.index import SUMMARY
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
@@ -189,25 +195,18 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
         rows = webhook_service.all_endpoints(store, args.consumer)
     finally:
         store.close()
-    items = [to_json(row) for row in rows]
-    if args.json:
-        for item in items:
-            print(json.dumps(item, ensure_ascii=False))
-        return 0
-    print_table(
-        ("ID", "CONSUMER", "STATUS", "FAILURES", "EVENTS", "URL", "CREATED"),
-        (
-            (
-                i["id"],
-                i["consumer_id"],
-                i["status"],
-                i["consecutive_failures"],
-                ",".join(i["events"]) or "all",
-                i["url"],
-                i["created_at"],
-            )
-            for i in items
-        ),
+    print_items(
+        [{**to_json(row), "consumer_id": row.consumer_id} for row in rows],
+        args.json,
+        {
+            "ID": "id",
+            "CONSUMER": "consumer_id",
+            "STATUS": "status",
+            "FAILURES": "consecutive_failures",
+            "EVENTS": lambda i: ",".join(i["events"]) or "all",
+            "URL": "url",
+            "CREATED": "created_at",
+        },
     )
     return 0
 
@@ -224,26 +223,19 @@ def cmd_deliveries(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
-    items = [to_json(row) for row in rows]
-    if args.json:
-        for item in items:
-            print(json.dumps(item, ensure_ascii=False))
-        return 0
-    print_table(
-        ("ID", "CREATED", "EVENT", "STATUS", "HTTP", "MS", "ENDPOINT", "ERROR"),
-        (
-            (
-                i["id"],
-                i["created_at"],
-                i["event_type"],
-                i["status"],
-                i["http_status"],
-                i["duration_ms"],
-                i["endpoint_id"],
-                (i["error_message"] or "")[:60] or None,
-            )
-            for i in items
-        ),
+    print_items(
+        [{**to_json(row), "sent_at": iso_or_none(row.sent_at)} for row in rows],
+        args.json,
+        {
+            "ID": "id",
+            "CREATED": "created_at",
+            "EVENT": "event_type",
+            "STATUS": "status",
+            "HTTP": "http_status",
+            "MS": "duration_ms",
+            "ENDPOINT": "endpoint_id",
+            "ERROR": lambda i: (i["error_message"] or "")[:60] or None,
+        },
     )
     return 0
 

@@ -12,11 +12,11 @@ from svc_core.accounts import plans, quota
 from svc_core.errors import Conflict, InvalidParams, NotFound
 from svc_core.instants import utc, utc_exact, utc_or_none
 from svc_server.identity import Identity
-from svc_server.services.keys import KeyRow, first_key, key_row
+from svc_server.services.keys import first_key, in_force
 from svc_server.services.membership import normalize_email, parse_id
 from svc_server.services.team import MemberRow, member_row
 from svc_server.store import Store
-from svc_server.store.account_rows import Membership, User
+from svc_server.store.account_rows import ApiKey, Membership, User
 from svc_server.store.base import Tx
 
 
@@ -230,7 +230,7 @@ class ConsumerDetail:
     trial_ends_at: datetime | None
     rate_limit_per_minute: int
     usage: MonthCalls
-    keys: tuple[KeyRow, ...]
+    keys: tuple[ApiKey, ...]
     members: tuple[MemberRow, ...]
 
 
@@ -280,6 +280,6 @@ def consumer_detail(store: Store, consumer_id: str, now: float) -> ConsumerDetai
             test=counted.by_mode.get("test", 0),
             monthly_quota=limits.monthly_quota,
         ),
-        keys=tuple(key_row(k, now) for k in key_rows),
+        keys=tuple(in_force(k, now) for k in key_rows),
         members=tuple(member_row(m) for m in members if m.status != "removed"),
     )

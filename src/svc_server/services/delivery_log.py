@@ -16,24 +16,14 @@ from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
 from svc_server.services.membership import account, parse_id
 from svc_server.store import Store
 from svc_server.store.base import Tx
-from svc_server.store.webhook_rows import Delivery, DeliveryExchange
+from svc_server.store.webhook_rows import (
+    Delivery,
+    DeliveryCounts,
+    DeliveryExchange,
+    RoutedDelivery,
+)
 
 LOG_WINDOW = 24 * 3600
-
-
-@attrs.frozen(kw_only=True)
-class DeliveryRow:
-    """A delivery log line: never the payload."""
-
-    id: str
-    event_type: str
-    event_id: str
-    status: str
-    http_status: int | None
-    duration_ms: int | None
-    error_message: str | None
-    attempt_count: int
-    created_at: datetime
 
 
 @attrs.frozen(kw_only=True)
@@ -44,35 +34,13 @@ class Pagination:
 
 
 @attrs.frozen(kw_only=True)
-class DeliverySummary:
-    """Finished deliveries of an endpoint: all of them, and those of the last 24 hours."""
-
-    total_count: int
-    delivered_24h: int
-    failed_24h: int
-
-
-@attrs.frozen(kw_only=True)
 class DeliveryLog:
     """One page of an endpoint's delivery log, newest first."""
 
-    rows: tuple[DeliveryRow, ...]
+    rows: tuple[Delivery, ...]
     pagination: Pagination
-    summary: DeliverySummary
-
-
-def delivery_row(row: Delivery) -> DeliveryRow:
-    return DeliveryRow(
-        id=row.id,
-        event_type=row.event_type,
-        event_id=row.event_id,
-        status=row.status,
-        http_status=row.http_status,
-        duration_ms=row.duration_ms,
-        error_message=row.error_message,
-        attempt_count=row.attempt_count,
-        created_at=utc(row.created_at),
-    )
+    summary: DeliveryCounts
+    """All finished deliveries of the endpoint, and those of the last 24 hours."""
 
 
 def deliveries(
@@ -93,9 +61,9 @@ def deliveries(
             tx, consumer.id, endpoint_id, int(now) - LOG_WINDOW
         )
     return DeliveryLog(
-        rows=tuple(delivery_row(r) for r in rows),
+        rows=tuple(rows),
         pagination=Pagination(limit=page.limit, offset=page.offset, returned=len(rows)),
-        summary=DeliverySummary(**attrs.asdict(summary)),
+        summary=summary,
     )
 
 
@@ -166,16 +134,6 @@ DELIVERY_STATUSES = ("pending", "claimed", "sending", *DELIVERY_OUTCOMES)
 """A delivery's states: queued, taken by a worker, going out, and the two outcomes."""
 
 
-@attrs.frozen(kw_only=True)
-class DeliveryLine(DeliveryRow):
-    """A delivery as an operator lists it: the log line, where it goes and when it went."""
-
-    endpoint_id: str
-    consumer_id: str
-    url: str
-    sent_at: datetime | None
-
-
 def recent_deliveries(
     store: Store,
     *,
@@ -183,7 +141,7 @@ def recent_deliveries(
     endpoint_id: str | None = None,
     status: str | None = None,
     limit: int = PAGE_DEFAULT,
-) -> list[DeliveryLine]:
+) -> list[RoutedDelivery]:
     """Operator view: deliveries in any state (queued ones too), newest first, filtered
     by consumer, endpoint and status when given; never a payload or a secret."""
     if status is not None and status not in DELIVERY_STATUSES:
@@ -193,20 +151,10 @@ def recent_deliveries(
     if not 1 <= limit <= PAGE_MAX:
         raise InvalidParams(f"The limit must be from 1 to {PAGE_MAX}.")
     with store.db.transaction(write=False) as tx:
-        rows = store.webhooks.recent_deliveries(
+        return store.webhooks.recent_deliveries(
             tx,
             consumer_id=parse_id(consumer_id, "consumer id") if consumer_id else None,
             endpoint_id=parse_id(endpoint_id, "endpoint id") if endpoint_id else None,
             status=status,
             limit=limit,
         )
-    return [
-        DeliveryLine(
-            endpoint_id=r.endpoint_id,
-            consumer_id=r.consumer_id,
-            url=r.url,
-            sent_at=utc_or_none(r.sent_at),
-            **attrs.asdict(delivery_row(r), recurse=False),
-        )
-        for r in rows
-    ]

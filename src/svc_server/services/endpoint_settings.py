@@ -16,8 +16,9 @@ from svc_core.accounts.bodies import WEBHOOK_PATCH_FIELDS
 from svc_core.errors import InvalidBody, NotFound
 from svc_core.fields import read_body
 from svc_server.services.membership import account, require_manager
-from svc_server.services.webhooks import EndpointRow, endpoint_row, owned_endpoint
+from svc_server.services.webhooks import owned_endpoint
 from svc_server.store import Store
+from svc_server.store.webhook_rows import Endpoint
 from svc_server.store.webhooks import encode_filters
 
 _STORED: dict[str, Callable[[Any], Any]] = {
@@ -30,7 +31,7 @@ _STORED: dict[str, Callable[[Any], Any]] = {
 
 def update_endpoint(
     store: Store, user_id: str, endpoint_id: str, body: Mapping[str, Any]
-) -> EndpointRow:
+) -> Endpoint:
     """Apply a ``PATCH`` body (at least one of ``WEBHOOK_PATCH_FIELDS``); the endpoint
     as it is now. Order of checks: body (400), role (403), the endpoint (404)."""
     fields = read_body(WEBHOOK_PATCH_FIELDS, body, read_only=("url", "secret"))
@@ -48,5 +49,4 @@ def update_endpoint(
             tx, row.id, row.status, columns
         ):
             raise NotFound("This webhook endpoint is revoked; register a new one.")
-        updated = store.webhooks.get_endpoint(tx, row.id) or row
-    return endpoint_row(updated)
+        return store.webhooks.get_endpoint(tx, row.id) or row

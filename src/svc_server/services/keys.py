@@ -4,7 +4,7 @@ call that made them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +12,7 @@ import attrs
 
 from svc_core.accounts import keys, plans
 from svc_core.errors import Conflict, InvalidParams, KeyLimitReached, NotFound
-from svc_core.instants import utc, utc_or_none
+from svc_core.instants import utc
 from svc_core.webhooks import events as core_events
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, parse_id, require_manager
@@ -22,25 +22,7 @@ from svc_server.store.base import Tx
 
 
 @attrs.frozen(kw_only=True)
-class KeyRow:
-    """A key as listed: never the hash, never the plaintext (attribute order is the
-    JSON field order)."""
-
-    id: str
-    label: str
-    prefix: str
-    mode: str
-    scope: str
-    ip_allowlist: tuple[str, ...]
-    status: str
-    """``active``, ``grace`` (rotated, still working), ``expired`` or ``revoked``."""
-    created_at: datetime
-    grace_until: datetime | None
-    last_used_at: datetime | None
-
-
-@attrs.frozen(kw_only=True)
-class CreatedKey(KeyRow):
+class CreatedKey(ApiKey):
     """A key just made, with its plaintext: shown once, never stored."""
 
     key: str = attrs.field(repr=False)
@@ -67,26 +49,23 @@ def new_key(
     store: Store,
     tx: Tx,
     consumer_id: str,
+    spec: keys.KeyCreate,
     *,
-    label: str,
-    mode: str,
-    scope: str,
-    ip_allowlist: Sequence[str],
     now: float,
     entropy: bytes,
     ids: Callable[[], str],
 ) -> CreatedKey:
-    """Insert a new active key; the result carries its plaintext."""
-    plaintext = keys.generate_key(mode, entropy)
+    """Insert a new active key as ``spec`` says; the result carries its plaintext."""
+    plaintext = keys.generate_key(spec.mode, entropy)
     key = ApiKey(
         id=ids(),
         consumer_id=consumer_id,
-        label=label,
+        label=spec.label,
         prefix=keys.key_prefix(plaintext),
         key_hash=keys.hash_key(plaintext),
-        mode=mode,
-        scope=scope,
-        ip_allowlist=tuple(ip_allowlist),
+        mode=spec.mode,
+        scope=spec.scope,
+        ip_allowlist=spec.ip_allowlist,
         status="active",
         grace_until=None,
         replaced_by=None,
@@ -95,7 +74,7 @@ def new_key(
         revoked_at=None,
     )
     store.accounts.insert_key(tx, key)
-    return CreatedKey(**attrs.asdict(key_row(key, now), recurse=False), key=plaintext)
+    return CreatedKey(**attrs.asdict(key, recurse=False), key=plaintext)
 
 
 def first_key(
@@ -108,41 +87,21 @@ def first_key(
     ids: Callable[[], str],
 ) -> CreatedKey:
     """The live admin key every new consumer starts with."""
-    return new_key(
-        store,
-        tx,
-        consumer_id,
-        label="default",
-        mode="live",
-        scope="admin",
-        ip_allowlist=(),
-        now=now,
-        entropy=entropy,
-        ids=ids,
-    )
+    spec = keys.KeyCreate(label="default", mode="live", scope="admin")
+    return new_key(store, tx, consumer_id, spec, now=now, entropy=entropy, ids=ids)
 
 
-def key_row(row: ApiKey, now: float) -> KeyRow:
-    """A stored key as listed, its status as of ``now``."""
-    return KeyRow(
-        id=row.id,
-        label=row.label,
-        prefix=row.prefix,
-        mode=row.mode,
-        scope=row.scope,
-        ip_allowlist=row.ip_allowlist,
-        status=keys.key_status(row.status, row.grace_until, int(now)),
-        created_at=utc(row.created_at),
-        grace_until=utc_or_none(row.grace_until),
-        last_used_at=utc_or_none(row.last_used_at),
-    )
+def in_force(row: ApiKey, now: float) -> ApiKey:
+    """A stored key with its status in force at ``now`` (``grace`` ends ``expired``):
+    the key as listed."""
+    return attrs.evolve(row, status=keys.key_status(row.status, row.grace_until, int(now)))
 
 
-def list_keys(store: Store, user_id: str, now: float) -> list[KeyRow]:
+def list_keys(store: Store, user_id: str, now: float) -> list[ApiKey]:
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
         rows = store.accounts.keys_of_consumer(tx, consumer.id)
-    return [key_row(r, now) for r in rows]
+    return [in_force(r, now) for r in rows]
 
 
 def create_key(
@@ -199,18 +158,7 @@ def _create(
             f"The {consumer.plan} plan allows {limit} active API key(s).",
             hint="Revoke a key or upgrade the plan.",
         )
-    return new_key(
-        store,
-        tx,
-        consumer.id,
-        label=spec.label,
-        mode=spec.mode,
-        scope=spec.scope,
-        ip_allowlist=spec.ip_allowlist,
-        now=now,
-        entropy=entropy,
-        ids=ids,
-    )
+    return new_key(store, tx, consumer.id, spec, now=now, entropy=entropy, ids=ids)
 
 
 def key_id_of(store: Store, ref: str) -> str:
@@ -239,7 +187,7 @@ def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> ApiKey:
     return row
 
 
-def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float) -> KeyRow:
+def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float) -> ApiKey:
     patch = keys.validate_key_patch(body)
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
@@ -250,7 +198,7 @@ def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now
         if fields:
             store.accounts.update_key(tx, row.id, fields)
         row = store.accounts.get_key(tx, row.id) or row
-    return key_row(row, now)
+    return in_force(row, now)
 
 
 def rotate_key(
@@ -282,18 +230,10 @@ def rotate_key(
                 code="KEY_NOT_ACTIVE",
                 hint="Rotate the key that replaced it, or create a new key.",
             )
-        new = new_key(
-            store,
-            tx,
-            consumer.id,
-            label=old.label,
-            mode=old.mode,
-            scope=old.scope,
-            ip_allowlist=old.ip_allowlist,
-            now=now,
-            entropy=entropy,
-            ids=ids,
+        same = keys.KeyCreate(
+            label=old.label, mode=old.mode, scope=old.scope, ip_allowlist=old.ip_allowlist
         )
+        new = new_key(store, tx, consumer.id, same, now=now, entropy=entropy, ids=ids)
         store.accounts.update_key(tx, old.id, {"replaced_by": new.id})
         event = core_events.key_rotated(
             key_id=old.id,

@@ -14,17 +14,12 @@ from datetime import UTC, datetime
 
 from svc_core import markets
 from svc_core.caller import Caller
-from svc_core.envelope import Answer
+from svc_core.envelope import Answer, rate_limit
 from svc_core.errors import InvalidParams, NotFound
 from svc_server.store import Store
 
 CACHE_SECONDS = 6 * 3600
 """How long a client may reuse an answer: the data refreshes once a day (SPEC: 6 h)."""
-
-
-def rate_limit(caller: Caller) -> dict[str, int | None]:
-    """``_meta.rate_limit`` of a caller admitted by the access pipeline."""
-    return {"limit_per_min": caller.rate_limit_per_minute, "remaining": caller.rate_remaining}
 
 
 def pulse(

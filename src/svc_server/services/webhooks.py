@@ -25,7 +25,7 @@ from svc_core.errors import (
     RateLimited,
 )
 from svc_core.fields import read_body
-from svc_core.instants import utc, utc_or_none
+from svc_core.instants import utc
 from svc_core.webhooks import events as core_events
 from svc_core.webhooks import signing
 from svc_core.webhooks.netguard import ParsedTarget, Resolver, check_webhook_url
@@ -52,21 +52,6 @@ Clock = Callable[[], float]
 
 
 # results ----------------------------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class EndpointRow:
-    """An endpoint as listed: never the secret (attribute order is JSON order)."""
-
-    id: str
-    url: str
-    description: str | None
-    events: tuple[str, ...]
-    filters: Mapping[str, tuple[str, ...]]
-    status: str
-    created_at: datetime
-    consecutive_failures: int
-    disabled_at: datetime | None
 
 
 @attrs.frozen(kw_only=True)
@@ -101,20 +86,6 @@ class TestSend:
     event_id: str
     event_type: str
     delivery: TestDelivery
-
-
-def endpoint_row(row: Endpoint) -> EndpointRow:
-    return EndpointRow(
-        id=row.id,
-        url=row.url,
-        description=row.description,
-        events=row.events,
-        filters=row.filters,
-        status=row.status,
-        created_at=utc(row.created_at),
-        consecutive_failures=int(row.consecutive_failures or 0),
-        disabled_at=utc_or_none(row.disabled_at),
-    )
 
 
 # endpoints ----------------------------------------------------------------------------------
@@ -152,31 +123,19 @@ def owned_endpoint(store: Store, tx: Tx, consumer_id: str, endpoint_id: str) -> 
     return row
 
 
-def list_endpoints(store: Store, user_id: str) -> list[EndpointRow]:
+def list_endpoints(store: Store, user_id: str) -> list[Endpoint]:
     """Every endpoint of the user's consumer, revoked ones included, oldest first."""
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
-        rows = store.webhooks.endpoints_of_consumer(tx, consumer.id)
-    return [endpoint_row(r) for r in rows]
+        return store.webhooks.endpoints_of_consumer(tx, consumer.id)
 
 
-@attrs.frozen(kw_only=True)
-class ConsumerEndpoint(EndpointRow):
-    """An endpoint as an operator lists it: the row and the consumer that owns it."""
-
-    consumer_id: str
-
-
-def all_endpoints(store: Store, consumer_id: str | None = None) -> list[ConsumerEndpoint]:
+def all_endpoints(store: Store, consumer_id: str | None = None) -> list[Endpoint]:
     """Operator view (``svc webhook endpoints``): every endpoint, or one consumer's,
     revoked ones included, oldest first; never a secret."""
     wanted = parse_id(consumer_id, "consumer id") if consumer_id is not None else None
     with store.db.transaction(write=False) as tx:
-        rows = store.webhooks.all_endpoints(tx, wanted)
-    return [
-        ConsumerEndpoint(consumer_id=r.consumer_id, **attrs.asdict(endpoint_row(r), recurse=False))
-        for r in rows
-    ]
+        return store.webhooks.all_endpoints(tx, wanted)
 
 
 def create_endpoint(
@@ -250,7 +209,7 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
         store.webhooks.fail_pending(tx, row.id, delivery.NOT_SENT_REVOKED, int(now))
 
 
-def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> EndpointRow:
+def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> Endpoint:
     """``disabled_after_failure`` -> ``active`` with the failure count reset."""
     with store.db.transaction() as tx:
         consumer, role = account(store, tx, user_id)
@@ -270,8 +229,7 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
                 hint=hint,
                 code="ENDPOINT_NOT_DISABLED",
             )
-        updated = store.webhooks.get_endpoint(tx, row.id) or row
-    return endpoint_row(updated)
+        return store.webhooks.get_endpoint(tx, row.id) or row
 
 
 # the test send ------------------------------------------------------------------------

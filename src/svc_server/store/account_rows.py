@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import attrs
 
+from svc_core.convert import HIDDEN, INSTANT
+
 
 @attrs.frozen(kw_only=True)
 class Consumer:
@@ -97,22 +99,26 @@ class Session:
 
 @attrs.frozen(kw_only=True)
 class ApiKey:
-    """An API key as stored (``api_keys``): the hash, never the plaintext."""
+    """An API key as stored (``api_keys``): the hash, never the plaintext. Served (the
+    account API, ``svc key list``) without its hash and bookkeeping, its fields in this
+    order, with ``status`` in force (``services.keys.in_force``)."""
 
     id: str
-    consumer_id: str
+    consumer_id: str = attrs.field(metadata=HIDDEN)
     label: str
     prefix: str
-    key_hash: str
+    key_hash: str = attrs.field(metadata=HIDDEN)
     mode: str
     scope: str
     ip_allowlist: tuple[str, ...]
     status: str
-    grace_until: int | None
-    replaced_by: str | None
-    created_at: int
-    last_used_at: int | None
-    revoked_at: int | None
+    """As stored (``svc_core.accounts.keys.STATUSES``); ``services.keys.in_force`` sets the one
+    in force at a time."""
+    created_at: int = attrs.field(metadata=INSTANT)
+    grace_until: int | None = attrs.field(metadata=INSTANT)
+    last_used_at: int | None = attrs.field(metadata=INSTANT)
+    replaced_by: str | None = attrs.field(metadata=HIDDEN)
+    revoked_at: int | None = attrs.field(metadata=HIDDEN)
 
 
 @attrs.frozen(kw_only=True)

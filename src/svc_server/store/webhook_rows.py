@@ -11,29 +11,34 @@ from collections.abc import Mapping
 
 import attrs
 
+from svc_core.convert import HIDDEN, INSTANT
+
 
 @attrs.frozen(kw_only=True)
 class Endpoint:
     """A webhook endpoint (``webhook_endpoints``), its subscribed event types and its
-    ``data.updated`` filters (``svc_core.webhooks.events.validate_filters``) decoded."""
+    ``data.updated`` filters (``svc_core.webhooks.events.validate_filters``) decoded. Served (the
+    account API, ``svc webhook endpoints``) without its secret, consumer and revocation
+    time, its fields in this order."""
 
     id: str
-    consumer_id: str
+    consumer_id: str = attrs.field(metadata=HIDDEN)
     url: str
     description: str | None
     events: tuple[str, ...]
-    secret: str
-    status: str
-    consecutive_failures: int
-    disabled_at: int | None
-    revoked_at: int | None
-    created_at: int
     filters: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    secret: str = attrs.field(metadata=HIDDEN)
+    status: str
+    created_at: int = attrs.field(metadata=INSTANT)
+    consecutive_failures: int
+    disabled_at: int | None = attrs.field(metadata=INSTANT)
+    revoked_at: int | None = attrs.field(metadata=HIDDEN)
 
 
 @attrs.frozen(kw_only=True)
 class Delivery:
-    """A line of the delivery log (``deliveries``): never the payload."""
+    """A line of the delivery log (``deliveries``): never the payload. Served (the
+    account API's log) as its fields in this order, up to ``created_at``."""
 
     id: str
     event_type: str
@@ -43,10 +48,10 @@ class Delivery:
     duration_ms: int | None
     error_message: str | None
     attempt_count: int
-    created_at: int
-    sent_at: int | None
-    trigger: str
-    resend_of: str | None
+    created_at: int = attrs.field(metadata=INSTANT)
+    sent_at: int | None = attrs.field(metadata=HIDDEN)
+    trigger: str = attrs.field(metadata=HIDDEN)
+    resend_of: str | None = attrs.field(metadata=HIDDEN)
 
 
 @attrs.frozen(kw_only=True)
@@ -58,13 +63,14 @@ class DeliveryExchange(Delivery):
     response_excerpt: str | None
     url: str
     endpoint_status: str
-    secret: str
+    secret: str = attrs.field(metadata=HIDDEN)
     payload: str
 
 
 @attrs.frozen(kw_only=True)
 class RoutedDelivery(Delivery):
-    """A delivery with where it goes: its endpoint, that endpoint's consumer and url."""
+    """A delivery with where it goes: its endpoint, that endpoint's consumer and url
+    (served after the log line's fields)."""
 
     endpoint_id: str
     consumer_id: str
