@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from svc_core.json_schema import doc, enum, integer, string
 from svc_core.models import PROPERTY_TYPES
 from svc_core.realestate.building_types import UNKNOWN_TYPE, counted
 
@@ -33,9 +34,18 @@ def building_use_mix(uses: Iterable[str | None]) -> dict[str, int]:
 class UseCount:
     """A published building use of one property type, with its samples."""
 
-    value: str
-    property_type: str
-    sample_count: int
+    value: str = attrs.field(
+        metadata=doc(
+            string(
+                "The building use as the source published it (업무, 제2종근린생활, 기타, ...), "
+                "or unknown when it publishes none (officetels)."
+            )
+        )
+    )
+    property_type: str = attrs.field(
+        metadata=doc(enum(PROPERTY_TYPES, "The property type svc maps the use to."))
+    )
+    sample_count: int = attrs.field(metadata=doc(integer(minimum=1)))
 
 
 def use_counts(rows: Iterable[Mapping[str, Any]]) -> tuple[UseCount, ...]:

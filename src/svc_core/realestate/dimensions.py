@@ -12,31 +12,36 @@ import attrs
 
 from svc_core import periods
 from svc_core.envelope import Answer
+from svc_core.json_schema import doc, integer, string
 from svc_core.realestate.building_types import UNKNOWN_TYPE
 from svc_core.realestate.building_uses import UseCount, use_counts
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
 from svc_core.realestate.query import DimensionsQuery
+from svc_core.realestate.row_docs import SIGUNGU_CODE
 
 K = TypeVar("K")
 WINDOW = "last_6m"
+VALUE = doc(string())
+SAMPLES = doc(integer(minimum=0))
+"""The metadata of the fields a ``CodedCount`` and a ``ValueCount`` share."""
 
 
 @attrs.frozen(kw_only=True)
 class CodedCount:
     """A district (``value`` its name) or ``gu > dong`` with its code and samples."""
 
-    value: str
-    code: str
-    sample_count: int
+    value: str = attrs.field(metadata=VALUE)
+    code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
+    sample_count: int = attrs.field(metadata=SAMPLES)
 
 
 @attrs.frozen(kw_only=True)
 class ValueCount:
     """A property or transaction type with its samples."""
 
-    value: str
-    sample_count: int
+    value: str = attrs.field(metadata=VALUE)
+    sample_count: int = attrs.field(metadata=SAMPLES)
 
 
 @attrs.frozen(kw_only=True)
