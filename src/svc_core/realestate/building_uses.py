@@ -12,8 +12,7 @@ uses behind each property type (``building_uses``). Uses are counted as publishe
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 import attrs
 
@@ -48,15 +47,23 @@ class UseCount:
     sample_count: int = attrs.field(metadata=doc(integer(minimum=1)))
 
 
-def use_counts(rows: Iterable[Mapping[str, Any]]) -> tuple[UseCount, ...]:
-    """Samples per (property type, published use) of use-rollup rows (``property_type``,
-    ``building_use``, ``samples``; a blank use is ``unknown``): most samples first, then
-    property type in enumeration order, then use."""
+@attrs.frozen(slots=True)
+class UseRow:
+    """A use-rollup row: samples of one property type and published building use (blank
+    or None: not published), positional in that order as the store reads them."""
+
+    property_type: str
+    building_use: str | None
+    samples: int
+
+
+def use_counts(rows: Iterable[UseRow]) -> tuple[UseCount, ...]:
+    """Samples per (property type, published use) of use-rollup rows (a blank use is
+    ``unknown``): most samples first, then property type in enumeration order, then
+    use."""
     totals: Counter[tuple[str, str]] = Counter()
     for row in rows:
-        totals[(str(row["property_type"]), row["building_use"] or UNKNOWN_USE)] += int(
-            row["samples"]
-        )
+        totals[(row.property_type, row.building_use or UNKNOWN_USE)] += row.samples
     ranked = sorted(
         totals.items(),
         key=lambda kv: (-kv[1], PROPERTY_TYPES.index(kv[0][0]), kv[0][1]),

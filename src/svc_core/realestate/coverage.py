@@ -202,15 +202,10 @@ def build_coverage(
     combined = None in building_types
     typed = {t for t in building_types if t is not None}
     for r in rollup:
-        btype = r.get("building_type") or ""
-        base = (
-            merge_code or r["sigungu_code"],
-            r["dong"],
-            r["property_type"],
-            r["transaction_type"],
-        )
-        month, source, n = r["month"], r["source"], r["samples"]
-        contracts, bulk = r["contracts"], r["bulk_contracts"]
+        btype = r.building_type
+        base = (merge_code or r.sigungu_code, r.dong, r.property_type, r.transaction_type)
+        month, source, n = r.month, r.source, r.samples
+        contracts, bulk = r.contracts, r.bulk_contracts
         if combined:
             key = (*base, "")
             _count(sources, key, month, source, n)
