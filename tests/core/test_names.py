@@ -20,7 +20,7 @@ from svc_core.models import PROPERTY_TYPES
 from svc_core.periods import Month, month_window
 from svc_core.realestate import listing
 from svc_core.realestate.area_names import served_name, served_names
-from svc_core.realestate.building_uses import building_use_mix, use_counts
+from svc_core.realestate.building_uses import UseRow, building_use_mix, use_counts
 from svc_core.realestate.common import data_as_of
 from svc_core.realestate.deal_links import transactions_link
 from svc_core.realestate.pulse import Deal, row_columns
@@ -112,20 +112,19 @@ def test_a_use_mix_counts_every_sample_once(uses: list[str | None]) -> None:
 
 @given(
     st.lists(
-        st.fixed_dictionaries(
-            {
-                "property_type": st.sampled_from(PROPERTY_TYPES),
-                "building_use": st.one_of(st.just(""), USES),
-                "samples": st.integers(1, 1000),
-            }
+        st.builds(
+            UseRow,
+            st.sampled_from(PROPERTY_TYPES),
+            st.one_of(st.just(""), USES),
+            st.integers(1, 1000),
         )
     )
 )
-def test_use_counts_sum_rollup_rows_most_samples_first(rows: list[dict[str, object]]) -> None:
+def test_use_counts_sum_rollup_rows_most_samples_first(rows: list[UseRow]) -> None:
     counted = use_counts(rows)
-    expected: Counter[tuple[object, object]] = Counter()
+    expected: Counter[tuple[str, str]] = Counter()
     for r in rows:
-        expected[(r["property_type"], r["building_use"] or "unknown")] += r["samples"]  # type: ignore[operator]
+        expected[(r.property_type, r.building_use or "unknown")] += r.samples
     assert {(c.property_type, c.value): c.sample_count for c in counted} == expected
     assert [c.sample_count for c in counted] == sorted(
         (c.sample_count for c in counted), reverse=True

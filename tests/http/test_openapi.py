@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from openapi_spec_validator import validate
 from werkzeug.test import Client, TestResponse
 
+from svc_core.json_schema import nullable
 from svc_core.params import Param
 from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.app import SvcApp, routes
@@ -32,7 +33,6 @@ from svc_server.http.routing import Route
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
 from svc_server.openapi.operations import TAGS
 from svc_server.openapi.reference import cell, notes, page_name, render_pages, slug
-from svc_server.openapi.schemas import nullable
 from svc_server.store import Store
 from tests.conftest import ROOT, Accounts, FakeClock, IdentityProvider
 

@@ -147,10 +147,10 @@ def test_records_that_get_their_type_move_in_the_rollup(store: Store) -> None:
             "building_type FROM transactions"
         )
         RealEstateWriter(store.realestate)._bump_rollup(tx, row_keys(rows))
-    assert {r["building_type"] for r in store.realestate.rollup(dong_level=None)} == {""}
+    assert {r.building_type for r in store.realestate.rollup(dong_level=None)} == {""}
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
     assert_rollup_matches_transactions(store)
-    assert {r["building_type"] for r in store.realestate.rollup()} == {"unit", "whole_building"}
+    assert {r.building_type for r in store.realestate.rollup()} == {"unit", "whole_building"}
     with store.data.transaction(write=False) as tx:
         types = tx.fetchall("SELECT DISTINCT building_type FROM coverage_cohorts")
     assert {r["building_type"] for r in types} == {"", "unit", "whole_building"}

@@ -45,7 +45,7 @@ def test_migration_0019_counts_the_contracts_of_the_stored_rollup(
     try:
         assert "0019_rollup_contracts.sql" in store.migrate()
         got = {
-            r["dong"]: (r["samples"], r["contracts"], r["bulk_contracts"])
+            r.dong: (r.samples, r.contracts, r.bulk_contracts)
             for r in store.realestate.rollup(dong_level=None)
         }
         assert got == {"": (4, 3, 1), "역삼동": (3, 2, 1)}

@@ -20,6 +20,7 @@ from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate import query
 from svc_core.realestate.common import gu_name
 from svc_core.realestate.coverage import type_rank
+from svc_core.realestate.rollup import RollupRow
 from svc_server import ingest
 from svc_server.ingest import coverage as ingest_coverage
 from svc_server.services import coverage as coverage_service
@@ -200,12 +201,14 @@ def test_type_rank_follows_the_enumerations() -> None:
 MONTHS = [f"2025-{m:02d}" for m in range(1, 13)]
 
 
-def _counted(row: dict[str, Any]) -> dict[str, Any]:
+def _counted(row: dict[str, Any]) -> RollupRow:
     """A rollup row with ``bulk`` of its samples merged into one contract each: a
     contract of two rows takes two samples, so contracts <= samples."""
     samples = row.pop("samples")
     bulk = min(row.pop("bulk"), samples // 2)
-    return {**row, "samples": samples, "contracts": samples - bulk, "bulk_contracts": bulk}
+    return RollupRow(
+        **row, building_type="", samples=samples, contracts=samples - bulk, bulk_contracts=bulk
+    )
 
 
 ROLLUP = st.lists(
@@ -227,9 +230,7 @@ ROLLUP = st.lists(
 
 @settings(max_examples=60)
 @given(ROLLUP, st.sampled_from(["month", "quarter"]))
-def test_build_coverage_agrees_with_a_plain_count(
-    rows: list[dict[str, Any]], granularity: str
-) -> None:
+def test_build_coverage_agrees_with_a_plain_count(rows: list[RollupRow], granularity: str) -> None:
     def label(month: str) -> str:
         return month if granularity == "month" else f"2025-Q{(int(month[5:]) + 2) // 3}"
 
@@ -238,11 +239,11 @@ def test_build_coverage_agrees_with_a_plain_count(
     bulk: dict[tuple[str, str, str], Counter[str]] = {}
     sources: dict[tuple[str, str, str, str], set[str]] = {}
     for r in rows:
-        cohort = (r["sigungu_code"], r["property_type"], r["transaction_type"])
-        per.setdefault(cohort, Counter())[label(r["month"])] += r["samples"]
-        deals.setdefault(cohort, Counter())[label(r["month"])] += r["contracts"]
-        bulk.setdefault(cohort, Counter())[label(r["month"])] += r["bulk_contracts"]
-        sources.setdefault((*cohort, label(r["month"])), set()).add(r["source"])
+        cohort = (r.sigungu_code, r.property_type, r.transaction_type)
+        per.setdefault(cohort, Counter())[label(r.month)] += r.samples
+        deals.setdefault(cohort, Counter())[label(r.month)] += r.contracts
+        bulk.setdefault(cohort, Counter())[label(r.month)] += r.bulk_contracts
+        sources.setdefault((*cohort, label(r.month)), set()).add(r.source)
     expected = {}
     for cohort, periods in per.items():
         kept = sorted(p for p in periods if deals[cohort][p] >= 2)  # 2 contracts

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from svc_core.cohorts.stats import CohortStats
+from svc_core.json_schema import boolean, doc, integer, number, string
 
 MAX_SPREAD = 0.20
 MIN_SAMPLES = 5
@@ -42,12 +43,38 @@ class ConfidenceFactors:
     fields, then ``mixed_building_types`` (issue 14) and ``contract_count`` (issue 28: the
     contracts among the ``sample_count`` rows, which the thresholds count)."""
 
-    distinct_sources: int
-    relative_spread: float
-    sample_count: int
-    ladder_reason: str
-    mixed_building_types: bool = False
-    contract_count: int
+    distinct_sources: int = attrs.field(metadata=doc(integer(minimum=1)))
+    relative_spread: float = attrs.field(
+        metadata=doc(number("(max - min of source means) / avg_price."))
+    )
+    sample_count: int = attrs.field(
+        metadata=doc(integer("Rows, as the row's sample_count.", minimum=2))
+    )
+    ladder_reason: str = attrs.field(
+        metadata=doc(
+            string(
+                "The rule that fired, e.g. 'single source, 13 contracts (24 samples) >= 5': "
+                "the threshold of 5 counts contracts."
+            )
+        )
+    )
+    mixed_building_types: bool = attrs.field(
+        default=False,
+        metadata=doc(
+            boolean(
+                "True when the row holds both whole buildings and units (then its "
+                "confidence is at most medium)."
+            )
+        ),
+    )
+    contract_count: int = attrs.field(
+        metadata=doc(
+            integer(
+                "Contracts, which the ladder's threshold counts (the row's contract_count).",
+                minimum=2,
+            )
+        )
+    )
 
     def as_dict(self) -> dict[str, Any]:
         return {

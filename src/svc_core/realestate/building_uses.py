@@ -12,11 +12,11 @@ uses behind each property type (``building_uses``). Uses are counted as publishe
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 import attrs
 
+from svc_core.json_schema import doc, enum, integer, string
 from svc_core.models import PROPERTY_TYPES
 from svc_core.realestate.building_types import UNKNOWN_TYPE, counted
 
@@ -33,20 +33,37 @@ def building_use_mix(uses: Iterable[str | None]) -> dict[str, int]:
 class UseCount:
     """A published building use of one property type, with its samples."""
 
-    value: str
+    value: str = attrs.field(
+        metadata=doc(
+            string(
+                "The building use as the source published it (업무, 제2종근린생활, 기타, ...), "
+                "or unknown when it publishes none (officetels)."
+            )
+        )
+    )
+    property_type: str = attrs.field(
+        metadata=doc(enum(PROPERTY_TYPES, "The property type svc maps the use to."))
+    )
+    sample_count: int = attrs.field(metadata=doc(integer(minimum=1)))
+
+
+@attrs.frozen(slots=True)
+class UseRow:
+    """A use-rollup row: samples of one property type and published building use (blank
+    or None: not published), positional in that order as the store reads them."""
+
     property_type: str
-    sample_count: int
+    building_use: str | None
+    samples: int
 
 
-def use_counts(rows: Iterable[Mapping[str, Any]]) -> tuple[UseCount, ...]:
-    """Samples per (property type, published use) of use-rollup rows (``property_type``,
-    ``building_use``, ``samples``; a blank use is ``unknown``): most samples first, then
-    property type in enumeration order, then use."""
+def use_counts(rows: Iterable[UseRow]) -> tuple[UseCount, ...]:
+    """Samples per (property type, published use) of use-rollup rows (a blank use is
+    ``unknown``): most samples first, then property type in enumeration order, then
+    use."""
     totals: Counter[tuple[str, str]] = Counter()
     for row in rows:
-        totals[(str(row["property_type"]), row["building_use"] or UNKNOWN_USE)] += int(
-            row["samples"]
-        )
+        totals[(row.property_type, row.building_use or UNKNOWN_USE)] += row.samples
     ranked = sorted(
         totals.items(),
         key=lambda kv: (-kv[1], PROPERTY_TYPES.index(kv[0][0]), kv[0][1]),

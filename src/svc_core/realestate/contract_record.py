@@ -16,7 +16,28 @@ from urllib.parse import quote, urlencode
 
 import attrs
 
-from svc_core.realestate.record import TransactionRecord
+from svc_core.json_schema import array, doc, integer, nullable, number, string
+from svc_core.realestate.record import (
+    BUILDING_TYPE,
+    BUILDING_USE,
+    BUYER_TYPE,
+    CONTRACT_DATE,
+    CONTRACT_ID,
+    DEAL_TYPE,
+    DONG,
+    SELLER_TYPE,
+    SIGUNGU,
+    TransactionRecord,
+)
+from svc_core.realestate.row_docs import (
+    BUILD_YEAR,
+    JIBUN,
+    KRW_OR_NULL,
+    PROPERTY_TYPE,
+    SIGUNGU_CODE,
+    SOURCE,
+    TRANSACTION_TYPE,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -35,30 +56,73 @@ class ContractRecord:
     keys, ascending; ``transactions_url`` lists them (``contract_id`` filter).
     """
 
-    contract_id: str
-    contract_date: str
-    sigungu_code: str
-    sigungu: str
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    building_type: str | None
-    building_use: str | None
-    jibun: str | None
-    build_year: int | None
-    deal_type: str | None
-    seller_type: str | None
-    buyer_type: str | None
-    source: str
-    units: int
-    price_krw: int | None
-    deposit_krw: int | None
-    monthly_rent_krw: int | None
-    area_m2: float | None
-    price_per_m2: int | None
-    floors: tuple[int, ...]
-    natural_keys: tuple[str, ...]
-    transactions_url: str | None
+    contract_id: str = attrs.field(metadata=doc(CONTRACT_ID))
+    contract_date: str = attrs.field(metadata=doc(CONTRACT_DATE))
+    sigungu_code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
+    sigungu: str = attrs.field(metadata=doc(SIGUNGU))
+    dong: str | None = attrs.field(metadata=doc(DONG))
+    property_type: str = attrs.field(metadata=doc(PROPERTY_TYPE))
+    transaction_type: str = attrs.field(metadata=doc(TRANSACTION_TYPE))
+    building_type: str | None = attrs.field(metadata=doc(BUILDING_TYPE))
+    building_use: str | None = attrs.field(metadata=doc(BUILDING_USE))
+    jibun: str | None = attrs.field(metadata=doc(JIBUN))
+    build_year: int | None = attrs.field(metadata=doc(BUILD_YEAR))
+    deal_type: str | None = attrs.field(metadata=doc(DEAL_TYPE))
+    seller_type: str | None = attrs.field(metadata=doc(SELLER_TYPE))
+    buyer_type: str | None = attrs.field(metadata=doc(BUYER_TYPE))
+    source: str = attrs.field(metadata=doc(SOURCE))
+    units: int = attrs.field(metadata=doc(integer("Records (units) of the contract.", minimum=1)))
+    price_krw: int | None = attrs.field(
+        metadata=doc(nullable(integer("Sales: the total price of the units.", minimum=0)))
+    )
+    deposit_krw: int | None = attrs.field(
+        metadata=doc(nullable(integer("Leases: the deposit.", minimum=0)))
+    )
+    monthly_rent_krw: int | None = attrs.field(metadata=doc(KRW_OR_NULL))
+    area_m2: float | None = attrs.field(
+        metadata=doc(
+            nullable(
+                number(
+                    "Total of the units' known areas (building area; an officetel's exclusive "
+                    "area); null when no unit has one.",
+                    exclusiveMinimum=0,
+                )
+            )
+        )
+    )
+    price_per_m2: int | None = attrs.field(
+        metadata=doc(
+            nullable(
+                integer(
+                    "Total price (a lease: deposit) of the units with an area over their "
+                    "total area, rounded half to even to KRW: price_krw / area_m2 when every "
+                    "unit has an area; null when none has.",
+                    minimum=0,
+                )
+            )
+        )
+    )
+    floors: tuple[int, ...] = attrs.field(
+        metadata=doc(
+            array(integer(), "The units' distinct published floors, ascending (empty when none).")
+        )
+    )
+    natural_keys: tuple[str, ...] = attrs.field(
+        metadata=doc(
+            array(string(), "The natural keys of the contract's records, ascending.", minItems=1)
+        )
+    )
+    transactions_url: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "The contract's records: /api/v1/real-estate/transactions with its "
+                    "sigungu_code, contract month as period and contract_id.",
+                    format="uri",
+                )
+            )
+        )
+    )
 
 
 CONTRACT_COLUMNS = tuple(f.name for f in ContractRecord.__attrs_attrs__)

@@ -18,7 +18,8 @@ import attrs
 from svc_core.cohorts.stats import MIN_SAMPLES, median
 from svc_core.convert import to_json
 from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
-from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
+from svc_core.json_schema import array, boolean, counts, doc, enum, integer, nullable, string
+from svc_core.models import BUILDING_TYPES, PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import parse_month
 from svc_core.realestate import freshness
 from svc_core.realestate.building_types import UNKNOWN_TYPE
@@ -28,6 +29,12 @@ from svc_core.realestate.pulse import Deal, deals, select
 from svc_core.realestate.query import CoverageQuery
 from svc_core.realestate.rollup import RollupRow as RollupRow
 from svc_core.realestate.rollup import rollup_of as rollup_of
+from svc_core.realestate.row_docs import (
+    DONG_PRECISION,
+    PROPERTY_TYPE,
+    SIGUNGU_CODE,
+    TRANSACTION_TYPE,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -40,25 +47,71 @@ class CoverageRow:
     add up to ``total_samples``), ``complete`` and ``provisional`` as on pulse rows, over
     every period with data."""
 
-    sigungu_code: str
-    sigungu: str
-    gu: str | None
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    earliest_period: str
-    latest_period: str
-    period_count: int
-    periods_with_data: tuple[str, ...]
-    total_samples: int
-    samples_per_period_median: int
-    data_sources: tuple[str, ...]
-    contract_count: int
-    bulk_contracts: int
-    building_type: str | None = None
-    building_type_mix: dict[str, int] = attrs.field(factory=dict)
-    complete: bool = True
-    provisional: bool = False
+    sigungu_code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
+    sigungu: str = attrs.field(metadata=doc(string()))
+    gu: str | None = attrs.field(metadata=doc(DONG_PRECISION))
+    dong: str | None = attrs.field(metadata=doc(DONG_PRECISION))
+    property_type: str = attrs.field(metadata=doc(PROPERTY_TYPE))
+    transaction_type: str = attrs.field(metadata=doc(TRANSACTION_TYPE))
+    earliest_period: str = attrs.field(metadata=doc(string()))
+    latest_period: str = attrs.field(metadata=doc(string()))
+    period_count: int = attrs.field(metadata=doc(integer(minimum=1)))
+    periods_with_data: tuple[str, ...] = attrs.field(
+        metadata=doc(array(string(), "Sorted; usable as pulse/series periods."))
+    )
+    total_samples: int = attrs.field(
+        metadata=doc(integer("Rows over periods_with_data.", minimum=2))
+    )
+    samples_per_period_median: int = attrs.field(metadata=doc(integer(minimum=2)))
+    data_sources: tuple[str, ...] = attrs.field(metadata=doc(array(string())))
+    contract_count: int = attrs.field(
+        metadata=doc(
+            integer(
+                "Contracts over periods_with_data (the rows of one bulk sale are one); a "
+                "period counts with at least 2.",
+                minimum=2,
+            )
+        )
+    )
+    bulk_contracts: int = attrs.field(
+        metadata=doc(integer("Contracts of more than one row over periods_with_data.", minimum=0))
+    )
+    building_type: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                enum(
+                    BUILDING_TYPES,
+                    "The building_type filter; null when the row counts every deal.",
+                )
+            )
+        ),
+    )
+    building_type_mix: dict[str, int] = attrs.field(
+        factory=dict,
+        metadata=doc(
+            counts(
+                "Samples per building type over periods_with_data (whole_building, unit, "
+                "and unknown when the source does not say); they add up to total_samples."
+            )
+        ),
+    )
+    complete: bool = attrs.field(
+        default=True,
+        metadata=doc(
+            boolean(
+                "False when a district-month the figure is built from was loaded from an "
+                "incomplete set of pages (a file whose totalCount exceeds its items, the "
+                "other pages not loaded) or its svc sync rtms read is partial."
+            )
+        ),
+    )
+    provisional: bool = attrs.field(
+        default=False,
+        metadata=doc(
+            boolean("True while latest_period is within the reporting lag (see the pulse row).")
+        ),
+    )
 
 
 STORED_LATER = ("complete", "provisional")
@@ -149,15 +202,10 @@ def build_coverage(
     combined = None in building_types
     typed = {t for t in building_types if t is not None}
     for r in rollup:
-        btype = r.get("building_type") or ""
-        base = (
-            merge_code or r["sigungu_code"],
-            r["dong"],
-            r["property_type"],
-            r["transaction_type"],
-        )
-        month, source, n = r["month"], r["source"], r["samples"]
-        contracts, bulk = r["contracts"], r["bulk_contracts"]
+        btype = r.building_type
+        base = (merge_code or r.sigungu_code, r.dong, r.property_type, r.transaction_type)
+        month, source, n = r.month, r.source, r.samples
+        contracts, bulk = r.contracts, r.bulk_contracts
         if combined:
             key = (*base, "")
             _count(sources, key, month, source, n)

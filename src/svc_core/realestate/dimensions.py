@@ -12,31 +12,36 @@ import attrs
 
 from svc_core import periods
 from svc_core.envelope import Answer
+from svc_core.json_schema import doc, integer, string
 from svc_core.realestate.building_types import UNKNOWN_TYPE
-from svc_core.realestate.building_uses import UseCount, use_counts
+from svc_core.realestate.building_uses import UseCount, UseRow, use_counts
 from svc_core.realestate.common import Context, gu_name, layer_meta
 from svc_core.realestate.coverage import RollupRow
 from svc_core.realestate.query import DimensionsQuery
+from svc_core.realestate.row_docs import SIGUNGU_CODE
 
 K = TypeVar("K")
 WINDOW = "last_6m"
+VALUE = doc(string())
+SAMPLES = doc(integer(minimum=0))
+"""The metadata of the fields a ``CodedCount`` and a ``ValueCount`` share."""
 
 
 @attrs.frozen(kw_only=True)
 class CodedCount:
     """A district (``value`` its name) or ``gu > dong`` with its code and samples."""
 
-    value: str
-    code: str
-    sample_count: int
+    value: str = attrs.field(metadata=VALUE)
+    code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
+    sample_count: int = attrs.field(metadata=SAMPLES)
 
 
 @attrs.frozen(kw_only=True)
 class ValueCount:
     """A property or transaction type with its samples."""
 
-    value: str
-    sample_count: int
+    value: str = attrs.field(metadata=VALUE)
+    sample_count: int = attrs.field(metadata=SAMPLES)
 
 
 @attrs.frozen(kw_only=True)
@@ -67,21 +72,31 @@ def _values(counter: Mapping[str, int]) -> tuple[ValueCount, ...]:
     return tuple(ValueCount(value=v, sample_count=n) for v, n in _ranked(counter))
 
 
+@attrs.frozen(slots=True)
+class KindCount:
+    """Samples (``n``) of one transaction type, lease kind, deal type and buyer type
+    (None: not published), positional in that order as the store reads them."""
+
+    transaction_type: str
+    lease_kind: str | None
+    deal_type: str | None
+    buyer_type: str | None
+    n: int
+
+
 def contract_kinds(
-    kinds: Iterable[RollupRow],
+    kinds: Iterable[KindCount],
 ) -> tuple[tuple[ValueCount, ...], tuple[ValueCount, ...], tuple[ValueCount, ...]]:
-    """Lease kinds (over leases), deal types and buyer types (over sales) of rows with
-    ``transaction_type``, ``lease_kind``, ``deal_type``, ``buyer_type`` and ``n``."""
+    """Lease kinds (over leases), deal types and buyer types (over sales) of ``kinds``."""
     leases: Counter[str] = Counter()
     deal_types: Counter[str] = Counter()
     buyer_types: Counter[str] = Counter()
     for r in kinds:
-        n = int(r["n"])
-        if r["transaction_type"] == "sale":
-            deal_types[r["deal_type"] or UNKNOWN_TYPE] += n
-            buyer_types[r["buyer_type"] or UNKNOWN_TYPE] += n
+        if r.transaction_type == "sale":
+            deal_types[r.deal_type or UNKNOWN_TYPE] += r.n
+            buyer_types[r.buyer_type or UNKNOWN_TYPE] += r.n
         else:
-            leases[r["lease_kind"] or UNKNOWN_TYPE] += n
+            leases[r.lease_kind or UNKNOWN_TYPE] += r.n
     return _values(leases), _values(deal_types), _values(buyer_types)
 
 
@@ -89,8 +104,8 @@ def dimension_counts(
     districts: Iterable[RollupRow],
     dongs: Iterable[RollupRow],
     names: Mapping[str, str],
-    kinds: Iterable[RollupRow] = (),
-    uses: Iterable[Mapping[str, Any]] = (),
+    kinds: Iterable[KindCount] = (),
+    uses: Iterable[UseRow] = (),
 ) -> tuple[Dimensions, dict[str, int]]:
     """The dimensions of district-level rollup rows (and dong-level rows for
     ``gu_dongs``; pass none below dong precision) with the samples per source.
@@ -104,14 +119,14 @@ def dimension_counts(
     mix: Counter[str] = Counter()
     gu_dongs: Counter[tuple[str, str]] = Counter()
     for r in districts:
-        n = int(r["samples"])
-        sigungus[r["sigungu_code"]] += n
-        ptypes[r["property_type"]] += n
-        ttypes[r["transaction_type"]] += n
-        btypes[r.get("building_type") or UNKNOWN_TYPE] += n
-        mix[r["source"]] += n
+        n = r.samples
+        sigungus[r.sigungu_code] += n
+        ptypes[r.property_type] += n
+        ttypes[r.transaction_type] += n
+        btypes[r.building_type or UNKNOWN_TYPE] += n
+        mix[r.source] += n
     for r in dongs:
-        gu_dongs[(r["sigungu_code"], r["dong"])] += int(r["samples"])
+        gu_dongs[(r.sigungu_code, r.dong)] += r.samples
     lease_kinds, deal_types, buyer_types = contract_kinds(kinds)
     data = Dimensions(
         sigungus=tuple(

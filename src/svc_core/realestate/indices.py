@@ -28,11 +28,13 @@ import attrs
 
 from svc_core.envelope import Answer
 from svc_core.errors import NotFound
+from svc_core.json_schema import doc, enum, nullable, number, string
 from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation
-from svc_core.periods import IndexWindow
+from svc_core.periods import YEAR_PATTERN, IndexWindow
 from svc_core.realestate.common import Context, district_name, layer_meta
 from svc_core.realestate.loaded import NOT_LOADED, unknown_district
 from svc_core.realestate.query import IndicesQuery
+from svc_core.realestate.row_docs import PROPERTY_TYPE
 from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
 INDEX_SOURCES = ("rone_official",)
@@ -101,29 +103,91 @@ def index_value_of(obs: IndexObservation) -> IndexValue:
     )
 
 
+PLACE = string(
+    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area (every "
+    "area is served under its own code, mapped to districts or not).",
+    pattern="^([0-9]{5}|A[0-9]{1,12})$",
+)
+"""The schema of an index row's ``sigungu_code``."""
+
+
 @attrs.frozen(kw_only=True)
 class IndexRow:
     """One index value of the requested district, fields in SPEC order."""
 
-    sigungu_code: str
-    sigungu: str
-    property_type: str
-    metric_type: str
-    period: str
-    period_end_date: str
-    value_pct: float
-    annualized_cap_rate: float | None
-    survey_class: str | None
-    """The R-ONE survey class the value is of (None: not known)."""
-    era: str | None
-    """The era of the R-ONE table it comes from (``linked``, ``2024Q3~``, ...)."""
-    source_table: str | None
-    """That table's ``STATBL_ID`` (None: not known)."""
-    floor: str | None
-    """A floor table's floor as published (``rent_level`` and ``floor_utility_ratio``
-    rows); None for all floors."""
-    unit: str
-    """The unit of ``value_pct`` (``metric_unit``)."""
+    sigungu_code: str = attrs.field(metadata=doc(PLACE))
+    sigungu: str = attrs.field(metadata=doc(string()))
+    property_type: str = attrs.field(metadata=doc(PROPERTY_TYPE))
+    metric_type: str = attrs.field(metadata=doc(enum(METRIC_TYPES)))
+    period: str = attrs.field(metadata=doc(string(pattern=f"^{YEAR_PATTERN}(-Q[1-4])?$")))
+    period_end_date: str = attrs.field(metadata=doc(string(format="date")))
+    value_pct: float = attrs.field(
+        metadata=doc(
+            number(
+                "The value as published, in the row's unit: a percentage (vacancy, yields, "
+                "floor_utility_ratio); index points for rent_index and sale_price_index; "
+                "thousand won (천원) per m² a month for rent_level; thousand won per m² a "
+                "quarter (a year on an annual row) for net_operating_income."
+            )
+        )
+    )
+    annualized_cap_rate: float | None = attrs.field(
+        metadata=doc(
+            nullable(
+                number(
+                    "income_yield rows: value_pct x 4 on a quarter's row, value_pct on an "
+                    "annual (YYYY) row, which is a year's yield already."
+                )
+            )
+        )
+    )
+    survey_class: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "The R-ONE survey class the value is of: 오피스 (office); 중대형 상가, 소규모 "
+                    "상가 or 일반 상가 (retail); 집합 상가 (commercial_complex). Null when not "
+                    "known (a value loaded from a file that does not say)."
+                )
+            )
+        )
+    )
+    era: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "The era of the R-ONE table the value comes from: `linked` for the "
+                    "board's linked (시계열) series, else the table's era (`2024Q3~`, "
+                    "`2022~`, `2021`, `2020`, `2019`, `2013~2016`). Null when not known "
+                    "(loaded before svc recorded eras, or from a file read without its table "
+                    "name)."
+                )
+            )
+        )
+    )
+    source_table: str | None = attrs.field(
+        metadata=doc(nullable(string("The R-ONE STATBL_ID of that table; null when not known.")))
+    )
+    floor: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "rent_level and floor_utility_ratio rows of a floor table (층별임대료 및 "
+                    "층별효용비율): the floor as R-ONE names it (지하1층, 1층 ... 6층이상); null "
+                    "for the rent of all floors and on every other metric."
+                )
+            )
+        )
+    )
+    unit: str = attrs.field(
+        metadata=doc(
+            string(
+                "The unit of value_pct: `%`, `index points`, `천원/㎡/month` (rent_level), "
+                "`천원/㎡/quarter` or `천원/㎡/year` (net_operating_income of a quarter or a "
+                "year)."
+            )
+        )
+    )
 
 
 CAP_RATE_METHOD = (

@@ -14,8 +14,25 @@ from typing import Any
 
 import attrs
 
-from svc_core.cohorts.contracts import contract_id, own_contract_id
-from svc_core.models import Transaction
+from svc_core.cohorts.contracts import ID_DIGITS, contract_id, own_contract_id
+from svc_core.json_schema import Schema, boolean, doc, enum, integer, nullable, number, string
+from svc_core.models import (
+    BUILDING_TYPES,
+    DEAL_TYPES,
+    LEASE_KINDS,
+    PARTY_TYPES,
+    TERM_MONTH,
+    Transaction,
+)
+from svc_core.realestate.row_docs import (
+    BUILD_YEAR,
+    JIBUN,
+    KRW_OR_NULL,
+    PROPERTY_TYPE,
+    SIGUNGU_CODE,
+    SOURCE,
+    TRANSACTION_TYPE,
+)
 
 DEAL_TYPE_SINCE = "2021-11-01"
 """RTMS publishes ``dealingGbn`` and ``estateAgentSggNm`` for contracts from this date."""
@@ -38,6 +55,51 @@ PUBLISHED_SINCE: dict[str, str] = {
 }
 """The first contract date for which the source publishes a field: a blank on an earlier
 contract means "not collected", not "no"."""
+TERM_PATTERN = f"^{TERM_MONTH.pattern}$"
+"""A lease term's month, as a JSON schema pattern."""
+
+
+def _since(date: str) -> str:
+    return f"collected for contracts from {date} (null before: not collected)."
+
+
+def _party_type(role: str, tag: str) -> Schema:
+    """A seller or buyer type of a record or contract."""
+    return nullable(
+        enum(
+            PARTY_TYPES,
+            f"The {role}'s kind (RTMS {tag}: 개인 individual, 법인 company, 공공기관 "
+            f"public_body, 기타 other); sales only; for commercial sales "
+            f"{_since(PARTY_TYPE_SINCE)}",
+        )
+    )
+
+
+SELLER_TYPE = _party_type("seller", "slerGbn")
+BUYER_TYPE = _party_type("buyer", "buyerGbn")
+CONTRACT_ID = string(
+    "The contract the record belongs to: the units of one bulk sale (same district, dong, "
+    "lot, contract date, deal, seller and buyer type, building use, build year, property "
+    "and building type) share it; a lease, or a sale naming no lot, is a contract of its "
+    "own. c + 24 hex digits, the same on every load of the same data; pass it as "
+    "contract_id to list the contract's records.",
+    pattern=f"^c[0-9a-f]{{{ID_DIGITS}}}$",
+)
+DEAL_TYPE = nullable(
+    enum(
+        DEAL_TYPES,
+        "brokered (RTMS dealingGbn 중개거래) or direct (직거래); sales only; "
+        f"{_since(DEAL_TYPE_SINCE)}",
+    )
+)
+CONTRACT_DATE = string("Contract date as published.", format="date")
+SIGUNGU = string("District name as the record carries it.")
+DONG = nullable(string("Legal dong, when published."))
+BUILDING_TYPE = nullable(
+    enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
+)
+BUILDING_USE = nullable(string("Building use (RTMS buildingUse, 용도) as published."))
+"""The schemas of the fields a record and a contract share (``contract_record``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -60,42 +122,175 @@ class TransactionRecord:
     the contract dates of ``PUBLISHED_SINCE``).
     """
 
-    natural_key: str
-    contract_date: str
-    sigungu_code: str
-    sigungu: str
-    dong: str | None
-    property_type: str
-    transaction_type: str
-    building_type: str | None
-    building_use: str | None
-    price_krw: int | None
-    deposit_krw: int | None
-    monthly_rent_krw: int | None
-    building_area_m2: float | None
-    exclusive_area_m2: float | None
-    land_area_m2: float | None
-    floor: int | None
-    build_year: int | None
-    jibun: str | None
-    source: str
-    load_id: str | None
-    excluded: bool
-    excluded_reason: str | None
-    contract_id: str
-    deal_type: str | None
-    seller_type: str | None
-    buyer_type: str | None
-    land_use: str | None
-    broker_district: str | None
-    building_name: str | None
-    lease_kind: str | None
-    term_start: str | None
-    term_end: str | None
-    renewal_right_used: bool | None
-    previous_deposit_krw: int | None
-    previous_monthly_rent_krw: int | None
-    cancellation_date: str | None = None
+    natural_key: str = attrs.field(
+        metadata=doc(
+            string(
+                "The record's stable id: source, district, month, digest of its published "
+                "fields and ordinal; the listing's tiebreak."
+            )
+        )
+    )
+    contract_date: str = attrs.field(metadata=doc(CONTRACT_DATE))
+    sigungu_code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
+    sigungu: str = attrs.field(metadata=doc(SIGUNGU))
+    dong: str | None = attrs.field(metadata=doc(DONG))
+    property_type: str = attrs.field(metadata=doc(PROPERTY_TYPE))
+    transaction_type: str = attrs.field(metadata=doc(TRANSACTION_TYPE))
+    building_type: str | None = attrs.field(metadata=doc(BUILDING_TYPE))
+    building_use: str | None = attrs.field(metadata=doc(BUILDING_USE))
+    price_krw: int | None = attrs.field(
+        metadata=doc(nullable(integer("Sale price (sale only).", minimum=0)))
+    )
+    deposit_krw: int | None = attrs.field(
+        metadata=doc(nullable(integer("Lease deposit (leases only).", minimum=0)))
+    )
+    monthly_rent_krw: int | None = attrs.field(metadata=doc(KRW_OR_NULL))
+    building_area_m2: float | None = attrs.field(
+        metadata=doc(
+            nullable(
+                number("Building area (RTMS buildingAr) of a commercial deal.", exclusiveMinimum=0)
+            )
+        )
+    )
+    exclusive_area_m2: float | None = attrs.field(
+        metadata=doc(
+            nullable(number("Exclusive area (excluUseAr) of an officetel.", exclusiveMinimum=0))
+        )
+    )
+    land_area_m2: float | None = attrs.field(
+        metadata=doc(
+            nullable(number("Land area (plottageAr) of a whole building.", exclusiveMinimum=0))
+        )
+    )
+    floor: int | None = attrs.field(
+        metadata=doc(nullable(integer("Floor as published (negative below ground).")))
+    )
+    build_year: int | None = attrs.field(metadata=doc(BUILD_YEAR))
+    jibun: str | None = attrs.field(metadata=doc(JIBUN))
+    source: str = attrs.field(metadata=doc(SOURCE))
+    load_id: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "The load (ingest log id) that stored the record; null for records stored "
+                    "before it was kept (until their file is loaded again)."
+                )
+            )
+        )
+    )
+    excluded: bool = attrs.field(
+        metadata=doc(boolean("True for a record the loader excluded (include_excluded only)."))
+    )
+    excluded_reason: str | None = attrs.field(
+        metadata=doc(
+            nullable(string("Why it was excluded (cancelled, partial_share, ...); null when kept."))
+        )
+    )
+    contract_id: str = attrs.field(metadata=doc(CONTRACT_ID))
+    deal_type: str | None = attrs.field(metadata=doc(DEAL_TYPE))
+    seller_type: str | None = attrs.field(metadata=doc(SELLER_TYPE))
+    buyer_type: str | None = attrs.field(metadata=doc(BUYER_TYPE))
+    land_use: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string("Zoning of the lot (RTMS landUse, 용도지역) as published; commercial only.")
+            )
+        )
+    )
+    broker_district: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "The brokers' districts (RTMS estateAgentSggNm) as published, "
+                    f"comma-separated; brokered sales only; {_since(DEAL_TYPE_SINCE)}"
+                )
+            )
+        )
+    )
+    building_name: str | None = attrs.field(
+        metadata=doc(
+            nullable(string("The officetel's name (RTMS offiNm) as published; officetels only."))
+        )
+    )
+    lease_kind: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                enum(
+                    LEASE_KINDS,
+                    "Leases: new (RTMS contractType 신규) or renewal (갱신); "
+                    f"{_since(LEASE_TERMS_SINCE)}",
+                )
+            )
+        )
+    )
+    term_start: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "Leases: first month of the contract term (RTMS contractTerm), YYYY-MM; "
+                    f"{_since(LEASE_TERMS_SINCE)}",
+                    pattern=TERM_PATTERN,
+                )
+            )
+        )
+    )
+    term_end: str | None = attrs.field(
+        metadata=doc(
+            nullable(
+                string(
+                    "Leases: last month of the contract term, YYYY-MM; "
+                    f"{_since(LEASE_TERMS_SINCE)}",
+                    pattern=TERM_PATTERN,
+                )
+            )
+        )
+    )
+    renewal_right_used: bool | None = attrs.field(
+        metadata=doc(
+            nullable(
+                boolean(
+                    "Leases: true when the tenant used the statutory renewal right (RTMS "
+                    "useRRRight 사용), false for a renewal without it, null otherwise; "
+                    f"{_since(LEASE_TERMS_SINCE)}"
+                )
+            )
+        )
+    )
+    previous_deposit_krw: int | None = attrs.field(
+        metadata=doc(
+            nullable(
+                integer(
+                    "Lease renewals: the previous lease's deposit (RTMS preDeposit); "
+                    f"{_since(LEASE_TERMS_SINCE)}",
+                    minimum=0,
+                )
+            )
+        )
+    )
+    previous_monthly_rent_krw: int | None = attrs.field(
+        metadata=doc(
+            nullable(
+                integer(
+                    "Lease renewals: the previous lease's monthly rent (RTMS preMonthlyRent); "
+                    f"{_since(LEASE_TERMS_SINCE)}",
+                    minimum=0,
+                )
+            )
+        )
+    )
+    cancellation_date: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                string(
+                    "A cancelled deal's cancellation date (RTMS cdealDay, 해제사유발생일, "
+                    "published as YY.MM.DD), YYYY-MM-DD; only on excluded records "
+                    "(excluded_reason cancelled) whose source gave it, null otherwise.",
+                    format="date",
+                )
+            )
+        ),
+    )
     """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
     excluded records whose source gave one. Last, so the CSV's earlier columns keep
     their places."""

@@ -1,7 +1,7 @@
 """Rollup rows: what coverage and dimensions are built from, one per cohort, month,
 source and building type.
 
-A rollup row is a mapping with ``sigungu_code``, ``dong`` (``''`` for a district-level
+A rollup row (``RollupRow``) has ``sigungu_code``, ``dong`` (``''`` for a district-level
 row), ``property_type``, ``transaction_type``, ``month``, ``source``, ``building_type``
 (``''`` when the source does not say), ``samples`` (the number of transactions),
 ``contracts`` (the contracts among them: the rows of one bulk sale are one,
@@ -15,14 +15,32 @@ both from contract ids.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
+
+import attrs
 
 from svc_core.realestate.deal import Deal
 
-RollupRow = Mapping[str, Any]
-"""One cohort, month, source and building type with its ``samples``, ``contracts`` and
-``bulk_contracts`` (see the module docstring)."""
+
+@attrs.frozen(slots=True)
+class RollupRow:
+    """One cohort, month, source and building type with its ``samples``, ``contracts`` and
+    ``bulk_contracts`` (see the module docstring). Positional, in the column order of
+    ``cohort_months`` (``KEYS`` then ``COUNTS``), so the store builds one per read row
+    with one call."""
+
+    sigungu_code: str
+    dong: str
+    property_type: str
+    transaction_type: str
+    month: str
+    source: str
+    building_type: str
+    samples: int
+    contracts: int
+    bulk_contracts: int
+
 
 COUNTS = ("samples", "contracts", "bulk_contracts")
 """The counts of a rollup row, in the order ``tally`` gives them."""
@@ -59,18 +77,15 @@ def tally(units: Iterable[tuple[K, Hashable, int]]) -> dict[K, list[int]]:
     return out
 
 
-def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[dict[str, Any]]:
+def rollup_of(records: Iterable[Deal], *, dong_level: bool) -> list[RollupRow]:
     """Rollup rows counted from deals: district-level rows, or (``dong_level``) one per
     legal dong, leaving out deals without a dong; ``building_type`` ``''`` when the
     source does not say. A deal without a ``contract_id`` is a contract of its own."""
-    units: list[tuple[tuple[str, ...], Hashable, int]] = []
+    units: list[tuple[tuple[str, str, str, str, str, str, str], Hashable, int]] = []
     for i, d in enumerate(records):
         if dong_level and not d.dong:
             continue
         dong = (d.dong or "") if dong_level else ""
         key = (d.sigungu_code, dong, d.property_type, d.transaction_type, d.month, d.source)
         units.append(((*key, d.building_type or ""), d.contract_id or i, 1))
-    return [
-        {**dict(zip(KEYS, key, strict=True)), **dict(zip(COUNTS, counts, strict=True))}
-        for key, counts in tally(units).items()
-    ]
+    return [RollupRow(*key, *counts) for key, counts in tally(units).items()]

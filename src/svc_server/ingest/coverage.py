@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from svc_core.models import BUILDING_TYPES
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import query as q
+from svc_core.realestate.rollup import RollupRow
 from svc_server.store import Store
-from svc_server.store.base import Row
 from svc_server.store.loading import Writer, loading
 
 COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
@@ -20,7 +20,7 @@ COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
 
 
 def build_coverage(
-    rollup: Iterable[Row],
+    rollup: Iterable[RollupRow],
     granularities: Sequence[str],
     *,
     dong_level: bool,
@@ -43,7 +43,7 @@ def refresh_coverage(
     w: Writer,
     codes: Iterable[str],
     *,
-    rollup: Sequence[Row] | None = None,
+    rollup: Sequence[RollupRow] | None = None,
     stale: bool = True,
 ) -> int:
     """Rebuild the precomputed coverage rows of districts ``codes`` (and, with
@@ -58,8 +58,8 @@ def refresh_coverage(
         return 0
     if rollup is None or set(wanted) - set(codes):
         rollup = w.realestate.rollup(codes=wanted, dong_level=None, tx=w.tx)
-    district = [r for r in rollup if r["dong"] == ""]
-    dongs = [r for r in rollup if r["dong"] != ""]
+    district = [r for r in rollup if r.dong == ""]
+    dongs = [r for r in rollup if r.dong != ""]
     names = w.realestate.district_names(wanted, tx=w.tx)
     records = [
         record

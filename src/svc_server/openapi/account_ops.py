@@ -7,6 +7,7 @@ Long because it is a table: one ``Operation`` per account route, each read on it
 from __future__ import annotations
 
 from svc_core.accounts.keys import MAX_GRACE_SECONDS
+from svc_core.json_schema import array, integer, ref, string
 from svc_server.http.routing import Operation
 from svc_server.openapi.operations import (
     KEY_EXAMPLE,
@@ -16,7 +17,6 @@ from svc_server.openapi.operations import (
     json_body,
     ok,
 )
-from svc_server.openapi.schemas import array, integer, ref, string
 
 # session
 

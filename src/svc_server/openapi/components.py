@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from svc_core.json_schema import ref
 from svc_server.openapi.operations import Json
-from svc_server.openapi.schemas import LAYER_ENVELOPE, ref
+from svc_server.openapi.schemas import LAYER_ENVELOPE
 
 HEADERS: dict[str, Json] = {
     "X-Request-ID": {

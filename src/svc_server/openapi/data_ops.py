@@ -3,6 +3,7 @@ marketplace. Each constant hangs on its route in ``svc_server.app.routes``."""
 
 from __future__ import annotations
 
+from svc_core.json_schema import array, obj, ref
 from svc_server.http.routing import Operation
 from svc_server.openapi.operations import (
     ENVELOPE_EXAMPLE,
@@ -14,7 +15,6 @@ from svc_server.openapi.operations import (
     error,
     ok,
 )
-from svc_server.openapi.schemas import array, obj, ref
 
 NEXT_LINK_HEADER = {
     "Link": {

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from svc_core.json_schema import obj, ref
 from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.openapi.operations import Json
-from svc_server.openapi.schemas import event_envelope, obj, ref
+from svc_server.openapi.schemas import event_envelope
 
 EVENT_DATA: dict[str, Json] = {
     "subscription.updated": obj({"subscription": ref("Subscription")}),

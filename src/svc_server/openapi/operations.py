@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from svc_core.envelope import CONTRACT_METHODOLOGY
-from svc_server.openapi.schemas import Schema, array, obj, ref
+from svc_core.json_schema import Schema, array, obj, ref
 
 Json = dict[str, Any]
 

@@ -11,35 +11,48 @@ read on its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
-from svc_core import models, periods
+from svc_core import periods
 from svc_core.accounts import bodies, keys
 from svc_core.accounts.bodies import ROLES
 from svc_core.accounts.keys import MODES, SCOPES, STATUSES
 from svc_core.accounts.plans import DEFAULT_PLANS, TIER_ORDER
-from svc_core.cohorts.contracts import ID_DIGITS
 from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.fields import Field
+from svc_core.json_schema import (
+    Schema,
+    array,
+    attrs_schema,
+    boolean,
+    counts,
+    enum,
+    field_schemas,
+    integer,
+    nullable,
+    number,
+    obj,
+    ref,
+    string,
+)
 from svc_core.markets import CATEGORIES, K_ANONYMITY, PRODUCT_TYPES
 from svc_core.models import (
-    BUILDING_TYPES,
-    DEAL_TYPES,
-    LEASE_KINDS,
-    METRIC_TYPES,
-    PARTY_TYPES,
     PROPERTY_TYPES,
     TRANSACTION_TYPES,
 )
-from svc_core.realestate.area_names import served_name
+from svc_core.realestate.area_names import suffix
+from svc_core.realestate.building_uses import UseCount
+from svc_core.realestate.contract_record import ContractRecord
+from svc_core.realestate.coverage import CoverageRow
+from svc_core.realestate.dimensions import CodedCount, ValueCount
+from svc_core.realestate.indices import IndexRow
 from svc_core.realestate.loaded import NOT_FOUND_REASONS
-from svc_core.realestate.record import DEAL_TYPE_SINCE, LEASE_TERMS_SINCE, PARTY_TYPE_SINCE
+from svc_core.realestate.pulse_row import served_schemas
+from svc_core.realestate.record import TransactionRecord
+from svc_core.realestate.row_docs import SIGUNGU_CODE
 from svc_core.webhooks.event_filters import FILTER_KEYS
 from svc_core.webhooks.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_server.services.delivery_log import DELIVERY_OUTCOMES, DELIVERY_STATUSES
-
-Schema = dict[str, Any]
 
 PLANS: tuple[str, ...] = tuple(DEFAULT_PLANS)
 CONFIDENCE: tuple[str, ...] = ("low", "medium", "high")
@@ -49,80 +62,7 @@ MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
 ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
 
 # Period grammar (svc_core.periods): years 1990 to 2100.
-YEAR = periods.YEAR_PATTERN
 MONTH = periods.MONTH_PATTERN
-
-
-def ref(name: str) -> Schema:
-    """A reference to a component schema."""
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def nullable(schema: Schema) -> Schema:
-    """``schema`` or null, in the 3.1 spelling (``type: [T, "null"]``)."""
-    out = dict(schema)
-    kind = out.get("type")
-    if isinstance(kind, str) and "$ref" not in out:
-        out["type"] = [kind, "null"]
-        if "enum" in out:
-            out["enum"] = [*out["enum"], None]
-        return out
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def obj(
-    properties: Mapping[str, Schema],
-    *,
-    required: Iterable[str] | None = None,
-    description: str | None = None,
-    closed: bool = True,
-) -> Schema:
-    """An object schema; every property is required unless ``required`` says otherwise."""
-    out: Schema = {"type": "object"}
-    if description:
-        out["description"] = description
-    out["properties"] = dict(properties)
-    names = list(properties) if required is None else list(required)
-    if names:
-        out["required"] = names
-    if closed:
-        out["additionalProperties"] = False
-    return out
-
-
-def scalar(kind: str, description: str | None = None, **keywords: Any) -> Schema:
-    """A schema of JSON type ``kind`` with ``keywords`` (format, minimum, enum, ...)."""
-    out: Schema = {"type": kind, **keywords}
-    if description:
-        out["description"] = description
-    return out
-
-
-def string(description: str | None = None, **keywords: Any) -> Schema:
-    return scalar("string", description, **keywords)
-
-
-def integer(description: str | None = None, **keywords: Any) -> Schema:
-    return scalar("integer", description, **keywords)
-
-
-def number(description: str | None = None, **keywords: Any) -> Schema:
-    return scalar("number", description, **keywords)
-
-
-def boolean(description: str | None = None) -> Schema:
-    return scalar("boolean", description)
-
-
-def enum(values: Iterable[str], description: str | None = None) -> Schema:
-    return string(description, enum=list(values))
-
-
-def array(items: Schema, description: str | None = None, **keywords: Any) -> Schema:
-    out: Schema = {"type": "array", "items": items, **keywords}
-    if description:
-        out["description"] = description
-    return out
 
 
 def field_schema(field: Field) -> Schema:
@@ -162,33 +102,8 @@ def body(fields: Iterable[Field], description: str | None = None) -> Schema:
     )
 
 
-def counts(description: str) -> Schema:
-    """An object mapping source ids to integers."""
-    return {
-        "type": "object",
-        "description": description,
-        "propertyNames": {"pattern": "^[a-z][a-z0-9_]{1,39}$"},
-        "additionalProperties": {"type": "integer"},
-    }
-
-
-def mix(description: str) -> Schema:
-    """An object mapping values as published (any text) to their samples."""
-    return {
-        "type": "object",
-        "description": description,
-        "additionalProperties": {"type": "integer", "minimum": 1},
-    }
-
-
 UUID = string(format="uuid")
 TIMESTAMP = string("ISO-8601 UTC timestamp, e.g. 2026-01-31T09:00:00Z.", format="date-time")
-SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
-INDEX_PLACE = string(
-    "5-digit district (sigungu) code, or A + the R-ONE CLS_ID of a market area (every "
-    "area is served under its own code, mapped to districts or not).",
-    pattern="^([0-9]{5}|A[0-9]{1,12})$",
-)
 API_KEY = string(
     "The plaintext API key; returned only in this response.",
     pattern="^svc_pk_(live|test)_[0-9a-f]{32}$",
@@ -420,526 +335,50 @@ LAYER_ENVELOPE = obj(
     ),
     description="The layer envelope (_meta) of every real-estate response.",
 )
-KRW = integer("KRW.")
-KRW_OR_NULL = nullable(integer("KRW per month; monthly_lease only."))
-CONVERTED = nullable(
-    integer(
-        "Over the row's leases, each lease's converted deposit: deposit + monthly rent x 12 "
-        "/ the statutory conversion rate in force at its contract date (officetels: "
-        "주택임대차보호법 시행령 제9조, the lower of 10% and the Bank of Korea base rate + 2%p, "
-        "+ 3.5%p before 2020-09-29, x 4 before 2016-11-30; other property types: "
-        "상가건물임대차보호법 시행령 제5조, the lower of 12% and the base rate x 4.5), exactly, "
-        "rounded half to even; a chartered lease's is its deposit. KRW; lease rows only (null "
-        "on sale rows). Monthly leases contracted before 2014-01-01 have none and are left "
-        "out (null when no lease has one)."
-    )
-)
-PRICE_PER_AREA_TEXT: dict[str, str] = {
-    "p25_price_per_m2": "25th percentile of price / area per contract (building area for whole "
-    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
-    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
-    "median_price_per_m2": "Median of price / area per contract (building area for whole "
-    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
-    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
-    "p75_price_per_m2": "75th percentile of price / area per contract (building area for whole "
-    "buildings, exclusive or unit area otherwise; a bulk contract's total price / total "
-    "area); sale rows only (null on lease rows: see *_deposit_per_m2)",
-    "median_land_price_per_m2": "Median of price / land area (plottageAr) over the row's "
-    "whole buildings, per contract; sale rows only",
-}
-DEPOSIT_PER_AREA_TEXT: dict[str, str] = {
-    f"{q}_deposit_per_m2": f"{label} of deposit / area per lease (exclusive area); lease "
-    "rows only (null on sale rows)"
-    for q, label in (("p25", "25th percentile"), ("median", "Median"), ("p75", "75th percentile"))
-}
-CONVERTED_PER_AREA_TEXT: dict[str, str] = {
-    f"{q}_converted_deposit_per_m2": f"{label} of converted deposit / area per lease; lease "
-    "rows only (null on sale rows)"
-    for q, label in (("p25", "25th percentile"), ("median", "Median"), ("p75", "75th percentile"))
-}
-PER_AREA_TEXT = {**PRICE_PER_AREA_TEXT, **DEPOSIT_PER_AREA_TEXT, **CONVERTED_PER_AREA_TEXT}
-"""The per-area fields of a pulse row by their m² names (``svc_core.realestate.area_names``
-names them in the answer's unit)."""
-AREA_UNIT_TEXT = {
-    "m2": "KRW per m²; present unless area_unit=pyeong",
-    "pyeong": "KRW per pyeong (3.305785 m²); present only with area_unit=pyeong, instead "
-    "of the field named _per_m2",
-}
-
-
-def per_area_fields(area_unit: str, texts: Mapping[str, str] = PER_AREA_TEXT) -> dict[str, Schema]:
-    """The per-area properties (of ``texts``: all by default) of a pulse row served in
-    ``area_unit``."""
-    return {
-        served_name(name, area_unit): nullable(
-            integer(f"{text}, {AREA_UNIT_TEXT[area_unit]}; null when no deal reports the area.")
-        )
-        for name, text in texts.items()
-    }
-
-
-def one_unit(area_units: Iterable[str]) -> Schema:
-    """A row carries the per-area fields of exactly one unit: each unit's set is required
-    by one branch, and the other set is not there."""
-    return {
-        "oneOf": [
-            {
-                "required": list(per_area_fields(unit)),
-                "description": f"area_unit={unit}",
-            }
-            for unit in area_units
-        ]
-    }
-
-
-def both_units(texts: Mapping[str, str]) -> dict[str, Schema]:
-    """The properties of ``texts`` under both units' names."""
-    return {**per_area_fields("m2", texts), **per_area_fields("pyeong", texts)}
-
-
-COMPLETE = boolean(
-    "False when a district-month the figure is built from was loaded from an incomplete "
-    "set of pages (a file whose totalCount exceeds its items, the other pages not loaded) "
-    "or its svc sync rtms read is partial."
-)
-ROW_COMPLETE = boolean(
-    "True only when every month of the row's period is loaded completely for its district "
-    "and types (months_loaded equals months_expected): read whole by svc sync rtms (also "
-    "a month the API says is empty), by RTMS API files whose pages hold the whole "
-    "totalCount, or by a file without paging figures (web CSV export, samples CSV) holding "
-    "deals of it. A month never loaded, loaded from an incomplete set of pages or "
-    "partially synced makes it false."
-)
-PROVISIONAL = boolean(
-    "True while the period is within the reporting lag: deals are reported within 30 days "
-    "of contract and published the next day, so a month stays provisional until 31 days "
-    "after its last day (cancellations can arrive later still)."
-)
+PULSE_PROPERTIES = served_schemas()
+"""A pulse row's properties, per-area fields under both units' names (``svc_core.realestate.pulse_row``)."""
+PER_AREA_SUFFIXES = tuple(suffix(unit) for unit in AREA_UNITS)
 PULSE_ROW = obj(
-    {
-        "sigungu_code": SIGUNGU_CODE,
-        "sigungu": string("District name."),
-        "gu": nullable(string("dong precision only.")),
-        "dong": nullable(string("dong precision only.")),
-        "property_type": enum(PROPERTY_TYPES),
-        "transaction_type": enum(TRANSACTION_TYPES),
-        "period": string("The row's period: a rolling label, YYYY-MM or YYYY-Qn."),
-        "sample_count": integer(
-            "Transactions (rows) in the cohort; the units of one bulk sale are one row each. "
-            "A cohort needs at least 2 contracts (contract_count), so at least 2 rows.",
-            minimum=2,
-        ),
-        "avg_price": KRW,
-        "p25_price": KRW,
-        "median_price": KRW,
-        "p75_price": KRW,
-        "avg_monthly_rent": KRW_OR_NULL,
-        "p25_monthly_rent": KRW_OR_NULL,
-        "median_monthly_rent": KRW_OR_NULL,
-        "p75_monthly_rent": KRW_OR_NULL,
-        "avg_area_m2": nullable(string("Mean area, two decimals.", pattern="^[0-9]+\\.[0-9]{2}$")),
-        "confidence": enum(CONFIDENCE),
-        "source_mix": counts("Samples (rows) per source."),
-        "source_means": counts("Mean price per source (KRW), over contracts."),
-        "confidence_factors": obj(
-            {
-                "distinct_sources": integer(minimum=1),
-                "relative_spread": number("(max - min of source means) / avg_price."),
-                "sample_count": integer("Rows, as the row's sample_count.", minimum=2),
-                "ladder_reason": string(
-                    "The rule that fired, e.g. 'single source, 13 contracts (24 samples) "
-                    ">= 5': the threshold of 5 counts contracts."
-                ),
-                "mixed_building_types": boolean(
-                    "True when the row holds both whole buildings and units (then its "
-                    "confidence is at most medium)."
-                ),
-                "contract_count": integer(
-                    "Contracts, which the ladder's threshold counts (the row's contract_count).",
-                    minimum=2,
-                ),
-            }
-        ),
-        "contract_count": integer(
-            "Contracts among the rows: the rows of one bulk sale (several units of one "
-            "building, one lot, contract date, parties' types, building use and type) are "
-            "one. Prices, per-area prices, avg_area_m2 and source_means are over "
-            "contracts, a bulk contract entering once with its total price and total area. "
-            "At least 2.",
-            minimum=2,
-        ),
-        "bulk_contracts": integer("Contracts of more than one row (unit).", minimum=0),
-        "largest_contract_units": integer(
-            "Rows of the row's largest contract (1 when none is bulk); above a third of "
-            "sample_count, _meta.known_limitations names the row.",
-            minimum=1,
-        ),
-        "building_type": nullable(
-            enum(BUILDING_TYPES, "The building_type filter; null when the row holds both.")
-        ),
-        "building_type_mix": counts(
-            "Samples per building type: whole_building, unit, and unknown when the source "
-            "does not say."
-        ),
-        **both_units(PRICE_PER_AREA_TEXT),
-        "lease_kind": nullable(
-            enum(LEASE_KINDS, "The lease_kind filter; null when the row holds both kinds.")
-        ),
-        "lease_kind_mix": counts(
-            "Leases per kind on a lease row: new (RTMS 신규), renewal (갱신), and unknown "
-            "when the source does not say; they add up to sample_count. Empty on sale rows."
-        ),
-        "deal_type": nullable(enum(DEAL_TYPES, "The deal_type filter; null without it.")),
-        "buyer_type": nullable(enum(PARTY_TYPES, "The buyer_type filter; null without it.")),
-        **both_units(DEPOSIT_PER_AREA_TEXT),
-        "avg_converted_deposit": CONVERTED,
-        "p25_converted_deposit": CONVERTED,
-        "median_converted_deposit": CONVERTED,
-        "p75_converted_deposit": CONVERTED,
-        **both_units(CONVERTED_PER_AREA_TEXT),
-        "complete": ROW_COMPLETE,
-        "provisional": PROVISIONAL,
-        "transactions_url": string(
-            "The deals behind this row: /api/v1/real-estate/transactions with the row's "
-            "sigungu_code, its months as from=YYYY-MM&to=YYYY-MM (the first and last month "
-            "of its period; a rolling window's resolved months, so the link keeps listing "
-            "the deals the row was computed from), property_type and transaction_type "
-            "(then building_type, lease_kind, deal_type and buyer_type when filtered, and "
-            "geo_precision=dong&dong=... for a dong row).",
-            format="uri",
-        ),
-        "months_loaded": integer(
-            "Months of the row's period loaded completely for its district (or a "
-            "renumbering alias of it) and every source dataset of its types; the months "
-            "missing are listed in _meta.incomplete_periods.",
-            minimum=0,
-        ),
-        "months_expected": integer(
-            "Months in the row's period (1 for a month, 3 for a quarter, 3, 6 or 12 for a "
-            "rolling window).",
-            minimum=1,
-        ),
-        "building_use_mix": mix(
-            "Samples per building use as the source published it (RTMS buildingUse, 용도: "
-            "업무, 제2종근린생활, 기타, 숙박, ...), and unknown when the source does not say "
-            "(officetels). Shows what a property type holds: mixed_use gathers every use that "
-            "is neither office nor retail."
-        ),
-    },
+    PULSE_PROPERTIES,
+    required=[name for name in PULSE_PROPERTIES if not name.endswith(PER_AREA_SUFFIXES)],
     description="Quartile aggregates of one cohort and period. Prices are sale prices for "
     "sale and deposits for leases. The per-area fields are named for the answer's "
     "area_unit: *_per_m2 by default, *_per_pyeong with area_unit=pyeong (never both).",
 )
-TERM_MONTH = f"^{models.TERM_MONTH.pattern}$"
-
-
-def _since(date: str) -> str:
-    return f"collected for contracts from {date} (null before: not collected)."
-
-
-def party_type(role: str, tag: str) -> Schema:
-    """A seller or buyer type of a record or contract."""
-    return nullable(
-        enum(
-            PARTY_TYPES,
-            f"The {role}'s kind (RTMS {tag}: 개인 individual, 법인 company, 공공기관 "
-            f"public_body, 기타 other); sales only; for commercial sales "
-            f"{_since(PARTY_TYPE_SINCE)}",
-        )
-    )
-
-
-CONTRACT_ID = string(
-    "The contract the record belongs to: the units of one bulk sale (same district, dong, "
-    "lot, contract date, deal, seller and buyer type, building use, build year, property "
-    "and building type) share it; a lease, or a sale naming no lot, is a contract of its "
-    "own. c + 24 hex digits, the same on every load of the same data; pass it as "
-    "contract_id to list the contract's records.",
-    pattern=f"^c[0-9a-f]{{{ID_DIGITS}}}$",
-)
-DEAL_TYPE = nullable(
-    enum(
-        DEAL_TYPES,
-        "brokered (RTMS dealingGbn 중개거래) or direct (직거래); sales only; "
-        f"{_since(DEAL_TYPE_SINCE)}",
-    )
-)
-BROKER_DISTRICT = nullable(
-    string(
-        "The brokers' districts (RTMS estateAgentSggNm) as published, comma-separated; "
-        f"brokered sales only; {_since(DEAL_TYPE_SINCE)}"
-    )
-)
-DEAL_FIELDS: dict[str, Schema] = {
-    "contract_date": string("Contract date as published.", format="date"),
-    "sigungu_code": SIGUNGU_CODE,
-    "sigungu": string("District name as the record carries it."),
-    "dong": nullable(string("Legal dong, when published.")),
-    "property_type": enum(PROPERTY_TYPES),
-    "transaction_type": enum(TRANSACTION_TYPES),
-    "building_type": nullable(
-        enum(BUILDING_TYPES, "whole_building (RTMS 일반) or unit (집합); null when unknown.")
-    ),
-    "building_use": nullable(string("Building use (RTMS buildingUse, 용도) as published.")),
-}
-"""When, where and what: the first fields of a record and of a contract, in order."""
-
-
-PULSE_ROW["required"] = [
-    name for name in PULSE_ROW["properties"] if name not in {**both_units(PER_AREA_TEXT)}
-]
-PULSE_ROW.update(one_unit(AREA_UNITS))
-TRANSACTION_RECORD = obj(
+PULSE_ROW["oneOf"] = [
     {
-        "natural_key": string(
-            "The record's stable id: source, district, month, digest of its published "
-            "fields and ordinal; the listing's tiebreak."
-        ),
-        **DEAL_FIELDS,
-        "price_krw": nullable(integer("Sale price (sale only).", minimum=0)),
-        "deposit_krw": nullable(integer("Lease deposit (leases only).", minimum=0)),
-        "monthly_rent_krw": KRW_OR_NULL,
-        "building_area_m2": nullable(
-            number("Building area (RTMS buildingAr) of a commercial deal.", exclusiveMinimum=0)
-        ),
-        "exclusive_area_m2": nullable(
-            number("Exclusive area (excluUseAr) of an officetel.", exclusiveMinimum=0)
-        ),
-        "land_area_m2": nullable(
-            number("Land area (plottageAr) of a whole building.", exclusiveMinimum=0)
-        ),
-        "floor": nullable(integer("Floor as published (negative below ground).")),
-        "build_year": nullable(integer("Year built as published.")),
-        "jibun": nullable(
-            string("Lot number as published; masked digits such as 1** stay masked.")
-        ),
-        "source": string("Source id.", pattern="^[a-z][a-z0-9_]{1,39}$"),
-        "load_id": nullable(
-            string(
-                "The load (ingest log id) that stored the record; null for records stored "
-                "before it was kept (until their file is loaded again)."
-            )
-        ),
-        "excluded": boolean("True for a record the loader excluded (include_excluded only)."),
-        "excluded_reason": nullable(
-            string("Why it was excluded (cancelled, partial_share, ...); null when kept.")
-        ),
-        "contract_id": CONTRACT_ID,
-        "deal_type": DEAL_TYPE,
-        "seller_type": party_type("seller", "slerGbn"),
-        "buyer_type": party_type("buyer", "buyerGbn"),
-        "land_use": nullable(
-            string("Zoning of the lot (RTMS landUse, 용도지역) as published; commercial only.")
-        ),
-        "broker_district": BROKER_DISTRICT,
-        "building_name": nullable(
-            string("The officetel's name (RTMS offiNm) as published; officetels only.")
-        ),
-        "lease_kind": nullable(
-            enum(
-                LEASE_KINDS,
-                "Leases: new (RTMS contractType 신규) or renewal (갱신); "
-                f"{_since(LEASE_TERMS_SINCE)}",
-            )
-        ),
-        "term_start": nullable(
-            string(
-                "Leases: first month of the contract term (RTMS contractTerm), YYYY-MM; "
-                f"{_since(LEASE_TERMS_SINCE)}",
-                pattern=TERM_MONTH,
-            )
-        ),
-        "term_end": nullable(
-            string(
-                f"Leases: last month of the contract term, YYYY-MM; {_since(LEASE_TERMS_SINCE)}",
-                pattern=TERM_MONTH,
-            )
-        ),
-        "renewal_right_used": nullable(
-            boolean(
-                "Leases: true when the tenant used the statutory renewal right (RTMS "
-                "useRRRight 사용), false for a renewal without it, null otherwise; "
-                f"{_since(LEASE_TERMS_SINCE)}"
-            )
-        ),
-        "previous_deposit_krw": nullable(
-            integer(
-                "Lease renewals: the previous lease's deposit (RTMS preDeposit); "
-                f"{_since(LEASE_TERMS_SINCE)}",
-                minimum=0,
-            )
-        ),
-        "previous_monthly_rent_krw": nullable(
-            integer(
-                "Lease renewals: the previous lease's monthly rent (RTMS preMonthlyRent); "
-                f"{_since(LEASE_TERMS_SINCE)}",
-                minimum=0,
-            )
-        ),
-        "cancellation_date": nullable(
-            string(
-                "A cancelled deal's cancellation date (RTMS cdealDay, 해제사유발생일, published "
-                "as YY.MM.DD), YYYY-MM-DD; only on excluded records (excluded_reason "
-                "cancelled) whose source gave it, null otherwise.",
-                format="date",
-            )
-        ),
-    },
+        "required": [name for name in PULSE_PROPERTIES if name.endswith(suffix(unit))],
+        "description": f"area_unit={unit}",
+    }
+    for unit in AREA_UNITS
+]
+TRANSACTION_RECORD = attrs_schema(
+    TransactionRecord,
     description="One transaction as the source published it. Excluded records never "
     "enter any figure. The fields after excluded_reason are what the source publishes of "
     "the contract and its parties: null when blank, and a blank on a contract dated "
     "before the field was collected means not collected, not no; cancellation_date, last, "
     "is the cancellation's date.",
 )
-CONTRACT_RECORD = obj(
-    {
-        "contract_id": CONTRACT_ID,
-        **DEAL_FIELDS,
-        "jibun": nullable(
-            string("Lot number as published; masked digits such as 1** stay masked.")
-        ),
-        "build_year": nullable(integer("Year built as published.")),
-        "deal_type": DEAL_TYPE,
-        "seller_type": party_type("seller", "slerGbn"),
-        "buyer_type": party_type("buyer", "buyerGbn"),
-        "source": string("Source id.", pattern="^[a-z][a-z0-9_]{1,39}$"),
-        "units": integer("Records (units) of the contract.", minimum=1),
-        "price_krw": nullable(integer("Sales: the total price of the units.", minimum=0)),
-        "deposit_krw": nullable(integer("Leases: the deposit.", minimum=0)),
-        "monthly_rent_krw": KRW_OR_NULL,
-        "area_m2": nullable(
-            number(
-                "Total of the units' known areas (building area; an officetel's exclusive "
-                "area); null when no unit has one.",
-                exclusiveMinimum=0,
-            )
-        ),
-        "price_per_m2": nullable(
-            integer(
-                "Total price (a lease: deposit) of the units with an area over their total "
-                "area, rounded half to even to KRW: price_krw / area_m2 when every unit has "
-                "an area; null when none has.",
-                minimum=0,
-            )
-        ),
-        "floors": array(
-            integer(), "The units' distinct published floors, ascending (empty when none)."
-        ),
-        "natural_keys": array(
-            string(), "The natural keys of the contract's records, ascending.", minItems=1
-        ),
-        "transactions_url": nullable(
-            string(
-                "The contract's records: /api/v1/real-estate/transactions with its "
-                "sigungu_code, contract month as period and contract_id.",
-                format="uri",
-            )
-        ),
-    },
+CONTRACT_RECORD = attrs_schema(
+    ContractRecord,
     description="One contract (group=contract): the records a bulk sale of several units "
     "is reported as, together. Fields up to buyer_type are shared by every record of the "
     "contract; the rest add up over its units.",
 )
-COVERAGE_ROW = obj(
-    {
-        "sigungu_code": SIGUNGU_CODE,
-        "sigungu": string(),
-        "gu": nullable(string("dong precision only.")),
-        "dong": nullable(string("dong precision only.")),
-        "property_type": enum(PROPERTY_TYPES),
-        "transaction_type": enum(TRANSACTION_TYPES),
-        "earliest_period": string(),
-        "latest_period": string(),
-        "period_count": integer(minimum=1),
-        "periods_with_data": array(string(), "Sorted; usable as pulse/series periods."),
-        "total_samples": integer("Rows over periods_with_data.", minimum=2),
-        "samples_per_period_median": integer(minimum=2),
-        "data_sources": array(string()),
-        "contract_count": integer(
-            "Contracts over periods_with_data (the rows of one bulk sale are one); a period "
-            "counts with at least 2.",
-            minimum=2,
-        ),
-        "bulk_contracts": integer(
-            "Contracts of more than one row over periods_with_data.", minimum=0
-        ),
-        "building_type": nullable(
-            enum(BUILDING_TYPES, "The building_type filter; null when the row counts every deal.")
-        ),
-        "building_type_mix": counts(
-            "Samples per building type over periods_with_data (whole_building, unit, and "
-            "unknown when the source does not say); they add up to total_samples."
-        ),
-        "complete": COMPLETE,
-        "provisional": boolean(
-            "True while latest_period is within the reporting lag (see the pulse row)."
-        ),
-    },
+COVERAGE_ROW = attrs_schema(
+    CoverageRow,
     description="Which periods have data (at least 2 contracts) for one cohort.",
 )
-INDEX_ROW = obj(
-    {
-        "sigungu_code": INDEX_PLACE,
-        "sigungu": string(),
-        "property_type": enum(PROPERTY_TYPES),
-        "metric_type": enum(METRIC_TYPES),
-        "period": string(pattern=f"^{YEAR}(-Q[1-4])?$"),
-        "period_end_date": string(format="date"),
-        "value_pct": number(
-            "The value as published, in the row's unit: a percentage (vacancy, yields, "
-            "floor_utility_ratio); index points for rent_index and sale_price_index; "
-            "thousand won (천원) per m² a month for rent_level; thousand won per m² a "
-            "quarter (a year on an annual row) for net_operating_income."
-        ),
-        "annualized_cap_rate": nullable(
-            number(
-                "income_yield rows: value_pct x 4 on a quarter's row, value_pct on an "
-                "annual (YYYY) row, which is a year's yield already."
-            )
-        ),
-        "survey_class": nullable(
-            string(
-                "The R-ONE survey class the value is of: 오피스 (office); 중대형 상가, 소규모 "
-                "상가 or 일반 상가 (retail); 집합 상가 (commercial_complex). Null when not "
-                "known (a value loaded from a file that does not say)."
-            )
-        ),
-        "era": nullable(
-            string(
-                "The era of the R-ONE table the value comes from: `linked` for the board's "
-                "linked (시계열) series, else the table's era (`2024Q3~`, `2022~`, `2021`, "
-                "`2020`, `2019`, `2013~2016`). Null when not known (loaded before svc "
-                "recorded eras, or from a file read without its table name)."
-            )
-        ),
-        "source_table": nullable(string("The R-ONE STATBL_ID of that table; null when not known.")),
-        "floor": nullable(
-            string(
-                "rent_level and floor_utility_ratio rows of a floor table (층별임대료 및 "
-                "층별효용비율): the floor as R-ONE names it (지하1층, 1층 ... 6층이상); null "
-                "for the rent of all floors and on every other metric."
-            )
-        ),
-        "unit": string(
-            "The unit of value_pct: `%`, `index points`, `천원/㎡/month` (rent_level), "
-            "`천원/㎡/quarter` or `천원/㎡/year` (net_operating_income of a quarter or a "
-            "year)."
-        ),
-    },
+INDEX_ROW = attrs_schema(
+    IndexRow,
     description="One R-ONE market statistic for a district (or a market area's own code) "
     "and period. survey_class, era, source_table, floor and unit are additions after SPEC's "
     "fields; net_operating_income (R-ONE's 순영업소득, thousand won per m²) and "
     "floor_utility_ratio (효용비율, a percentage, one per floor) are metrics added to "
     "SPEC's, given only when metric_type names them.",
 )
-DIMENSION_ITEM = obj(
-    {
-        "value": string(),
-        "code": SIGUNGU_CODE,
-        "sample_count": integer(minimum=0),
-    },
-    required=("value", "sample_count"),
-)
+DIMENSION_ITEM = attrs_schema(CodedCount, required=field_schemas(ValueCount))
 RE_DIMENSIONS = obj(
     {
         "sigungus": array(
@@ -975,15 +414,8 @@ RE_DIMENSIONS = obj(
     },
     description="What has data in the last 6 months with data.",
 )
-BUILDING_USE_ITEM = obj(
-    {
-        "value": string(
-            "The building use as the source published it (업무, 제2종근린생활, 기타, ...), or "
-            "unknown when it publishes none (officetels)."
-        ),
-        "property_type": enum(PROPERTY_TYPES, "The property type svc maps the use to."),
-        "sample_count": integer(minimum=1),
-    },
+BUILDING_USE_ITEM = attrs_schema(
+    UseCount,
     description="One published building use of one property type, with its samples in the window.",
 )
 
@@ -1042,7 +474,6 @@ MARKET_META = obj(
         "rate_limit",
     ),
 )
-SIGUNGU_CODE = string("5-digit district (sigungu) code.", pattern="^[0-9]{5}$")
 REGION = obj(
     {
         "sigungu_code": SIGUNGU_CODE,

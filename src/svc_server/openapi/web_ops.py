@@ -3,9 +3,9 @@ reference viewer and their static files, and the development sign-in."""
 
 from __future__ import annotations
 
+from svc_core.json_schema import enum, ref, string
 from svc_server.http.routing import Operation
 from svc_server.openapi.operations import Json, account_ok, error, json_body
-from svc_server.openapi.schemas import enum, ref, string
 
 HTML_PAGE: Json = {
     "description": "An HTML page.",

@@ -28,6 +28,7 @@ from svc_core.realestate import indices as core_indices
 from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
+from svc_core.realestate.building_uses import UseRow
 from svc_core.realestate.common import Context, codes_of, data_as_of, data_version, gate
 from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
@@ -37,8 +38,8 @@ from svc_core.realestate.query import (
     PulseQuery,
     SeriesQuery,
 )
+from svc_core.realestate.rollup import RollupRow
 from svc_server.store import Store
-from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
 from svc_server.store.rollup import district_codes
 
@@ -311,9 +312,9 @@ def indices(
 def _dimensions_data(
     store: Store, geo: str, window: periods.PeriodWindow
 ) -> tuple[core_dimensions.Dimensions, dict[str, int]]:
-    districts: list[Row] = []
-    dongs: list[Row] = []
-    uses: list[Row] = []
+    districts: list[RollupRow] = []
+    dongs: list[RollupRow] = []
+    uses: list[UseRow] = []
     if window.months:
         first, last = window.months[0], window.months[-1]
         districts = store.realestate.rollup(month_from=first, month_to=last)

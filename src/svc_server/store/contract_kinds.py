@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
-from svc_server.store.base import Database, Row, marks
+from svc_core.realestate.dimensions import KindCount
+from svc_server.store.base import Database, marks
 
 KINDS = "transaction_type, lease_kind, deal_type, buyer_type"
 
@@ -21,7 +22,7 @@ class ContractKinds:
 
     db: Database
 
-    def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[Row]:
+    def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[KindCount]:
         """Samples (``n``) per transaction type, lease kind, deal type and buyer type of
         districts ``codes`` in ``months``."""
         if not codes or not months:
@@ -35,4 +36,4 @@ class ContractKinds:
         )
         params = [*codes, *PROPERTY_TYPES, *TRANSACTION_TYPES, *months]
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(sql, params)
+            return [KindCount(**r) for r in tx.fetchall(sql, params)]

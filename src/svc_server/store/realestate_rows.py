@@ -14,7 +14,7 @@ import attrs
 from svc_core.cohorts.contracts import contract_id
 from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
-from svc_core.realestate.rollup import COUNTS, KEYS, tally
+from svc_core.realestate.rollup import KEYS, RollupRow, tally
 from svc_server.store.base import Row
 from svc_server.store.versioned import Version
 
@@ -212,12 +212,9 @@ def row_keys(rows: Iterable[Row], building_type: str | None = None) -> Counter[R
     return counts
 
 
-def rollup_rows(counts: Mapping[RollupKey, Sequence[int]]) -> list[Row]:
+def rollup_rows(counts: Mapping[RollupKey, Sequence[int]]) -> list[RollupRow]:
     """Rollup counts as the rows ``RealEstateRepo.rollup`` returns."""
-    return [
-        {**dict(zip(ROLLUP_COLUMNS, key, strict=True)), **dict(zip(COUNTS, n, strict=True))}
-        for key, n in counts.items()
-    ]
+    return [RollupRow(*key, *n) for key, n in counts.items()]
 
 
 @attrs.frozen(kw_only=True)

@@ -15,12 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from svc_core.realestate.changes import ALL_TYPES, Types
-from svc_core.realestate.rollup import tally
+from svc_core.realestate.rollup import RollupRow, tally
 from svc_server.store.base import (
     IN_CHUNK,
     WRITE_CHUNK,
     Database,
-    Row,
     Tx,
     chunks,
     equal_filters,
@@ -47,9 +46,9 @@ and the cost follows the months recounted, not the district (with a ``GROUP BY``
 SQLite's planner scans the district's ``transactions_dong`` range instead)."""
 
 
-def district_codes(rows: Sequence[Mapping[str, Any]]) -> set[str]:
-    """The district codes of ``rollup`` rows (which ``svc_core`` reads as mappings)."""
-    return {str(row["sigungu_code"]) for row in rows}
+def district_codes(rows: Iterable[RollupRow]) -> set[str]:
+    """The district codes of ``rollup`` rows."""
+    return {row.sigungu_code for row in rows}
 
 
 class RollupTable:
@@ -68,7 +67,7 @@ class RollupTable:
         month_from: str | None = None,
         month_to: str | None = None,
         tx: Tx | None = None,
-    ) -> list[Row]:
+    ) -> list[RollupRow]:
         """Rollup rows (never raw transactions): one per cohort, month, source and
         building type (``''`` unknown), with ``samples``, ``contracts`` and
         ``bulk_contracts``. District-level rows (``dong`` ``''``) unless ``dong_level`` (dong
@@ -99,9 +98,9 @@ class RollupTable:
             sql += " AND month <= ?"
             params.append(month_to)
         if tx is not None:
-            return tx.fetchall(sql, params)
+            return [RollupRow(**r) for r in tx.fetchall(sql, params)]
         with self.db.transaction(write=False) as read:
-            return read.fetchall(sql, params)
+            return [RollupRow(**r) for r in read.fetchall(sql, params)]
 
 
 class RollupWrites:

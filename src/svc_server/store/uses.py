@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
-from svc_server.store.base import Database, Row, Tx, marks
+from svc_core.realestate.building_uses import UseRow
+from svc_server.store.base import Database, Tx, marks
 from svc_server.store.changes import (
     MonthPair,
     by_district,
@@ -28,15 +29,16 @@ class UseMonths:
 
     db: Database
 
-    def uses(self, *, month_from: str, month_to: str) -> list[Row]:
+    def uses(self, *, month_from: str, month_to: str) -> list[UseRow]:
         """``use_months`` rows (``property_type``, ``building_use``, ``samples``) of the
         months from ``month_from`` to ``month_to``; aggregation is the caller's."""
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
+            rows = tx.fetchall(
                 "SELECT property_type, building_use, samples FROM use_months "
                 "WHERE month >= ? AND month <= ?",
                 (month_from, month_to),
             )
+        return [UseRow(**r) for r in rows]
 
 
 class UseWrites:
