@@ -1,16 +1,17 @@
 """Admission and settlement: who is calling, may they call now, and what the call held.
 
-``admit`` resolves the caller of a route and returns an ``Admission``; it never raises
-for a refusal, it returns it (``refused``), so the dispatcher shows the whole order:
-admit, then the handler (or the refusal), then ``settle``. ``data`` routes (``/api/v1``)
-take an ``X-API-Key`` header (which wins over a cookie) or the ``svc_session`` cookie,
-then the per-minute limit and, when counted, one held unit of monthly quota (402 once
-settled calls used it up, 503 ``QUOTA_IN_FLIGHT`` while calls in flight hold the last
-units past the wait). ``account``
-routes take the cookie only, plus the CSRF origin check on writes; ``page`` routes (the
-dashboard) take the cookie when it is there and renew it. ``settle`` turns a 2xx call's
-hold into a settled unit (or gives it back), adds the rate-limit and quota headers and
-renews the session cookie.
+``identify`` resolves the caller of a route and ``admit`` applies its limits, each
+returning an ``Admission``; neither raises for a refusal, they return it (``refused``),
+so the dispatcher shows the whole order: identify, admit, then the handler (or the
+refusal), then ``settle``. ``data`` routes (``/api/v1``) take an ``X-API-Key`` header
+(which wins over a cookie) or the ``svc_session`` cookie, then the per-minute limit and,
+when counted, one held unit of monthly quota (402 once settled calls used it up, 503
+``QUOTA_IN_FLIGHT`` while calls in flight hold the last units past the wait).
+``account`` routes take the cookie only, plus the CSRF origin check on writes; ``page``
+routes (the dashboard) take the cookie when it is there and renew it. ``settle`` turns a
+2xx call's hold into a settled unit (or gives it back) and gives the rate-limit and
+quota headers; ``renew_session`` renews the session cookie. With ``memory_only`` each
+step answers from this process's memory alone or not at all (the warm lane).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from svc_server.http.routing import Route
 from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers, membership, sessions
 from svc_server.store import Store
+from svc_server.store.account_rows import KeyGrant
 
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 DATA_ERROR_META = {"service": "svc", "api_version": "v1"}
@@ -58,6 +60,9 @@ class Admission:
     key_id: str | None = None
     """The API key the call was made with, once known, also when refused (the request
     log keeps the calls of known keys, ``consumer_id`` naming their account)."""
+    grant: KeyGrant | None = None
+    """The row of the key ``caller`` was made from (the warm lane judges it again on
+    each call it plans from, ``callers.still_admits``)."""
 
 
 def client_ip(request: Request, config: Config) -> str:
@@ -82,10 +87,17 @@ def refusal_meta(caller: Caller | None) -> dict[str, Any]:
     return meta
 
 
-def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
-    """Resolve and admit the caller of ``route`` (see the module docstring)."""
+def identify(
+    deps: Deps, route: Route, request: Request, now: float, *, memory_only: bool = False
+) -> Admission | None:
+    """Who is calling ``route``, or the refusal to answer instead (see the module
+    docstring), before any limit is applied (``admit``). ``memory_only`` (``app.warm``,
+    which must not wait): only the caller of a data route's one ``X-API-Key`` known
+    without a read or a write; None for anything else."""
     if route.auth == "data":
-        return _admit_data(deps, route, request, now)
+        return _data_caller(deps, request, now, memory_only)
+    if memory_only:
+        return None
     if route.auth == "account":
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
@@ -113,9 +125,10 @@ def _signed_in(deps: Deps, session: sessions.ActiveSession) -> Admission:
     return Admission(user_id=session.user_id, consumer_id=consumer_id, session=session)
 
 
-def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admission:
+def _data_caller(deps: Deps, request: Request, now: float, memory_only: bool) -> Admission | None:
     store = deps.store
     caller: Caller | None = None
+    grant = None
     session = None
     # Repeated headers reach the environ joined with commas; a key has none.
     api_key: str | None = request.environ.get("HTTP_X_API_KEY")
@@ -124,31 +137,20 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
             raise Unauthorized("Send exactly one X-API-Key header.")
         if api_key is not None:
             ip = client_ip(request, deps.config)
-            caller = callers.authenticate_key(store, api_key, client_ip=ip, now=now)
+            keyed = callers.authenticate_key(
+                store, api_key, client_ip=ip, now=now, memory_only=memory_only
+            )
+            if keyed is None:
+                return None
+            caller, grant = keyed
+        elif memory_only:
+            return None
         else:
             session = _session(deps, request, now, required_error=Unauthorized)
             caller = callers.session_caller(store, session.user_id)
-        admitted = access.admit(
-            store,
-            caller,
-            now,
-            counted=route.counted,
-            ids=deps.ids,
-            hold=quota_hold(deps.config),
-            book=deps.leases,
-        )
-        deps.lease_writer.ensure()
-    except RateLimited as err:
-        assert caller is not None  # the limit is checked only for a known caller
-        limited = attrs.evolve(caller, rate_remaining=0)
-        return Admission(
-            refused=err,
-            refusal_meta=refusal_meta(limited),
-            session=session,
-            consumer_id=caller.consumer_id,
-            key_id=caller.key_id,
-        )
     except SvcError as err:
+        if memory_only:
+            return None
         owner = _key_owner(store, caller, api_key, err, now)
         return Admission(
             refused=err,
@@ -157,12 +159,48 @@ def _admit_data(deps: Deps, route: Route, request: Request, now: float) -> Admis
             consumer_id=owner[0] if owner else None,
             key_id=owner[1] if owner else None,
         )
+    return Admission(caller=caller, user_id=caller.user_id, session=session, grant=grant)
+
+
+def admit(
+    deps: Deps, route: Route, identified: Admission, now: float, *, memory_only: bool = False
+) -> Admission | None:
+    """``identified`` under the caller's per-minute limit and, on a ``counted`` route,
+    holding a unit of its monthly quota (``access.admit``); a call without a caller or
+    already refused passes as it is. ``memory_only`` (``app.warm``): admitted from this
+    process's leases alone, else None with nothing taken."""
+    caller = identified.caller
+    if caller is None or identified.refused is not None:
+        return identified
+    try:
+        admitted = access.admit(
+            deps.store,
+            caller,
+            now,
+            counted=route.counted,
+            ids=deps.ids,
+            hold=quota_hold(deps.config),
+            book=deps.leases,
+            memory_only=memory_only,
+        )
+    except RateLimited as err:
+        limited = attrs.evolve(caller, rate_remaining=0)
+        return Admission(
+            refused=err,
+            refusal_meta=refusal_meta(limited),
+            session=identified.session,
+            consumer_id=caller.consumer_id,
+            key_id=caller.key_id,
+        )
+    if admitted is None:
+        return None
+    deps.lease_writer.ensure()
     caller = admitted.caller
     refused = admitted.refusal
     return Admission(
         caller=caller,
         user_id=caller.user_id,
-        session=session,
+        session=identified.session,
         held=admitted.reservation,
         refused=refused,
         refusal_meta=refusal_meta(caller) if refused else None,
@@ -205,43 +243,25 @@ def unrouted_key(deps: Deps, request: Request, now: float) -> tuple[str, str] | 
 
 
 def settle(
-    deps: Deps, admission: Admission, response: Response, now: float, *, sent: bool = True
-) -> bool:
-    """Settle what ``admission`` held once ``response`` is known (errors included); return
-    whether the call was counted. A call counts only when it succeeded and its client is
-    still there to be answered (``sent`` false: it closed or half-closed its connection,
-    see ``http.front``)."""
-    counted = False
-    if admission.caller is not None:
-        headers = response.headers
-        rated = "X-RateLimit-Limit" not in headers  # a 429 carries its own
-        counted, added = settled(
-            deps, admission.caller, admission.held, response.status_code, now, sent, rated=rated
-        )
-        headers.extend(added)  # no handler sets X-Quota-*: nothing to replace
-    session = admission.session
-    if session is not None and not cookies.sets_cookie(response):
-        cookies.set_cookie(
-            deps.config, response, session.cookie, max(1, session.expires_at - int(now))
-        )
-    return counted
-
-
-def settled(
     deps: Deps,
-    caller: Caller,
-    held: access.Reservation | None,
+    admission: Admission,
     status: int,
     now: float,
-    sent: bool,
     *,
+    sent: bool = True,
     rated: bool = True,
 ) -> tuple[bool, list[tuple[str, str]]]:
-    """``settle`` of a data call of ``caller`` that ``held`` what it settles, answered
-    with ``status``: whether it was counted, and the quota and (``rated``) rate-limit
-    headers its answer carries."""
+    """Settle what ``admission`` held once its answer's ``status`` is known (errors
+    included): whether the call was counted, and the quota and (``rated``) rate-limit
+    headers a data call's answer carries. A call counts only when it succeeded and its
+    client is still there to be answered (``sent`` false: it closed or half-closed its
+    connection, see ``servers.front``)."""
+    caller = admission.caller
+    if caller is None:
+        return False, []
     counted = False
     used = None
+    held = admission.held
     if held is not None:
         succeeded = sent and 200 <= status < 300
         count = access.settle(deps.store, held, succeeded, now, deps.leases)
@@ -253,6 +273,15 @@ def settled(
         added.append(("X-RateLimit-Limit", str(caller.rate_limit_per_minute)))
         added.append(("X-RateLimit-Remaining", str(caller.rate_remaining)))
     return counted, added
+
+
+def renew_session(deps: Deps, admission: Admission, response: Response, now: float) -> None:
+    """Send the session cookie again with its expiry, unless ``response`` sets one."""
+    session = admission.session
+    if session is not None and not cookies.sets_cookie(response):
+        cookies.set_cookie(
+            deps.config, response, session.cookie, max(1, session.expires_at - int(now))
+        )
 
 
 def take_back(deps: Deps, admission: Admission) -> None:

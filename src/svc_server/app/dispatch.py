@@ -1,7 +1,8 @@
 """The dispatcher: one downward walk per request.
 
-match the route → ``admit`` the caller → read the query through the route's
-declarations → the handler (or the admission's refusal) → ``settle`` what admission
+``plan`` (match the route, read the query through its declarations, ``identify`` the
+caller; the warm lane plans the same way, from memory) → ``admit`` the caller under its
+limits → the handler (or the refusal, then a bad query) → ``settle`` what admission
 held. Every failure becomes SPEC's JSON error body here, in one place; nothing below
 calls back up.
 """
@@ -30,7 +31,15 @@ from svc_core.errors import (
     SvcError,
     UriTooLong,
 )
-from svc_server.app.admission import admit, settle, take_back, unrouted_key
+from svc_server.app.admission import (
+    Admission,
+    admit,
+    identify,
+    renew_session,
+    settle,
+    take_back,
+    unrouted_key,
+)
 from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK, Ctx
 from svc_server.http.query import parse_query
 from svc_server.http.responses import error_response
@@ -122,14 +131,80 @@ def _failure(err: Exception, request_id: str, meta: Mapping[str, object] | None 
     return error_response(answer, request_id, meta)
 
 
-def walk(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
-    """Answer one request; returns the response and the context as admitted (for the log)."""
-    request = ctx.request
+@attrs.frozen(kw_only=True)
+class Plan:
+    """What the dispatcher and the warm lane decide of a request before any limit is
+    applied: its route and path values, its strict-parsed query and who is calling."""
+
+    route: Route
+    values: Mapping[str, Any]
+    query: dict[str, str]
+    bad_query: Exception | None
+    """Why the query is refused: answered after any refusal of ``admission``."""
+    admission: Admission
+    """Who is calling, as ``admission.identify`` found (no limit applied yet)."""
+
+
+def plan(
+    deps: Deps, matcher: Matcher, request: Request, now: float, *, memory_only: bool = False
+) -> Plan | None:
+    """The plan of ``request``; raises SvcError when no route takes it (414, 404, 405,
+    400). ``memory_only`` (``app.warm``): None instead of a refusal or of any step that
+    would read or write (``admission.identify``)."""
     max_url = deps.config.max_url_bytes
     try:
         if len(request.environ.get("PATH_INFO", "")) + len(request.query_string) > max_url:
             raise UriTooLong(f"The request URI is longer than {max_url} bytes.")
         route, values = matcher(request)
+    except SvcError:
+        if memory_only:
+            return None
+        raise
+    query: dict[str, str] = {}
+    bad_query = None
+    try:
+        query = params.strict_query(parse_query(request.query_string), route.accepted)
+    except Exception as err:  # answered like a handler's failure, after any refusal
+        if memory_only:
+            return None
+        bad_query = err
+    admission = identify(deps, route, request, now, memory_only=memory_only)
+    if admission is None:
+        return None
+    return Plan(route=route, values=values, query=query, bad_query=bad_query, admission=admission)
+
+
+def admitted_ctx(
+    request: Request,
+    request_id: str,
+    now: float,
+    route: Route,
+    query: dict[str, str],
+    admission: Admission,
+) -> Ctx:
+    """What the handler of ``route`` is given for the call ``admission`` admitted."""
+    caller = admission.caller
+    return Ctx(  # built once, not evolved: evolve costs more than a cached call's answer
+        request=request,
+        request_id=request_id,
+        now=now,
+        params=query,
+        caller=caller,
+        user_id=admission.user_id,
+        consumer_id=caller.consumer_id if caller else admission.consumer_id,
+        session_id=admission.session.session_id if admission.session else None,
+        operation=route.operation_id,
+        csv_only=route.csv_only,
+        key_id=caller.key_id if caller else admission.key_id,
+        counted=admission.held is not None,
+    )
+
+
+def walk(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
+    """Answer one request; returns the response and the context as admitted (for the log)."""
+    request = ctx.request
+    try:
+        planned = plan(deps, matcher, request, ctx.now)
     except SvcError as err:
         owner = unrouted_key(deps, request, ctx.now)
         if owner is not None:  # for the key's request log
@@ -137,32 +212,19 @@ def walk(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
                 ctx, consumer_id=owner[0], key_id=owner[1], error_code=answered(err).code
             )
         return _failure(err, ctx.request_id), ctx
-    admission = admit(deps, route, request, ctx.now)
-    query: dict[str, str] = {}
+    assert planned is not None  # only memory_only plans decline
+    route = planned.route
+    admission = admit(deps, route, planned.admission, ctx.now)
+    assert admission is not None  # only memory_only admissions decline
     failed: Exception | None = admission.refused  # the refusal first, then a bad query
     if failed is None:
-        try:
-            query = params.strict_query(parse_query(request.query_string), route.accepted)
-        except Exception as err:  # answered below like a handler's failure
-            failed = err
-    caller = admission.caller
-    ctx = Ctx(  # built once, not evolved: evolve costs more than a cached call's answer
-        request=request,
-        request_id=ctx.request_id,
-        now=ctx.now,
-        params=query,
-        caller=caller,
-        user_id=admission.user_id,
-        consumer_id=caller.consumer_id if caller else admission.consumer_id,
-        session_id=admission.session.session_id if admission.session else None,
-        csv_only=route.csv_only,
-        key_id=caller.key_id if caller else admission.key_id,
-        counted=admission.held is not None,
-    )
+        failed = planned.bad_query
+    query = planned.query if admission.refused is None else {}
+    ctx = admitted_ctx(request, ctx.request_id, ctx.now, route, query, admission)
     try:
         if failed is not None:
             raise failed
-        response = route.handler(ctx, deps, **values)
+        response = route.handler(ctx, deps, **planned.values)
     except Exception as err:  # every failure is answered in SPEC's shape, never raised
         meta = admission.refusal_meta if err is admission.refused else None
         response = _failure(err, ctx.request_id, meta)
@@ -173,7 +235,14 @@ def walk(deps: Deps, matcher: Matcher, ctx: Ctx) -> tuple[Response, Ctx]:
             request.environ[ACCOUNT] = ctx.consumer_id
         gone = request.environ.get(CLIENT_GONE)
         sent = admission.held is None or gone is None or not gone()  # asked when it counts
-        if settle(deps, admission, response, ctx.now, sent=sent) and gone is not None:
+        headers = response.headers
+        rated = "X-RateLimit-Limit" not in headers  # a 429 carries its own
+        counted, added = settle(
+            deps, admission, response.status_code, ctx.now, sent=sent, rated=rated
+        )
+        headers.extend(added)  # no handler sets X-Quota-*: nothing to replace
+        renew_session(deps, admission, response, ctx.now)
+        if counted and gone is not None:
             request.environ[TAKE_BACK] = functools.partial(take_back, deps, admission)
     except Exception:
         error_log.exception("request %s: settling the call failed", ctx.request_id)

@@ -34,8 +34,8 @@ from svc_core.realestate.contract_record import CONTRACT_COLUMNS
 from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.http.answers import (
+    CachedAnswer,
     Rendered,
-    WarmAnswer,
     data_version,
     iso_second,
     per_call_values,
@@ -144,7 +144,8 @@ def _run(
     keep the answer; errors (400, 403, 404) are raised, never kept."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    csv, given, key = _answer_key(ctx, fn, columns)
+    csv, given, cached = _cached(ctx, columns)
+    key = cached.key
     version = deps.store.realestate.data_version()  # read before computing (see answers)
     rendered = deps.answers.get(version, key)
     running = None
@@ -168,16 +169,18 @@ def _run(
         finally:
             if running is None:  # this thread claimed it
                 deps.answers.done(version, key)
-    return rendered.respond(ctx.request.environ, _per_call(ctx), header_value)
+    return rendered.respond(cached.environ, cached.values(ctx), cached.header_value)
 
 
-def _answer_key(
-    ctx: Ctx, fn: Service, columns: Columns | None
-) -> tuple[bool, tuple[tuple[str, str], ...], Hashable]:
-    """Whether the call is answered in CSV, its query, and its answer's key in the
-    cache: the query as sent (names sorted; only a valid one is ever kept, so a hit
-    skips parsing too; the same query spelt two ways is kept twice, which is harmless),
-    the form, what the tier gate reads of the caller, and the UTC day."""
+def _cached(
+    ctx: Ctx, columns: Columns | None
+) -> tuple[bool, tuple[tuple[str, str], ...], CachedAnswer]:
+    """Whether the call is answered in CSV, its query, and how the calls of ``ctx``'s
+    request are answered from the answer cache, by ``_run`` and from memory alone
+    (``app.warm``). The answer's key is its route's operation, the query as sent (names
+    sorted; only a valid one is ever kept, so a hit skips parsing too; the same query
+    spelt two ways is kept twice, which is harmless), the form, what the tier gate reads
+    of the caller, and the UTC day; the call's own fields fill it."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
     csv = columns is not None and wants_csv(
@@ -185,7 +188,13 @@ def _answer_key(
     )
     given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != FORMAT.name))
     day = math.floor(ctx.now) // 86400
-    return csv, given, (fn.__qualname__, given, csv, caller.plan, caller.auth_method, day)
+    cached = CachedAnswer(
+        key=(ctx.operation, given, csv, caller.plan, caller.auth_method, day),
+        environ=ctx.request.environ,
+        values=_per_call,
+        header_value=header_value,
+    )
+    return csv, given, cached
 
 
 def _per_call(ctx: Ctx) -> dict[str, Any]:
@@ -198,33 +207,24 @@ def _per_call(ctx: Ctx) -> dict[str, Any]:
     }
 
 
-def _warm(ctx: Ctx, fn: Service, columns: Columns | None) -> WarmAnswer:
-    """How ``_run`` answers the calls of ``ctx``'s request from memory (``http.warm``):
-    the same key, the same per-call fields, the same header values."""
-    key = _answer_key(ctx, fn, columns)[2]
-    return WarmAnswer(
-        key=key, environ=ctx.request.environ, values=_per_call, header_value=header_value
-    )
+def warm_pulse(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, service.pulse_columns)[2]
 
 
-def warm_pulse(ctx: Ctx) -> WarmAnswer:
-    return _warm(ctx, service.pulse, service.pulse_columns)
+def warm_series(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, service.pulse_columns)[2]
 
 
-def warm_series(ctx: Ctx) -> WarmAnswer:
-    return _warm(ctx, service.series, service.pulse_columns)
+def warm_coverage(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, coverage_service.COVERAGE_COLUMNS)[2]
 
 
-def warm_coverage(ctx: Ctx) -> WarmAnswer:
-    return _warm(ctx, coverage_service.coverage, coverage_service.COVERAGE_COLUMNS)
+def warm_indices(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, service.INDEX_COLUMNS)[2]
 
 
-def warm_indices(ctx: Ctx) -> WarmAnswer:
-    return _warm(ctx, service.indices, service.INDEX_COLUMNS)
-
-
-def warm_dimensions(ctx: Ctx) -> WarmAnswer:
-    return _warm(ctx, service.dimensions, None)
+def warm_dimensions(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, None)[2]
 
 
 def pulse(ctx: Ctx, deps: Deps) -> Response:

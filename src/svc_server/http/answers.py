@@ -141,7 +141,7 @@ class Rendered:
         header_value: Callable[[Any], str] = str,
     ) -> Reply | None:
         """``respond``'s answer as a status, header pairs and the body, for a server that
-        sends those as they are (``http.warm``); None when it is a 304."""
+        sends those as they are (``app.warm``); None when it is a 304."""
         gzipped, unchanged = self._coding(environ)
         return None if unchanged else self._reply(gzipped, values, header_value)
 
@@ -198,22 +198,16 @@ class Rendered:
 
 
 @attrs.frozen(kw_only=True)
-class WarmAnswer:
-    """How a cached answer is served from memory alone (``http.warm``): its key in the
-    ``AnswerCache``, the request headers it was negotiated for, and how the call's own
-    ``_meta`` fields (``values``, of the admitted call's context) fill it."""
+class CachedAnswer:
+    """How the calls of one request are answered from the ``AnswerCache``, by its
+    handler and from memory alone (``app.warm``): the answer's key, the request headers
+    it is negotiated for, and how the call's own ``_meta`` fields (``values``, of the
+    admitted call's context) fill it."""
 
     key: Hashable
     environ: Mapping[str, Any]
     values: Callable[[Any], Mapping[str, Any]]
     header_value: Callable[[Any], str] = str
-
-    def reply(self, rendered: Rendered, ctx: Any) -> Reply:
-        """The 200 of ``rendered`` for the admitted call ``ctx`` (never a 304: a warm
-        request has no ``If-None-Match``)."""
-        replied = rendered.reply(self.environ, self.values(ctx), self.header_value)
-        assert replied is not None  # no If-None-Match: never a 304
-        return replied
 
 
 class AnswerHeaders(Headers):

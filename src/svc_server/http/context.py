@@ -32,6 +32,9 @@ class Ctx:
     user_id: str | None = None
     consumer_id: str | None = None
     session_id: str | None = None
+    operation: str = ""
+    """The route's operation id (``Route.operation_id``): what its answers are kept
+    under in the answer cache."""
     csv_only: bool = False
     """The route is the ``.csv`` form of a CSV-capable one: answer CSV, negotiate nothing."""
     key_id: str | None = None

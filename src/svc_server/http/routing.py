@@ -20,8 +20,8 @@ from svc_core.params import FORMAT, Param
 
 Handler = Callable[..., Response]
 Warm = Callable[..., Any]
-"""How a route's calls are answered from this process's memory alone (``http.warm``):
-given a request's context, its ``answers.WarmAnswer``."""
+"""How a route's calls are answered from this process's memory alone (``app.warm``):
+given a request's context, its ``answers.CachedAnswer``."""
 Json = dict[str, Any]
 
 
@@ -63,11 +63,17 @@ class Route:
     """The ``.csv`` form of a CSV-capable route (``with_csv_forms``): always CSV."""
     warm: Warm | None = None
     """How the server answers a call of this route from memory, on its event loop, when
-    all the call needs is there (``http.warm``); None: every call goes to ``handler``."""
+    all the call needs is there (``app.warm``); None: every call goes to ``handler``."""
 
     @property
     def endpoint(self) -> str:
         return f"{self.methods[0]} {self.path}"
+
+    @property
+    def operation_id(self) -> str:
+        """The operation this route answers (a ``.csv`` form answers its route's, and
+        shares its cached answers); its endpoint when it has no ``doc``."""
+        return self.doc.operation_id if self.doc is not None else self.endpoint
 
     @property
     def accepted(self) -> frozenset[str]:

@@ -89,7 +89,8 @@ def admit(
     hold: Hold = Hold(),
     sleep: Callable[[float], None] = time.sleep,
     book: LeaseBook | None = None,
-) -> Admitted:
+    memory_only: bool = False,
+) -> Admitted | None:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
     ``counted`` route with a quota, hold one unit of the month's quota (a hold's row is
     named by ``ids`` when the call writes one).
@@ -101,9 +102,20 @@ def admit(
     count reaches the quota (402) or the wait ends (503 ``QUOTA_IN_FLIGHT``). A refused
     request still used its rate-limit slot, as before. With a ``book`` the call is
     admitted from this process's leases when they have room (``services.leases``).
+
+    ``memory_only`` (``app.warm``, which must not wait on I/O): admitted from
+    ``book``'s leases when they have room, else None with nothing taken, as for a
+    counted call without a quota (a test key's call writes its own count when it
+    settles).
     """
     limit = caller.rate_limit_per_minute
     counts = counted and caller.auth_method == "api_key"
+    if memory_only:
+        if book is None or (counts and caller.monthly_quota is None):
+            return None
+        ask = _ask(caller, now, ids, _claim(caller, now, counts, hold, ""))
+        room = book.try_admit(ask, int(now * 1000))
+        return None if room is None else _admitted(caller, now, room[0], counts, room[1])
     claim = _claim(caller, now, counts, hold, "" if book is not None else ids())
     lease = None
     if book is None:
@@ -141,30 +153,6 @@ def admit(
     caller = admitted.caller
     refusal = quota_exceeded(caller) if state.exhausted else quota_in_flight(caller)
     return Admitted(caller=caller, reservation=None, refusal=refusal)
-
-
-def leased_ask(
-    caller: Caller, now: float, *, counted: bool, ids: Callable[[], str], hold: Hold
-) -> Ask | None:
-    """What ``admit_leased`` asks of a lease book for the calls of ``caller`` on a
-    route (``counted``) on the UTC day of ``now``; None when such a call cannot be
-    admitted from leases alone (a counted test-key call writes its own count when it
-    settles)."""
-    counts = counted and caller.auth_method == "api_key"
-    if counts and caller.monthly_quota is None:
-        return None
-    return _ask(caller, now, ids, _claim(caller, now, counts, hold, ""))
-
-
-def admit_leased(caller: Caller, ask: Ask, now: float, book: LeaseBook) -> Admitted | None:
-    """``admit`` of a call of ``caller`` (with ``leased_ask``'s ``ask``, made the same
-    UTC day) when ``book``'s leases have room for it, else None with nothing taken: for
-    a caller that must not wait on I/O (``http.warm``)."""
-    granted = book.try_admit(ask, int(now * 1000))
-    if granted is None:
-        return None
-    counts = ask.claim is not None  # a counted call has a quota (``leased_ask``)
-    return _admitted(caller, now, granted[0], counts, granted[1])
 
 
 def _claim(caller: Caller, now: float, counts: bool, hold: Hold, hold_id: str) -> UsageClaim | None:

@@ -3,8 +3,8 @@ unknown, revoked or expired key, 403 for one used from outside its allowlist), o
 signed-in user acting as their current consumer.
 
 A key's row is remembered per process under the access stamp (``store.keycache``);
-``known_key`` and ``still_admits`` are the same decisions made from memory alone, for
-the warm lane (``http.warm``), which must not wait on the database.
+``authenticate_key`` with ``memory_only`` and ``still_admits`` make the same decisions
+from memory alone, for the warm lane (``app.warm``), which must not wait on the database.
 """
 
 from __future__ import annotations
@@ -24,41 +24,39 @@ TEST_KEY_RATE_LIMIT = 60
 TOUCH_SECONDS = 60
 
 
-def authenticate_key(store: Store, plaintext: str, *, client_ip: str, now: float) -> Caller:
-    """Resolve an ``X-API-Key`` to its caller, or raise 401/403."""
-    parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
-    # Remembered per process while the access stamp holds (seen within KEY_STAMP_TTL).
-    row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
-    caller = key_caller(row, parsed, client_ip=client_ip, now=now)
-    if row is not None and _touch_due(row, now):
+def authenticate_key(
+    store: Store, plaintext: str, *, client_ip: str, now: float, memory_only: bool = False
+) -> tuple[Caller, KeyGrant] | None:
+    """Resolve an ``X-API-Key`` to its caller and its key's row, or raise 401/403.
+
+    ``memory_only`` (``app.warm``, which must not wait): only a key whose row is
+    remembered under the current access stamp and whose use was stamped within the
+    minute (``still_admits``), so nothing is read or written; None for any other key,
+    a refusal too, left to the call made without the switch."""
+    try:
+        parsed = keys.parse_key(plaintext)  # malformed keys never reach the database
+        digest = keys.hash_key(plaintext)
+        if memory_only:
+            known = store.accounts.known_key_by_hash(digest)
+            row = known[1] if known is not None and still_admits(known[1], now) else None
+        else:
+            # Remembered per process while the access stamp holds (KEY_STAMP_TTL).
+            row = store.accounts.cached_key_by_hash(digest)
+        caller = key_caller(row, parsed, client_ip=client_ip, now=now)
+    except SvcError:
+        if memory_only:
+            return None
+        raise
+    assert row is not None  # key_caller refuses an unknown key
+    if _touch_due(row, now):  # never from memory (``still_admits``)
         store.accounts.touch_key(row.id, int(now))  # at most once a minute per key
-    return caller
-
-
-def known_key(
-    store: Store, plaintext: str, *, client_ip: str, now: float
-) -> tuple[int, KeyGrant, Caller] | None:
-    """The caller ``authenticate_key`` admits when finding it needs no read and no write
-    (the key's row remembered, its use stamped within the minute), with the row and the
-    access stamp it holds under; else None, a refusal too, left to ``authenticate_key``
-    (for ``http.warm``, which must not wait)."""
-    try:
-        parsed = keys.parse_key(plaintext)
-    except SvcError:
-        return None
-    known = store.accounts.known_key_by_hash(keys.hash_key(plaintext))
-    if known is None or not still_admits(known[1], now):
-        return None
-    try:
-        return known[0], known[1], key_caller(known[1], parsed, client_ip=client_ip, now=now)
-    except SvcError:
-        return None
+    return caller, row
 
 
 def still_admits(row: KeyGrant, now: float) -> bool:
     """Whether the key of ``row`` (read under the current access stamp) admits a call at
-    ``now`` whose caller ``known_key`` made earlier: its grace not over, and no use to
-    stamp (``authenticate_key`` writes that)."""
+    ``now`` whose caller ``authenticate_key`` made earlier: its grace not over, and no
+    use to stamp (``authenticate_key`` without ``memory_only`` writes that)."""
     status = keys.key_status(row.status, row.grace_until, int(now))
     return status in ("active", "grace") and not _touch_due(row, now)
 
