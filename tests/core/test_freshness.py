@@ -13,7 +13,7 @@ from svc_core import periods
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, LoadReport, Transaction
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
-from svc_core.sync.rtms import COHORTS
+from svc_core.sources.datasets import RtmsDataset
 
 
 @st.composite
@@ -125,7 +125,9 @@ def test_every_type_pair_of_a_sync_kind_maps_back_to_it() -> None:
         for ttype in TRANSACTION_TYPES:
             kinds = freshness.kinds_of(ptype, ttype)
             assert kinds == tuple(
-                k for k, (ps, ts) in COHORTS.items() if ptype in ps and ttype in ts
+                d.sync_name
+                for d in RtmsDataset
+                if ptype in d.property_types and ttype in d.transaction_types
             )
     assert freshness.kinds_of("office", "sale") == ("commercial",)
     assert freshness.kinds_of("officetel", "monthly_lease") == ("officetel-rent",)
@@ -188,7 +190,7 @@ def test_every_type_pair_has_one_kind_and_a_filter_has_the_kinds_of_its_pairs() 
             assert freshness.cohort_kinds(ptype, ttype) == (kind,)
     assert freshness.load_kinds("office", "monthly_lease") == (freshness.OTHER_KIND,)
     assert freshness.cohort_kinds(None, None) == KINDS
-    assert set(KINDS) == {*COHORTS, freshness.OTHER_KIND}
+    assert set(KINDS) == {*(d.sync_name for d in RtmsDataset), freshness.OTHER_KIND}
     assert freshness.cohort_kinds("officetel", None) == ("officetel-trade", "officetel-rent")
     assert freshness.cohort_kinds(None, "sale") == ("commercial", "officetel-trade")
 
