@@ -24,6 +24,7 @@ one vocabulary, each table beside the rule that reads it. Pacing is ``svc_core.s
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
@@ -32,7 +33,17 @@ import attrs
 from svc_core.periods import Month
 from svc_core.sources.datasets import RtmsDataset
 
-STATUSES: tuple[str, ...] = ("complete", "partial", "failed")
+
+class ReadStatus(enum.StrEnum):
+    """How completely a sync read a month (also an R-ONE table, ``svc_core.sync.rone``)."""
+
+    COMPLETE = "complete"
+    """Every item of ``totalCount`` read and written."""
+    PARTIAL = "partial"
+    """Read incompletely; nothing written."""
+    FAILED = "failed"
+    """Not read."""
+
 
 DEFAULT_BUDGET = 9_000
 """Calls a run may make by default: below the 10,000 a day of a development key."""
@@ -109,7 +120,7 @@ class MonthState:
     kind: RtmsDataset
     sigungu_code: str
     month: Month
-    status: str
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None = None
     pages: int = 0
     digest: str | None = None
@@ -213,7 +224,7 @@ def plan(
                     reason = "refresh"
                 elif state is None:
                     reason = "new"
-                elif state.status != "complete":
+                elif state.status is not ReadStatus.COMPLETE:
                     reason = "retry"
                 elif in_refresh_window(month, current, refresh_months):
                     reason = "refresh"
@@ -399,7 +410,7 @@ def district_status(
         low = first if first is not None else min(known, default=None)
         high = last if last is not None else max(known, default=None)
         span = months(low, high) if low is not None and high is not None else ()
-        labels: dict[str, list[str]] = {status: [] for status in STATUSES}
+        labels: dict[ReadStatus, list[str]] = {status: [] for status in ReadStatus}
         for month in sorted(recorded):
             labels[recorded[month].status].append(month.label)
         times = [s.attempted_at for s in found if s.attempted_at is not None]
@@ -407,9 +418,9 @@ def district_status(
             DistrictStatus(
                 kind=kind,
                 sigungu_code=code,
-                complete=tuple(labels["complete"]),
-                partial=tuple(labels["partial"]),
-                failed=tuple(labels["failed"]),
+                complete=tuple(labels[ReadStatus.COMPLETE]),
+                partial=tuple(labels[ReadStatus.PARTIAL]),
+                failed=tuple(labels[ReadStatus.FAILED]),
                 missing=tuple(m.label for m in span if m not in recorded and m not in files),
                 last_synced_at=max(times, default=None),
                 ingested=tuple(files[m] for m in sorted(files)),

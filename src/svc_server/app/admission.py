@@ -31,7 +31,7 @@ from svc_core.errors import (
 )
 from svc_server.config import Config
 from svc_server.http import cookies
-from svc_server.http.routing import Route
+from svc_server.http.routing import Auth, Route
 from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers, membership, sessions
 from svc_server.store import Store
@@ -86,9 +86,9 @@ def refusal_meta(caller: Caller | None) -> dict[str, Any]:
 
 def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
     """Resolve and admit the caller of ``route`` (see the module docstring)."""
-    if route.auth == "data":
+    if route.auth is Auth.DATA:
         return _admit_data(deps, route, request, now)
-    if route.auth == "account":
+    if route.auth is Auth.ACCOUNT:
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
         except SvcError as err:
@@ -99,7 +99,7 @@ def admit(deps: Deps, route: Route, request: Request, now: float) -> Admission:
         except SvcError as err:
             return Admission(refused=err, session=session)
         return _signed_in(deps, session)
-    if route.auth == "page":
+    if route.auth is Auth.PAGE:
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
         except SvcError:

@@ -20,6 +20,7 @@ from svc_core.periods import Month
 from svc_core.realestate.freshness import MonthKey
 from svc_core.sources import ParseResult
 from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync.rtms import ReadStatus
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: records written so far out of the load's records."""
@@ -34,7 +35,7 @@ class SyncMonth:
     kind: RtmsDataset
     sigungu_code: str
     month: Month
-    status: str = attrs.field(validator=attrs.validators.in_(("complete", "partial", "failed")))
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None
     pages: int
     digest: str | None = None
@@ -49,7 +50,7 @@ class SyncTable:
     table_id: str
     era: str
     table_name: str
-    status: str = attrs.field(validator=attrs.validators.in_(("complete", "partial", "failed")))
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None = None
     pages: int = 0
     detail: str = ""
