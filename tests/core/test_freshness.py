@@ -134,25 +134,6 @@ def test_every_type_pair_of_a_sync_kind_maps_back_to_it() -> None:
     assert freshness.kinds_of("office", "monthly_lease") == ()
 
 
-@given(
-    st.sets(st.sampled_from(["11680", "11110", "11650"]), min_size=1),
-    st.sets(st.sampled_from(["2025-04", "2025-05", "2025-06"]), min_size=1),
-    st.sets(
-        st.tuples(
-            st.sampled_from(["commercial", "officetel-trade", "officetel-rent"]),
-            st.sampled_from(["11680", "11110", "11650"]),
-            st.sampled_from(["2025-04", "2025-05", "2025-06"]),
-        )
-    ),
-)
-def test_a_figure_is_complete_unless_one_of_its_district_months_is_incomplete(
-    codes: set[str], wanted: set[str], incomplete: set[freshness.MonthKey]
-) -> None:
-    got = freshness.months_complete(codes, wanted, "office", "sale", incomplete)
-    hit = any(k == "commercial" and c in codes and m in wanted for k, c, m in incomplete)
-    assert got is not hit
-
-
 def test_quarter_labels_cover_their_months() -> None:
     assert freshness.label_months("2025-Q2") == ("2025-04", "2025-05", "2025-06")
     assert freshness.label_months("2025-06") == ("2025-06",)

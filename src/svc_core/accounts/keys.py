@@ -144,11 +144,6 @@ def key_status(stored_status: str, grace_until: float | None, now: float) -> Key
     return KeyStatus.EXPIRED if stored is KeyStatus.GRACE else KeyStatus.ACTIVE
 
 
-def is_usable(stored_status: str, grace_until: float | None, now: float) -> bool:
-    """May the key authenticate a request at ``now``?"""
-    return key_status(stored_status, grace_until, now) in ("active", "grace")
-
-
 # bodies --------------------------------------------------------------------------------
 
 

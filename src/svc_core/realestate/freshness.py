@@ -253,24 +253,6 @@ def label_months(label: str) -> tuple[str, ...]:
     return (label,)
 
 
-def months_complete(
-    codes: Iterable[str],
-    months: Iterable[str],
-    property_type: str,
-    transaction_type: str,
-    incomplete: Collection[MonthKey],
-) -> bool:
-    """True when none of the district-months of ``codes`` × ``months`` × the kinds of
-    the types is in ``incomplete``."""
-    if not incomplete:
-        return True
-    kinds = kinds_of(property_type, transaction_type)
-    wanted = list(months)
-    return not any(
-        (kind, code, month) in incomplete for code in codes for month in wanted for kind in kinds
-    )
-
-
 def loaded_months(
     codes: Collection[str],
     months: Iterable[str],
