@@ -96,10 +96,6 @@ class Month:
         return cls(year=index // 12, month=index % 12 + 1)
 
     @property
-    def first_day(self) -> datetime.date:
-        return datetime.date(self.year, self.month, 1)
-
-    @property
     def last_day(self) -> datetime.date:
         days = calendar.monthrange(self.year, self.month)[1]
         return datetime.date(self.year, self.month, days)

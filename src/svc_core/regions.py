@@ -172,8 +172,3 @@ def aliases(code: str) -> set[str]:
     out |= _replaced().get(code, frozenset())
     out.discard(code)
     return out
-
-
-def equivalent_codes(code: str) -> set[str]:
-    """``code`` and its aliases: the codes a query by ``code`` should match."""
-    return {code} | aliases(code)

@@ -10,7 +10,6 @@ import pytest
 
 from svc_core.sources import kind, rtms, rtms_csv
 from svc_core.sources.datasets import RtmsDataset
-from svc_core.sync import rtms as sync
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILES = {
@@ -24,20 +23,25 @@ FILES = {
 }
 
 
-def test_every_table_of_names_is_a_view_of_the_datasets() -> None:
+def test_every_name_of_a_dataset_leads_back_to_it() -> None:
     datasets = list(RtmsDataset)
-    assert sync.KINDS == ("commercial", "officetel-trade", "officetel-rent")
-    assert {sync.INGEST_KINDS[d.sync_name] for d in datasets} == {
-        k for k in kind.KINDS if k.startswith("rtms-")
-    }
-    assert rtms.KINDS == tuple(sync.PARSE_KINDS.values()) == tuple(d.parse_kind for d in datasets)
-    assert sync.SERVICES["officetel-rent"] == "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent"
+    assert [d.sync_name for d in datasets] == ["commercial", "officetel-trade", "officetel-rent"]
+    assert [d.ingest_kind for d in datasets] == [k for k in kind.KINDS if k.startswith("rtms-")]
+    assert RtmsDataset.OFFICETEL_RENT.operation == "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent"
     for d in datasets:
+        assert RtmsDataset.of_sync_name(d.sync_name) is d
+        assert RtmsDataset.of_ingest_kind(d.ingest_kind) is d
+        assert RtmsDataset.of_parse_kind(d.parse_kind) is d
+        assert RtmsDataset.of_parse_kind(d) is d
+        assert RtmsDataset.of_file_name(f"{d.file_prefix}11680_202506.xml") is d
         assert kind.describe(d.ingest_kind) == d.description
-        assert sync.COHORTS[d.sync_name] == (d.property_types, d.transaction_types)
     # every name is someone's and no two datasets share one
     for field in ("sync_name", "ingest_kind", "parse_kind", "operation", "description"):
         assert len({getattr(d, field) for d in datasets}) == len(datasets), field
+    assert RtmsDataset.of_ingest_kind("samples") is None
+    assert RtmsDataset.of_file_name("samples.csv") is None
+    with pytest.raises(ValueError, match="commercial, officetel-trade, officetel-rent"):
+        RtmsDataset.of_sync_name("officetel_rent")
 
 
 def test_a_dataset_cannot_be_changed() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from datetime import UTC, datetime, timedelta, timezone
@@ -338,27 +337,6 @@ def test_quota_event_refuses_bad_inputs(change: dict[str, Any]) -> None:
         events.quota_event(**(args | change))
 
 
-@pytest.mark.parametrize(
-    ("previous", "current", "limit", "fired"),
-    [
-        (0, 79, 100, []),
-        (79, 80, 100, ["warning_80pct"]),
-        (80, 81, 100, []),
-        (99, 100, 100, ["exceeded"]),
-        (100, 101, 100, []),
-        (79, 100, 100, ["warning_80pct", "exceeded"]),
-        (0, 1, 1, ["warning_80pct", "exceeded"]),
-        (2, 3, 3, ["warning_80pct", "exceeded"]),
-        (3, 4, 5, ["warning_80pct"]),
-        (5, 4, 5, []),
-    ],
-)
-def test_thresholds_crossed_examples(
-    previous: int, current: int, limit: int, fired: list[str]
-) -> None:
-    assert events.thresholds_crossed(previous, current, limit) == fired
-
-
 def reference_threshold(kind: str, limit: int) -> int:
     fraction = Fraction(4, 5) if kind == "warning_80pct" else Fraction(1)
     value = fraction * limit
@@ -371,37 +349,6 @@ def test_the_80_percent_mark_is_exact_for_any_limit(limit: int) -> None:
         "warning_80pct", limit
     )
     assert events.quota_threshold("exceeded", limit) == limit
-
-
-@settings(max_examples=50)
-@given(st.integers(1, 300), st.integers(0, 100))
-def test_counting_one_by_one_fires_each_threshold_exactly_once(limit: int, extra: int) -> None:
-    fired: dict[str, list[int]] = {k: [] for k in events.QUOTA_KINDS}
-    for count in range(1, limit + extra + 1):
-        for kind in events.thresholds_crossed(count - 1, count, limit):
-            fired[kind].append(count)
-    assert fired == {k: [reference_threshold(k, limit)] for k in events.QUOTA_KINDS}
-
-
-@given(st.integers(1, 10**6), st.lists(st.integers(1, 10**5), max_size=30))
-def test_any_sequence_of_increments_fires_each_threshold_at_most_once(
-    limit: int, steps: list[int]
-) -> None:
-    counts = [0]
-    for step in steps:
-        counts.append(counts[-1] + step)
-    fired = [
-        k for a, b in itertools.pairwise(counts) for k in events.thresholds_crossed(a, b, limit)
-    ]
-    for kind in events.QUOTA_KINDS:
-        assert fired.count(kind) == (counts[-1] >= reference_threshold(kind, limit))
-
-
-def test_thresholds_refuse_bad_numbers() -> None:
-    bad: list[tuple[Any, Any, Any]] = [(0, 1, 0), (-1, 1, 10), (0, 1.5, 10), (0, True, 10)]
-    for previous, current, limit in bad:
-        with pytest.raises(ValueError):
-            events.thresholds_crossed(previous, current, limit)
 
 
 # keys ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from svc_core import periods
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, LoadReport, Transaction
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
-from svc_core.sync.rtms import COHORTS
+from svc_core.sources.datasets import RtmsDataset
 
 
 @st.composite
@@ -125,30 +125,13 @@ def test_every_type_pair_of_a_sync_kind_maps_back_to_it() -> None:
         for ttype in TRANSACTION_TYPES:
             kinds = freshness.kinds_of(ptype, ttype)
             assert kinds == tuple(
-                k for k, (ps, ts) in COHORTS.items() if ptype in ps and ttype in ts
+                d.sync_name
+                for d in RtmsDataset
+                if ptype in d.property_types and ttype in d.transaction_types
             )
     assert freshness.kinds_of("office", "sale") == ("commercial",)
     assert freshness.kinds_of("officetel", "monthly_lease") == ("officetel-rent",)
     assert freshness.kinds_of("office", "monthly_lease") == ()
-
-
-@given(
-    st.sets(st.sampled_from(["11680", "11110", "11650"]), min_size=1),
-    st.sets(st.sampled_from(["2025-04", "2025-05", "2025-06"]), min_size=1),
-    st.sets(
-        st.tuples(
-            st.sampled_from(["commercial", "officetel-trade", "officetel-rent"]),
-            st.sampled_from(["11680", "11110", "11650"]),
-            st.sampled_from(["2025-04", "2025-05", "2025-06"]),
-        )
-    ),
-)
-def test_a_figure_is_complete_unless_one_of_its_district_months_is_incomplete(
-    codes: set[str], wanted: set[str], incomplete: set[freshness.MonthKey]
-) -> None:
-    got = freshness.months_complete(codes, wanted, "office", "sale", incomplete)
-    hit = any(k == "commercial" and c in codes and m in wanted for k, c, m in incomplete)
-    assert got is not hit
 
 
 def test_quarter_labels_cover_their_months() -> None:
@@ -188,7 +171,7 @@ def test_every_type_pair_has_one_kind_and_a_filter_has_the_kinds_of_its_pairs() 
             assert freshness.cohort_kinds(ptype, ttype) == (kind,)
     assert freshness.load_kinds("office", "monthly_lease") == (freshness.OTHER_KIND,)
     assert freshness.cohort_kinds(None, None) == KINDS
-    assert set(KINDS) == {*COHORTS, freshness.OTHER_KIND}
+    assert set(KINDS) == {*(d.sync_name for d in RtmsDataset), freshness.OTHER_KIND}
     assert freshness.cohort_kinds("officetel", None) == ("officetel-trade", "officetel-rent")
     assert freshness.cohort_kinds(None, "sale") == ("commercial", "officetel-trade")
 

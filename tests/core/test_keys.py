@@ -18,7 +18,6 @@ from svc_core.accounts.keys import (
     KeyPatch,
     generate_key,
     hash_key,
-    is_usable,
     key_prefix,
     key_status,
     parse_key,
@@ -126,8 +125,6 @@ def test_status_of_a_rotated_key_around_grace_until() -> None:
     assert key_status("grace", until, until - 1) == "grace"
     assert key_status("grace", until, until) == "expired"
     assert key_status("grace", until, until + 1) == "expired"
-    assert is_usable("grace", until, until - 1)
-    assert not is_usable("grace", until, until + 1)
 
 
 def test_status_of_other_keys() -> None:
@@ -136,7 +133,6 @@ def test_status_of_other_keys() -> None:
     assert key_status("revoked", 10, 5) == "revoked"  # revoke kills a key in grace too
     assert key_status("expired", None, 5) == "expired"
     assert key_status("grace", None, 5) == "expired"  # grace without an end: fail closed
-    assert not is_usable("revoked", None, 5)
     with pytest.raises(ValueError):
         key_status("paused", None, 5)
 
@@ -146,12 +142,11 @@ def test_status_of_other_keys() -> None:
     st.none() | st.integers(min_value=0, max_value=2**40),
     st.integers(min_value=0, max_value=2**40),
 )
-def test_status_is_usable_exactly_when_active_or_grace(
+def test_status_is_grace_only_before_grace_until(
     stored: str, grace_until: int | None, now: int
 ) -> None:
     status = key_status(stored, grace_until, now)
     assert status in ("active", "grace", "revoked", "expired")
-    assert is_usable(stored, grace_until, now) is (status in ("active", "grace"))
     if status == "grace":
         assert grace_until is not None and now < grace_until
     if stored == "revoked":

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from svc_core.accounts.quota import (
     QuotaMonth,
-    is_exhausted,
     percent_used,
     quota_month,
     remaining,
@@ -76,9 +75,6 @@ def test_remaining_and_exhaustion() -> None:
     assert remaining(999, 1000) == 1
     assert remaining(1000, 1000) == 0
     assert remaining(1500, 1000) == 0
-    assert not is_exhausted(999, 1000)
-    assert is_exhausted(1000, 1000)
-    assert is_exhausted(0, 0)
 
 
 @pytest.mark.parametrize(
@@ -108,4 +104,3 @@ def test_percent_is_two_decimals_in_range_and_monotone(used: int, quota: int) ->
     assert abs(p - min(100.0, used * 100 / quota)) <= 0.005 + 1e-9
     assert percent_used(used + 1, quota) >= p
     assert remaining(used, quota) + min(used, quota) == quota
-    assert is_exhausted(used, quota) is (remaining(used, quota) == 0)

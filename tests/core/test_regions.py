@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from svc_core.regions import (
     aliases,
-    equivalent_codes,
     find_region,
     load_regions,
     region,
@@ -125,7 +124,6 @@ def test_aliases_both_directions() -> None:
     assert aliases("28125") == {"28110", "28140"}
     assert aliases("11680") == set()
     assert aliases("not a code") == set()
-    assert equivalent_codes("41192") == {"41192", "41190"}
 
 
 @given(st.from_regex(r"[0-9]{5}", fullmatch=True))
@@ -134,4 +132,3 @@ def test_aliases_are_symmetric(code: str) -> None:
     assert code not in found
     for other in found:
         assert code in aliases(other)
-    assert equivalent_codes(code) == found | {code}

@@ -12,7 +12,6 @@ from svc_core.models import Transaction
 from svc_core.realestate.renumbered import (
     record_twin,
     replaced_codes,
-    replacing_codes,
     superseded,
     twin_key,
 )
@@ -86,8 +85,5 @@ def test_a_stored_row_has_the_twin_of_the_record_it_was_written_from(
 def test_the_alias_groups_of_the_real_cases() -> None:
     assert replaced_codes({"28125"}) == {"28110", "28140"}
     assert replaced_codes({"28155"}) == {"28110"}
-    assert replacing_codes({"28110"}) == {"28125", "28155"}
-    assert replacing_codes({"28260"}) == {"28275", "28290"}
-    assert replacing_codes({"41590"}) == {"41591", "41593", "41595", "41597"}
-    assert replacing_codes({"29110"}) == {"12210"} and replaced_codes({"12740"}) == {"46770"}
-    assert replaced_codes({"11680"}) == set() == replacing_codes({"11680"})
+    assert replaced_codes({"12740"}) == {"46770"}
+    assert replaced_codes({"11680"}) == set()

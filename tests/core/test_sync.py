@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.periods import Month
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import parse_pages, parse_rtms, read_page
 from svc_core.sync.rtms import (
     CONNECT_FAILURE_LIMIT,
     KEY_REASONS,
-    KINDS,
     LIMIT_REASONS,
     REQUEST_REASONS,
     RETRY_REASONS,
@@ -40,7 +40,7 @@ month_st = st.builds(
     Month, year=st.integers(min_value=2015, max_value=2030), month=st.integers(1, 12)
 )
 codes_st = st.lists(st.sampled_from(["11110", "11680", "26350", "41135"]), min_size=1, unique=True)
-kinds_st = st.lists(st.sampled_from(KINDS), min_size=1, unique=True)
+kinds_st = st.lists(st.sampled_from(list(RtmsDataset)), min_size=1, unique=True)
 status_st = st.sampled_from(["complete", "partial", "failed"])
 
 
@@ -61,7 +61,7 @@ def test_pages_hold_every_item_and_no_page_is_empty_but_the_first(total: int, ro
     refresh=st.integers(0, 6),
     recorded=st.lists(
         st.tuples(
-            st.sampled_from(KINDS),
+            st.sampled_from(list(RtmsDataset)),
             st.sampled_from(["11110", "11680"]),
             st.integers(0, 14),
             status_st,
@@ -70,19 +70,23 @@ def test_pages_hold_every_item_and_no_page_is_empty_but_the_first(total: int, ro
         max_size=20,
     ),
     ingested=st.lists(
-        st.tuples(st.sampled_from(KINDS), st.sampled_from(["11110", "11680"]), st.integers(0, 14)),
+        st.tuples(
+            st.sampled_from(list(RtmsDataset)),
+            st.sampled_from(["11110", "11680"]),
+            st.integers(0, 14),
+        ),
         max_size=10,
     ),
 )
 def test_a_plan_reads_every_month_but_the_complete_ones_before_the_refresh_window(
-    kinds: list[str],
+    kinds: list[RtmsDataset],
     codes: list[str],
     first: Month,
     span: int,
     current: Month,
     refresh: int,
-    recorded: list[tuple[str, str, int, str, int | None]],
-    ingested: list[tuple[str, str, int]],
+    recorded: list[tuple[RtmsDataset, str, int, str, int | None]],
+    ingested: list[tuple[RtmsDataset, str, int]],
 ) -> None:
     """... and the months ``svc ingest`` loaded whole from API files that no sync read."""
     last = first.shift(span)
@@ -231,11 +235,13 @@ def test_district_status_accounts_for_every_month_of_the_range_synced_ingested_o
 ) -> None:
     first, last = bounds
     states = [
-        MonthState(kind="commercial", sigungu_code="11680", month=m, status=s, attempted_at=1.0)
+        MonthState(
+            kind=RtmsDataset.COMMERCIAL, sigungu_code="11680", month=m, status=s, attempted_at=1.0
+        )
         for m, s in synced.items()
     ]
     ingested = [
-        IngestedMonth(kind="commercial", sigungu_code="11680", month=m, sources=("a.xml",),
+        IngestedMonth(kind=RtmsDataset.COMMERCIAL, sigungu_code="11680", month=m, sources=("a.xml",),
                       complete=c)
         for m, c in loaded.items()
     ]  # fmt: skip
@@ -264,7 +270,7 @@ def test_district_status_lists_each_month_once_and_the_gaps() -> None:
     def state(label: str, status: str, at: float) -> MonthState:
         year, month = label.split("-")
         return MonthState(
-            kind="commercial",
+            kind=RtmsDataset.COMMERCIAL,
             sigungu_code="11680",
             month=Month(year=int(year), month=int(month)),
             status=status,
@@ -277,14 +283,14 @@ def test_district_status_lists_each_month_once_and_the_gaps() -> None:
             state("2025-04", "failed", 9),
             state("2025-03", "partial", 7),
         ],
-        kinds=("commercial", "officetel-rent"),
+        kinds=(RtmsDataset.COMMERCIAL, RtmsDataset.OFFICETEL_RENT),
         districts=("11680",),
     )
     assert [
         (r.kind, r.complete, r.partial, r.failed, r.missing, r.last_synced_at) for r in rows
     ] == [
-        ("commercial", ("2025-01",), ("2025-03",), ("2025-04",), ("2025-02",), 9),
-        ("officetel-rent", (), (), (), (), None),
+        (RtmsDataset.COMMERCIAL, ("2025-01",), ("2025-03",), ("2025-04",), ("2025-02",), 9),
+        (RtmsDataset.OFFICETEL_RENT, (), (), (), (), None),
     ]
 
 
@@ -305,7 +311,7 @@ def test_a_month_read_in_pages_has_the_keys_of_the_whole_file(cuts: list[int]) -
         for a, b in itertools.pairwise(bounds)
     ]
     whole = parse_rtms(data, "commercial")
-    paged = parse_pages(pages, "commercial")
+    paged = parse_pages(pages, RtmsDataset.COMMERCIAL)
     assert [t.natural_key for t in paged.transactions] == [
         t.natural_key for t in whole.transactions
     ]

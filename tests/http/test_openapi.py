@@ -29,7 +29,7 @@ from svc_core.json_schema import nullable
 from svc_core.params import Param
 from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.app import SvcApp, routes
-from svc_server.http.routing import Route
+from svc_server.http.routing import Auth, Route
 from svc_server.openapi import build_document, drift, openapi_path, operation_key
 from svc_server.openapi.operations import TAGS
 from svc_server.openapi.reference import cell, notes, page_name, render_pages, slug
@@ -77,7 +77,7 @@ def test_drift_is_detected() -> None:
         path="/api/v1/new/<thing_id>",
         methods=("GET",),
         handler=routes.ROUTES[0].handler,
-        auth="data",
+        auth=Auth.DATA,
         params=(Param(name="q", description=""),),
     )
     found = drift((*routes.ROUTES, new))

@@ -26,8 +26,8 @@ import pytest
 from mcp import ClientSession
 
 from svc_core.periods import parse_month
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import parse_pages, read_page
-from svc_core.sync.rtms import PARSE_KINDS
 from svc_server.ingest import Load, SyncMonth, commit
 from svc_server.store import Store
 from tests.conftest import RE_NOW, LiveServer
@@ -180,9 +180,9 @@ def test_a_complete_sync_month_forgets_the_rejection_it_no_longer_holds(
     api = Api(make_app(store))
     _load_junggu(store)
     page = read_page(_corrected(tmp_path).read_bytes())
-    result = parse_pages([page], PARSE_KINDS["commercial"], path="sync")
+    result = parse_pages([page], RtmsDataset.COMMERCIAL, path="sync")
     month = SyncMonth(
-        kind="commercial",
+        kind=RtmsDataset.COMMERCIAL,
         sigungu_code="11140",
         month=parse_month("2025-06"),
         status="complete",

@@ -89,10 +89,6 @@ def test_executemany_inserts_every_row(store: Store) -> None:
     assert count == {"n": 50}
 
 
-def test_ping_answers(store: Store) -> None:
-    assert store.ping() >= 0
-
-
 def test_two_stores_on_one_database_see_each_other(db_url: str) -> None:
     a = open_store(db_url)
     b = open_store(db_url)

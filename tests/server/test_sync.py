@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT, KINDS
+from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT
 from svc_server import ingest
 from svc_server.commands.sync import EXIT_UNREACHABLE
 from svc_server.delivery.rtms import could_not_connect
@@ -525,8 +526,9 @@ def test_a_month_the_api_says_is_empty_is_loaded(db_url: str, standin: StandIn) 
         done = sync(db_url, standin, "--sigungu", "11680", "--from", "2025-04", "--to", "2025-06")
         assert done.returncode == 0, done.stderr
         found = states(db_url)
-        empty = {kind: found[(kind, "2025-05")]["total_count"] for kind in KINDS}
-        assert empty == dict.fromkeys(KINDS, 0)
+        kinds = [d.sync_name for d in RtmsDataset]
+        empty = {kind: found[(kind, "2025-05")]["total_count"] for kind in kinds}
+        assert empty == dict.fromkeys(kinds, 0)
         store.realestate.forget_version()  # the sync committed in another process
         rows = api.ok("pulse", {"sigungu_code": "11680", "period": "2025-Q2"})["data"]
         loaded = {(r["complete"], r["months_loaded"], r["months_expected"]) for r in rows}

@@ -16,6 +16,7 @@ import pytest
 
 from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.periods import Month
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import parse_pages, read_page
 from svc_server.delivery.rtms import RtmsClient
 from svc_server.services import sync as sync_service
@@ -198,7 +199,7 @@ def test_a_call_without_a_required_parameter_is_refused_and_stops_the_run(
 ) -> None:
     june = Month(year=2025, month=6)
     options = sync_service.SyncOptions(
-        kinds=("commercial",),
+        kinds=(RtmsDataset.COMMERCIAL,),
         districts=("11680",),
         first=june,
         last=june,
@@ -294,8 +295,8 @@ def test_the_stand_in_answers_json_in_the_json_shape(http: httpx.Client, standin
         read_page(fetch(http, standin, NRG, numOfRows="40", pageNo=str(p), _type="json"))
         for p in (1, 2, 3)
     ]
-    as_xml = parse_pages(xml_pages, "commercial")
-    as_json = parse_pages(json_pages, "commercial")
+    as_xml = parse_pages(xml_pages, RtmsDataset.COMMERCIAL)
+    as_json = parse_pages(json_pages, RtmsDataset.COMMERCIAL)
     assert as_json.transactions == as_xml.transactions and len(as_json.transactions) > 0
     assert as_json.retracted_keys == as_xml.retracted_keys
 

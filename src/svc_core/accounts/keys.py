@@ -11,6 +11,7 @@ and ``active|grace -> revoked``; ``key_status`` derives the status in force at `
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import re
@@ -24,7 +25,6 @@ from svc_core.fields import Field, read_body
 
 MODES: tuple[str, ...] = ("live", "test")
 SCOPES: tuple[str, ...] = ("read_only", "admin")
-STATUSES: tuple[str, ...] = ("active", "grace", "revoked", "expired")
 ENTROPY_BYTES = 16
 PREFIX_CHARS = 16
 MAX_LABEL_CHARS = 64
@@ -117,24 +117,31 @@ def key_prefix(plaintext: str) -> str:
 # status --------------------------------------------------------------------------------
 
 
-def key_status(stored_status: str, grace_until: float | None, now: float) -> str:
+class KeyStatus(enum.StrEnum):
+    """A key's status, as stored and as ``key_status`` derives it."""
+
+    ACTIVE = "active"
+    GRACE = "grace"
+    """Rotated: works until ``grace_until``."""
+    REVOKED = "revoked"
+    EXPIRED = "expired"
+
+
+def key_status(stored_status: str, grace_until: float | None, now: float) -> KeyStatus:
     """The status in force at ``now`` (Unix seconds).
 
     A key with a ``grace_until`` works while ``now < grace_until`` and is ``expired`` from
     that instant; a ``grace`` key without one is treated as expired (fail closed).
     """
-    if stored_status not in STATUSES:
-        raise ValueError(f"unknown stored key status {stored_status!r}")
-    if stored_status in ("revoked", "expired"):
-        return stored_status
+    try:
+        stored = KeyStatus(stored_status)
+    except ValueError:
+        raise ValueError(f"unknown stored key status {stored_status!r}") from None
+    if stored in (KeyStatus.REVOKED, KeyStatus.EXPIRED):
+        return stored
     if grace_until is not None:
-        return "grace" if now < grace_until else "expired"
-    return "expired" if stored_status == "grace" else "active"
-
-
-def is_usable(stored_status: str, grace_until: float | None, now: float) -> bool:
-    """May the key authenticate a request at ``now``?"""
-    return key_status(stored_status, grace_until, now) in ("active", "grace")
+        return KeyStatus.GRACE if now < grace_until else KeyStatus.EXPIRED
+    return KeyStatus.EXPIRED if stored is KeyStatus.GRACE else KeyStatus.ACTIVE
 
 
 # bodies --------------------------------------------------------------------------------

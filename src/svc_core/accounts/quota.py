@@ -42,11 +42,6 @@ def remaining(used: int, quota: int) -> int:
     return max(0, quota - used)
 
 
-def is_exhausted(used: int, quota: int) -> bool:
-    """True once ``used`` reaches ``quota``: the next data call gets 402."""
-    return used >= quota
-
-
 def percent_used(used: int, quota: int) -> float:
     """Share of the quota used, in percent, rounded half-up to 2 decimals, within 0..100.
 

@@ -41,11 +41,6 @@ class Decision:
     reset_at: float
 
 
-def window_start(now: float, window: float = DEFAULT_WINDOW) -> float:
-    """The exclusive lower bound of the window ending at ``now``: stamps after it count."""
-    return now - window
-
-
 def in_window(stamp: float, now: float, window: float = DEFAULT_WINDOW) -> bool:
     """Does a request logged at ``stamp`` still count at ``now``?"""
     return now - stamp < window

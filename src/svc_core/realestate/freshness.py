@@ -18,7 +18,7 @@ store holds a complete read with paging figures. A district-month is **loaded** 
 its read is complete; one never recorded is not loaded.
 
 The kind of a district-month is the sync kind of its records' types (``kinds_of``:
-``svc_core.sync.rtms.COHORTS``); records of types no RTMS dataset carries (commercial leases,
+``RtmsDataset.carries``); records of types no RTMS dataset carries (commercial leases,
 from svc's samples or the demo) have ``OTHER_KIND`` (``load_kinds``).
 
 **Complete.** A figure's month is loaded completely when, for every kind of its types,
@@ -46,7 +46,7 @@ import attrs
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.periods import parse_month, parse_quarter
 from svc_core.sources import ParseResult
-from svc_core.sync.rtms import COHORTS, PARSE_KINDS
+from svc_core.sources.datasets import RtmsDataset
 
 REPORT_DAYS = 30
 PUBLISH_DAYS = 1
@@ -62,10 +62,8 @@ OTHER_KIND = "other"
 only svc's samples and the demo set load them."""
 
 MonthKey = tuple[str, str, str]
-"""(kind, sigungu code, month ``YYYY-MM``) of a district-month: a sync kind, or
-``OTHER_KIND``."""
-SYNC_KINDS = {reader: kind for kind, reader in PARSE_KINDS.items()}
-"""The sync kind of each RTMS reader kind (``svc_core.sources.rtms.KINDS``)."""
+"""(kind, sigungu code, month ``YYYY-MM``) of a district-month: a dataset's
+``sync_name``, or ``OTHER_KIND``."""
 
 
 @attrs.frozen(kw_only=True)
@@ -125,14 +123,15 @@ def partial_read(read: MonthRead | None, total_count: int | None) -> MonthRead:
     return MonthRead(total_count=total_count, pages={})
 
 
-def file_months(kind: str, result: ParseResult) -> list[MonthKey]:
-    """The district-months (of sync kind ``kind``) of a file's records, kept or
+def file_months(kind: RtmsDataset, result: ParseResult) -> list[MonthKey]:
+    """The district-months (of dataset ``kind``) of a file's records, kept or
     retracted (their natural keys start ``rtms:<reader kind>:<code>:<month>:``)."""
-    found = {(kind, t.sigungu_code, t.period_month) for t in result.transactions}
+    name = kind.sync_name
+    found = {(name, t.sigungu_code, t.period_month) for t in result.transactions}
     for key in result.retracted_keys:
         parts = key.split(":")
         if len(parts) > 3 and parts[0] == "rtms":
-            found.add((kind, parts[2], parts[3]))
+            found.add((name, parts[2], parts[3]))
     return sorted(found)
 
 
@@ -147,8 +146,9 @@ def held_counts(result: ParseResult) -> Counter[MonthKey]:
             counts[(kind, t.sigungu_code, t.period_month)] += 1
     for key in result.retracted_keys:
         parts = key.split(":")
-        if len(parts) > 3 and parts[0] == "rtms" and parts[1] in SYNC_KINDS:
-            counts[(SYNC_KINDS[parts[1]], parts[2], parts[3])] += 1
+        dataset = RtmsDataset.of_reader(parts[1]) if len(parts) > 3 else None
+        if parts[0] == "rtms" and dataset is not None:
+            counts[(dataset.sync_name, parts[2], parts[3])] += 1
     return counts
 
 
@@ -166,10 +166,10 @@ def after_whole_file(
 
 
 def after_file(
-    kind: str | None, result: ParseResult, stored: Mapping[MonthKey, MonthRead]
+    kind: RtmsDataset | None, result: ParseResult, stored: Mapping[MonthKey, MonthRead]
 ) -> dict[MonthKey, MonthRead]:
     """The reads of the district-months a file holds once it is loaded over ``stored``:
-    its page of each (``kind``, a sync kind, names them; nothing when None) when it
+    its page of each (``kind``, its dataset, names them; nothing when None) when it
     states a total count, else a whole read of each (``after_whole_file``)."""
     report = result.report
     if report.total_count is None:
@@ -185,42 +185,40 @@ def after_file(
     }
 
 
-def file_keys(kind: str | None, result: ParseResult) -> list[MonthKey]:
+def file_keys(kind: RtmsDataset | None, result: ParseResult) -> list[MonthKey]:
     """The district-months ``after_file`` writes for a file (sorted)."""
     if result.report.total_count is None:
         return sorted(held_counts(result))
     return [] if kind is None else file_months(kind, result)
 
 
-def reads_of(loads: Iterable[tuple[str, ParseResult]]) -> dict[MonthKey, MonthRead]:
+def reads_of(
+    loads: Iterable[tuple[RtmsDataset | str, ParseResult]],
+) -> dict[MonthKey, MonthRead]:
     """The reads a store records after loading files in order, each given with its
-    reader kind (``commercial``, ``officetel_trade``, ``officetel_rent``; any other name,
-    e.g. ``samples``, for a file without paging figures)."""
+    dataset or reader kind (``commercial``, ``officetel_trade``, ``officetel_rent``; any
+    other name, e.g. ``samples``, for a file without paging figures)."""
     reads: dict[MonthKey, MonthRead] = {}
     for reader, result in loads:
-        reads.update(after_file(SYNC_KINDS.get(reader), result, reads))
+        reads.update(after_file(RtmsDataset.of_reader(reader), result, reads))
     return reads
 
 
-def incomplete_of(loads: Iterable[tuple[str, ParseResult]]) -> frozenset[MonthKey]:
+def incomplete_of(loads: Iterable[tuple[RtmsDataset | str, ParseResult]]) -> frozenset[MonthKey]:
     """The incomplete district-months after loading files in order (``reads_of``): what
     a store that loaded the same files records."""
     return frozenset(key for key, read in reads_of(loads).items() if not read.complete)
 
 
-def loaded_of(loads: Iterable[tuple[str, ParseResult]]) -> frozenset[MonthKey]:
+def loaded_of(loads: Iterable[tuple[RtmsDataset | str, ParseResult]]) -> frozenset[MonthKey]:
     """The loaded district-months (complete reads) after loading files in order
     (``reads_of``): what a store that loaded the same files counts as loaded."""
     return frozenset(key for key, read in reads_of(loads).items() if read.complete)
 
 
 def kinds_of(property_type: str, transaction_type: str) -> tuple[str, ...]:
-    """The sync kinds whose records can have these types (``svc_core.sync.rtms.COHORTS``)."""
-    return tuple(
-        kind
-        for kind, (ptypes, ttypes) in COHORTS.items()
-        if property_type in ptypes and transaction_type in ttypes
-    )
+    """The sync kinds of the datasets whose records can have these types."""
+    return tuple(d.sync_name for d in RtmsDataset if d.carries(property_type, transaction_type))
 
 
 @functools.lru_cache(maxsize=256)
@@ -253,24 +251,6 @@ def label_months(label: str) -> tuple[str, ...]:
     if "-Q" in label:
         return tuple(m.label for m in parse_quarter(label).months())
     return (label,)
-
-
-def months_complete(
-    codes: Iterable[str],
-    months: Iterable[str],
-    property_type: str,
-    transaction_type: str,
-    incomplete: Collection[MonthKey],
-) -> bool:
-    """True when none of the district-months of ``codes`` × ``months`` × the kinds of
-    the types is in ``incomplete``."""
-    if not incomplete:
-        return True
-    kinds = kinds_of(property_type, transaction_type)
-    wanted = list(months)
-    return not any(
-        (kind, code, month) in incomplete for code in codes for month in wanted for kind in kinds
-    )
 
 
 def loaded_months(

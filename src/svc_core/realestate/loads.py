@@ -1,6 +1,6 @@
 """MOLIT files to the set of transactions a store would hold after loading them.
 
-``rtms_kind`` names the reader of a file from MOLIT's file name; ``parse_transactions``
+``rtms_kind`` names the dataset of a file from MOLIT's file name; ``parse_transactions``
 picks the open-API (XML/JSON) or the web-export (CSV) reader by content, as ``svc
 ingest`` does; ``merge_loads`` applies parse results in order the way the store does: a
 record already held (same natural key) is kept, a deal a later file reports as
@@ -16,23 +16,15 @@ from svc_core.models import Transaction
 from svc_core.sources import ParseResult, rtms, rtms_csv
 from svc_core.sources.datasets import RtmsDataset
 
-KIND_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("OFFICETEL_RENT_", "officetel_rent"),
-    ("OFFICETEL_", "officetel_trade"),
-    ("NRG_", "commercial"),
-)
-"""MOLIT file name prefixes and the reader kind of each, most specific first."""
-KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
 
-
-def rtms_kind(file_name: str) -> str:
-    """The RTMS reader kind of a file named as MOLIT names them (``NRG_11680_202506.xml``
-    is ``commercial``); ``InvalidParams`` for another name."""
+def rtms_kind(file_name: str) -> RtmsDataset:
+    """The RTMS dataset of a file named as MOLIT names them (``NRG_11680_202506.xml`` is
+    ``RtmsDataset.COMMERCIAL``); ``InvalidParams`` for another name."""
+    found = RtmsDataset.of_file_name(file_name)
+    if found is not None:
+        return found
     base = file_name.replace("\\", "/").rsplit("/", 1)[-1].upper()
-    for prefix, kind in KIND_PREFIXES:
-        if base.startswith(prefix):
-            return kind
-    known = ", ".join(prefix for prefix, _ in KIND_PREFIXES)
+    known = ", ".join(d.file_prefix for d in sorted(RtmsDataset, key=lambda d: -len(d.file_prefix)))
     raise InvalidParams(
         f"Cannot tell the RTMS kind of {base[:64]!r}.",
         hint=f"Name the file with one of the prefixes {known}, or give the kind.",
@@ -44,14 +36,18 @@ def _structured(data: bytes) -> bool:
     return head in (b"<", b"{", b"[")
 
 
-def parse_transactions(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
-    """Read an RTMS file of ``kind`` (``KINDS``): the open API's XML or JSON, or the web
-    site's CSV export, told apart by content."""
-    if kind not in KINDS:
-        raise InvalidParams(f"Unknown RTMS kind {kind!r}; choose one of: {', '.join(KINDS)}.")
+def parse_transactions(
+    data: bytes, kind: RtmsDataset | str, *, path: str = "<bytes>"
+) -> ParseResult:
+    """Read an RTMS file of ``kind`` (a dataset, or its reader kind): the open API's XML
+    or JSON, or the web site's CSV export, told apart by content."""
+    dataset = RtmsDataset.of_reader(kind)
+    if dataset is None:
+        known = ", ".join(d.parse_kind for d in RtmsDataset)
+        raise InvalidParams(f"Unknown RTMS kind {kind!r}; choose one of: {known}.")
     if _structured(data):
-        return rtms.parse_rtms(data, kind, path=path)
-    return rtms_csv.parse_rtms_csv(data, kind, path=path)
+        return rtms.parse_rtms(data, dataset, path=path)
+    return rtms_csv.parse_rtms_csv(data, dataset, path=path)
 
 
 def merge_loads(results: Iterable[ParseResult]) -> list[Transaction]:

@@ -104,8 +104,3 @@ def superseded(older: Sequence[tuple[str, TwinKey]], newer: Iterable[TwinKey]) -
 def replaced_codes(codes: Iterable[str]) -> set[str]:
     """The retired codes that any of ``codes`` replaced."""
     return {old for code in codes for old in replaces(code)}
-
-
-def replacing_codes(codes: Iterable[str]) -> set[str]:
-    """The codes in force that replaced any of the retired ``codes``."""
-    return {new for code in codes for new in retired_into(code)}

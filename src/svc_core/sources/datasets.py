@@ -1,11 +1,14 @@
-"""The MOLIT RTMS datasets svc reads, each named once.
+"""The MOLIT RTMS datasets svc reads, each named once: a new RTMS service is one member.
 
-A dataset is named in four places: ``svc sync rtms --kinds`` (``sync_name``), the kind
-``svc ingest`` loads its files as (``ingest_kind``, recognised by
-``svc_core.sources.kind``), the kind its reader takes (``parse_kind``,
-``svc_core.sources.rtms`` and ``rtms_csv``) and the open API operation under the
-gateway's base URL (``operation``). The tables keyed by those names
-(``svc_core.sync.rtms.SERVICES``, ``sources.rtms.KINDS``, ...) are views of this one.
+A member carries every per-dataset fact svc uses: its name in ``svc sync rtms --kinds``
+(``sync_name``, also the ``sync_months`` column and the kind of its district-months in
+``source_months``), the kind ``svc ingest`` loads its files as (``ingest_kind``,
+recognised by ``svc_core.sources.kind``), its readers' kind (``parse_kind``, the second
+part of its records' natural keys), the open API operation under the gateway's base URL
+(``operation``), the prefix of MOLIT's file names (``file_prefix``), the columns of its
+web CSV export (``csv_columns``), and the property and transaction types its records can
+have. Code passes members; the names are strings only where they are read from or
+written to a command line, a file, a column or a key, through the ``of_*`` lookups.
 """
 
 from __future__ import annotations
@@ -14,52 +17,116 @@ import enum
 from typing import NamedTuple
 
 
-class _Names(NamedTuple):
+class _Facts(NamedTuple):
     sync_name: str
     ingest_kind: str
     parse_kind: str
     operation: str
+    file_prefix: str
     description: str
+    csv_columns: tuple[tuple[str, tuple[str, ...]], ...]
+    """(role, the column names that can hold it) of each column a web CSV export needs."""
     property_types: tuple[str, ...]
     transaction_types: tuple[str, ...]
 
 
-class RtmsDataset(_Names, enum.Enum):
+class RtmsDataset(_Facts, enum.Enum):
     """One RTMS dataset: its names, what its files are, and the property and transaction
     types its records can have. Members are tuples: nothing about one can be changed."""
 
-    COMMERCIAL = _Names(
+    COMMERCIAL = _Facts(
         sync_name="commercial",
         ingest_kind="rtms-commercial",
         parse_kind="commercial",
         operation="RTMSDataSvcNrgTrade/getRTMSDataSvcNrgTrade",
+        file_prefix="NRG_",
         description="a commercial-building sale file (RTMS NrgTrade)",
+        csv_columns=(
+            ("address", ("시군구",)),
+            ("building_type", ("유형",)),
+            ("use", ("건축물주용도", "건물주용도")),
+            ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
+            ("amount", ("거래금액(만원)",)),
+            ("month", ("계약년월",)),
+            ("day", ("계약일",)),
+        ),
         property_types=("office", "retail", "commercial_complex", "mixed_use"),
         transaction_types=("sale",),
     )
-    OFFICETEL_TRADE = _Names(
+    OFFICETEL_TRADE = _Facts(
         sync_name="officetel-trade",
         ingest_kind="rtms-officetel-trade",
         parse_kind="officetel_trade",
         operation="RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
+        file_prefix="OFFICETEL_",
         description="an officetel sale file (RTMS OffiTrade)",
+        csv_columns=(
+            ("address", ("시군구",)),
+            ("area", ("전용면적(㎡)",)),
+            ("amount", ("거래금액(만원)",)),
+            ("month", ("계약년월",)),
+            ("day", ("계약일",)),
+        ),
         property_types=("officetel",),
         transaction_types=("sale",),
     )
-    OFFICETEL_RENT = _Names(
+    OFFICETEL_RENT = _Facts(
         sync_name="officetel-rent",
         ingest_kind="rtms-officetel-rent",
         parse_kind="officetel_rent",
         operation="RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
+        file_prefix="OFFICETEL_RENT_",
         description="an officetel lease file (RTMS OffiRent)",
+        csv_columns=(
+            ("address", ("시군구",)),
+            ("area", ("전용면적(㎡)",)),
+            ("amount", ("보증금(만원)",)),
+            ("rent", ("월세금(만원)", "월세(만원)")),
+            ("month", ("계약년월",)),
+            ("day", ("계약일",)),
+        ),
         property_types=("officetel",),
         transaction_types=("chartered_lease", "monthly_lease"),
     )
 
+    def carries(self, property_type: str, transaction_type: str) -> bool:
+        """Whether the dataset's records can have these types."""
+        return property_type in self.property_types and transaction_type in self.transaction_types
+
     @classmethod
-    def of_parse_kind(cls, kind: str) -> RtmsDataset:
-        """The dataset a reader's ``kind`` names; ValueError for any other string."""
+    def of_sync_name(cls, name: str) -> RtmsDataset:
+        """The dataset whose sync kind is ``name``; ValueError for another string."""
         for dataset in cls:
-            if dataset.parse_kind == kind:
+            if dataset.sync_name == name:
                 return dataset
-        raise ValueError(f"kind must be one of {', '.join(d.parse_kind for d in cls)}")
+        raise ValueError(f"sync kind must be one of {', '.join(d.sync_name for d in cls)}")
+
+    @classmethod
+    def of_ingest_kind(cls, kind: str) -> RtmsDataset | None:
+        """The dataset whose files ``svc ingest`` loads as ``kind``; None for another kind
+        (not every ingest kind is an RTMS dataset's)."""
+        return next((d for d in cls if d.ingest_kind == kind), None)
+
+    @classmethod
+    def of_reader(cls, kind: RtmsDataset | str) -> RtmsDataset | None:
+        """``kind`` itself, or the dataset whose reader kind it names; None for another
+        string (the library's readers also take the reader kind as a string)."""
+        if isinstance(kind, RtmsDataset):
+            return kind
+        return next((d for d in cls if d.parse_kind == kind), None)
+
+    @classmethod
+    def of_parse_kind(cls, kind: RtmsDataset | str) -> RtmsDataset:
+        """``of_reader``, with ValueError for a string that names no dataset."""
+        found = cls.of_reader(kind)
+        if found is None:
+            raise ValueError(f"kind must be one of {', '.join(d.parse_kind for d in cls)}")
+        return found
+
+    @classmethod
+    def of_file_name(cls, file_name: str) -> RtmsDataset | None:
+        """The dataset of a file named as MOLIT names them (``NRG_11680_202506.xml`` is
+        ``COMMERCIAL``; the longest matching prefix decides); None for another name."""
+        base = file_name.replace("\\", "/").rsplit("/", 1)[-1].upper()
+        matching = [d for d in cls if base.startswith(d.file_prefix)]
+        return max(matching, key=lambda d: len(d.file_prefix), default=None)

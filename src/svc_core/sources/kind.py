@@ -40,15 +40,14 @@ from svc_core.sources.rtms import canonical_tag
 from svc_core.sources.rtms_csv import normalize_column
 from svc_core.sources.samples import HEADER as SAMPLES_HEADER
 
-DESCRIPTIONS: dict[str, str] = {
-    **{d.ingest_kind: d.description for d in RtmsDataset},
+OTHER_DESCRIPTIONS: dict[str, str] = {
     "rone-index": "an R-ONE statistics file",
     "samples": "an svc samples CSV",
     "market-listings": "a marketplace listings CSV",
     "market-activity": "a marketplace activity CSV",
 }
-"""What each kind is, in words, for messages."""
-KINDS: tuple[str, ...] = tuple(DESCRIPTIONS)
+"""What each kind that is no RTMS dataset's is, in words, for messages."""
+KINDS: tuple[str, ...] = (*(d.ingest_kind for d in RtmsDataset), *OTHER_DESCRIPTIONS)
 """Every ingest kind: the RTMS datasets' (``RtmsDataset.ingest_kind``), then the others."""
 
 HEAD_BYTES = 1 << 20
@@ -167,4 +166,5 @@ def recognise(data: bytes) -> str | None:
 
 def describe(kind: str) -> str:
     """``kind`` in words (the kind itself when unknown)."""
-    return DESCRIPTIONS.get(kind, kind)
+    dataset = RtmsDataset.of_ingest_kind(kind)
+    return dataset.description if dataset is not None else OTHER_DESCRIPTIONS.get(kind, kind)

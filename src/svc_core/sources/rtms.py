@@ -93,8 +93,6 @@ from svc_core.sources import (
 )
 from svc_core.sources.datasets import RtmsDataset
 
-KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
-"""The readers' kinds (``RtmsDataset.parse_kind``)."""
 SOURCE = "rtms_official"
 OK_CODES = frozenset({"000", "00"})
 """``000`` in live answers; ``00`` only in files a saving tool re-enveloped (accepted)."""
@@ -149,9 +147,9 @@ BUILDING_TYPE_OF = {"일반": "whole_building", "집합": "unit"}
 """RTMS ``buildingType`` → ``Transaction.building_type`` (officetels are units)."""
 
 
-def building_type_of(kind: str, raw: str) -> str | None:
+def building_type_of(kind: RtmsDataset, raw: str) -> str | None:
     """The building type of a deal of ``kind`` whose ``buildingType`` reads ``raw``."""
-    if kind != RtmsDataset.COMMERCIAL.parse_kind:
+    if kind is not RtmsDataset.COMMERCIAL:
         return "unit"
     return BUILDING_TYPE_OF.get(raw.strip())
 
@@ -453,9 +451,11 @@ def _amount(item: Mapping[str, str], field: str, reason: str) -> int:
     return value
 
 
-def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | None, float | None]:
+def _types(
+    kind: RtmsDataset, item: Mapping[str, str]
+) -> tuple[str, str, int, int | None, float | None]:
     """(property_type, transaction_type, price, monthly_rent, area) of an item."""
-    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+    if kind is RtmsDataset.COMMERCIAL:
         prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
         return (
             prop,
@@ -465,7 +465,7 @@ def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | Non
             parse_area(item.get("buildingar"), "buildingar"),
         )
     area = parse_area(item.get("excluusear"), "excluusear")
-    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+    if kind is RtmsDataset.OFFICETEL_TRADE:
         return "officetel", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
     deposit = _amount(item, "deposit", "invalid_amount")
     rent = _amount(item, "monthlyrent", "invalid_rent")
@@ -474,7 +474,7 @@ def _types(kind: str, item: Mapping[str, str]) -> tuple[str, str, int, int | Non
     return "officetel", "monthly_lease", deposit, rent, area
 
 
-def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
+def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transaction:
     code = item.get("sggcd", "").strip()
     if _CODE.fullmatch(code) is None:
         raise Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
@@ -510,13 +510,15 @@ def _transaction(kind: str, item: Mapping[str, str], key: str) -> Transaction:
         raise Reject("invalid_record", str(exc)) from None
 
 
-def item_types(kind: str, item: Mapping[str, str], key: str = "") -> tuple[str | None, str | None]:
+def item_types(
+    kind: RtmsDataset, item: Mapping[str, str], key: str = ""
+) -> tuple[str | None, str | None]:
     """(property type, transaction type) of an item told without its amounts: a lease
     whose rent does not read has no transaction type."""
-    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+    if kind is RtmsDataset.COMMERCIAL:
         prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
         return prop, "sale"
-    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+    if kind is RtmsDataset.OFFICETEL_TRADE:
         return "officetel", "sale"
     rent = parse_manwon(item.get("monthlyrent", ""))
     if rent is None:
@@ -531,13 +533,10 @@ def _key_month(item: Mapping[str, str]) -> str:
     return "unknown"
 
 
-def _exclusion(kind: str, item: Mapping[str, str]) -> str | None:
+def _exclusion(kind: RtmsDataset, item: Mapping[str, str]) -> str | None:
     if item.get("cdealtype", "").strip().upper() == "O":
         return "cancelled"
-    if (
-        kind == RtmsDataset.COMMERCIAL.parse_kind
-        and item.get("sharedealingtype", "").strip() == "지분"
-    ):
+    if kind is RtmsDataset.COMMERCIAL and item.get("sharedealingtype", "").strip() == "지분":
         return "partial_share"
     return None
 
@@ -585,18 +584,18 @@ def read_page(data: bytes, *, path: str = "<bytes>") -> Page:
     )
 
 
-def parse_rtms(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
-    """Read one RTMS API response (XML or JSON, detected) of ``kind`` (see ``KINDS``)."""
-    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
-    return parse_pages([read_page(data, path=path)], kind, path=path)
+def parse_rtms(data: bytes, kind: RtmsDataset | str, *, path: str = "<bytes>") -> ParseResult:
+    """Read one RTMS API response (XML or JSON, detected) of ``kind``: a dataset, or its
+    reader kind (``RtmsDataset.parse_kind``; ValueError for another string)."""
+    dataset = RtmsDataset.of_parse_kind(kind)
+    return parse_pages([read_page(data, path=path)], dataset, path=path)
 
 
-def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> ParseResult:
+def parse_pages(pages: Sequence[Page], kind: RtmsDataset, *, path: str = "<bytes>") -> ParseResult:
     """The records of consecutive pages of one query (a month of one district), read
     as one file: natural keys and their ordinals equal those of a single response
     holding every item in the same order. Paging figures come from the first page
     (one page) or describe the whole read (several)."""
-    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
     first = pages[0] if pages else Page(items=(), total_count=None, page_no=None, num_of_rows=None)
     items = [item for page in pages for item in page.items]
     several = len(pages) > 1
@@ -608,7 +607,7 @@ def parse_pages(pages: Sequence[Page], kind: str, *, path: str = "<bytes>") -> P
         num_of_rows=len(items) if several else first.num_of_rows,
     )
     keys = KeyMaker()
-    prefix = f"rtms:{kind}"
+    prefix = f"rtms:{kind.parse_kind}"
     found = Collector(report=report, types_of=item_types)
     for ordinal, item in enumerate(items, start=1):
         report.read += 1

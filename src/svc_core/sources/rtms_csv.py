@@ -5,8 +5,8 @@ is the first row whose first cell is ``NO``, or, in older exports without ``NO``
 first row holding both ``시군구`` and ``계약년월``. Column names are compared without spaces
 and with ``m²``/``m2`` read as ``㎡``. ``-`` means empty; quoted cells may hold commas.
 
-Columns read per kind (alternatives separated by ``/``; other columns are ignored but
-enter the natural key):
+Columns read per kind (``RtmsDataset.csv_columns``; alternatives separated by ``/``;
+other columns are ignored but enter the natural key):
 
 - ``commercial``: 시군구, 유형, 건축물주용도 / 건물주용도,
   전용/연면적(㎡) / 연면적(㎡) / 건물면적(㎡), 거래금액(만원), 계약년월, 계약일
@@ -66,32 +66,6 @@ from svc_core.sources.rtms import (
     published_details,
 )
 
-_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
-    RtmsDataset.COMMERCIAL.parse_kind: {
-        "address": ("시군구",),
-        "building_type": ("유형",),
-        "use": ("건축물주용도", "건물주용도"),
-        "area": ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)"),
-        "amount": ("거래금액(만원)",),
-        "month": ("계약년월",),
-        "day": ("계약일",),
-    },
-    RtmsDataset.OFFICETEL_TRADE.parse_kind: {
-        "address": ("시군구",),
-        "area": ("전용면적(㎡)",),
-        "amount": ("거래금액(만원)",),
-        "month": ("계약년월",),
-        "day": ("계약일",),
-    },
-    RtmsDataset.OFFICETEL_RENT.parse_kind: {
-        "address": ("시군구",),
-        "area": ("전용면적(㎡)",),
-        "amount": ("보증금(만원)",),
-        "rent": ("월세금(만원)", "월세(만원)"),
-        "month": ("계약년월",),
-        "day": ("계약일",),
-    },
-}
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "cancelled_on": ("해제사유발생일",),
     "cancelled_flag": ("해제여부",),
@@ -131,12 +105,14 @@ def _is_header(cells: Sequence[str]) -> bool:
     return "시군구" in names and "계약년월" in names
 
 
-def _resolve_columns(header: Sequence[str], kind: str, path: str, line: int) -> dict[str, int]:
+def _resolve_columns(
+    header: Sequence[str], kind: RtmsDataset, path: str, line: int
+) -> dict[str, int]:
     names = [normalize_column(c) for c in header]
     position = {name: i for i, name in reversed(list(enumerate(names)))}
     out: dict[str, int] = {}
     missing: list[str] = []
-    for role, choices in _COLUMNS[kind].items():
+    for role, choices in kind.csv_columns:
         found = next((position[c] for c in choices if c in position), None)
         if found is None:
             missing.append("|".join(choices))
@@ -144,7 +120,7 @@ def _resolve_columns(header: Sequence[str], kind: str, path: str, line: int) -> 
             out[role] = found
     if missing:
         raise SourceError(
-            f"the header lacks column(s) {', '.join(missing)} for a {kind} export",
+            f"the header lacks column(s) {', '.join(missing)} for a {kind.parse_kind} export",
             path=path,
             line=line,
         )
@@ -176,15 +152,15 @@ def _amount(raw: str, column: str, reason: str) -> int:
     return value
 
 
-def _exclusion(kind: str, cells: Mapping[str, str]) -> str | None:
+def _exclusion(kind: RtmsDataset, cells: Mapping[str, str]) -> str | None:
     if not is_blank(cells.get("cancelled_on")) or cells.get("cancelled_flag", "").strip() == "O":
         return "cancelled"
-    if kind == RtmsDataset.COMMERCIAL.parse_kind and cells.get("share", "").strip() == "지분":
+    if kind is RtmsDataset.COMMERCIAL and cells.get("share", "").strip() == "지분":
         return "partial_share"
     return None
 
 
-def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
+def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Transaction:
     address = cells["address"]
     found = split_address(address)
     if found is None:
@@ -194,10 +170,10 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
     deal_date = _date(cells["month"], cells["day"])
     price = _amount(cells["amount"], "amount", "invalid_amount")
     rent: int | None = None
-    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+    if kind is RtmsDataset.COMMERCIAL:
         prop = commercial_property_type(cells["building_type"], cells["use"])
         ttype = "sale"
-    elif kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+    elif kind is RtmsDataset.OFFICETEL_TRADE:
         prop, ttype = "officetel", "sale"
     else:
         prop = "officetel"
@@ -230,13 +206,15 @@ def _transaction(kind: str, cells: Mapping[str, str], key: str) -> Transaction:
         raise Reject("invalid_record", str(exc)) from None
 
 
-def _types(kind: str, cells: Mapping[str, str], key: str = "") -> tuple[str | None, str | None]:
+def _types(
+    kind: RtmsDataset, cells: Mapping[str, str], key: str = ""
+) -> tuple[str | None, str | None]:
     """(property type, transaction type) of a row told without its amounts."""
-    if kind == RtmsDataset.COMMERCIAL.parse_kind:
+    if kind is RtmsDataset.COMMERCIAL:
         return commercial_property_type(
             cells.get("building_type", ""), cells.get("use", "")
         ), "sale"
-    if kind == RtmsDataset.OFFICETEL_TRADE.parse_kind:
+    if kind is RtmsDataset.OFFICETEL_TRADE:
         return "officetel", "sale"
     rent = parse_manwon(cells.get("rent", ""))
     if rent is None:
@@ -252,10 +230,10 @@ def _key_parts(cells: Mapping[str, str]) -> tuple[str, str]:
     return code, month
 
 
-def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseResult:
-    """Read one RTMS web CSV export of ``kind`` (``commercial``, ``officetel_trade``,
-    ``officetel_rent``)."""
-    RtmsDataset.of_parse_kind(kind)  # ValueError for anything else
+def parse_rtms_csv(data: bytes, kind: RtmsDataset | str, *, path: str = "<bytes>") -> ParseResult:
+    """Read one RTMS web CSV export of ``kind``: a dataset, or its reader kind
+    (``RtmsDataset.parse_kind``; ValueError for another string)."""
+    dataset = RtmsDataset.of_parse_kind(kind)
     rows = csv_rows(csv_text(data, path, cp949=True), path)
     header: list[str] | None = None
     header_line = 0
@@ -268,7 +246,7 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
             "no header row found (a row starting with NO, or holding 시군구 and 계약년월)",
             path=path,
         )
-    columns = _resolve_columns(header, kind, path, header_line)
+    columns = _resolve_columns(header, dataset, path, header_line)
     names = [normalize_column(c) for c in header]
 
     report = LoadReport(path=path)
@@ -289,9 +267,9 @@ def parse_rtms_csv(data: bytes, kind: str, *, path: str = "<bytes>") -> ParseRes
             name: cell for name, cell in zip(names, cells, strict=False) if name not in _KEY_IGNORED
         }
         code, month = _key_parts(by_role)
-        key = keys.key(f"rtms_csv:{kind}", code, month, key_fields)
-        excluded = _exclusion(kind, by_role)
-        found.add(line, key, excluded, _transaction, kind, by_role, key)
+        key = keys.key(f"rtms_csv:{dataset.parse_kind}", code, month, key_fields)
+        excluded = _exclusion(dataset, by_role)
+        found.add(line, key, excluded, _transaction, dataset, by_role, key)
         if excluded == "cancelled":
             found.date_cancellation(key, by_role.get("cancelled_on"))
     return found.result()

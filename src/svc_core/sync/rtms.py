@@ -24,6 +24,7 @@ one vocabulary, each table beside the rule that reads it. Pacing is ``svc_core.s
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
@@ -32,21 +33,17 @@ import attrs
 from svc_core.periods import Month
 from svc_core.sources.datasets import RtmsDataset
 
-KINDS: tuple[str, ...] = tuple(d.sync_name for d in RtmsDataset)
-"""Sync kinds, as ``--kinds`` names them (``RtmsDataset.sync_name``)."""
-SERVICES: dict[str, str] = {d.sync_name: d.operation for d in RtmsDataset}
-"""The API operation of each kind, under the base URL."""
-INGEST_KINDS: dict[str, str] = {d.sync_name: d.ingest_kind for d in RtmsDataset}
-"""The ``svc ingest`` kind the same records load as."""
-SYNC_KINDS: dict[str, str] = {d.ingest_kind: d.sync_name for d in RtmsDataset}
-"""The sync kind of each ``svc ingest`` RTMS kind."""
-PARSE_KINDS: dict[str, str] = {d.sync_name: d.parse_kind for d in RtmsDataset}
-"""The ``svc_core.sources.rtms`` kind of each sync kind."""
-STATUSES: tuple[str, ...] = ("complete", "partial", "failed")
-COHORTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    d.sync_name: (d.property_types, d.transaction_types) for d in RtmsDataset
-}
-"""The property and transaction types a sync kind's records can have."""
+
+class ReadStatus(enum.StrEnum):
+    """How completely a sync read a month (also an R-ONE table, ``svc_core.sync.rone``)."""
+
+    COMPLETE = "complete"
+    """Every item of ``totalCount`` read and written."""
+    PARTIAL = "partial"
+    """Read incompletely; nothing written."""
+    FAILED = "failed"
+    """Not read."""
+
 
 DEFAULT_BUDGET = 9_000
 """Calls a run may make by default: below the 10,000 a day of a development key."""
@@ -120,10 +117,10 @@ def bare_code(code: str) -> str:
 class MonthState:
     """What the store holds for one (kind, sigungu, month)."""
 
-    kind: str
+    kind: RtmsDataset
     sigungu_code: str
     month: Month
-    status: str
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None = None
     pages: int = 0
     digest: str | None = None
@@ -137,14 +134,14 @@ class Task:
     (partial or failed before) or ``refresh`` (complete, inside the refresh window);
     ``calls`` the calls it is expected to cost."""
 
-    kind: str
+    kind: RtmsDataset
     sigungu_code: str
     month: Month
     reason: str
     calls: int
 
 
-StateKey = tuple[str, str, str]
+StateKey = tuple[RtmsDataset, str, str]
 """(kind, sigungu_code, month label)."""
 
 
@@ -197,7 +194,7 @@ def in_refresh_window(month: Month, current: Month, refresh_months: int) -> bool
 
 
 def plan(
-    kinds: Sequence[str],
+    kinds: Sequence[RtmsDataset],
     districts: Sequence[str],
     first: Month,
     last: Month,
@@ -227,7 +224,7 @@ def plan(
                     reason = "refresh"
                 elif state is None:
                     reason = "new"
-                elif state.status != "complete":
+                elif state.status is not ReadStatus.COMPLETE:
                     reason = "retry"
                 elif in_refresh_window(month, current, refresh_months):
                     reason = "refresh"
@@ -340,9 +337,9 @@ def gone_keys(stored: Collection[str], read: Collection[str]) -> tuple[str, ...]
     return tuple(sorted(k for k in stored if k not in present))
 
 
-def month_prefix(kind: str, sigungu_code: str, month: Month) -> str:
+def month_prefix(kind: RtmsDataset, sigungu_code: str, month: Month) -> str:
     """The natural-key prefix of a month's records from the API (``svc_core.sources.rtms``)."""
-    return f"rtms:{PARSE_KINDS[kind]}:{sigungu_code}:{month.label}:"
+    return f"rtms:{kind.parse_kind}:{sigungu_code}:{month.label}:"
 
 
 @attrs.frozen(kw_only=True)
@@ -352,7 +349,7 @@ class IngestedMonth:
     month (``complete``: True or False from the files' paging, None when the files say
     nothing, as a web CSV export)."""
 
-    kind: str
+    kind: RtmsDataset
     sigungu_code: str
     month: Month
     sources: tuple[str, ...]
@@ -364,7 +361,7 @@ class DistrictStatus:
     """The months of one kind and district by state, the months loaded by ``svc ingest``
     (``ingested``), and when it was last synced."""
 
-    kind: str
+    kind: RtmsDataset
     sigungu_code: str
     complete: tuple[str, ...]
     partial: tuple[str, ...]
@@ -377,7 +374,7 @@ class DistrictStatus:
 def district_status(
     states: Iterable[MonthState],
     *,
-    kinds: Sequence[str] = (),
+    kinds: Sequence[RtmsDataset] = (),
     districts: Sequence[str] = (),
     first: Month | None = None,
     last: Month | None = None,
@@ -392,8 +389,8 @@ def district_status(
     def inside(month: Month) -> bool:
         return (first is None or month >= first) and (last is None or month <= last)
 
-    by_pair: dict[tuple[str, str], list[MonthState]] = {}
-    loaded: dict[tuple[str, str], dict[Month, IngestedMonth]] = {}
+    by_pair: dict[tuple[RtmsDataset, str], list[MonthState]] = {}
+    loaded: dict[tuple[RtmsDataset, str], dict[Month, IngestedMonth]] = {}
     for state in states:
         if inside(state.month):
             by_pair.setdefault((state.kind, state.sigungu_code), []).append(state)
@@ -406,14 +403,14 @@ def district_status(
             for code in districts:
                 by_pair.setdefault((kind, code), [])
     out: list[DistrictStatus] = []
-    for (kind, code), found in sorted(by_pair.items()):
+    for (kind, code), found in sorted(by_pair.items(), key=lambda p: (p[0][0].sync_name, p[0][1])):
         recorded = {s.month: s for s in found}
         files = loaded.get((kind, code), {})
         known = [*recorded, *files]
         low = first if first is not None else min(known, default=None)
         high = last if last is not None else max(known, default=None)
         span = months(low, high) if low is not None and high is not None else ()
-        labels: dict[str, list[str]] = {status: [] for status in STATUSES}
+        labels: dict[ReadStatus, list[str]] = {status: [] for status in ReadStatus}
         for month in sorted(recorded):
             labels[recorded[month].status].append(month.label)
         times = [s.attempted_at for s in found if s.attempted_at is not None]
@@ -421,9 +418,9 @@ def district_status(
             DistrictStatus(
                 kind=kind,
                 sigungu_code=code,
-                complete=tuple(labels["complete"]),
-                partial=tuple(labels["partial"]),
-                failed=tuple(labels["failed"]),
+                complete=tuple(labels[ReadStatus.COMPLETE]),
+                partial=tuple(labels[ReadStatus.PARTIAL]),
+                failed=tuple(labels[ReadStatus.FAILED]),
                 missing=tuple(m.label for m in span if m not in recorded and m not in files),
                 last_synced_at=max(times, default=None),
                 ingested=tuple(files[m] for m in sorted(files)),

@@ -143,17 +143,6 @@ def quota_threshold(kind: str, limit: int) -> int:
     raise ValueError(f"quota event kind must be one of {QUOTA_KINDS}: {kind!r}")
 
 
-def thresholds_crossed(previous: int, current: int, limit: int) -> list[str]:
-    """Quota kinds whose threshold lies in ``(previous, current]``, in order.
-
-    The caller that moved the counter from ``previous`` to ``current`` fires these; one
-    call can cross both. Integer arithmetic only, so the 80% mark is exact for any limit.
-    """
-    _count(previous, "previous")
-    _count(current, "current")
-    return [k for k in QUOTA_KINDS if previous < quota_threshold(k, limit) <= current]
-
-
 def _percent(current: int, limit: int) -> float:
     exact = Decimal(current) * 100 / Decimal(limit)
     return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))

@@ -33,7 +33,7 @@ from svc_core.errors import (
 )
 from svc_server.config import Config
 from svc_server.http import cookies
-from svc_server.http.routing import Route
+from svc_server.http.routing import Auth, Route
 from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers, membership, sessions
 from svc_server.store import Store
@@ -94,11 +94,11 @@ def identify(
     docstring), before any limit is applied (``admit``). ``memory_only`` (``app.warm``,
     which must not wait): only the caller of a data route's one ``X-API-Key`` known
     without a read or a write; None for anything else."""
-    if route.auth == "data":
+    if route.auth is Auth.DATA:
         return _data_caller(deps, request, now, memory_only)
     if memory_only:
         return None
-    if route.auth == "account":
+    if route.auth is Auth.ACCOUNT:
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
         except SvcError as err:
@@ -109,7 +109,7 @@ def identify(
         except SvcError as err:
             return Admission(refused=err, session=session)
         return _signed_in(deps, session)
-    if route.auth == "page":
+    if route.auth is Auth.PAGE:
         try:
             session = _session(deps, request, now, required_error=NotSignedIn)
         except SvcError:

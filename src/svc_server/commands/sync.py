@@ -33,13 +33,13 @@ from svc_core.params import ascii_int
 from svc_core.periods import Month, parse_month
 from svc_core.realestate.region_search import resolve
 from svc_core.regions import region, region_name, regions_in_use
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sync.pace import DEFAULT_RATE, PER_SECOND_PAUSE
 from svc_core.sync.rtms import (
     CONNECT_FAILURE_LIMIT,
     DEFAULT_BUDGET,
     DEFAULT_PAGE_ROWS,
     DEFAULT_REFRESH_MONTHS,
-    KINDS,
     district_status,
     planned_calls,
 )
@@ -57,6 +57,7 @@ EXIT_SUSPENDED = 6
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
 BASE_URL_ENV = "SVC_RTMS_BASE_URL"
 KST = datetime.timezone(datetime.timedelta(hours=9))
+_KIND_NAMES = tuple(d.sync_name for d in RtmsDataset)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -103,9 +104,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--kinds",
-        default=",".join(KINDS),
+        default=",".join(_KIND_NAMES),
         metavar="KIND[,KIND...]",
-        help=f"of {', '.join(KINDS)} (default: all)",
+        help=f"of {', '.join(_KIND_NAMES)} (default: all)",
     )
     r.add_argument(
         "--budget",
@@ -206,11 +207,15 @@ def _status_codes(raw: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(codes))
 
 
-def _kinds(raw: str) -> tuple[str, ...]:
-    kinds = tuple(dict.fromkeys(k.strip() for k in raw.split(",") if k.strip()))
-    wrong = [k for k in kinds if k not in KINDS]
-    if not kinds or wrong:
-        raise InvalidParams(f"--kinds takes {', '.join(KINDS)}; got {raw!r}")
+def _kinds(raw: str) -> tuple[RtmsDataset, ...]:
+    """The datasets ``--kinds`` names (``RtmsDataset.sync_name``), in its order."""
+    names = tuple(dict.fromkeys(k.strip() for k in raw.split(",") if k.strip()))
+    try:
+        kinds = tuple(RtmsDataset.of_sync_name(name) for name in names)
+    except ValueError:
+        kinds = ()
+    if not kinds:
+        raise InvalidParams(f"--kinds takes {', '.join(_KIND_NAMES)}; got {raw!r}")
     return kinds
 
 
@@ -263,7 +268,7 @@ def _pause(value: float) -> float:
 def _month_line(month: sync.MonthOutcome) -> str:
     """One month's outcome, as the progress lines and the end of a run show it."""
     task = month.task
-    what = f"{task.kind} {task.sigungu_code} {task.month.label}: {month.status}"
+    what = f"{task.kind.sync_name} {task.sigungu_code} {task.month.label}: {month.status}"
     if month.status != "complete":
         return f"{what}: {month.detail}"
     if month.unchanged:
@@ -300,7 +305,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             )
             for task in tasks:
                 print(
-                    f"  {task.kind} {task.sigungu_code} {task.month.label} "
+                    f"  {task.kind.sync_name} {task.sigungu_code} {task.month.label} "
                     f"({task.reason}, {task.calls} call{'s' if task.calls > 1 else ''})"
                 )
             return EXIT_OK
@@ -335,7 +340,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
         if month.status != "complete":
             task = month.task
             print(
-                f"  {month.status}: {task.kind} {task.sigungu_code} {task.month.label}: "
+                f"  {month.status}: {task.kind.sync_name} {task.sigungu_code} {task.month.label}: "
                 f"{month.detail}",
                 file=sys.stderr,
             )
@@ -387,7 +392,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         doc = {
             "districts": [
                 {
-                    "kind": r.kind,
+                    "kind": r.kind.sync_name,
                     "sigungu_code": r.sigungu_code,
                     "sigungu": region_name(r.sigungu_code),
                     "complete": list(r.complete),
@@ -421,7 +426,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             loaded = ", ".join(sync_status.ingested_text(i) for i in r.ingested)
             parts.append(f"ingested {len(r.ingested)} ({loaded})")
         print(
-            f"{r.kind} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
+            f"{r.kind.sync_name} {r.sigungu_code} {region_name(r.sigungu_code) or ''}: "
             + ", ".join(parts)
             + f"; last sync {iso_or_none(r.last_synced_at) or 'never'}"
         )

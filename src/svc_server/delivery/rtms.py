@@ -20,7 +20,7 @@ from urllib.parse import unquote
 import httpx
 
 from svc_core.periods import Month
-from svc_core.sync.rtms import SERVICES
+from svc_core.sources.datasets import RtmsDataset
 from svc_server.delivery.fetch import Fetcher, Reply
 
 DEFAULT_BASE_URL = "https://apis.data.go.kr/1613000"
@@ -54,12 +54,12 @@ class RtmsClient:
         self._key = decoded_key(service_key)
         self._http = Fetcher(timeout=timeout)
 
-    def url(self, kind: str) -> str:
-        """The operation URL of a sync kind."""
-        return f"{self.base_url}/{SERVICES[kind]}"
+    def url(self, kind: RtmsDataset) -> str:
+        """The operation URL of a dataset."""
+        return f"{self.base_url}/{kind.operation}"
 
     def get_page(
-        self, kind: str, sigungu_code: str, month: Month, *, page_no: int, rows: int
+        self, kind: RtmsDataset, sigungu_code: str, month: Month, *, page_no: int, rows: int
     ) -> Reply:
         """One page of ``kind`` for ``sigungu_code`` and ``month``."""
         params = {

@@ -2,13 +2,13 @@
 
 A ``Route`` carries everything said about one operation, so nothing is keyed by strings
 in a second table: the dispatcher reads ``auth``, ``params``, ``counted`` and ``csv``;
-the OpenAPI builder reads the same fields plus ``doc``. ``auth`` is ``public``, ``data``
-(API key or cookie; rate-limited; quota-counted when ``counted``) or ``account`` (cookie
-only). The table itself lives in ``svc_server.app.routes``.
+the OpenAPI builder reads the same fields plus ``doc``. ``auth`` is an ``Auth`` policy.
+The table itself lives in ``svc_server.app.routes``.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +23,19 @@ Warm = Callable[..., Any]
 """How a route's calls are answered from this process's memory alone (``app.warm``):
 given a request's context, its ``answers.CachedAnswer``."""
 Json = dict[str, Any]
+
+
+class Auth(enum.StrEnum):
+    """Who may call a route: its value is what the OpenAPI document's ``x-svc-auth`` says."""
+
+    PUBLIC = "public"
+    """Anyone, signed in or not."""
+    DATA = "data"
+    """An API key or a session cookie; rate-limited, quota-counted when ``counted``."""
+    ACCOUNT = "account"
+    """A session cookie only (the account surface)."""
+    PAGE = "page"
+    """A web page: anyone, with the signed-in caller resolved when there is one."""
 
 
 @attrs.frozen(kw_only=True)
@@ -54,8 +67,7 @@ class Route:
     methods: tuple[str, ...]
     handler: Handler
     doc: Operation | None = None
-    auth: str = "public"
-    """``public``, ``data``, ``account`` or ``page`` (see ``svc_server.app.routes``)."""
+    auth: Auth = Auth.PUBLIC
     params: tuple[Param, ...] = ()
     counted: bool = False
     csv: bool = False

@@ -43,7 +43,7 @@ from svc_core.sources import csv_text
 from svc_core.sources.kind import describe, item_kinds, recognise
 from svc_core.sources.sniff import binary_format
 from svc_server.ingest.load import Load, Progress, SyncMonth, SyncTable, state_only
-from svc_server.ingest.loaders import LOADERS, RTMS_KINDS, AreaMap, Options, parse_transaction_file
+from svc_server.ingest.loaders import LOADERS, AreaMap, Options, parse_transaction_file
 from svc_server.ingest.writer import Committed, commit
 from svc_server.store import Store
 
@@ -53,7 +53,6 @@ AREA_MAP_HEADER = ("market_area", "sigungu_code")
 __all__ = [
     "KINDS",
     "LOADERS",
-    "RTMS_KINDS",
     "AreaMap",
     "Committed",
     "Load",

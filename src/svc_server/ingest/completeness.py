@@ -23,17 +23,14 @@ from collections.abc import Iterable, Mapping
 from svc_core.periods import Month
 from svc_core.realestate import freshness
 from svc_core.sources import ParseResult
-from svc_core.sync.rtms import INGEST_KINDS
+from svc_core.sources.datasets import RtmsDataset
 from svc_server.store.loading import Writer
-
-SYNC_KINDS = {ingest_kind: kind for kind, ingest_kind in INGEST_KINDS.items()}
-"""The sync kind of each ``svc ingest`` RTMS kind."""
 
 
 def record_file(w: Writer, ingest_kind: str, result: ParseResult, *, now: float) -> None:
     """Record what a file of ``ingest_kind`` holds of each of its district-months: its
     page when it states a total count, else a whole read of each."""
-    kind = SYNC_KINDS.get(ingest_kind)
+    kind = RtmsDataset.of_ingest_kind(ingest_kind)
     keys = freshness.file_keys(kind, result)
     if keys:
         stored = w.realestate.month_reads(w.tx, keys)
@@ -44,7 +41,7 @@ def file_whole(ingest_kind: str, result: ParseResult) -> list[freshness.MonthKey
     """The district-months a file of ``ingest_kind`` reads whole by itself: a page
     stating a total count that it holds all of (as ``after_file`` records it over no
     earlier read). None for a file without paging figures."""
-    kind = SYNC_KINDS.get(ingest_kind)
+    kind = RtmsDataset.of_ingest_kind(ingest_kind)
     if kind is None or result.report.total_count is None:
         return []
     reads = freshness.after_file(kind, result, {})
@@ -71,7 +68,7 @@ def record_whole(
 
 def record_sync(
     w: Writer,
-    kind: str,
+    kind: RtmsDataset,
     code: str,
     month: Month,
     *,
@@ -80,7 +77,7 @@ def record_sync(
     now: float,
 ) -> None:
     """Record a sync's read of one month: whole (it wrote every item) or partial."""
-    key = (kind, code, month.label)
+    key = (kind.sync_name, code, month.label)
     if complete and total_count is not None:
         read = freshness.whole_read(total_count)
     else:

@@ -19,6 +19,8 @@ from svc_core.models import IndexObservation, LoadReport
 from svc_core.periods import Month
 from svc_core.realestate.freshness import MonthKey
 from svc_core.sources import ParseResult
+from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync.rtms import ReadStatus
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: records written so far out of the load's records."""
@@ -30,11 +32,10 @@ class SyncMonth:
     month now holds exactly what the read found (``status`` complete: stored records of
     the month the read no longer holds are retracted)."""
 
-    kind: str
-    """The sync kind (``svc_core.sync.rtms.KINDS``)."""
+    kind: RtmsDataset
     sigungu_code: str
     month: Month
-    status: str = attrs.field(validator=attrs.validators.in_(("complete", "partial", "failed")))
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None
     pages: int
     digest: str | None = None
@@ -49,7 +50,7 @@ class SyncTable:
     table_id: str
     era: str
     table_name: str
-    status: str = attrs.field(validator=attrs.validators.in_(("complete", "partial", "failed")))
+    status: ReadStatus = attrs.field(converter=ReadStatus)
     total_count: int | None = None
     pages: int = 0
     detail: str = ""

@@ -19,8 +19,6 @@ from svc_core.sync.rone import era_of
 from svc_server.ingest.load import Load, Progress
 from svc_server.ingest.markets import ACTIVITY, LISTINGS
 
-RTMS_KINDS = {d.ingest_kind: d.parse_kind for d in RtmsDataset}
-"""The ``svc ingest`` RTMS kinds and the reader kind (``svc_core.sources.rtms``) of each."""
 AreaMap = Mapping[str, Sequence[str]]
 
 
@@ -43,9 +41,10 @@ def parse_transaction_file(kind: str, data: bytes, *, path: str) -> ParseResult:
     """Read a transaction file of ingest ``kind`` (format told by content); pure."""
     if kind == "samples":
         return samples.parse_samples(data, path=path)
-    if kind not in RTMS_KINDS:
+    dataset = RtmsDataset.of_ingest_kind(kind)
+    if dataset is None:
         raise InvalidParams(f"{kind!r} is not a transaction kind.")
-    return parse_rtms(data, RTMS_KINDS[kind], path=path)
+    return parse_rtms(data, dataset, path=path)
 
 
 def _digest(data: bytes) -> str:
@@ -107,7 +106,7 @@ def _activity(data: bytes, options: Options) -> Load:
 
 
 LOADERS: dict[str, Loader] = {
-    **{kind: _transaction_loader(kind) for kind in RTMS_KINDS},
+    **{d.ingest_kind: _transaction_loader(d.ingest_kind) for d in RtmsDataset},
     "rone-index": _rone,
     "samples": _transaction_loader("samples"),
     LISTINGS: _listings,

@@ -20,7 +20,7 @@ import attrs
 
 from svc_core.params import FORMAT, Param
 from svc_server.config import Config
-from svc_server.http.routing import CSV_SUFFIX, Operation, Route
+from svc_server.http.routing import CSV_SUFFIX, Auth, Operation, Route
 from svc_server.openapi.components import (
     CACHE_HEADERS,
     CONDITIONAL_PARAMS,
@@ -173,7 +173,7 @@ def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
     declared = (*route.params, FORMAT) if route.csv else route.params
     params += [param_object(p) for p in declared]
     params.append(dict(REQUEST_ID_PARAM))
-    if route.auth == "data":
+    if route.auth is Auth.DATA:
         params += [dict(p) for p in CONDITIONAL_PARAMS]
     return params
 
@@ -191,7 +191,7 @@ def _with_headers(response: Json, names: Iterable[str]) -> Json:
 def _responses(route: Route, method: str, op: Operation | None) -> Json:
     own: dict[str, Json] = dict(op.responses) if op else {"200": {"description": "Undocumented."}}
     auto: dict[str, Json] = {"400": error_ref("BadRequest"), "414": error_ref("UriTooLong")}
-    if route.auth == "data":
+    if route.auth is Auth.DATA:
         auto.update(
             {
                 "401": error_ref("Unauthorized"),
@@ -202,7 +202,7 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
                 "503": error_ref("ServiceUnavailable"),
             }
         )
-    elif route.auth == "account":
+    elif route.auth is Auth.ACCOUNT:
         auto["401"] = error_ref("Unauthorized")
         if method in WRITE_METHODS:
             auto["403"] = error_ref("AccountForbidden")
@@ -213,13 +213,13 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
                 "415": error_ref("UnsupportedMediaType"),
             }
         )
-    if route.auth == "data":
+    if route.auth is Auth.DATA:
         auto["304"] = error_ref("NotModified")
     merged = {**auto, **own}
-    extra = DATA_HEADERS if route.auth == "data" else ()
+    extra = DATA_HEADERS if route.auth is Auth.DATA else ()
     out: Json = {}
     for status in sorted(merged, key=lambda s: (len(s), s)):
-        cached = CACHE_HEADERS if status == "200" and route.auth == "data" else ()
+        cached = CACHE_HEADERS if status == "200" and route.auth is Auth.DATA else ()
         response = _with_headers(merged[status], (*extra, *cached))
         if status == "200" and (route.csv or route.csv_only) and "$ref" not in response:
             csv_content = {"schema": {"type": "string"}, "example": CSV_EXAMPLE}
@@ -273,7 +273,7 @@ def _operation(route: Route, method: str, op: Operation | None, path: str) -> Js
         out["requestBody"] = copy.deepcopy(op.body)
     out["responses"] = _responses(route, method, op)
     out["security"] = copy.deepcopy(SECURITY[route.auth])
-    out["x-svc-auth"] = route.auth
+    out["x-svc-auth"] = route.auth.value
     out["x-svc-quota-counted"] = route.counted
     if op is not None:
         out.update(copy.deepcopy(dict(op.extensions)))

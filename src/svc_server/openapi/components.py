@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from svc_core.json_schema import ref
+from svc_server.http.routing import Auth
 from svc_server.openapi.operations import Json
 from svc_server.openapi.schemas import LAYER_ENVELOPE
 
@@ -167,11 +168,11 @@ SECURITY_SCHEMES: dict[str, Json] = {
         "description": "Set by POST /api/auth/session; 15 minutes, renewed by each request.",
     },
 }
-SECURITY: dict[str, list[Json]] = {
-    "public": [],
-    "data": [{"apiKey": []}, {"sessionCookie": []}],
-    "account": [{"sessionCookie": []}],
-    "page": [{}, {"sessionCookie": []}],
+SECURITY: dict[Auth, list[Json]] = {
+    Auth.PUBLIC: [],
+    Auth.DATA: [{"apiKey": []}, {"sessionCookie": []}],
+    Auth.ACCOUNT: [{"sessionCookie": []}],
+    Auth.PAGE: [{}, {"sessionCookie": []}],
 }
 REQUEST_ID_PARAM: Json = {
     "name": "X-Request-ID",

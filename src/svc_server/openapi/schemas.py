@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from svc_core import periods
 from svc_core.accounts import bodies, keys
 from svc_core.accounts.bodies import ROLES
-from svc_core.accounts.keys import MODES, SCOPES, STATUSES
+from svc_core.accounts.keys import MODES, SCOPES, KeyStatus
 from svc_core.accounts.plans import DEFAULT_PLANS, TIER_ORDER
+from svc_core.cohorts.confidence import LEVELS
 from svc_core.cohorts.stats import AREA_UNITS
 from svc_core.fields import Field
 from svc_core.json_schema import (
@@ -48,18 +49,22 @@ from svc_core.realestate.dimensions import CodedCount, ValueCount
 from svc_core.realestate.indices import IndexRow
 from svc_core.realestate.loaded import NOT_FOUND_REASONS
 from svc_core.realestate.pulse_row import served_schemas
-from svc_core.realestate.record import TransactionRecord
+from svc_core.realestate.query import GRANULARITIES
+from svc_core.realestate.record import (
+    TransactionRecord,
+)
 from svc_core.realestate.row_docs import SIGUNGU_CODE
 from svc_core.webhooks.event_filters import FILTER_KEYS
 from svc_core.webhooks.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_server.services.delivery_log import DELIVERY_OUTCOMES, DELIVERY_STATUSES
+from svc_server.services.team import MemberStatus
+from svc_server.store.webhooks import EndpointStatus
 
 PLANS: tuple[str, ...] = tuple(DEFAULT_PLANS)
-CONFIDENCE: tuple[str, ...] = ("low", "medium", "high")
-GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
-GRANULARITIES: tuple[str, ...] = ("quarter", "month")
-MEMBER_STATUSES: tuple[str, ...] = ("pending", "active", "removed")
-ENDPOINT_STATUSES: tuple[str, ...] = ("active", "revoked", "disabled_after_failure")
+CONFIDENCE: tuple[str, ...] = LEVELS
+KEY_STATUSES: tuple[str, ...] = tuple(KeyStatus)
+MEMBER_STATUSES: tuple[str, ...] = tuple(MemberStatus)
+ENDPOINT_STATUSES: tuple[str, ...] = tuple(EndpointStatus)
 
 # Period grammar (svc_core.periods): years 1990 to 2100.
 MONTH = periods.MONTH_PATTERN
@@ -654,7 +659,7 @@ KEY_USAGE = obj(
         "prefix": string("The first 16 characters of the key."),
         "label": string(),
         "mode": enum(MODES),
-        "status": enum(STATUSES, "The key's status now."),
+        "status": enum(KEY_STATUSES, "The key's status now."),
         "calls": integer(
             "Successful counted calls made with this key this month (updated within "
             "about a second).",
@@ -672,7 +677,7 @@ KEY_ROW_PROPERTIES: dict[str, Schema] = {
     "mode": enum(MODES),
     "scope": enum(SCOPES),
     "ip_allowlist": array(string()),
-    "status": enum(STATUSES),
+    "status": enum(KEY_STATUSES),
     "created_at": TIMESTAMP,
     "grace_until": nullable(TIMESTAMP),
     "last_used_at": nullable(TIMESTAMP),

@@ -5,6 +5,7 @@ and the operator's view of every delivery in any state (``svc webhook deliveries
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -128,10 +129,20 @@ def delivery_detail(
     )
 
 
-DELIVERY_OUTCOMES = ("delivered", "failed")
+class DeliveryStatus(enum.StrEnum):
+    """A delivery's states: queued, taken by a worker, going out, and the two outcomes."""
+
+    PENDING = "pending"
+    CLAIMED = "claimed"
+    SENDING = "sending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+
+
+DELIVERY_OUTCOMES = (DeliveryStatus.DELIVERED, DeliveryStatus.FAILED)
 """How a delivery ends (the status of a test send's result)."""
-DELIVERY_STATUSES = ("pending", "claimed", "sending", *DELIVERY_OUTCOMES)
-"""A delivery's states: queued, taken by a worker, going out, and the two outcomes."""
+DELIVERY_STATUSES = tuple(DeliveryStatus)
+"""Every state, in order (for choices and messages)."""
 
 
 def recent_deliveries(

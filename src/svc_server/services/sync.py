@@ -60,13 +60,12 @@ from svc_core.errors import GatewayError, SourceError, UpstreamKeyRefused
 from svc_core.models import LoadReport
 from svc_core.periods import Month
 from svc_core.redact import redact_url
+from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import Page, parse_pages, read_page
 from svc_core.sync.pace import DEFAULT_RATE, PER_SECOND_PAUSE, Pace
 from svc_core.sync.rtms import (
-    INGEST_KINDS,
     KEY_HINTS,
     MAX_TOTAL_COUNT,
-    PARSE_KINDS,
     Budget,
     Task,
     bare_code,
@@ -93,7 +92,7 @@ Finished = Callable[[int, int, "MonthOutcome"], None]
 class SyncOptions:
     """What a run reads and how hard it tries."""
 
-    kinds: tuple[str, ...]
+    kinds: tuple[RtmsDataset, ...]
     districts: tuple[str, ...]
     first: Month
     last: Month
@@ -207,7 +206,7 @@ class _Run:
         return page
 
     def _page(self, answer: Reply, task: Task, page_no: int) -> Page:
-        where = f"{task.kind} {task.sigungu_code} {task.month.label} page {page_no}"
+        where = f"{task.kind.sync_name} {task.sigungu_code} {task.month.label} page {page_no}"
         try:
             page = read_page(answer.body, path=where)
         except GatewayError as exc:
@@ -290,13 +289,13 @@ class _Run:
         )
 
     def write(self, task: Task, pages: Sequence[Page], total: int) -> MonthOutcome:
-        result = parse_pages(pages, PARSE_KINDS[task.kind], path=self.path(task))
+        result = parse_pages(pages, task.kind, path=self.path(task))
         digest = month_digest((t.natural_key for t in result.transactions), result.retracted_keys)
         with self.store.data.transaction(write=False) as tx:
             old = self.store.sync.get(tx, task.kind, task.sigungu_code, task.month)
-        month_id = f"sync|{task.kind}|{task.sigungu_code}|{task.month.label}"
+        month_id = f"sync|{task.kind.sync_name}|{task.sigungu_code}|{task.month.label}"
         load = Load(
-            kind=INGEST_KINDS[task.kind],
+            kind=task.kind.ingest_kind,
             report=result.report,
             digest=hashlib.sha256(month_id.encode()).hexdigest(),
             transactions=result,
@@ -404,7 +403,11 @@ def sync_rtms(
     try:
         for done, task in enumerate(tasks):
             if progress is not None:
-                progress(done, len(tasks), f"{task.kind} {task.sigungu_code} {task.month.label}")
+                progress(
+                    done,
+                    len(tasks),
+                    f"{task.kind.sync_name} {task.sigungu_code} {task.month.label}",
+                )
             try:
                 outcome = run.month(task)
             except Stop as stop:

@@ -3,6 +3,7 @@ the invitations waiting for the signed-in user."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from operator import itemgetter
@@ -20,6 +21,14 @@ from svc_server.store import Store
 from svc_server.store.account_rows import Membership
 
 INVITE_SECONDS = 7 * 24 * 3600
+
+
+class MemberStatus(enum.StrEnum):
+    """A membership's status: invited, joined, or removed from the team."""
+
+    PENDING = "pending"
+    ACTIVE = "active"
+    REMOVED = "removed"
 
 
 @attrs.frozen(kw_only=True)
@@ -91,8 +100,8 @@ def _seats_taken(rows: Sequence[Membership], now: float) -> int:
     return sum(
         1
         for r in rows
-        if r.status == "active"
-        or (r.status == "pending" and (r.expires_at is None or r.expires_at > now))
+        if r.status == MemberStatus.ACTIVE
+        or (r.status == MemberStatus.PENDING and (r.expires_at is None or r.expires_at > now))
     )
 
 
@@ -102,7 +111,9 @@ def team(store: Store, user_id: str, now: float) -> Team:
         rows = store.accounts.memberships_of_consumer(tx, consumer.id)
     seats = plans.effective_limits(consumer.plan, None, None).seats
     visible = [
-        r for r in rows if r.status != "pending" or r.expires_at is None or r.expires_at > now
+        r
+        for r in rows
+        if r.status != MemberStatus.PENDING or r.expires_at is None or r.expires_at > now
     ]
     return Team(members=tuple(member_row(r) for r in visible), seat_limit=seats, plan=consumer.plan)
 
@@ -117,8 +128,8 @@ def invite(
         store.db.lock(tx, "consumer:" + consumer.id)  # concurrent invites see each other
         rows = store.accounts.memberships_of_consumer(tx, consumer.id)
         for r in rows:
-            live_pending = r.status == "pending" and (r.expires_at or 0) > now
-            if r.email == email and (r.status == "active" or live_pending):
+            live_pending = r.status == MemberStatus.PENDING and (r.expires_at or 0) > now
+            if r.email == email and (r.status == MemberStatus.ACTIVE or live_pending):
                 raise AlreadyInvited(f"{email} is already a member or invited.")
         seats = plans.effective_limits(consumer.plan, None, None).seats
         if _seats_taken(rows, now) >= seats:
@@ -139,7 +150,10 @@ def invite(
             removed_at=None,
         )
         store.accounts.insert_membership(tx, row)
-    owner = min((r.email for r in rows if r.role == "owner" and r.status == "active"), default=None)
+    owner = min(
+        (r.email for r in rows if r.role == "owner" and r.status == MemberStatus.ACTIVE),
+        default=None,
+    )
     return InvitedMember(
         id=row.id,
         consumer_id=consumer.id,
@@ -166,7 +180,7 @@ def remove_member(store: Store, user_id: str, member_id: str, now: float) -> Non
         consumer, role = account(store, tx, user_id)
         require_manager(role)
         row = store.accounts.get_membership(tx, parse_id(member_id, "member id"))
-        if row is None or row.consumer_id != consumer.id or row.status == "removed":
+        if row is None or row.consumer_id != consumer.id or row.status == MemberStatus.REMOVED:
             raise NotFound("No such team member or invitation.")
         if row.role == "owner":
             raise Forbidden("The owner cannot be removed.")
@@ -203,7 +217,7 @@ def accept_invite(store: Store, user_id: str, invite_id: str, now: float) -> Non
         if (
             user is None
             or row is None
-            or row.status != "pending"
+            or row.status != MemberStatus.PENDING
             or (row.expires_at is not None and row.expires_at <= now)
             or row.email != user.email
         ):

@@ -68,7 +68,7 @@ class AccountsRepo(ApiKeysTable):
     def list_consumers(self, now: int) -> list[ListedConsumer]:
         """Every consumer, its owner's email and how many of its keys work at ``now``
         (``active_keys``: active ones, and rotated ones still in their grace period, as
-        ``svc_core.accounts.keys.is_usable`` decides)."""
+        ``svc_core.accounts.keys.key_status`` decides)."""
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(
                 "SELECT c.*, (SELECT COUNT(*) FROM api_keys k WHERE k.consumer_id = c.id "

@@ -104,13 +104,6 @@ class RequestLogRepo:
         )
         return [row_as(CallLine, r) for r in rows]
 
-    def count_calls(self, tx: Tx, consumer_id: str) -> int:
-        """How many calls the account's log holds (retention not applied)."""
-        row = tx.fetchone(
-            "SELECT COUNT(*) AS n FROM request_log WHERE consumer_id = ?", (consumer_id,)
-        )
-        return int(row["n"]) if row else 0
-
     def key_usage(self, tx: Tx, consumer_id: str, month: str) -> list[KeyCalls]:
         """Every key of the account with its successful counted calls in ``month``."""
         rows = tx.fetchall(

@@ -10,8 +10,6 @@ rate stamps, quota holds and sign-ins take. No transaction spans the two.
 
 from __future__ import annotations
 
-import time
-
 from svc_server.store.accounts import AccountsRepo
 from svc_server.store.base import Database
 from svc_server.store.markets import MarketsRepo
@@ -90,13 +88,6 @@ class Store:
             if found is not None:
                 return found
         return None
-
-    def ping(self) -> float:
-        """Round-trip a trivial query; return its latency in milliseconds."""
-        start = time.perf_counter()
-        with self.db.transaction(write=False) as tx:
-            tx.fetchone("SELECT 1 AS ok")
-        return (time.perf_counter() - start) * 1000
 
     def close(self) -> None:
         self.closed = True

@@ -10,14 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from svc_core.periods import Month
-from svc_core.sync.rtms import (
-    COHORTS,
-    INGEST_KINDS,
-    SYNC_KINDS,
-    IngestedMonth,
-    MonthState,
-    StateKey,
-)
+from svc_core.sources.datasets import RtmsDataset
+from svc_core.sync.rtms import IngestedMonth, MonthState, StateKey
 from svc_server.store.base import Database, Row, Tx, marks
 from svc_server.store.source_months import month_reads
 
@@ -45,7 +39,7 @@ def _month(label: str) -> Month:
 
 def _state(row: Row) -> MonthState:
     return MonthState(
-        kind=row["kind"],
+        kind=RtmsDataset.of_sync_name(row["kind"]),
         sigungu_code=row["sigungu_code"],
         month=_month(row["month"]),
         status=row["status"],
@@ -64,29 +58,29 @@ class SyncRepo:
         self.db = db
 
     def states(
-        self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
+        self, *, kinds: Sequence[RtmsDataset] = (), codes: Sequence[str] = ()
     ) -> dict[StateKey, MonthState]:
         """Every recorded month (of ``kinds`` and ``codes`` when given)."""
         return {(s.kind, s.sigungu_code, s.month.label): s for s in self._read(kinds, codes, None)}
 
-    def rows(self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()) -> list[Row]:
+    def rows(self, *, kinds: Sequence[RtmsDataset] = (), codes: Sequence[str] = ()) -> list[Row]:
         """The raw rows, ordered by kind, district and month (for ``svc sync status``)."""
         return self._rows(kinds, codes, None)
 
-    def get(self, tx: Tx, kind: str, code: str, month: Month) -> MonthState | None:
+    def get(self, tx: Tx, kind: RtmsDataset, code: str, month: Month) -> MonthState | None:
         row = tx.fetchone(
             f"SELECT {', '.join(_COLUMNS)} FROM sync_months "
             "WHERE kind = ? AND sigungu_code = ? AND month = ?",
-            (kind, code, month.label),
+            (kind.sync_name, code, month.label),
         )
         return _state(row) if row else None
 
-    def _rows(self, kinds: Sequence[str], codes: Sequence[str], tx: Tx | None) -> list[Row]:
+    def _rows(self, kinds: Sequence[RtmsDataset], codes: Sequence[str], tx: Tx | None) -> list[Row]:
         where: list[str] = []
         params: list[Any] = []
         if kinds:
             where.append(f"kind IN ({marks(len(kinds))})")
-            params.extend(kinds)
+            params.extend(k.sync_name for k in kinds)
         if codes:
             where.append(f"sigungu_code IN ({marks(len(codes))})")
             params.extend(codes)
@@ -99,13 +93,17 @@ class SyncRepo:
         with self.db.transaction(write=False) as t:
             return t.fetchall(sql, params)
 
-    def _read(self, kinds: Sequence[str], codes: Sequence[str], tx: Tx | None) -> list[MonthState]:
+    def _read(
+        self, kinds: Sequence[RtmsDataset], codes: Sequence[str], tx: Tx | None
+    ) -> list[MonthState]:
         return [_state(r) for r in self._rows(kinds, codes, tx)]
 
-    def stored_keys(self, tx: Tx, kind: str, code: str, month: Month, prefix: str) -> set[str]:
+    def stored_keys(
+        self, tx: Tx, kind: RtmsDataset, code: str, month: Month, prefix: str
+    ) -> set[str]:
         """Natural keys starting with ``prefix`` among the district's records of the
         month of the kind's cohorts (read through the cohort index)."""
-        properties, transactions = COHORTS[kind]
+        properties, transactions = kind.property_types, kind.transaction_types
         rows = tx.fetchall(
             "SELECT natural_key FROM transactions WHERE sigungu_code = ? "
             f"AND property_type IN ({marks(len(properties))}) "
@@ -115,7 +113,7 @@ class SyncRepo:
         return {r["natural_key"] for r in rows if r["natural_key"].startswith(prefix)}
 
     def ingested(
-        self, *, kinds: Sequence[str] = (), codes: Sequence[str] = ()
+        self, *, kinds: Sequence[RtmsDataset] = (), codes: Sequence[str] = ()
     ) -> list[IngestedMonth]:
         """The RTMS months (sync kinds ``kinds``, districts ``codes``, when given) holding
                 records loaded from a file by ``svc ingest``, with those files and whether the
@@ -123,7 +121,8 @@ class SyncRepo:
         paging figures, which counts as loaded but states no total). A sync's own loads (logged with the
                 API's URL as their path) are left out; records stored before loads were noted on
                 them (migration 0011) are not found until their file is loaded again."""
-        ingest_kinds = [INGEST_KINDS[k] for k in kinds] if kinds else list(INGEST_KINDS.values())
+        wanted = list(kinds or RtmsDataset)
+        ingest_kinds = [k.ingest_kind for k in wanted]
         sql = (
             "SELECT l.kind AS kind, t.sigungu_code AS sigungu_code, t.month AS month, "
             "l.path AS path FROM transactions t JOIN ingest_log l ON l.id = t.load_id "
@@ -139,19 +138,20 @@ class SyncRepo:
             rows = tx.fetchall(sql, params)
             sources: dict[tuple[str, str, str], list[str]] = {}
             for row in rows:
-                key = (SYNC_KINDS[row["kind"]], row["sigungu_code"], row["month"])
+                dataset = next(d for d in wanted if d.ingest_kind == row["kind"])
+                key = (dataset.sync_name, row["sigungu_code"], row["month"])
                 sources.setdefault(key, []).append(str(row["path"]))
             reads = month_reads(tx, list(sources))
         whole = {key: None if read.by_file else read.complete for key, read in reads.items()}
         return [
             IngestedMonth(
-                kind=kind,
+                kind=RtmsDataset.of_sync_name(name),
                 sigungu_code=code,
                 month=_month(label),
                 sources=tuple(sorted(paths)),
-                complete=whole.get((kind, code, label)),
+                complete=whole.get((name, code, label)),
             )
-            for (kind, code, label), paths in sorted(sources.items())
+            for (name, code, label), paths in sorted(sources.items())
         ]
 
     def tables(self) -> list[Row]:
@@ -170,7 +170,7 @@ class SyncWrites(SyncRepo):
         self,
         tx: Tx,
         *,
-        kind: str,
+        kind: RtmsDataset,
         code: str,
         month: Month,
         status: str,
@@ -184,7 +184,7 @@ class SyncWrites(SyncRepo):
     ) -> None:
         """Write the month's state (insert or replace)."""
         values = (
-            kind,
+            kind.sync_name,
             code,
             month.label,
             status,
@@ -204,13 +204,21 @@ class SyncWrites(SyncRepo):
         )
 
     def note_attempt(
-        self, tx: Tx, *, kind: str, code: str, month: Month, attempt: str, at: float, detail: str
+        self,
+        tx: Tx,
+        *,
+        kind: RtmsDataset,
+        code: str,
+        month: Month,
+        attempt: str,
+        at: float,
+        detail: str,
     ) -> None:
         """Record an incomplete attempt on a month whose complete read stays."""
         tx.execute(
             "UPDATE sync_months SET attempt = ?, attempted_at = ?, detail = ? "
             "WHERE kind = ? AND sigungu_code = ? AND month = ?",
-            (attempt, int(at), detail[:500], kind, code, month.label),
+            (attempt, int(at), detail[:500], kind.sync_name, code, month.label),
         )
 
     def record_table(

@@ -13,6 +13,7 @@ events, the outbox, the log and the trial notices, next to the claim they share.
 
 from __future__ import annotations
 
+import enum
 import heapq
 import json
 from collections import deque
@@ -49,6 +50,15 @@ _DELIVERY_ROW = (
 MANUAL_TRIGGERS = ("manual", "resend")
 """Deliveries a person starts from the dashboard or the API: test sends and resends.
 They share one per-consumer limit (``test_send_load``)."""
+
+
+class EndpointStatus(enum.StrEnum):
+    """A webhook endpoint's status: receiving, revoked by its owner, or disabled after
+    ``consecutive_failures`` passed the limit (``record_failure``) until re-enabled."""
+
+    ACTIVE = "active"
+    REVOKED = "revoked"
+    DISABLED_AFTER_FAILURE = "disabled_after_failure"
 
 
 class WebhooksRepo:
