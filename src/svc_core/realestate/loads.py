@@ -16,6 +16,10 @@ from svc_core.models import Transaction
 from svc_core.sources import ParseResult, rtms, rtms_csv
 from svc_core.sources.datasets import RtmsDataset
 
+KINDS: tuple[str, ...] = tuple(d.parse_kind for d in RtmsDataset)
+"""The reader kinds ``parse_transactions`` takes by name (a command line's choices, as in
+``examples/library_pulse.py``); a ``RtmsDataset`` member is taken too."""
+
 
 def rtms_kind(file_name: str) -> RtmsDataset:
     """The RTMS dataset of a file named as MOLIT names them (``NRG_11680_202506.xml`` is
@@ -43,8 +47,7 @@ def parse_transactions(
     or JSON, or the web site's CSV export, told apart by content."""
     dataset = RtmsDataset.of_reader(kind)
     if dataset is None:
-        known = ", ".join(d.parse_kind for d in RtmsDataset)
-        raise InvalidParams(f"Unknown RTMS kind {kind!r}; choose one of: {known}.")
+        raise InvalidParams(f"Unknown RTMS kind {kind!r}; choose one of: {', '.join(KINDS)}.")
     if _structured(data):
         return rtms.parse_rtms(data, dataset, path=path)
     return rtms_csv.parse_rtms_csv(data, dataset, path=path)

@@ -192,6 +192,14 @@ def admit(
             consumer_id=caller.consumer_id,
             key_id=caller.key_id,
         )
+    except SvcError as err:  # the store busy or gone while admitting: answered, not raised
+        return Admission(
+            refused=err,
+            refusal_meta=refusal_meta(caller),
+            session=identified.session,
+            consumer_id=caller.consumer_id,
+            key_id=caller.key_id,
+        )
     if admitted is None:
         return None
     deps.lease_writer.ensure()
