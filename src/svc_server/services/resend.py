@@ -12,7 +12,7 @@ from svc_core.errors import Conflict, EndpointNotActive
 from svc_core.webhooks.netguard import Resolver
 from svc_server.delivery import attempt as delivery
 from svc_server.services.delivery_log import delivery_of
-from svc_server.services.membership import account, require_manager
+from svc_server.services.membership import managed_account
 from svc_server.services.webhooks import (
     TEST_SENDS_PER_MINUTE,
     TEST_WINDOW,
@@ -58,8 +58,7 @@ def resend(
     outcome counts toward disabling the endpoint like any delivery.
     """
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
         if row.status not in ("delivered", "failed"):
             raise Conflict(

@@ -32,7 +32,7 @@ from svc_core.webhooks.netguard import ParsedTarget, Resolver, check_webhook_url
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
-from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.services.membership import account, managed_account, parse_id
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import Endpoint, ManualLoad
@@ -156,13 +156,11 @@ def create_endpoint(
     """
     spec = validate_endpoint(body, allow_private=allow_private)
     with store.db.transaction(write=False) as tx:
-        _, role = account(store, tx, user_id)
-    require_manager(role)
+        managed_account(store, tx, user_id)
     resolve_public(spec.target, allow_private=allow_private, resolver=resolver)
     secret = signing.generate_secret(entropy)
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         store.db.lock(tx, f"svc:webhooks:{consumer.id}")
         if store.webhooks.count_live_endpoints(tx, consumer.id) >= MAX_ENDPOINTS:
             raise EndpointLimitReached(
@@ -199,8 +197,7 @@ def create_endpoint(
 def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> None:
     """Soft revoke: the row stays for the log; queued deliveries are settled unsent."""
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row.status == "revoked" or not store.webhooks.update_endpoint_if(
             tx, row.id, row.status, {"status": "revoked", "revoked_at": int(now)}
@@ -212,8 +209,7 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
 def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> Endpoint:
     """``disabled_after_failure`` -> ``active`` with the failure count reset."""
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         fields = {"status": "active", "consecutive_failures": 0, "disabled_at": None}
         if row.status != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
@@ -322,8 +318,7 @@ def send_test(
     disabling or re-enabling an endpoint resets neither.
     """
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         endpoint = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if endpoint.status != "active":
             raise EndpointNotActive(
