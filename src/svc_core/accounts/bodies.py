@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import attrs
+
 from svc_core.accounts.emails import MAX_EMAIL, normalize_email
 from svc_core.errors import InvalidBody, JwtInvalid
 from svc_core.fields import Field
@@ -138,13 +140,6 @@ SESSION_FIELDS: tuple[Field, ...] = (
 """``POST /api/auth/session``."""
 
 DEV_SESSION_FIELDS: tuple[Field, ...] = (
-    Field(
-        name="email",
-        description="Who to sign in (development sign-in only).",
-        required=True,
-        max_length=MAX_EMAIL,
-        check=normalize_email,
-        doc={"format": "email"},
-    ),
+    attrs.evolve(EMAIL, description="Who to sign in (development sign-in only)."),
 )
 """``POST /api/auth/dev-session``."""

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
-from typing import NamedTuple, Protocol, overload
+from typing import NamedTuple, Protocol, TypeVar, overload
 
 import attrs
 
@@ -186,15 +186,25 @@ def mean_exact(values: Iterable[int]) -> Fraction:
     return Fraction(sum(items), len(items))
 
 
-def quantile_exact(sorted_values: Sequence[int | Fraction], p: Fraction) -> Fraction:
-    """Type-7 quantile of already sorted integers (or fractions), exactly."""
-    if not sorted_values:
+Share = TypeVar("Share", Fraction, float)
+
+
+def _type7_position(count: int, p: Share) -> tuple[int, Share]:
+    """Where the type-7 quantile ``p`` of ``count`` sorted values falls: the index of the
+    value at or below it and the share of the way to the next one. ``ValueError`` for
+    no values or ``p`` outside [0, 1]."""
+    if not count:
         raise ValueError("quantile of no values")
     if not 0 <= p <= 1:
         raise ValueError("p must be within [0, 1]")
-    h = (len(sorted_values) - 1) * p
+    h = (count - 1) * p
     lo = math.floor(h)
-    frac = h - lo
+    return lo, h - lo
+
+
+def quantile_exact(sorted_values: Sequence[int | Fraction], p: Fraction) -> Fraction:
+    """Type-7 quantile of already sorted integers (or fractions), exactly."""
+    lo, frac = _type7_position(len(sorted_values), p)
     if frac == 0:
         return Fraction(sorted_values[lo])
     a, b = sorted_values[lo], sorted_values[lo + 1]
@@ -204,15 +214,10 @@ def quantile_exact(sorted_values: Sequence[int | Fraction], p: Fraction) -> Frac
 def quantile(values: Iterable[float], p: float) -> float:
     """Type-7 quantile of any real values (sorted here)."""
     items = sorted(values)
-    if not items:
-        raise ValueError("quantile of no values")
-    if not 0 <= p <= 1:
-        raise ValueError("p must be within [0, 1]")
-    h = (len(items) - 1) * p
-    lo = math.floor(h)
+    lo, frac = _type7_position(len(items), p)
     if lo + 1 >= len(items):
         return float(items[lo])
-    return items[lo] + (h - lo) * (items[lo + 1] - items[lo])
+    return items[lo] + frac * (items[lo + 1] - items[lo])
 
 
 def quartiles(values: Iterable[int]) -> tuple[int, int, int]:

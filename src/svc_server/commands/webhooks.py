@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from svc_core.convert import to_json
@@ -40,16 +41,15 @@ def _interval(text: str) -> float:
     return value
 
 
-def _concurrency(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 64:
-        raise argparse.ArgumentTypeError("must be a whole number from 1 to 64")
-    return int(text)
+def _one_to(high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 to ``high``, in ASCII digits."""
 
+    def whole_number(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {high}")
+        return int(text)
 
-def _limit(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= PAGE_MAX:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {PAGE_MAX}")
-    return int(text)
+    return whole_number
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -75,7 +75,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--concurrency",
-        type=_concurrency,
+        type=_one_to(64),
         default=8,
         metavar="N",
         help="sends in flight at once (default 8)",
@@ -109,7 +109,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--limit",
-        type=_limit,
+        type=_one_to(PAGE_MAX),
         default=PAGE_DEFAULT,
         metavar="N",
         help=f"at most N rows, 1 to {PAGE_MAX} (default {PAGE_DEFAULT})",

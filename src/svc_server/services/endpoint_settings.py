@@ -15,7 +15,7 @@ from typing import Any
 from svc_core.accounts.bodies import WEBHOOK_PATCH_FIELDS
 from svc_core.errors import InvalidBody, NotFound
 from svc_core.fields import read_body
-from svc_server.services.membership import account, require_manager
+from svc_server.services.membership import managed_account
 from svc_server.services.webhooks import owned_endpoint
 from svc_server.store import Store
 from svc_server.store.webhook_rows import Endpoint
@@ -42,8 +42,7 @@ def update_endpoint(
         )
     columns = {name: encode(fields.get(name)) for name, encode in _STORED.items() if name in fields}
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row.status == "revoked" or not store.webhooks.update_endpoint_if(
             tx, row.id, row.status, columns

@@ -15,7 +15,7 @@ from svc_core.errors import Conflict, InvalidParams, KeyLimitReached, NotFound
 from svc_core.instants import utc
 from svc_core.webhooks import events as core_events
 from svc_server.services import events as event_service
-from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.services.membership import account, managed_account, parse_id
 from svc_server.store import Store
 from svc_server.store.account_rows import ApiKey, Consumer
 from svc_server.store.base import Tx
@@ -115,8 +115,7 @@ def create_key(
 ) -> CreatedKey:
     spec = keys.validate_key_create(body)
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         return _create(store, tx, consumer, spec, now=now, entropy=entropy, ids=ids)
 
 
@@ -190,8 +189,7 @@ def _owned_key(store: Store, tx: Tx, consumer_id: str, key_id: str) -> ApiKey:
 def patch_key(store: Store, user_id: str, key_id: str, body: dict[str, Any], now: float) -> ApiKey:
     patch = keys.validate_key_patch(body)
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = _owned_key(store, tx, consumer.id, key_id)
         changes = {"label": patch.label, "ip_allowlist": patch.ip_allowlist}
         fields: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
@@ -214,8 +212,7 @@ def rotate_key(
     """New key now; the old one keeps working until ``grace_until`` (``key.rotated``)."""
     grace = keys.validate_rotate(body)
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         old = _owned_key(store, tx, consumer.id, key_id)
         grace_until = int(now) + grace
         # Only an active key rotates; a concurrent second rotation finds it in grace.
@@ -270,8 +267,7 @@ def revoke_key(
     """Revoke a key (owner/admin, or an operator with ``actor='admin'``): ``key.revoked``."""
     with store.db.transaction() as tx:
         if user_id is not None:
-            consumer, role = account(store, tx, user_id)
-            require_manager(role)
+            consumer = managed_account(store, tx, user_id)
             row = _owned_key(store, tx, consumer.id, key_id)
         else:
             found = store.accounts.get_key(tx, parse_id(key_id, "key id"))

@@ -69,12 +69,16 @@ def account(store: Store, tx: Tx, user_id: str) -> tuple[MemberConsumer, str]:
     return consumer, str(consumer.role)
 
 
-def require_manager(role: str) -> None:
+def managed_account(store: Store, tx: Tx, user_id: str) -> MemberConsumer:
+    """The user's primary consumer when they may change it: 404 ``NO_CONSUMER`` without
+    one, 403 unless they are its owner or an admin."""
+    consumer, role = account(store, tx, user_id)
     if role not in MANAGER_ROLES:
         raise Forbidden(
             "Only the owner or an admin of this account can do this.",
             hint="Ask an owner or admin to change your role.",
         )
+    return consumer
 
 
 @attrs.frozen(kw_only=True)

@@ -10,16 +10,15 @@ import attrs
 
 from svc_core.errors import Conflict, EndpointNotActive
 from svc_core.webhooks.netguard import Resolver
-from svc_server.delivery import attempt as delivery
 from svc_server.services.delivery_log import delivery_of
-from svc_server.services.membership import account, require_manager
+from svc_server.services.membership import managed_account
 from svc_server.services.webhooks import (
     TEST_SENDS_PER_MINUTE,
-    TEST_WINDOW,
     Clock,
     TestDelivery,
     admit_test_send,
     queue_manual,
+    send_manual,
 )
 from svc_server.store import Store
 
@@ -58,8 +57,7 @@ def resend(
     outcome counts toward disabling the endpoint like any delivery.
     """
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
         if row.status not in ("delivered", "failed"):
             raise Conflict(
@@ -74,9 +72,7 @@ def resend(
                 f"This webhook endpoint is {status}; deliveries go only to active endpoints.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
-        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
-        admit_test_send(load, int(now), per_minute)
+        admit_test_send(store, tx, consumer.id, int(now), per_minute)
         job, holder = queue_manual(
             store,
             tx,
@@ -89,18 +85,12 @@ def resend(
             "resend",
             resend_of=row.id,
         )
-    result = delivery.attempt(
-        store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
-    )
     return Resend(
         id=job.id,
         resend_of=row.id,
         event_id=job.event_id,
         event_type=job.event_type,
-        delivery=TestDelivery(
-            status="delivered" if result.ok else "failed",
-            http_status=result.http_status,
-            duration_ms=result.duration_ms,
-            error=delivery.error_text(result),
+        delivery=send_manual(
+            store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
         ),
     )

@@ -16,7 +16,7 @@ from svc_core.accounts.bodies import INVITE_FIELDS
 from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReached
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
-from svc_server.services.membership import account, account_name, parse_id, require_manager
+from svc_server.services.membership import account, account_name, managed_account, parse_id
 from svc_server.store import Store
 from svc_server.store.account_rows import Membership
 
@@ -123,8 +123,7 @@ def invite(
 ) -> InvitedMember:
     email, role = validate_invite(body)
     with store.db.transaction() as tx:
-        consumer, my_role = account(store, tx, user_id)
-        require_manager(my_role)
+        consumer = managed_account(store, tx, user_id)
         store.db.lock(tx, "consumer:" + consumer.id)  # concurrent invites see each other
         rows = store.accounts.memberships_of_consumer(tx, consumer.id)
         for r in rows:
@@ -177,8 +176,7 @@ def validate_invite(body: dict[str, Any]) -> tuple[str, str]:
 
 def remove_member(store: Store, user_id: str, member_id: str, now: float) -> None:
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = store.accounts.get_membership(tx, parse_id(member_id, "member id"))
         if row is None or row.consumer_id != consumer.id or row.status == MemberStatus.REMOVED:
             raise NotFound("No such team member or invitation.")

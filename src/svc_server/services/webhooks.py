@@ -32,10 +32,10 @@ from svc_core.webhooks.netguard import ParsedTarget, Resolver, check_webhook_url
 from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
-from svc_server.services.membership import account, parse_id, require_manager
+from svc_server.services.membership import account, managed_account, parse_id
 from svc_server.store import Store
 from svc_server.store.base import Tx
-from svc_server.store.webhook_rows import Endpoint, ManualLoad
+from svc_server.store.webhook_rows import Endpoint
 
 MAX_ENDPOINTS = 16
 """Non-revoked endpoints per consumer (DECISIONS)."""
@@ -70,7 +70,7 @@ class CreatedEndpoint:
 
 @attrs.frozen(kw_only=True)
 class TestDelivery:
-    """How the test send went."""
+    """How a test send or a resend went."""
 
     status: str
     http_status: int | None
@@ -156,13 +156,11 @@ def create_endpoint(
     """
     spec = validate_endpoint(body, allow_private=allow_private)
     with store.db.transaction(write=False) as tx:
-        _, role = account(store, tx, user_id)
-    require_manager(role)
+        managed_account(store, tx, user_id)
     resolve_public(spec.target, allow_private=allow_private, resolver=resolver)
     secret = signing.generate_secret(entropy)
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         store.db.lock(tx, f"svc:webhooks:{consumer.id}")
         if store.webhooks.count_live_endpoints(tx, consumer.id) >= MAX_ENDPOINTS:
             raise EndpointLimitReached(
@@ -199,8 +197,7 @@ def create_endpoint(
 def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> None:
     """Soft revoke: the row stays for the log; queued deliveries are settled unsent."""
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if row.status == "revoked" or not store.webhooks.update_endpoint_if(
             tx, row.id, row.status, {"status": "revoked", "revoked_at": int(now)}
@@ -212,8 +209,7 @@ def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
 def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> Endpoint:
     """``disabled_after_failure`` -> ``active`` with the failure count reset."""
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         row = owned_endpoint(store, tx, consumer.id, endpoint_id)
         fields = {"status": "active", "consecutive_failures": 0, "disabled_at": None}
         if row.status != "disabled_after_failure" or not store.webhooks.update_endpoint_if(
@@ -235,9 +231,12 @@ def enable_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) ->
 # the test send ------------------------------------------------------------------------
 
 
-def admit_test_send(load: ManualLoad, now: int, per_minute: int) -> None:
-    """Refuse a test send (429 with ``Retry-After``) when the consumer already has one in
-    flight or has started ``per_minute`` in the window (``WebhooksRepo.test_send_load``)."""
+def admit_test_send(store: Store, tx: Tx, consumer_id: str, now: int, per_minute: int) -> None:
+    """Take the account's test-send lock, then refuse a test send or a resend (429 with
+    ``Retry-After``) when the consumer already has one in flight or has started
+    ``per_minute`` in the window (``WebhooksRepo.test_send_load``)."""
+    store.db.lock(tx, f"svc:webhooks:test:{consumer_id}")
+    load = store.webhooks.test_send_load(tx, consumer_id, now - TEST_WINDOW)
     if load.in_flight >= TEST_SENDS_IN_FLIGHT:
         started = int(load.last_started or now)
         retry = max(1, started + math.ceil(delivery.DELIVERY_TIMEOUT) + 1 - now)
@@ -299,6 +298,27 @@ def queue_manual(
     return job, holder
 
 
+def send_manual(
+    store: Store,
+    job: delivery.DeliveryJob,
+    holder: str,
+    *,
+    clock: Clock,
+    allow_private: bool,
+    resolver: Resolver | None,
+) -> TestDelivery:
+    """Send a delivery ``queue_manual`` logged, at once, and say how it went."""
+    result = delivery.attempt(
+        store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
+    )
+    return TestDelivery(
+        status="delivered" if result.ok else "failed",
+        http_status=result.http_status,
+        duration_ms=result.duration_ms,
+        error=delivery.error_text(result),
+    )
+
+
 def send_test(
     store: Store,
     user_id: str,
@@ -322,17 +342,14 @@ def send_test(
     disabling or re-enabling an endpoint resets neither.
     """
     with store.db.transaction() as tx:
-        consumer, role = account(store, tx, user_id)
-        require_manager(role)
+        consumer = managed_account(store, tx, user_id)
         endpoint = owned_endpoint(store, tx, consumer.id, endpoint_id)
         if endpoint.status != "active":
             raise EndpointNotActive(
                 f"This webhook endpoint is {endpoint.status}; only active endpoints can be tested.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        store.db.lock(tx, f"svc:webhooks:test:{consumer.id}")
-        load = store.webhooks.test_send_load(tx, consumer.id, int(now) - TEST_WINDOW)
-        admit_test_send(load, int(now), per_minute)
+        admit_test_send(store, tx, consumer.id, int(now), per_minute)
         event = core_events.webhook_test(
             event_id=core_events.webhook_test_id(entropy), now=now, docs_url=docs_url
         )
@@ -342,16 +359,10 @@ def send_test(
         job, holder = queue_manual(
             store, tx, endpoint, event_id, event_type, payload, now, ids, "manual"
         )
-    result = delivery.attempt(
-        store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
-    )
     return TestSend(
         event_id=event_id,
         event_type=event_type,
-        delivery=TestDelivery(
-            status="delivered" if result.ok else "failed",
-            http_status=result.http_status,
-            duration_ms=result.duration_ms,
-            error=delivery.error_text(result),
+        delivery=send_manual(
+            store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
         ),
     )
