@@ -55,7 +55,7 @@ def molit_url(module_db_url: str) -> str:
 def molit(molit_url: str) -> Iterator[Store]:
     """A store of its own on the samples' database for each test (as a process of its
     own would open it): its key cache and data version start unread, so what one test
-    read (or forgot) a moment ago never decides what another's lane may answer. Each
+    read a moment ago never decides what another's lane may answer. Each
     test makes its own account and reads back only that account's rows."""
     store = open_store(molit_url, pool_size=POOL_SIZE)
     yield store
