@@ -31,8 +31,8 @@ from svc_core.envelope import PER_CALL_FIELDS
 from svc_core.realestate import pulse as core_pulse
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
+from svc_server.services.versioned import VERSION_TTL
 from svc_server.store import Store, open_store
-from svc_server.store.realestate import VERSION_TTL
 from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import Api, make_app, open_molit_store
 from tests.server.test_demo_load import use_small_demo

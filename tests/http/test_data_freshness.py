@@ -18,8 +18,8 @@ from pathlib import Path
 
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
+from svc_server.services.versioned import VERSION_TTL
 from svc_server.store import open_store
-from svc_server.store.realestate import VERSION_TTL
 from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import NRG_GANGNAM
 from tests.svc_cli import run_svc

@@ -21,8 +21,8 @@ import pytest
 
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers
+from svc_server.services.versioned import VERSION_TTL
 from svc_server.store import open_store
-from svc_server.store.realestate import VERSION_TTL
 from tests.conftest import LiveServer
 from tests.http.realestate_support import load_molit
 from tests.http.test_answer_cache import rtms_json, svc

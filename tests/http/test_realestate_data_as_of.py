@@ -102,7 +102,6 @@ def test_records_that_get_their_published_details_move_it(store: Store) -> None:
     load_at(store, NRG_JONGNO_PAGE, t0)
     with store.data.transaction() as tx:  # as a store migrated from before 0011 holds them
         tx.execute("UPDATE transactions SET building_use = NULL, floor = NULL, load_id = NULL")
-    store.realestate.forget_version()
     t1 = t0 + HOUR
     assert load_at(store, NRG_JONGNO_PAGE, t1).loaded == 0
     assert district_answers(api, JONGNO) == {at(t1)}

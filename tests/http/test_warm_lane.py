@@ -27,7 +27,7 @@ from werkzeug.test import EnvironBuilder
 
 from svc_server.app import SvcApp
 from svc_server.runtime.deps import new_id
-from svc_server.services import keys
+from svc_server.services import keys, versioned
 from svc_server.store import Store, open_store
 from svc_server.store.keycache import KEY_STAMP_TTL
 from svc_server.store.postgres import PostgresDatabase
@@ -55,7 +55,7 @@ def molit_url(module_db_url: str) -> str:
 def molit(molit_url: str) -> Iterator[Store]:
     """A store of its own on the samples' database for each test (as a process of its
     own would open it): its key cache and data version start unread, so what one test
-    read (or forgot) a moment ago never decides what another's lane may answer. Each
+    read a moment ago never decides what another's lane may answer. Each
     test makes its own account and reads back only that account's rows."""
     store = open_store(molit_url, pool_size=POOL_SIZE)
     yield store
@@ -283,10 +283,18 @@ def test_a_plan_too_small_to_lease_goes_the_dispatchers_way(
         assert warm(app, env) is None
 
 
-def test_the_lane_waits_for_nothing_it_does_not_know(served: tuple[SvcApp, FakeClock]) -> None:
+def test_the_lane_waits_for_nothing_it_does_not_know(
+    served: tuple[SvcApp, FakeClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
     app, _ = served
     _, _, env = warmed(app)
-    app.store.realestate.forget_version()  # a load elsewhere: the version must be read
+    ttl = versioned.VERSION_TTL
+    monkeypatch.setattr(versioned, "VERSION_TTL", 0.0)  # past it a load elsewhere may show
+    assert warm(app, env) is None  # the version must be read
+    monkeypatch.setattr(versioned, "VERSION_TTL", ttl)
+    assert dispatched(app, env)[0] == 200
+    assert warm(app, env) is not None
+    app.store.realestate.loads.add()  # as a load of this process commits: read it again
     assert warm(app, env) is None
     assert dispatched(app, env)[0] == 200
     assert warm(app, env) is not None

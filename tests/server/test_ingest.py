@@ -156,7 +156,6 @@ def test_exclusions_count_each_files_latest_read_once(db_url: str, logged: list[
                 row = {"id": f"{n:04d}", "kind": kind, "path": "f", "sha256": digest}
                 row |= {"read_count": 1, "loaded": 1, "duplicate": 0, "loaded_at": at}
                 w.realestate.log_ingest(w.tx, {**row, "excluded": excluded})
-        store.realestate.forget_version()
         assert store.realestate.state().exclusions == latest_exclusions(logged)
     finally:
         store.close()

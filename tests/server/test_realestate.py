@@ -25,6 +25,8 @@ from svc_server import ingest
 from svc_server.ingest import coverage as ingest_coverage
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
+from svc_server.services import versioned
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE, OFFI_RENT, load
 
@@ -41,10 +43,20 @@ PARSERS = {
 }
 
 
-def call(store: Store, fn: Any, **params: str) -> tuple[Any, dict[str, Any]]:
+def call(
+    store: Store, versions: VersionedCache, fn: Any, **params: str
+) -> tuple[Any, dict[str, Any]]:
     parsed = PARSERS[fn](params)
-    answer = fn(store, parsed, CALLER, request_id="req_test", now=0.0, links=LINKS)
+    answer = fn(
+        store, parsed, CALLER, versions=versions, request_id="req_test", now=0.0, links=LINKS
+    )
     return to_json(answer.data), answer.meta
+
+
+@pytest.fixture
+def versions() -> VersionedCache:
+    """The cache of answers per data version of one process, as the app keeps it."""
+    return VersionedCache()
 
 
 @pytest.fixture
@@ -86,24 +98,26 @@ def plan(store: Store, sql: str) -> str:
     ],
 )
 def test_pulse_reads_its_cohort_through_an_index_on_every_column(
-    traced: tuple[Store, list[str]], params: dict[str, str], index: str
+    traced: tuple[Store, list[str]], versions: VersionedCache, params: dict[str, str], index: str
 ) -> None:
     store, statements = traced
     load(store, "rtms-commercial", NRG_GANGNAM)
     statements.clear()
-    call(store, service.pulse, sigungu_code="11680", **params)
+    call(store, versions, service.pulse, sigungu_code="11680", **params)
     [sql] = [s for s in statements if "FROM transactions" in s]
     assert f"SEARCH transactions USING INDEX {index}" in plan(store, sql)
 
 
 def test_coverage_without_a_district_touches_neither_transactions_nor_the_rollup(
-    traced: tuple[Store, list[str]],
+    traced: tuple[Store, list[str]], versions: VersionedCache
 ) -> None:
     store, statements = traced
     load(store, "rtms-commercial", NRG_GANGNAM)
-    call(store, coverage_service.coverage)  # the data version's state is read once and cached
+    call(
+        store, versions, coverage_service.coverage
+    )  # the data version's state is read once and cached
     statements.clear()
-    rows, _ = call(store, coverage_service.coverage, limit="5", property_type="office")
+    rows, _ = call(store, versions, coverage_service.coverage, limit="5", property_type="office")
     assert rows
     touched = " ".join(statements)
     assert " transactions " not in touched and "cohort_months" not in touched
@@ -111,57 +125,61 @@ def test_coverage_without_a_district_touches_neither_transactions_nor_the_rollup
     assert "USING INDEX coverage_cohorts_rank" in plan(store, sql)
 
 
-def test_answers_follow_each_load_through_the_versioned_cache(store: Store) -> None:
+def test_answers_follow_each_load_through_the_versioned_cache(
+    store: Store, versions: VersionedCache
+) -> None:
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
-    first = store.realestate.state()
-    assert first is store.realestate.state()  # cached while nothing changes
+    first = versions.state(store)
+    assert first is versions.state(store)  # cached while nothing changes
     assert first.latest_month == "2025-05"
-    dims, _ = call(store, service.dimensions)
+    dims, _ = call(store, versions, service.dimensions)
     assert [d["code"] for d in dims["sigungus"]] == ["11110"]
     load(store, "rtms-officetel-rent", OFFI_RENT)
-    second = store.realestate.state()
+    second = versions.state(store)
     assert second.version != first.version and second.latest_month == "2025-06"
-    dims, _ = call(store, service.dimensions)
+    dims, _ = call(store, versions, service.dimensions)
     assert [d["code"] for d in dims["sigungus"]] == ["11680", "11110"]
     assert second.exclusions == {"partial_share": 1}
 
 
 def test_data_loaded_before_coverage_was_precomputed_is_served_and_then_rebuilt(
-    store: Store,
+    store: Store, versions: VersionedCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     load(store, "rtms-commercial", NRG_GANGNAM)
-    expected, _ = call(store, coverage_service.coverage, granularity="month")
+    expected, _ = call(store, versions, coverage_service.coverage, granularity="month")
     with store.data.transaction() as tx:  # as a database migrated from before 0003
         tx.execute("DELETE FROM coverage_cohorts")
         tx.execute("DELETE FROM coverage_districts")
         tx.execute("UPDATE ingest_log SET loaded_at = loaded_at + 1")  # a new data version
-    store.realestate.forget_version()  # as VERSION_TTL later: this write bypassed the store
+    monkeypatch.setattr(versioned, "VERSION_TTL", 0.0)  # as later: this write bypassed loading
     assert not store.realestate.state().coverage_complete
-    assert call(store, coverage_service.coverage, granularity="month")[0] == expected
+    assert call(store, versions, coverage_service.coverage, granularity="month")[0] == expected
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)  # the next load rebuilds every district
     assert store.realestate.state().coverage_complete
-    rows, _ = call(store, coverage_service.coverage, granularity="month")
+    rows, _ = call(store, versions, coverage_service.coverage, granularity="month")
     assert [r for r in rows if r["sigungu_code"] == "11680"] == expected
 
 
-def test_exclusions_count_each_distinct_file_once(store: Store) -> None:
+def test_exclusions_count_each_distinct_file_once(store: Store, versions: VersionedCache) -> None:
     for _ in range(2):
         load(store, "rtms-commercial", NRG_GANGNAM)
     load(store, "rtms-commercial", NRG_JONGNO_PAGE)
     load(store, "samples", NRG_GANGNAM.parents[1] / "samples" / "samples.csv")
     assert store.realestate.state().exclusions == {"cancelled": 3, "partial_share": 8}
     # an answer states its own cohorts' exclusions: Gangnam's, not Jongno's one share
-    _, meta = call(store, service.pulse, sigungu_code="11680")
+    _, meta = call(store, versions, service.pulse, sigungu_code="11680")
     assert (
         "this answer's districts, months and types: 3 cancelled deals, 7 partial-share"
         in (meta["coverage_note"])
     )
     assert meta["exclusions"] == {"cancelled": 3, "partial_share": 7}
-    _, meta = call(store, service.pulse, sigungu_code="11110", period="2025-05")
+    _, meta = call(store, versions, service.pulse, sigungu_code="11110", period="2025-05")
     assert meta["exclusions"] == {"partial_share": 1}
 
 
-def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> None:
+def test_an_unknown_district_takes_the_name_its_records_carry(
+    store: Store, versions: VersionedCache
+) -> None:
     data = (
         '{"response":{"header":{"resultCode":"000"},"body":{"items":{"item":['
         '{"sggCd":"99990","sggNm":"가상군","umdNm":"가동","buildingUse":"업무","dealYear":2025,'
@@ -170,9 +188,9 @@ def test_an_unknown_district_takes_the_name_its_records_carry(store: Store) -> N
         '"dealMonth":6,"dealDay":2,"dealAmount":"2,000"}]}}}}'
     ).encode()
     ingest.ingest(store, "rtms-commercial", data, path="x.json", now=0)
-    rows, _ = call(store, coverage_service.coverage, geo_precision="dong")
+    rows, _ = call(store, versions, coverage_service.coverage, geo_precision="dong")
     assert [(r["sigungu"], r["gu"], r["dong"]) for r in rows] == [("가상군", "가상군", "가동")]
-    dims, _ = call(store, service.dimensions, geo_precision="dong")
+    dims, _ = call(store, versions, service.dimensions, geo_precision="dong")
     assert dims["sigungus"][0]["value"] == "가상군"
     assert dims["gu_dongs"][0]["value"] == "가상군 > 가동"
 
@@ -279,17 +297,16 @@ def test_build_coverage_agrees_with_a_plain_count(rows: list[RollupRow], granula
 
 
 def test_a_load_by_another_process_is_seen_within_the_version_ttl(
-    db_url: str, store: Store, monkeypatch: pytest.MonkeyPatch
+    db_url: str, store: Store, versions: VersionedCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each process trusts its data version for VERSION_TTL seconds; a load committed
     elsewhere (here: a second store on the same database) shows once that has passed,
     and a load through the same store shows at once."""
     from svc_server.store import open_store
-    from svc_server.store import realestate as repo
 
-    monkeypatch.setattr(repo, "VERSION_TTL", 0.2)
+    monkeypatch.setattr(versioned, "VERSION_TTL", 0.2)
     load(store, "rtms-commercial", NRG_GANGNAM)
-    assert call(store, service.pulse, sigungu_code="11680")[0]  # served and cached
+    assert call(store, versions, service.pulse, sigungu_code="11680")[0]  # served and cached
     other = open_store(db_url)
     try:
         load(other, "rtms-commercial", NRG_JONGNO_PAGE)
@@ -297,11 +314,12 @@ def test_a_load_by_another_process_is_seen_within_the_version_ttl(
         other.close()
     deadline = time.monotonic() + 0.2 + 2.0
     while time.monotonic() < deadline:
-        rows, _ = call(store, coverage_service.coverage, granularity="month")
+        rows, _ = call(store, versions, coverage_service.coverage, granularity="month")
         if any(r["sigungu_code"] == "11110" for r in rows):
             break
         time.sleep(0.05)
     else:
         raise AssertionError("the other store's load was never seen")
+    monkeypatch.setattr(versioned, "VERSION_TTL", 3600.0)  # only this process's load shows
     load(store, "rtms-commercial", NRG_GANGNAM)  # same file again: a new version at once
-    assert store.realestate.state().version[0] == 3
+    assert versions.state(store).version[0] == 3

@@ -9,7 +9,7 @@ real-estate figures), with one ``X-API-Key`` and no ``If-None-Match``, and
   current access stamp and its use was stamped within the minute, so the key is read
   or written nothing;
 - its answer is kept for the data version this process read within ``VERSION_TTL``
-  (``Route.warm``);
+  with no load of its own since (``services.versioned``; ``Route.warm``);
 - its rate-limit slot and quota unit come from this process's leases (``admission.
   admit`` with ``memory_only``), settled in memory like any leased call's.
 
@@ -112,7 +112,7 @@ class WarmLane:
             if len(self._plans) >= PLANS:
                 self._plans.clear()
             self._plans[found] = plan
-        version = deps.store.realestate.known_version()
+        version = deps.versions.known_version(deps.store)
         rendered = None if version is None else deps.answers.get(version, plan.answer.key)
         if rendered is None:
             return None

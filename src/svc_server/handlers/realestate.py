@@ -146,7 +146,7 @@ def _run(
     assert caller is not None  # the data auth policy guarantees it
     csv, given, cached = _cached(ctx, columns)
     key = cached.key
-    version = deps.store.realestate.data_version()  # read before computing (see answers)
+    version = deps.versions.version(deps.store)  # read before computing (see answers)
     rendered = deps.answers.get(version, key)
     running = None
     if rendered is None and (running := deps.answers.computing(version, key)) is not None:
@@ -159,6 +159,7 @@ def _run(
                 deps.store,
                 query,
                 caller,
+                versions=deps.versions,
                 request_id=ctx.request_id,
                 now=ctx.now,
                 links=links(deps),
@@ -278,12 +279,13 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
     query = listing.parse_transactions_query(given)
     common: dict[str, Any] = {
+        "versions": deps.versions,
         "request_id": ctx.request_id,
         "now": ctx.now,
         "links": links(deps),
     }
     if csv:
-        version = deps.store.realestate.data_version()  # read before the records
+        version = deps.versions.version(deps.store)  # read before the records
         meta, records = listings.stream(deps.store, query, ctx.caller, **common)
         columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
         return _stream_csv(ctx, version, given, meta, columns, records)
@@ -304,6 +306,7 @@ def changes(ctx: Ctx, deps: Deps) -> Response:
         deps.store,
         query,
         ctx.caller,
+        versions=deps.versions,
         request_id=ctx.request_id,
         now=ctx.now,
         links=links(deps),

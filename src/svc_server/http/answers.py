@@ -17,8 +17,8 @@ allows it: the constant parts compressed once and kept with the answer, each cal
 values spliced in uncompressed (``http.gzipped``). A call without either header takes
 the same path as before they existed.
 
-The data version (``store.realestate.data_version``: the loads logged in ``ingest_log``,
-read from the database at most once per ``VERSION_TTL`` second) is part of every key,
+The data version (``services.versioned``: the loads logged in ``ingest_log``, read from
+the database at most once per ``VERSION_TTL`` second) is part of every key,
 so a load committed by any process is served within that bound; when it changes, the
 entries of older versions are dropped. The caller's plan and authentication method are
 in the key (the tier gate and ``_meta.tier`` depend on them), and so is the UTC day, so

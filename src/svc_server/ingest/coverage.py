@@ -91,5 +91,4 @@ def refresh_stale(store: Store) -> int:
                 break
             refresh_coverage(w, stale, stale=False)
         done += len(stale)
-    store.realestate.forget_version()
     return done

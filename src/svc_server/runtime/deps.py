@@ -18,6 +18,7 @@ from svc_server.runtime.lease_writer import LeaseWriter
 from svc_server.runtime.log_writer import LogWriter
 from svc_server.services.leases import LeaseBook
 from svc_server.services.request_log import RequestLogBook
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 
 ENTROPY_READ = 4096
@@ -63,7 +64,7 @@ def new_id() -> str:
 @attrs.frozen(kw_only=True)
 class Deps:
     """The store, configuration, clock, id and entropy sources, identity verifier, the
-    API document, the answer cache, the leases and the request log: everything a
+    API document, the answer caches, the leases and the request log: everything a
     handler may use besides its request."""
 
     store: Store
@@ -78,6 +79,9 @@ class Deps:
     """The rendered OpenAPI document and its ETag."""
     answers: AnswerCache = attrs.field(factory=AnswerCache)
     """Encoded data answers of this app, per data version (``http.answers``)."""
+    versions: VersionedCache = attrs.field(factory=VersionedCache)
+    """The store's data version and the answers the services keep per version
+    (``services.versioned``)."""
     leases: LeaseBook
     """This app's rate-limit and quota leases (``services.leases``)."""
     lease_writer: LeaseWriter

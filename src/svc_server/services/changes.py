@@ -15,6 +15,7 @@ from svc_core.realestate import change_feed
 from svc_core.realestate.change_feed import ChangesQuery
 from svc_core.realestate.common import codes_of
 from svc_server.services.realestate import answer_context
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 
 
@@ -23,13 +24,14 @@ def changes(
     query: ChangesQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
     base: str,
 ) -> Answer:
     """One page of the feed (``base``: the public URL the records' links start with)."""
-    state = store.realestate.state()
+    state = versions.state(store)
     found, top = store.realestate.change_page(
         after_id=query.since.after_id,
         at=query.since.at,

@@ -15,6 +15,7 @@ from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.query import CoverageQuery
 from svc_server.services.realestate import Links, answer_context
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
 from svc_server.store.rollup import district_codes
@@ -24,7 +25,7 @@ COVERAGE_COLUMNS = tuple(f.name for f in CoverageRow.__attrs_attrs__)
 
 
 def _coverage_rows(
-    store: Store, state: DataState, query: CoverageQuery
+    store: Store, versions: VersionedCache, state: DataState, query: CoverageQuery
 ) -> list[tuple[CoverageRow, Mapping[str, int]]]:
     cohort = query.cohort
     if cohort.sigungu_code or not state.coverage_complete:
@@ -48,9 +49,7 @@ def _coverage_rows(
                 building_types=(cohort.building_type,),
             )
 
-        built = store.realestate.cached(
-            ("coverage", cohort, query.granularity), build, version=state.version
-        )
+        built = versions.get(("coverage", cohort, query.granularity), build, version=state.version)
         return [(c.row, c.source_mix) for c in built[: query.limit]]
 
     def top() -> list[tuple[CoverageRow, Mapping[str, int]]]:
@@ -69,7 +68,7 @@ def _coverage_rows(
     # limit takes its head (the order is total): a hit reads nothing. Keys leave the
     # limit out, so the entries stay few and each holds at most COVERAGE_LIMIT_MAX rows.
     key = ("coverage-top", cohort, query.granularity)
-    return store.realestate.cached(key, top, version=state.version)[: query.limit]
+    return versions.get(key, top, version=state.version)[: query.limit]
 
 
 def coverage(
@@ -77,6 +76,7 @@ def coverage(
     query: CoverageQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
@@ -90,8 +90,8 @@ def coverage(
     whatever the table size, once per data version and filters.
     """
     gate(caller, query.cohort.geo_precision, links)
-    state = store.realestate.state()
-    found = _coverage_rows(store, state, query)
+    state = versions.state(store)
+    found = _coverage_rows(store, versions, state, query)
     context = answer_context(
         state, caller, request_id, now, links, code=query.cohort.sigungu_code or None
     )
@@ -100,13 +100,14 @@ def coverage(
         query,
         context,
         synthetic=state.synthetic,
-        loaded=_loaded(store, state, query, found),
+        loaded=_loaded(store, versions, state, query, found),
         incomplete=state.incomplete,
     )
 
 
 def _loaded(
     store: Store,
+    versions: VersionedCache,
     state: DataState,
     query: CoverageQuery,
     found: list[tuple[CoverageRow, Mapping[str, int]]],
@@ -120,7 +121,7 @@ def _loaded(
         return store.realestate.loaded_months(codes, months, kinds)
 
     key = ("coverage-loaded", query.cohort, query.granularity, query.limit)
-    return store.realestate.cached(key, read, version=state.version)
+    return versions.get(key, read, version=state.version)
 
 
 def _loaded_keys(

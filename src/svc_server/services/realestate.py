@@ -4,9 +4,9 @@ precomputed at ingest, in ``svc_server.services.coverage``).
 Each reads the store and hands the records to the pure functions of
 ``svc_core.realestate``, which compute the rows and the envelope; an empty answer where
 SPEC wants a 404 raises ``NotFound`` carrying the same envelope. Each takes the store, a
-typed query (``svc_core.realestate.query``), the caller and the request's id, clock and
-links, and returns an ``Answer``. Answers that change only when a load commits are
-cached per data version (``store.realestate.cached``).
+typed query (``svc_core.realestate.query``), the caller, the store's ``versions`` (the
+``services.versioned`` cache: answers that change only when a load commits are kept per
+data version) and the request's id, clock and links, and returns an ``Answer``.
 
 Queries by a district code also find the records stored under its renumbering aliases
 (``svc_core.regions.aliases``); the rows are reported under the requested code.
@@ -39,6 +39,7 @@ from svc_core.realestate.query import (
     SeriesQuery,
 )
 from svc_core.realestate.rollup import RollupRow
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
 from svc_server.store.rollup import district_codes
@@ -64,6 +65,7 @@ class Trace(NamedTuple):
 
 def cohort_trace(
     store: Store,
+    versions: VersionedCache,
     state: DataState,
     code: str,
     months: Sequence[str] | None,
@@ -88,7 +90,7 @@ def cohort_trace(
         property_type,
         transaction_type,
     )
-    return store.realestate.cached(key, compute, version=state.version)
+    return versions.get(key, compute, version=state.version)
 
 
 def answer_context(
@@ -125,6 +127,7 @@ def answer_context(
 
 def cohort_context(
     store: Store,
+    versions: VersionedCache,
     state: DataState,
     caller: Caller,
     request_id: str,
@@ -137,7 +140,13 @@ def cohort_context(
     """``answer_context`` of an answer about ``cohort`` over ``months``, its exclusions
     and rejected records those of the cohort."""
     trace = cohort_trace(
-        store, state, cohort.sigungu_code, months, cohort.property_type, cohort.transaction_type
+        store,
+        versions,
+        state,
+        cohort.sigungu_code,
+        months,
+        cohort.property_type,
+        cohort.transaction_type,
     )
     return answer_context(
         state, caller, request_id, now, links, code=cohort.sigungu_code, trace=trace
@@ -161,6 +170,7 @@ class CohortRows(NamedTuple):
 
 def _cohort_rows(
     store: Store,
+    versions: VersionedCache,
     state: DataState,
     cohort: q.Cohort,
     period_of: Mapping[str, str],
@@ -200,7 +210,7 @@ def _cohort_rows(
         )
 
     key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
-    return store.realestate.cached(key, compute, version=state.version)
+    return versions.get(key, compute, version=state.version)
 
 
 def _finish(found: CohortRows, context: Context) -> list[PulseRow]:
@@ -220,18 +230,27 @@ def pulse(
     query: PulseQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
 ) -> Answer:
     """GET /api/v1/real-estate/pulse: one row per cohort over one period."""
-    state = store.realestate.state()
+    state = versions.state(store)
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
-    found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    found = _cohort_rows(store, versions, state, query.cohort, period_of, query.area_unit)
     context = cohort_context(
-        store, state, caller, request_id, now, links, cohort=query.cohort, months=window.months
+        store,
+        versions,
+        state,
+        caller,
+        request_id,
+        now,
+        links,
+        cohort=query.cohort,
+        months=window.months,
     )
     return core_pulse.pulse_answer(
         _finish(found, context),
@@ -249,17 +268,26 @@ def series(
     query: SeriesQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
 ) -> Answer:
     """GET /api/v1/real-estate/pulse/series: pulse rows for up to 12 calendar periods."""
     gate(caller, query.cohort.geo_precision, links)
-    state = store.realestate.state()
+    state = versions.state(store)
     period_of = core_series.series_months(query.periods)
-    found = _cohort_rows(store, state, query.cohort, period_of, query.area_unit)
+    found = _cohort_rows(store, versions, state, query.cohort, period_of, query.area_unit)
     context = cohort_context(
-        store, state, caller, request_id, now, links, cohort=query.cohort, months=sorted(period_of)
+        store,
+        versions,
+        state,
+        caller,
+        request_id,
+        now,
+        links,
+        cohort=query.cohort,
+        months=sorted(period_of),
     )
     return core_series.series_answer(
         _finish(found, context),
@@ -276,12 +304,13 @@ def indices(
     query: IndicesQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
 ) -> Answer:
     """GET /api/v1/real-estate/indices: R-ONE survey statistics of a district."""
-    state = store.realestate.state()
+    state = versions.state(store)
     latest = periods.parse_quarter(state.latest_index_period) if state.latest_index_period else None
     window = periods.resolve_index_period(query.period, latest)
     values = store.realestate.indices(
@@ -332,6 +361,7 @@ def dimensions(
     query: DimensionsQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
@@ -342,9 +372,9 @@ def dimensions(
     ``geo_precision=dong``; ``_meta.count`` is the number of ``sigungus``.
     """
     gate(caller, query.geo_precision, links)
-    state = store.realestate.state()
+    state = versions.state(store)
     window = periods.resolve_pulse_period(core_dimensions.WINDOW, _month(state.latest_month))
-    data, mix = store.realestate.cached(
+    data, mix = versions.get(
         ("dimensions", query.geo_precision, window.months),
         lambda: _dimensions_data(store, query.geo_precision, window),
         version=state.version,

@@ -27,6 +27,7 @@ from svc_core.realestate.listing import Served, TransactionsQuery
 from svc_core.realestate.loaded import unknown_district
 from svc_core.realestate.record import record_of
 from svc_server.services.realestate import cohort_context
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
@@ -76,13 +77,14 @@ def transactions(
     query: TransactionsQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
 ) -> Answer:
     """One page: up to ``query.limit`` records (contracts) after the cursor, and the
     cursor of the next page in ``_meta.next_cursor`` (None on the last)."""
-    state = store.realestate.state()
+    state = versions.state(store)
     found = _resolve(state, query, caller, links)
     page, more = _page(store, found, query.limit, by_contract=query.by_contract)
     next_cursor = cursor.encode(_key(page[-1], query), found.fingerprint) if more else None
@@ -91,7 +93,7 @@ def transactions(
         _records(page, query, links),
         query,
         found.window,
-        _context(store, state, found, query, caller, request_id, now, links),
+        _context(store, versions, state, found, query, caller, request_id, now, links),
         synthetic=synthetic,
         next_cursor=next_cursor,
         extra=_traced(store, state, found, query, records=query.include_excluded),
@@ -100,6 +102,7 @@ def transactions(
 
 def _context(
     store: Store,
+    versions: VersionedCache,
     state: DataState,
     found: Listing,
     query: TransactionsQuery,
@@ -117,7 +120,15 @@ def _context(
     ):
         raise unknown
     return cohort_context(
-        store, state, caller, request_id, now, links, cohort=cohort, months=found.window.months
+        store,
+        versions,
+        state,
+        caller,
+        request_id,
+        now,
+        links,
+        cohort=cohort,
+        months=found.window.months,
     )
 
 
@@ -187,6 +198,7 @@ def stream(
     query: TransactionsQuery,
     caller: Caller,
     *,
+    versions: VersionedCache,
     request_id: str,
     now: float,
     links: Links,
@@ -194,7 +206,7 @@ def stream(
     """The whole selection for a CSV answer (``limit`` does not apply; a cursor starts it
     where a page ended): its envelope and the records (contracts), read lazily. A
     selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
-    state = store.realestate.state()
+    state = versions.state(store)
     found = _resolve(state, query, caller, links)
     mix, excluded = store.realestate.listing_size(found.selection, by_contract=query.by_contract)
     total = sum(mix.values()) + excluded
@@ -208,7 +220,7 @@ def stream(
     meta = core.listing_meta(
         query,
         found.window,
-        _context(store, state, found, query, caller, request_id, now, links),
+        _context(store, versions, state, found, query, caller, request_id, now, links),
         synthetic=state.synthetic,
         next_cursor=None,
         count=total,

@@ -83,9 +83,8 @@ class RealEstateWriter(
     rejections, change records and what was read of each district-month."""
 
     def __init__(self, reads: RealEstateRepo) -> None:
-        # the readers' database and version cache: a load forgets the version they cached
-        self.db = reads.db
-        self.versions = reads.versions
+        self.db = reads.db  # the readers' database and load count
+        self.loads = reads.loads
 
     def insert_transactions(
         self,
@@ -208,7 +207,6 @@ class RealEstateWriter(
     def log_ingest(self, tx: Tx, row: Mapping[str, Any]) -> None:
         """Record one load (this also moves the data version on), and count its
         exclusions when it is the latest read of its file (``count_exclusions``)."""
-        self.forget_version()
         row = dict(row)
         row["excluded"] = json.dumps(row.get("excluded") or {}, ensure_ascii=False)
         row["rejected"] = json.dumps(row.get("rejected") or {}, ensure_ascii=False)
@@ -270,7 +268,8 @@ class Writer:
 @contextmanager
 def loading(store: Store) -> Iterator[Writer]:
     """One transaction of the data store and its writers: committed when the block
-    ends, rolled back when it raises."""
+    ends, rolled back when it raises. A commit is counted (``RealEstateRepo.loads``):
+    the next answer of this process reads the data version again."""
     with store.data.transaction() as tx:
         yield Writer(
             tx=tx,
@@ -278,3 +277,4 @@ def loading(store: Store) -> Iterator[Writer]:
             markets=MarketWrites(store.data),
             sync=SyncWrites(store.data),
         )
+    store.realestate.loads.add()

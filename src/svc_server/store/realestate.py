@@ -10,11 +10,9 @@ never scan transactions, and coverage without a district reads only ``limit`` ro
 
 Pulse reads only its cohort (``store.cohort_reads``).
 
-Answers that change only when a load commits (``DataState``, dimensions, one district's
-coverage) are cached in-process per *data version*: every load writes one
-``ingest_log`` row, so the version is the log's row count and latest load time. Each
-process keeps its own cache and reads the version from the database, so several server
-processes stay consistent.
+The *data version* (``store.data_version``: every load writes one ``ingest_log`` row)
+is read plainly, with the ``DataState`` behind it; the services keep answers per version
+(``svc_server.services.versioned``), told by ``loads`` of a load this process committed.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc_server.store.base import (
     Database,
@@ -34,6 +31,7 @@ from svc_server.store.changes import DataChanges
 from svc_server.store.cohort_reads import CohortReads
 from svc_server.store.contract_kinds import ContractKinds
 from svc_server.store.coverage import CoverageTables
+from svc_server.store.data_version import LoadCount, Version, read_version
 from svc_server.store.exclusions import ExclusionCounts
 from svc_server.store.indices import IndexTable
 from svc_server.store.realestate_rows import (
@@ -51,16 +49,10 @@ from svc_server.store.rollup import RollupTable
 from svc_server.store.source_months import SourceMonths
 from svc_server.store.transactions import TransactionListing
 from svc_server.store.uses import UseMonths
-from svc_server.store.versioned import VERSION_TTL, Version, VersionedCache
 
-if TYPE_CHECKING:
-    pass
-
-T = TypeVar("T")
 log = logging.getLogger("svc.store")
 __all__ = [
     "TRANSACTION_COLUMNS",
-    "VERSION_TTL",
     "DataState",
     "RealEstateRepo",
     "RollupCounts",
@@ -103,38 +95,18 @@ class RealEstateRepo(
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.versions = VersionedCache(db)
-
-    # versioned cache (svc_server.store.versioned) ------------------------------------------
+        self.loads = LoadCount()
+        """The loads this process committed (``store.loading`` counts them)."""
 
     def data_version(self) -> Version:
-        """Changes whenever a load commits (``VersionedCache.data_version``)."""
-        return self.versions.data_version()
+        """The current data version (``store.data_version``): read on every call."""
+        return read_version(self.db)
 
-    def known_version(self) -> Version | None:
-        """``data_version`` when it needs no read, else None (``VersionedCache``)."""
-        return self.versions.known_version()
-
-    def forget_version(self) -> None:
-        """Make the next ``data_version`` read the database (a load just wrote)."""
-        self.versions.forget_version()
-
-    def cached(
-        self,
-        key: tuple[Any, ...],
-        compute: Callable[[], T],
-        *,
-        version: Version | None = None,
-    ) -> T:
-        """``compute()`` once per data version and ``key`` (``VersionedCache.cached``)."""
-        return self.versions.cached(key, compute, version=version)
-
-    def state(self) -> DataState:
-        """The store's current ``DataState`` (one cheap query when nothing changed)."""
-        version = self.data_version()
-        return self.cached(("state",), lambda: self._state(version), version=version)
-
-    def _state(self, version: Version) -> DataState:
+    def state(self, version: Version | None = None) -> DataState:
+        """The store's ``DataState`` at ``version`` (the one read before it; by default,
+        the current one): read on every call (``services.versioned`` keeps it)."""
+        if version is None:
+            version = self.data_version()
         with self.db.transaction(write=False) as tx:
             month = tx.fetchone("SELECT MAX(month) AS m FROM cohort_months")
             quarter = tx.fetchone(

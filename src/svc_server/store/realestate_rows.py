@@ -16,7 +16,7 @@ from svc_core.realestate.deal import Deal
 from svc_core.realestate.freshness import MonthKey
 from svc_core.realestate.rollup import KEYS, RollupRow, tally
 from svc_server.store.base import Row
-from svc_server.store.versioned import Version
+from svc_server.store.data_version import Version
 
 if TYPE_CHECKING:
     from svc_core.models import Transaction
