@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
+from types import SimpleNamespace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -64,18 +65,18 @@ def test_a_stored_row_has_the_twin_of_the_record_it_was_written_from(
         natural_key="k",
         floor=floor,
     )
-    row = {
-        "property_type": "office",
-        "transaction_type": "sale",
-        "deal_date": day.isoformat(),
-        "dong": dong,
-        "price_krw": price,
-        "monthly_rent_krw": None,
-        "area_m2": area,
-        "floor": floor,
-        "building_type": None,
-        "building_name": None,
-    }
+    row = SimpleNamespace(
+        property_type="office",
+        transaction_type="sale",
+        deal_date=day.isoformat(),
+        dong=dong,
+        price_krw=price,
+        monthly_rent_krw=None,
+        area_m2=area,
+        floor=floor,
+        building_type=None,
+        building_name=None,
+    )
     assert twin_key(row) == record_twin(record)
     moved = Transaction(**{**{a: getattr(record, a) for a in ("source", "dong", "property_type",
         "transaction_type", "deal_date", "price_krw", "monthly_rent_krw", "area_m2", "floor")},

@@ -22,17 +22,29 @@ TWIN_COLUMNS = (
     "natural_key, sigungu_code, month, property_type, transaction_type, deal_date, dong, "
     "price_krw, monthly_rent_krw, area_m2, floor, building_type, building_name"
 )
+"""What ``twins`` reads of each record: ``StoredTwin``'s columns."""
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(slots=True, kw_only=True)
 class StoredTwin:
-    """A stored record (``excluded`` True: of ``excluded_transactions``) and its twin."""
+    """A stored record (``excluded`` True: of ``excluded_transactions``): the
+    ``TWIN_COLUMNS`` it was read with, one call per read row, and its ``twin``."""
 
     natural_key: str
     sigungu_code: str
     month: str
+    property_type: str
+    transaction_type: str
+    deal_date: str
+    dong: str | None
+    price_krw: int
+    monthly_rent_krw: int | None
+    area_m2: float | None
+    floor: int | None
+    building_type: str | None
+    building_name: str | None
     excluded: bool
-    twin: TwinKey
+    twin: TwinKey = attrs.field(init=False, default=attrs.Factory(twin_key, takes_self=True))
 
 
 class RenumberedReads:
@@ -51,16 +63,7 @@ class RenumberedReads:
                         f"AND month IN ({marks(len(part))})",
                         (code, *part),
                     )
-                    out.extend(
-                        StoredTwin(
-                            natural_key=str(r["natural_key"]),
-                            sigungu_code=str(r["sigungu_code"]),
-                            month=str(r["month"]),
-                            excluded=excluded,
-                            twin=twin_key(r),
-                        )
-                        for r in rows
-                    )
+                    out.extend(StoredTwin(**r, excluded=excluded) for r in rows)
         return out
 
 
