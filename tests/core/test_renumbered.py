@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from types import SimpleNamespace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_core.models import Transaction
 from svc_core.realestate.renumbered import (
+    StoredTwin,
     record_twin,
     replaced_codes,
     replacing_codes,
@@ -65,7 +65,10 @@ def test_a_stored_row_has_the_twin_of_the_record_it_was_written_from(
         natural_key="k",
         floor=floor,
     )
-    row = SimpleNamespace(
+    row = StoredTwin(
+        natural_key="k",
+        sigungu_code="28110",
+        month=day.strftime("%Y-%m"),
         property_type="office",
         transaction_type="sale",
         deal_date=day.isoformat(),
@@ -76,8 +79,9 @@ def test_a_stored_row_has_the_twin_of_the_record_it_was_written_from(
         floor=floor,
         building_type=None,
         building_name=None,
+        excluded=False,
     )
-    assert twin_key(row) == record_twin(record)
+    assert row.twin == twin_key(row) == record_twin(record)
     moved = Transaction(**{**{a: getattr(record, a) for a in ("source", "dong", "property_type",
         "transaction_type", "deal_date", "price_krw", "monthly_rent_krw", "area_m2", "floor")},
         "sigungu_code": "28125", "sigungu": "제물포구", "natural_key": "other"})  # fmt: skip

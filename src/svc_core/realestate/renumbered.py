@@ -32,7 +32,8 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+
+import attrs
 
 from svc_core.models import Transaction
 from svc_core.regions import region, replaces
@@ -42,34 +43,8 @@ TwinKey = tuple[str, str, str, str, int, int, str, int | None, str, str]
 building type, building name): a deal without its district."""
 
 
-class Twinned(Protocol):
-    """What a deal's ``twin_key`` is made of: a ``Transaction`` (``deal_date`` a date) or
-    a stored record (``deal_date`` its ISO text; ``svc_server.store.renumbered``)."""
-
-    @property
-    def property_type(self) -> str: ...
-    @property
-    def transaction_type(self) -> str: ...
-    @property
-    def deal_date(self) -> datetime.date | str: ...
-    @property
-    def dong(self) -> str | None: ...
-    @property
-    def price_krw(self) -> int: ...
-    @property
-    def monthly_rent_krw(self) -> int | None: ...
-    @property
-    def area_m2(self) -> float | None: ...
-    @property
-    def floor(self) -> int | None: ...
-    @property
-    def building_type(self) -> str | None: ...
-    @property
-    def building_name(self) -> str | None: ...
-
-
-def twin_key(deal: Twinned) -> TwinKey:
-    """The district-free identity of a deal."""
+def twin_key(deal: Transaction | StoredTwin) -> TwinKey:
+    """The district-free identity of a deal, as read or as stored."""
     day = deal.deal_date
     area = deal.area_m2
     floor = deal.floor
@@ -90,6 +65,29 @@ def twin_key(deal: Twinned) -> TwinKey:
 def record_twin(record: Transaction) -> TwinKey:
     """``twin_key`` of a record a reader built."""
     return twin_key(record)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class StoredTwin:
+    """A stored record (``excluded`` True: of ``excluded_transactions``) as a load reads
+    it to match twins: the columns ``svc_server.store.renumbered`` reads, one call per
+    read row, and its ``twin``."""
+
+    natural_key: str
+    sigungu_code: str
+    month: str
+    property_type: str
+    transaction_type: str
+    deal_date: str
+    dong: str | None
+    price_krw: int
+    monthly_rent_krw: int | None
+    area_m2: float | None
+    floor: int | None
+    building_type: str | None
+    building_name: str | None
+    excluded: bool
+    twin: TwinKey = attrs.field(init=False, default=attrs.Factory(twin_key, takes_self=True))
 
 
 def retired_into(code: str) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ import attrs
 
 from svc_core.realestate import freshness
 from svc_core.realestate.common import codes_of
+from svc_core.sources import RejectedRecord
 
 RejectedCount = tuple[str, str, str, int]
 """(district code, month, reason, records) of rejected records."""
@@ -40,22 +41,13 @@ def rejected_rows(counts: Iterable[RejectedCount]) -> list[dict[str, object]]:
     ]
 
 
-@attrs.frozen(slots=True)
-class RejectedRow:
+@attrs.frozen(kw_only=True)
+class RejectedRow(RejectedRecord):
     """A stored rejected record (``rejected_records``) as a listing reads it: the
-    ``RejectedRecord`` a reader kept, the ``kind`` of the load and the file (``path``)
-    it came from. The store builds one per read row, with one call (its fields
-    are the columns ``rejected_list`` reads)."""
+    ``RejectedRecord`` a reader kept, with the ``kind`` of its load and the file
+    (``path``) it came from. The store builds one per read row, with one call."""
 
-    natural_key: str
     kind: str
-    sigungu_code: str
-    month: str
-    property_type: str | None
-    transaction_type: str | None
-    reason: str
-    detail: str
-    line: int
     path: str
 
 

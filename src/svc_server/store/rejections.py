@@ -33,7 +33,6 @@ from svc_server.store.base import (
     Tx,
     chunks,
     marks,
-    rows_as,
 )
 
 if TYPE_CHECKING:
@@ -128,7 +127,7 @@ class Rejections:
                 f"ORDER BY month, path, line, natural_key LIMIT {REJECTED_LISTED}",
                 params,
             )
-        return rows_as(RejectedRow, rows)
+        return [RejectedRow(**r) for r in rows]
 
     def rejected_by_month(self) -> list[Row]:
         """(kind, sigungu_code, month, n) of every district-month holding rejected

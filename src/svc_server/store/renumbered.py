@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import attrs
-
-from svc_core.realestate.renumbered import TwinKey, twin_key
+from svc_core.realestate.renumbered import StoredTwin
 from svc_server.store.base import Database, Tx, marks, select_in
 from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair, by_district, month_parts
@@ -23,28 +21,6 @@ TWIN_COLUMNS = (
     "price_krw, monthly_rent_krw, area_m2, floor, building_type, building_name"
 )
 """What ``twins`` reads of each record: ``StoredTwin``'s columns."""
-
-
-@attrs.frozen(slots=True, kw_only=True)
-class StoredTwin:
-    """A stored record (``excluded`` True: of ``excluded_transactions``): the
-    ``TWIN_COLUMNS`` it was read with, one call per read row, and its ``twin``."""
-
-    natural_key: str
-    sigungu_code: str
-    month: str
-    property_type: str
-    transaction_type: str
-    deal_date: str
-    dong: str | None
-    price_krw: int
-    monthly_rent_krw: int | None
-    area_m2: float | None
-    floor: int | None
-    building_type: str | None
-    building_name: str | None
-    excluded: bool
-    twin: TwinKey = attrs.field(init=False, default=attrs.Factory(twin_key, takes_self=True))
 
 
 class RenumberedReads:
