@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from svc_core.models import Transaction
 from svc_core.realestate.renumbered import (
+    StoredTwin,
     record_twin,
     replaced_codes,
     superseded,
@@ -63,19 +64,23 @@ def test_a_stored_row_has_the_twin_of_the_record_it_was_written_from(
         natural_key="k",
         floor=floor,
     )
-    row = {
-        "property_type": "office",
-        "transaction_type": "sale",
-        "deal_date": day.isoformat(),
-        "dong": dong,
-        "price_krw": price,
-        "monthly_rent_krw": None,
-        "area_m2": area,
-        "floor": floor,
-        "building_type": None,
-        "building_name": None,
-    }
-    assert twin_key(row) == record_twin(record)
+    row = StoredTwin(
+        natural_key="k",
+        sigungu_code="28110",
+        month=day.strftime("%Y-%m"),
+        property_type="office",
+        transaction_type="sale",
+        deal_date=day.isoformat(),
+        dong=dong,
+        price_krw=price,
+        monthly_rent_krw=None,
+        area_m2=area,
+        floor=floor,
+        building_type=None,
+        building_name=None,
+        excluded=False,
+    )
+    assert row.twin == twin_key(row) == record_twin(record)
     moved = Transaction(**{**{a: getattr(record, a) for a in ("source", "dong", "property_type",
         "transaction_type", "deal_date", "price_krw", "monthly_rent_krw", "area_m2", "floor")},
         "sigungu_code": "28125", "sigungu": "제물포구", "natural_key": "other"})  # fmt: skip

@@ -38,7 +38,7 @@ class Context:
     """``exclusions`` count the answer's cohorts (its districts, months and types), not
     the whole store; the answer then also states them as ``_meta.exclusions`` and its
     ``rejected_rows``."""
-    rejected_rows: tuple[Mapping[str, Any], ...] = ()
+    rejected_rows: tuple[Mapping[str, object], ...] = ()
     """Records rejected as malformed in the answer's cohorts, per district-month
     (``svc_core.realestate.traces.rejected_rows``)."""
 
@@ -83,8 +83,8 @@ def layer_meta(
     sources: Iterable[str] = (),
     property_type: str | None = None,
     transaction_type: str | None = None,
-    query: Mapping[str, Any] | None = None,
-    extra: Mapping[str, Any] | None = None,
+    query: Mapping[str, object] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
     """The ``_meta`` of a real-estate answer; ``data_sources`` are ``sources`` and the
     sources of the rows, or RTMS when there is neither."""

@@ -9,6 +9,7 @@ together.
 from __future__ import annotations
 
 import datetime
+import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
@@ -341,8 +342,9 @@ def coverage_rows(
     return [row for row, _ in finished]
 
 
-def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
-    """A coverage row from its JSON form (as ``svc_core.convert`` writes it)."""
+def coverage_row(text: str) -> CoverageRow:
+    """A coverage row from its ``stored_form``."""
+    stored = json.loads(text)
     return CoverageRow(
         **{
             **stored,
@@ -352,13 +354,13 @@ def coverage_row(stored: Mapping[str, Any]) -> CoverageRow:
     )
 
 
-def stored_form(row: CoverageRow) -> dict[str, Any]:
-    """A coverage row's JSON form as the store keeps it: without the fields that follow
-    the clock (``STORED_LATER``)."""
+def stored_form(row: CoverageRow) -> str:
+    """A coverage row's JSON text as the store keeps it: without the fields that follow
+    the clock (``STORED_LATER``); ``coverage_row`` reads it back."""
     out: dict[str, Any] = to_json(row)
     for name in STORED_LATER:
         out.pop(name, None)
-    return out
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
 
 def finish_rows(

@@ -35,6 +35,7 @@ from svc_core.params import Param, Value
 from svc_core.realestate import cursor
 from svc_core.realestate.common import Context, layer_meta
 from svc_core.realestate.contract_record import ContractRecord
+from svc_core.realestate.listing_row import ListingRow
 from svc_core.realestate.query import (
     BUILDING_TYPE,
     DEAL_FILTERS,
@@ -252,16 +253,16 @@ def selection_fingerprint(query: TransactionsQuery, months: Sequence[str]) -> st
     return cursor.fingerprint(selection)
 
 
-def sort_key(row: Mapping[str, Any]) -> cursor.SortKey:
+def sort_key(row: ListingRow) -> cursor.SortKey:
     """Where a listing row sits in the listing order."""
-    return str(row["deal_date"]), str(row["natural_key"]), int(row["is_excluded"])
+    return row.deal_date, row.natural_key, row.is_excluded
 
 
-def contract_sort_key(row: Mapping[str, Any]) -> cursor.SortKey:
+def contract_sort_key(row: ListingRow) -> cursor.SortKey:
     """Where the contract of a row of the contract listing sits in its order: contract
     date, then the store's contract key (``contract_key``: the contract id, or the natural
     key of a row stored before its contract was known)."""
-    return str(row["deal_date"]), str(row["contract_key"]), 0
+    return row.deal_date, row.contract_key, 0
 
 
 def echo(query: TransactionsQuery, window: periods.PeriodWindow) -> dict[str, Any]:
@@ -304,7 +305,7 @@ def listing_meta(
     next_cursor: str | None,
     count: int,
     mix: Mapping[str, int],
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
     """The envelope of a listing: the layer envelope of ``count`` records whose kept ones
     come from the sources in ``mix``, ``next_cursor`` (None on the last page) and
@@ -335,7 +336,7 @@ def transactions_answer(
     *,
     synthetic: bool,
     next_cursor: str | None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> Answer:
     """One page of the listing; an empty selection is a 200 with no records (its
     ``unloaded_periods``, in ``extra``, say which months were never loaded)."""

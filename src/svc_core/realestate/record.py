@@ -2,15 +2,13 @@
 as the source published it, with the contract it belongs to and what the source says of
 the parties and the contract (issue 28).
 
-``record_of`` builds it from a stored row (the server's listing), ``transaction_record``
+``record_of`` builds it from a stored row (``ListingRow``: the server's listing), ``transaction_record``
 from a ``Transaction`` (the library), so both serve the same record for the same deal.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
@@ -24,6 +22,7 @@ from svc_core.models import (
     TERM_MONTH,
     Transaction,
 )
+from svc_core.realestate.listing_row import ListingRow
 from svc_core.realestate.row_docs import (
     BUILD_YEAR,
     JIBUN,
@@ -307,57 +306,59 @@ TRANSACTION_COLUMNS = tuple(f.name for f in TransactionRecord.__attrs_attrs__)
 """CSV columns: the record's fields in order."""
 
 
-def _number(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def record_of(row: Mapping[str, Any]) -> TransactionRecord:
-    """A record from a listing row (the store's columns, ``is_excluded`` and ``reason``;
-    a NULL ``contract_id`` is a contract of its own)."""
-    sale = row["transaction_type"] == "sale"
-    officetel = row["property_type"] == "officetel"
-    area = None if row["area_m2"] is None else float(row["area_m2"])
-    land = row["land_area_m2"]
-    used = row["renewal_right_used"]
-    key = str(row["natural_key"])
+def record_of(row: ListingRow) -> TransactionRecord:
+    """The served record of a listing row (a NULL ``contract_id`` is a contract of its
+    own)."""
+    sale = row.transaction_type == "sale"
+    officetel = row.property_type == "officetel"
+    used = row.renewal_right_used
     return TransactionRecord(
-        natural_key=key,
-        contract_date=str(row["deal_date"]),
-        sigungu_code=str(row["sigungu_code"]),
-        sigungu=str(row["sigungu"]),
-        dong=row["dong"] or None,
-        property_type=str(row["property_type"]),
-        transaction_type=str(row["transaction_type"]),
-        building_type=row["building_type"],
-        building_use=row["building_use"],
-        price_krw=int(row["price_krw"]) if sale else None,
-        deposit_krw=None if sale else int(row["price_krw"]),
-        monthly_rent_krw=_number(row["monthly_rent_krw"]),
-        building_area_m2=None if officetel else area,
-        exclusive_area_m2=area if officetel else None,
-        land_area_m2=None if land is None else float(land),
-        floor=_number(row["floor"]),
-        build_year=_number(row["build_year"]),
-        jibun=row["jibun"],
-        source=str(row["source"]),
-        load_id=row["load_id"],
-        excluded=bool(row["is_excluded"]),
-        excluded_reason=row["reason"],
-        contract_id=row["contract_id"] or own_contract_id(key),
-        deal_type=row["deal_type"],
-        seller_type=row["seller_type"],
-        buyer_type=row["buyer_type"],
-        land_use=row["land_use"],
-        broker_district=row["broker_district"],
-        building_name=row["building_name"],
-        lease_kind=row["lease_kind"],
-        term_start=row["term_start"],
-        term_end=row["term_end"],
+        natural_key=row.natural_key,
+        contract_date=row.deal_date,
+        sigungu_code=row.sigungu_code,
+        sigungu=row.sigungu,
+        dong=row.dong or None,
+        property_type=row.property_type,
+        transaction_type=row.transaction_type,
+        building_type=row.building_type,
+        building_use=row.building_use,
+        price_krw=row.price_krw if sale else None,
+        deposit_krw=None if sale else row.price_krw,
+        monthly_rent_krw=row.monthly_rent_krw,
+        building_area_m2=None if officetel else row.area_m2,
+        exclusive_area_m2=row.area_m2 if officetel else None,
+        land_area_m2=row.land_area_m2,
+        floor=row.floor,
+        build_year=row.build_year,
+        jibun=row.jibun,
+        source=row.source,
+        load_id=row.load_id,
+        excluded=bool(row.is_excluded),
+        excluded_reason=row.reason,
+        contract_id=row.contract_id or own_contract_id(row.natural_key),
+        deal_type=row.deal_type,
+        seller_type=row.seller_type,
+        buyer_type=row.buyer_type,
+        land_use=row.land_use,
+        broker_district=row.broker_district,
+        building_name=row.building_name,
+        lease_kind=row.lease_kind,
+        term_start=row.term_start,
+        term_end=row.term_end,
         renewal_right_used=None if used is None else bool(used),
-        previous_deposit_krw=_number(row["previous_deposit_krw"]),
-        previous_monthly_rent_krw=_number(row["previous_monthly_rent_krw"]),
-        cancellation_date=row.get("cancellation_date"),
+        previous_deposit_krw=row.previous_deposit_krw,
+        previous_monthly_rent_krw=row.previous_monthly_rent_krw,
+        cancellation_date=row.cancellation_date,
     )
+
+
+_PUBLISHED = tuple(
+    f.name
+    for f in attrs.fields(ListingRow)
+    if f.name in attrs.fields_dict(Transaction) and f.name != "deal_date"
+)
+"""The fields of a listing row a ``Transaction`` has as they are (its ``deal_date`` is a
+date, the row's its ISO text)."""
 
 
 def transaction_record(
@@ -370,13 +371,18 @@ def transaction_record(
     """The record the listing serves for ``tx`` (``excluded_reason``: a deal a load
     excluded, as ``ExcludedRecord.reason`` says, and ``cancelled_on`` its
     ``ExcludedRecord.cancelled_on``; ``load_id``: the load that stored it)."""
+    contract = contract_id(tx)
     return record_of(
-        {
-            **attrs.asdict(tx),
-            "load_id": load_id,
-            "is_excluded": excluded_reason is not None,
-            "reason": excluded_reason,
-            "contract_id": contract_id(tx),
-            "cancellation_date": None if cancelled_on is None else cancelled_on.isoformat(),
-        }
+        ListingRow(
+            **{name: getattr(tx, name) for name in _PUBLISHED},
+            deal_date=tx.deal_date.isoformat(),
+            month=tx.period_month,
+            synthetic=0,
+            load_id=load_id,
+            contract_id=contract,
+            is_excluded=int(excluded_reason is not None),
+            reason=excluded_reason,
+            cancellation_date=None if cancelled_on is None else cancelled_on.isoformat(),
+            contract_key=contract,
+        )
     )

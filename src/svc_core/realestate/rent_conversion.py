@@ -35,7 +35,6 @@ import itertools
 import json
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
 
 import attrs
 
@@ -153,7 +152,7 @@ def _pct(text: object) -> Fraction:
     return Fraction(text)
 
 
-def _optional_pct(entry: Mapping[str, Any], name: str) -> Fraction | None:
+def _optional_pct(entry: Mapping[str, object], name: str) -> Fraction | None:
     return None if entry.get(name) is None else _pct(entry[name])
 
 
@@ -163,7 +162,7 @@ def _date(text: object) -> datetime.date:
     return datetime.date.fromisoformat(text)
 
 
-def _eras(entries: list[Mapping[str, Any]]) -> tuple[LimitEra, ...]:
+def _eras(entries: list[Mapping[str, object]]) -> tuple[LimitEra, ...]:
     return tuple(
         LimitEra(
             start=_date(e["from"]),

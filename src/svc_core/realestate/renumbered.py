@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+
+import attrs
 
 from svc_core.models import Transaction
 from svc_core.regions import region, replaces
@@ -42,45 +43,51 @@ TwinKey = tuple[str, str, str, str, int, int, str, int | None, str, str]
 building type, building name): a deal without its district."""
 
 
-def _area(value: Any) -> str:
-    return "" if value is None else f"{float(value):.2f}"
-
-
-def twin_key(values: Mapping[str, Any]) -> TwinKey:
-    """The district-free identity of a deal, from a ``Transaction``'s fields or a stored
-    row's columns (same names; ``deal_date`` a date or its ISO text)."""
-    day = values["deal_date"]
-    floor = values.get("floor")
+def twin_key(deal: Transaction | StoredTwin) -> TwinKey:
+    """The district-free identity of a deal, as read or as stored."""
+    day = deal.deal_date
+    area = deal.area_m2
+    floor = deal.floor
     return (
-        str(values["property_type"]),
-        str(values["transaction_type"]),
-        day.isoformat() if isinstance(day, datetime.date) else str(day)[:10],
-        str(values.get("dong") or ""),
-        int(values["price_krw"]),
-        int(values.get("monthly_rent_krw") or 0),
-        _area(values.get("area_m2")),
+        deal.property_type,
+        deal.transaction_type,
+        day.isoformat() if isinstance(day, datetime.date) else day[:10],
+        deal.dong or "",
+        int(deal.price_krw),
+        int(deal.monthly_rent_krw or 0),
+        "" if area is None else f"{float(area):.2f}",
         None if floor is None else int(floor),
-        str(values.get("building_type") or ""),
-        str(values.get("building_name") or ""),
+        deal.building_type or "",
+        deal.building_name or "",
     )
 
 
 def record_twin(record: Transaction) -> TwinKey:
     """``twin_key`` of a record a reader built."""
-    return twin_key(
-        {
-            "property_type": record.property_type,
-            "transaction_type": record.transaction_type,
-            "deal_date": record.deal_date,
-            "dong": record.dong,
-            "price_krw": record.price_krw,
-            "monthly_rent_krw": record.monthly_rent_krw,
-            "area_m2": record.area_m2,
-            "floor": record.floor,
-            "building_type": record.building_type,
-            "building_name": record.building_name,
-        }
-    )
+    return twin_key(record)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class StoredTwin:
+    """A stored record (``excluded`` True: of ``excluded_transactions``) as a load reads
+    it to match twins: the columns ``svc_server.store.renumbered`` reads, one call per
+    read row, and its ``twin``."""
+
+    natural_key: str
+    sigungu_code: str
+    month: str
+    property_type: str
+    transaction_type: str
+    deal_date: str
+    dong: str | None
+    price_krw: int
+    monthly_rent_krw: int | None
+    area_m2: float | None
+    floor: int | None
+    building_type: str | None
+    building_name: str | None
+    excluded: bool
+    twin: TwinKey = attrs.field(init=False, default=attrs.Factory(twin_key, takes_self=True))
 
 
 def retired_into(code: str) -> tuple[str, ...]:

@@ -9,17 +9,19 @@ Pure functions over what the store counted; the store module is
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from collections.abc import Collection, Iterable
+
+import attrs
 
 from svc_core.realestate import freshness
 from svc_core.realestate.common import codes_of
+from svc_core.sources import RejectedRecord
 
 RejectedCount = tuple[str, str, str, int]
 """(district code, month, reason, records) of rejected records."""
 
 
-def rejected_rows(counts: Iterable[RejectedCount]) -> list[dict[str, Any]]:
+def rejected_rows(counts: Iterable[RejectedCount]) -> list[dict[str, object]]:
     """One entry per district-month with rejected records: ``sigungu_code``, ``month``,
     ``count`` and ``reasons`` (reason → records), ordered by district then month."""
     grouped: dict[tuple[str, str], dict[str, int]] = {}
@@ -39,19 +41,29 @@ def rejected_rows(counts: Iterable[RejectedCount]) -> list[dict[str, Any]]:
     ]
 
 
-def rejected_record(row: Mapping[str, Any]) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class RejectedRow(RejectedRecord):
+    """A stored rejected record (``rejected_records``) as a listing reads it: the
+    ``RejectedRecord`` a reader kept, with the ``kind`` of its load and the file
+    (``path``) it came from. The store builds one per read row, with one call."""
+
+    kind: str
+    path: str
+
+
+def rejected_record(row: RejectedRow) -> dict[str, object]:
     """A stored rejected record as a listing names it."""
     return {
-        "natural_key": row["natural_key"],
-        "sigungu_code": row["sigungu_code"],
-        "month": row["month"],
-        "property_type": row["property_type"],
-        "transaction_type": row["transaction_type"],
-        "rejected_reason": row["reason"],
-        "detail": row["detail"],
-        "source_file": row["path"],
-        "source_line": int(row["line"]),
-        "kind": row["kind"],
+        "natural_key": row.natural_key,
+        "sigungu_code": row.sigungu_code,
+        "month": row.month,
+        "property_type": row.property_type,
+        "transaction_type": row.transaction_type,
+        "rejected_reason": row.reason,
+        "detail": row.detail,
+        "source_file": row.path,
+        "source_line": row.line,
+        "kind": row.kind,
     }
 
 

@@ -33,7 +33,13 @@ import attrs
 from svc_core.models import LoadReport
 from svc_core.realestate import changes
 from svc_core.realestate.changes import ContentKey
-from svc_core.realestate.renumbered import record_twin, replaced_codes, retired_into, superseded
+from svc_core.realestate.renumbered import (
+    StoredTwin,
+    record_twin,
+    replaced_codes,
+    retired_into,
+    superseded,
+)
 from svc_core.regions import replaces
 from svc_core.sources import ParseResult
 from svc_core.sync.rtms import gone_keys, month_prefix
@@ -47,7 +53,6 @@ from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair
 from svc_server.store.loading import Writer, loading
 from svc_server.store.realestate import RollupCounts, rollup_rows
-from svc_server.store.renumbered import StoredTwin
 
 
 @attrs.frozen(kw_only=True)

@@ -53,7 +53,7 @@ def _coverage_rows(
         return [(c.row, c.source_mix) for c in built[: query.limit]]
 
     def top() -> list[tuple[CoverageRow, Mapping[str, int]]]:
-        stored = store.realestate.coverage(
+        return store.realestate.coverage(
             granularity=query.granularity,
             dong_level=cohort.dong_level,
             limit=q.COVERAGE_LIMIT_MAX,
@@ -62,7 +62,6 @@ def _coverage_rows(
             dong=cohort.dong,
             building_type=cohort.building_type,
         )
-        return [(core_coverage.coverage_row(row), mix) for row, mix in stored]
 
     # The largest answer is read and typed once per data version and filters, and each
     # limit takes its head (the order is total): a hit reads nothing. Keys leave the

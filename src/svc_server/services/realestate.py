@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from svc_core import periods
 from svc_core.caller import Caller
@@ -60,7 +60,7 @@ class Trace(NamedTuple):
     rejected as malformed, per district-month (``traces.rejected_rows``)."""
 
     exclusions: dict[str, int]
-    rejected_rows: tuple[dict[str, Any], ...]
+    rejected_rows: tuple[dict[str, object], ...]
 
 
 def cohort_trace(

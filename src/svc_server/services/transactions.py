@@ -24,12 +24,12 @@ from svc_core.realestate import listing as core
 from svc_core.realestate.common import Context, codes_of, gate
 from svc_core.realestate.contract_record import contract_records
 from svc_core.realestate.listing import Served, TransactionsQuery
+from svc_core.realestate.listing_row import ListingRow
 from svc_core.realestate.loaded import unknown_district
 from svc_core.realestate.record import record_of
 from svc_server.services.realestate import cohort_context
 from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
-from svc_server.store.base import Row
 from svc_server.store.realestate import DataState
 from svc_server.store.transactions import Selection, any_synthetic
 
@@ -158,7 +158,9 @@ def _traced(
     }
 
 
-def _page(store: Store, found: Listing, limit: int, *, by_contract: bool) -> tuple[list[Row], bool]:
+def _page(
+    store: Store, found: Listing, limit: int, *, by_contract: bool
+) -> tuple[list[ListingRow], bool]:
     """The rows of up to ``limit`` records (or whole contracts) from the listing's start,
     and whether more follow."""
     if by_contract:
@@ -167,11 +169,11 @@ def _page(store: Store, found: Listing, limit: int, *, by_contract: bool) -> tup
     return rows[:limit], len(rows) > limit
 
 
-def _key(row: Row, query: TransactionsQuery) -> cursor.SortKey:
+def _key(row: ListingRow, query: TransactionsQuery) -> cursor.SortKey:
     return core.contract_sort_key(row) if query.by_contract else core.sort_key(row)
 
 
-def _records(rows: list[Row], query: TransactionsQuery, links: Links) -> list[Served]:
+def _records(rows: list[ListingRow], query: TransactionsQuery, links: Links) -> list[Served]:
     """The served records of a page's rows: one per row, or one per contract."""
     records = [record_of(r) for r in rows]
     if not query.by_contract:

@@ -8,7 +8,8 @@ placeholders; the PostgreSQL backend translates them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import operator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -77,6 +78,16 @@ def row_as(cls: type[T], row: Mapping[str, Any]) -> T:
     """The typed value of one database row: the fields ``cls`` declares, by column name
     (other columns are left out; a field with a default may be missing from the row)."""
     return cls(**{f.name: row[f.name] for f in attrs.fields(cls) if f.name in row})
+
+
+def rows_as(cls: type[T], rows: Iterable[Mapping[str, Any]]) -> list[T]:
+    """The typed values of database rows holding every field of ``cls`` (positional, at
+    least two; other columns are left out), one constructor call per row: for the reads
+    on hot paths. Arguments by name cost a string compare per field and parameter name
+    (the driver's column names are not the interned parameter names): 7 µs a row for
+    ``ListingRow``'s 37 fields, 2 µs by position."""
+    values = operator.itemgetter(*(f.name for f in attrs.fields(cls)))
+    return [cls(*values(r)) for r in rows]
 
 
 def row_or_none(cls: type[T], row: Mapping[str, Any] | None) -> T | None:

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from svc_core.realestate.coverage import CoverageCohort, stored_form
+from svc_core.realestate.coverage import CoverageCohort, CoverageRow, coverage_row, stored_form
 from svc_server.store.base import (
     IN_CHUNK,
     WRITE_CHUNK,
@@ -48,7 +48,7 @@ class CoverageTables:
         transaction_type: str | None = None,
         dong: str | None = None,
         building_type: str | None = None,
-    ) -> list[tuple[dict[str, Any], dict[str, int]]]:
+    ) -> list[tuple[CoverageRow, Mapping[str, int]]]:
         """The top ``limit`` precomputed coverage rows of one building type (None: the
         combined rows), by ``total_samples`` descending (then district, dong and type
         order), with each row's per-source samples."""
@@ -63,7 +63,7 @@ class CoverageTables:
         params: list[Any] = [granularity, building_type or "", int(dong_level), *equal, limit]
         with self.db.transaction(write=False) as tx:
             rows = tx.fetchall(sql, params)
-        return [(json.loads(r["row_json"]), json.loads(r["source_mix"])) for r in rows]
+        return [(coverage_row(r["row_json"]), json.loads(r["source_mix"])) for r in rows]
 
 
 class CoverageWrites:
@@ -107,7 +107,7 @@ class CoverageWrites:
                 int(r.dong != ""),
                 r.type_rank,
                 r.total_samples,
-                json.dumps(stored_form(r.row), ensure_ascii=False, separators=(",", ":")),
+                stored_form(r.row),
                 json.dumps(r.source_mix, separators=(",", ":")),
             )
             for r in rows

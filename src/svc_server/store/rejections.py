@@ -22,7 +22,18 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from svc_server.store.base import IN_CHUNK, WRITE_CHUNK, Database, Row, Tx, chunks, marks
+import attrs
+
+from svc_core.realestate.traces import RejectedRow
+from svc_server.store.base import (
+    IN_CHUNK,
+    WRITE_CHUNK,
+    Database,
+    Row,
+    Tx,
+    chunks,
+    marks,
+)
 
 if TYPE_CHECKING:
     from svc_core.sources import RejectedRecord
@@ -42,6 +53,8 @@ REJECTED_COLUMNS = (
 )
 REJECTED_LISTED = 200
 """The most rejected records one listing answer names (its count is always whole)."""
+LISTED_COLUMNS = ", ".join(f.name for f in attrs.fields(RejectedRow))
+"""What ``rejected_list`` reads of each record."""
 
 
 def _cohort(
@@ -102,18 +115,19 @@ class Rejections:
         *,
         property_type: str | None = None,
         transaction_type: str | None = None,
-    ) -> list[Row]:
+    ) -> list[RejectedRow]:
         """The cohort's rejected records (at most ``REJECTED_LISTED``), by month, file
         and line."""
         if not codes or not months:
             return []
         where, params = _cohort(codes, months, property_type, transaction_type, nullable=True)
         with self.db.transaction(write=False) as tx:
-            return tx.fetchall(
-                f"SELECT {', '.join(REJECTED_COLUMNS)} FROM rejected_records WHERE {where} "
+            rows = tx.fetchall(
+                f"SELECT {LISTED_COLUMNS} FROM rejected_records WHERE {where} "
                 f"ORDER BY month, path, line, natural_key LIMIT {REJECTED_LISTED}",
                 params,
             )
+        return [RejectedRow(**r) for r in rows]
 
     def rejected_by_month(self) -> list[Row]:
         """(kind, sigungu_code, month, n) of every district-month holding rejected

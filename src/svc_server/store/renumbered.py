@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import attrs
-
-from svc_core.realestate.renumbered import TwinKey, twin_key
+from svc_core.realestate.renumbered import StoredTwin
 from svc_server.store.base import Database, Tx, marks, select_in
 from svc_server.store.change_records import MovedRecord
 from svc_server.store.changes import MonthPair, by_district, month_parts
@@ -22,17 +20,7 @@ TWIN_COLUMNS = (
     "natural_key, sigungu_code, month, property_type, transaction_type, deal_date, dong, "
     "price_krw, monthly_rent_krw, area_m2, floor, building_type, building_name"
 )
-
-
-@attrs.frozen(kw_only=True)
-class StoredTwin:
-    """A stored record (``excluded`` True: of ``excluded_transactions``) and its twin."""
-
-    natural_key: str
-    sigungu_code: str
-    month: str
-    excluded: bool
-    twin: TwinKey
+"""What ``twins`` reads of each record: ``StoredTwin``'s columns."""
 
 
 class RenumberedReads:
@@ -51,16 +39,7 @@ class RenumberedReads:
                         f"AND month IN ({marks(len(part))})",
                         (code, *part),
                     )
-                    out.extend(
-                        StoredTwin(
-                            natural_key=str(r["natural_key"]),
-                            sigungu_code=str(r["sigungu_code"]),
-                            month=str(r["month"]),
-                            excluded=excluded,
-                            twin=twin_key(r),
-                        )
-                        for r in rows
-                    )
+                    out.extend(StoredTwin(**r, excluded=excluded) for r in rows)
         return out
 
 

@@ -24,6 +24,7 @@ from svc_server.store.base import (
     chunks,
     equal_filters,
     marks,
+    rows_as,
     select_in,
 )
 from svc_server.store.changes import by_district, cohort_params, cohort_where, month_parts
@@ -98,9 +99,9 @@ class RollupTable:
             sql += " AND month <= ?"
             params.append(month_to)
         if tx is not None:
-            return [RollupRow(**r) for r in tx.fetchall(sql, params)]
+            return rows_as(RollupRow, tx.fetchall(sql, params))
         with self.db.transaction(write=False) as read:
-            return [RollupRow(**r) for r in read.fetchall(sql, params)]
+            return rows_as(RollupRow, read.fetchall(sql, params))
 
 
 class RollupWrites:

@@ -31,14 +31,15 @@ import attrs
 from svc_core.cohorts.contracts import own_contract_id
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.cursor import SortKey
+from svc_core.realestate.listing_row import ListingRow
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
-    Row,
     Tx,
     chunks,
     equal_filters,
     marks,
+    rows_as,
     select_in,
 )
 from svc_server.store.realestate_rows import (
@@ -186,7 +187,8 @@ def _branch(
     reason, cancelled = ("reason", "cancellation_date") if flag else (_NULL, _NULL)
     sql = (
         f"SELECT {LISTED}, {flag} AS is_excluded, {reason} AS reason, "
-        f"{cancelled} AS cancellation_date FROM {table} WHERE {where}"
+        f"{cancelled} AS cancellation_date, {CONTRACT_KEY} AS contract_key "
+        f"FROM {table} WHERE {where}"
     )
     return sql + later, params + more
 
@@ -198,9 +200,9 @@ def _iso(day: datetime.date | None) -> str | None:
     return None if day is None else day.isoformat()
 
 
-def any_synthetic(rows: Sequence[Row]) -> bool:
+def any_synthetic(rows: Sequence[ListingRow]) -> bool:
     """Whether any ``listing`` row is demonstration data (``synthetic``)."""
-    return any(row["synthetic"] for row in rows)
+    return any(row.synthetic for row in rows)
 
 
 class TransactionListing:
@@ -208,7 +210,9 @@ class TransactionListing:
 
     db: Database
 
-    def listing(self, selection: Selection, *, after: SortKey | None, limit: int) -> list[Row]:
+    def listing(
+        self, selection: Selection, *, after: SortKey | None, limit: int
+    ) -> list[ListingRow]:
         """Up to ``limit`` records of ``selection`` after ``after`` in the listing order,
         each with ``is_excluded`` (0 or 1) and ``reason`` (None for a kept record)."""
         if not selection.codes or not selection.months:
@@ -229,11 +233,12 @@ class TransactionListing:
                 params += [limit, *more_params, limit]
             sql += " ORDER BY deal_date, natural_key, is_excluded LIMIT ?"
             params.append(limit)
-            return tx.fetchall(sql, params)
+            rows = tx.fetchall(sql, params)
+        return rows_as(ListingRow, rows)
 
     def contract_listing(
         self, selection: Selection, *, after: SortKey | None, limit: int
-    ) -> tuple[list[Row], bool]:
+    ) -> tuple[list[ListingRow], bool]:
         """Every kept row of the first ``limit`` contracts of ``selection`` after the
         contract ``after`` (a ``contract_sort_key``), in the order contract date, contract
         key (``contract_key``), natural key; and whether more contracts follow."""
@@ -252,13 +257,14 @@ class TransactionListing:
             last = keys[min(limit, len(keys)) - 1]
             date, key = str(last["deal_date"]), str(last["contract_key"])
             rows = tx.fetchall(
-                f"SELECT {LISTED}, 0 AS is_excluded, CAST(NULL AS TEXT) AS reason, "
-                f"{CONTRACT_KEY} AS contract_key FROM transactions WHERE {where}{later} "
+                f"SELECT {LISTED}, 0 AS is_excluded, {_NULL} AS reason, "
+                f"{_NULL} AS cancellation_date, {CONTRACT_KEY} AS contract_key "
+                f"FROM transactions WHERE {where}{later} "
                 f"AND (deal_date < ? OR (deal_date = ? AND {CONTRACT_KEY} <= ?)) "
                 "ORDER BY deal_date, contract_key, natural_key",
                 [*params, *more, date, date, key],
             )
-        return rows, len(keys) > limit
+        return rows_as(ListingRow, rows), len(keys) > limit
 
     def listing_size(
         self, selection: Selection, *, by_contract: bool = False
