@@ -11,8 +11,9 @@ row: the median (a lease's deposit) and the median per area (``median_price_per_
 a sale, ``median_deposit_per_m2`` of a lease), each against both base periods, by the
 method of ``svc_core.realestate.median_change``.
 
-A change is null with its reason when the base period was never loaded (``not_loaded``),
-a side's period is not loaded completely (``incomplete``), the base period is loaded but
+A change is null with its reason when no month of the base period was read at all
+(``not_loaded``), a side's period is not loaded completely (``incomplete``: a month
+missing, or read only in part), the base period is loaded but
 has no row (``too_few_transactions``), or a side has no such median (``no_value``).
 """
 
@@ -25,6 +26,7 @@ import attrs
 
 from svc_core.periods import parse_month
 from svc_core.realestate import freshness
+from svc_core.realestate.common import codes_of
 from svc_core.realestate.loaded import Gap, Gaps, row_gaps, row_key
 from svc_core.realestate.median_change import (
     INCOMPLETE,
@@ -120,12 +122,19 @@ def _sides(row: PulseRow) -> tuple[Side, Side]:
     )
 
 
-def _missing_reason(gap: Gap) -> str | None:
-    """``not_loaded`` when no month of a period is loaded, ``incomplete`` when some are
-    not, None when all are."""
+def _missing_reason(key: _Key, gap: Gap, baseline: Baseline) -> str | None:
+    """None when every month of a base period is loaded completely; ``not_loaded`` when
+    none of them was read at all (completely or in part: ``incomplete``); else
+    ``incomplete``."""
     if not gap.missing:
         return None
-    return NOT_LOADED if len(gap.missing) == len(gap.months) else INCOMPLETE
+    if len(gap.missing) < len(gap.months):
+        return INCOMPLETE
+    codes = codes_of(key.sigungu_code)
+    kinds = freshness.load_kinds(key.property_type, key.transaction_type)
+    read = freshness.any_loaded(codes, gap.missing, kinds, baseline.loaded)
+    partly = freshness.any_loaded(codes, gap.missing, kinds, baseline.incomplete)
+    return INCOMPLETE if read or partly else NOT_LOADED
 
 
 def _changes(
@@ -148,7 +157,7 @@ def _changes(
                 incomplete=baseline.incomplete,
             )
         )
-    reason = _missing_reason(gaps[key]) or (None if complete else INCOMPLETE)
+    reason = _missing_reason(key, gaps[key], baseline) or (None if complete else INCOMPLETE)
     found = index.get((row.dong, row.property_type, row.transaction_type, label))
     base = _sides(found) if found is not None else (None, None)
     if reason is None and found is None:
