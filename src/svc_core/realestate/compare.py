@@ -54,6 +54,10 @@ CODES_HINT = (
     "Give sigungu_codes=11680,11650 (5-digit codes, comma-separated, at most 50; find "
     "codes with GET /api/v1/real-estate/regions) or sido=서울 (a province), not both."
 )
+ONE_COHORT = (
+    "A comparison ranks one cohort: give property_type and transaction_type (office sales, "
+    "officetel monthly leases, ...)."
+)
 
 SIGUNGU_CODES = Param(
     name="sigungu_codes",
@@ -91,8 +95,15 @@ ORDER = Param(
 COMPARE_PARAMS: tuple[Param, ...] = (
     SIGUNGU_CODES,
     SIDO,
-    attrs.evolve(PROPERTY_TYPE, required=True, description="Property type (required)."),
-    attrs.evolve(TRANSACTION_TYPE, required=True, description="Transaction type (required)."),
+    attrs.evolve(
+        PROPERTY_TYPE, required=True, description="Property type (required).", hint=ONE_COHORT
+    ),
+    attrs.evolve(
+        TRANSACTION_TYPE,
+        required=True,
+        description="Transaction type (required).",
+        hint=ONE_COHORT,
+    ),
     PULSE_PERIOD,
     BUILDING_TYPE,
     LEASE_KIND,
