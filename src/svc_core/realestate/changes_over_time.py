@@ -27,7 +27,7 @@ import attrs
 from svc_core.periods import parse_month
 from svc_core.realestate import freshness
 from svc_core.realestate.common import codes_of
-from svc_core.realestate.loaded import Gap, Gaps, row_gaps, row_key
+from svc_core.realestate.loaded import Gap, Gaps, RowKey, row_gaps, row_key
 from svc_core.realestate.median_change import (
     INCOMPLETE,
     NOT_LOADED,
@@ -138,7 +138,7 @@ def _missing_reason(key: _Key, gap: Gap, baseline: Baseline) -> str | None:
 
 
 def _changes(
-    row: PulseRow, complete: bool, baseline: Baseline, index: RowIndex, gaps: dict[_Key, Gap]
+    row: PulseRow, complete: bool, baseline: Baseline, index: RowIndex, gaps: dict[RowKey, Gap]
 ) -> tuple[Change, Change]:
     """The two changes (median, median per area) of ``row`` against ``baseline``."""
     this = _sides(row)
@@ -176,7 +176,7 @@ def with_changes(
     """``rows`` (whose completeness ``gaps`` are, ``loaded.row_gaps``) with their changes
     against the ``previous`` and ``year_ago`` baselines set."""
     indexes = (_index(previous.rows), _index(year_ago.rows))
-    base_gaps: tuple[dict[_Key, Gap], dict[_Key, Gap]] = ({}, {})
+    base_gaps: tuple[dict[RowKey, Gap], dict[RowKey, Gap]] = ({}, {})
     out: list[PulseRow] = []
     for row in rows:
         complete = not gaps[row_key(row)].missing

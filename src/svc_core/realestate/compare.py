@@ -316,36 +316,29 @@ def compare_row(district: District, query: CompareQuery) -> CompareRow:
     """The unranked row of one district."""
     found = region(district.code)
     row, pyeong = district.row, district.pyeong
-    name = district_name(district.code, row.sigungu if row else None)
-    cohort = query.cohort
-    out = CompareRow(
+    figures: dict[str, Any] = dict.fromkeys(_FIGURES)
+    value = interval = None
+    if row is not None:
+        value, interval = _sorted_by(row, query.sort)
+        for name in _FIGURES:
+            if not name.endswith("_per_pyeong"):
+                figures[name] = getattr(row, name)
+            elif pyeong is not None:
+                figures[name] = getattr(pyeong, name.replace("_per_pyeong", "_per_m2"))
+    bounded = interval is not None and value is not None
+    return CompareRow(
         rank=None,
         sigungu_code=district.code,
-        sigungu=name,
+        sigungu=district_name(district.code, row.sigungu if row else None),
         sido=found.sido if found else None,
         reason=district.reason,
-        property_type=str(cohort.property_type),
-        transaction_type=str(cohort.transaction_type),
+        property_type=str(query.cohort.property_type),
+        transaction_type=str(query.cohort.transaction_type),
         period=row.period if row else query.period,
-        sort_value=None,
-        interval_low=None,
-        interval_high=None,
-        **{f: None for f in _FIGURES},
-    )
-    if row is None:
-        return out
-    value, interval = _sorted_by(row, query.sort)
-    return attrs.evolve(
-        out,
         sort_value=value,
-        interval_low=interval.low if interval and value is not None else None,
-        interval_high=interval.high if interval and value is not None else None,
-        **{f: getattr(row, f) for f in _FIGURES if not f.endswith("_per_pyeong")},
-        **{
-            f: getattr(pyeong, f.replace("_per_pyeong", "_per_m2")) if pyeong else None
-            for f in _FIGURES
-            if f.endswith("_per_pyeong")
-        },
+        interval_low=interval.low if bounded and interval else None,
+        interval_high=interval.high if bounded and interval else None,
+        **figures,
     )
 
 
