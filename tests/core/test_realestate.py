@@ -450,5 +450,10 @@ UNFINISHED: dict[str, Any] = {
     "transactions_url": None,
     "months_loaded": 0,
     "months_expected": 0,
+    "change_vs_previous": None,
+    "change_vs_year_ago": None,
+    "change_vs_previous_per_m2": None,
+    "change_vs_year_ago_per_m2": None,
 }
-"""The fields ``finish_rows`` sets, as they are before it."""
+"""The fields ``finish_rows`` (and, before it, the changes over time) set, as they are
+before."""

@@ -258,3 +258,33 @@ def test_retired_district_codes_carry_their_validity_and_replacements() -> None:
         "One district matches.\n- 경기도 부천시 (Gyeonggi-do Bucheon-si): code 41190, "
         "retired: valid 1988-04-23 to 2024-01-01, replaced by 41192, 41194"
     )
+
+
+def test_a_change_is_stated_with_its_contracts_and_significance() -> None:
+    change = {
+        "base_period": "2024-Q2",
+        "change_pct": 12.0,
+        "contract_count": 9,
+        "base_contract_count": 7,
+        "interval_low_pct": -20.5,
+        "interval_high_pct": 61.25,
+        "significant": False,
+        "reason": None,
+    }
+    assert narration.change_text(change, "median price") == (
+        "median price up 12 % on 2024-Q2, 9 contracts against 7: not significant "
+        "(95% interval -20.5 % to 61.25 %)"
+    )
+    down = {**change, "change_pct": -30.0, "interval_high_pct": -4.1, "significant": True}
+    assert narration.change_text(down, "median").startswith("median down 30 % on 2024-Q2")
+    assert narration.change_text(down, "median").endswith(
+        "significant (95% interval -20.5 % to -4.1 %)"
+    )
+    thin = {**change, "interval_low_pct": None, "interval_high_pct": None}
+    assert narration.change_text(thin, "median").endswith(
+        "not significant (too few contracts for an interval)"
+    )
+    unknown = {**change, "change_pct": None, "reason": "not_loaded"}
+    assert narration.change_text(unknown, "median") == (
+        "median change on 2024-Q2 unknown: that period was never loaded"
+    )

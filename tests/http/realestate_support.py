@@ -127,7 +127,14 @@ ADDED_PULSE_FIELDS = (
 )
 """Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete, its
 months_loaded, months_expected and building_use_mix last)."""
-ROW_FIELDS = (*PULSE_FIELDS, *CONTRACT_PULSE_FIELDS, *ADDED_PULSE_FIELDS)
+CHANGE_FIELDS = (
+    "change_vs_previous",
+    "change_vs_year_ago",
+    "change_vs_previous_per_m2",
+    "change_vs_year_ago_per_m2",
+)
+"""Issue 46's changes over time, last."""
+ROW_FIELDS = (*PULSE_FIELDS, *CONTRACT_PULSE_FIELDS, *ADDED_PULSE_FIELDS, *CHANGE_FIELDS)
 PYEONG_ROW_FIELDS = tuple(
     name.replace("_per_m2", "_per_pyeong") if name.endswith("_per_m2") else name
     for name in ROW_FIELDS

@@ -51,6 +51,7 @@ TOOLS = {
     "find_district",
     "market_pulse",
     "market_series",
+    "compare_districts",
     "coverage",
     "dimensions",
     "indices",
@@ -277,6 +278,38 @@ def test_market_pulse_is_the_data_of_the_http_pulse(
     assert "WIDE DISPERSION" in text  # its p75 is over 100 times its p25
     assert "1 bulk contract(s)" in text and "12 units" in text
     assert "Month: 2025-06." in text
+
+
+@pytest.mark.parametrize("transport", ("http", "stdio"))
+def test_compare_districts_is_the_data_of_the_http_compare(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
+    """Gangnam ranked, Jongno (its month not loaded in June) and Songpa listed with
+    their reason; market_pulse states its changes, here unknown for want of data."""
+    asked = {
+        "sigungu_codes": "11680,11110,11710",
+        "property_type": "office",
+        "transaction_type": "sale",
+        "period": "2025-06",
+    }
+    expected = world.api("compare", asked, key_of(world, transport)).json()
+
+    async def both(session: ClientSession) -> tuple[Any, Any]:
+        return await call(session, "compare_districts", **asked), await call(
+            session, "market_pulse", **PULSE
+        )
+
+    compared, pulse = ask(world, stdio, transport, both)
+    assert compared.is_error is False, compared.content[0].text
+    assert compared.structured_content["data"] == expected["data"]
+    text = compared.content[0].text
+    assert "3 districts compared, 1 ranked by median_per_m2 (desc)" in text
+    assert "#1 강남구 [11680]: median_per_m2 약 1,169만원 (₩11,685,045)" in text
+    assert "종로구 [11110]: no figures (not_loaded)" in text
+    assert "median change on 2024-06 unknown: that period was never loaded" in text
+    assert "median price change on 2025-05 unknown: that period was never loaded" in (
+        pulse.content[0].text
+    )
 
 
 @pytest.mark.parametrize("transport", ("http", "stdio"))

@@ -246,7 +246,15 @@ def as_request(
 
 def test_the_docs_have_examples_of_every_endpoint() -> None:
     lines = " ".join(line for line, _ in doc_examples())
-    endpoints = ("pulse?", 'pulse"', "pulse/series", "transactions", "coverage", "indices")
+    endpoints = (
+        "pulse?",
+        'pulse"',
+        "pulse/series",
+        "compare",
+        "transactions",
+        "coverage",
+        "indices",
+    )
     for endpoint in (*endpoints, "dimensions", "regions"):
         assert f"/api/v1/real-estate/{endpoint}" in lines, endpoint
     assert {status for _, status in doc_examples()} == {200, 400, 403, 404}

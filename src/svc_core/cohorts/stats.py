@@ -247,10 +247,22 @@ def per_area_quartiles(
 ) -> tuple[int, int, int] | None:
     """(p25, median, p75) of price ÷ area over ``(price, area in m²)`` pairs (one per
     contract: ``contracts``), per m² or per pyeong; None when no pair has an area."""
+    return ratio_quartiles(per_area_ratios(deals, area_unit=area_unit))
+
+
+def per_area_ratios(
+    deals: Iterable[tuple[int, float | Decimal | None]], *, area_unit: str = "m2"
+) -> Sequence[Fraction]:
+    """The exact price ÷ area ratios of the pairs with an area, in ascending order, per
+    m² or per pyeong (each computed when read: ``_Ratios``)."""
     if area_unit not in AREA_UNITS:
         raise ValueError(f"area_unit must be one of {', '.join(AREA_UNITS)}")
-    per = M2_PER_PYEONG if area_unit == "pyeong" else Fraction(1)
-    ratios = _Ratios(deals, per)
+    return _Ratios(deals, M2_PER_PYEONG if area_unit == "pyeong" else Fraction(1))
+
+
+def ratio_quartiles(ratios: Sequence[Fraction]) -> tuple[int, int, int] | None:
+    """(p25, median, p75) of sorted ``ratios`` (``per_area_ratios``), rounded half to
+    even; None when there are none."""
     if not len(ratios):
         return None
     p25, mid, p75 = (round(quantile_exact(ratios, p)) for p in QUARTERS)

@@ -18,7 +18,14 @@ from decimal import Decimal
 import attrs
 
 from svc_core.cohorts.confidence import cap_mixed, confidence_of, worst
-from svc_core.cohorts.stats import MIN_SAMPLES, contracts, per_area_quartiles, summarize
+from svc_core.cohorts.stats import (
+    MIN_SAMPLES,
+    contracts,
+    per_area_quartiles,
+    per_area_ratios,
+    ratio_quartiles,
+    summarize,
+)
 from svc_core.envelope import CONTRACT_METHODOLOGY, Answer
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES, Transaction
 from svc_core.periods import Month, PeriodWindow, parse_month, resolve_pulse_period
@@ -29,6 +36,7 @@ from svc_core.realestate.building_types import (
     is_mixed,
 )
 from svc_core.realestate.building_uses import building_use_mix
+from svc_core.realestate.changes_over_time import Baseline, comparison, with_changes
 from svc_core.realestate.common import Context, codes_of, district_name, gu_name, layer_meta
 from svc_core.realestate.deal import Deal as Deal
 from svc_core.realestate.deal import deal_of as deal_of
@@ -37,6 +45,7 @@ from svc_core.realestate.deal_links import transactions_link
 from svc_core.realestate.lease_figures import lease_figures, lease_limitations
 from svc_core.realestate.lease_kinds import lease_kind_mix
 from svc_core.realestate.loaded import Gaps, held_keys, missing_months, no_rows, row_gaps, row_key
+from svc_core.realestate.median_change import Medians, median_bounds
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import Cohort, PulseQuery
@@ -60,8 +69,12 @@ def _row(
         grade = cap_mixed(grade)
     leases = lease_figures(transaction_type, samples, area_unit=area_unit)
     sale = transaction_type == "sale"  # a deposit is no price: leases have their own
-    per_area = per_area_quartiles(
-        ((c.price, c.area) for c in (grouped if sale else ())), area_unit=area_unit
+    ratios = per_area_ratios(
+        ((c.price, c.area) for c in (grouped if sale else samples)), area_unit=area_unit
+    )
+    per_area = ratio_quartiles(ratios) if sale else None
+    medians = Medians(
+        price=median_bounds(sorted(c.price for c in grouped)), per_area=median_bounds(ratios)
     )
     land = per_area_quartiles(
         _land(samples if sale else (), summary.bulk_contracts > 0), area_unit=area_unit
@@ -105,6 +118,7 @@ def _row(
         buyer_type=cohort.buyer_type,
         **attrs.asdict(leases),
         building_use_mix=building_use_mix(s.building_use for s in samples),
+        medians=medians,
     )
 
 
@@ -244,19 +258,50 @@ def pulse_rows(
     ``complete`` and how many months are loaded (against ``loaded``, by default the
     district-months ``records`` hold, and ``incomplete``: ``freshness.loaded_of`` and
     ``incomplete_of`` the files loaded) and ``provisional``, and link their deals under
-    ``transactions_url`` (the server's address of the route) when given.
+    ``transactions_url`` (the server's address of the route) when given, and carry
+    their changes against the previous period and a year earlier (which depend on what
+    was loaded, as ``complete`` does; without ``today`` the rows have none).
     """
     items = deals(records)
     end = latest if latest is not None else latest_month(items)
     window = resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
-    chosen = select(query.cohort, items, period_of)
-    rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    cohort, unit = query.cohort, query.area_unit
     if today is None:
-        return rows
+        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=unit)
     done = held_keys(items) if loaded is None else loaded
-    gaps = row_gaps(rows, period_of, loaded=done, incomplete=incomplete)
+    rows, gaps = rows_with_changes(
+        cohort, items, period_of, unit, loaded=done, incomplete=incomplete
+    )
     return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
+
+
+def rows_with_changes(
+    cohort: Cohort,
+    items: Sequence[Deal],
+    period_of: Mapping[str, str],
+    area_unit: str,
+    *,
+    loaded: Collection[freshness.MonthKey],
+    incomplete: Collection[freshness.MonthKey],
+) -> tuple[list[PulseRow], Gaps]:
+    """The rows of ``cohort`` over the periods of ``period_of`` among ``items``, with
+    their changes against the previous period and a year earlier (the base periods' rows
+    computed from the same ``items``), and the rows' completeness gaps."""
+    rows = group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=area_unit)
+    gaps = row_gaps(rows, period_of, loaded=loaded, incomplete=incomplete)
+    previous, year_ago = (
+        Baseline(
+            comparison=base,
+            rows=group_rows(
+                cohort, select(cohort, items, base.period_of), base.period_of, area_unit=area_unit
+            ),
+            loaded=loaded,
+            incomplete=incomplete,
+        )
+        for base in (comparison(period_of, year=False), comparison(period_of, year=True))
+    )
+    return with_changes(rows, gaps, previous=previous, year_ago=year_ago), gaps
 
 
 def source_mix(rows: Iterable[PulseRow]) -> dict[str, int]:

@@ -33,6 +33,7 @@ from svc_core.json_schema import (
 )
 from svc_core.models import BUILDING_TYPES, DEAL_TYPES, LEASE_KINDS, PARTY_TYPES
 from svc_core.realestate.area_names import is_per_area, served_name, served_names
+from svc_core.realestate.median_change import Change, Medians
 from svc_core.realestate.row_docs import (
     DONG_PRECISION,
     KRW,
@@ -62,6 +63,21 @@ CONVERTED = nullable(
         "out (null when no lease has one)."
     )
 )
+
+
+NOT_SERVED = ("area_unit", "medians")
+"""Row attributes kept for computing, never served."""
+
+
+def _change(text: str) -> dict[str, Schema]:
+    return doc(
+        obj(
+            field_schemas(Change),
+            description=f"The change of {text} (issue 46; see the API guide, Changes over "
+            "time): both medians, the percentage, both sides' contracts and a 95% "
+            "distribution-free interval; change_pct null with its reason.",
+        )
+    )
 
 
 def per_area(text: str) -> dict[str, str]:
@@ -116,7 +132,11 @@ class PulseRow:
     lease row's samples per kind (empty on sale rows). On lease rows the per-area figures
     are ``*_deposit_per_m2`` and the ``*_price_per_m2`` fields are None; sale rows the
     reverse, and their ``*_converted_deposit*`` are None
-    (``svc_core.realestate.lease_figures``)."""
+    (``svc_core.realestate.lease_figures``).
+
+    Issue 46's changes come last: ``medians`` (not served) holds the intervals of the
+    row's two medians, from which ``svc_core.realestate.changes_over_time`` sets the four
+    ``change_vs_*`` fields (None until it has)."""
 
     sigungu_code: str = attrs.field(metadata=doc(SIGUNGU_CODE))
     sigungu: str = attrs.field(metadata=doc(string("District name.")))
@@ -320,12 +340,30 @@ class PulseRow:
             )
         ),
     )
+    medians: Medians = attrs.field(factory=Medians)
+    change_vs_previous: Change | None = attrs.field(
+        default=None, metadata=_change("median_price against the previous period")
+    )
+    change_vs_year_ago: Change | None = attrs.field(
+        default=None, metadata=_change("median_price against the same period a year earlier")
+    )
+    change_vs_previous_per_m2: Change | None = attrs.field(
+        default=None,
+        metadata=_change(
+            "the median per area (median_price_per_m2 of a sale, median_deposit_per_m2 of a "
+            "lease, in the answer's area_unit) against the previous period"
+        ),
+    )
+    change_vs_year_ago_per_m2: Change | None = attrs.field(
+        default=None,
+        metadata=_change("the median per area against the same period a year earlier"),
+    )
 
 
 def _served_fields(area_unit: str) -> dict[str, Any]:
     """The cattrs overrides that serve a row in ``area_unit``: ``area_unit`` left out,
     per-area fields renamed."""
-    out: dict[str, Any] = {"area_unit": override(omit=True)}
+    out: dict[str, Any] = {name: override(omit=True) for name in NOT_SERVED}
     for field in attrs.fields(PulseRow):
         if is_per_area(field.name):
             out[field.name] = override(rename=served_name(field.name, area_unit))
@@ -342,7 +380,7 @@ converter.register_unstructure_hook(PulseRow, lambda row: _SERVE[row.area_unit](
 def row_columns(area_unit: str = "m2") -> tuple[str, ...]:
     """The served fields of a row in ``area_unit``, in order: its JSON keys, and the
     CSV columns of pulse and series."""
-    names = (f.name for f in attrs.fields(PulseRow) if f.name != "area_unit")
+    names = (f.name for f in attrs.fields(PulseRow) if f.name not in NOT_SERVED)
     return served_names(names, area_unit)
 
 
@@ -362,7 +400,11 @@ def served_schemas(area_units: tuple[str, ...] = AREA_UNITS) -> dict[str, Schema
     def flush() -> None:
         for unit in area_units:
             for field in run:
-                out[served_name(field.name, unit)] = per_area_schema(field.metadata[PER_AREA], unit)
+                out[served_name(field.name, unit)] = (
+                    field.metadata[SCHEMA]
+                    if SCHEMA in field.metadata
+                    else per_area_schema(field.metadata[PER_AREA], unit)
+                )
         run.clear()
 
     for field in attrs.fields(PulseRow):

@@ -24,7 +24,7 @@ import attrs
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso
 from svc_core.params import Param, read_all
-from svc_core.regions import Region, load_regions, region, replaces
+from svc_core.regions import Region, load_regions, region, regions_in_use, replaces
 from svc_core.romanize import romanize, romanize_place
 
 _CODE = re.compile(r"[0-9]{5}")
@@ -142,6 +142,16 @@ def search(query: str, *, limit: int = SEARCH_LIMIT) -> list[Match]:
         found = [Match(region=_table(code), exact=hit) for code, hit in exact.items()]
     found.sort(key=lambda m: (not m.region.in_use, not m.exact, m.region.code))
     return found[:limit]
+
+
+def province_districts(text: str) -> tuple[Region, ...]:
+    """The districts in use of the province ``text`` names, in code order: its full,
+    short or romanised name (``서울특별시``, ``서울``, ``Seoul``; spaces, hyphens and case
+    ignored); empty when no province in use has that name."""
+    wanted = normalize(text)
+    if not wanted:
+        return ()
+    return tuple(r for r in regions_in_use() if wanted in _word_forms(r.sido, r.sido_roman))
 
 
 def _label(r: Region) -> str:

@@ -22,7 +22,6 @@ from svc_core.realestate.loaded import (
     missing_months,
     no_rows,
     nothing_loaded,
-    row_gaps,
 )
 from svc_core.realestate.pulse import (
     Deal,
@@ -31,6 +30,7 @@ from svc_core.realestate.pulse import (
     finish_rows,
     group_rows,
     rows_meta,
+    rows_with_changes,
     select,
 )
 from svc_core.realestate.query import SeriesQuery
@@ -62,12 +62,13 @@ def series_rows(
     ``pulse_rows``."""
     items = deals(records)
     period_of = series_months(query.periods)
-    chosen = select(query.cohort, items, period_of)
-    rows = group_rows(query.cohort, chosen, period_of, area_unit=query.area_unit)
+    cohort, unit = query.cohort, query.area_unit
     if today is None:
-        return rows
+        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=unit)
     done = held_keys(items) if loaded is None else loaded
-    gaps = row_gaps(rows, period_of, loaded=done, incomplete=incomplete)
+    rows, gaps = rows_with_changes(
+        cohort, items, period_of, unit, loaded=done, incomplete=incomplete
+    )
     return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
 

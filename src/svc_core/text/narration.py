@@ -134,8 +134,59 @@ def _status(row: Json) -> list[str]:
     return out
 
 
+_CHANGE_REASONS = {
+    "not_loaded": "that period was never loaded",
+    "incomplete": "a period is not loaded completely",
+    "too_few_transactions": "that period has fewer than 2 contracts",
+    "no_value": "a side has no such median",
+}
+
+
+def _percent(value: float) -> str:
+    return f"{value:g} %"
+
+
+def change_text(change: Json | None, label: str) -> str | None:
+    """One change of a row's median, as the API states it: ``median up 12 % on 2024-Q2,
+    9 contracts against 7: not significant (95% interval -9.4 % to 38.6 %)``; or why it is
+    unknown."""
+    if not change or not change.get("base_period"):
+        return None
+    base = change["base_period"]
+    pct = change.get("change_pct")
+    if pct is None:
+        why = _CHANGE_REASONS.get(str(change.get("reason")), str(change.get("reason")))
+        return f"{label} change on {base} unknown: {why}"
+    moved = "unchanged" if pct == 0 else f"{'up' if pct > 0 else 'down'} {_percent(abs(pct))}"
+    text = (
+        f"{label} {moved} on {base}, {change.get('contract_count')} contracts against "
+        f"{change.get('base_contract_count')}: "
+    )
+    low, high = change.get("interval_low_pct"), change.get("interval_high_pct")
+    if low is None or high is None:
+        return text + "not significant (too few contracts for an interval)"
+    verdict = "significant" if change.get("significant") else "not significant"
+    return text + f"{verdict} (95% interval {_percent(low)} to {_percent(high)})"
+
+
+def _changes(row: Json) -> list[str]:
+    lease = row.get("transaction_type") != "sale"
+    label = "median deposit" if lease else "median price"
+    return [
+        text
+        for field, name in (
+            ("change_vs_previous", label),
+            ("change_vs_year_ago", label),
+            ("change_vs_previous_per_m2", f"{label} per m²"),
+            ("change_vs_year_ago_per_m2", f"{label} per m²"),
+        )
+        if (text := change_text(row.get(field), name))
+    ]
+
+
 def row_text(row: Json) -> str:
-    """One pulse or series row: deals, contracts, confidence, figures and warnings."""
+    """One pulse or series row: deals, contracts, confidence, figures, changes and
+    warnings."""
     head = f"{cohort_name(row)}: {row.get('sample_count')} deals"
     if row.get("contract_count") is not None:
         head += f" in {row['contract_count']} contracts"
@@ -147,7 +198,7 @@ def row_text(row: Json) -> str:
         _quartiles(row, "converted_deposit", "converted deposit"),
         _per_area(row, "deposit" if lease else "price", "deposit" if lease else "price"),
     ]
-    return "; ".join([head, *(p for p in parts if p), *_status(row)]) + "."
+    return "; ".join([head, *(p for p in parts if p), *_changes(row), *_status(row)]) + "."
 
 
 def _rows(rows: Sequence[Json], line: Any) -> list[str]:
@@ -194,6 +245,37 @@ def _footer(meta: Json) -> list[str]:
 def figures_text(rows: Sequence[Json], meta: Json) -> str:
     """A pulse or series answer: its months, each row, incomplete periods, freshness."""
     lines = [f"{len(rows)} cohorts. {_window(meta)}".strip(), *_rows(rows, row_text)]
+    lines.append("Amounts are in won (억 = 100,000,000 원, 만 = 10,000 원).")
+    return "\n".join([*lines, *_footer(meta)])
+
+
+def compare_text(rows: Sequence[Json], meta: Json) -> str:
+    """A comparison: the districts in rank order with the sorted value, its interval and
+    the year's change, then those without figures and why."""
+    query = meta.get("query") or {}
+    sort = query.get("sort")
+
+    def line(r: Json) -> str:
+        place = f"{r.get('sigungu')} [{r.get('sigungu_code')}]"
+        if r.get("reason"):
+            return f"{place}: no figures ({r['reason']})"
+        value, low, high = r.get("sort_value"), r.get("interval_low"), r.get("interval_high")
+        money = sort != "contract_count" and isinstance(value, int)
+        shown = spoken.amount(value) if money and isinstance(value, int) else str(value)
+        text = f"#{r.get('rank') or '-'} {place}: {sort} {shown}"
+        if isinstance(low, int) and isinstance(high, int):
+            text += f" (95% interval {spoken.korean_amount(low)} to {spoken.korean_amount(high)})"
+        text += f", {r.get('contract_count')} contracts, confidence {r.get('confidence')}"
+        year = change_text(r.get("change_vs_year_ago"), "median")
+        parts = [text, *([year] if year else []), *_status(r)]
+        return "; ".join(parts)
+
+    head = (
+        f"{len(rows)} districts compared, {meta.get('ranked')} ranked by {sort} "
+        f"({query.get('order')}), {query.get('property_type')} {query.get('transaction_type')} "
+        f"{query.get('period')}. {_window(meta)}"
+    ).strip()
+    lines = [head, *_rows(rows, line)]
     lines.append("Amounts are in won (억 = 100,000,000 원, 만 = 10,000 원).")
     return "\n".join([*lines, *_footer(meta)])
 

@@ -14,6 +14,7 @@ from svc_core.accounts.requestlog import LOG_PARAMS
 from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
 from svc_core.realestate import change_feed
+from svc_core.realestate import compare as re_compare
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
 from svc_core.realestate.region_search import REGIONS_PARAMS
@@ -98,6 +99,17 @@ ROUTES: tuple[Route, ...] = (
         auth=Auth.DATA,
         params=re_query.SERIES_PARAMS,
         counted=True,
+        csv=True,
+    ),
+    Route(
+        path=f"{RE}/compare",
+        methods=GET,
+        handler=realestate.compare,
+        warm=realestate.warm_compare,
+        doc=ops.GET_REAL_ESTATE_COMPARE,
+        auth=Auth.DATA,
+        params=re_compare.COMPARE_PARAMS,
+        counted=True,  # one call whatever the number of districts
         csv=True,
     ),
     Route(

@@ -1,7 +1,7 @@
 """Real-estate endpoints: JSON by default, CSV on request, the envelope on every answer.
 
 CSV (``Accept: text/csv``, ``format=csv`` or the route's ``.csv`` form such as
-``/pulse.csv``; pulse, pulse/series, coverage, indices, transactions) has
+``/pulse.csv``; pulse, pulse/series, compare, coverage, indices, transactions) has
 the row fields as columns in SPEC order, nested values JSON-encoded, and the envelope
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
@@ -30,6 +30,7 @@ from svc_core.envelope import PER_CALL_FIELDS, TRANSACTIONS_PATH, Answer, rate_l
 from svc_core.params import FORMAT
 from svc_core.realestate import change_feed, listing
 from svc_core.realestate import query as q
+from svc_core.realestate.compare import parse_compare
 from svc_core.realestate.contract_record import CONTRACT_COLUMNS
 from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
@@ -47,6 +48,7 @@ from svc_server.http.negotiation import content_coding, wants_csv
 from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
 from svc_server.runtime.deps import Deps
 from svc_server.services import changes as change_service
+from svc_server.services import compare as compare_service
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
 from svc_server.services import transactions as listings
@@ -216,6 +218,10 @@ def warm_series(ctx: Ctx) -> CachedAnswer:
     return _cached(ctx, service.pulse_columns)[2]
 
 
+def warm_compare(ctx: Ctx) -> CachedAnswer:
+    return _cached(ctx, compare_service.COMPARE_COLUMNS)[2]
+
+
 def warm_coverage(ctx: Ctx) -> CachedAnswer:
     return _cached(ctx, coverage_service.COVERAGE_COLUMNS)[2]
 
@@ -235,6 +241,17 @@ def pulse(ctx: Ctx, deps: Deps) -> Response:
 def series(ctx: Ctx, deps: Deps) -> Response:
     return _run(
         ctx, deps, service.series, q.parse_series, service.pulse_columns, "pulse-series.csv"
+    )
+
+
+def compare(ctx: Ctx, deps: Deps) -> Response:
+    return _run(
+        ctx,
+        deps,
+        compare_service.compare,
+        parse_compare,
+        compare_service.COMPARE_COLUMNS,
+        "compare.csv",
     )
 
 

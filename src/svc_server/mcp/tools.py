@@ -20,6 +20,7 @@ import httpx
 from svc_core import regions
 from svc_core.errors import InvalidParams, SvcError
 from svc_core.params import Param
+from svc_core.realestate import compare as re_compare
 from svc_core.realestate import listing
 from svc_core.realestate import query as re_query
 from svc_core.realestate.region_search import REGIONS_PARAMS
@@ -103,7 +104,9 @@ TOOLS: tuple[Tool, ...] = (
         description="Price and rent figures (deal count, median and quartiles, per-m² "
         "prices, confidence) of a district's commercial real estate for one period, per "
         "property and transaction type; filter by building type, lease kind, deal or "
-        "buyer type, per-area unit, and (on the pro plan) a legal dong." + SAME,
+        "buyer type, per-area unit, and (on the pro plan) a legal dong. Each median's "
+        "change against the previous period and a year earlier is stated with both "
+        "sides' contracts and whether its 95% interval excludes zero." + SAME,
         narrate=narration.figures_text,
     ),
     Tool(
@@ -114,6 +117,18 @@ TOOLS: tuple[Tool, ...] = (
         description="The same figures as market_pulse for consecutive periods (months, "
         "quarters or years) of a district, to see a trend." + SAME,
         narrate=narration.figures_text,
+    ),
+    Tool(
+        name="compare_districts",
+        title="Districts compared",
+        path=f"{RE}/compare",
+        params=re_compare.COMPARE_PARAMS,
+        description="Rank districts (a list of codes, or every district of a province "
+        "such as 서울) by one figure of one cohort (property_type and transaction_type are "
+        "required): the median per m² by default, with its 95% interval, contracts, "
+        "confidence, completeness and the change against a year earlier. A district "
+        "without figures is listed with its reason (not_loaded, too_few_transactions)." + SAME,
+        narrate=narration.compare_text,
     ),
     Tool(
         name="coverage",

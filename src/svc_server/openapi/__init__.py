@@ -79,7 +79,7 @@ surrogates or nesting deeper than 32 levels.
 `error.request_id`. A caller's `X-Request-ID` of 8 to 128 characters of `[A-Za-z0-9_-]`
 is kept; anything else is replaced by `req_` and 22 base64url characters.
 
-**CSV.** pulse, pulse/series, coverage, indices and transactions answer RFC 4180 CSV
+**CSV.** pulse, pulse/series, compare, coverage, indices and transactions answer RFC 4180 CSV
 with a UTF-8 byte-order mark for `Accept: text/csv` or `format=csv`, and always at their
 path plus `.csv` (`/api/v1/real-estate/pulse.csv`, its own operation, for generated
 clients that read one media type per operation); envelope fields travel as `X-Svc-*`

@@ -129,6 +129,23 @@ GET_REAL_ESTATE_PULSE_SERIES = Operation(
     },
 )
 
+GET_REAL_ESTATE_COMPARE = Operation(
+    operation_id="getRealEstateCompare",
+    tag="Real estate",
+    summary="Districts compared",
+    description="One row per district for one cohort (property_type and transaction_type "
+    "are required) and period: the districts of `sigungu_codes` (at most 50) or every "
+    "district in use of a province (`sido`). Each row holds the district's pulse row "
+    "figures (the same figures and flags as GET /pulse for that district), per m² and "
+    "per pyeong, with its changes over time, ranked by `sort` (the median per m² by "
+    "default; `order=desc`, highest first) with the 95% exact order-statistic interval "
+    "of the sorted median. A district without figures is listed after the ranked ones "
+    "with pulse's reason (`not_loaded`, `too_few_transactions`, `unknown_district`) and "
+    "no rank, never dropped. Costs one call of the monthly quota when it succeeds (2xx), "
+    "whatever the number of districts.",
+    responses={"200": data_ok("CompareRow", "Every district asked for, ranked.")},
+)
+
 GET_REAL_ESTATE_COVERAGE = Operation(
     operation_id="getRealEstateCoverage",
     tag="Real estate",

@@ -43,6 +43,7 @@ from svc_core.models import (
 )
 from svc_core.realestate.area_names import suffix
 from svc_core.realestate.building_uses import UseCount
+from svc_core.realestate.compare import CompareRow
 from svc_core.realestate.contract_record import ContractRecord
 from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.dimensions import CodedCount, ValueCount
@@ -302,6 +303,18 @@ LAYER_ENVELOPE = obj(
                 minimum=0,
             )
         ),
+        "ranked": integer(
+            "compare only: the districts with a rank (a value of the sort field).", minimum=0
+        ),
+        "without_figures": counts(
+            "compare only: the districts without figures, by reason (not_loaded, "
+            "too_few_transactions, unknown_district)."
+        ),
+        "incomplete_districts": array(
+            string(),
+            "compare only: the districts whose figures say complete: false (a month of the "
+            "period not loaded completely).",
+        ),
         "methodology": string(
             "pulse, series and coverage: how rows are counted: contracts, not rows (the "
             "units of one bulk sale are one contract, entering the figures once with its "
@@ -370,6 +383,11 @@ CONTRACT_RECORD = attrs_schema(
     description="One contract (group=contract): the records a bulk sale of several units "
     "is reported as, together. Fields up to buyer_type are shared by every record of the "
     "contract; the rest add up over its units.",
+)
+COMPARE_ROW = attrs_schema(
+    CompareRow,
+    description="One district of a comparison: its rank by the sort field and its pulse "
+    "row's figures (per m² and per pyeong), or the reason it has none.",
 )
 COVERAGE_ROW = attrs_schema(
     CoverageRow,
@@ -1009,6 +1027,7 @@ SCHEMAS: dict[str, Schema] = {
     "TransactionRecord": TRANSACTION_RECORD,
     "ChangeRecord": CHANGE_RECORD,
     "ContractRecord": CONTRACT_RECORD,
+    "CompareRow": COMPARE_ROW,
     "CoverageRow": COVERAGE_ROW,
     "IndexRow": INDEX_ROW,
     "DimensionItem": DIMENSION_ITEM,

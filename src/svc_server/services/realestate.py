@@ -29,6 +29,7 @@ from svc_core.realestate import pulse as core_pulse
 from svc_core.realestate import query as q
 from svc_core.realestate import series as core_series
 from svc_core.realestate.building_uses import UseRow
+from svc_core.realestate.changes_over_time import Baseline, Comparison, comparison, with_changes
 from svc_core.realestate.common import Context, codes_of, data_as_of, data_version, gate
 from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
@@ -213,6 +214,49 @@ def _cohort_rows(
     return versions.get(key, compute, version=state.version)
 
 
+def _changed_rows(
+    store: Store,
+    versions: VersionedCache,
+    state: DataState,
+    cohort: q.Cohort,
+    period_of: Mapping[str, str],
+    area_unit: str,
+) -> CohortRows:
+    """``_cohort_rows`` with each row's changes against the previous period and a year
+    earlier (``svc_core.realestate.changes_over_time``), the base periods' rows read as
+    any cohort's rows; computed once per data version."""
+    found = _cohort_rows(store, versions, state, cohort, period_of, area_unit)
+
+    def compute() -> CohortRows:
+        previous, year_ago = (
+            _baseline(store, versions, state, cohort, base, area_unit)
+            for base in (comparison(period_of, year=False), comparison(period_of, year=True))
+        )
+        rows = with_changes(found.rows, found.gaps, previous=previous, year_ago=year_ago)
+        return found._replace(rows=rows)
+
+    key = ("changes", cohort, area_unit, tuple(sorted(period_of.items())))
+    return versions.get(key, compute, version=state.version)
+
+
+def _baseline(
+    store: Store,
+    versions: VersionedCache,
+    state: DataState,
+    cohort: q.Cohort,
+    base: Comparison,
+    area_unit: str,
+) -> Baseline:
+    """The rows of ``base``'s periods and what was loaded of them (nothing to read when
+    the base periods fall before the calendar)."""
+    if not base.period_of:
+        return Baseline(comparison=base, rows=(), loaded=frozenset())
+    found = _cohort_rows(store, versions, state, cohort, base.period_of, area_unit)
+    return Baseline(
+        comparison=base, rows=found.rows, loaded=found.loaded, incomplete=state.incomplete
+    )
+
+
 def _finish(found: CohortRows, context: Context) -> list[PulseRow]:
     """The cached rows with what follows the clock and the address: ``provisional`` and
     ``transactions_url`` (and ``complete``, ``months_loaded`` and ``months_expected``
@@ -240,7 +284,7 @@ def pulse(
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
     gate(caller, query.cohort.geo_precision, links)
     period_of = {m: window.label for m in window.months}
-    found = _cohort_rows(store, versions, state, query.cohort, period_of, query.area_unit)
+    found = _changed_rows(store, versions, state, query.cohort, period_of, query.area_unit)
     context = cohort_context(
         store,
         versions,
@@ -277,7 +321,7 @@ def series(
     gate(caller, query.cohort.geo_precision, links)
     state = versions.state(store)
     period_of = core_series.series_months(query.periods)
-    found = _cohort_rows(store, versions, state, query.cohort, period_of, query.area_unit)
+    found = _changed_rows(store, versions, state, query.cohort, period_of, query.area_unit)
     context = cohort_context(
         store,
         versions,

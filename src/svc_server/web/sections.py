@@ -309,6 +309,64 @@ def _team_body() -> str:
     )
 
 
+def _compare_body() -> str:
+    """The explorer's compare view: the cohort chosen above, in several districts."""
+    return (
+        '<section aria-labelledby="compare-h"><h2 id="compare-h">Compare districts</h2>\n'
+        "<p>The property and transaction type, building type and lease kind chosen above, "
+        "in every district of a province or in the districts chosen here, ranked.</p>\n"
+        '<form id="compare-form" class="stack">\n'
+        '<p><label for="c-sido">Province</label>\n<select id="c-sido">'
+        + options(
+            (
+                ("", "the districts chosen below"),
+                *((v, v) for v in ("서울", "부산", "인천", "대구", "대전", "울산", "경기")),
+            )
+        )
+        + "</select></p>\n"
+        '<p><label for="c-districts">Districts (without a province; up to 50)</label>\n'
+        '<select id="c-districts" multiple size="6"></select></p>\n'
+        '<p><label for="c-period">Period</label>\n<select id="c-period">'
+        + options(
+            (
+                ("last_12m", "last 12 months"),
+                ("last_6m", "last 6 months"),
+                ("last_3m", "last 3 months"),
+            )
+        )
+        + "</select></p>\n"
+        '<p><label for="c-sort">Rank by</label>\n<select id="c-sort">'
+        + options(
+            (
+                ("median_per_m2", "median per m²"),
+                ("median", "median (whole amount)"),
+                ("median_monthly_rent", "median monthly rent"),
+                ("contract_count", "contracts"),
+            )
+        )
+        + "</select></p>\n"
+        '<p><button type="submit">Compare</button></p>\n</form>\n'
+        '<p id="compare-note"></p>\n<div id="compare-chart"></div>\n'
+        '<p><a id="compare-csv" hidden>Download CSV of this comparison</a></p>\n'
+        + table(
+            "compare-table",
+            "The districts compared, ranked",
+            (
+                "Rank",
+                "District",
+                "Value",
+                "95% interval",
+                "Contracts",
+                "Confidence",
+                "Status",
+                "Change vs previous period",
+                "Change vs a year earlier",
+            ),
+        )
+        + "</section>\n"
+    )
+
+
 def _explorer_body() -> str:
     return (
         '<section aria-labelledby="query-h"><h2 id="query-h">Choose a cohort</h2>\n'
@@ -361,10 +419,13 @@ def _explorer_body() -> str:
                 "Confidence",
                 "Status",
                 "Sources",
+                "Change vs previous period",
+                "Change vs a year earlier",
             ),
         )
         + "</section>\n"
-        '<section aria-labelledby="coverage-h"><h2 id="coverage-h">Coverage of the district</h2>\n'
+        + _compare_body()
+        + '<section aria-labelledby="coverage-h"><h2 id="coverage-h">Coverage of the district</h2>\n'
         + table(
             "coverage-table",
             "Cohorts of the district with data",

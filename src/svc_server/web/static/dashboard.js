@@ -1237,6 +1237,102 @@
     $("#chart").replaceChildren(svg);
   }
 
+  // A change of a median as the API states it: "+12.01 % on 2025-05 (9 vs 7 contracts,
+  // not significant, 95% -9.4 % to 38.6 %)", or why it is unknown.
+  const CHANGE_REASONS = {
+    not_loaded: "not loaded",
+    incomplete: "a period is incomplete",
+    too_few_transactions: "too few contracts",
+    no_value: "no such median",
+  };
+  function changeText(c) {
+    if (!c) return "—";
+    if (c.change_pct == null) return `— on ${c.base_period || "—"}: ${CHANGE_REASONS[c.reason] || c.reason}`;
+    const pct = (v) => `${v > 0 ? "+" : ""}${v} %`;
+    const interval = c.interval_low_pct == null ? "no interval: too few contracts" : `95% ${pct(c.interval_low_pct)} to ${pct(c.interval_high_pct)}`;
+    return `${pct(c.change_pct)} on ${c.base_period} (${c.contract_count} vs ${c.base_contract_count} contracts, ${c.significant ? "significant" : "not significant"}, ${interval})`;
+  }
+  function changeCell(c) {
+    const td = cell(changeText(c));
+    td.dataset.significant = c && c.significant ? "true" : "false";
+    if (c && c.significant) td.classList.add("significant");
+    return td;
+  }
+  // The change fields of a measure: of the whole median, or of the median per area.
+  function changeKeys(measure) {
+    const suffix = measure.areaUnit ? `_per_${measure.areaUnit}` : "";
+    return [`change_vs_previous${suffix}`, `change_vs_year_ago${suffix}`];
+  }
+
+  // Ranked districts as horizontal bars with their 95% interval. One district far above
+  // the rest would squeeze every other bar to nothing: the axis stops at three times the
+  // median value (when something passes it), and a bar or band beyond it is cut with a
+  // break mark and its value written out.
+  function drawCompare(rows, heading, unitLabel, money) {
+    const W = Math.max(560, Math.round($("#compare-chart").clientWidth || 760));
+    const barH = 22;
+    const m = { l: 170, r: 150, t: 48, b: 40 };
+    const H = m.t + m.b + rows.length * (barH + 8);
+    const values = rows.map((r) => r.sort_value);
+    const tops = rows.map((r) => Math.max(r.sort_value, r.interval_high ?? 0));
+    const sorted = values.slice().sort((a, b) => a - b);
+    const typical = sorted[Math.floor(sorted.length / 2)];
+    const cap = rows.length >= 3 && Math.max(...tops) > 3 * typical ? 3 * typical : Math.max(...tops);
+    const ticks = niceTicks(0, cap);
+    const end = ticks[ticks.length - 1];
+    const x = (v) => m.l + (W - m.l - m.r) * (Math.min(v, end) / end);
+    const shown = (v) => (money ? `${(v / 1e6).toLocaleString("en-US", { maximumFractionDigits: 2 })}` : number(v));
+    const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "compare-title compare-desc" });
+    svg.append(
+      s("title", { id: "compare-title" }, heading),
+      s("desc", { id: "compare-desc" }, `${rows.length} districts ranked, each bar the value with its 95% interval as a line; the table below lists every district, also those without figures.`),
+    );
+    for (const v of ticks) {
+      svg.append(
+        s("line", { class: "chart-grid", x1: x(v), x2: x(v), y1: m.t - 6, y2: H - m.b }),
+        s("text", { class: "chart-label chart-tick", x: x(v), y: H - m.b + 16, "text-anchor": "middle" }, shown(v)),
+      );
+    }
+    const lx = W - m.r - 330;
+    svg.append(
+      s("text", { class: "chart-label chart-unit", x: 12, y: 20 }, unitLabel),
+      s("rect", { class: "compare-bar", x: lx, y: 10, width: 18, height: 12 }),
+      s("text", { class: "chart-label", x: lx + 24, y: 20 }, "value"),
+      s("line", { class: "compare-band", x1: lx + 70, x2: lx + 100, y1: 16, y2: 16 }),
+      s("text", { class: "chart-label", x: lx + 106, y: 20 }, "95% interval"),
+      s("rect", { class: "compare-bar compare-incomplete", x: lx + 196, y: 10, width: 18, height: 12 }),
+      s("text", { class: "chart-label", x: lx + 220, y: 20 }, "incomplete / provisional"),
+    );
+    rows.forEach((r, i) => {
+      const top = m.t + i * (barH + 8);
+      const cut = r.sort_value > end;
+      const status = statusOf(r);
+      svg.append(
+        s("text", { class: "chart-label", x: m.l - 8, y: top + barH / 2 + 4, "text-anchor": "end" }, `${r.rank}. ${r.sigungu}`),
+        s(
+          "rect",
+          { class: `compare-bar${status.key ? ` compare-${status.key}` : ""}`, x: m.l, y: top, width: Math.max(1, x(r.sort_value) - m.l), height: barH, "data-code": r.sigungu_code },
+          s("title", {}, `${r.sigungu} (${r.sigungu_code}): ${shown(r.sort_value)}${r.interval_low != null ? `, 95% ${shown(r.interval_low)} to ${shown(r.interval_high)}` : ""}, ${r.contract_count} contracts, ${r.confidence} confidence, ${status.text}`),
+        ),
+      );
+      if (r.interval_low != null) {
+        const y = top + barH / 2;
+        svg.append(
+          s("line", { class: "compare-band", x1: x(r.interval_low), x2: x(r.interval_high), y1: y, y2: y, "data-code": r.sigungu_code }),
+          s("line", { class: "compare-band", x1: x(r.interval_low), x2: x(r.interval_low), y1: y - 6, y2: y + 6 }),
+          s("line", { class: "compare-band", x1: x(r.interval_high), x2: x(r.interval_high), y1: y - 6, y2: y + 6 }),
+        );
+      }
+      if (cut || (r.interval_high ?? 0) > end) {
+        const bx = x(end) - 10;
+        svg.append(s("path", { class: "compare-break", d: `M${bx - 4},${top - 2} l8,${barH + 4} M${bx + 2},${top - 2} l8,${barH + 4}`, "data-code": r.sigungu_code }));
+      }
+      svg.append(s("text", { class: "chart-label", x: W - m.r + 8, y: top + barH / 2 + 4 }, `${shown(r.sort_value)}${cut ? " (off the axis)" : ""}`));
+    });
+    $("#compare-chart").replaceChildren(svg);
+    return cap < Math.max(...tops);
+  }
+
   async function explorerPage() {
     const district = $("#x-district");
     const property = $("#x-property");
@@ -1367,6 +1463,8 @@
             cell("—"),
             cell(never ? "not loaded: svc cannot tell whether it had deals" : "loaded, too few contracts"),
             cell(""),
+            cell("—"),
+            cell("—"),
           );
         });
       fillTable(
@@ -1387,6 +1485,7 @@
             cell(r.confidence),
             cell(status.text),
             cell(Object.entries(r.source_mix || {}).map(([k, v]) => `${k}: ${v}`).join(", ")),
+            ...changeKeys(measure).map((k) => changeCell(r[k])),
           );
         }), ...gaps].sort((a, b) => (a.dataset.period < b.dataset.period ? -1 : 1)),
         "No points.",
@@ -1398,9 +1497,79 @@
       link.hidden = false;
     };
 
+    const compare = async () => {
+      clearMessages();
+      const q = new URLSearchParams({
+        property_type: property.value,
+        transaction_type: transaction.value,
+        period: $("#c-period").value,
+        sort: $("#c-sort").value,
+      });
+      const sido = $("#c-sido").value;
+      if (sido) q.set("sido", sido);
+      else {
+        const codes = [...$("#c-districts").selectedOptions].map((o) => o.value);
+        if (!codes.length) throw new ApiError("Choose a province or at least one district.", "NO_DISTRICTS");
+        q.set("sigungu_codes", codes.slice(0, 50).join(","));
+      }
+      if (building.value) q.set("building_type", building.value);
+      if (lease.value && !lease.disabled) q.set("lease_kind", lease.value);
+      const out = await api("GET", `${RE}/compare?${q}`);
+      const rows = out.data;
+      const ranked = rows.filter((r) => r.rank != null);
+      const sort = $("#c-sort").value;
+      const money = sort !== "contract_count";
+      const what = $("#c-sort").selectedOptions[0].textContent;
+      const heading = `${property.value} · ${transaction.value} · ${out._meta.query.period} · ranked by ${what}`;
+      let cut = false;
+      if (ranked.length) cut = drawCompare(ranked, heading, money ? `${what}, million KRW` : what, money);
+      else $("#compare-chart").replaceChildren();
+      const reasons = Object.entries(out._meta.without_figures || {}).map(([k, v]) => `${v} ${k.replace(/_/g, " ")}`);
+      $("#compare-note").textContent =
+        `${heading}: ${ranked.length} of ${rows.length} districts ranked` +
+        (reasons.length ? `; without figures (listed, not dropped): ${reasons.join(", ")}` : "") +
+        (cut ? "; the axis is cut at three times the median so that one district does not flatten the others (cut bars are marked)" : "") +
+        ".";
+      const [prevKey, yearKey] = sort === "median_per_m2" ? ["change_vs_previous_per_m2", "change_vs_year_ago_per_m2"] : ["change_vs_previous", "change_vs_year_ago"];
+      fillTable(
+        $("#compare-table"),
+        rows.map((r) => {
+          const status = r.reason ? { key: r.reason, text: r.reason.replace(/_/g, " ") } : statusOf(r);
+          return h(
+            "tr",
+            { "data-code": r.sigungu_code, "data-status": status.key || "complete" },
+            cell(r.rank == null ? "—" : String(r.rank), "num"),
+            cell(`${r.sigungu} (${r.sigungu_code})`),
+            cell(r.sort_value == null ? "—" : money ? krw(r.sort_value) : number(r.sort_value), "num"),
+            cell(r.interval_low == null ? "—" : `${krw(r.interval_low)} – ${krw(r.interval_high)}`, "num"),
+            cell(r.contract_count == null ? "—" : number(r.contract_count), "num"),
+            cell(r.confidence || "—"),
+            cell(status.text),
+            changeCell(r[prevKey]),
+            changeCell(r[yearKey]),
+          );
+        }),
+        "No districts.",
+      );
+      const link = $("#compare-csv");
+      link.href = `${BASE}${RE}/compare.csv?${q}`;
+      link.setAttribute("download", `svc-compare-${property.value}-${transaction.value}.csv`);
+      link.hidden = false;
+    };
+
     const dims = (await api("GET", `${RE}/dimensions`)).data;
     district.replaceChildren(
       ...dims.sigungus.map((d) => h("option", { value: d.code, text: `${d.value} (${d.code})` })),
+    );
+    $("#c-districts").replaceChildren(
+      ...dims.sigungus.slice(0, 50).map((d) => h("option", { value: d.code, selected: true, text: `${d.value} (${d.code})` })),
+    );
+    $("#compare-form").addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        await compare();
+      }),
     );
     if (!dims.sigungus.length) {
       say("No districts have transactions yet: load data first (svc demo-data or svc ingest).");
