@@ -6,6 +6,8 @@ Long because it is a table: one ``Operation`` per account route, each read on it
 
 from __future__ import annotations
 
+import attrs
+
 from svc_core.accounts.keys import MAX_GRACE_SECONDS
 from svc_core.json_schema import array, integer, ref, string
 from svc_server.http.routing import Operation
@@ -23,11 +25,6 @@ NO_CONSUMER = error("NotFound", "NO_CONSUMER.")
 """The 404 of a signed-in user without an active consumer (account)."""
 KEY_ID = {"key_id": "The key's id."}
 ENDPOINT_ID = {"endpoint_id": "The endpoint's id."}
-KEY_REVOKED = {
-    "200": confirmed("revoked", "Revoked."),
-    "404": error("NotFound", "No such key, or already revoked."),
-}
-"""The answers of both ways to revoke a key (DELETE and POST .../revoke)."""
 
 # session
 
@@ -163,15 +160,6 @@ UPDATE_API_KEY = Operation(
     },
 )
 
-DELETE_API_KEY = Operation(
-    operation_id="deleteApiKey",
-    tag="API keys",
-    summary="Revoke a key",
-    description="Same as POST .../revoke: the key gets 401 from now on; emits key.revoked.",
-    path_params=KEY_ID,
-    responses=KEY_REVOKED,
-)
-
 ROTATE_API_KEY = Operation(
     operation_id="rotateApiKey",
     tag="API keys",
@@ -194,7 +182,16 @@ REVOKE_API_KEY = Operation(
     summary="Revoke a key",
     description="The key gets 401 from now on; emits key.revoked.",
     path_params=KEY_ID,
-    responses=KEY_REVOKED,
+    responses={
+        "200": confirmed("revoked", "Revoked."),
+        "404": error("NotFound", "No such key, or already revoked."),
+    },
+)
+
+DELETE_API_KEY = attrs.evolve(
+    REVOKE_API_KEY,
+    operation_id="deleteApiKey",
+    description="Same as POST .../revoke: the key gets 401 from now on; emits key.revoked.",
 )
 
 # webhooks
