@@ -39,6 +39,9 @@ SPEC's error body in one place (``svc_server.http.responses``).
     │   └── QuotaInFlight (503 QUOTA_IN_FLIGHT, Retry-After): the quota's last units are
     │       held by calls still in flight
     └── UpstreamKeyRefused (502 UPSTREAM_KEY_REFUSED): a data API refused our key
+
+``RetrySoon`` is mixed into the three that answer ``Retry-After`` (CallsInProgress,
+StoreBusy, QuotaInFlight).
 """
 
 from __future__ import annotations
@@ -87,6 +90,22 @@ class SvcError(Exception):
         elif meta is not None:
             out["_meta"] = dict(meta)
         return out
+
+
+class RetrySoon(SvcError):
+    """A refusal a retry may soon get past: answered with ``Retry-After`` of
+    ``retry_after`` seconds and, unless one is given, a hint that says so (and
+    ``retry_advice``). Mixed into the 429 and 503 errors that are such refusals."""
+
+    retry_after: ClassVar[int] = 1
+    retry_advice: ClassVar[str] = ""
+
+    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
+        super().__init__(
+            message,
+            hint=hint or f"Retry after {self.retry_after} second(s){self.retry_advice}.",
+            headers={"Retry-After": str(self.retry_after)},
+        )
 
 
 class InvalidParams(SvcError, ValueError):
@@ -288,20 +307,13 @@ class RateLimited(SvcError):
     default_message = "Per-minute rate limit exceeded."
 
 
-class CallsInProgress(RateLimited):
+class CallsInProgress(RetrySoon, RateLimited):
     """An account already has as many calls in progress on one server process as it may
     hold at once (``SVC_TENANT_CALLS``), and no turn came in time: the call was not run,
     so it is neither charged nor counted by the per-minute limit."""
 
     default_message = "Too many calls of this account are in progress."
-    retry_after: ClassVar[int] = 1
-
-    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
-        super().__init__(
-            message,
-            hint=hint or f"Retry after {self.retry_after} second(s), or read answers sooner.",
-            headers={"Retry-After": str(self.retry_after)},
-        )
+    retry_advice = ", or read answers sooner"
 
 
 class ServerError(SvcError):
@@ -330,37 +342,21 @@ class ServiceUnavailable(SvcError):
     default_message = "Service unavailable."
 
 
-class StoreBusy(ServiceUnavailable):
+class StoreBusy(RetrySoon, ServiceUnavailable):
     """A wait for the database (the writers' queue, a lock, a pool connection) reached
     its bound (``SVC_DB_BUSY_TIMEOUT_MS``): answered at once, never a hang."""
 
     code = "STORE_BUSY"
     default_message = "The database is busy; try again shortly."
-    retry_after: ClassVar[int] = 1
-
-    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
-        super().__init__(
-            message,
-            hint=hint or f"Retry after {self.retry_after} second(s).",
-            headers={"Retry-After": str(self.retry_after)},
-        )
 
 
-class QuotaInFlight(ServiceUnavailable):
+class QuotaInFlight(RetrySoon, ServiceUnavailable):
     """The month's last quota units are held by calls still in flight: whether one comes
     back depends on how those calls end, so the caller may retry shortly (never a 402
     while settled calls leave room)."""
 
     code = "QUOTA_IN_FLIGHT"
     default_message = "The last units of the monthly quota are held by calls in flight."
-    retry_after: ClassVar[int] = 1
-
-    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
-        super().__init__(
-            message,
-            hint=hint or f"Retry after {self.retry_after} second(s).",
-            headers={"Retry-After": str(self.retry_after)},
-        )
 
 
 class UpstreamKeyRefused(SvcError):

@@ -6,6 +6,8 @@ Long because it is a table: one ``Operation`` per account route, each read on it
 
 from __future__ import annotations
 
+import attrs
+
 from svc_core.accounts.keys import MAX_GRACE_SECONDS
 from svc_core.json_schema import array, integer, ref, string
 from svc_server.http.routing import Operation
@@ -13,10 +15,16 @@ from svc_server.openapi.operations import (
     KEY_EXAMPLE,
     META_EXAMPLE,
     account_ok,
+    confirmed,
     error,
     json_body,
     ok,
 )
+
+NO_CONSUMER = error("NotFound", "NO_CONSUMER.")
+"""The 404 of a signed-in user without an active consumer (account)."""
+KEY_ID = {"key_id": "The key's id."}
+ENDPOINT_ID = {"endpoint_id": "The endpoint's id."}
 
 # session
 
@@ -54,9 +62,7 @@ DELETE_SESSION = Operation(
     summary="Sign out",
     description="Revokes the session server-side (the old cookie then gets 401) and "
     "clears the cookie.",
-    responses={
-        "200": account_ok({"signed_out": {"type": "boolean", "const": True}}, "Signed out.")
-    },
+    responses={"200": confirmed("signed_out", "Signed out.")},
 )
 
 # usage
@@ -88,7 +94,7 @@ LIST_REQUESTS = Operation(
     "Not counted against the quota.",
     responses={
         "200": account_ok({"data": ref("RequestLogPage")}, "One page of the log."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -106,7 +112,7 @@ LIST_API_KEYS = Operation(
             "The keys.",
             {"data": [KEY_EXAMPLE], "meta": META_EXAMPLE},
         ),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -136,7 +142,7 @@ CREATE_API_KEY = Operation(
             },
         ),
         "402": error("PaymentRequired", "KEY_LIMIT_REACHED."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -146,23 +152,11 @@ UPDATE_API_KEY = Operation(
     summary="Rename a key or change its IP allowlist",
     description="Only `label` and `ip_allowlist` can change; `mode`, `scope` and the "
     "read-only fields are refused with 400.",
-    path_params={"key_id": "The key's id."},
+    path_params=KEY_ID,
     body=json_body("ApiKeyPatch", example={"label": "ci-2"}),
     responses={
         "200": account_ok({"data": ref("ApiKey")}, "The updated key."),
         "404": error("NotFound", "No such key for this consumer (or NO_CONSUMER)."),
-    },
-)
-
-DELETE_API_KEY = Operation(
-    operation_id="deleteApiKey",
-    tag="API keys",
-    summary="Revoke a key",
-    description="Same as POST .../revoke: the key gets 401 from now on; emits key.revoked.",
-    path_params={"key_id": "The key's id."},
-    responses={
-        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
-        "404": error("NotFound", "No such key, or already revoked."),
     },
 )
 
@@ -173,7 +167,7 @@ ROTATE_API_KEY = Operation(
     description="Issues a new key now; the old one keeps working until `grace_until` "
     f"(`grace_period_seconds`, 0 to {MAX_GRACE_SECONDS}, default 86400). Emits "
     "key.rotated. Allowed at the key limit.",
-    path_params={"key_id": "The key's id."},
+    path_params=KEY_ID,
     body=json_body("ApiKeyRotate", required=False, example={"grace_period_seconds": 3600}),
     responses={
         "200": ok(ref("ApiKeyRotated"), "The new key and the old key's grace."),
@@ -187,11 +181,17 @@ REVOKE_API_KEY = Operation(
     tag="API keys",
     summary="Revoke a key",
     description="The key gets 401 from now on; emits key.revoked.",
-    path_params={"key_id": "The key's id."},
+    path_params=KEY_ID,
     responses={
-        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
+        "200": confirmed("revoked", "Revoked."),
         "404": error("NotFound", "No such key, or already revoked."),
     },
+)
+
+DELETE_API_KEY = attrs.evolve(
+    REVOKE_API_KEY,
+    operation_id="deleteApiKey",
+    description="Same as POST .../revoke: the key gets 401 from now on; emits key.revoked.",
 )
 
 # webhooks
@@ -204,7 +204,7 @@ LIST_WEBHOOK_ENDPOINTS = Operation(
     "never the secret.",
     responses={
         "200": account_ok({"data": array(ref("WebhookEndpoint"))}, "The endpoints."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -231,7 +231,7 @@ CREATE_WEBHOOK_ENDPOINT = Operation(
             },
         ),
         "402": error("PaymentRequired", "ENDPOINT_LIMIT_REACHED."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -243,7 +243,7 @@ UPDATE_WEBHOOK_ENDPOINT = Operation(
     "property types, transaction types) can change; `url` and `secret` are refused with "
     "400 (register a new endpoint for another address). Applies to events published "
     "from now on. Owners and admins only.",
-    path_params={"endpoint_id": "The endpoint's id."},
+    path_params=ENDPOINT_ID,
     body=json_body(
         "WebhookEndpointPatch",
         example={
@@ -263,9 +263,9 @@ DELETE_WEBHOOK_ENDPOINT = Operation(
     summary="Revoke a webhook endpoint",
     description="Soft revoke: the record stays for the delivery log and cannot be "
     "re-activated; queued deliveries are settled unsent.",
-    path_params={"endpoint_id": "The endpoint's id."},
+    path_params=ENDPOINT_ID,
     responses={
-        "200": account_ok({"revoked": {"type": "boolean", "const": True}}, "Revoked."),
+        "200": confirmed("revoked", "Revoked."),
         "404": error("NotFound", "Not found, or already revoked."),
     },
 )
@@ -275,7 +275,7 @@ ENABLE_WEBHOOK_ENDPOINT = Operation(
     tag="Webhooks",
     summary="Re-enable a disabled endpoint",
     description="Turns `disabled_after_failure` back to `active` and resets the failure count.",
-    path_params={"endpoint_id": "The endpoint's id."},
+    path_params=ENDPOINT_ID,
     responses={
         "200": account_ok({"data": ref("WebhookEndpoint")}, "The endpoint, active again."),
         "404": error("NotFound", "No such endpoint."),
@@ -290,7 +290,7 @@ TEST_WEBHOOK_ENDPOINT = Operation(
     description="Sends `webhook.test` now, whatever the endpoint's event filter, signed "
     "like any event; the attempt is logged and a failure counts toward disabling. Per "
     "account: one test send at a time and 5 a minute (configurable), else 429.",
-    path_params={"endpoint_id": "The endpoint's id."},
+    path_params=ENDPOINT_ID,
     responses={
         "200": account_ok({"data": ref("WebhookTest")}, "The attempt's outcome."),
         "404": error("NotFound", "No such endpoint."),
@@ -306,10 +306,10 @@ LIST_WEBHOOK_DELIVERIES = Operation(
     description="Finished deliveries, newest first, with a 24-hour summary. An endpoint "
     "the caller does not own gives empty rows and a zero summary. Not counted against "
     "the quota.",
-    path_params={"endpoint_id": "The endpoint's id."},
+    path_params=ENDPOINT_ID,
     responses={
         "200": account_ok({"data": ref("DeliveryPage")}, "One page of the log."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -321,7 +321,7 @@ GET_WEBHOOK_DELIVERY = Operation(
     "sent (the event's payload, as signed) and the receiver's answer: its HTTP status and "
     "the first 2,000 characters of its body. Members may read it. A delivery of another "
     "account is 404, like one that does not exist.",
-    path_params={"endpoint_id": "The endpoint's id.", "delivery_id": "The delivery's id."},
+    path_params={**ENDPOINT_ID, "delivery_id": "The delivery's id."},
     responses={
         "200": account_ok({"data": ref("DeliveryDetail")}, "The delivery."),
         "404": error("NotFound", "No such delivery of this endpoint."),
@@ -338,7 +338,7 @@ RESEND_WEBHOOK_DELIVERY = Operation(
     "once; the signature is made afresh with the endpoint's current secret and time. "
     "Owners and admins only. Shares the test sends' limit (one at a time, 5 a minute per "
     "account by default, else 429); a failure counts toward disabling the endpoint.",
-    path_params={"endpoint_id": "The endpoint's id.", "delivery_id": "The delivery to resend."},
+    path_params={**ENDPOINT_ID, "delivery_id": "The delivery to resend."},
     responses={
         "200": account_ok({"data": ref("WebhookResend")}, "The new attempt's outcome."),
         "403": error("Forbidden", "Members cannot resend."),
@@ -395,7 +395,7 @@ GET_TEAM = Operation(
             },
             "The team.",
         ),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
     },
 )
 
@@ -412,7 +412,7 @@ INVITE_TEAM_MEMBER = Operation(
             links={"withdraw": ("removeTeamMember", "member_id")},
         ),
         "402": error("PaymentRequired", "SEAT_LIMIT_REACHED."),
-        "404": error("NotFound", "NO_CONSUMER."),
+        "404": NO_CONSUMER,
         "409": error("Conflict", "ALREADY_INVITED: already a member or invited."),
     },
 )
@@ -424,7 +424,7 @@ REMOVE_TEAM_MEMBER = Operation(
     description="Soft revoke; the owner cannot be removed (403).",
     path_params={"member_id": "The member's or invitation's id."},
     responses={
-        "200": account_ok({"removed": {"type": "boolean", "const": True}}, "Removed."),
+        "200": confirmed("removed", "Removed."),
         "404": error("NotFound", "No such member or invitation."),
     },
 )
@@ -444,7 +444,7 @@ ACCEPT_INVITATION = Operation(
     description="Joins the inviting consumer with the invited role.",
     path_params={"invite_id": "The invitation's id."},
     responses={
-        "200": account_ok({"accepted": {"type": "boolean", "const": True}}, "Accepted."),
+        "200": confirmed("accepted", "Accepted."),
         "404": error("NotFound", "Not found, expired, or addressed to another email."),
     },
 )

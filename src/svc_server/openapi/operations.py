@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from svc_core.envelope import CONTRACT_METHODOLOGY
-from svc_core.json_schema import Schema, array, obj, ref
+from svc_core.json_schema import Schema, array, obj, ref, scalar
 
 Json = dict[str, Any]
 
@@ -123,6 +123,11 @@ def account_ok(
             for name, (op_id, param) in links.items()
         }
     return out
+
+
+def confirmed(field: str, description: str) -> Json:
+    """The answer of an account action that returns no resource: ``{field: true}``."""
+    return account_ok({field: scalar("boolean", const=True)}, description)
 
 
 def json_body(schema_name: str, *, required: bool = True, example: Any = None) -> Json:

@@ -16,6 +16,7 @@ TO_SIGNIN: Json = {
     "`next` (sign-in then returns there). Under a mount prefix both carry the prefix.",
     "headers": {"Location": {"schema": {"type": "string", "pattern": "/signin\\?next="}}},
 }
+NOT_MODIFIED: Json = {"description": "Not modified since the ETag in If-None-Match."}
 
 GET_HOME_PAGE = Operation(
     operation_id="getHomePage",
@@ -93,7 +94,7 @@ GET_STATIC_FILE = Operation(
                 for kind in ("text/javascript", "text/css", "image/svg+xml", "text/plain")
             },
         },
-        "304": {"description": "Not modified since the ETag in If-None-Match."},
+        "304": NOT_MODIFIED,
         "404": error("NotFound", "NOT_FOUND: no such file."),
     },
 )
@@ -110,6 +111,6 @@ GET_FAVICON = Operation(
             "description": "The icon.",
             "content": {"image/svg+xml": {"schema": {"type": "string"}}},
         },
-        "304": {"description": "Not modified since the ETag in If-None-Match."},
+        "304": NOT_MODIFIED,
     },
 )

@@ -62,7 +62,6 @@ import asyncio
 import functools
 import io
 import logging
-import os
 import queue
 import sys
 import threading
@@ -70,18 +69,21 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from svc_core import requestid
 from svc_core.errors import (
     CallsInProgress,
     HeadersTooLarge,
     InvalidParams,
-    PayloadTooLarge,
     ServerError,
     SvcError,
     UriTooLong,
 )
 from svc_server.http.context import ACCOUNT, CLIENT_GONE, TAKE_BACK
-from svc_server.servers.refusals import RequestTimeout, error_parts
+from svc_server.servers.refusals import (
+    RequestTimeout,
+    body_broken,
+    body_too_large,
+    refusal_parts,
+)
 from svc_server.servers.spill import SPILL_BYTES, Spill
 from svc_server.servers.tenants import Tenants
 
@@ -276,7 +278,7 @@ class BufferedFront:
         except Exception:
             log.exception("the warm lane failed")
             supplied = environ.get("HTTP_X_REQUEST_ID")
-            return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
+            return refusal_parts(ServerError(), supplied)
 
     def _send(self, protocol: Any, answer: Answer, gone: bool, tenant: str | None) -> None:
         """Hand ``answer`` to granian unless its client has gone; the tenant's call ends
@@ -325,7 +327,7 @@ class BufferedFront:
         if declared is None and not chunked:  # HTTP/1.x: no body (most GETs)
             return b""
         if declared is not None and declared > self.max_body_bytes:
-            raise _Refused(PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes."))
+            raise _Refused(body_too_large(self.max_body_bytes))
         try:
             return await asyncio.wait_for(self._collect(protocol, declared), self.read_timeout)
         except TimeoutError:
@@ -346,12 +348,10 @@ class BufferedFront:
                 continue
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Refused(
-                    PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
-                )
+                raise _Refused(body_too_large(self.max_body_bytes))
             parts.append(chunk)
         if ends != 1 or (declared is not None and size != declared):
-            raise _Refused(InvalidParams("The request body is malformed or incomplete."))
+            raise _Refused(body_broken())
         return b"".join(parts)
 
     def _collect_answer(
@@ -390,7 +390,7 @@ class BufferedFront:
     def refusal(self, err: SvcError, headers: Headers) -> Answer:
         """The front's own answer: SPEC's error body, connection closed after it."""
         supplied = next((v for n, v in headers if n == "x-request-id"), None)
-        return error_parts(err, requestid.resolve(supplied, os.urandom(16)))
+        return refusal_parts(err, supplied)
 
     def call(self, environ: dict[str, Any], gone: threading.Event | None = None) -> Answer:
         """Run the WSGI app on this (pool) thread: its answer as bytes, or past
@@ -420,7 +420,7 @@ class BufferedFront:
         except Exception:
             log.exception("the app failed outside its own error handling")
             supplied = environ.get("HTTP_X_REQUEST_ID")
-            return error_parts(ServerError(), requestid.resolve(supplied, os.urandom(16)))
+            return refusal_parts(ServerError(), supplied)
 
 
 class Clients:

@@ -6,7 +6,10 @@ worker in ``http.wire``), so a client's error handling never meets HTML or an em
 
 from __future__ import annotations
 
-from svc_core.errors import SvcError
+import os
+
+from svc_core import requestid
+from svc_core.errors import InvalidParams, PayloadTooLarge, SvcError
 from svc_server.http.responses import dumps
 
 
@@ -39,3 +42,19 @@ def error_parts(err: SvcError, request_id: str) -> tuple[int, list[tuple[str, st
         *err.headers.items(),  # Retry-After of a 429
     ]
     return err.status, headers, body
+
+
+def refusal_parts(err: SvcError, supplied: str | None) -> tuple[int, list[tuple[str, str]], bytes]:
+    """``error_parts`` under the request id the client ``supplied`` when it is valid,
+    else a new one."""
+    return error_parts(err, requestid.resolve(supplied, os.urandom(16)))
+
+
+def body_too_large(max_body_bytes: int) -> PayloadTooLarge:
+    """The 413 for a body over ``max_body_bytes``, declared or read."""
+    return PayloadTooLarge(f"The body is larger than {max_body_bytes} bytes.")
+
+
+def body_broken() -> InvalidParams:
+    """The 400 for a body that ended early or in a malformed chunk."""
+    return InvalidParams("The request body is malformed or incomplete.")

@@ -23,13 +23,18 @@ from svc_core import requestid
 from svc_core.errors import (
     HeadersTooLarge,
     InvalidParams,
-    PayloadTooLarge,
     ServerError,
     SvcError,
     UriTooLong,
 )
 from svc_server.http.query import PERCENT_ENCODE
-from svc_server.servers.refusals import REASONS, error_parts
+from svc_server.servers.refusals import (
+    REASONS,
+    body_broken,
+    body_too_large,
+    error_parts,
+    refusal_parts,
+)
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -100,19 +105,19 @@ class BodyGuard:
         declared = int(raw_length) if raw_length.isdigit() else None
         err: SvcError | None = None
         if declared is not None and declared > self.max_body_bytes:
-            err = PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
+            err = body_too_large(self.max_body_bytes)
         else:
             try:
                 body = environ["wsgi.input"].read(self.max_body_bytes + 1)
             except (wire_errors.ParseException, wire_errors.NoMoreData, OSError):
-                body, err = b"", InvalidParams("The request body is malformed or incomplete.")
+                body, err = b"", body_broken()
             if err is None and len(body) > self.max_body_bytes:
-                err = PayloadTooLarge(f"The body is larger than {self.max_body_bytes} bytes.")
+                err = body_too_large(self.max_body_bytes)
             elif err is None and declared is not None and len(body) != declared:
-                err = InvalidParams("The request body is malformed or incomplete.")
+                err = body_broken()
         if err is not None:
             supplied = environ.get("HTTP_X_REQUEST_ID")
-            status, headers, payload = error_parts(err, requestid.resolve(supplied, os.urandom(16)))
+            status, headers, payload = refusal_parts(err, supplied)
             # gunicorn drops an app's Connection header; its response object (the owner
             # of start_response) is told to close instead.
             force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)

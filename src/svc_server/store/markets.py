@@ -27,31 +27,16 @@ COMBINED = "all"
 """``market_rows.product_type`` of the combined cohort (a key column cannot be NULL)."""
 LOCK_KEY = "svc:markets"
 ROW_COLUMNS: tuple[str, ...] = tuple(f.name for f in attrs.fields(MarketRow))
-_LISTING_COLUMNS = "listing_id, region, category, product_type, list_price, discounted_price"
-_ACTIVITY_COLUMNS = "listing_id, period, views, bookings, booked_hours, available_hours"
+_LISTING_FIELDS = tuple(f.name for f in attrs.fields(Listing))
+_ACTIVITY_FIELDS = tuple(f.name for f in attrs.fields(Activity))
+_LISTING_COLUMNS = ", ".join(_LISTING_FIELDS)
+_ACTIVITY_COLUMNS = ", ".join(_ACTIVITY_FIELDS)
 _DIMENSIONS = ("region", "category", "period")
 
 
-def _listing_values(item: Listing) -> tuple[Any, ...]:
-    return (
-        item.listing_id,
-        item.region,
-        item.category,
-        item.product_type,
-        item.list_price,
-        item.discounted_price,
-    )
-
-
-def _activity_values(item: Activity) -> tuple[Any, ...]:
-    return (
-        item.listing_id,
-        item.period,
-        item.views,
-        item.bookings,
-        item.booked_hours,
-        item.available_hours,
-    )
+def _values(item: Listing | Activity) -> tuple[Any, ...]:
+    """The stored columns of a listing or a month of activity: its fields, in order."""
+    return attrs.astuple(item, recurse=False)
 
 
 def _float(value: Any) -> float | None:
@@ -66,6 +51,17 @@ def _listing(row: Row) -> Listing:
         product_type=row["product_type"],
         list_price=float(row["list_price"]),
         discounted_price=_float(row["discounted_price"]),
+    )
+
+
+def _activity(row: Row) -> Activity:
+    return Activity(
+        listing_id=row["listing_id"],
+        period=row["period"],
+        views=int(row["views"]),
+        bookings=int(row["bookings"]),
+        booked_hours=float(row["booked_hours"]),
+        available_hours=float(row["available_hours"]),
     )
 
 
@@ -149,24 +145,13 @@ class MarketsRepo:
             )
         }
         rows = tx.fetchall(
-            "SELECT a.listing_id, a.period, a.views, a.bookings, a.booked_hours, "
-            "a.available_hours FROM market_activity a JOIN market_listings l "
+            f"SELECT {', '.join('a.' + c for c in _ACTIVITY_FIELDS)} "
+            "FROM market_activity a JOIN market_listings l "
             f"ON l.listing_id = a.listing_id WHERE l.category IN ({marks(len(wanted))})",
             wanted,
         )
         return [
-            ListingMonth(
-                listing=listings[r["listing_id"]],
-                activity=Activity(
-                    listing_id=r["listing_id"],
-                    period=r["period"],
-                    views=int(r["views"]),
-                    bookings=int(r["bookings"]),
-                    booked_hours=float(r["booked_hours"]),
-                    available_hours=float(r["available_hours"]),
-                ),
-            )
-            for r in rows
+            ListingMonth(listing=listings[r["listing_id"]], activity=_activity(r)) for r in rows
         ]
 
     def all_categories(self, tx: Tx) -> set[str]:
@@ -238,9 +223,9 @@ class MarketWrites(MarketsRepo):
 
         ``categories`` holds the old and new category of every inserted or updated listing.
         """
-        latest = {item.listing_id: _listing_values(item) for item in listings}
+        latest = {item.listing_id: _values(item) for item in listings}
         current = {
-            row["listing_id"]: _listing_values(_listing(row))
+            row["listing_id"]: _values(_listing(row))
             for row in select_in(
                 tx,
                 f"SELECT {_LISTING_COLUMNS} FROM market_listings WHERE listing_id IN",
@@ -269,7 +254,7 @@ class MarketWrites(MarketsRepo):
         Every listing must be stored already. Rows equal to the stored ones are counted as
         ``unchanged`` and not written; a later item with the same key wins.
         """
-        latest = {(a.listing_id, a.period): _activity_values(a) for a in activities}
+        latest = {(a.listing_id, a.period): _values(a) for a in activities}
         category_of = self.listing_categories(tx, [key[0] for key in latest])
         unknown = sorted({key[0] for key in latest} - category_of.keys())
         if unknown:
@@ -282,14 +267,7 @@ class MarketWrites(MarketsRepo):
         ):
             key = (row["listing_id"], row["period"])
             if key in latest:
-                current[key] = (
-                    row["listing_id"],
-                    row["period"],
-                    int(row["views"]),
-                    int(row["bookings"]),
-                    float(row["booked_hours"]),
-                    float(row["available_hours"]),
-                )
+                current[key] = _values(_activity(row))
         changed = [key for key, values in latest.items() if current.get(key) != values]
         categories = {category_of[key[0]] for key in changed}
         writes = [latest[key] for key in changed]

@@ -39,6 +39,19 @@ DETAIL_COLUMNS = (
 )
 """The parties, contract fields and contract id of a record (migration 0016), in order."""
 
+FILLED_COLUMNS = (
+    "building_type",
+    "land_area_m2",
+    "building_use",
+    "floor",
+    "build_year",
+    "jibun",
+    "load_id",
+    *DETAIL_COLUMNS,
+)
+"""The columns a later read fills in a record stored without them (``TYPE_UPDATE_SQL``),
+in order: the building type and its details, the load, the parties and contract."""
+
 TRANSACTION_COLUMNS = (
     "natural_key",
     "source",
@@ -53,14 +66,7 @@ TRANSACTION_COLUMNS = (
     "monthly_rent_krw",
     "area_m2",
     "synthetic",
-    "building_type",
-    "land_area_m2",
-    "building_use",
-    "floor",
-    "build_year",
-    "jibun",
-    "load_id",
-    *DETAIL_COLUMNS,
+    *FILLED_COLUMNS,
 )
 """The columns ``transaction_rows`` fills, in order."""
 
@@ -98,23 +104,23 @@ def transaction_rows(
                 r.monthly_rent_krw,
                 r.area_m2,
                 flag,
-                r.building_type,
-                r.land_area_m2,
-                r.building_use,
-                r.floor,
-                r.build_year,
-                r.jibun,
-                load_id,
-                *details(r),
+                *filled(r, load_id),
             )
         )
     return rows
 
 
-def details(r: Transaction) -> tuple[Any, ...]:
-    """The ``DETAIL_COLUMNS`` values of a record."""
+def filled(r: Transaction, load_id: str | None) -> tuple[Any, ...]:
+    """The ``FILLED_COLUMNS`` values of a record written by load ``load_id``."""
     used = r.renewal_right_used
     return (
+        r.building_type,
+        r.land_area_m2,
+        r.building_use,
+        r.floor,
+        r.build_year,
+        r.jibun,
+        load_id,
         r.deal_type,
         r.seller_type,
         r.buyer_type,
@@ -132,11 +138,8 @@ def details(r: Transaction) -> tuple[Any, ...]:
 
 
 TYPE_UPDATE_SQL = (
-    "UPDATE transactions SET building_type = COALESCE(building_type, ?), "
-    "land_area_m2 = COALESCE(land_area_m2, ?), building_use = COALESCE(building_use, ?), "
-    "floor = COALESCE(floor, ?), build_year = COALESCE(build_year, ?), "
-    "jibun = COALESCE(jibun, ?), load_id = COALESCE(load_id, ?), "
-    + ", ".join(f"{c} = COALESCE({c}, ?)" for c in DETAIL_COLUMNS)
+    "UPDATE transactions SET "
+    + ", ".join(f"{c} = COALESCE({c}, ?)" for c in FILLED_COLUMNS)
     + " WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL "
     "OR contract_id IS NULL)"
 )
@@ -149,21 +152,7 @@ def type_updates(
     records: Iterable[Transaction], stored: Collection[str], load_id: str | None = None
 ) -> list[tuple[Any, ...]]:
     """``TYPE_UPDATE_SQL`` parameters for the ``stored`` records among ``records``."""
-    return [
-        (
-            r.building_type,
-            r.land_area_m2,
-            r.building_use,
-            r.floor,
-            r.build_year,
-            r.jibun,
-            load_id,
-            *details(r),
-            r.natural_key,
-        )
-        for r in records
-        if r.natural_key in stored
-    ]
+    return [(*filled(r, load_id), r.natural_key) for r in records if r.natural_key in stored]
 
 
 RollupCounts = dict[RollupKey, list[int]]
