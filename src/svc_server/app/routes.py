@@ -16,7 +16,7 @@ from svc_core.paging import PAGE_PARAMS
 from svc_core.realestate import change_feed
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
-from svc_core.realestate.region_search import REGIONS_PARAMS
+from svc_core.realestate.regions_answer import REGIONS_PARAMS
 from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Auth, Route, with_csv_forms
