@@ -131,6 +131,7 @@ ROUTES: tuple[Route, ...] = (
         params=re_listing.TRANSACTIONS_PARAMS,
         counted=True,
         csv=True,
+        ndjson=True,
     ),
     Route(
         path=f"{RE}/changes",

@@ -6,12 +6,15 @@ the row fields as columns in SPEC order, nested values JSON-encoded, and the env
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
-Errors are always JSON (the app renders every ``SvcError`` as JSON).
+The transactions listing also answers NDJSON (``format=ndjson``: one record a line,
+the same envelope headers; the whole selection streamed, or a page with ``limit``), through
+``stream_ndjson`` and ``ndjson_page``, which any listing that streams its records can
+answer with. Errors are always JSON (the app renders every ``SvcError`` as JSON).
 
 Every answer has a weak ``ETag``, answers a matching ``If-None-Match`` with a 304 (which
 the access pipeline does not bill: it is not a 2xx) and is gzip-coded when
-``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV in
-``_stream_csv``).
+``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV and
+NDJSON in ``_stream``).
 """
 
 from __future__ import annotations
@@ -43,8 +46,15 @@ from svc_server.http.answers import (
 )
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
-from svc_server.http.negotiation import content_coding, wants_csv
-from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
+from svc_server.http.negotiation import content_coding, wants_csv, wants_ndjson
+from svc_server.http.responses import (
+    CSV_TYPE,
+    JSON_TYPE,
+    NDJSON_TYPE,
+    csv_stream_response,
+    ndjson_chunks,
+    ndjson_stream_response,
+)
 from svc_server.runtime.deps import Deps
 from svc_server.services import changes as change_service
 from svc_server.services import coverage as coverage_service
@@ -272,9 +282,12 @@ def next_link(
 
 def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
-    selection streamed as CSV."""
+    selection streamed as CSV or NDJSON (an NDJSON call with ``limit`` is a page, as
+    JSON's)."""
     assert ctx.caller is not None  # the data auth policy guarantees it
-    csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
+    ndjson = wants_ndjson(ctx.params)
+    accept = ctx.request.environ.get("HTTP_ACCEPT")
+    csv = not ndjson and wants_csv(accept, ctx.params, csv_only=ctx.csv_only)
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
     query = listing.parse_transactions_query(given)
     common: dict[str, Any] = {
@@ -282,9 +295,11 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
         "now": ctx.now,
         "links": links(deps),
     }
-    if csv:
+    if csv or (ndjson and listing.LIMIT.name not in given):
         version = deps.store.realestate.data_version()  # read before the records
         meta, records = listings.stream(deps.store, query, ctx.caller, **common)
+        if ndjson:
+            return stream_ndjson(ctx, version, given, meta, records, "transactions.ndjson")
         columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
         return _stream_csv(ctx, version, given, meta, columns, records)
     answer = listings.transactions(deps.store, query, ctx.caller, **common)
@@ -292,8 +307,34 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     next_cursor = answer.meta["next_cursor"]
     if next_cursor is not None:
         headers.append(("Link", next_link(deps, ctx.params, next_cursor)))
-    rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
+    if ndjson:
+        rendered = ndjson_page(answer, headers[2:], "transactions.ndjson")
+    else:
+        rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
     return rendered.respond(ctx.request.environ, per_call_values(answer.meta))
+
+
+def ndjson_page(answer: Answer, headers: Sequence[tuple[str, str]], filename: str) -> Rendered:
+    """A page of ``answer`` as NDJSON, one record a line, its ``_meta`` as ``X-Svc-*``
+    headers (``next_cursor`` too) beside ``headers`` (its ``Link``), as a CSV answer
+    carries it; encoded once, like every rendered answer."""
+    meta = answer.meta
+    shared = envelope_headers({k: v for k, v in meta.items() if k not in PER_CALL_FIELDS})
+    return Rendered(
+        parts=(b"".join(ndjson_chunks(to_json(answer.data))),),
+        slots=(),
+        headers=(
+            ("Content-Type", NDJSON_TYPE),
+            ("Content-Disposition", f'inline; filename="{filename}"'),
+            *shared.items(),
+            ("Vary", VARY_CSV),
+            *headers,
+        ),
+        header_slots=tuple(
+            (header_name(f), f) for f in PER_CALL_FIELDS if f in meta and f not in HEADER_SKIPPED
+        ),
+        version=data_version(meta),
+    )
 
 
 def changes(ctx: Ctx, deps: Deps) -> Response:
@@ -331,16 +372,54 @@ def _stream_csv(
     columns: tuple[str, ...],
     records: Iterator[Served],
 ) -> Response:
-    """The whole selection as CSV, streamed (gzip-coded as it goes when asked for).
+    """The whole selection as CSV, streamed (``_stream``)."""
 
-    Its tag cannot be a digest of a body not yet read: it is one of the data version,
-    the query and the envelope headers (every ``_meta`` field but the per-call ones),
-    so it changes with any load and with anything the headers say."""
+    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
+        return csv_stream_response(
+            columns, rows, headers=headers, filename="transactions.csv", gzipped=gzipped
+        )
+
+    return _stream(ctx, version, given, meta, records, "transactions.csv", respond)
+
+
+def stream_ndjson(
+    ctx: Ctx,
+    version: Hashable,
+    given: Mapping[str, str],
+    meta: Mapping[str, Any],
+    records: Iterator[Any],
+    filename: str,
+) -> Response:
+    """A whole selection as NDJSON, one record a line, streamed (``_stream``): what a
+    listing answers to ``format=ndjson`` (``records`` as its service streams them)."""
+
+    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
+        return ndjson_stream_response(rows, headers=headers, filename=filename, gzipped=gzipped)
+
+    return _stream(ctx, version, given, meta, records, filename, respond)
+
+
+def _stream(
+    ctx: Ctx,
+    version: Hashable,
+    given: Mapping[str, str],
+    meta: Mapping[str, Any],
+    records: Iterator[Any],
+    filename: str,
+    respond: Callable[[Iterator[Any], Mapping[str, str], bool], Response],
+) -> Response:
+    """A whole selection streamed by ``respond`` (gzip-coded as it goes when asked for),
+    its ``_meta`` as ``X-Svc-*`` headers.
+
+    Its tag cannot be a digest of a body not yet read: it is one of the format
+    (``filename``), the data version, the query and the envelope headers (every ``_meta``
+    field but the per-call ones), so it changes with any load and with anything the
+    headers say."""
     headers = envelope_headers(meta)
     shared = [(k, v) for k, v in headers.items() if k != GENERATED_AT_HEADER]
     tag = entity_tag(
         (
-            b"transactions.csv",
+            filename.encode(),
             repr(version).encode(),
             repr(sorted(given.items())).encode(),
             *(f"{k}: {v}".encode() for k, v in shared),
@@ -356,13 +435,7 @@ def _stream_csv(
     if none_match(environ.get("HTTP_IF_NONE_MATCH"), tag):
         # the records are never read: their iterator has not started
         return not_modified(tag, [("Vary", VARY_CSV)])
-    response = csv_stream_response(
-        columns,
-        (to_json(record) for record in records),
-        headers=headers,
-        filename="transactions.csv",
-        gzipped=gzipped,
-    )
+    response = respond((to_json(record) for record in records), headers, gzipped)
     response.headers["Vary"] = VARY_CSV
     response.headers["ETag"] = tag
     return response
