@@ -191,9 +191,9 @@ def stream(
     now: float,
     links: Links,
 ) -> tuple[dict[str, object], Iterator[Served]]:
-    """The whole selection for a CSV or NDJSON answer (``limit`` does not apply; a cursor starts it
-    where a page ended): its envelope and the records (contracts), read lazily. A
-    selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
+    """The whole selection for a CSV or NDJSON answer (``limit`` does not apply; a
+    cursor starts it where a page ended): its envelope and the records (contracts), read
+    lazily. A selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
     state = store.realestate.state()
     found = _resolve(state, query, caller, links)
     mix, excluded = store.realestate.listing_size(found.selection, by_contract=query.by_contract)
