@@ -111,6 +111,15 @@ FORMAT = Param(
     choices=("json", "csv"),
 )
 """The answer's format on routes that offer CSV (the server's content negotiation)."""
+STREAM_FORMAT = attrs.evolve(
+    FORMAT,
+    description="csv for CSV, ndjson for newline-delimited JSON (one record a line, "
+    "streamed), json for JSON; wins over the Accept header. A generated client parses "
+    "this operation's answer as JSON: for CSV it calls the operation at this path plus "
+    ".csv instead.",
+    choices=("json", "csv", "ndjson"),
+)
+"""``FORMAT`` on the listings that stream their records, which also offer NDJSON."""
 
 
 def ascii_int(text: str) -> int:

@@ -255,7 +255,7 @@ def test_retired_district_codes_carry_their_validity_and_replacements() -> None:
         ]
     )
     assert text == (
-        "One district matches.\n- 경기도 부천시 (Gyeonggi-do Bucheon-si): code 41190, "
+        "One place matches.\n- 경기도 부천시 (Gyeonggi-do Bucheon-si): code 41190, "
         "retired: valid 1988-04-23 to 2024-01-01, replaced by 41192, 41194"
     )
 
@@ -288,3 +288,32 @@ def test_a_change_is_stated_with_its_contracts_and_significance() -> None:
     assert narration.change_text(unknown, "median") == (
         "median change on 2024-Q2 unknown: that period was never loaded"
     )
+
+
+def test_a_dong_and_a_market_area_say_what_holds_them_and_what_to_call() -> None:
+    dong = {
+        "sigungu_code": "11680",
+        "full_name": "서울특별시 강남구",
+        "full_name_roman": "Seoul Gangnam-gu",
+        "in_use": True,
+        "kind": "dong",
+        "dong": {"dong_code": "1168010100", "name": "역삼동", "name_roman": "Yeoksamdong",
+                 "in_use": True},
+        "next": "/api/v1/real-estate/pulse?sigungu_code=11680&geo_precision=dong"
+        "&dong=%EC%97%AD%EC%82%BC%EB%8F%99",
+    }  # fmt: skip
+    area = {
+        "sigungu_code": "A510003",
+        "full_name": "서울>도심",
+        "kind": "market_area",
+        "districts": ["11110", "11140"],
+        "next": "/api/v1/real-estate/indices?sigungu_code=A510003",
+    }
+    assert narration.regions_text([dong, area]).split("\n") == [
+        "2 candidates:",
+        "- Legal dong 역삼동 (Yeoksamdong), code 1168010100, in 서울특별시 강남구 "
+        "(Seoul Gangnam-gu): code 11680. Next: market_pulse with sigungu_code=11680, "
+        "geo_precision=dong, dong=역삼동",
+        "- R-ONE market area 서울>도심: code A510003, standing for districts 11110, 11140. "
+        "Next: indices with sigungu_code=A510003",
+    ]

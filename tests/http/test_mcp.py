@@ -346,18 +346,34 @@ def test_list_deals_pages_through_exactly_the_sample_count(
 def test_find_district_answers_candidates_with_codes(
     world: World, stdio: StdioSessions, transport: str
 ) -> None:
-    async def both(session: ClientSession) -> tuple[Any, Any]:
-        return await call(session, "find_district", query="부천"), await call(
-            session, "find_district", query="Gangnam"
+    async def four(session: ClientSession) -> tuple[Any, ...]:
+        return (
+            await call(session, "find_district", query="부천"),
+            await call(session, "find_district", query="Gangnam", kind="district"),
+            await call(session, "find_district", query="역삼동"),
+            await call(session, "find_district", query="도심", kind="market_area"),
         )
 
-    bucheon, gangnam = ask(world, stdio, transport, both)
+    bucheon, gangnam, yeoksam, dosim = ask(world, stdio, transport, four)
     codes = {r["sigungu_code"] for r in bucheon.structured_content["data"]}
     assert codes == {"41190", "41192", "41194", "41196"}
-    assert "4 candidate districts" in bucheon.content[0].text
+    assert "4 candidates" in bucheon.content[0].text
     assert "code 41190, retired: valid 1988-04-23 to 2024-01-01" in bucheon.content[0].text
     assert [r["sigungu_code"] for r in gangnam.structured_content["data"]] == ["11680"]
     assert "code 11680" in gangnam.content[0].text
+    (dong,) = yeoksam.structured_content["data"]
+    assert (dong["kind"], dong["sigungu_code"], dong["dong"]["dong_code"]) == (
+        "dong",
+        "11680",
+        "1168010100",
+    )
+    assert "Legal dong 역삼동" in yeoksam.content[0].text
+    assert "Next: market_pulse with sigungu_code=11680, geo_precision=dong, dong=역삼동" in (
+        yeoksam.content[0].text
+    )
+    (area,) = dosim.structured_content["data"]
+    assert (area["full_name"], area["districts"]) == ("서울>도심", ["11110", "11140"])
+    assert "R-ONE market area 서울>도심" in dosim.content[0].text
 
 
 # counted as the API counts -------------------------------------------------------------------

@@ -189,3 +189,29 @@ def test_csv_has_the_row_fields_as_columns(api: Api) -> None:
     assert tuple(records[0]) == COMPARE_COLUMNS
     assert [r[1] for r in records[1:]] == ["11680", "11710"]
     assert response.headers["X-Svc-Count"] == "2"
+
+
+def test_ndjson_lines_are_the_json_rows_in_rank_order(api: Api) -> None:
+    """``format=ndjson`` takes the comparison away one district a line: each line is the
+    JSON answer's row, in the same order, and the envelope travels as headers."""
+    import json
+
+    asked = {"sido": "서울", "property_type": "office", "transaction_type": "sale"}
+    as_json = compared(api, **asked)
+    response = api.get(
+        "compare", {"period": "2025-Q2", "transaction_type": "sale", **asked, "format": "ndjson"}
+    )
+    assert response.status_code == 200
+    assert response.mimetype == "application/x-ndjson"
+    lines = response.get_data(as_text=True).splitlines()
+    assert [json.loads(line) for line in lines] == as_json["data"]
+    assert response.headers["X-Svc-Count"] == str(len(SEOUL))
+    again = api.get(
+        "compare", {"period": "2025-Q2", "transaction_type": "sale", **asked, "format": "ndjson"}
+    )
+    assert again.get_data() == response.get_data()  # the kept answer, encoded once
+
+
+def test_ndjson_is_refused_where_a_route_does_not_offer_it(api: Api) -> None:
+    params = {"sigungu_code": "11680", "property_type": "office", "format": "ndjson"}
+    assert_error(api.get("pulse", params), 400, "INVALID_PARAMS")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import json
 import os
 import re
 import shlex
@@ -270,8 +271,11 @@ def test_every_documented_example_answers_as_documented(
     response = api.client.get(path, query_string=query, headers=headers)
     assert response.status_code == status, response.get_data(as_text=True)[:500]
     if status == 200:
-        if response.mimetype == "text/csv":
+        if response.mimetype in ("text/csv", "application/x-ndjson"):
             assert response.headers["X-Svc-Known-Limitations"].startswith('["Synthetic')
+            if response.mimetype == "application/x-ndjson":  # every line a record
+                lines = response.get_data(as_text=True).splitlines()
+                assert lines and all(json.loads(line)["natural_key"] for line in lines)
         else:
             body = response.get_json()
             assert body["data"]

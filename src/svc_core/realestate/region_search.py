@@ -1,5 +1,5 @@
-"""Finding a district by name or code: the ``--sigungu`` of ``svc sync`` and
-``GET /api/v1/real-estate/regions``.
+"""Finding a district by name or code: the ``--sigungu`` of ``svc sync`` and the
+districts of ``GET /api/v1/real-estate/regions`` (``regions_answer``).
 
 A district answers to its province (full, short or left out: ``서울특별시``, ``서울``,
 ``Seoul``) followed by its district words from any word on, each with or without its
@@ -12,19 +12,14 @@ names) or by prefix (it starts one); a query of digits matches codes by prefix.
 from __future__ import annotations
 
 import bisect
-import datetime
 import functools
 import re
 import unicodedata
-from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
 from svc_core.errors import InvalidParams
-from svc_core.instants import iso
-from svc_core.params import Param, read_all
-from svc_core.regions import Region, load_regions, region, regions_in_use, replaces
+from svc_core.regions import Region, load_regions, region, regions_in_use
 from svc_core.romanize import romanize, romanize_place
 
 _CODE = re.compile(r"[0-9]{5}")
@@ -200,85 +195,3 @@ def resolve(text: str) -> Region:
     if len(retired) == 1:
         raise InvalidParams(retired_message(retired[0]))
     raise InvalidParams(f"no district in use is named {wanted!r}")
-
-
-REGIONS_PARAMS: tuple[Param, ...] = (
-    Param(
-        name="q",
-        description="A district code (or its first digits) or name, Korean or romanised, "
-        "province and district in any spelling: `부천`, `Bucheon`, `강남구`, `Gangnam`, "
-        "`서울 중구`, `Seoul Jung-gu`, `41192`. Spaces, hyphens and case are ignored.",
-        required=True,
-        allow_empty=False,
-        max_length=100,
-        example="부천",
-    ),
-    Param(
-        name="limit",
-        description=f"The most districts to answer (default and maximum {SEARCH_LIMIT}).",
-        kind="integer",
-        low=1,
-        high=SEARCH_LIMIT,
-        default=SEARCH_LIMIT,
-    ),
-)
-
-
-def region_row(r: Region, *, exact: bool) -> dict[str, Any]:
-    """One district as the regions endpoint answers it."""
-    return {
-        "sigungu_code": r.code,
-        "sido": r.sido,
-        "sigungu": r.name,
-        "full_name": r.full_name,
-        "sido_roman": r.sido_roman,
-        "sigungu_roman": r.name_roman,
-        "full_name_roman": r.full_name_roman,
-        "in_use": r.in_use,
-        "valid_from": r.valid_from.isoformat() if r.valid_from else None,
-        "valid_to": r.valid_to.isoformat() if r.valid_to else None,
-        "replaced_by": list(r.replaced_by),
-        "replaces": sorted(replaces(r.code)),
-        "match": "exact" if exact else "prefix",
-    }
-
-
-def regions_answer(
-    query: Mapping[str, str],
-    *,
-    generated_at: datetime.datetime,
-    auth_method: str,
-    rate_limit: Mapping[str, int | None],
-    request_id: str | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``(data, _meta)`` of ``GET /api/v1/real-estate/regions``; ``InvalidParams`` for a
-    missing, blank or malformed ``q`` or ``limit``."""
-    values = read_all(REGIONS_PARAMS, query)
-    q, limit = str(values["q"]), int(str(values["limit"]))
-    if not normalize(q):
-        raise InvalidParams(
-            "Query parameter 'q' must hold letters or digits of a district name or code.",
-            hint="For example q=부천, q=Bucheon or q=41192.",
-        )
-    matches = search(q, limit=len(load_regions()))
-    rows = [region_row(m.region, exact=m.exact) for m in matches[:limit]]
-    meta: dict[str, Any] = {
-        "service": "svc",
-        "api_version": "v1",
-        "generated_at": iso(generated_at, "generated_at"),
-        "count": len(rows),
-        "total": len(matches),
-        "query": {"q": q, "limit": limit},
-        "table": TABLE_NOTE,
-        "auth_method": auth_method,
-        "rate_limit": dict(rate_limit),
-    }
-    if request_id is not None:
-        meta["request_id"] = request_id
-    return rows, meta
-
-
-TABLE_NOTE = (
-    "The 법정동 district codes of the Ministry of the Interior and Safety in use on "
-    "2026-10-08, and those retired since 2020 (valid_to, replaced_by)."
-)

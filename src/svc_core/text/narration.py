@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl
 
 from svc_core.text import spoken
 
@@ -394,10 +395,25 @@ def deals_text(rows: Sequence[Json], meta: Json) -> str:
     return "\n".join([*lines, *_footer(meta)])
 
 
-def regions_text(rows: Sequence[Json]) -> str:
-    """District candidates: names, codes, and validity dates of retired codes."""
+NEXT_TOOLS = {"pulse": "market_pulse", "indices": "indices", "coverage": "coverage"}
+"""The tool that makes a regions row's ``next`` call, by the endpoint's last path part."""
 
-    def line(r: Json) -> str:
+
+def next_call(url: str) -> str:
+    """A regions row's ``next`` (``/api/v1/real-estate/pulse?sigungu_code=11680``) as the
+    tool call a model makes: ``market_pulse with sigungu_code=11680``."""
+    path, _, query = url.partition("?")
+    tool = NEXT_TOOLS.get(path.rsplit("/", 1)[-1], path)
+    arguments = ", ".join(f"{k}={v}" for k, v in parse_qsl(query))
+    return f"{tool} with {arguments}" if arguments else tool
+
+
+def regions_text(rows: Sequence[Json]) -> str:
+    """Places found: districts (names, codes, validity of retired codes, their market
+    area), legal dongs (with the district holding them) and R-ONE market areas (with
+    their code and districts), each with the tool call to make next."""
+
+    def district(r: Json) -> str:
         text = f"{r.get('full_name')} ({r.get('full_name_roman')}): code {r.get('sigungu_code')}"
         if r.get("in_use") is False:
             text += f", retired: valid {r.get('valid_from')} to {r.get('valid_to')}"
@@ -407,5 +423,25 @@ def regions_text(rows: Sequence[Json]) -> str:
             text += f" (replaces {', '.join(r['replaces'])})"
         return text
 
-    head = "One district matches." if len(rows) == 1 else f"{len(rows)} candidate districts:"
+    def line(r: Json) -> str:
+        dong = r.get("dong") or {}
+        if r.get("kind") == "dong":
+            text = f"Legal dong {dong.get('name')} ({dong.get('name_roman')}), code "
+            text += f"{dong.get('dong_code') or 'not in the bundled list'}, in {district(r)}"
+            if dong.get("in_use") is False:
+                text += f"; the dong was retired {dong.get('valid_to') or 'after 2022-09-01'}"
+                if dong.get("replaced_by"):
+                    text += f", replaced by {', '.join(dong['replaced_by'])}"
+        elif r.get("kind") == "market_area":
+            code = r.get("sigungu_code") or "none yet (its values are not loaded)"
+            text = f"R-ONE market area {r.get('full_name')}: code {code}"
+            if r.get("districts"):
+                text += f", standing for districts {', '.join(r['districts'])}"
+        else:
+            text = district(r)
+            if r.get("market_area"):
+                text += f"; R-ONE market area {r['market_area']}"
+        return f"{text}. Next: {next_call(r['next'])}" if r.get("next") else text
+
+    head = "One place matches." if len(rows) == 1 else f"{len(rows)} candidates:"
     return "\n".join([head, *_rows(rows, line)])

@@ -17,7 +17,7 @@ from svc_core.realestate import change_feed
 from svc_core.realestate import compare as re_compare
 from svc_core.realestate import listing as re_listing
 from svc_core.realestate import query as re_query
-from svc_core.realestate.region_search import REGIONS_PARAMS
+from svc_core.realestate.regions_answer import REGIONS_PARAMS
 from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
 from svc_server.http.routing import Auth, Route, with_csv_forms
@@ -111,6 +111,7 @@ ROUTES: tuple[Route, ...] = (
         params=re_compare.COMPARE_PARAMS,
         counted=True,  # one call whatever the number of districts
         csv=True,
+        ndjson=True,
     ),
     Route(
         path=f"{RE}/coverage",
@@ -143,6 +144,7 @@ ROUTES: tuple[Route, ...] = (
         params=re_listing.TRANSACTIONS_PARAMS,
         counted=True,
         csv=True,
+        ndjson=True,
     ),
     Route(
         path=f"{RE}/changes",

@@ -19,6 +19,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("worker", "webhooks", "deliver webhooks and run periodic jobs"),
     ("webhook", "webhooks", "list webhook endpoints and deliveries as an operator"),
     ("subscription", "webhooks", "relay payment-processor changes"),
+    ("export", "export", "write the loaded deals and pulse rollups to Parquet (svc[parquet])"),
     ("openapi", "openapi", "print the OpenAPI document, or write the API reference pages"),
     ("mcp", "mcp", "serve svc's tools to an AI assistant over stdio (MCP)"),
 )

@@ -6,12 +6,15 @@ the row fields as columns in SPEC order, nested values JSON-encoded, and the env
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
-Errors are always JSON (the app renders every ``SvcError`` as JSON).
+The transactions listing also answers NDJSON (``format=ndjson``: one record a line,
+the same envelope headers; the whole selection streamed, or a page with ``limit``), through
+``stream_ndjson`` and ``ndjson_page``, which any listing that streams its records can
+answer with. Errors are always JSON (the app renders every ``SvcError`` as JSON).
 
 Every answer has a weak ``ETag``, answers a matching ``If-None-Match`` with a 304 (which
 the access pipeline does not bill: it is not a 2xx) and is gzip-coded when
-``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV in
-``_stream_csv``).
+``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV and
+NDJSON in ``_stream``).
 """
 
 from __future__ import annotations
@@ -44,8 +47,15 @@ from svc_server.http.answers import (
 )
 from svc_server.http.conditional import entity_tag, gzip_tag, none_match, not_modified
 from svc_server.http.context import Ctx
-from svc_server.http.negotiation import content_coding, wants_csv
-from svc_server.http.responses import CSV_TYPE, JSON_TYPE, csv_stream_response
+from svc_server.http.negotiation import content_coding, wants_csv, wants_ndjson
+from svc_server.http.responses import (
+    CSV_TYPE,
+    JSON_TYPE,
+    NDJSON_TYPE,
+    csv_stream_response,
+    ndjson_chunks,
+    ndjson_stream_response,
+)
 from svc_server.runtime.deps import Deps
 from svc_server.services import changes as change_service
 from svc_server.services import compare as compare_service
@@ -63,6 +73,8 @@ CHANGES_PATH = "/api/v1/real-estate/changes"
 ANSWER_WAIT_SECONDS = 10.0
 """How long a request waits for another thread computing the same answer before it
 computes the answer itself (past the store's own busy timeout)."""
+JSON, CSV, NDJSON = "json", "csv", "ndjson"
+"""The forms a data answer is encoded in (``_cached``)."""
 
 Service = Callable[..., Answer]
 Columns = Sequence[str] | Callable[[Any], Sequence[str]]
@@ -109,8 +121,12 @@ def envelope_headers(meta: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _render(answer: Answer, columns: Sequence[str] | None, csv: bool, filename: str) -> Rendered:
-    """``answer`` encoded once with its per-call ``_meta`` fields left open."""
+def _render(answer: Answer, columns: Sequence[str] | None, form: str, filename: str) -> Rendered:
+    """``answer`` encoded once in ``form`` (``json``, ``csv`` or ``ndjson``) with its
+    per-call ``_meta`` fields left open."""
+    if form == NDJSON:
+        return ndjson_page(answer, (), filename.replace(".csv", ".ndjson"))
+    csv = form == CSV
     data, meta = to_json(answer.data), answer.meta
     vary = ("Vary", VARY_CSV if columns is not None else VARY_JSON)
     if csv and columns is not None:
@@ -141,12 +157,15 @@ def _run(
     parse: Callable[[Mapping[str, str]], Any],
     columns: Columns | None,
     filename: str,
+    *,
+    ndjson: bool = False,
 ) -> Response:
     """Answer from the encoded-answer cache (``http.answers``) or compute, encode and
-    keep the answer; errors (400, 403, 404) are raised, never kept."""
+    keep the answer; errors (400, 403, 404) are raised, never kept. ``ndjson``: the
+    route also answers ``format=ndjson`` (its rows, one a line)."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    csv, given, cached = _cached(ctx, columns)
+    form, given, cached = _cached(ctx, columns, ndjson=ndjson)
     key = cached.key
     version = deps.versions.version(deps.store)  # read before computing (see answers)
     rendered = deps.answers.get(version, key)
@@ -167,7 +186,7 @@ def _run(
                 links=links(deps),
             )
             named = columns(query) if callable(columns) else columns
-            rendered = _render(answer, named, csv, filename)
+            rendered = _render(answer, named, form, filename)
             deps.answers.put(version, key, rendered)
         finally:
             if running is None:  # this thread claimed it
@@ -176,9 +195,10 @@ def _run(
 
 
 def _cached(
-    ctx: Ctx, columns: Columns | None
-) -> tuple[bool, tuple[tuple[str, str], ...], CachedAnswer]:
-    """Whether the call is answered in CSV, its query, and how the calls of ``ctx``'s
+    ctx: Ctx, columns: Columns | None, *, ndjson: bool = False
+) -> tuple[str, tuple[tuple[str, str], ...], CachedAnswer]:
+    """The form the call is answered in (``json``, ``csv``, or ``ndjson`` where the route
+    offers it), its query, and how the calls of ``ctx``'s
     request are answered from the answer cache, by ``_run`` and from memory alone
     (``app.warm``). The answer's key is its route's operation, the query as sent (names
     sorted; only a valid one is ever kept, so a hit skips parsing too; the same query
@@ -186,18 +206,22 @@ def _cached(
     of the caller, and the UTC day; the call's own fields fill it."""
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    csv = columns is not None and wants_csv(
+    form = JSON
+    if ndjson and wants_ndjson(ctx.params):
+        form = NDJSON
+    elif columns is not None and wants_csv(
         ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only
-    )
+    ):
+        form = CSV
     given = tuple(sorted((k, v) for k, v in ctx.params.items() if k != FORMAT.name))
     day = math.floor(ctx.now) // 86400
     cached = CachedAnswer(
-        key=(ctx.operation, given, csv, caller.plan, caller.auth_method, day),
+        key=(ctx.operation, given, form, caller.plan, caller.auth_method, day),
         environ=ctx.request.environ,
         values=_per_call,
         header_value=header_value,
     )
-    return csv, given, cached
+    return form, given, cached
 
 
 def _per_call(ctx: Ctx) -> dict[str, Any]:
@@ -219,7 +243,7 @@ def warm_series(ctx: Ctx) -> CachedAnswer:
 
 
 def warm_compare(ctx: Ctx) -> CachedAnswer:
-    return _cached(ctx, compare_service.COMPARE_COLUMNS)[2]
+    return _cached(ctx, compare_service.COMPARE_COLUMNS, ndjson=True)[2]
 
 
 def warm_coverage(ctx: Ctx) -> CachedAnswer:
@@ -252,6 +276,7 @@ def compare(ctx: Ctx, deps: Deps) -> Response:
         parse_compare,
         compare_service.COMPARE_COLUMNS,
         "compare.csv",
+        ndjson=True,
     )
 
 
@@ -290,9 +315,12 @@ def next_link(
 
 def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
-    selection streamed as CSV."""
+    selection streamed as CSV or NDJSON (an NDJSON call with ``limit`` is a page, as
+    JSON's)."""
     assert ctx.caller is not None  # the data auth policy guarantees it
-    csv = wants_csv(ctx.request.environ.get("HTTP_ACCEPT"), ctx.params, csv_only=ctx.csv_only)
+    ndjson = wants_ndjson(ctx.params)
+    accept = ctx.request.environ.get("HTTP_ACCEPT")
+    csv = not ndjson and wants_csv(accept, ctx.params, csv_only=ctx.csv_only)
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
     query = listing.parse_transactions_query(given)
     common: dict[str, Any] = {
@@ -301,9 +329,11 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
         "now": ctx.now,
         "links": links(deps),
     }
-    if csv:
+    if csv or (ndjson and listing.LIMIT.name not in given):
         version = deps.versions.version(deps.store)  # read before the records
         meta, records = listings.stream(deps.store, query, ctx.caller, **common)
+        if ndjson:
+            return stream_ndjson(ctx, version, given, meta, records, "transactions.ndjson")
         columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
         return _stream_csv(ctx, version, given, meta, columns, records)
     answer = listings.transactions(deps.store, query, ctx.caller, **common)
@@ -311,8 +341,34 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     next_cursor = answer.meta["next_cursor"]
     if next_cursor is not None:
         headers.append(("Link", next_link(deps, ctx.params, next_cursor)))
-    rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
+    if ndjson:
+        rendered = ndjson_page(answer, headers[2:], "transactions.ndjson")
+    else:
+        rendered = rendered_json({"data": to_json(answer.data), "_meta": answer.meta}, headers)
     return rendered.respond(ctx.request.environ, per_call_values(answer.meta))
+
+
+def ndjson_page(answer: Answer, headers: Sequence[tuple[str, str]], filename: str) -> Rendered:
+    """A page of ``answer`` as NDJSON, one record a line, its ``_meta`` as ``X-Svc-*``
+    headers (``next_cursor`` too) beside ``headers`` (its ``Link``), as a CSV answer
+    carries it; encoded once, like every rendered answer."""
+    meta = answer.meta
+    shared = envelope_headers({k: v for k, v in meta.items() if k not in PER_CALL_FIELDS})
+    return Rendered(
+        parts=(b"".join(ndjson_chunks(to_json(answer.data))),),
+        slots=(),
+        headers=(
+            ("Content-Type", NDJSON_TYPE),
+            ("Content-Disposition", f'inline; filename="{filename}"'),
+            *shared.items(),
+            ("Vary", VARY_CSV),
+            *headers,
+        ),
+        header_slots=tuple(
+            (header_name(f), f) for f in PER_CALL_FIELDS if f in meta and f not in HEADER_SKIPPED
+        ),
+        version=data_version(meta),
+    )
 
 
 def changes(ctx: Ctx, deps: Deps) -> Response:
@@ -351,16 +407,54 @@ def _stream_csv(
     columns: tuple[str, ...],
     records: Iterator[Served],
 ) -> Response:
-    """The whole selection as CSV, streamed (gzip-coded as it goes when asked for).
+    """The whole selection as CSV, streamed (``_stream``)."""
 
-    Its tag cannot be a digest of a body not yet read: it is one of the data version,
-    the query and the envelope headers (every ``_meta`` field but the per-call ones),
-    so it changes with any load and with anything the headers say."""
+    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
+        return csv_stream_response(
+            columns, rows, headers=headers, filename="transactions.csv", gzipped=gzipped
+        )
+
+    return _stream(ctx, version, given, meta, records, "transactions.csv", respond)
+
+
+def stream_ndjson(
+    ctx: Ctx,
+    version: Hashable,
+    given: Mapping[str, str],
+    meta: Mapping[str, Any],
+    records: Iterator[Any],
+    filename: str,
+) -> Response:
+    """A whole selection as NDJSON, one record a line, streamed (``_stream``): what a
+    listing answers to ``format=ndjson`` (``records`` as its service streams them)."""
+
+    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
+        return ndjson_stream_response(rows, headers=headers, filename=filename, gzipped=gzipped)
+
+    return _stream(ctx, version, given, meta, records, filename, respond)
+
+
+def _stream(
+    ctx: Ctx,
+    version: Hashable,
+    given: Mapping[str, str],
+    meta: Mapping[str, Any],
+    records: Iterator[Any],
+    filename: str,
+    respond: Callable[[Iterator[Any], Mapping[str, str], bool], Response],
+) -> Response:
+    """A whole selection streamed by ``respond`` (gzip-coded as it goes when asked for),
+    its ``_meta`` as ``X-Svc-*`` headers.
+
+    Its tag cannot be a digest of a body not yet read: it is one of the format
+    (``filename``), the data version, the query and the envelope headers (every ``_meta``
+    field but the per-call ones), so it changes with any load and with anything the
+    headers say."""
     headers = envelope_headers(meta)
     shared = [(k, v) for k, v in headers.items() if k != GENERATED_AT_HEADER]
     tag = entity_tag(
         (
-            b"transactions.csv",
+            filename.encode(),
             repr(version).encode(),
             repr(sorted(given.items())).encode(),
             *(f"{k}: {v}".encode() for k, v in shared),
@@ -376,13 +470,7 @@ def _stream_csv(
     if none_match(environ.get("HTTP_IF_NONE_MATCH"), tag):
         # the records are never read: their iterator has not started
         return not_modified(tag, [("Vary", VARY_CSV)])
-    response = csv_stream_response(
-        columns,
-        (to_json(record) for record in records),
-        headers=headers,
-        filename="transactions.csv",
-        gzipped=gzipped,
-    )
+    response = respond((to_json(record) for record in records), headers, gzipped)
     response.headers["Vary"] = VARY_CSV
     response.headers["ETag"] = tag
     return response

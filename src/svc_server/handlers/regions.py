@@ -1,11 +1,12 @@
-"""``GET /api/v1/real-estate/regions``: find a district by name or code.
+"""``GET /api/v1/real-estate/regions``: find a district, a legal dong or an R-ONE market
+area by name or code.
 
-Unpacks the query, delegates to ``svc_core.regions.regions_answer`` (the bundled code
-table; no store) and packs ``{data, _meta}``. The route is a data route that is not
-counted against the quota (``counted=False`` in ``svc_server.app.routes``): an API key is
-needed and the rate limit applies. The table changes only with a release, so a caller's
-own cache may keep an answer for a day (``private``: ``_meta`` names the caller's auth
-method and rate limit).
+Unpacks the query, delegates to ``svc_server.services.regions`` (the bundled tables and
+the market areas loaded) and packs ``{data, _meta}``. The route is a data route that is
+not counted against the quota (``counted=False`` in ``svc_server.app.routes``): an API
+key is needed and the rate limit applies. The tables change only with a release and the
+market areas with an R-ONE load, so a caller's own cache may keep an answer for an hour
+(``private``: ``_meta`` names the caller's auth method and rate limit).
 """
 
 from __future__ import annotations
@@ -15,18 +16,19 @@ from datetime import UTC, datetime
 from werkzeug.wrappers import Response
 
 from svc_core.envelope import rate_limit
-from svc_core.realestate.region_search import regions_answer
 from svc_server.http.context import Ctx
 from svc_server.http.responses import json_response
 from svc_server.runtime.deps import Deps
+from svc_server.services import regions as region_service
 
-CACHE_HEADERS = {"Cache-Control": "private, max-age=86400", "Vary": "X-API-Key, Cookie"}
+CACHE_HEADERS = {"Cache-Control": "private, max-age=3600", "Vary": "X-API-Key, Cookie"}
 
 
 def search(ctx: Ctx, deps: Deps) -> Response:
     caller = ctx.caller
     assert caller is not None  # the data auth policy guarantees it
-    data, meta = regions_answer(
+    data, meta = region_service.regions(
+        deps.store,
         ctx.params,
         generated_at=datetime.fromtimestamp(ctx.now, UTC),
         auth_method=caller.auth_method,

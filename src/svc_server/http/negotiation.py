@@ -1,5 +1,6 @@
-"""Content negotiation: JSON by default, CSV on ``Accept: text/csv`` or ``format=csv``;
-gzip on ``Accept-Encoding`` (``content_coding``)."""
+"""Content negotiation: JSON by default, CSV on ``Accept: text/csv`` or ``format=csv``,
+NDJSON on ``format=ndjson`` where a route offers it (``wants_ndjson``); gzip on
+``Accept-Encoding`` (``content_coding``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import attrs
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
-from svc_core.params import FORMAT
+from svc_core.params import FORMAT, STREAM_FORMAT
 
 JSON = "application/json"
 CSV = "text/csv"
@@ -35,6 +36,12 @@ def wants_csv(accept: str | None, params: Mapping[str, str], *, csv_only: bool =
     if fmt is not None:
         return fmt == "csv"
     return _prefers_csv(accept or "")
+
+
+def wants_ndjson(params: Mapping[str, str]) -> bool:
+    """True when ``format=ndjson``, on a route that offers it (``Route.ndjson``; elsewhere
+    ``wants_csv`` refuses the value); a value no route takes is ``InvalidParams``."""
+    return STREAM_FORMAT.read(params) == "ndjson"
 
 
 @functools.lru_cache(maxsize=256)

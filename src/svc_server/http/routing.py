@@ -73,6 +73,8 @@ class Route:
     csv: bool = False
     csv_only: bool = False
     """The ``.csv`` form of a CSV-capable route (``with_csv_forms``): always CSV."""
+    ndjson: bool = False
+    """A CSV-capable route that also streams NDJSON (``format=ndjson``)."""
     warm: Warm | None = None
     """How the server answers a call of this route from memory, on its event loop, when
     all the call needs is there (``app.warm``); None: every call goes to ``handler``."""
@@ -107,7 +109,11 @@ def with_csv_forms(routes: Sequence[Route]) -> tuple[Route, ...]:
     for route in routes:
         out.append(route)
         if route.csv:
-            out.append(attrs.evolve(route, path=route.path + CSV_SUFFIX, csv=False, csv_only=True))
+            out.append(
+                attrs.evolve(
+                    route, path=route.path + CSV_SUFFIX, csv=False, csv_only=True, ndjson=False
+                )
+            )
     return tuple(out)
 
 

@@ -23,7 +23,7 @@ from svc_core.params import Param
 from svc_core.realestate import compare as re_compare
 from svc_core.realestate import listing
 from svc_core.realestate import query as re_query
-from svc_core.realestate.region_search import REGIONS_PARAMS
+from svc_core.realestate.regions_answer import REGIONS_PARAMS
 from svc_core.text import narration
 from svc_server.mcp.backends import Backend, Reply
 from svc_server.openapi import param_object
@@ -91,9 +91,11 @@ TOOLS: tuple[Tool, ...] = (
         renamed={"query": "q"},
         description="Find the 5-digit district (시군구) code every other tool needs, from a "
         "Korean or romanised name or an old or new code (`부천`, `Gangnam`, `서울 중구`, "
-        "`41190`). Answers every candidate when the name is ambiguous, and for a retired "
-        "code its validity dates and the codes that replaced it. Call this first when you "
-        "only know a place's name.",
+        "`41190`); a legal dong (`역삼동`, `성수동1가`) with the district holding it; or an "
+        "R-ONE market area (`도심`, `강남`, `여의도마포`) with its code for the indices tool. "
+        "Answers every candidate when the name is ambiguous, for a retired code its "
+        "validity dates and the codes that replaced it, and for each the tool call to make "
+        "next. Call this first when you only know a place's name.",
         narrate=lambda data, meta: narration.regions_text(data),
     ),
     Tool(

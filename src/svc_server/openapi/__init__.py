@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from svc_core.params import FORMAT, Param
+from svc_core.params import FORMAT, STREAM_FORMAT, Param
 from svc_server.config import Config
 from svc_server.http.routing import CSV_SUFFIX, Auth, Operation, Route
 from svc_server.openapi.components import (
@@ -170,7 +170,9 @@ def _parameters(route: Route, op: Operation | None, path: str) -> list[Json]:
                 "schema": dict(schema),
             }
         )
-    declared = (*route.params, FORMAT) if route.csv else route.params
+    declared = route.params
+    if route.csv:
+        declared = (*route.params, STREAM_FORMAT if route.ndjson else FORMAT)
     params += [param_object(p) for p in declared]
     params.append(dict(REQUEST_ID_PARAM))
     if route.auth is Auth.DATA:

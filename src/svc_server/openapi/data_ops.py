@@ -4,6 +4,7 @@ marketplace. Each constant hangs on its route in ``svc_server.app.routes``."""
 from __future__ import annotations
 
 from svc_core.json_schema import array, obj, ref
+from svc_core.realestate.regions_answer import TABLE_NOTE
 from svc_server.http.routing import Operation
 from svc_server.openapi.operations import (
     ENVELOPE_EXAMPLE,
@@ -290,15 +291,19 @@ GET_REAL_ESTATE_DIMENSIONS = Operation(
 GET_REAL_ESTATE_REGIONS = Operation(
     operation_id="getRealEstateRegions",
     tag="Real estate",
-    summary="Find a district by name or code",
+    summary="Find a district, a legal dong or a market area by name or code",
     description="The districts (sigungu) whose code starts with `q` or one of whose names "
     "does: Korean or romanised (Revised Romanization), province and district (`부천`, "
     "`Bucheon`, `강남구`, `Gangnam`, `서울 중구`). Each with its Korean and romanised "
     "names, `sido`, and the days its code was valid: retired codes are included, "
     "flagged `in_use: false`, with `valid_to` and the codes that replaced them "
-    "(`replaced_by`). Codes in use come first, then exact names before prefixes, then by "
-    "code; at most `limit` (50). An API key or session is needed and the rate limit "
-    "applies, but the call is **not counted against the monthly quota**.",
+    "(`replaced_by`). Then the legal dongs (`kind: dong`: `역삼동`, `성수동1가`, "
+    "`강남구 역삼동`, a 10-digit code) with the district holding them, and the R-ONE "
+    "market areas (`kind: market_area`: `도심`, `강남`, `여의도마포`, a retail area loaded) "
+    "with their code and districts; each row's `next` is the call to make next. Places in "
+    "use come first, then exact names before prefixes, then districts, market areas, "
+    "dongs, then by code; at most `limit` (50). An API key or session is needed and the "
+    "rate limit applies, but the call is **not counted against the monthly quota**.",
     responses={
         "200": ok(
             obj({"data": array(ref("Region")), "_meta": ref("RegionsMeta")}),
@@ -319,6 +324,11 @@ GET_REAL_ESTATE_REGIONS = Operation(
                         "replaced_by": [],
                         "replaces": ["41190"],
                         "match": "prefix",
+                        "kind": "district",
+                        "dong": None,
+                        "market_area": None,
+                        "districts": [],
+                        "next": "/api/v1/real-estate/pulse?sigungu_code=41192",
                     }
                 ],
                 "_meta": {
@@ -327,10 +337,8 @@ GET_REAL_ESTATE_REGIONS = Operation(
                     "generated_at": "2026-11-27T04:00:00Z",
                     "count": 1,
                     "total": 1,
-                    "query": {"q": "Bucheon Wonmi", "limit": 50},
-                    "table": "The 법정동 district codes of the Ministry of the Interior and "
-                    "Safety in use on 2026-10-08, and those retired since 2020 (valid_to, "
-                    "replaced_by).",
+                    "query": {"q": "Bucheon Wonmi", "limit": 50, "kind": None},
+                    "table": TABLE_NOTE,
                     "auth_method": "api_key",
                     "rate_limit": {"limit_per_min": 60, "remaining": 59},
                     "request_id": "req_01HZX9V7Q2",

@@ -54,7 +54,7 @@ from svc_core.realestate.query import GRANULARITIES
 from svc_core.realestate.record import (
     TransactionRecord,
 )
-from svc_core.realestate.row_docs import SIGUNGU_CODE
+from svc_core.realestate.regions_answer import KINDS, RegionRow
 from svc_core.webhooks.event_filters import FILTER_KEYS
 from svc_core.webhooks.events import EVENT_TYPES, SUBSCRIBABLE, SUBSCRIPTION_STATUSES
 from svc_server.services.delivery_log import DELIVERY_OUTCOMES, DELIVERY_STATUSES
@@ -497,33 +497,25 @@ MARKET_META = obj(
         "rate_limit",
     ),
 )
-REGION = obj(
-    {
-        "sigungu_code": SIGUNGU_CODE,
-        "sido": string("Province, in Korean as the code list names it (`경기도`)."),
-        "sigungu": string("District, in Korean (`부천시 원미구`; the province for Sejong)."),
-        "full_name": string("`sido` and `sigungu` (`경기도 부천시 원미구`)."),
-        "sido_roman": string("Province in Revised Romanization (`Gyeonggi-do`, `Seoul`)."),
-        "sigungu_roman": string("District in Revised Romanization (`Bucheon-si Wonmi-gu`)."),
-        "full_name_roman": string("`sido_roman` and `sigungu_roman`."),
-        "in_use": boolean("False for a retired code."),
-        "valid_from": nullable(string("The day the code came into use.", format="date")),
-        "valid_to": nullable(
-            string("The day the code was retired (null while in use).", format="date")
-        ),
-        "replaced_by": array(SIGUNGU_CODE, "The codes that replaced a retired code."),
-        "replaces": array(SIGUNGU_CODE, "The retired codes this code replaced."),
-        "match": enum(("exact", "prefix"), "Whether `q` is one of its names or starts one."),
-    }
+REGION = attrs_schema(
+    RegionRow,
+    description="A place found by name or code: a district, an R-ONE market area or a "
+    "legal dong (kind), each with what holds it and the call to make next.",
 )
 REGIONS_META = obj(
     {
         "service": string(const="svc"),
         "api_version": string(const="v1"),
         "generated_at": TIMESTAMP,
-        "count": integer("Districts in `data`.", minimum=0),
-        "total": integer("Districts that match, before `limit`.", minimum=0),
-        "query": obj({"q": string(), "limit": integer(minimum=1, maximum=50)}),
+        "count": integer("Places in `data`.", minimum=0),
+        "total": integer("Places that match, before `limit`.", minimum=0),
+        "query": obj(
+            {
+                "q": string(),
+                "limit": integer(minimum=1, maximum=50),
+                "kind": nullable(enum(KINDS)),
+            }
+        ),
         "table": string("Which code table answered."),
         "auth_method": enum(("api_key", "session")),
         "rate_limit": ref("RateLimit"),

@@ -205,9 +205,9 @@ def stream(
     now: float,
     links: Links,
 ) -> tuple[dict[str, object], Iterator[Served]]:
-    """The whole selection for a CSV answer (``limit`` does not apply; a cursor starts it
-    where a page ended): its envelope and the records (contracts), read lazily. A
-    selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
+    """The whole selection for a CSV or NDJSON answer (``limit`` does not apply; a
+    cursor starts it where a page ended): its envelope and the records (contracts), read
+    lazily. A selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
     state = versions.state(store)
     found = _resolve(state, query, caller, links)
     mix, excluded = store.realestate.listing_size(found.selection, by_contract=query.by_contract)
@@ -215,7 +215,7 @@ def stream(
     if total > core.CSV_CAP:
         raise InvalidParams(
             f"The selection holds {total:,} records, more than the {core.CSV_CAP:,} one CSV "
-            "answer streams.",
+            "or NDJSON answer streams.",
             hint="Narrow it (a shorter period, property_type, transaction_type, "
             "building_type or a dong), or page through it as JSON with limit and cursor.",
         )

@@ -50,6 +50,16 @@ class IndexTable:
         with self.db.transaction(write=False) as tx:
             return [_index_value(r) for r in tx.fetchall(sql, params)]
 
+    def market_areas(self) -> dict[str, str]:
+        """The market areas served under their own code (``A`` + R-ONE ``CLS_ID``) that
+        have values: code → the path R-ONE publishes (``서울>도심``), in code order."""
+        sql = (
+            "SELECT DISTINCT sigungu_code, sigungu FROM index_observations "
+            "WHERE sigungu_code LIKE 'A%' ORDER BY sigungu_code, sigungu"
+        )
+        with self.db.transaction(write=False) as tx:
+            return {str(r["sigungu_code"]): str(r["sigungu"]) for r in tx.fetchall(sql, [])}
+
 
 def _index_value(r: Row) -> IndexValue:
     return IndexValue(

@@ -210,6 +210,15 @@ class TransactionListing:
 
     db: Database
 
+    def listed_months(self) -> list[tuple[str, str]]:
+        """Every (district code, month) holding a record, kept or excluded, in order."""
+        sql = (
+            "SELECT sigungu_code, month FROM transactions UNION "
+            "SELECT sigungu_code, month FROM excluded_transactions ORDER BY 1, 2"
+        )
+        with self.db.transaction(write=False) as tx:
+            return [(str(r["sigungu_code"]), str(r["month"])) for r in tx.fetchall(sql, [])]
+
     def listing(
         self, selection: Selection, *, after: SortKey | None, limit: int
     ) -> list[ListingRow]:
