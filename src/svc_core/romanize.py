@@ -15,6 +15,8 @@ after a hyphen with no sound change across it (``중구`` → ``Jung-gu``, ``부
 
 from __future__ import annotations
 
+import re
+
 _FIRST = 0xAC00
 _LAST = 0xD7A3
 
@@ -68,7 +70,21 @@ _H_FINALS = {6: "n", 15: "l", 27: ""}  # ㄶ ㅀ ㅎ: what stays before an aspir
 _ASPIRATED = {0: "k", 3: "t", 12: "ch"}  # ㄱ ㄷ ㅈ after ㅎ
 
 _PROVINCE_SUFFIXES = ("특별자치도", "특별자치시", "통합특별시", "특별시", "광역시")
-_UNIT_SUFFIXES = {"도": "do", "시": "si", "군": "gun", "구": "gu"}
+_UNIT_SUFFIXES = {
+    "도": "do",
+    "시": "si",
+    "군": "gun",
+    "구": "gu",
+    "읍": "eup",
+    "면": "myeon",
+    "동": "dong",
+    "리": "ri",
+    "가": "ga",
+}
+"""Administrative units, written after a hyphen, with no sound change across it (RR
+2000, art. 5): 역삼동 is Yeoksam-dong, 도심리 Dosim-ri."""
+_NUMBERED = re.compile(r"(.+?)([0-9]+)([동가리])")
+"""A numbered unit after a name: 성수동1가 (Seongsu-dong 1-ga), 신당1동 (Sindang 1-dong)."""
 
 
 def is_syllable(char: str) -> bool:
@@ -132,6 +148,10 @@ def romanize(text: str) -> str:
 
 
 def _word(word: str) -> str:
+    numbered = _NUMBERED.fullmatch(word)
+    if numbered is not None:
+        head, number, unit = numbered.groups()
+        return f"{_word(head)} {number}-{_UNIT_SUFFIXES[unit]}"
     for suffix in _PROVINCE_SUFFIXES:
         if word.endswith(suffix) and len(word) > len(suffix):
             return romanize(word[: -len(suffix)]).capitalize()

@@ -24,6 +24,17 @@ def test_place_names() -> None:
     assert romanize_place("세종특별자치시") == "Sejong"
 
 
+def test_dongs_and_villages_take_their_unit_after_a_hyphen() -> None:
+    """RR 2000 art. 5: the unit after a hyphen, and no sound change across it (도심리 is
+    Dosim-ri, not Dosimni); a numbered unit follows the name (성수동1가)."""
+    assert romanize_place("역삼동") == "Yeoksam-dong"
+    assert romanize_place("도심리") == "Dosim-ri"
+    assert romanize_place("춘양면") == "Chunyang-myeon"
+    assert romanize_place("성수동1가") == "Seongsu-dong 1-ga"
+    assert romanize_place("종로1가") == "Jongno 1-ga"
+    assert romanize_place("신당1동") == "Sindang 1-dong"
+
+
 def test_sound_changes_inside_a_word() -> None:
     cases = {
         "신라": "silla",  # ㄴㄹ → ll
