@@ -49,7 +49,7 @@ class CohortReads:
             "SELECT sigungu_code, sigungu, dong, property_type, transaction_type, month, "
             "source, price_krw, monthly_rent_krw, area_m2, synthetic, building_type, "
             "land_area_m2, building_use, contract_id, lease_kind, deal_type, buyer_type, "
-            "deal_date FROM transactions "
+            "deal_date, industrial_use, land_category, zoning FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
         contract = {"lease_kind": lease_kind, "deal_type": deal_type, "buyer_type": buyer_type}

@@ -36,8 +36,12 @@ DETAIL_COLUMNS = (
     "previous_deposit_krw",
     "previous_monthly_rent_krw",
     "contract_id",
+    "land_category",
+    "zoning",
+    "industrial_use",
 )
-"""The parties, contract fields and contract id of a record (migration 0016), in order."""
+"""The parties, contract fields and contract id of a record (migration 0016), then its
+land category, zoning and industrial use (0027), in order."""
 
 TRANSACTION_COLUMNS = (
     "natural_key",
@@ -128,6 +132,9 @@ def details(r: Transaction) -> tuple[Any, ...]:
         r.previous_deposit_krw,
         r.previous_monthly_rent_krw,
         contract_id(r),
+        r.land_category,
+        r.zoning,
+        r.industrial_use,
     )
 
 
@@ -138,11 +145,11 @@ TYPE_UPDATE_SQL = (
     "jibun = COALESCE(jibun, ?), load_id = COALESCE(load_id, ?), "
     + ", ".join(f"{c} = COALESCE({c}, ?)" for c in DETAIL_COLUMNS)
     + " WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL "
-    "OR contract_id IS NULL)"
+    "OR contract_id IS NULL OR (zoning IS NULL AND land_use IS NOT NULL))"
 )
 """Gives a record stored before migration 0008 (no building type), 0011 (no published
-details, no load) or 0016 (no parties, contract fields or contract id) what a new read
-found; a column already filled keeps its value."""
+details, no load), 0016 (no parties, contract fields or contract id) or 0027 (no zoning)
+what a new read found; a column already filled keeps its value."""
 
 
 def type_updates(
@@ -270,4 +277,7 @@ def deal(r: Row) -> Deal:
         deal_type=r["deal_type"],
         buyer_type=r["buyer_type"],
         deal_date=str(r["deal_date"]),
+        industrial_use=r["industrial_use"],
+        land_category=r["land_category"],
+        zoning=r["zoning"],
     )
