@@ -7,8 +7,10 @@ recognised by ``svc_core.sources.kind``), its readers' kind (``parse_kind``, the
 part of its records' natural keys), the open API operation under the gateway's base URL
 (``operation``), the prefix of MOLIT's file names (``file_prefix``), the columns of its
 web CSV export (``csv_columns``), and the property and transaction types its records can
-have, and whether its deals can be partial shares (``partial_shares``: ``shareDealingType``
-``지분``, excluded). Code passes members; the names are strings only where they are read from or
+have, whether its deals can be partial shares (``partial_shares``: ``shareDealingType``
+``지분``, excluded), and whether ``svc sync rtms`` reads it without ``--kinds``
+(``synced_by_default``: factory/warehouse and land sales are read when named, so a sync
+set up before they existed keeps its calls and its budget). Code passes members; the names are strings only where they are read from or
 written to a command line, a file, a column or a key, through the ``of_*`` lookups.
 """
 
@@ -30,6 +32,7 @@ class _Facts(NamedTuple):
     property_types: tuple[str, ...]
     transaction_types: tuple[str, ...]
     partial_shares: bool
+    synced_by_default: bool
 
 
 class RtmsDataset(_Facts, enum.Enum):
@@ -55,6 +58,7 @@ class RtmsDataset(_Facts, enum.Enum):
         property_types=("office", "retail", "commercial_complex", "mixed_use"),
         transaction_types=("sale",),
         partial_shares=True,
+        synced_by_default=True,
     )
     OFFICETEL_TRADE = _Facts(
         sync_name="officetel-trade",
@@ -73,6 +77,7 @@ class RtmsDataset(_Facts, enum.Enum):
         property_types=("officetel",),
         transaction_types=("sale",),
         partial_shares=False,
+        synced_by_default=True,
     )
     OFFICETEL_RENT = _Facts(
         sync_name="officetel-rent",
@@ -92,6 +97,7 @@ class RtmsDataset(_Facts, enum.Enum):
         property_types=("officetel",),
         transaction_types=("chartered_lease", "monthly_lease"),
         partial_shares=False,
+        synced_by_default=True,
     )
     INDUSTRIAL = _Facts(
         sync_name="industrial",
@@ -112,6 +118,7 @@ class RtmsDataset(_Facts, enum.Enum):
         property_types=("industrial",),
         transaction_types=("sale",),
         partial_shares=True,
+        synced_by_default=False,
     )
     LAND = _Facts(
         sync_name="land",
@@ -131,6 +138,7 @@ class RtmsDataset(_Facts, enum.Enum):
         property_types=("land",),
         transaction_types=("sale",),
         partial_shares=True,
+        synced_by_default=False,
     )
 
     def carries(self, property_type: str, transaction_type: str) -> bool:
