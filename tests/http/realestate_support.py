@@ -124,9 +124,16 @@ ADDED_PULSE_FIELDS = (
     "months_loaded",
     "months_expected",
     "building_use_mix",
+    "industrial_use",
+    "land_category",
+    "zoning",
+    "industrial_use_mix",
+    "land_category_mix",
+    "zoning_mix",
 )
 """Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete, its
-months_loaded, months_expected and building_use_mix last)."""
+months_loaded, months_expected and building_use_mix, then issue 45's filters and mixes,
+last)."""
 ROW_FIELDS = (*PULSE_FIELDS, *CONTRACT_PULSE_FIELDS, *ADDED_PULSE_FIELDS)
 PYEONG_ROW_FIELDS = tuple(
     name.replace("_per_m2", "_per_pyeong") if name.endswith("_per_m2") else name

@@ -19,6 +19,7 @@ from svc_core.json_schema import Schema, boolean, doc, enum, integer, nullable, 
 from svc_core.models import (
     BUILDING_TYPES,
     DEAL_TYPES,
+    INDUSTRIAL_USES,
     LEASE_KINDS,
     PARTY_TYPES,
     TERM_MONTH,
@@ -294,10 +295,45 @@ class TransactionRecord:
     """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
     excluded records whose source gave one. Last, so the CSV's earlier columns keep
     their places."""
+    industrial_use: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                enum(
+                    INDUSTRIAL_USES,
+                    "A factory/warehouse sale's use, from RTMS buildingUse (공장 factory, "
+                    "창고시설 warehouse, anything else other); null for other property types.",
+                )
+            )
+        ),
+    )
+    land_category: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                string("A land sale's land category (RTMS jimok, 지목) as published; land only.")
+            )
+        ),
+    )
+    zoning: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                string(
+                    "The zone of land_use by its full legal name (일반상업 and 일반상업지역 are "
+                    "one zone, 일반상업지역); null when the source gives no zoning."
+                )
+            )
+        ),
+    )
+    """Issue 45's fields, after ``cancellation_date`` so the earlier CSV columns keep their
+    places."""
 
     @property
     def area_m2(self) -> float | None:
-        """The area the deal's prices are per: building or exclusive area."""
+        """The area the deal's prices are per: building, exclusive or (land) land area."""
+        if self.property_type == "land":
+            return self.land_area_m2
         return (
             self.exclusive_area_m2 if self.property_type == "officetel" else self.building_area_m2
         )
@@ -333,7 +369,7 @@ def record_of(row: Mapping[str, Any]) -> TransactionRecord:
         price_krw=int(row["price_krw"]) if sale else None,
         deposit_krw=None if sale else int(row["price_krw"]),
         monthly_rent_krw=_number(row["monthly_rent_krw"]),
-        building_area_m2=None if officetel else area,
+        building_area_m2=None if officetel or row["property_type"] == "land" else area,
         exclusive_area_m2=area if officetel else None,
         land_area_m2=None if land is None else float(land),
         floor=_number(row["floor"]),
@@ -357,6 +393,9 @@ def record_of(row: Mapping[str, Any]) -> TransactionRecord:
         previous_deposit_krw=_number(row["previous_deposit_krw"]),
         previous_monthly_rent_krw=_number(row["previous_monthly_rent_krw"]),
         cancellation_date=row.get("cancellation_date"),
+        industrial_use=row.get("industrial_use"),
+        land_category=row.get("land_category"),
+        zoning=row.get("zoning"),
     )
 
 

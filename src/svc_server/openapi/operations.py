@@ -209,6 +209,12 @@ PULSE_EXAMPLE_ROW: Json = {
     "months_loaded": 6,
     "months_expected": 6,
     "building_use_mix": {"업무": 81},
+    "industrial_use": None,
+    "land_category": None,
+    "zoning": None,
+    "industrial_use_mix": {},
+    "land_category_mix": {},
+    "zoning_mix": {"일반상업지역": 52, "제2종일반주거지역": 17, "제3종일반주거지역": 12},
 }
 ENVELOPE_EXAMPLE: Json = {
     "service": "svc",
@@ -247,6 +253,9 @@ ENVELOPE_EXAMPLE: Json = {
         "lease_kind": None,
         "deal_type": None,
         "buyer_type": None,
+        "industrial_use": None,
+        "land_category": None,
+        "zoning": None,
         "area_unit": "m2",
     },
     "data_as_of": "2026-10-21T03:00:00Z",

@@ -36,11 +36,15 @@ class CohortReads:
         lease_kind: str | None = None,
         deal_type: str | None = None,
         buyer_type: str | None = None,
+        industrial_use: str | None = None,
+        land_category: str | None = None,
+        zoning: str | None = None,
     ) -> list[Deal]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
         used on every column and nothing outside the cohort is read; ``building_type``,
-        ``lease_kind``, ``deal_type`` and ``buyer_type`` then filter the cohort's rows."""
+        ``lease_kind``, ``deal_type``, ``buyer_type``, ``industrial_use``, ``land_category``
+        and ``zoning`` then filter the cohort's rows."""
         if not codes or not months:
             return []
         ptypes = PROPERTY_TYPES if property_type is None else (property_type,)
@@ -53,6 +57,11 @@ class CohortReads:
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
         contract = {"lease_kind": lease_kind, "deal_type": deal_type, "buyer_type": buyer_type}
+        contract |= {
+            "industrial_use": industrial_use,
+            "land_category": land_category,
+            "zoning": zoning,
+        }
         where, equal = equal_filters(dong=dong, building_type=building_type, **contract)
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"
