@@ -25,11 +25,19 @@ PROPERTY_TYPES: tuple[str, ...] = (
     "commercial_complex",
     "mixed_use",
     "officetel",
+    "industrial",
+    "land",
 )
+"""``industrial``: factory and warehouse sales (RTMS InduTrade); ``land``: land sales (RTMS
+LandTrade)."""
 TRANSACTION_TYPES: tuple[str, ...] = ("sale", "chartered_lease", "monthly_lease")
 BUILDING_TYPES: tuple[str, ...] = ("whole_building", "unit")
 """RTMS ``buildingType``: ``일반`` (a whole building) and ``집합`` (a unit of a multi-unit
 building); officetels are units."""
+INDUSTRIAL_USES: tuple[str, ...] = ("factory", "warehouse", "other")
+"""What an ``industrial`` building is used for, from RTMS ``buildingUse``: ``공장`` (factory),
+``창고``/``창고시설`` (warehouse), anything else (``자동차 관련시설``, ``위험물 저장 및
+처리시설``, ...: other)."""
 DEAL_TYPES: tuple[str, ...] = ("brokered", "direct")
 """RTMS ``dealingGbn``: ``중개거래`` (through a broker) and ``직거래`` (direct); published for
 contracts from 2021-11-01."""
@@ -174,6 +182,11 @@ class Transaction:
     ``renewal_right_used`` (True when the tenant used the renewal right, False for a
     renewal without it, None otherwise) and the previous lease's deposit and rent of a
     renewal. ``natural_key`` is unchanged: it already hashes every published field.
+
+    Land and industrial sales: ``land_category`` is a land deal's category (지목) as
+    published, ``zoning`` the zone of ``land_use`` by its full legal name
+    (``svc_core.sources.land.zone_of``: the short and the long spelling name one zone),
+    ``industrial_use`` a factory or warehouse sale's use (``INDUSTRIAL_USES``).
     """
 
     source: str = attrs.field(validator=_pattern(SOURCE_ID))
@@ -209,6 +222,11 @@ class Transaction:
     )
     previous_deposit_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
     previous_monthly_rent_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
+    land_category: str | None = attrs.field(default=None, validator=_optional(_text(20)))
+    zoning: str | None = attrs.field(default=None, validator=_optional(_text(40)))
+    industrial_use: str | None = attrs.field(
+        default=None, validator=_optional(_one_of(INDUSTRIAL_USES))
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.transaction_type == "monthly_lease":

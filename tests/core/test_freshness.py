@@ -173,7 +173,12 @@ def test_every_type_pair_has_one_kind_and_a_filter_has_the_kinds_of_its_pairs() 
     assert freshness.cohort_kinds(None, None) == KINDS
     assert set(KINDS) == {*(d.sync_name for d in RtmsDataset), freshness.OTHER_KIND}
     assert freshness.cohort_kinds("officetel", None) == ("officetel-trade", "officetel-rent")
-    assert freshness.cohort_kinds(None, "sale") == ("commercial", "officetel-trade")
+    assert freshness.cohort_kinds(None, "sale") == (
+        "commercial",
+        "officetel-trade",
+        "industrial",
+        "land",
+    )
 
 
 @given(reads, st.integers(min_value=0, max_value=50), st.integers(min_value=1, max_value=5))

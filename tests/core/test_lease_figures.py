@@ -233,7 +233,14 @@ def test_the_filters_are_echoed_and_series_rows_match_pulse_rows() -> None:
     assert "deal_type=direct" in str(pulse.row_link("https://x/t", row, ["2025-06"]))
     s = query.parse_series({"sigungu_code": "11680", "periods": "2025-06", "deal_type": "direct"})
     assert series.series_rows(items, s) == [row]
-    assert q.cohort.deal_echo() == {"lease_kind": None, "deal_type": "direct", "buyer_type": None}
+    assert q.cohort.deal_echo() == {
+        "lease_kind": None,
+        "deal_type": "direct",
+        "buyer_type": None,
+        "industrial_use": None,
+        "land_category": None,
+        "zoning": None,
+    }
 
 
 def _lease_row(period: str, mix: dict[str, int], kind: str | None = None) -> pulse.PulseRow:

@@ -124,9 +124,15 @@ ADDED_PULSE_FIELDS = (
     "months_loaded",
     "months_expected",
     "building_use_mix",
+    "industrial_use",
+    "land_category",
+    "zoning",
+    "industrial_use_mix",
+    "land_category_mix",
+    "zoning_mix",
 )
 """Issue 14's additions, after SPEC's fields (issue 28's lease fields before complete, its
-months_loaded, months_expected and building_use_mix last)."""
+months_loaded, months_expected and building_use_mix, then issue 45's filters and mixes)."""
 CHANGE_FIELDS = (
     "change_vs_previous",
     "change_vs_year_ago",

@@ -177,11 +177,14 @@ def test_every_record_says_what_the_source_published_of_the_contract_and_its_par
 ) -> None:
     records = every_record(api, code)
     assert tuple(records[0]) == TRANSACTION_COLUMNS
-    # the contract and its parties, then the cancellation date (the column added last)
-    assert TRANSACTION_COLUMNS[-len(DETAILS) - 2 :] == (
+    # the contract and its parties, then the cancellation date, then issue 45's columns
+    assert TRANSACTION_COLUMNS[-len(DETAILS) - 5 :] == (
         "contract_id",
         *DETAILS,
         "cancellation_date",
+        "industrial_use",
+        "land_category",
+        "zoning",
     )
     assert Counter(described(r) for r in records) == Counter(
         described({**raw_record(i), **raw_details(i)}) for i in raw_items(code)

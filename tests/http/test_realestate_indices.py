@@ -186,7 +186,7 @@ def test_no_values_is_404_with_the_envelope(api: Api) -> None:
         "",
         "sigungu_code=116",
         "sigungu_code=11680&metric_type=cap_rate",
-        "sigungu_code=11680&property_type=land",
+        "sigungu_code=11680&property_type=apartment",
         "sigungu_code=11680&period=2025-06",
         "sigungu_code=11680&period=last_6m",
         "sigungu_code=11680&period=2025-Q5",

@@ -309,6 +309,9 @@ def test_the_envelope_has_every_field_and_echoes_the_resolved_query(api: Api) ->
         "lease_kind": None,
         "deal_type": None,
         "buyer_type": None,
+        "industrial_use": None,
+        "land_category": None,
+        "zoning": None,
         "area_unit": "m2",
     }
     assert meta["request_id"] == response.headers["X-Request-ID"]

@@ -190,7 +190,7 @@ def test_every_series_rule_is_a_400(api: Api, params: dict[str, str], says: str)
     [
         {"periods": "2025-06"},
         {"sigungu_code": "11680x", "periods": "2025-06"},
-        {"sigungu_code": "11680", "periods": "2025-06", "property_type": "land"},
+        {"sigungu_code": "11680", "periods": "2025-06", "property_type": "apartment"},
         {"sigungu_code": "11680", "periods": "2025-06", "transaction_type": "lease"},
         {"sigungu_code": "11680", "periods": "2025-06", "geo_precision": "gu"},
     ],

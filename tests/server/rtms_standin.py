@@ -3,8 +3,10 @@
 It answers what the real service answers (``/work/shared/data/README.md``, "MOLIT RTMS
 open API responses", and the shared note on the official APIs), not what svc sends:
 
-- **Pages**: the real samples (``tests/fixtures/molit/``, items unmodified) for their
-  district and month, paged by ``numOfRows``/``pageNo`` (defaults 1 and 10 when not
+- **Pages**: the real samples (``tests/fixtures/molit/``, items unmodified; commercial,
+  officetel and land sales) and the constructed factory/warehouse month
+  (``tests/fixtures/molit_constructed/``: InduTrade has no saved sample, its items carry
+  NrgTrade's fields) for their district and month, paged by ``numOfRows``/``pageNo`` (defaults 1 and 10 when not
   given) with the true ``totalCount``, and an empty answer (``000``, ``totalCount`` 0)
   for any other month. The envelope is a live page's: ``<response><header>`` with
   ``000``/``OK``, then ``<body><items>..</items><numOfRows/><pageNo/><totalCount/>``.
@@ -59,6 +61,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "molit"
+CONSTRUCTED_SAMPLES = SAMPLES.with_name("molit_constructed")
+"""Months of a service with no saved sample (``molit_constructed/README.md``)."""
 RENUMBERED_SAMPLES = SAMPLES.with_name("molit_renumbered")
 """Months read under a code retired since (``molit_renumbered/README.md``)."""
 RENUMBERED: dict[str, dict[str, tuple[str, frozenset[str]]]] = {
@@ -96,6 +100,8 @@ SERVICES = {
     "NRG": "RTMSDataSvcNrgTrade/getRTMSDataSvcNrgTrade",
     "OFFICETEL": "RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
     "OFFICETEL_RENT": "RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
+    "INDU": "RTMSDataSvcInduTrade/getRTMSDataSvcInduTrade",
+    "LAND": "RTMSDataSvcLandTrade/getRTMSDataSvcLandTrade",
 }
 REQUIRED = ("serviceKey", "LAWD_CD", "DEAL_YMD")
 """The parameters every call must carry."""
@@ -125,6 +131,7 @@ NUMERIC = frozenset(
         "buildingAr",
         "plottageAr",
         "excluUseAr",
+        "dealArea",
         "dealYear",
         "dealMonth",
         "dealDay",
@@ -133,7 +140,7 @@ NUMERIC = frozenset(
 )
 """Fields that JSON answers give as numbers when they hold one (blanks stay ``" "``)."""
 _ITEM = re.compile(rb"<item>.*?</item>", re.S)
-_NAME = re.compile(r"(NRG|OFFICETEL_RENT|OFFICETEL)_([0-9]{5})_([0-9]{6})\.xml")
+_NAME = re.compile(r"(NRG|OFFICETEL_RENT|OFFICETEL|INDU|LAND)_([0-9]{5})_([0-9]{6})\.xml")
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
 
@@ -208,7 +215,7 @@ def header_error(code: str, as_json: bool) -> bytes:
 def sample_months() -> dict[tuple[str, str, str], list[bytes]]:
     """(operation path, LAWD_CD, DEAL_YMD) → the sample's raw items, in file order."""
     out: dict[tuple[str, str, str], list[bytes]] = {}
-    for path in sorted(SAMPLES.glob("*.xml")):
+    for path in sorted([*SAMPLES.glob("*.xml"), *CONSTRUCTED_SAMPLES.glob("*.xml")]):
         match = _NAME.fullmatch(path.name)
         assert match, path.name
         kind, code, month = match.groups()

@@ -566,7 +566,7 @@ def test_options_of_another_kind_are_refused(store: Store) -> None:
     with pytest.raises(InvalidParams):
         load(store, "samples", FIXTURES / "samples" / "samples.csv", property_type="office")
     with pytest.raises(InvalidParams):
-        ingest.ingest(store, "rtms-land", b"", path="x", now=0)
+        ingest.ingest(store, "rtms-apartment", b"", path="x", now=0)
 
 
 # the command ---------------------------------------------------------------------------------
@@ -706,6 +706,8 @@ SAMPLE_KINDS = {
     "NRG_11680_202506.xml": ("rtms-commercial", "commercial"),
     "OFFICETEL_11680_202506.xml": ("rtms-officetel-trade", "officetel_trade"),
     "OFFICETEL_RENT_11680_202506.xml": ("rtms-officetel-rent", "officetel_rent"),
+    "LAND_41830_202408.xml": ("rtms-land", "land"),
+    "LAND_41830_202409.xml": ("rtms-land", "land"),
 }
 
 
@@ -742,7 +744,7 @@ def test_without_kind_every_molit_sample_loads_as_its_true_kind(sqlite_url: str)
         store.close()
     assert kinds == Counter(kind for kind, _ in SAMPLE_KINDS.values())
     prefixes = {k["natural_key"].split(":")[1] for k in keys}
-    assert prefixes == {"commercial", "officetel_trade", "officetel_rent"}
+    assert prefixes == {"commercial", "officetel_trade", "officetel_rent", "land"}
     officetel = [k for k in keys if k["natural_key"].startswith("rtms:officetel")]
     assert {k["property_type"] for k in officetel} == {"officetel"}
 
@@ -856,3 +858,56 @@ def test_svc_ingest_of_a_directory_loads_what_it_recognises_and_says_what_it_ski
         "commercial 11110 종로구: complete 0, partial 0, failed 0, missing 1 (2025-04), "
         f"ingested 1 (2025-05 from {drop / NRG_JONGNO_PAGE.name}, incomplete); last sync never\n"
     )
+
+
+INDU = FIXTURES / "molit_constructed" / "INDU_41830_202408.xml"
+
+
+def test_a_factory_file_without_a_kind_is_refused_and_with_it_loads_apart(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A factory/warehouse answer carries NrgTrade's fields: without a kind (and without
+    MOLIT's file name) it is refused in one line naming the choice; with the kind it
+    loads as industrial sales and no commercial cohort changes."""
+    done = svc("ingest", str(MOLIT / "NRG_11680_202506.xml"), "--database-url", sqlite_url)
+    assert done.returncode == 0, done.stderr
+    store = open_store(sqlite_url)
+    commercial_sql = (
+        "SELECT property_type, COUNT(*) AS n FROM transactions GROUP BY property_type "
+        "ORDER BY property_type"
+    )
+    try:
+        before = rows(store, commercial_sql)
+    finally:
+        store.close()
+    unnamed = tmp_path / "factories.xml"
+    unnamed.write_bytes(INDU.read_bytes())
+    done = svc("ingest", str(unnamed), "--database-url", sqlite_url)
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line == (
+        f"svc: error: {unnamed}: this is a commercial-building sale file (RTMS NrgTrade) "
+        "(rtms-commercial) or a factory/warehouse sale file (RTMS InduTrade) "
+        "(rtms-industrial): their fields are the same, so the content cannot tell; give "
+        f"its KIND (svc ingest rtms-industrial {unnamed})"
+    )
+    done = svc("ingest", "rtms-industrial", str(unnamed), "--database-url", sqlite_url)
+    assert done.returncode == 0, done.stderr
+    assert f"{unnamed}: read 14, loaded 12, duplicate 0, excluded 2, rejected 0" in done.stdout
+    assert "excluded cancelled: 1\n  excluded partial_share: 1" in done.stdout
+    store = open_store(sqlite_url)
+    try:
+        after = rows(store, commercial_sql)
+        uses = rows(
+            store,
+            "SELECT industrial_use, COUNT(*) AS n FROM transactions "
+            "WHERE property_type = 'industrial' GROUP BY industrial_use ORDER BY industrial_use",
+        )
+    finally:
+        store.close()
+    assert [r for r in after if r["property_type"] != "industrial"] == before
+    assert uses == [
+        {"industrial_use": "factory", "n": 5},
+        {"industrial_use": "other", "n": 2},
+        {"industrial_use": "warehouse", "n": 5},
+    ]

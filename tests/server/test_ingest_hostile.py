@@ -104,7 +104,8 @@ def test_deep_or_huge_number_json_is_one_error_line_and_writes_nothing(
     sqlite_url: str, tmp_path: Path, name: str, named: bool
 ) -> None:
     data, message = HOSTILE_JSON[name]
-    path = tmp_path / f"{name}.json"
+    # NrgTrade's fields are also InduTrade's: MOLIT's file name tells which
+    path = tmp_path / f"{'' if name.startswith('rone') else 'NRG_'}{name}.json"
     path.write_bytes(data)
     before = stored(sqlite_url)
     kind = ("rone-index" if name.startswith("rone") else "rtms-commercial",) if named else ()

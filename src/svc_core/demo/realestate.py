@@ -1,6 +1,6 @@
 """Deterministic synthetic demo data: transactions and index observations.
 
-``demo_transactions(seed)`` yields about 160,000 transactions over the 60 months ending
+``demo_transactions(seed)`` yields about 170,000 transactions over the 60 months ending
 ``DEMO_LATEST`` (2026-09) in Seoul's 25 gu and 12 other metro districts, for every
 property type and transaction type; ``demo_indices(seed)`` yields every metric for the
 same districts and the R-ONE property types (office, retail, commercial_complex), per
@@ -15,7 +15,10 @@ ids: ``rtms_official`` for most sales and officetel leases, ``public_assessment`
 levels vary. Commercial leases (office, retail, commercial_complex, mixed_use) come only
 from the non-RTMS sources, since MOLIT does not collect them. Officetel leases say whether
 they are new or renewals, RTMS sales their deal type (from 2021-11) and buyer type (from
-2024-01), as RTMS publishes them.
+2024-01), as RTMS publishes them. Factory/warehouse (``industrial``) and ``land`` sales
+come from a generator of their own (``random.Random`` seeded apart, after the others, so
+the other records stay what they were): sales only, with a building use or a land
+category and a zone as RTMS publishes them.
 
 Every natural key starts with ``demo:`` so the server can flag synthetic rows.
 """
@@ -32,6 +35,7 @@ from collections.abc import Iterator
 from svc_core.models import IndexObservation, Transaction
 from svc_core.periods import Month, month_range, quarter_of, quarter_range
 from svc_core.regions import region
+from svc_core.sources.rtms import industrial_use_of
 
 DEMO_LATEST = Month(year=2026, month=9)
 DEMO_MONTHS = 60
@@ -245,6 +249,73 @@ def demo_transactions(seed: int) -> Iterator[Transaction]:
                         lease_kind=kind,
                         deal_type=deal,
                         buyer_type=buyer,
+                    )
+
+    yield from _land_and_industrial(seed, serial)
+
+
+# (property type, monthly rate at weight 1, median area m², area sigma, KRW per m²)
+_OTHER_SALES: tuple[tuple[str, float, float, float, float], ...] = (
+    ("industrial", 1.6, 600.0, 0.8, 2_400_000.0),
+    ("land", 3.0, 700.0, 1.1, 600_000.0),
+)
+_INDUSTRIAL_USES = (("공장", 0.5), ("창고시설", 0.4), ("자동차 관련시설", 0.1))
+_DEMO_LAND = (("임야", 0.3), ("전", 0.2), ("답", 0.2), ("대", 0.2), ("도로", 0.1))
+_DEMO_ZONES = (
+    ("계획관리지역", 0.35),
+    ("보전관리지역", 0.25),
+    ("자연녹지지역", 0.2),
+    ("제2종일반주거지역", 0.1),
+    ("일반공업지역", 0.1),
+)
+
+
+def _land_and_industrial(seed: int, serial: int) -> Iterator[Transaction]:
+    """Factory/warehouse and land sales of every demo district and month (module
+    docstring); natural keys go on from ``serial``."""
+    rng = random.Random(f"svc-demo-land:{seed}")  # noqa: S311 - demo data, not security
+    for code in demo_districts():
+        found = region(code)
+        if found is None:
+            continue
+        weight, factor = _profile(code)
+        dongs = SEOUL_DONGS.get(code, GENERIC_DONGS)
+        for step, month in enumerate(month_range(DEMO_FIRST, DEMO_LATEST)):
+            trend = 1.0 + 0.02 * step / 12
+            for ptype, rate, area_median, area_sigma, per_m2 in _OTHER_SALES:
+                expected = rate * max(weight, 0.8)
+                count = int(expected) + (1 if rng.random() < expected % 1 else 0)
+                for _ in range(count):
+                    serial += 1
+                    area = round(min(max(area_median * math.exp(rng.gauss(0, area_sigma)), 5), 5e4))
+                    noise = math.exp(rng.gauss(0.0, 0.3))
+                    zone = _pick(rng.random(), _DEMO_ZONES)
+                    day = datetime.date(month.year, month.month, 1 + int(rng.random() * 28))
+                    use, btype = None, None
+                    if ptype == "industrial":
+                        use = _pick(rng.random(), _INDUSTRIAL_USES)
+                        btype = "whole_building" if rng.random() < 0.8 else "unit"
+                    land = area if ptype == "land" else round(area * 2.5, 2)
+                    yield Transaction(
+                        source="rtms_official",
+                        sigungu_code=code,
+                        sigungu=found.name,
+                        dong=dongs[int(rng.random() * len(dongs))],
+                        property_type=ptype,
+                        transaction_type="sale",
+                        deal_date=day,
+                        price_krw=_manwon(area * per_m2 * factor * trend * noise),
+                        monthly_rent_krw=None,
+                        area_m2=float(area),
+                        natural_key=f"{DEMO_KEY_PREFIX}{seed}:tx:{serial}",
+                        building_type=btype,
+                        land_area_m2=float(land) if btype != "unit" else None,
+                        building_use=use,
+                        deal_type="brokered" if rng.random() < 0.5 else "direct",
+                        land_use=zone,
+                        zoning=zone,
+                        land_category=_pick(rng.random(), _DEMO_LAND) if ptype == "land" else None,
+                        industrial_use=industrial_use_of(use) if use else None,
                     )
 
 

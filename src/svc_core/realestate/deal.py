@@ -40,6 +40,9 @@ class Deal(NamedTuple):
     deal_type: str | None = None
     buyer_type: str | None = None
     deal_date: str | None = None
+    industrial_use: str | None = None
+    land_category: str | None = None
+    zoning: str | None = None
 
 
 def deal_of(tx: Transaction) -> Deal:
@@ -63,6 +66,9 @@ def deal_of(tx: Transaction) -> Deal:
         deal_type=tx.deal_type,
         buyer_type=tx.buyer_type,
         deal_date=tx.deal_date.isoformat(),
+        industrial_use=tx.industrial_use,
+        land_category=tx.land_category,
+        zoning=tx.zoning,
     )
 
 

@@ -24,6 +24,9 @@ def transactions_link(
     lease_kind: str | None = None,
     deal_type: str | None = None,
     buyer_type: str | None = None,
+    industrial_use: str | None = None,
+    land_category: str | None = None,
+    zoning: str | None = None,
     dong: str | None = None,
 ) -> str:
     """``base`` (the absolute address of ``/api/v1/real-estate/transactions``) with the
@@ -41,6 +44,9 @@ def transactions_link(
         ("lease_kind", lease_kind),
         ("deal_type", deal_type),
         ("buyer_type", buyer_type),
+        ("industrial_use", industrial_use),
+        ("land_category", land_category),
+        ("zoning", zoning),
     )
     pairs += [(name, value) for name, value in filters if value is not None]
     if dong is not None:

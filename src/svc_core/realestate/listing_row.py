@@ -54,6 +54,9 @@ class ListingRow:
     previous_deposit_krw: int | None
     previous_monthly_rent_krw: int | None
     contract_id: str | None
+    land_category: str | None
+    zoning: str | None
+    industrial_use: str | None
     is_excluded: int
     reason: str | None
     cancellation_date: str | None

@@ -33,6 +33,7 @@ from svc_core.realestate import freshness
 from svc_core.realestate.building_types import (
     MIX_LIMITATION,
     building_type_mix,
+    counted,
     is_mixed,
 )
 from svc_core.realestate.building_uses import building_use_mix
@@ -118,8 +119,19 @@ def _row(
         buyer_type=cohort.buyer_type,
         **attrs.asdict(leases),
         building_use_mix=building_use_mix(s.building_use for s in samples),
+        industrial_use=cohort.industrial_use,
+        land_category=cohort.land_category,
+        zoning=cohort.zoning,
+        industrial_use_mix=_mix(property_type == "industrial", (s.industrial_use for s in samples)),
+        land_category_mix=_mix(property_type == "land", (s.land_category for s in samples)),
+        zoning_mix=_mix(any(s.zoning for s in samples), (s.zoning for s in samples)),
         medians=medians,
     )
+
+
+def _mix(shown: bool, values: Iterable[str | None]) -> dict[str, int]:
+    """Samples per value (``counted``) on a row whose samples can carry one, else empty."""
+    return counted(values) if shown else {}
 
 
 def _land(samples: Sequence[Deal], bulk: bool) -> list[tuple[int, float | Decimal | None]]:
@@ -184,6 +196,9 @@ def row_link(base: str | None, row: PulseRow, months: Sequence[str]) -> str | No
         lease_kind=row.lease_kind,
         deal_type=row.deal_type,
         buyer_type=row.buyer_type,
+        industrial_use=row.industrial_use,
+        land_category=row.land_category,
+        zoning=row.zoning,
         dong=row.dong,
     )
 
@@ -230,6 +245,7 @@ def select(cohort: Cohort, records: Iterable[Deal], months: Iterable[str]) -> li
         and (cohort.lease_kind is None or d.lease_kind == cohort.lease_kind)
         and (cohort.deal_type is None or d.deal_type == cohort.deal_type)
         and (cohort.buyer_type is None or d.buyer_type == cohort.buyer_type)
+        and all(f is None or getattr(d, n) == f for n, f in cohort.land_filters().items())
         and d.month in wanted
     ]
 

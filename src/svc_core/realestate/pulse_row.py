@@ -31,7 +31,7 @@ from svc_core.json_schema import (
     obj,
     string,
 )
-from svc_core.models import BUILDING_TYPES, DEAL_TYPES, LEASE_KINDS, PARTY_TYPES
+from svc_core.models import BUILDING_TYPES, DEAL_TYPES, INDUSTRIAL_USES, LEASE_KINDS, PARTY_TYPES
 from svc_core.realestate.area_names import is_per_area, served_name, served_names
 from svc_core.realestate.median_change import Change, Medians
 from svc_core.realestate.row_docs import (
@@ -126,6 +126,11 @@ class PulseRow:
     row by their months. Those depend on the clock and the server's address:
     ``finish_rows`` sets them on rows computed once per data version.
     ``building_use_mix`` counts samples per published building use (issue 28).
+
+    Issue 45's (last): ``industrial_use``, ``land_category`` and ``zoning`` are the filters'
+    values (None: every deal); ``industrial_use_mix``, ``land_category_mix`` and
+    ``zoning_mix`` count samples per value on the rows whose samples carry one (empty
+    otherwise).
 
     Issue 28's lease fields (before ``complete``): ``lease_kind``, ``deal_type`` and
     ``buyer_type`` are the filters' values (None: every deal); ``lease_kind_mix`` counts a
@@ -337,6 +342,49 @@ class PulseRow:
                 "용도: 업무, 제2종근린생활, 기타, 숙박, ...), and unknown when the source does "
                 "not say (officetels). Shows what a property type holds: mixed_use gathers "
                 "every use that is neither office nor retail."
+            )
+        ),
+    )
+    industrial_use: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(enum(INDUSTRIAL_USES, "The industrial_use filter; null without it."))
+        ),
+    )
+    land_category: str | None = attrs.field(
+        default=None,
+        metadata=doc(nullable(string("The land_category filter (지목); null without it."))),
+    )
+    zoning: str | None = attrs.field(
+        default=None,
+        metadata=doc(nullable(string("The zoning filter, as a full zone name; null without it."))),
+    )
+    industrial_use_mix: dict[str, int] = attrs.field(
+        factory=dict,
+        metadata=doc(
+            mix(
+                "Samples per use on an industrial row (factory/warehouse sales): factory, "
+                "warehouse, other, and unknown when the source does not say. Empty on rows "
+                "of other property types."
+            )
+        ),
+    )
+    land_category_mix: dict[str, int] = attrs.field(
+        factory=dict,
+        metadata=doc(
+            mix(
+                "Samples per land category (지목: 대, 전, 답, 임야, 도로, ...) on a land row, "
+                "as published. Empty on rows of other property types."
+            )
+        ),
+    )
+    zoning_mix: dict[str, int] = attrs.field(
+        factory=dict,
+        metadata=doc(
+            mix(
+                "Samples per zone (용도지역, full legal names: 계획관리지역, 일반상업지역, ...) "
+                "on land, commercial and industrial rows, and unknown when the source does "
+                "not say. Empty when no sample has one (officetels, leases)."
             )
         ),
     )

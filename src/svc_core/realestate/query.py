@@ -25,6 +25,7 @@ from svc_core.errors import InvalidParams
 from svc_core.models import (
     BUILDING_TYPES,
     DEAL_TYPES,
+    INDUSTRIAL_USES,
     LEASE_KINDS,
     METRIC_TYPES,
     PARTY_TYPES,
@@ -42,6 +43,7 @@ from svc_core.periods import (
     resolve_index_period,
     resolve_pulse_period,
 )
+from svc_core.sources.land import LAND_CATEGORIES, zone_of
 
 GEO_PRECISIONS: tuple[str, ...] = ("sigungu", "dong")
 GRANULARITIES: tuple[str, ...] = ("quarter", "month")
@@ -127,6 +129,34 @@ BUYER_TYPE = Param(
     "have none and count only without this filter.",
     kind="enum",
     choices=PARTY_TYPES,
+)
+INDUSTRIAL_USE = Param(
+    name="industrial_use",
+    description="Factory and warehouse sales (property_type industrial, RTMS InduTrade) by "
+    "use: `factory` (buildingUse 공장), `warehouse` (창고시설) or `other` (자동차 관련시설, "
+    "위험물 저장 및 처리시설, ...). Every deal when absent; other property types have none.",
+    kind="enum",
+    choices=INDUSTRIAL_USES,
+)
+LAND_CATEGORY = Param(
+    name="land_category",
+    description="Land sales (property_type land, RTMS LandTrade) of one land category "
+    "(지목) as published: 대 (building site), 전 (dry field), 답 (paddy), 임야 (forest), "
+    "공장용지, 창고용지, 도로, ... Every deal when absent; other property types have none.",
+    kind="enum",
+    choices=LAND_CATEGORIES,
+)
+ZONING = Param(
+    name="zoning",
+    description="Deals in one zone (용도지역), by its full legal name (보전관리지역, "
+    "일반상업지역, 개발제한구역) or the commercial service's short form (일반상업): both name "
+    "one zone. Land, commercial and factory/warehouse sales publish it; every deal when "
+    "absent.",
+    max_length=40,
+    pattern=r"\S+",
+    message="must be a zone such as 계획관리지역 or 일반상업.",
+    hint="List the zones with data with GET /api/v1/real-estate/dimensions.",
+    example="계획관리지역",
 )
 AREA_UNIT = Param(
     name="area_unit",
@@ -229,8 +259,9 @@ INDEX_PERIOD = Param(
 
 FILTERS = (PROPERTY_TYPE, TRANSACTION_TYPE, GEO_PRECISION, DONG)
 TYPED_FILTERS = (*FILTERS, BUILDING_TYPE)
-DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE)
-"""What RTMS publishes of a contract, as filters of pulse, series and the listing."""
+DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE, INDUSTRIAL_USE, LAND_CATEGORY, ZONING)
+"""What RTMS publishes of a contract and of its land, as filters of pulse, series and the
+listing."""
 PULSE_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *TYPED_FILTERS,
@@ -268,7 +299,9 @@ class Cohort:
     type filters (None = every type) and the geography. ``dong`` narrows to one legal
     dong and is set only at ``geo_precision="dong"``. ``building_type`` keeps one
     building type (None = every deal, whatever its type); ``lease_kind``, ``deal_type``
-    and ``buyer_type`` keep the deals RTMS says are of that kind (None = every deal)."""
+    and ``buyer_type`` keep the deals RTMS says are of that kind, ``industrial_use``,
+    ``land_category`` and ``zoning`` (a full zone name) those of that use, category or
+    zone (None = every deal)."""
 
     sigungu_code: str
     property_type: str | None = None
@@ -279,6 +312,9 @@ class Cohort:
     lease_kind: str | None = None
     deal_type: str | None = None
     buyer_type: str | None = None
+    industrial_use: str | None = None
+    land_category: str | None = None
+    zoning: str | None = None
 
     def __attrs_post_init__(self) -> None:
         # One check rather than a validator per field: every request builds a cohort.
@@ -294,6 +330,9 @@ class Cohort:
             or (self.lease_kind is not None and self.lease_kind not in LEASE_KINDS)
             or (self.deal_type is not None and self.deal_type not in DEAL_TYPES)
             or (self.buyer_type is not None and self.buyer_type not in PARTY_TYPES)
+            or (self.industrial_use is not None and self.industrial_use not in INDUSTRIAL_USES)
+            or (self.land_category is not None and self.land_category not in LAND_CATEGORIES)
+            or (self.zoning is not None and self.zoning != zone_of(self.zoning))
         ):
             raise ValueError(f"not a cohort the API can ask for: {self!r}")
 
@@ -323,6 +362,16 @@ class Cohort:
             "lease_kind": self.lease_kind,
             "deal_type": self.deal_type,
             "buyer_type": self.buyer_type,
+            **self.land_filters(),
+        }
+
+    def land_filters(self) -> dict[str, str | None]:
+        """The use, land category and zone the cohort keeps, by the names of the stored
+        columns (None: every deal)."""
+        return {
+            "industrial_use": self.industrial_use,
+            "land_category": self.land_category,
+            "zoning": self.zoning,
         }
 
 
@@ -420,6 +469,9 @@ def _cohort(values: Mapping[str, Value]) -> Cohort:
         lease_kind=_text(values.get("lease_kind")),
         deal_type=_text(values.get("deal_type")),
         buyer_type=_text(values.get("buyer_type")),
+        industrial_use=_text(values.get("industrial_use")),
+        land_category=_text(values.get("land_category")),
+        zoning=zone_of(_text(values.get("zoning"))),
     )
 
 

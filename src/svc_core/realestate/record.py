@@ -17,6 +17,7 @@ from svc_core.json_schema import Schema, boolean, doc, enum, integer, nullable, 
 from svc_core.models import (
     BUILDING_TYPES,
     DEAL_TYPES,
+    INDUSTRIAL_USES,
     LEASE_KINDS,
     PARTY_TYPES,
     TERM_MONTH,
@@ -293,10 +294,45 @@ class TransactionRecord:
     """A cancelled deal's cancellation date (RTMS ``cdealDay``), ``YYYY-MM-DD``: only on
     excluded records whose source gave one. Last, so the CSV's earlier columns keep
     their places."""
+    industrial_use: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                enum(
+                    INDUSTRIAL_USES,
+                    "A factory/warehouse sale's use, from RTMS buildingUse (공장 factory, "
+                    "창고시설 warehouse, anything else other); null for other property types.",
+                )
+            )
+        ),
+    )
+    land_category: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                string("A land sale's land category (RTMS jimok, 지목) as published; land only.")
+            )
+        ),
+    )
+    zoning: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            nullable(
+                string(
+                    "The zone of land_use by its full legal name (일반상업 and 일반상업지역 are "
+                    "one zone, 일반상업지역); null when the source gives no zoning."
+                )
+            )
+        ),
+    )
+    """Issue 45's fields, after ``cancellation_date`` so the earlier CSV columns keep their
+    places."""
 
     @property
     def area_m2(self) -> float | None:
-        """The area the deal's prices are per: building or exclusive area."""
+        """The area the deal's prices are per: building, exclusive or (land) land area."""
+        if self.property_type == "land":
+            return self.land_area_m2
         return (
             self.exclusive_area_m2 if self.property_type == "officetel" else self.building_area_m2
         )
@@ -325,7 +361,7 @@ def record_of(row: ListingRow) -> TransactionRecord:
         price_krw=row.price_krw if sale else None,
         deposit_krw=None if sale else row.price_krw,
         monthly_rent_krw=row.monthly_rent_krw,
-        building_area_m2=None if officetel else row.area_m2,
+        building_area_m2=None if officetel or row.property_type == "land" else row.area_m2,
         exclusive_area_m2=row.area_m2 if officetel else None,
         land_area_m2=row.land_area_m2,
         floor=row.floor,
@@ -349,6 +385,9 @@ def record_of(row: ListingRow) -> TransactionRecord:
         previous_deposit_krw=row.previous_deposit_krw,
         previous_monthly_rent_krw=row.previous_monthly_rent_krw,
         cancellation_date=row.cancellation_date,
+        industrial_use=row.industrial_use,
+        land_category=row.land_category,
+        zoning=row.zoning,
     )
 
 

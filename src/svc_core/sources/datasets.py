@@ -7,7 +7,10 @@ recognised by ``svc_core.sources.kind``), its readers' kind (``parse_kind``, the
 part of its records' natural keys), the open API operation under the gateway's base URL
 (``operation``), the prefix of MOLIT's file names (``file_prefix``), the columns of its
 web CSV export (``csv_columns``), and the property and transaction types its records can
-have. Code passes members; the names are strings only where they are read from or
+have, whether its deals can be partial shares (``partial_shares``: ``shareDealingType``
+``지분``, excluded), and whether ``svc sync rtms`` reads it without ``--kinds``
+(``synced_by_default``: factory/warehouse and land sales are read when named, so a sync
+set up before they existed keeps its calls and its budget). Code passes members; the names are strings only where they are read from or
 written to a command line, a file, a column or a key, through the ``of_*`` lookups.
 """
 
@@ -28,6 +31,8 @@ class _Facts(NamedTuple):
     """(role, the column names that can hold it) of each column a web CSV export needs."""
     property_types: tuple[str, ...]
     transaction_types: tuple[str, ...]
+    partial_shares: bool
+    synced_by_default: bool
 
 
 class RtmsDataset(_Facts, enum.Enum):
@@ -52,6 +57,8 @@ class RtmsDataset(_Facts, enum.Enum):
         ),
         property_types=("office", "retail", "commercial_complex", "mixed_use"),
         transaction_types=("sale",),
+        partial_shares=True,
+        synced_by_default=True,
     )
     OFFICETEL_TRADE = _Facts(
         sync_name="officetel-trade",
@@ -69,6 +76,8 @@ class RtmsDataset(_Facts, enum.Enum):
         ),
         property_types=("officetel",),
         transaction_types=("sale",),
+        partial_shares=False,
+        synced_by_default=True,
     )
     OFFICETEL_RENT = _Facts(
         sync_name="officetel-rent",
@@ -87,6 +96,49 @@ class RtmsDataset(_Facts, enum.Enum):
         ),
         property_types=("officetel",),
         transaction_types=("chartered_lease", "monthly_lease"),
+        partial_shares=False,
+        synced_by_default=True,
+    )
+    INDUSTRIAL = _Facts(
+        sync_name="industrial",
+        ingest_kind="rtms-industrial",
+        parse_kind="industrial",
+        operation="RTMSDataSvcInduTrade/getRTMSDataSvcInduTrade",
+        file_prefix="INDU_",
+        description="a factory/warehouse sale file (RTMS InduTrade)",
+        csv_columns=(
+            ("address", ("시군구",)),
+            ("building_type", ("유형",)),
+            ("use", ("건축물주용도", "건물주용도")),
+            ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
+            ("amount", ("거래금액(만원)",)),
+            ("month", ("계약년월",)),
+            ("day", ("계약일",)),
+        ),
+        property_types=("industrial",),
+        transaction_types=("sale",),
+        partial_shares=True,
+        synced_by_default=False,
+    )
+    LAND = _Facts(
+        sync_name="land",
+        ingest_kind="rtms-land",
+        parse_kind="land",
+        operation="RTMSDataSvcLandTrade/getRTMSDataSvcLandTrade",
+        file_prefix="LAND_",
+        description="a land sale file (RTMS LandTrade)",
+        csv_columns=(
+            ("address", ("시군구",)),
+            ("jimok", ("지목",)),
+            ("area", ("계약면적(㎡)", "거래면적(㎡)")),
+            ("amount", ("거래금액(만원)",)),
+            ("month", ("계약년월",)),
+            ("day", ("계약일",)),
+        ),
+        property_types=("land",),
+        transaction_types=("sale",),
+        partial_shares=True,
+        synced_by_default=False,
     )
 
     def carries(self, property_type: str, transaction_type: str) -> bool:

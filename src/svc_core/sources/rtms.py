@@ -1,12 +1,23 @@
 """MOLIT RTMS open-API responses (XML or JSON) → transactions.
 
-Three kinds of response:
+Five kinds of response:
 
 | kind | API | property type | transaction type | price | area |
 |---|---|---|---|---|---|
 | ``commercial`` | NrgTrade | see below | ``sale`` | dealAmount | buildingAr |
 | ``officetel_trade`` | OffiTrade | ``officetel`` | ``sale`` | dealAmount | excluUseAr |
 | ``officetel_rent`` | OffiRent | ``officetel`` | see below | deposit | excluUseAr |
+| ``industrial`` | InduTrade | ``industrial`` | ``sale`` | dealAmount | buildingAr |
+| ``land`` | LandTrade | ``land`` | ``sale`` | dealAmount | dealArea |
+
+Factory and warehouse sales (InduTrade) carry NrgTrade's 22 fields and are read by the
+same rules (building type, land area, parties); their ``buildingUse`` gives
+``industrial_use`` (``INDUSTRIAL_USE_OF``: ``공장`` factory, ``창고``/``창고시설`` warehouse,
+anything else other). Land sales (LandTrade) carry 16 fields: no building, no seller or
+buyer kind; ``jimok`` → ``land_category`` as published, ``dealArea`` → ``area_m2`` and
+``land_area_m2`` (the land traded). Every record with a ``landUse`` gets ``zoning``, the
+zone's full legal name (``svc_core.sources.land.zone_of``), beside ``land_use`` as
+published.
 
 Published details, shown with each record and never summarised: ``buildingUse`` (용도),
 ``floor``, ``buildYear`` and ``jibun`` as published (a masked ``1**`` stays masked);
@@ -51,7 +62,8 @@ JSON ``item`` may be a list or a single object and ``items`` an empty string. XM
 DOCTYPE is refused (no entity expansion).
 
 Exclusions, counted by reason in the report: ``cancelled`` (``cdealType`` ``O``) and, for
-commercial deals, ``partial_share`` (``shareDealingType`` ``지분``). A deal that is both is
+the datasets whose deals can be shares (``RtmsDataset.partial_shares``: commercial,
+industrial, land), ``partial_share`` (``shareDealingType`` ``지분``). A deal that is both is
 counted once, as ``cancelled``: a cancelled deal is void whatever its share. The natural
 keys of cancelled deals are returned as ``retracted_keys`` (the key ignores the
 cancellation fields, so it equals the key the deal had before it was cancelled). A
@@ -61,7 +73,7 @@ Natural key: ``rtms:<kind>:<sigungu>:<YYYY-MM>:<sha256 of the item's fields>:<or
 where the ordinal counts identical items earlier in the same file. Rejected items are
 reported with their 1-based item ordinal as the line.
 
-Long because both RTMS API generations (English and Korean tags), three services and
+Long because both RTMS API generations (English and Korean tags), five services and
 the XML and JSON envelopes meet in one item mapping; the tables above are its contract.
 """
 
@@ -92,6 +104,7 @@ from svc_core.sources import (
     published_text,
 )
 from svc_core.sources.datasets import RtmsDataset
+from svc_core.sources.land import zone_of
 
 SOURCE = "rtms_official"
 OK_CODES = frozenset({"000", "00"})
@@ -118,6 +131,7 @@ OLD_TAGS: dict[str, str] = {
     "거래유형": "dealinggbn",
     "중개사소재지": "estateagentsggnm",
     "지번": "jibun",
+    "지목": "jimok",
     "단지": "offinm",
     "단지명": "offinm",
     "전용면적": "excluusear",
@@ -147,9 +161,16 @@ BUILDING_TYPE_OF = {"일반": "whole_building", "집합": "unit"}
 """RTMS ``buildingType`` → ``Transaction.building_type`` (officetels are units)."""
 
 
+BUILDINGS = frozenset({RtmsDataset.COMMERCIAL, RtmsDataset.INDUSTRIAL})
+"""The datasets of NrgTrade's fields: buildings with a ``buildingType``."""
+
+
 def building_type_of(kind: RtmsDataset, raw: str) -> str | None:
-    """The building type of a deal of ``kind`` whose ``buildingType`` reads ``raw``."""
-    if kind is not RtmsDataset.COMMERCIAL:
+    """The building type of a deal of ``kind`` whose ``buildingType`` reads ``raw``
+    (land has none)."""
+    if kind is RtmsDataset.LAND:
+        return None
+    if kind not in BUILDINGS:
         return "unit"
     return BUILDING_TYPE_OF.get(raw.strip())
 
@@ -177,6 +198,41 @@ def commercial_property_type(building_type: str, building_use: str) -> str:
     if groups == {"retail"}:
         return "commercial_complex" if building_type.strip() == "집합" else "retail"
     return "mixed_use"
+
+
+def building_property_type(kind: RtmsDataset, building_type: str, building_use: str) -> str:
+    """The property type of a building sale of ``kind`` (``BUILDINGS``): ``industrial``
+    for every factory/warehouse sale, the commercial table's otherwise."""
+    if kind is RtmsDataset.INDUSTRIAL:
+        return "industrial"
+    return commercial_property_type(building_type, building_use)
+
+
+INDUSTRIAL_USE_OF = {"공장": "factory", "창고": "warehouse"}
+"""``buildingUse`` (blanks and a trailing ``시설`` ignored) → ``industrial_use``; any other
+use is ``other``."""
+
+
+def industrial_use_of(building_use: str | None) -> str | None:
+    """The ``industrial_use`` of a factory/warehouse sale whose use reads ``building_use``;
+    None when it is blank."""
+    use = re.sub(r"\s+", "", building_use or "").removesuffix("시설")
+    return INDUSTRIAL_USE_OF.get(use, "other") if use else None
+
+
+def land_fields(kind: RtmsDataset, fields: Mapping[str, str | None]) -> dict[str, Any]:
+    """What a deal of ``kind`` says of its land and use (``Transaction`` keyword
+    arguments): ``zoning`` for every deal with a ``landUse``, ``industrial_use`` for
+    factory/warehouse sales, ``land_category`` for land sales."""
+    return {
+        "zoning": zone_of(fields.get("landuse")),
+        "industrial_use": industrial_use_of(fields.get("buildinguse"))
+        if kind is RtmsDataset.INDUSTRIAL
+        else None,
+        "land_category": published_text(fields.get("jimok"), 20)
+        if kind is RtmsDataset.LAND
+        else None,
+    }
 
 
 DEAL_TYPE_OF = {"중개거래": "brokered", "직거래": "direct"}
@@ -455,15 +511,17 @@ def _types(
     kind: RtmsDataset, item: Mapping[str, str]
 ) -> tuple[str, str, int, int | None, float | None]:
     """(property_type, transaction_type, price, monthly_rent, area) of an item."""
-    if kind is RtmsDataset.COMMERCIAL:
-        prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
+    if kind in BUILDINGS:
         return (
-            prop,
+            building_property_type(kind, item.get("buildingtype", ""), item.get("buildinguse", "")),
             "sale",
             _amount(item, "dealamount", "invalid_amount"),
             None,
             parse_area(item.get("buildingar"), "buildingar"),
         )
+    if kind is RtmsDataset.LAND:
+        area = parse_area(item.get("dealarea"), "dealarea")
+        return "land", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
     area = parse_area(item.get("excluusear"), "excluusear")
     if kind is RtmsDataset.OFFICETEL_TRADE:
         return "officetel", "sale", _amount(item, "dealamount", "invalid_amount"), None, area
@@ -485,6 +543,7 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
     prop, ttype, price, rent, area = _types(kind, item)
     dong = item.get("umdnm", "").strip() or None
     btype = building_type_of(kind, item.get("buildingtype", ""))
+    land_area = area if kind is RtmsDataset.LAND else land_area_of(btype, item.get("plottagear"))
     try:
         return Transaction(
             source=SOURCE,
@@ -499,12 +558,13 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
             area_m2=area,
             natural_key=key,
             building_type=btype,
-            land_area_m2=land_area_of(btype, item.get("plottagear")),
+            land_area_m2=land_area,
             building_use=published_text(item.get("buildinguse")),
             floor=published_int(item.get("floor"), -99, 999),
             build_year=published_int(item.get("buildyear"), 1800, 2100),
             jibun=published_text(item.get("jibun")),
             **published_details(item),
+            **land_fields(kind, item),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None
@@ -515,9 +575,11 @@ def item_types(
 ) -> tuple[str | None, str | None]:
     """(property type, transaction type) of an item told without its amounts: a lease
     whose rent does not read has no transaction type."""
-    if kind is RtmsDataset.COMMERCIAL:
-        prop = commercial_property_type(item.get("buildingtype", ""), item.get("buildinguse", ""))
-        return prop, "sale"
+    if kind in BUILDINGS:
+        use = item.get("buildinguse", "")
+        return building_property_type(kind, item.get("buildingtype", ""), use), "sale"
+    if kind is RtmsDataset.LAND:
+        return "land", "sale"
     if kind is RtmsDataset.OFFICETEL_TRADE:
         return "officetel", "sale"
     rent = parse_manwon(item.get("monthlyrent", ""))
@@ -536,7 +598,7 @@ def _key_month(item: Mapping[str, str]) -> str:
 def _exclusion(kind: RtmsDataset, item: Mapping[str, str]) -> str | None:
     if item.get("cdealtype", "").strip().upper() == "O":
         return "cancelled"
-    if kind is RtmsDataset.COMMERCIAL and item.get("sharedealingtype", "").strip() == "지분":
+    if kind.partial_shares and item.get("sharedealingtype", "").strip() == "지분":
         return "partial_share"
     return None
 

@@ -13,10 +13,17 @@ other columns are ignored but enter the natural key):
 - ``officetel_trade``: 시군구, 전용면적(㎡), 거래금액(만원), 계약년월, 계약일
 - ``officetel_rent``: 시군구, 전용면적(㎡), 보증금(만원), 월세금(만원) / 월세(만원),
   계약년월, 계약일
+- ``industrial``: the commercial export's columns (the same 22 fields)
+- ``land``: 시군구, 지목, 계약면적(㎡) / 거래면적(㎡), 거래금액(만원), 계약년월, 계약일
+
+The factory/warehouse and land exports' column names are read from the open API's
+fields and the commercial export, not from a saved export: a header they do not match
+is refused naming the missing columns.
 
 Optional: ``해제사유발생일`` (a date marks a cancelled deal, excluded as ``cancelled``, the
 date kept as its ``cancelled_on``) and,
-for commercial exports, ``지분구분`` (``지분`` is excluded as ``partial_share``) and
+for commercial, factory/warehouse and land exports, ``지분구분`` (``지분`` is excluded as
+``partial_share``) and
 ``대지면적(㎡)`` (the land area of a whole building); ``층``, ``건축년도`` and ``지번`` give the
 published floor, build year and lot number (``지번``, or ``번지`` in officetel exports) (as in ``svc_core.sources.rtms``); ``거래유형``,
 ``매도``/``매도자``, ``매수``/``매수자``, ``용도지역``, ``중개사소재지``, ``건물명``/``단지명``, ``계약기간``, ``계약구분``,
@@ -59,10 +66,12 @@ from svc_core.sources import (
 )
 from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import (
+    BUILDINGS,
     SOURCE,
+    building_property_type,
     building_type_of,
-    commercial_property_type,
     land_area_of,
+    land_fields,
     published_details,
 )
 
@@ -155,7 +164,7 @@ def _amount(raw: str, column: str, reason: str) -> int:
 def _exclusion(kind: RtmsDataset, cells: Mapping[str, str]) -> str | None:
     if not is_blank(cells.get("cancelled_on")) or cells.get("cancelled_flag", "").strip() == "O":
         return "cancelled"
-    if kind is RtmsDataset.COMMERCIAL and cells.get("share", "").strip() == "지분":
+    if kind.partial_shares and cells.get("share", "").strip() == "지분":
         return "partial_share"
     return None
 
@@ -170,17 +179,17 @@ def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Trans
     deal_date = _date(cells["month"], cells["day"])
     price = _amount(cells["amount"], "amount", "invalid_amount")
     rent: int | None = None
-    if kind is RtmsDataset.COMMERCIAL:
-        prop = commercial_property_type(cells["building_type"], cells["use"])
-        ttype = "sale"
-    elif kind is RtmsDataset.OFFICETEL_TRADE:
-        prop, ttype = "officetel", "sale"
-    else:
+    if kind is RtmsDataset.OFFICETEL_RENT:
         prop = "officetel"
         monthly = _amount(cells["rent"], "monthly rent", "invalid_rent")
         ttype = "monthly_lease" if monthly else "chartered_lease"
         rent = monthly or None
+    else:
+        prop, ttype = _sale_type(kind, cells), "sale"
     btype = building_type_of(kind, cells.get("building_type", ""))
+    area = parse_area(cells["area"], "area")
+    land = area if kind is RtmsDataset.LAND else land_area_of(btype, cells.get("land"))
+    published = {k: None if is_blank(v) else v for k, v in cells.items()}
     try:
         return Transaction(
             source=SOURCE,
@@ -192,30 +201,35 @@ def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Trans
             deal_date=deal_date,
             price_krw=price,
             monthly_rent_krw=rent,
-            area_m2=parse_area(cells["area"], "area"),
+            area_m2=area,
             natural_key=key,
             building_type=btype,
-            land_area_m2=land_area_of(btype, cells.get("land")),
+            land_area_m2=land,
             building_use=published_text(cells.get("use")),
             floor=published_int(cells.get("floor"), -99, 999),
             build_year=published_int(cells.get("build_year"), 1800, 2100),
             jibun=published_text(cells.get("jibun")),
-            **published_details({k: None if is_blank(v) else v for k, v in cells.items()}),
+            **published_details(published),
+            **land_fields(kind, {**published, "buildinguse": published.get("use")}),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None
+
+
+def _sale_type(kind: RtmsDataset, cells: Mapping[str, str]) -> str:
+    """The property type of a sale row of ``kind``."""
+    if kind in BUILDINGS:
+        use = cells.get("use", "")
+        return building_property_type(kind, cells.get("building_type", ""), use)
+    return "land" if kind is RtmsDataset.LAND else "officetel"
 
 
 def _types(
     kind: RtmsDataset, cells: Mapping[str, str], key: str = ""
 ) -> tuple[str | None, str | None]:
     """(property type, transaction type) of a row told without its amounts."""
-    if kind is RtmsDataset.COMMERCIAL:
-        return commercial_property_type(
-            cells.get("building_type", ""), cells.get("use", "")
-        ), "sale"
-    if kind is RtmsDataset.OFFICETEL_TRADE:
-        return "officetel", "sale"
+    if kind is not RtmsDataset.OFFICETEL_RENT:
+        return _sale_type(kind, cells), "sale"
     rent = parse_manwon(cells.get("rent", ""))
     if rent is None:
         return "officetel", None

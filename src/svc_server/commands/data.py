@@ -28,7 +28,15 @@ import attrs
 
 from svc_core.errors import SourceError
 from svc_core.params import ascii_int
-from svc_core.sources.kind import HEAD_BYTES, describe, item_kinds, recognise
+from svc_core.sources.kind import (
+    HEAD_BYTES,
+    candidates,
+    describe,
+    item_kinds,
+    layout,
+    recognise,
+    undecided,
+)
 from svc_core.sources.sniff import binary_format
 from svc_server import ingest
 from svc_server.commands import ahead
@@ -137,13 +145,18 @@ def _skip_reason(path: Path, kind: str | None) -> str | None:
             head = handle.read(HEAD_BYTES)
     except OSError as exc:
         return f"cannot be read: {exc.strerror or exc}"
-    seen = recognise(head)
+    allowed = candidates(head)
+    if kind is not None and (kind in allowed or layout(kind) in item_kinds(head)):
+        return None
+    seen = recognise(head, path.name)
     if seen is None:
         found = binary_format(head)
         if found is not None:
             return f"this is {found}, not a data file svc reads"
+        if len(allowed) > 1:
+            return undecided(allowed, str(path))
         return "svc cannot tell what kind of file this is (name it with its KIND to load it)"
-    if kind is not None and seen != kind and kind not in item_kinds(head):
+    if kind is not None and seen != kind:
         return f"this looks like {describe(seen)} ({seen}), not {kind}"
     return None
 

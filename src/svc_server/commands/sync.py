@@ -58,6 +58,7 @@ KEY_ENV = "SVC_DATA_GO_KR_KEY"
 BASE_URL_ENV = "SVC_RTMS_BASE_URL"
 KST = datetime.timezone(datetime.timedelta(hours=9))
 _KIND_NAMES = tuple(d.sync_name for d in RtmsDataset)
+_DEFAULT_KINDS = tuple(d.sync_name for d in RtmsDataset if d.synced_by_default)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -104,9 +105,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--kinds",
-        default=",".join(_KIND_NAMES),
+        default=",".join(_DEFAULT_KINDS),
         metavar="KIND[,KIND...]",
-        help=f"of {', '.join(_KIND_NAMES)} (default: all)",
+        help=f"of {', '.join(_KIND_NAMES)} (default: {','.join(_DEFAULT_KINDS)})",
     )
     r.add_argument(
         "--budget",

@@ -11,7 +11,9 @@ below ``services`` and imports nothing from it.
 ``ingest(store, kind, data, path=..., now=...)`` recognises what the bytes are
 (``svc_core.sources.kind``): a file whose content shows another kind than the one given
 is refused (``SourceError`` naming what it looks like) and ``kind=None`` loads a file as
-what it shows. A file whose items show several kinds (a lease file with a sale item
+what it shows (where the content allows two kinds, a commercial and a factory/warehouse
+file, the one MOLIT's file name names; else it is refused naming the choice). A file
+whose items show several kinds (a lease file with a sale item
 appended) is refused naming each, unless ``kind`` names one of them. The kind's loader parses the bytes before any transaction opens, so a
 file either loads completely or changes nothing. A file whose every item is rejected is
 refused too: it would load nothing and look like success. Natural keys make a second
@@ -24,6 +26,8 @@ as cancelled), excluded by rule and rejected as malformed.
 | ``rtms-commercial`` | RTMS NrgTrade API (XML/JSON) or web CSV export | sales |
 | ``rtms-officetel-trade`` | RTMS OffiTrade API or web CSV export | officetel sales |
 | ``rtms-officetel-rent`` | RTMS OffiRent API or web CSV export | officetel leases |
+| ``rtms-industrial`` | RTMS InduTrade API or web CSV export | factory/warehouse sales |
+| ``rtms-land`` | RTMS LandTrade API or web CSV export | land sales |
 | ``rone-index`` | R-ONE ``SttsApiTblData`` JSON or the documented CSV | index values |
 | ``samples`` | svc's normalized samples CSV | transactions of any source |
 | ``market-listings``, ``market-activity`` | marketplace files | (marketplace) |
@@ -40,7 +44,7 @@ from svc_core.errors import InvalidParams, SourceError
 from svc_core.models import PROPERTY_TYPES, LoadReport
 from svc_core.regions import region_name
 from svc_core.sources import csv_text
-from svc_core.sources.kind import describe, item_kinds, recognise
+from svc_core.sources.kind import candidates, describe, item_kinds, layout, recognise, undecided
 from svc_core.sources.sniff import binary_format
 from svc_server.ingest.load import Load, Progress, SyncMonth, SyncTable, state_only
 from svc_server.ingest.loaders import LOADERS, AreaMap, Options, parse_transaction_file
@@ -97,26 +101,28 @@ def resolve_kind(kind: str | None, data: bytes, *, path: str) -> str:
         return kind  # its first items show it: loads as it whatever the rest shows
     shown = item_kinds(data)
     if len(shown) > 1:
-        if kind is None or kind not in shown:
+        if kind is None or layout(kind) not in shown:
             raise _mixed(shown, kind, path)
         return kind
+    allowed = candidates(data)
     if kind is None:
-        if seen is None:
-            found = binary_format(data)
-            if found is not None:
-                raise SourceError(f"this is {found}, not a data file svc reads", path=path)
-            raise SourceError(
-                f"cannot tell what kind of file this is; give its KIND ({', '.join(KINDS)})",
-                path=path,
-            )
-        return seen
-    if kind not in LOADERS:
-        raise InvalidParams(f"Unknown kind {kind!r}; choose one of: {', '.join(KINDS)}.")
-    if seen is not None and seen != kind:
+        named = recognise(data, path)
+        if named is not None:
+            return named
+        if len(allowed) > 1:
+            raise SourceError(undecided(allowed, path), path=path)
+        found = binary_format(data)
+        if found is not None:
+            raise SourceError(f"this is {found}, not a data file svc reads", path=path)
         raise SourceError(
-            f"this looks like {describe(seen)} ({seen}), not {kind}; nothing loaded",
+            f"cannot tell what kind of file this is; give its KIND ({', '.join(KINDS)})",
             path=path,
         )
+    if kind not in LOADERS:
+        raise InvalidParams(f"Unknown kind {kind!r}; choose one of: {', '.join(KINDS)}.")
+    if allowed and kind not in allowed:
+        looks = " or ".join(f"{describe(k)} ({k})" for k in allowed)
+        raise SourceError(f"this looks like {looks}, not {kind}; nothing loaded", path=path)
     return kind
 
 

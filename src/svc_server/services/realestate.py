@@ -199,6 +199,7 @@ def _cohort_rows(
             lease_kind=cohort.lease_kind,
             deal_type=cohort.deal_type,
             buyer_type=cohort.buyer_type,
+            **cohort.land_filters(),
         )
         rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
         kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)

@@ -66,6 +66,7 @@ def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: 
         lease_kind=cohort.lease_kind,
         deal_type=cohort.deal_type,
         buyer_type=cohort.buyer_type,
+        **cohort.land_filters(),
         include_excluded=query.include_excluded,
         contract_id=query.contract_id,
     )

@@ -36,11 +36,15 @@ class CohortReads:
         lease_kind: str | None = None,
         deal_type: str | None = None,
         buyer_type: str | None = None,
+        industrial_use: str | None = None,
+        land_category: str | None = None,
+        zoning: str | None = None,
     ) -> list[Deal]:
         """Transactions of one cohort: districts ``codes``, the listed ``months``, and the
         type filters (None = every type). Each filter is an ``IN`` list so the index is
         used on every column and nothing outside the cohort is read; ``building_type``,
-        ``lease_kind``, ``deal_type`` and ``buyer_type`` then filter the cohort's rows."""
+        ``lease_kind``, ``deal_type``, ``buyer_type``, ``industrial_use``, ``land_category``
+        and ``zoning`` then filter the cohort's rows."""
         if not codes or not months:
             return []
         ptypes = PROPERTY_TYPES if property_type is None else (property_type,)
@@ -49,10 +53,15 @@ class CohortReads:
             "SELECT sigungu_code, sigungu, dong, property_type, transaction_type, month, "
             "source, price_krw, monthly_rent_krw, area_m2, synthetic, building_type, "
             "land_area_m2, building_use, contract_id, lease_kind, deal_type, buyer_type, "
-            "deal_date FROM transactions "
+            "deal_date, industrial_use, land_category, zoning FROM transactions "
             f"WHERE sigungu_code IN ({marks(len(codes))})"
         )
         contract = {"lease_kind": lease_kind, "deal_type": deal_type, "buyer_type": buyer_type}
+        contract |= {
+            "industrial_use": industrial_use,
+            "land_category": land_category,
+            "zoning": zoning,
+        }
         where, equal = equal_filters(dong=dong, building_type=building_type, **contract)
         sql += where + (
             f" AND property_type IN ({marks(len(ptypes))})"

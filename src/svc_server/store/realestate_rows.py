@@ -36,8 +36,12 @@ DETAIL_COLUMNS = (
     "previous_deposit_krw",
     "previous_monthly_rent_krw",
     "contract_id",
+    "land_category",
+    "zoning",
+    "industrial_use",
 )
-"""The parties, contract fields and contract id of a record (migration 0016), in order."""
+"""The parties, contract fields and contract id of a record (migration 0016), then its
+land category, zoning and industrial use (0027), in order."""
 
 FILLED_COLUMNS = (
     "building_type",
@@ -134,6 +138,9 @@ def filled(r: Transaction, load_id: str | None) -> tuple[Any, ...]:
         r.previous_deposit_krw,
         r.previous_monthly_rent_krw,
         contract_id(r),
+        r.land_category,
+        r.zoning,
+        r.industrial_use,
     )
 
 
@@ -141,11 +148,11 @@ TYPE_UPDATE_SQL = (
     "UPDATE transactions SET "
     + ", ".join(f"{c} = COALESCE({c}, ?)" for c in FILLED_COLUMNS)
     + " WHERE natural_key = ? AND (building_type IS NULL OR load_id IS NULL "
-    "OR contract_id IS NULL)"
+    "OR contract_id IS NULL OR (zoning IS NULL AND land_use IS NOT NULL))"
 )
 """Gives a record stored before migration 0008 (no building type), 0011 (no published
-details, no load) or 0016 (no parties, contract fields or contract id) what a new read
-found; a column already filled keeps its value."""
+details, no load), 0016 (no parties, contract fields or contract id) or 0027 (no zoning)
+what a new read found; a column already filled keeps its value."""
 
 
 def type_updates(
@@ -259,4 +266,7 @@ def deal(r: Row) -> Deal:
         deal_type=r["deal_type"],
         buyer_type=r["buyer_type"],
         deal_date=str(r["deal_date"]),
+        industrial_use=r["industrial_use"],
+        land_category=r["land_category"],
+        zoning=r["zoning"],
     )

@@ -93,6 +93,9 @@ class Selection:
     lease_kind: str | None = None
     deal_type: str | None = None
     buyer_type: str | None = None
+    industrial_use: str | None = None
+    land_category: str | None = None
+    zoning: str | None = None
     include_excluded: bool = False
     contract_id: str | None = None
 
@@ -125,6 +128,9 @@ def _where(selection: Selection, own: Sequence[str] = ()) -> tuple[str, list[Any
         lease_kind=selection.lease_kind,
         deal_type=selection.deal_type,
         buyer_type=selection.buyer_type,
+        industrial_use=selection.industrial_use,
+        land_category=selection.land_category,
+        zoning=selection.zoning,
     )
     sql += more
     params += equal
