@@ -17,6 +17,7 @@ from svc_core.sync.rtms import (
     CONNECT_FAILURE_LIMIT,
     KEY_REASONS,
     LIMIT_REASONS,
+    PER_SECOND_MARKERS,
     REQUEST_REASONS,
     RETRY_REASONS,
     VERDICTS,
@@ -192,12 +193,17 @@ KNOWN = KEY_REASONS | LIMIT_REASONS | REQUEST_REASONS | RETRY_REASONS
 
 
 @given(code=st.sampled_from(sorted(KNOWN)), zeros=st.integers(0, 3), message=st.text())
-def test_a_known_code_decides_whatever_the_message_and_its_leading_zeros(
+def test_a_known_code_decides_whatever_else_the_message_says_and_its_leading_zeros(
     code: str, zeros: int, message: str
 ) -> None:
+    """The code decides unless the message names a per-second refusal, which is ``pace``
+    whatever the code (22 is the daily limit's code too)."""
     verdict = classify_gateway(code)
     assert verdict in VERDICTS and verdict != "fail"
-    assert classify_gateway("0" * zeros + code + " ", message) == verdict
+    per_second = any(marker in message.upper() for marker in PER_SECOND_MARKERS)
+    expected = "pace" if per_second else verdict
+    assert classify_gateway("0" * zeros + code + " ", message) == expected
+    assert classify_gateway(code, f"{message} 초당 호출 한도 초과") == "pace"
     assert bare_code("0" * zeros + code) == code
 
 

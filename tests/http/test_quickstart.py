@@ -49,7 +49,7 @@ def test_the_by_hand_path_ends_with_data_and_a_key_that_reads_it(
         printed[words[1]] = done.stdout
         ran.append(words[1])
     assert ran == ["--version", "init", "ingest", "consumer"]
-    assert "total (4 of 4 files loaded)" in printed["ingest"]
+    assert "total (6 of 6 files loaded)" in printed["ingest"]
     [key] = re.findall(r"svc_pk_live_[0-9a-f]{32}", printed["consumer"])
 
     server = live_server_factory(db_url)
