@@ -306,6 +306,13 @@ def dimensions_text(data: Json) -> str:
         if values:
             listed = ", ".join(f"{v['value']} ({v['sample_count']})" for v in values)
             lines.append(f"{field}: {listed}")
+    for field in ("land_categories", "zonings", "industrial_uses"):
+        values = data.get(field) or []
+        if values:
+            listed = ", ".join(
+                f"{v['value']} of {v['property_type']} ({v['sample_count']})" for v in values
+            )
+            lines.append(f"{field}: {listed}")
     return "\n".join(lines)
 
 
