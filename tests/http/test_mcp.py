@@ -41,7 +41,8 @@ from svc_server.services import consumers
 from svc_server.store import Store
 from tests.conftest import TEST_SECRET, Accounts, LiveServer
 from tests.http import multihost_support as mh
-from tests.http.realestate_support import RE, open_molit_store
+from tests.http.realestate_support import RE, load, open_molit_store
+from tests.http.test_realestate_land import INDU, LAND
 from tests.svc_cli import run_svc
 
 T = TypeVar("T")
@@ -116,6 +117,9 @@ def world(module_db_url: str) -> Iterator[World]:
     """On each backend: the live server and ``svc mcp`` share the store."""
     db_url = module_db_url
     with open_molit_store(db_url) as store:
+        for path in LAND.values():
+            load(store, "rtms-land", path)
+        load(store, "rtms-industrial", INDU)
         keys = {name: _key(store, plan) for name, plan in PLANS.items()}
         _, keys["logged"] = mh.consumer(store, LOGGED, monthly_quota=100, rate_limit=1000)
         cookie = mh.session_cookie(store, LOGGED)
@@ -278,6 +282,55 @@ def test_market_pulse_is_the_data_of_the_http_pulse(
     assert "WIDE DISPERSION" in text  # its p75 is over 100 times its p25
     assert "1 bulk contract(s)" in text and "12 units" in text
     assert "Month: 2025-06." in text
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_market_pulse_answers_for_land_and_factories_in_words(
+    world: World, stdio: StdioSessions, transport: str
+) -> None:
+    """Issue 45: a land row is priced per m² of land and names its land categories and
+    zones; a factory/warehouse row names its use mix and both per-area prices."""
+    asked = {"sigungu_code": "41830", "period": "2024-08"}
+
+    async def both(session: ClientSession) -> list[Any]:
+        return [
+            await call(session, "market_pulse", property_type=ptype, **asked)
+            for ptype in ("land", "industrial")
+        ]
+
+    land, industrial = ask(world, stdio, transport, both)
+    for result, ptype in ((land, "land"), (industrial, "industrial")):
+        expected = world.api("pulse", {**asked, "property_type": ptype}, key_of(world, transport))
+        assert result.structured_content["data"] == expected.json()["data"]
+    [row] = land.structured_content["data"]
+    text = land.content[0].text
+    assert "양평군 [41830] land sale 2024-08: 234 deals in 158 contracts" in text
+    assert (
+        f"median price per m² of land 약 {round(row['median_price_per_m2'] / 10_000)}만원/m²"
+        in text
+    )
+    assert "per area" not in text and "building" not in text
+    assert "deals per land category (지목): 임야 72, 답 61, 전 60" in text
+    assert "deals per zone (용도지역): 보전관리지역 100, 계획관리지역 73" in text
+    assert "(several lots sold together, the largest of 7 lots)" in text
+    [row] = industrial.structured_content["data"]
+    text = industrial.content[0].text
+    assert "deals per use (factory, warehouse, other): factory 5, warehouse 5, other 2" in text
+    assert (
+        f"median price per m² of building 약 {round(row['median_price_per_m2'] / 10_000)}만원"
+        in text
+    )
+    land_price = round(row["median_land_price_per_m2"] / 10_000)
+    assert f"median price of the whole buildings per m² of their land 약 {land_price}만원" in text
+    factories = ask(
+        world,
+        stdio,
+        transport,
+        lambda s: call(
+            s, "market_pulse", property_type="industrial", industrial_use="factory", **asked
+        ),
+    )
+    assert "industrial sale (factory) 2024-08: 5 deals in 4 contracts" in factories.content[0].text
 
 
 @pytest.mark.parametrize("transport", ("http", "stdio"))

@@ -31,6 +31,7 @@ from tests.http.realestate_support import (
     make_app,
     xml_items,
 )
+from tests.http.test_realestate_land import INDU, LAND, kept_items
 from tests.http.test_realestate_transactions import LeasedApi
 
 HOUR = 3600.0
@@ -250,6 +251,29 @@ def test_a_record_says_what_changed_and_links_its_pulse_rows(store: Store) -> No
     assert retraction["digest_before"] == change["digest_after"]
     assert len(retraction["property_types"]) == 1  # the cancelled deal's type alone
     assert f"property_type={retraction['property_types'][0]}" in retraction["pulse_url"]
+
+
+def test_land_and_factory_loads_write_their_own_change_records(store: Store) -> None:
+    """Issue 45: a land month and a factory/warehouse month are changes of their own
+    kind and property type, whose links answer for them."""
+    api = Api(make_app(store))
+    land, indu = LAND["2024-08"], INDU
+    for n, (path, kind) in enumerate(((land, "rtms-land"), (indu, "rtms-industrial"))):
+        ingest.ingest(store, kind, path.read_bytes(), path=path.name, now=RE_NOW + n)
+    changes = every_change(api)
+    assert [(c["source"], c["load"]["kind"], c["property_types"]) for c in changes] == [
+        ("land", "rtms-land", ["land"]),
+        ("industrial", "rtms-industrial", ["industrial"]),
+    ]
+    for change, path in zip(changes, (land, indu), strict=True):
+        assert (change["sigungu_code"], change["month"]) == ("41830", "2024-08")
+        assert change["transaction_types"] == ["sale"]
+        assert change["added"] == len(kept_items(path))
+        pulse = api.ok("pulse", dict(_query(change["pulse_url"])))
+        assert [r["property_type"] for r in pulse["data"]] == change["property_types"]
+        assert sum(r["sample_count"] for r in pulse["data"]) == change["added"]
+    [only] = every_change(api, property_type="land")
+    assert only == changes[0]
 
 
 def _query(url: str) -> list[tuple[str, str]]:

@@ -139,5 +139,8 @@ def test_an_empty_store_has_empty_dimensions(store: Store) -> None:
         "deal_types": [],
         "buyer_types": [],
         "building_uses": [],
+        "land_categories": [],
+        "zonings": [],
+        "industrial_uses": [],
     }
     assert body["_meta"]["query"]["window_from"] is None

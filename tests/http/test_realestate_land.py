@@ -162,3 +162,68 @@ def test_factory_and_warehouse_pulse_by_use(api: Api) -> None:
     assert (factories["sample_count"], factories["contract_count"]) == (5, 4)
     commercial = api.get("pulse", {**params, "property_type": "office"})
     assert commercial.status_code == 404
+
+
+def kept_items(path: Path) -> list[dict[str, str]]:
+    """The items a pulse counts: neither cancelled nor a partial share."""
+    return [i for i in items(path) if i["cdealType"] != "O" and i["shareDealingType"] != "지분"]
+
+
+def use_of(item: dict[str, str]) -> str:
+    return {"공장": "factory", "창고": "warehouse", "창고시설": "warehouse"}.get(
+        item["buildingUse"], "other"
+    )
+
+
+def test_dimensions_list_land_categories_zones_and_industrial_uses(api: Api) -> None:
+    land = [i for path in LAND.values() for i in kept_items(path)]
+    indu = kept_items(INDU)
+    want: dict[str, dict[tuple[str, str], int]] = {
+        "land_categories": defaultdict(int),
+        "zonings": defaultdict(int),
+        "industrial_uses": defaultdict(int),
+    }
+    for i in land:
+        want["land_categories"][("land", i["jimok"])] += 1
+        want["zonings"][("land", full_zone(i["landUse"]))] += 1
+    for i in indu:
+        want["industrial_uses"][("industrial", use_of(i))] += 1
+        want["zonings"][("industrial", full_zone(i["landUse"]))] += 1
+    data = api.ok("dimensions")["data"]
+    for field, counts in want.items():
+        listed = data[field]
+        got = {(v["property_type"], v["value"]): v["sample_count"] for v in listed}
+        assert got == dict(counts), field
+        ranks = [-v["sample_count"] for v in listed]
+        assert ranks == sorted(ranks), field
+    assert {v["value"] for v in data["property_types"]} == {"land", "industrial"}
+
+
+def test_coverage_takes_the_land_filters_as_pulse_does(api: Api) -> None:
+    base = {"sigungu_code": "41830", "property_type": "land"}
+    for value in ("대", "임야"):
+        query = {**base, "land_category": value, "granularity": "month"}
+        [row] = api.ok("coverage", query)["data"]
+        assert row["periods_with_data"] == sorted(LAND)
+        samples = [
+            api.ok("pulse", {**base, "period": m, "land_category": value})["data"][0]
+            for m in sorted(LAND)
+        ]
+        assert row["total_samples"] == sum(s["sample_count"] for s in samples)
+        assert row["contract_count"] == sum(s["contract_count"] for s in samples)
+    # no district: the same rows, from the same deals
+    body = api.ok("coverage", {"property_type": "land", "zoning": "계획관리"})
+    [row] = body["data"]
+    assert body["_meta"]["query"]["zoning"] == "계획관리지역"
+    pulse = api.ok(
+        "pulse",
+        {
+            "sigungu_code": "41830",
+            "property_type": "land",
+            "period": "2024-Q3",
+            "zoning": "계획관리지역",
+        },
+    )["data"][0]
+    assert row["total_samples"] == pulse["sample_count"]
+    [factories] = api.ok("coverage", {"industrial_use": "factory"})["data"]
+    assert (factories["property_type"], factories["total_samples"]) == ("industrial", 5)

@@ -46,6 +46,7 @@ from tests.http.realestate_support import (
     make_app,
     xml_items,
 )
+from tests.http.test_realestate_land import INDU, LAND
 from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
 from tests.server.test_demo_load import use_small_demo
 from tests.svc_cli import run_svc
@@ -330,6 +331,32 @@ def test_an_endpoint_changes_what_it_receives(
     assert owner.call("DELETE", path)[0] == 200
     status, body = owner.call("PATCH", path, {"description": "gone"})
     assert status == 404, body
+
+
+def test_property_type_filters_keep_land_and_factory_changes_apart(
+    module_db_url: str, server: LiveServer, standin: StandIn, receivers: dict[str, Receiver]
+) -> None:
+    """Issue 45: an endpoint filtered to land gets the land month's event, one filtered
+    to industrial the factory/warehouse month's, one filtered to offices neither.
+    Yangpyeong (41830), which the other tests here leave alone."""
+    db_url = module_db_url
+    owner = Owner(db_url, server, "land@example.com")
+    for name, ptype in (("gangnam", "land"), ("jongno", "industrial"), ("offices", "office")):
+        filters = {"sigungu_codes": ["41830"], "property_types": [ptype]}
+        owner.endpoint(receivers[name], ["data.updated"], filters)
+    svc(db_url, standin, "ingest", "rtms-land", str(LAND["2024-08"]))
+    svc(db_url, standin, "ingest", "rtms-industrial", str(INDU))
+    land, industrial = owner.changes(sigungu_code="41830")
+    [event] = wait_for(db_url, receivers["gangnam"], 1)
+    assert event["data"]["change"] == land and land["property_types"] == ["land"]
+    [event] = wait_for(db_url, receivers["jongno"], 1)
+    assert event["data"]["change"] == industrial
+    assert industrial["property_types"] == ["industrial"]
+    assert data_events(receivers["offices"]) == []
+    for ptype in ("land", "industrial"):
+        assert owner.changes(property_type=ptype) == [land if ptype == "land" else industrial]
+    for endpoint in owner.call("GET", HOOKS)[1]["data"]:
+        assert owner.call("DELETE", f"{HOOKS}/{endpoint['id']}")[0] == 200
 
 
 def test_the_demo_set_is_loaded_through_the_same_commit(

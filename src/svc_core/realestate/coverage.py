@@ -426,6 +426,7 @@ def coverage_answer(
     echo = {
         **cohort.echo(),
         "building_type": cohort.building_type,
+        **cohort.land_filters(),
         "granularity": query.granularity,
         "limit": query.limit,
     }

@@ -259,7 +259,10 @@ INDEX_PERIOD = Param(
 
 FILTERS = (PROPERTY_TYPE, TRANSACTION_TYPE, GEO_PRECISION, DONG)
 TYPED_FILTERS = (*FILTERS, BUILDING_TYPE)
-DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE, INDUSTRIAL_USE, LAND_CATEGORY, ZONING)
+LAND_FILTERS = (INDUSTRIAL_USE, LAND_CATEGORY, ZONING)
+"""What RTMS publishes of a deal's land and use, as filters of pulse, series, coverage and
+the listing."""
+DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE, *LAND_FILTERS)
 """What RTMS publishes of a contract and of its land, as filters of pulse, series and the
 listing."""
 PULSE_PARAMS: tuple[Param, ...] = (
@@ -278,7 +281,13 @@ SERIES_PARAMS: tuple[Param, ...] = (
     TO_PERIOD,
     AREA_UNIT,
 )
-COVERAGE_PARAMS: tuple[Param, ...] = (SIGUNGU_OPTIONAL, *TYPED_FILTERS, GRANULARITY, LIMIT)
+COVERAGE_PARAMS: tuple[Param, ...] = (
+    SIGUNGU_OPTIONAL,
+    *TYPED_FILTERS,
+    *LAND_FILTERS,
+    GRANULARITY,
+    LIMIT,
+)
 INDICES_PARAMS: tuple[Param, ...] = (
     INDEX_PLACE,
     PROPERTY_TYPE,

@@ -78,13 +78,54 @@ def _quartiles(row: Json, stem: str, label: str) -> str | None:
     return f"{text}; {warning}" if warning else text
 
 
-def _per_area(row: Json, stem: str, label: str) -> str | None:
+AREA_OF = {"land": "m² of land", "industrial": "m² of building"}
+"""What the per-area figures of a property type are over, where ``per area`` would hide
+it: a land deal has no building (its area is the lot's), a factory's price per m² of
+building stands next to its price per m² of land."""
+
+
+def _per_area(row: Json, stem: str, label: str, basis: str | None = None) -> str | None:
+    """The median of ``stem`` per area, over ``basis`` (``m² of land``; by default the
+    property type's, ``AREA_OF``, else plain ``per area``)."""
     per_m2, per_pyeong = row.get(f"median_{stem}_per_m2"), row.get(f"median_{stem}_per_pyeong")
+    basis = basis or AREA_OF.get(str(row.get("property_type")))
     if isinstance(per_m2, int):
-        return f"median {label} per area {spoken.unit_price(per_m2)}"
+        area = f"per {basis}" if basis else "per area"
+        return f"median {label} {area} {spoken.unit_price(per_m2)}"
     if isinstance(per_pyeong, int):
-        return f"median {label} 평당 {spoken.korean_amount(per_pyeong)} (₩{per_pyeong:,}/평)"
+        area = f" ({basis.replace('m²', '평')})" if basis else ""
+        return f"median {label} 평당{area} {spoken.korean_amount(per_pyeong)} (₩{per_pyeong:,}/평)"
     return None
+
+
+def _land_price(row: Json) -> str | None:
+    """A factory/warehouse row's median price per m² of land (of its whole buildings)."""
+    if row.get("property_type") != "industrial":
+        return None
+    return _per_area(row, "land_price", "price of the whole buildings", "m² of their land")
+
+
+def _mix_text(mix: object, label: str, shown: int = 6) -> str | None:
+    """``uses: factory 5, warehouse 5, other 2``: samples per value, most first."""
+    if not isinstance(mix, dict) or not mix:
+        return None
+    ranked = sorted(mix.items(), key=lambda kv: (-kv[1], kv[0]))
+    listed = ", ".join(f"{value} {n}" for value, n in ranked[:shown])
+    more = len(ranked) - shown
+    return f"{label}: {listed}" + (f" and {more} more" if more > 0 else "")
+
+
+def _land_mixes(row: Json) -> list[str]:
+    """What a land or factory/warehouse row holds: its uses, land categories and zones."""
+    ptype = row.get("property_type")
+    if ptype not in AREA_OF:
+        return []
+    parts = [
+        _mix_text(row.get("industrial_use_mix"), "deals per use (factory, warehouse, other)"),
+        _mix_text(row.get("land_category_mix"), "deals per land category (지목)"),
+        _mix_text(row.get("zoning_mix"), "deals per zone (용도지역)"),
+    ]
+    return [p for p in parts if p]
 
 
 def place_name(row: Json) -> str:
@@ -102,7 +143,15 @@ def cohort_name(row: Json) -> str:
     """``강남구 역삼동 office sale (unit) 2025-06``: what a row describes."""
     place = place_name(row)
     kind = f"{row.get('property_type')} {row.get('transaction_type')}"
-    for field in ("building_type", "lease_kind", "deal_type", "buyer_type"):
+    for field in (
+        "building_type",
+        "lease_kind",
+        "deal_type",
+        "buyer_type",
+        "industrial_use",
+        "land_category",
+        "zoning",
+    ):
         if row.get(field):
             kind += f" ({row[field]})"
     code = row.get("sigungu_code")
@@ -127,9 +176,10 @@ def _status(row: Json) -> list[str]:
     bulk = row.get("bulk_contracts") or 0
     if bulk:
         largest = row.get("largest_contract_units")
-        sized = f", the largest of {largest} units" if isinstance(largest, int) else ""
+        units = "lots" if row.get("property_type") == "land" else "units"
+        sized = f", the largest of {largest} {units}" if isinstance(largest, int) else ""
         out.append(
-            f"{bulk} bulk contract(s) (several units sold together{sized}) each count "
+            f"{bulk} bulk contract(s) (several {units} sold together{sized}) each count "
             "once in the figures"
         )
     return out
@@ -173,13 +223,14 @@ def change_text(change: Json | None, label: str) -> str | None:
 def _changes(row: Json) -> list[str]:
     lease = row.get("transaction_type") != "sale"
     label = "median deposit" if lease else "median price"
+    area = AREA_OF.get(str(row.get("property_type")), "m²")
     return [
         text
         for field, name in (
             ("change_vs_previous", label),
             ("change_vs_year_ago", label),
-            ("change_vs_previous_per_m2", f"{label} per m²"),
-            ("change_vs_year_ago_per_m2", f"{label} per m²"),
+            ("change_vs_previous_per_m2", f"{label} per {area}"),
+            ("change_vs_year_ago_per_m2", f"{label} per {area}"),
         )
         if (text := change_text(row.get(field), name))
     ]
@@ -198,6 +249,8 @@ def row_text(row: Json) -> str:
         _quartiles(row, "monthly_rent", "monthly rent"),
         _quartiles(row, "converted_deposit", "converted deposit"),
         _per_area(row, "deposit" if lease else "price", "deposit" if lease else "price"),
+        _land_price(row),
+        *_land_mixes(row),
     ]
     return "; ".join([head, *(p for p in parts if p), *_changes(row), *_status(row)]) + "."
 
@@ -305,6 +358,13 @@ def dimensions_text(data: Json) -> str:
         values = data.get(field) or []
         if values:
             listed = ", ".join(f"{v['value']} ({v['sample_count']})" for v in values)
+            lines.append(f"{field}: {listed}")
+    for field in ("land_categories", "zonings", "industrial_uses"):
+        values = data.get(field) or []
+        if values:
+            listed = ", ".join(
+                f"{v['value']} of {v['property_type']} ({v['sample_count']})" for v in values
+            )
             lines.append(f"{field}: {listed}")
     return "\n".join(lines)
 

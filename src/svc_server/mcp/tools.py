@@ -104,9 +104,12 @@ TOOLS: tuple[Tool, ...] = (
         path=f"{RE}/pulse",
         params=re_query.PULSE_PARAMS,
         description="Price and rent figures (deal count, median and quartiles, per-m² "
-        "prices, confidence) of a district's commercial real estate for one period, per "
+        "prices, confidence) of a district's commercial real estate, factories and "
+        "warehouses (industrial: per m² of building and of land, with the use mix) and land "
+        "(per m² of land, with its land categories and zones) for one period, per "
         "property and transaction type; filter by building type, lease kind, deal or "
-        "buyer type, per-area unit, and (on the pro plan) a legal dong. Each median's "
+        "buyer type, industrial use, land category (지목), zone (용도지역), per-area unit, "
+        "and (on the pro plan) a legal dong. Each median's "
         "change against the previous period and a year earlier is stated with both "
         "sides' contracts and whether its 95% interval excludes zero." + SAME,
         narrate=narration.figures_text,

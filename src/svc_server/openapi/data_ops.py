@@ -277,8 +277,9 @@ GET_REAL_ESTATE_DIMENSIONS = Operation(
     description="The districts, property types and transaction types with transactions "
     "in the last 6 months with data, with sample counts (and the building types: "
     "`building_types`; the published building uses behind each property type: "
-    "`building_uses`, e.g. the 기타, 숙박 and 교육연구 buildings `mixed_use` holds); "
-    "`gu_dongs` is filled for "
+    "`building_uses`, e.g. the 기타, 숙박 and 교육연구 buildings `mixed_use` holds; "
+    "the land categories, zones and industrial uses per property type: `land_categories`, "
+    "`zonings`, `industrial_uses`); `gu_dongs` is filled for "
     f"geo_precision=dong (pro plan or higher). {QUOTA_NOTE}",
     responses={
         "200": ok(

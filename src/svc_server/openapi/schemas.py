@@ -46,7 +46,7 @@ from svc_core.realestate.building_uses import UseCount
 from svc_core.realestate.compare import CompareRow
 from svc_core.realestate.contract_record import ContractRecord
 from svc_core.realestate.coverage import CoverageRow
-from svc_core.realestate.dimensions import CodedCount, ValueCount
+from svc_core.realestate.dimensions import CodedCount, TypedCount, ValueCount
 from svc_core.realestate.indices import IndexRow
 from svc_core.realestate.loaded import NOT_FOUND_REASONS
 from svc_core.realestate.pulse_row import served_schemas
@@ -434,8 +434,27 @@ RE_DIMENSIONS = obj(
             "type, most samples first: what office, retail, commercial_complex and "
             "especially mixed_use (기타, 교육연구, 숙박, 의료, uses of several groups) hold.",
         ),
+        "land_categories": array(
+            ref("TypedValueItem"),
+            "Land sales per land category (지목, the land_category filter's values).",
+        ),
+        "zonings": array(
+            ref("TypedValueItem"),
+            "Deals per zone (용도지역 by its full legal name, the zoning filter's values) of "
+            "each property type that publishes one: land, industrial and the commercial "
+            "sales.",
+        ),
+        "industrial_uses": array(
+            ref("TypedValueItem"),
+            "Factory and warehouse sales per use (factory, warehouse, other; the "
+            "industrial_use filter's values).",
+        ),
     },
     description="What has data in the last 6 months with data.",
+)
+TYPED_VALUE_ITEM = attrs_schema(
+    TypedCount,
+    description="One value of a filter for one property type, with its samples in the window.",
 )
 BUILDING_USE_ITEM = attrs_schema(
     UseCount,
@@ -1025,6 +1044,7 @@ SCHEMAS: dict[str, Schema] = {
     "DimensionItem": DIMENSION_ITEM,
     "RealEstateDimensions": RE_DIMENSIONS,
     "BuildingUseItem": BUILDING_USE_ITEM,
+    "TypedValueItem": TYPED_VALUE_ITEM,
     "MarketPulseRow": MARKET_ROW,
     "MarketMeta": MARKET_META,
     "MarketDimensionValue": MARKET_VALUE,

@@ -14,6 +14,7 @@ from svc_core.realestate import query as q
 from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.query import CoverageQuery
+from svc_core.realestate.rollup import RollupRow, rollup_of
 from svc_server.services.realestate import Links, answer_context
 from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
@@ -28,9 +29,10 @@ def _coverage_rows(
     store: Store, versions: VersionedCache, state: DataState, query: CoverageQuery
 ) -> list[tuple[CoverageRow, Mapping[str, int]]]:
     cohort = query.cohort
-    if cohort.sigungu_code or not state.coverage_complete:
+    if cohort.sigungu_code or not state.coverage_complete or any(cohort.land_filters().values()):
         # One district (with its aliases) is small: build it from the rollup. The whole
-        # table is built here only for data loaded before coverage was precomputed.
+        # table is built here only for data loaded before coverage was precomputed, or
+        # for a land filter, which the precomputed rows do not split by.
         def build() -> list[core_coverage.CoverageCohort]:
             rollup = store.realestate.rollup(
                 codes=codes_of(cohort.sigungu_code) if cohort.sigungu_code else None,
@@ -39,6 +41,8 @@ def _coverage_rows(
                 dong_level=cohort.dong_level,
                 dong=cohort.dong,
             )
+            if any(cohort.land_filters().values()):
+                rollup = _land_rollup(store, cohort, rollup)
             codes = {cohort.sigungu_code} if cohort.sigungu_code else district_codes(rollup)
             return core_coverage.build_coverage(
                 rollup,
@@ -68,6 +72,24 @@ def _coverage_rows(
     # limit out, so the entries stay few and each holds at most COVERAGE_LIMIT_MAX rows.
     key = ("coverage-top", cohort, query.granularity)
     return versions.get(key, top, version=state.version)[: query.limit]
+
+
+def _land_rollup(store: Store, cohort: q.Cohort, rollup: list[RollupRow]) -> list[RollupRow]:
+    """The rollup rows of ``cohort``'s deals of one industrial use, land category or zone:
+    the stored rollup does not count by them, so they are counted from the cohort's
+    transactions in the district-months ``rollup`` (the cohort's, unfiltered) has data."""
+    codes = sorted(district_codes(rollup))
+    months = sorted({r.month for r in rollup})
+    chosen = store.realestate.samples(
+        codes,
+        months,
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+        dong=cohort.dong,
+        building_type=cohort.building_type,
+        **cohort.land_filters(),
+    )
+    return rollup_of(chosen, dong_level=cohort.dong_level)
 
 
 def coverage(

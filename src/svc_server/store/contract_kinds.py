@@ -1,4 +1,5 @@
-"""What the dimensions count of the contracts: lease kinds, deal types and buyer types.
+"""What the dimensions count of the contracts and their land: lease kinds, deal types,
+buyer types, industrial uses, land categories and zones.
 
 The rollup (``cohort_months``) counts cohorts, not these, so they are counted from the
 transactions of the districts and months the rollup says have data, with the same ``IN``
@@ -14,7 +15,10 @@ from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.realestate.dimensions import KindCount
 from svc_server.store.base import Database, marks
 
-KINDS = "transaction_type, lease_kind, deal_type, buyer_type"
+KINDS = (
+    "transaction_type, lease_kind, deal_type, buyer_type, "
+    "property_type, industrial_use, land_category, zoning"
+)
 
 
 class ContractKinds:
@@ -23,8 +27,9 @@ class ContractKinds:
     db: Database
 
     def contract_kinds(self, codes: Sequence[str], months: Sequence[str]) -> list[KindCount]:
-        """Samples (``n``) per transaction type, lease kind, deal type and buyer type of
-        districts ``codes`` in ``months``."""
+        """Samples (``n``) per transaction type, lease kind, deal type, buyer type,
+        property type, industrial use, land category and zoning of districts ``codes`` in
+        ``months``."""
         if not codes or not months:
             return []
         sql = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
+from svc_core.models import INDUSTRIAL_USES, PROPERTY_TYPES, TRANSACTION_TYPES
 from svc_core.webhooks.events import EVENT_TYPES
 from svc_server.web.widgets import (
     DELIVERY_PANEL,
@@ -374,18 +375,24 @@ def _explorer_body() -> str:
         '<p><label for="x-district">District</label>\n<select id="x-district" required>'
         "</select></p>\n"
         '<p><label for="x-property">Property type</label>\n<select id="x-property">'
-        + options(
-            tuple(
-                (v, v) for v in ("office", "retail", "commercial_complex", "mixed_use", "officetel")
-            )
-        )
+        + options(tuple((v, v) for v in PROPERTY_TYPES))
         + "</select></p>\n"
         '<p><label for="x-transaction">Transaction type</label>\n<select id="x-transaction">'
-        + options(tuple((v, v) for v in ("sale", "chartered_lease", "monthly_lease")))
+        + options(tuple((v, v) for v in TRANSACTION_TYPES))
         + "</select></p>\n"
         '<p><label for="x-building">Building type</label>\n<select id="x-building">'
         + options((("", "all"), ("whole_building", "whole buildings"), ("unit", "units")))
         + "</select></p>\n"
+        # shown by the script for the property types that have them; the categories and
+        # zones offered are those /dimensions lists with data
+        '<p hidden><label for="x-industrial-use">Use (factories and warehouses)</label>\n'
+        '<select id="x-industrial-use">'
+        + options((("", "all uses"), *((v, v) for v in INDUSTRIAL_USES)))
+        + "</select></p>\n"
+        '<p hidden><label for="x-land-category">Land category (지목)</label>\n'
+        '<select id="x-land-category"></select></p>\n'
+        '<p hidden><label for="x-zoning">Zone (용도지역)</label>\n'
+        '<select id="x-zoning"></select></p>\n'
         '<p><label for="x-lease">Lease kind (leases only)</label>\n<select id="x-lease">'
         + options((("", "new and renewal"), ("new", "new leases"), ("renewal", "renewals")))
         + "</select></p>\n"

@@ -1339,10 +1339,14 @@
     const transaction = $("#x-transaction");
     const building = $("#x-building");
     const lease = $("#x-lease");
+    const industrialUse = $("#x-industrial-use");
+    const landCategory = $("#x-land-category");
+    const zoning = $("#x-zoning");
     const measureSelect = $("#x-measure");
     const granularity = $("#x-granularity");
     const periods = $("#x-periods");
     let coverage = [];
+    let dims = {};
 
     const updateLease = () => {
       const isLease = transaction.value !== "sale";
@@ -1350,8 +1354,39 @@
       if (!isLease) lease.value = "";
     };
 
+    // A filter's row shows only for the property types that have its values (offered as
+    // /dimensions lists them with data); a hidden filter is cleared, never sent.
+    const showFilter = (select, shown) => {
+      select.closest("p").hidden = !shown;
+      if (!shown) select.value = "";
+    };
+    const offer = (select, items) => {
+      const kept = select.value;
+      select.replaceChildren(
+        h("option", { value: "", text: "all" }),
+        ...items.map((i) => h("option", { value: i.value, text: `${i.value} (${number(i.sample_count)})` })),
+      );
+      select.value = items.some((i) => i.value === kept) ? kept : "";
+      showFilter(select, items.length > 0);
+    };
+    const updateTypeFilters = () => {
+      const type = property.value;
+      const of = (list) => (list || []).filter((i) => i.property_type === type);
+      showFilter(industrialUse, type === "industrial");
+      offer(landCategory, of(dims.land_categories));
+      offer(zoning, of(dims.zonings));
+      showFilter(building, type !== "land"); // a land deal has no building
+    };
+    const typeFilters = () =>
+      [
+        ["industrial_use", industrialUse],
+        ["land_category", landCategory],
+        ["zoning", zoning],
+      ].filter(([, select]) => select.value);
+
     const updatePeriods = () => {
       updateLease();
+      updateTypeFilters();
       const row = coverage.find((r) => r.property_type === property.value && r.transaction_type === transaction.value);
       // The whole range from the first to the last period with data: a period between
       // them without data is offered too, and charted as a gap (never silently skipped).
@@ -1413,12 +1448,18 @@
       });
       if (building.value) q.set("building_type", building.value);
       if (lease.value && !lease.disabled) q.set("lease_kind", lease.value);
+      for (const [name, select] of typeFilters()) q.set(name, select.value);
       if (measure.areaUnit) q.set("area_unit", measure.areaUnit);
+      if (measure.areaUnit && property.value === "land") measure.what += " of land";
       const out = await api("GET", `${RE}/pulse/series?${q}`);
       const all = out.data.slice().sort((a, b) => (a.period < b.period ? -1 : 1));
       const rows = all.filter((r) => measure.keys.every((k) => r[k] != null));
       const name = all.length ? all[0].sigungu : district.selectedOptions[0].textContent;
-      const filters = [building.value && building.selectedOptions[0].textContent, !lease.disabled && lease.value && lease.selectedOptions[0].textContent]
+      const filters = [
+        building.value && building.selectedOptions[0].textContent,
+        !lease.disabled && lease.value && lease.selectedOptions[0].textContent,
+        ...typeFilters().map(([, select]) => select.value),
+      ]
         .filter(Boolean)
         .join(", ");
       const heading = `${name} · ${property.value} · ${transaction.value}${filters ? ` (${filters})` : ""} · ${measure.what}`;
@@ -1557,7 +1598,7 @@
       link.hidden = false;
     };
 
-    const dims = (await api("GET", `${RE}/dimensions`)).data;
+    dims = (await api("GET", `${RE}/dimensions`)).data;
     district.replaceChildren(
       ...dims.sigungus.map((d) => h("option", { value: d.code, text: `${d.value} (${d.code})` })),
     );
