@@ -27,8 +27,9 @@ BASE_LIMITATIONS: tuple[str, ...] = (
     "MOLIT RTMS records are contracts reported within 30 days of signing; the latest month "
     "is incomplete until reports arrive.",
     "RTMS has no record id: identical deals are told apart only by their order in a report.",
-    "avg_area_m2 is building (gross) area for whole-building sales, unit area for strata "
-    "units, and exclusive area for officetels.",
+    "avg_area_m2 is building (gross) area for whole-building sales (commercial and "
+    "industrial), unit area for strata units, exclusive area for officetels, and the land "
+    "area traded (dealArea) for land.",
     "Lot numbers are partly masked by MOLIT; dong precision uses the legal dong of the record.",
 )
 

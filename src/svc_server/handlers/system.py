@@ -188,7 +188,7 @@ def disclosure_body() -> str:
                 "means; both are rounded half to even to whole KRW.",
                 "avg_area_m2 is the mean area of the contracts that report one, two "
                 "decimals: building area for whole buildings, unit area for strata "
-                "units, exclusive area for officetels.",
+                "units, exclusive area for officetels, land area traded for land.",
                 "relative_spread = (highest minus lowest per-source mean) / average price.",
                 "Rolling windows (last_3m, last_6m, last_12m, last_4q, last_8q) end at "
                 "the latest month or quarter that has data, because reports arrive up "
