@@ -227,3 +227,22 @@ def test_coverage_takes_the_land_filters_as_pulse_does(api: Api) -> None:
     assert row["total_samples"] == pulse["sample_count"]
     [factories] = api.ok("coverage", {"industrial_use": "factory"})["data"]
     assert (factories["property_type"], factories["total_samples"]) == ("industrial", 5)
+
+
+@pytest.mark.parametrize(
+    ("parameter", "value"), [("land_category", "임야"), ("zoning", "계획관리"), ("zoning", "계획관리지역")]
+)
+def test_compare_takes_the_land_filters_and_each_row_is_its_pulse_row(
+    api: Api, parameter: str, value: str
+) -> None:
+    """/compare with a land filter ranks each district by the filtered pulse: Gimpo's row
+    is pulse's for the same filter (the short zone name too), and a district without
+    land answers is listed not loaded."""
+    asked = {"property_type": "land", "transaction_type": "sale", "period": "2024-08"}
+    pulse = api.ok("pulse", {**asked, "sigungu_code": "41830", parameter: value})["data"][0]
+    body = api.ok("compare", {**asked, "sigungu_codes": "41830,11680", parameter: value})
+    gimpo, gangnam = body["data"]
+    assert gimpo["sigungu_code"] == "41830" and gangnam["reason"] == "not_loaded"
+    for field in ("sample_count", "contract_count", "median_price", "median_price_per_m2"):
+        assert gimpo[field] == pulse[field], field
+    assert body["_meta"]["query"][parameter] == pulse[parameter]

@@ -33,11 +33,13 @@ from svc_core.realestate.median_change import Change, Interval
 from svc_core.realestate.pulse_row import PulseRow
 from svc_core.realestate.query import (
     BUILDING_TYPE,
+    LAND_FILTERS,
     LEASE_KIND,
     PROPERTY_TYPE,
     PULSE_PERIOD,
     TRANSACTION_TYPE,
     Cohort,
+    cohort_of,
 )
 from svc_core.realestate.region_search import province_districts
 from svc_core.realestate.row_docs import KRW, SIGUNGU_CODE
@@ -107,6 +109,7 @@ COMPARE_PARAMS: tuple[Param, ...] = (
     PULSE_PERIOD,
     BUILDING_TYPE,
     LEASE_KIND,
+    *LAND_FILTERS,
     SORT,
     ORDER,
 )
@@ -161,17 +164,10 @@ def parse_compare(query: Mapping[str, str]) -> CompareQuery:
     codes, sido = _codes(values)
     period = str(values["period"])
     resolve_pulse_period(period, None)  # the grammar; the window needs the data
-    text = {k: None if v is None else str(v) for k, v in values.items()}
     return CompareQuery(
         codes=codes,
         sido=sido,
-        cohort=Cohort(
-            sigungu_code="",
-            property_type=text["property_type"],
-            transaction_type=text["transaction_type"],
-            building_type=text["building_type"],
-            lease_kind=text["lease_kind"],
-        ),
+        cohort=cohort_of({**values, "sigungu_code": ""}),
         period=period,
         sort=str(values["sort"]),
         order=str(values["order"]),
@@ -404,6 +400,7 @@ def compare_answer(
         "window_to": window.window_to,
         "building_type": cohort.building_type,
         "lease_kind": cohort.lease_kind,
+        **{p.name: getattr(cohort, p.name) for p in LAND_FILTERS},
         "sort": query.sort,
         "order": query.order,
     }

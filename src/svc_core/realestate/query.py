@@ -466,14 +466,16 @@ def _required_code(query: Mapping[str, str]) -> None:
         raise InvalidParams("Query parameter 'sigungu_code' is required.", hint=DIMENSIONS_HINT)
 
 
-def _cohort(values: Mapping[str, Value]) -> Cohort:
-    geo = str(values["geo_precision"])
+def cohort_of(values: Mapping[str, Value]) -> Cohort:
+    """The cohort read values name (the district, types, precision and every filter
+    declared; a filter not declared is None)."""
+    geo = str(values.get("geo_precision") or "sigungu")
     return Cohort(
         sigungu_code=_text(values["sigungu_code"]) or "",
         property_type=_text(values["property_type"]),
         transaction_type=_text(values["transaction_type"]),
         geo_precision=geo,
-        dong=_text(values["dong"]) if geo == "dong" else None,
+        dong=_text(values.get("dong")) if geo == "dong" else None,
         building_type=_text(values.get("building_type")),
         lease_kind=_text(values.get("lease_kind")),
         deal_type=_text(values.get("deal_type")),
@@ -533,7 +535,7 @@ def read_cohort(
     _known(names(decls), query)
     _required_code(query)
     values = _cohort_values(decls, query)
-    return _cohort(values), values
+    return cohort_of(values), values
 
 
 def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
@@ -543,7 +545,7 @@ def parse_pulse(query: Mapping[str, str]) -> PulseQuery:
     values = _cohort_values(PULSE_PARAMS, query)
     period = str(values["period"])
     resolve_pulse_period(period, None)  # the grammar; the window needs the data
-    return PulseQuery(cohort=_cohort(values), period=period, area_unit=str(values["area_unit"]))
+    return PulseQuery(cohort=cohort_of(values), period=period, area_unit=str(values["area_unit"]))
 
 
 def parse_series(query: Mapping[str, str]) -> SeriesQuery:
@@ -553,7 +555,7 @@ def parse_series(query: Mapping[str, str]) -> SeriesQuery:
     values = _cohort_values(SERIES_PARAMS, query)
     texts = (_text(values["periods"]), _text(values["from_period"]), _text(values["to_period"]))
     return SeriesQuery(
-        cohort=_cohort(values),
+        cohort=cohort_of(values),
         periods=expand_series(*texts),
         periods_text=texts[0],
         from_period=texts[1],
@@ -569,7 +571,7 @@ def parse_coverage(query: Mapping[str, str]) -> CoverageQuery:
     limit = values["limit"]
     assert isinstance(limit, int)  # an integer declaration with a default
     return CoverageQuery(
-        cohort=_cohort(values), granularity=str(values["granularity"]), limit=limit
+        cohort=cohort_of(values), granularity=str(values["granularity"]), limit=limit
     )
 
 
