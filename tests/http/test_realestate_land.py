@@ -235,14 +235,14 @@ def test_coverage_takes_the_land_filters_as_pulse_does(api: Api) -> None:
 def test_compare_takes_the_land_filters_and_each_row_is_its_pulse_row(
     api: Api, parameter: str, value: str
 ) -> None:
-    """/compare with a land filter ranks each district by the filtered pulse: Gimpo's row
+    """/compare with a land filter ranks each district by the filtered pulse: Yangpyeong's row
     is pulse's for the same filter (the short zone name too), and a district without
     land answers is listed not loaded."""
     asked = {"property_type": "land", "transaction_type": "sale", "period": "2024-08"}
     pulse = api.ok("pulse", {**asked, "sigungu_code": "41830", parameter: value})["data"][0]
     body = api.ok("compare", {**asked, "sigungu_codes": "41830,11680", parameter: value})
-    gimpo, gangnam = body["data"]
-    assert gimpo["sigungu_code"] == "41830" and gangnam["reason"] == "not_loaded"
+    yangpyeong, gangnam = body["data"]
+    assert yangpyeong["sigungu_code"] == "41830" and gangnam["reason"] == "not_loaded"
     for field in ("sample_count", "contract_count", "median_price", "median_price_per_m2"):
-        assert gimpo[field] == pulse[field], field
+        assert yangpyeong[field] == pulse[field], field
     assert body["_meta"]["query"][parameter] == pulse[parameter]
