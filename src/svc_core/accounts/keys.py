@@ -127,17 +127,23 @@ class KeyStatus(enum.StrEnum):
     EXPIRED = "expired"
 
 
+_STORED = {status.value: status for status in KeyStatus}
+"""Statuses by stored text (a dict lookup: ``KeyStatus(text)`` costs a key check more
+than the rest of it, on every call of a key)."""
+WORKING = frozenset({KeyStatus.ACTIVE, KeyStatus.GRACE})
+"""The statuses whose key admits a call."""
+
+
 def key_status(stored_status: str, grace_until: float | None, now: float) -> KeyStatus:
     """The status in force at ``now`` (Unix seconds).
 
     A key with a ``grace_until`` works while ``now < grace_until`` and is ``expired`` from
     that instant; a ``grace`` key without one is treated as expired (fail closed).
     """
-    try:
-        stored = KeyStatus(stored_status)
-    except ValueError:
-        raise ValueError(f"unknown stored key status {stored_status!r}") from None
-    if stored in (KeyStatus.REVOKED, KeyStatus.EXPIRED):
+    stored = _STORED.get(stored_status)
+    if stored is None:
+        raise ValueError(f"unknown stored key status {stored_status!r}")
+    if stored is KeyStatus.REVOKED or stored is KeyStatus.EXPIRED:
         return stored
     if grace_until is not None:
         return KeyStatus.GRACE if now < grace_until else KeyStatus.EXPIRED

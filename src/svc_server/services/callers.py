@@ -58,7 +58,7 @@ def still_admits(row: KeyGrant, now: float) -> bool:
     ``now`` whose caller ``authenticate_key`` made earlier: its grace not over, and no
     use to stamp (``authenticate_key`` without ``memory_only`` writes that)."""
     status = keys.key_status(row.status, row.grace_until, int(now))
-    return status in ("active", "grace") and not _touch_due(row, now)
+    return status in keys.WORKING and not _touch_due(row, now)
 
 
 def _touch_due(row: KeyGrant, now: float) -> bool:
@@ -73,7 +73,7 @@ def key_caller(
     if row is None or row.consumer_status != "active":
         raise Unauthorized("Unknown or revoked API key.")
     status = keys.key_status(row.status, row.grace_until, int(now))
-    if status not in ("active", "grace"):
+    if status not in keys.WORKING:
         raise Unauthorized(f"This API key is {status}.", hint="Create or rotate a key.")
     if row.ip_allowlist and not ip_allowed(parse_allowlist(row.ip_allowlist), client_ip):
         raise IpNotAllowed(
@@ -104,7 +104,7 @@ def key_owner(store: Store, plaintext: str, now: float) -> tuple[str, str] | Non
     row = store.accounts.cached_key_by_hash(keys.hash_key(plaintext))
     if row is None or row.consumer_status != "active":
         return None
-    if keys.key_status(row.status, row.grace_until, now) not in ("active", "grace"):
+    if keys.key_status(row.status, row.grace_until, now) not in keys.WORKING:
         return None
     return str(row.consumer_id), str(row.id)
 
