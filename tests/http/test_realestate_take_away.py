@@ -229,8 +229,10 @@ def test_export_read_back_is_what_transactions_serves(
 
 
 def test_the_documented_duckdb_reading_runs(
-    module_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    molit: Store, module_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The docs' DuckDB lines run on an export of the real MOLIT samples (``molit`` loads
+    them: run first, this test would read an empty store)."""
     export(module_db_url, tmp_path / "export")
     text = (ROOT / "docs" / "export.md").read_text(encoding="utf-8")
     block = re.search(r"DuckDB \(`pip install duckdb`\):\n\n```python\n(.*?)```", text, re.S)
