@@ -20,20 +20,24 @@ ready in 100 ms pays in full at every step); no test sleeps for a fixed time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import tempfile
+import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from svc_server.ingest import ingest
+from svc_server.store import open_store
 from tests.conftest import LiveServer, free_port
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -251,26 +255,42 @@ def browser_paths() -> tuple[str, str]:
     return require_browser()
 
 
-@pytest.fixture(scope="session")
-def web_server(browser_paths: tuple[str, str], demo_db_url: str) -> Iterator[LiveServer]:
+@contextlib.contextmanager
+def signin_server(
+    url: str,
+    files: Iterable[tuple[str | None, str, bytes]] = (),
+    env: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
+    """``svc serve`` on the store at ``url``, serving pages to this origin with
+    development sign-in (``person.enter``), after loading ``files`` (kind or None for
+    the kind the content says, file name, bytes) into it."""
+    if files:
+        store = open_store(url)
+        try:
+            for kind, name, body in files:
+                ingest(store, kind, body, path=name, now=time.time())
+        finally:
+            store.close()
     port = free_port()
-    server = LiveServer(
-        demo_db_url,
-        port=port,
-        env={
-            "SVC_DEV_SIGNIN": "true",
-            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
-            "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
-            # The disable-after-failure flow sends 11 tests in a row; the per-minute limit
-            # itself is tested in tests/http/test_webhook_limits_live.py.
-            "SVC_WEBHOOK_TEST_SENDS_PER_MINUTE": "60",
-            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
-        },
-    )
+    origin = f"http://127.0.0.1:{port}"
+    settings = {"SVC_DEV_SIGNIN": "true", "SVC_SITE_ORIGINS": origin, "SVC_PUBLIC_URL": origin}
+    server = LiveServer(url, port=port, env={**settings, **(env or {})})
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def web_server(browser_paths: tuple[str, str], demo_db_url: str) -> Iterator[LiveServer]:
+    extra = {
+        "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
+        # The disable-after-failure flow sends 11 tests in a row; the per-minute limit
+        # itself is tested in tests/http/test_webhook_limits_live.py.
+        "SVC_WEBHOOK_TEST_SENDS_PER_MINUTE": "60",
+    }
+    with signin_server(demo_db_url, env=extra) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

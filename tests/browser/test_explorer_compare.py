@@ -10,18 +10,15 @@ Screenshots: ``explorer-changes`` (the points table with its change columns) and
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from svc_server.ingest import ingest
-from svc_server.store import open_store
-from tests.browser.conftest import ARTIFACTS, Person, leave, unique_email
+from tests.browser.conftest import ARTIFACTS, Person, leave, signin_server, unique_email
 from tests.browser.test_explorer_figures import api, choose, show
-from tests.conftest import LiveServer, Templates, free_port
+from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE
 from tests.http.test_realestate_changes_over_time import LAST_YEAR
 
@@ -36,30 +33,13 @@ def compare_server(
 ) -> Iterator[LiveServer]:
     url = f"sqlite:///{tmp_path_factory.mktemp('compare') / 'real.db'}"
     templates.fill(url)
-    store = open_store(url)
-    try:
-        for name, body in (
-            (NRG_GANGNAM.name, Path(NRG_GANGNAM).read_bytes()),
-            (NRG_JONGNO_PAGE.name, Path(NRG_JONGNO_PAGE).read_bytes()),
-            ("NRG_11680_202406.xml", LAST_YEAR),
-        ):
-            ingest(store, None, body, path=name, now=time.time())
-    finally:
-        store.close()
-    port = free_port()
-    server = LiveServer(
-        url,
-        port=port,
-        env={
-            "SVC_DEV_SIGNIN": "true",
-            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
-            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
-        },
+    files = (
+        (NRG_GANGNAM.name, Path(NRG_GANGNAM).read_bytes()),
+        (NRG_JONGNO_PAGE.name, Path(NRG_JONGNO_PAGE).read_bytes()),
+        ("NRG_11680_202406.xml", LAST_YEAR),
     )
-    try:
+    with signin_server(url, [(None, name, body) for name, body in files]) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -125,7 +105,9 @@ def test_the_explorer_shows_changes_and_compares_districts(person: Person) -> No
     ]
     assert by_code["11710"].get_attribute("data-status") == "not_loaded"
     assert "not loaded" in by_code["11710"].text
-    bars = person.driver.find_elements("css selector", "#compare-chart svg rect.compare-bar[data-code]")
+    bars = person.driver.find_elements(
+        "css selector", "#compare-chart svg rect.compare-bar[data-code]"
+    )
     assert len(bars) == len(ranked) >= 1
     if any(r["interval_low"] is not None for r in ranked):
         assert person.driver.find_elements("css selector", "#compare-chart svg line.compare-band")

@@ -17,17 +17,14 @@ One server holds them all: each test reads its own district and cohort.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from svc_server.ingest import ingest
-from svc_server.store import open_store
-from tests.browser.conftest import Person, leave, unique_email
-from tests.conftest import LiveServer, Templates, free_port
+from tests.browser.conftest import Person, leave, signin_server, unique_email
+from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import FIXTURES, NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
 
 Json = dict[str, Any]
@@ -45,32 +42,15 @@ def real_server(
     january = june.replace(b"<dealMonth>6</dealMonth>", b"<dealMonth>1</dealMonth>")
     junggu = FIXTURES / "rtms" / "nrg_11140_202506_rejected.xml"
     templates.fill(url)  # a copy of the migrated store
-    store = open_store(url)
-    try:
-        for name, body in (
-            (NRG_GANGNAM.name, Path(NRG_GANGNAM).read_bytes()),
-            (OFFI_TRADE.name, Path(OFFI_TRADE).read_bytes()),
-            (OFFI_RENT.name, june),
-            ("OFFICETEL_RENT_11680_202501.xml", january),
-            (junggu.name, junggu.read_bytes()),
-        ):
-            ingest(store, None, body, path=name, now=time.time())
-    finally:
-        store.close()
-    port = free_port()
-    server = LiveServer(
-        url,
-        port=port,
-        env={
-            "SVC_DEV_SIGNIN": "true",
-            "SVC_SITE_ORIGINS": f"http://127.0.0.1:{port}",
-            "SVC_PUBLIC_URL": f"http://127.0.0.1:{port}",
-        },
+    files = (
+        (NRG_GANGNAM.name, Path(NRG_GANGNAM).read_bytes()),
+        (OFFI_TRADE.name, Path(OFFI_TRADE).read_bytes()),
+        (OFFI_RENT.name, june),
+        ("OFFICETEL_RENT_11680_202501.xml", january),
+        (junggu.name, junggu.read_bytes()),
     )
-    try:
+    with signin_server(url, [(None, name, body) for name, body in files]) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

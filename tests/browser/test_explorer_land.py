@@ -7,7 +7,6 @@ priced per m² of land with the API's figures."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
@@ -15,11 +14,9 @@ from urllib.parse import urlencode
 import pytest
 
 from svc_core.models import PROPERTY_TYPES
-from svc_server.ingest import ingest
-from svc_server.store import open_store
-from tests.browser.conftest import Person, leave, unique_email
+from tests.browser.conftest import Person, leave, signin_server, unique_email
 from tests.browser.test_explorer_figures import api, choose, show
-from tests.conftest import LiveServer, Templates, free_port
+from tests.conftest import LiveServer, Templates
 from tests.http.test_realestate_land import INDU, LAND
 
 
@@ -31,20 +28,12 @@ def land_server(
 ) -> Iterator[LiveServer]:
     url = f"sqlite:///{tmp_path_factory.mktemp('explorer-land') / 'land.db'}"
     templates.fill(url)
-    store = open_store(url)
-    try:
-        for path, kind in (*((p, "rtms-land") for p in LAND.values()), (INDU, "rtms-industrial")):
-            ingest(store, kind, path.read_bytes(), path=path.name, now=time.time())
-    finally:
-        store.close()
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
-    env = {"SVC_DEV_SIGNIN": "true", "SVC_SITE_ORIGINS": origin, "SVC_PUBLIC_URL": origin}
-    server = LiveServer(url, port=port, env=env)
-    try:
+    files = [
+        (kind, p.name, p.read_bytes())
+        for p, kind in (*((p, "rtms-land") for p in LAND.values()), (INDU, "rtms-industrial"))
+    ]
+    with signin_server(url, files) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
