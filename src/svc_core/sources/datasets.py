@@ -4,7 +4,7 @@ A member carries every per-dataset fact svc uses: its name in ``svc sync rtms --
 (``sync_name``, also the ``sync_months`` column and the kind of its district-months in
 ``source_months``), the kind ``svc ingest`` loads its files as (``ingest_kind``,
 recognised by ``svc_core.sources.kind``), its readers' kind (``parse_kind``, the second
-part of its records' natural keys), the open API operation under the gateway's base URL
+part of its records' natural keys; both follow from the sync name), the open API operation under the gateway's base URL
 (``operation``), the prefix of MOLIT's file names (``file_prefix``), the columns of its
 web CSV export (``csv_columns``), and the property and transaction types its records can
 have, whether its deals can be partial shares (``partial_shares``: ``shareDealingType``
@@ -22,8 +22,6 @@ from typing import NamedTuple
 
 class _Facts(NamedTuple):
     sync_name: str
-    ingest_kind: str
-    parse_kind: str
     operation: str
     file_prefix: str
     description: str
@@ -35,26 +33,29 @@ class _Facts(NamedTuple):
     synced_by_default: bool
 
 
+_BUILDING_SALE_COLUMNS = (
+    ("address", ("시군구",)),
+    ("building_type", ("유형",)),
+    ("use", ("건축물주용도", "건물주용도")),
+    ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
+    ("amount", ("거래금액(만원)",)),
+    ("month", ("계약년월",)),
+    ("day", ("계약일",)),
+)
+"""The web export's columns of a building sale: commercial and factory/warehouse sales
+publish the same 22 fields."""
+
+
 class RtmsDataset(_Facts, enum.Enum):
     """One RTMS dataset: its names, what its files are, and the property and transaction
     types its records can have. Members are tuples: nothing about one can be changed."""
 
     COMMERCIAL = _Facts(
         sync_name="commercial",
-        ingest_kind="rtms-commercial",
-        parse_kind="commercial",
         operation="RTMSDataSvcNrgTrade/getRTMSDataSvcNrgTrade",
         file_prefix="NRG_",
         description="a commercial-building sale file (RTMS NrgTrade)",
-        csv_columns=(
-            ("address", ("시군구",)),
-            ("building_type", ("유형",)),
-            ("use", ("건축물주용도", "건물주용도")),
-            ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
-            ("amount", ("거래금액(만원)",)),
-            ("month", ("계약년월",)),
-            ("day", ("계약일",)),
-        ),
+        csv_columns=_BUILDING_SALE_COLUMNS,
         property_types=("office", "retail", "commercial_complex", "mixed_use"),
         transaction_types=("sale",),
         partial_shares=True,
@@ -62,8 +63,6 @@ class RtmsDataset(_Facts, enum.Enum):
     )
     OFFICETEL_TRADE = _Facts(
         sync_name="officetel-trade",
-        ingest_kind="rtms-officetel-trade",
-        parse_kind="officetel_trade",
         operation="RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
         file_prefix="OFFICETEL_",
         description="an officetel sale file (RTMS OffiTrade)",
@@ -81,8 +80,6 @@ class RtmsDataset(_Facts, enum.Enum):
     )
     OFFICETEL_RENT = _Facts(
         sync_name="officetel-rent",
-        ingest_kind="rtms-officetel-rent",
-        parse_kind="officetel_rent",
         operation="RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
         file_prefix="OFFICETEL_RENT_",
         description="an officetel lease file (RTMS OffiRent)",
@@ -101,20 +98,10 @@ class RtmsDataset(_Facts, enum.Enum):
     )
     INDUSTRIAL = _Facts(
         sync_name="industrial",
-        ingest_kind="rtms-industrial",
-        parse_kind="industrial",
         operation="RTMSDataSvcInduTrade/getRTMSDataSvcInduTrade",
         file_prefix="INDU_",
         description="a factory/warehouse sale file (RTMS InduTrade)",
-        csv_columns=(
-            ("address", ("시군구",)),
-            ("building_type", ("유형",)),
-            ("use", ("건축물주용도", "건물주용도")),
-            ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
-            ("amount", ("거래금액(만원)",)),
-            ("month", ("계약년월",)),
-            ("day", ("계약일",)),
-        ),
+        csv_columns=_BUILDING_SALE_COLUMNS,
         property_types=("industrial",),
         transaction_types=("sale",),
         partial_shares=True,
@@ -122,8 +109,6 @@ class RtmsDataset(_Facts, enum.Enum):
     )
     LAND = _Facts(
         sync_name="land",
-        ingest_kind="rtms-land",
-        parse_kind="land",
         operation="RTMSDataSvcLandTrade/getRTMSDataSvcLandTrade",
         file_prefix="LAND_",
         description="a land sale file (RTMS LandTrade)",
@@ -140,6 +125,17 @@ class RtmsDataset(_Facts, enum.Enum):
         partial_shares=True,
         synced_by_default=False,
     )
+
+    @property
+    def ingest_kind(self) -> str:
+        """The kind ``svc ingest`` loads its files as: ``rtms-`` and the sync name."""
+        return f"rtms-{self.sync_name}"
+
+    @property
+    def parse_kind(self) -> str:
+        """Its readers' kind, the second part of its records' natural keys: the sync name
+        with underscores (``officetel-trade`` reads as ``officetel_trade``)."""
+        return self.sync_name.replace("-", "_")
 
     def carries(self, property_type: str, transaction_type: str) -> bool:
         """Whether the dataset's records can have these types."""
