@@ -147,6 +147,11 @@ def test_through_a_real_server_the_quota_does_not_move(
         "강남구",
     )
     assert yeoksam["dong"]["dong_code"] == "1168010100"
+    assert yeoksam["dong"]["name_roman"] == "Yeoksam-dong"  # RR: the unit after a hyphen
+    status, _, body = call(REGIONS, q="성수동1가", kind="dong")
+    assert [(r["dong"]["name"], r["dong"]["name_roman"]) for r in body["data"]] == [
+        ("성수동1가", "Seongsu-dong 1-ga")
+    ]
     status, _, pulse = call(
         yeoksam["next"].split("?")[0], **dict(urllib.parse.parse_qsl(yeoksam["next"].split("?")[1]))
     )

@@ -166,3 +166,27 @@ def test_a_stopped_ingest_of_a_directory_leaves_no_process_holding_its_output(
         for pid in alive(helpers) | ({proc.pid} if proc.poll() is None else set()):
             os.kill(pid, signal.SIGKILL)  # only what this test started
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_while_the_second_process_starts_is_taken_once_it_has_started(
+    stop: signal.Signals,
+) -> None:
+    """A stop arriving while multiprocessing writes the new process its start-up data is
+    held, then raised at once when the start is done (so the command still stops, and
+    the second process never reads half its data)."""
+    taken: list[int] = []
+
+    def handler(number: int, _: Any) -> None:
+        taken.append(number)
+
+    before = signal.signal(stop, handler)
+    try:
+        with ahead._stops_held():
+            os.kill(os.getpid(), stop)
+            time.sleep(0.05)  # delivered by now: held, not taken
+            assert taken == []
+        assert taken == [stop]  # raised again, to the command's own handler
+        assert signal.getsignal(stop) is handler  # which is in place again
+    finally:
+        signal.signal(stop, before)
