@@ -92,6 +92,18 @@ def links(deps: Deps) -> service.Links:
     )
 
 
+def call_of(ctx: Ctx, deps: Deps) -> service.Call:
+    """The use cases' ``Call`` of an admitted request."""
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    return service.Call(
+        caller=ctx.caller,
+        versions=deps.versions,
+        request_id=ctx.request_id,
+        now=ctx.now,
+        links=links(deps),
+    )
+
+
 def header_name(field: str) -> str:
     """``lease_data_status`` → ``X-Svc-Lease-Data-Status``."""
     return "X-Svc-" + "-".join(part.capitalize() for part in field.split("_"))
@@ -163,8 +175,6 @@ def _run(
     """Answer from the encoded-answer cache (``http.answers``) or compute, encode and
     keep the answer; errors (400, 403, 404) are raised, never kept. ``ndjson``: the
     route also answers ``format=ndjson`` (its rows, one a line)."""
-    caller = ctx.caller
-    assert caller is not None  # the data auth policy guarantees it
     form, given, cached = _cached(ctx, columns, ndjson=ndjson)
     key = cached.key
     version = deps.versions.version(deps.store)  # read before computing (see answers)
@@ -176,15 +186,7 @@ def _run(
     if rendered is None:
         try:
             query = parse(dict(given))
-            answer = fn(
-                deps.store,
-                query,
-                caller,
-                versions=deps.versions,
-                request_id=ctx.request_id,
-                now=ctx.now,
-                links=links(deps),
-            )
+            answer = fn(deps.store, query, call_of(ctx, deps))
             named = columns(query) if callable(columns) else columns
             rendered = _render(answer, named, form, filename)
             deps.answers.put(version, key, rendered)
@@ -317,26 +319,20 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
     selection streamed as CSV or NDJSON (an NDJSON call with ``limit`` is a page, as
     JSON's)."""
-    assert ctx.caller is not None  # the data auth policy guarantees it
     ndjson = wants_ndjson(ctx.params)
     accept = ctx.request.environ.get("HTTP_ACCEPT")
     csv = not ndjson and wants_csv(accept, ctx.params, csv_only=ctx.csv_only)
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
     query = listing.parse_transactions_query(given)
-    common: dict[str, Any] = {
-        "versions": deps.versions,
-        "request_id": ctx.request_id,
-        "now": ctx.now,
-        "links": links(deps),
-    }
+    call = call_of(ctx, deps)
     if csv or (ndjson and listing.LIMIT.name not in given):
         version = deps.versions.version(deps.store)  # read before the records
-        meta, records = listings.stream(deps.store, query, ctx.caller, **common)
+        meta, records = listings.stream(deps.store, query, call)
         if ndjson:
             return stream_ndjson(ctx, version, given, meta, records, "transactions.ndjson")
         columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
         return _stream_csv(ctx, version, given, meta, columns, records)
-    answer = listings.transactions(deps.store, query, ctx.caller, **common)
+    answer = listings.transactions(deps.store, query, call)
     headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_CSV)]
     next_cursor = answer.meta["next_cursor"]
     if next_cursor is not None:
@@ -373,17 +369,9 @@ def ndjson_page(answer: Answer, headers: Sequence[tuple[str, str]], filename: st
 
 def changes(ctx: Ctx, deps: Deps) -> Response:
     """A page of change records (JSON), with a ``Link`` to the next while more follow."""
-    assert ctx.caller is not None  # the data auth policy guarantees it
     query = change_feed.parse_changes(ctx.params)
     answer = change_service.changes(
-        deps.store,
-        query,
-        ctx.caller,
-        versions=deps.versions,
-        request_id=ctx.request_id,
-        now=ctx.now,
-        links=links(deps),
-        base=deps.config.public_url,
+        deps.store, query, call_of(ctx, deps), base=deps.config.public_url
     )
     headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_JSON)]
     next_cursor = answer.meta["next_cursor"]
