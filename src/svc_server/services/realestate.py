@@ -195,82 +195,71 @@ def cohort_samples(
     )
 
 
-def _cohort_rows(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    period_of: Mapping[str, str],
-    area_unit: str,
-) -> CohortRows:
-    """The pulse rows of ``cohort`` over the months in ``period_of`` and what was loaded
-    of them, computed once per data version (the rows are shared and frozen).
+@attrs.frozen
+class _CohortReader:
+    """How the rows of ``cohort`` in ``area_unit`` are read at the store's data version
+    ``state``, each set of them computed once per data version (the rows are shared and
+    frozen)."""
 
-    A cache hit costs no query: at 2M transactions a busy district's window holds
-    thousands of samples, and reading and summarizing them is most of a pulse call. What
-    was loaded is read for the cohort's district-months only, however many the store
-    holds (``source_months`` by its primary key).
-    """
+    store: Store
+    versions: VersionedCache
+    state: DataState
+    cohort: q.Cohort
+    area_unit: str
 
-    def compute() -> CohortRows:
-        codes = codes_of(cohort.sigungu_code)
-        months = sorted(period_of)
-        samples = cohort_samples(store, cohort, codes, months)
-        rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
-        kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
-        loaded = store.realestate.loaded_months(codes, months, kinds)
-        return CohortRows(
-            rows=rows,
-            synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
-            loaded=loaded,
-            gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
+    def rows(self, period_of: Mapping[str, str]) -> CohortRows:
+        """The pulse rows over the months in ``period_of`` and what was loaded of them.
+
+        A cache hit costs no query: at 2M transactions a busy district's window holds
+        thousands of samples, and reading and summarizing them is most of a pulse call.
+        What was loaded is read for the cohort's district-months only, however many the
+        store holds (``source_months`` by its primary key).
+        """
+        store, state, cohort = self.store, self.state, self.cohort
+
+        def compute() -> CohortRows:
+            codes = codes_of(cohort.sigungu_code)
+            months = sorted(period_of)
+            samples = cohort_samples(store, cohort, codes, months)
+            rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=self.area_unit)
+            kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+            loaded = store.realestate.loaded_months(codes, months, kinds)
+            return CohortRows(
+                rows=rows,
+                synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
+                loaded=loaded,
+                gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
+            )
+
+        key = ("pulse", cohort, self.area_unit, tuple(sorted(period_of.items())))
+        return self.versions.get(key, compute, version=state.version)
+
+    def changed(self, period_of: Mapping[str, str]) -> CohortRows:
+        """``rows`` with each row's changes against the previous period and a year
+        earlier (``svc_core.realestate.changes_over_time``), the base periods' rows read
+        as any cohort's rows."""
+        found = self.rows(period_of)
+
+        def compute() -> CohortRows:
+            previous, year_ago = (
+                self.baseline(base)
+                for base in (comparison(period_of, year=False), comparison(period_of, year=True))
+            )
+            rows = with_changes(found.rows, found.gaps, previous=previous, year_ago=year_ago)
+            return found._replace(rows=rows)
+
+        key = ("changes", self.cohort, self.area_unit, tuple(sorted(period_of.items())))
+        return self.versions.get(key, compute, version=self.state.version)
+
+    def baseline(self, base: Comparison) -> Baseline:
+        """The rows of ``base``'s periods and what was loaded of them (nothing to read
+        when the base periods fall before the calendar)."""
+        if not base.period_of:
+            return Baseline(comparison=base, rows=(), loaded=frozenset())
+        found = self.rows(base.period_of)
+        return Baseline(
+            comparison=base, rows=found.rows, loaded=found.loaded, incomplete=self.state.incomplete
         )
-
-    key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
-    return versions.get(key, compute, version=state.version)
-
-
-def _changed_rows(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    period_of: Mapping[str, str],
-    area_unit: str,
-) -> CohortRows:
-    """``_cohort_rows`` with each row's changes against the previous period and a year
-    earlier (``svc_core.realestate.changes_over_time``), the base periods' rows read as
-    any cohort's rows; computed once per data version."""
-    found = _cohort_rows(store, versions, state, cohort, period_of, area_unit)
-
-    def compute() -> CohortRows:
-        previous, year_ago = (
-            _baseline(store, versions, state, cohort, base, area_unit)
-            for base in (comparison(period_of, year=False), comparison(period_of, year=True))
-        )
-        rows = with_changes(found.rows, found.gaps, previous=previous, year_ago=year_ago)
-        return found._replace(rows=rows)
-
-    key = ("changes", cohort, area_unit, tuple(sorted(period_of.items())))
-    return versions.get(key, compute, version=state.version)
-
-
-def _baseline(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    base: Comparison,
-    area_unit: str,
-) -> Baseline:
-    """The rows of ``base``'s periods and what was loaded of them (nothing to read when
-    the base periods fall before the calendar)."""
-    if not base.period_of:
-        return Baseline(comparison=base, rows=(), loaded=frozenset())
-    found = _cohort_rows(store, versions, state, cohort, base.period_of, area_unit)
-    return Baseline(
-        comparison=base, rows=found.rows, loaded=found.loaded, incomplete=state.incomplete
-    )
 
 
 def _cohort_answer(
@@ -286,7 +275,8 @@ def _cohort_answer(
     the clock and the address: ``provisional`` and ``transactions_url``, and ``complete``,
     ``months_loaded`` and ``months_expected`` from their gaps), the cached rows they were
     finished from and the context of the cohort over ``months``."""
-    found = _changed_rows(store, call.versions, state, query.cohort, period_of, query.area_unit)
+    reader = _CohortReader(store, call.versions, state, query.cohort, query.area_unit)
+    found = reader.changed(period_of)
     context = cohort_context(store, state, call, cohort=query.cohort, months=months)
     rows = core_pulse.finish_rows(
         found.rows,
