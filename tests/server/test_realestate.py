@@ -47,9 +47,10 @@ def call(
     store: Store, versions: VersionedCache, fn: Any, **params: str
 ) -> tuple[Any, dict[str, Any]]:
     parsed = PARSERS[fn](params)
-    answer = fn(
-        store, parsed, CALLER, versions=versions, request_id="req_test", now=0.0, links=LINKS
+    call = service.Call(
+        caller=CALLER, versions=versions, request_id="req_test", now=0.0, links=LINKS
     )
+    answer = fn(store, parsed, call)
     return to_json(answer.data), answer.meta
 
 

@@ -183,19 +183,13 @@ def admit(
             book=deps.leases,
             memory_only=memory_only,
         )
-    except RateLimited as err:
-        limited = attrs.evolve(caller, rate_remaining=0)
+    except SvcError as err:  # over the limit, or the store busy or gone: answered, not raised
+        limited = isinstance(err, RateLimited)
         return Admission(
             refused=err,
-            refusal_meta=refusal_meta(limited),
-            session=identified.session,
-            consumer_id=caller.consumer_id,
-            key_id=caller.key_id,
-        )
-    except SvcError as err:  # the store busy or gone while admitting: answered, not raised
-        return Admission(
-            refused=err,
-            refusal_meta=refusal_meta(caller),
+            refusal_meta=refusal_meta(
+                attrs.evolve(caller, rate_remaining=0) if limited else caller
+            ),
             session=identified.session,
             consumer_id=caller.consumer_id,
             key_id=caller.key_id,

@@ -45,15 +45,10 @@ class DeliveryJob:
 
 
 def job_from_row(row: Row) -> DeliveryJob:
-    return DeliveryJob(
-        id=row["id"],
-        endpoint_id=row["endpoint_id"],
-        event_id=row["event_id"],
-        event_type=row["event_type"],
-        url=row["url"],
-        secret=row["secret"],
-        payload=str(row["payload"]).encode("utf-8"),
-    )
+    """A claimed delivery as the store reads it: its fields are the row's columns of the
+    same names, the payload encoded as the bytes signed and sent."""
+    columns = {f.name: row[f.name] for f in attrs.fields(DeliveryJob) if f.name != "payload"}
+    return DeliveryJob(**columns, payload=str(row["payload"]).encode("utf-8"))
 
 
 def error_text(result: sender.SendResult) -> str | None:

@@ -291,13 +291,19 @@ def send(
     deadline = _Deadline(timeout)
     resolve = resolver or system_resolver
 
-    def failed(error: str, address: str | None = None) -> SendResult:
+    def outcome(
+        error: str | None,
+        address: str | None = None,
+        status: int | None = None,
+        excerpt: str | None = None,
+    ) -> SendResult:
+        """What happened, ``ok`` when nothing went wrong (the receiver answered 2xx)."""
         return SendResult(
-            ok=False,
-            http_status=None,
+            ok=error is None,
+            http_status=status,
             duration_ms=deadline.elapsed_ms(),
             error=error,
-            response_excerpt=None,
+            response_excerpt=excerpt,
             address=address,
         )
 
@@ -308,11 +314,11 @@ def send(
                 resolve, target.host, target.port, deadline.at - time.monotonic()
             )
             if answered is None:
-                return failed(f"timeout after {float(timeout)}s (resolving {target.host})")
+                return outcome(f"timeout after {float(timeout)}s (resolving {target.host})")
             resolve = answered
         addresses = resolve_and_check(target.host, target.port, resolve, allow_private)
     except InvalidParams as exc:
-        return failed(f"refused: {exc.message}")
+        return outcome(f"refused: {exc.message}")
 
     sock: socket.socket | None = None
     response: http.client.HTTPResponse | None = None
@@ -328,24 +334,16 @@ def send(
         status = response.status
         excerpt = _read_excerpt(response, max_body)
     except Exception as exc:
-        return failed(_describe(exc, timeout), tried[-1] if tried else None)
+        return outcome(_describe(exc, timeout), tried[-1] if tried else None)
     finally:
         if response is not None:
             response.close()
         if sock is not None:
             sock.close()
 
-    ok = 200 <= status <= 299
     error = None
     if 300 <= status <= 399:
         error = f"HTTP {status}: redirects are not followed"
-    elif not ok:
+    elif not 200 <= status <= 299:
         error = f"HTTP {status}"
-    return SendResult(
-        ok=ok,
-        http_status=status,
-        duration_ms=deadline.elapsed_ms(),
-        error=error,
-        response_excerpt=excerpt,
-        address=tried[-1],
-    )
+    return outcome(error, tried[-1], status, excerpt)

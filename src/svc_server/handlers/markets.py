@@ -35,17 +35,18 @@ def _reply(ctx: Ctx, data: Any, meta: Mapping[str, Any]) -> Response:
     return rendered.respond(ctx.request.environ, per_call_values(meta))
 
 
-def pulse(ctx: Ctx, deps: Deps) -> Response:
+def _asked(ctx: Ctx) -> service.Asked:
     assert ctx.caller is not None  # the data auth policy guarantees it
-    answer = service.pulse(
-        deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
+    return service.Asked(
+        caller=ctx.caller, params=ctx.params, request_id=ctx.request_id, now=ctx.now
     )
+
+
+def pulse(ctx: Ctx, deps: Deps) -> Response:
+    answer = service.pulse(deps.store, _asked(ctx))
     return _reply(ctx, to_json(answer.data), answer.meta)
 
 
 def dimensions(ctx: Ctx, deps: Deps) -> Response:
-    assert ctx.caller is not None  # the data auth policy guarantees it
-    answer = service.dimensions(
-        deps.store, ctx.caller, ctx.params, request_id=ctx.request_id, now=ctx.now
-    )
+    answer = service.dimensions(deps.store, _asked(ctx))
     return _reply(ctx, answer.data, answer.meta)

@@ -8,13 +8,13 @@ in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
 The transactions listing also answers NDJSON (``format=ndjson``: one record a line,
 the same envelope headers; the whole selection streamed, or a page with ``limit``), through
-``stream_ndjson`` and ``ndjson_page``, which any listing that streams its records can
+``stream_records`` and ``ndjson_page``, which any listing that streams its records can
 answer with. Errors are always JSON (the app renders every ``SvcError`` as JSON).
 
 Every answer has a weak ``ETag``, answers a matching ``If-None-Match`` with a 304 (which
 the access pipeline does not bill: it is not a 2xx) and is gzip-coded when
 ``Accept-Encoding`` allows (``http.answers.Rendered.respond``; the streamed CSV and
-NDJSON in ``_stream``).
+NDJSON in ``stream_records``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from svc_core.realestate import change_feed, listing
 from svc_core.realestate import query as q
 from svc_core.realestate.compare import parse_compare
 from svc_core.realestate.contract_record import CONTRACT_COLUMNS
-from svc_core.realestate.listing import Served
 from svc_core.realestate.record import TRANSACTION_COLUMNS
 from svc_server.http.answers import (
     CachedAnswer,
@@ -89,6 +88,18 @@ def links(deps: Deps) -> service.Links:
         disclosure_url=f"{base}/disclosure",
         upgrade_url=f"{base}/pricing",
         transactions_url=f"{base}{TRANSACTIONS_PATH}",
+    )
+
+
+def call_of(ctx: Ctx, deps: Deps) -> service.Call:
+    """The use cases' ``Call`` of an admitted request."""
+    assert ctx.caller is not None  # the data auth policy guarantees it
+    return service.Call(
+        caller=ctx.caller,
+        versions=deps.versions,
+        request_id=ctx.request_id,
+        now=ctx.now,
+        links=links(deps),
     )
 
 
@@ -163,8 +174,6 @@ def _run(
     """Answer from the encoded-answer cache (``http.answers``) or compute, encode and
     keep the answer; errors (400, 403, 404) are raised, never kept. ``ndjson``: the
     route also answers ``format=ndjson`` (its rows, one a line)."""
-    caller = ctx.caller
-    assert caller is not None  # the data auth policy guarantees it
     form, given, cached = _cached(ctx, columns, ndjson=ndjson)
     key = cached.key
     version = deps.versions.version(deps.store)  # read before computing (see answers)
@@ -176,15 +185,7 @@ def _run(
     if rendered is None:
         try:
             query = parse(dict(given))
-            answer = fn(
-                deps.store,
-                query,
-                caller,
-                versions=deps.versions,
-                request_id=ctx.request_id,
-                now=ctx.now,
-                links=links(deps),
-            )
+            answer = fn(deps.store, query, call_of(ctx, deps))
             named = columns(query) if callable(columns) else columns
             rendered = _render(answer, named, form, filename)
             deps.answers.put(version, key, rendered)
@@ -317,26 +318,20 @@ def transactions(ctx: Ctx, deps: Deps) -> Response:
     """The records behind a figure: a page as JSON (``Link`` to the next), or the whole
     selection streamed as CSV or NDJSON (an NDJSON call with ``limit`` is a page, as
     JSON's)."""
-    assert ctx.caller is not None  # the data auth policy guarantees it
     ndjson = wants_ndjson(ctx.params)
     accept = ctx.request.environ.get("HTTP_ACCEPT")
     csv = not ndjson and wants_csv(accept, ctx.params, csv_only=ctx.csv_only)
     given = {k: v for k, v in ctx.params.items() if k != FORMAT.name}
     query = listing.parse_transactions_query(given)
-    common: dict[str, Any] = {
-        "versions": deps.versions,
-        "request_id": ctx.request_id,
-        "now": ctx.now,
-        "links": links(deps),
-    }
+    call = call_of(ctx, deps)
     if csv or (ndjson and listing.LIMIT.name not in given):
         version = deps.versions.version(deps.store)  # read before the records
-        meta, records = listings.stream(deps.store, query, ctx.caller, **common)
+        meta, records = listings.stream(deps.store, query, call)
         if ndjson:
-            return stream_ndjson(ctx, version, given, meta, records, "transactions.ndjson")
+            return stream_records(ctx, version, given, meta, records, "transactions.ndjson")
         columns = CONTRACT_COLUMNS if query.by_contract else TRANSACTION_COLUMNS
-        return _stream_csv(ctx, version, given, meta, columns, records)
-    answer = listings.transactions(deps.store, query, ctx.caller, **common)
+        return stream_records(ctx, version, given, meta, records, "transactions.csv", columns)
+    answer = listings.transactions(deps.store, query, call)
     headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_CSV)]
     next_cursor = answer.meta["next_cursor"]
     if next_cursor is not None:
@@ -373,17 +368,9 @@ def ndjson_page(answer: Answer, headers: Sequence[tuple[str, str]], filename: st
 
 def changes(ctx: Ctx, deps: Deps) -> Response:
     """A page of change records (JSON), with a ``Link`` to the next while more follow."""
-    assert ctx.caller is not None  # the data auth policy guarantees it
     query = change_feed.parse_changes(ctx.params)
     answer = change_service.changes(
-        deps.store,
-        query,
-        ctx.caller,
-        versions=deps.versions,
-        request_id=ctx.request_id,
-        now=ctx.now,
-        links=links(deps),
-        base=deps.config.public_url,
+        deps.store, query, call_of(ctx, deps), base=deps.config.public_url
     )
     headers = [("Content-Type", JSON_TYPE), ("Vary", VARY_JSON)]
     next_cursor = answer.meta["next_cursor"]
@@ -399,52 +386,19 @@ RECORD_BYTES_AT_LEAST = 150
 streamed answer of ``count`` records is at least ``count`` times this long."""
 
 
-def _stream_csv(
-    ctx: Ctx,
-    version: Hashable,
-    given: Mapping[str, str],
-    meta: Mapping[str, Any],
-    columns: tuple[str, ...],
-    records: Iterator[Served],
-) -> Response:
-    """The whole selection as CSV, streamed (``_stream``)."""
-
-    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
-        return csv_stream_response(
-            columns, rows, headers=headers, filename="transactions.csv", gzipped=gzipped
-        )
-
-    return _stream(ctx, version, given, meta, records, "transactions.csv", respond)
-
-
-def stream_ndjson(
+def stream_records(
     ctx: Ctx,
     version: Hashable,
     given: Mapping[str, str],
     meta: Mapping[str, Any],
     records: Iterator[Any],
     filename: str,
+    columns: Sequence[str] | None = None,
 ) -> Response:
-    """A whole selection as NDJSON, one record a line, streamed (``_stream``): what a
-    listing answers to ``format=ndjson`` (``records`` as its service streams them)."""
-
-    def respond(rows: Iterator[Any], headers: Mapping[str, str], gzipped: bool) -> Response:
-        return ndjson_stream_response(rows, headers=headers, filename=filename, gzipped=gzipped)
-
-    return _stream(ctx, version, given, meta, records, filename, respond)
-
-
-def _stream(
-    ctx: Ctx,
-    version: Hashable,
-    given: Mapping[str, str],
-    meta: Mapping[str, Any],
-    records: Iterator[Any],
-    filename: str,
-    respond: Callable[[Iterator[Any], Mapping[str, str], bool], Response],
-) -> Response:
-    """A whole selection streamed by ``respond`` (gzip-coded as it goes when asked for),
-    its ``_meta`` as ``X-Svc-*`` headers.
+    """A whole selection streamed as CSV in ``columns`` or, without them, as NDJSON (one
+    record a line; what a listing answers to ``format=ndjson``, ``records`` as its service
+    streams them), gzip-coded as it goes when asked for, its ``_meta`` as ``X-Svc-*``
+    headers.
 
     Its tag cannot be a digest of a body not yet read: it is one of the format
     (``filename``), the data version, the query and the envelope headers (every ``_meta``
@@ -470,7 +424,13 @@ def _stream(
     if none_match(environ.get("HTTP_IF_NONE_MATCH"), tag):
         # the records are never read: their iterator has not started
         return not_modified(tag, [("Vary", VARY_CSV)])
-    response = respond((to_json(record) for record in records), headers, gzipped)
+    rows = (to_json(record) for record in records)
+    if columns is None:
+        response = ndjson_stream_response(rows, headers=headers, filename=filename, gzipped=gzipped)
+    else:
+        response = csv_stream_response(
+            columns, rows, headers=headers, filename=filename, gzipped=gzipped
+        )
     response.headers["Vary"] = VARY_CSV
     response.headers["ETag"] = tag
     return response

@@ -44,6 +44,15 @@ def enable_endpoint(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
     return account_reply(ctx, {"data": row})
 
 
+def manual_sends(deps: Deps) -> webhooks.ManualSends:
+    """How this deployment's test sends and resends go out."""
+    return webhooks.ManualSends(
+        clock=deps.clock,
+        allow_private=deps.config.webhook_allow_private,
+        per_minute=deps.config.webhook_test_sends_per_minute,
+    )
+
+
 def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
     out = webhooks.send_test(
         deps.store,
@@ -52,10 +61,8 @@ def send_test(ctx: Ctx, deps: Deps, endpoint_id: str) -> Response:
         now=ctx.now,
         entropy=deps.entropy(16),
         docs_url=f"{deps.config.public_url}/docs#/Webhooks",  # the Swagger UI tag
-        clock=deps.clock,
         ids=deps.ids,
-        allow_private=deps.config.webhook_allow_private,
-        per_minute=deps.config.webhook_test_sends_per_minute,
+        sends=manual_sends(deps),
     )
     return account_reply(ctx, {"data": out})
 
@@ -77,9 +84,7 @@ def resend_delivery(ctx: Ctx, deps: Deps, endpoint_id: str, delivery_id: str) ->
         endpoint_id,
         delivery_id,
         now=ctx.now,
-        clock=deps.clock,
         ids=deps.ids,
-        allow_private=deps.config.webhook_allow_private,
-        per_minute=deps.config.webhook_test_sends_per_minute,
+        sends=manual_sends(deps),
     )
     return account_reply(ctx, {"data": out})

@@ -9,29 +9,23 @@ up to it, so its ``latest_cursor`` resumes exactly after what this answer could 
 
 from __future__ import annotations
 
-from svc_core.caller import Caller
-from svc_core.envelope import Answer, Links
+from svc_core.envelope import Answer
 from svc_core.realestate import change_feed
 from svc_core.realestate.change_feed import ChangesQuery
 from svc_core.realestate.common import codes_of
-from svc_server.services.realestate import answer_context
-from svc_server.services.versioned import VersionedCache
+from svc_server.services.realestate import Call, answer_context
 from svc_server.store import Store
 
 
 def changes(
     store: Store,
     query: ChangesQuery,
-    caller: Caller,
+    call: Call,
     *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
     base: str,
 ) -> Answer:
     """One page of the feed (``base``: the public URL the records' links start with)."""
-    state = versions.state(store)
+    state = call.versions.state(store)
     found, top = store.realestate.change_page(
         after_id=query.since.after_id,
         at=query.since.at,
@@ -47,7 +41,7 @@ def changes(
     return change_feed.changes_answer(
         page,
         query,
-        answer_context(state, caller, request_id, now, links, code=query.sigungu_code),
+        answer_context(state, call, code=query.sigungu_code),
         base=base,
         next_cursor=next_cursor,
         latest_cursor=latest_cursor,

@@ -14,6 +14,7 @@ from svc_core.instants import utc, utc_exact, utc_or_none
 from svc_server.identity import Identity
 from svc_server.services.keys import first_key, in_force
 from svc_server.services.membership import normalize_email, parse_id
+from svc_server.services.rows import same_fields
 from svc_server.services.team import MemberRow, member_row
 from svc_server.store import Store
 from svc_server.store.account_rows import ApiKey, Membership, User
@@ -237,14 +238,8 @@ class ConsumerDetail:
 def list_consumers(store: Store, now: float) -> list[ConsumerLine]:
     """Every consumer, oldest first, with the keys that work at ``now``."""
     return [
-        ConsumerLine(
-            id=row.id,
-            plan=row.plan,
-            status=row.status,
-            owner_email=row.owner_email,
-            company_name=row.company_name,
-            active_keys=int(row.active_keys),
-            created_at=utc(row.created_at),
+        same_fields(
+            ConsumerLine, row, active_keys=int(row.active_keys), created_at=utc(row.created_at)
         )
         for row in store.accounts.list_consumers(int(now))
     ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from svc_core.caller import Caller
 from svc_core.envelope import Answer
 from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import freshness
@@ -15,7 +14,7 @@ from svc_core.realestate.common import codes_of, gate
 from svc_core.realestate.coverage import CoverageRow
 from svc_core.realestate.query import CoverageQuery
 from svc_core.realestate.rollup import RollupRow, rollup_of
-from svc_server.services.realestate import Links, answer_context
+from svc_server.services.realestate import Call, answer_context, cohort_samples
 from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
@@ -77,31 +76,15 @@ def _coverage_rows(
 def _land_rollup(store: Store, cohort: q.Cohort, rollup: list[RollupRow]) -> list[RollupRow]:
     """The rollup rows of ``cohort``'s deals of one industrial use, land category or zone:
     the stored rollup does not count by them, so they are counted from the cohort's
-    transactions in the district-months ``rollup`` (the cohort's, unfiltered) has data."""
+    transactions in the district-months ``rollup`` (the cohort's, unfiltered) has data
+    (coverage takes no contract filters: those of the cohort are None)."""
     codes = sorted(district_codes(rollup))
     months = sorted({r.month for r in rollup})
-    chosen = store.realestate.samples(
-        codes,
-        months,
-        property_type=cohort.property_type,
-        transaction_type=cohort.transaction_type,
-        dong=cohort.dong,
-        building_type=cohort.building_type,
-        **cohort.land_filters(),
-    )
+    chosen = cohort_samples(store, cohort, codes, months)
     return rollup_of(chosen, dong_level=cohort.dong_level)
 
 
-def coverage(
-    store: Store,
-    query: CoverageQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def coverage(store: Store, query: CoverageQuery, call: Call) -> Answer:
     """GET /api/v1/real-estate/coverage: which cohorts have data in which periods.
 
     Rows are ordered by ``total_samples`` descending (then code, dong and types); an
@@ -110,12 +93,11 @@ def coverage(
     (maintained at ingest), so the call reads at most ``COVERAGE_LIMIT_MAX`` rows
     whatever the table size, once per data version and filters.
     """
-    gate(caller, query.cohort.geo_precision, links)
+    gate(call.caller, query.cohort.geo_precision, call.links)
+    versions = call.versions
     state = versions.state(store)
     found = _coverage_rows(store, versions, state, query)
-    context = answer_context(
-        state, caller, request_id, now, links, code=query.cohort.sigungu_code or None
-    )
+    context = answer_context(state, call, code=query.cohort.sigungu_code or None)
     return core_coverage.coverage_answer(
         found,
         query,

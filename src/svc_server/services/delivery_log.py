@@ -15,6 +15,7 @@ from svc_core.errors import InvalidParams, NotFound
 from svc_core.instants import utc, utc_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
 from svc_server.services.membership import account, parse_id
+from svc_server.services.rows import same_fields
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import (
@@ -110,19 +111,9 @@ def delivery_detail(
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
         row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
-    return DeliveryDetail(
-        id=row.id,
-        endpoint_id=row.endpoint_id,
-        url=row.url,
-        event_id=row.event_id,
-        event_type=row.event_type,
-        trigger=row.trigger,
-        resend_of=row.resend_of,
-        status=row.status,
-        http_status=row.http_status,
-        duration_ms=row.duration_ms,
-        error_message=row.error_message,
-        response_excerpt=row.response_excerpt,
+    return same_fields(
+        DeliveryDetail,
+        row,
         created_at=utc(row.created_at),
         sent_at=utc_or_none(row.sent_at),
         payload=str(row.payload),

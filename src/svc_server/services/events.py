@@ -177,27 +177,24 @@ def relay_subscription(
         )
     period_end = _instant(subscription.get("current_period_end"), "current_period_end")
     trial_end = _instant(subscription.get("trial_end"), "trial_end")
+    # what both events say of the subscription
+    stated: dict[str, Any] = {
+        "subscription_id": sub_id,
+        "status": status,
+        "current_period_end": period_end,
+        "trial_end": trial_end,
+        "now": now,
+        "event_id": event_id,
+    }
     try:
         if kind == "updated":
-            event = core_events.subscription_updated(
-                subscription_id=sub_id,
-                status=status,
-                current_period_end=period_end,
-                trial_end=trial_end,
-                now=now,
-                event_id=event_id,
-            )
+            event = core_events.subscription_updated(**stated)
         else:
             canceled_at = _instant(subscription.get("canceled_at"), "canceled_at")
             event = core_events.subscription_cancelled(
-                subscription_id=sub_id,
-                status=status,
-                current_period_end=period_end,
-                trial_end=trial_end,
+                **stated,
                 canceled_at=canceled_at if canceled_at is not None else now,
                 cancel_at_period_end=subscription.get("cancel_at_period_end", False),
-                now=now,
-                event_id=event_id,
             )
     except InvalidParams:
         raise

@@ -4,9 +4,9 @@ precomputed at ingest, in ``svc_server.services.coverage``).
 Each reads the store and hands the records to the pure functions of
 ``svc_core.realestate``, which compute the rows and the envelope; an empty answer where
 SPEC wants a 404 raises ``NotFound`` carrying the same envelope. Each takes the store, a
-typed query (``svc_core.realestate.query``), the caller, the store's ``versions`` (the
-``services.versioned`` cache: answers that change only when a load commits are kept per
-data version) and the request's id, clock and links, and returns an ``Answer``.
+typed query (``svc_core.realestate.query``) and the ``Call`` (the caller, the request's
+id, clock and links, and the ``services.versioned`` cache: answers that change only when
+a load commits are kept per data version), and returns an ``Answer``.
 
 Queries by a district code also find the records stored under its renumbering aliases
 (``svc_core.regions.aliases``); the rows are reported under the requested code.
@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
+
+import attrs
 
 from svc_core import periods
 from svc_core.caller import Caller
@@ -31,6 +33,7 @@ from svc_core.realestate import series as core_series
 from svc_core.realestate.building_uses import UseRow
 from svc_core.realestate.changes_over_time import Baseline, Comparison, comparison, with_changes
 from svc_core.realestate.common import Context, codes_of, data_as_of, data_version, gate
+from svc_core.realestate.deal import Deal
 from svc_core.realestate.loaded import Gaps, row_gaps
 from svc_core.realestate.pulse import PulseRow
 from svc_core.realestate.query import (
@@ -48,6 +51,19 @@ from svc_server.store.rollup import district_codes
 PULSE_COLUMNS = core_pulse.row_columns("m2")
 INDEX_COLUMNS = tuple(f.name for f in core_indices.IndexRow.__attrs_attrs__)
 """CSV columns: the row fields in SPEC order (pulse rows in m²)."""
+
+
+@attrs.frozen(kw_only=True)
+class Call:
+    """What a real-estate use case is called with besides the store and its query: who
+    asks, the request's id, clock (unix seconds) and links, and the process's cache of
+    answers per data version."""
+
+    caller: Caller
+    versions: VersionedCache
+    request_id: str
+    now: float
+    links: Links
 
 
 def pulse_columns(query: PulseQuery | SeriesQuery) -> tuple[str, ...]:
@@ -96,10 +112,7 @@ def cohort_trace(
 
 def answer_context(
     state: DataState,
-    caller: Caller,
-    request_id: str,
-    now: float,
-    links: Links,
+    call: Call,
     *,
     code: str | None = None,
     indices: bool = False,
@@ -114,10 +127,10 @@ def answer_context(
     versions = state.indices_versions if indices else state.transactions_versions
     codes = codes_of(code) if code else None
     return Context(
-        caller=caller,
-        request_id=request_id,
-        generated_at=datetime.fromtimestamp(now, UTC),
-        links=links,
+        caller=call.caller,
+        request_id=call.request_id,
+        generated_at=datetime.fromtimestamp(call.now, UTC),
+        links=call.links,
         exclusions=state.exclusions if trace is None else trace.exclusions,
         data_as_of=data_as_of(stamps, codes),
         data_version=data_version(versions, codes),
@@ -128,12 +141,8 @@ def answer_context(
 
 def cohort_context(
     store: Store,
-    versions: VersionedCache,
     state: DataState,
-    caller: Caller,
-    request_id: str,
-    now: float,
-    links: Links,
+    call: Call,
     *,
     cohort: q.Cohort,
     months: Sequence[str] | None,
@@ -142,16 +151,14 @@ def cohort_context(
     and rejected records those of the cohort."""
     trace = cohort_trace(
         store,
-        versions,
+        call.versions,
         state,
         cohort.sigungu_code,
         months,
         cohort.property_type,
         cohort.transaction_type,
     )
-    return answer_context(
-        state, caller, request_id, now, links, code=cohort.sigungu_code, trace=trace
-    )
+    return answer_context(state, call, code=cohort.sigungu_code, trace=trace)
 
 
 def _month(label: str | None) -> periods.Month | None:
@@ -169,136 +176,126 @@ class CohortRows(NamedTuple):
     gaps: Gaps
 
 
-def _cohort_rows(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    period_of: Mapping[str, str],
-    area_unit: str,
-) -> CohortRows:
-    """The pulse rows of ``cohort`` over the months in ``period_of`` and what was loaded
-    of them, computed once per data version (the rows are shared and frozen).
-
-    A cache hit costs no query: at 2M transactions a busy district's window holds
-    thousands of samples, and reading and summarizing them is most of a pulse call. What
-    was loaded is read for the cohort's district-months only, however many the store
-    holds (``source_months`` by its primary key).
-    """
-
-    def compute() -> CohortRows:
-        codes = codes_of(cohort.sigungu_code)
-        months = sorted(period_of)
-        samples = store.realestate.samples(
-            codes,
-            months,
-            property_type=cohort.property_type,
-            transaction_type=cohort.transaction_type,
-            dong=cohort.dong,
-            building_type=cohort.building_type,
-            lease_kind=cohort.lease_kind,
-            deal_type=cohort.deal_type,
-            buyer_type=cohort.buyer_type,
-            **cohort.land_filters(),
-        )
-        rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=area_unit)
-        kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
-        loaded = store.realestate.loaded_months(codes, months, kinds)
-        return CohortRows(
-            rows=rows,
-            synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
-            loaded=loaded,
-            gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
-        )
-
-    key = ("pulse", cohort, area_unit, tuple(sorted(period_of.items())))
-    return versions.get(key, compute, version=state.version)
-
-
-def _changed_rows(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    period_of: Mapping[str, str],
-    area_unit: str,
-) -> CohortRows:
-    """``_cohort_rows`` with each row's changes against the previous period and a year
-    earlier (``svc_core.realestate.changes_over_time``), the base periods' rows read as
-    any cohort's rows; computed once per data version."""
-    found = _cohort_rows(store, versions, state, cohort, period_of, area_unit)
-
-    def compute() -> CohortRows:
-        previous, year_ago = (
-            _baseline(store, versions, state, cohort, base, area_unit)
-            for base in (comparison(period_of, year=False), comparison(period_of, year=True))
-        )
-        rows = with_changes(found.rows, found.gaps, previous=previous, year_ago=year_ago)
-        return found._replace(rows=rows)
-
-    key = ("changes", cohort, area_unit, tuple(sorted(period_of.items())))
-    return versions.get(key, compute, version=state.version)
-
-
-def _baseline(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    cohort: q.Cohort,
-    base: Comparison,
-    area_unit: str,
-) -> Baseline:
-    """The rows of ``base``'s periods and what was loaded of them (nothing to read when
-    the base periods fall before the calendar)."""
-    if not base.period_of:
-        return Baseline(comparison=base, rows=(), loaded=frozenset())
-    found = _cohort_rows(store, versions, state, cohort, base.period_of, area_unit)
-    return Baseline(
-        comparison=base, rows=found.rows, loaded=found.loaded, incomplete=state.incomplete
+def cohort_samples(
+    store: Store, cohort: q.Cohort, codes: Sequence[str], months: Sequence[str]
+) -> list[Deal]:
+    """The deals of ``cohort``'s types and filters in districts ``codes`` over
+    ``months``."""
+    return store.realestate.samples(
+        codes,
+        months,
+        property_type=cohort.property_type,
+        transaction_type=cohort.transaction_type,
+        dong=cohort.dong,
+        building_type=cohort.building_type,
+        lease_kind=cohort.lease_kind,
+        deal_type=cohort.deal_type,
+        buyer_type=cohort.buyer_type,
+        **cohort.land_filters(),
     )
 
 
-def _finish(found: CohortRows, context: Context) -> list[PulseRow]:
-    """The cached rows with what follows the clock and the address: ``provisional`` and
-    ``transactions_url`` (and ``complete``, ``months_loaded`` and ``months_expected``
-    from their gaps)."""
-    return core_pulse.finish_rows(
+@attrs.frozen
+class _CohortReader:
+    """How the rows of ``cohort`` in ``area_unit`` are read at the store's data version
+    ``state``, each set of them computed once per data version (the rows are shared and
+    frozen)."""
+
+    store: Store
+    versions: VersionedCache
+    state: DataState
+    cohort: q.Cohort
+    area_unit: str
+
+    def rows(self, period_of: Mapping[str, str]) -> CohortRows:
+        """The pulse rows over the months in ``period_of`` and what was loaded of them.
+
+        A cache hit costs no query: at 2M transactions a busy district's window holds
+        thousands of samples, and reading and summarizing them is most of a pulse call.
+        What was loaded is read for the cohort's district-months only, however many the
+        store holds (``source_months`` by its primary key).
+        """
+        store, state, cohort = self.store, self.state, self.cohort
+
+        def compute() -> CohortRows:
+            codes = codes_of(cohort.sigungu_code)
+            months = sorted(period_of)
+            samples = cohort_samples(store, cohort, codes, months)
+            rows = core_pulse.group_rows(cohort, samples, period_of, area_unit=self.area_unit)
+            kinds = freshness.cohort_kinds(cohort.property_type, cohort.transaction_type)
+            loaded = store.realestate.loaded_months(codes, months, kinds)
+            return CohortRows(
+                rows=rows,
+                synthetic=any(s.synthetic for s in samples) if samples else state.synthetic,
+                loaded=loaded,
+                gaps=row_gaps(rows, period_of, loaded=loaded, incomplete=state.incomplete),
+            )
+
+        key = ("pulse", cohort, self.area_unit, tuple(sorted(period_of.items())))
+        return self.versions.get(key, compute, version=state.version)
+
+    def changed(self, period_of: Mapping[str, str]) -> CohortRows:
+        """``rows`` with each row's changes against the previous period and a year
+        earlier (``svc_core.realestate.changes_over_time``), the base periods' rows read
+        as any cohort's rows."""
+        found = self.rows(period_of)
+
+        def compute() -> CohortRows:
+            previous, year_ago = (
+                self.baseline(base)
+                for base in (comparison(period_of, year=False), comparison(period_of, year=True))
+            )
+            rows = with_changes(found.rows, found.gaps, previous=previous, year_ago=year_ago)
+            return found._replace(rows=rows)
+
+        key = ("changes", self.cohort, self.area_unit, tuple(sorted(period_of.items())))
+        return self.versions.get(key, compute, version=self.state.version)
+
+    def baseline(self, base: Comparison) -> Baseline:
+        """The rows of ``base``'s periods and what was loaded of them (nothing to read
+        when the base periods fall before the calendar)."""
+        if not base.period_of:
+            return Baseline(comparison=base, rows=(), loaded=frozenset())
+        found = self.rows(base.period_of)
+        return Baseline(
+            comparison=base, rows=found.rows, loaded=found.loaded, incomplete=self.state.incomplete
+        )
+
+
+def _cohort_answer(
+    store: Store,
+    state: DataState,
+    call: Call,
+    query: PulseQuery | SeriesQuery,
+    period_of: Mapping[str, str],
+    months: Sequence[str],
+) -> tuple[list[PulseRow], CohortRows, Context]:
+    """What a pulse or series answer of ``query``'s cohort over the months in
+    ``period_of`` is built from: its rows (with their changes over time, and what follows
+    the clock and the address: ``provisional`` and ``transactions_url``, and ``complete``,
+    ``months_loaded`` and ``months_expected`` from their gaps), the cached rows they were
+    finished from and the context of the cohort over ``months``."""
+    reader = _CohortReader(store, call.versions, state, query.cohort, query.area_unit)
+    found = reader.changed(period_of)
+    context = cohort_context(store, state, call, cohort=query.cohort, months=months)
+    rows = core_pulse.finish_rows(
         found.rows,
         found.gaps,
         today=context.generated_at.date(),
         transactions_url=context.links.transactions_url,
     )
+    return rows, found, context
 
 
-def pulse(
-    store: Store,
-    query: PulseQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def pulse(store: Store, query: PulseQuery, call: Call) -> Answer:
     """GET /api/v1/real-estate/pulse: one row per cohort over one period."""
-    state = versions.state(store)
+    state = call.versions.state(store)
     window = periods.resolve_pulse_period(query.period, _month(state.latest_month))
-    gate(caller, query.cohort.geo_precision, links)
+    gate(call.caller, query.cohort.geo_precision, call.links)
     period_of = {m: window.label for m in window.months}
-    found = _changed_rows(store, versions, state, query.cohort, period_of, query.area_unit)
-    context = cohort_context(
-        store,
-        versions,
-        state,
-        caller,
-        request_id,
-        now,
-        links,
-        cohort=query.cohort,
-        months=window.months,
-    )
+    rows, found, context = _cohort_answer(store, state, call, query, period_of, window.months)
     return core_pulse.pulse_answer(
-        _finish(found, context),
+        rows,
         query,
         window,
         context,
@@ -308,54 +305,20 @@ def pulse(
     )
 
 
-def series(
-    store: Store,
-    query: SeriesQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def series(store: Store, query: SeriesQuery, call: Call) -> Answer:
     """GET /api/v1/real-estate/pulse/series: pulse rows for up to 12 calendar periods."""
-    gate(caller, query.cohort.geo_precision, links)
-    state = versions.state(store)
+    gate(call.caller, query.cohort.geo_precision, call.links)
+    state = call.versions.state(store)
     period_of = core_series.series_months(query.periods)
-    found = _changed_rows(store, versions, state, query.cohort, period_of, query.area_unit)
-    context = cohort_context(
-        store,
-        versions,
-        state,
-        caller,
-        request_id,
-        now,
-        links,
-        cohort=query.cohort,
-        months=sorted(period_of),
-    )
+    rows, found, context = _cohort_answer(store, state, call, query, period_of, sorted(period_of))
     return core_series.series_answer(
-        _finish(found, context),
-        query,
-        context,
-        synthetic=found.synthetic,
-        gaps=found.gaps,
-        loaded=found.loaded,
+        rows, query, context, synthetic=found.synthetic, gaps=found.gaps, loaded=found.loaded
     )
 
 
-def indices(
-    store: Store,
-    query: IndicesQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def indices(store: Store, query: IndicesQuery, call: Call) -> Answer:
     """GET /api/v1/real-estate/indices: R-ONE survey statistics of a district."""
-    state = versions.state(store)
+    state = call.versions.state(store)
     latest = periods.parse_quarter(state.latest_index_period) if state.latest_index_period else None
     window = periods.resolve_index_period(query.period, latest)
     values = store.realestate.indices(
@@ -364,15 +327,7 @@ def indices(
         property_type=query.property_type,
         metric_type=query.metric_type,
     )
-    context = answer_context(
-        state,
-        caller,
-        request_id,
-        now,
-        links,
-        code=query.sigungu_code,
-        indices=True,
-    )
+    context = answer_context(state, call, code=query.sigungu_code, indices=True)
     return core_indices.indices_answer(
         values,
         query,
@@ -401,30 +356,21 @@ def _dimensions_data(
     return core_dimensions.dimension_counts(districts, dongs, names, kinds, uses)
 
 
-def dimensions(
-    store: Store,
-    query: DimensionsQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def dimensions(store: Store, query: DimensionsQuery, call: Call) -> Answer:
     """GET /api/v1/real-estate/dimensions: what has data in the ``last_6m`` window.
 
     Items are ordered by ``sample_count`` descending. ``gu_dongs`` is filled only for
     ``geo_precision=dong``; ``_meta.count`` is the number of ``sigungus``.
     """
-    gate(caller, query.geo_precision, links)
-    state = versions.state(store)
+    gate(call.caller, query.geo_precision, call.links)
+    state = call.versions.state(store)
     window = periods.resolve_pulse_period(core_dimensions.WINDOW, _month(state.latest_month))
-    data, mix = versions.get(
+    data, mix = call.versions.get(
         ("dimensions", query.geo_precision, window.months),
         lambda: _dimensions_data(store, query.geo_precision, window),
         version=state.version,
     )
-    context = answer_context(state, caller, request_id, now, links)
+    context = answer_context(state, call)
     return core_dimensions.dimensions_answer(
         data, mix, query, window, context, synthetic=state.synthetic
     )

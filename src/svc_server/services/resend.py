@@ -9,12 +9,10 @@ from collections.abc import Callable
 import attrs
 
 from svc_core.errors import Conflict, EndpointNotActive
-from svc_core.webhooks.netguard import Resolver
 from svc_server.services.delivery_log import delivery_of
 from svc_server.services.membership import managed_account
 from svc_server.services.webhooks import (
-    TEST_SENDS_PER_MINUTE,
-    Clock,
+    ManualSends,
     TestDelivery,
     admit_test_send,
     queue_manual,
@@ -41,11 +39,8 @@ def resend(
     delivery_id: str,
     *,
     now: float,
-    clock: Clock,
     ids: Callable[[], str],
-    allow_private: bool = False,
-    resolver: Resolver | None = None,
-    per_minute: int = TEST_SENDS_PER_MINUTE,
+    sends: ManualSends,
 ) -> Resend:
     """Send a finished delivery's event to its endpoint again, now: a new delivery of the
     same event (same event id and body, so receivers dedupe it), signed afresh with the
@@ -53,7 +48,7 @@ def resend(
     ``resend_of`` the delivery it repeats.
 
     Owners and admins only; the endpoint must be active; it shares the test sends' limit
-    (one at a time and ``per_minute`` in any 60 s per account, else 429), and its
+    (one at a time and ``sends.per_minute`` in any 60 s per account, else 429), and its
     outcome counts toward disabling the endpoint like any delivery.
     """
     with store.db.transaction() as tx:
@@ -72,7 +67,7 @@ def resend(
                 f"This webhook endpoint is {status}; deliveries go only to active endpoints.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        admit_test_send(store, tx, consumer.id, int(now), per_minute)
+        admit_test_send(store, tx, consumer.id, int(now), sends.per_minute)
         job, holder = queue_manual(
             store,
             tx,
@@ -90,7 +85,5 @@ def resend(
         resend_of=row.id,
         event_id=job.event_id,
         event_type=job.event_type,
-        delivery=send_manual(
-            store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
-        ),
+        delivery=send_manual(store, job, holder, sends),
     )

@@ -17,6 +17,7 @@ from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReache
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
 from svc_server.services.membership import account, account_name, managed_account, parse_id
+from svc_server.services.rows import same_fields
 from svc_server.store import Store
 from svc_server.store.account_rows import Membership
 
@@ -85,12 +86,9 @@ class InviteRow:
 
 
 def member_row(row: Membership) -> MemberRow:
-    return MemberRow(
-        id=row.id,
-        user_id=row.user_id,
-        email=row.email,
-        role=row.role,
-        status=row.status,
+    return same_fields(
+        MemberRow,
+        row,
         invited_at=utc_or_none(row.invited_at),
         joined_at=utc_or_none(row.joined_at),
     )
@@ -153,16 +151,12 @@ def invite(
         (r.email for r in rows if r.role == "owner" and r.status == MemberStatus.ACTIVE),
         default=None,
     )
-    return InvitedMember(
-        id=row.id,
-        consumer_id=consumer.id,
+    return same_fields(
+        InvitedMember,
+        row,
         company_name=consumer.company_name,
         account_name=consumer.company_name or owner or "your account",
-        role=role,
         invited_at=utc(row.invited_at),
-        user_id=None,
-        email=email,
-        status="pending",
         joined_at=None,
         expires_at=utc(int(now) + INVITE_SECONDS),
     )
@@ -194,13 +188,8 @@ def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
     with store.db.transaction(write=False) as tx:
         rows = store.accounts.pending_invites_for_email(tx, user.email, int(now))
     return [
-        InviteRow(
-            id=r.id,
-            consumer_id=r.consumer_id,
-            company_name=r.company_name,
-            account_name=account_name(r),
-            role=r.role,
-            invited_at=utc_or_none(r.invited_at),
+        same_fields(
+            InviteRow, r, account_name=account_name(r), invited_at=utc_or_none(r.invited_at)
         )
         for r in rows
     ]

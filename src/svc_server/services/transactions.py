@@ -16,7 +16,6 @@ from collections.abc import Iterator
 import attrs
 
 from svc_core import periods
-from svc_core.caller import Caller
 from svc_core.envelope import Answer, Links
 from svc_core.errors import InvalidParams
 from svc_core.realestate import cursor, freshness, traces
@@ -27,8 +26,7 @@ from svc_core.realestate.listing import Served, TransactionsQuery
 from svc_core.realestate.listing_row import ListingRow
 from svc_core.realestate.loaded import unknown_district
 from svc_core.realestate.record import record_of
-from svc_server.services.realestate import cohort_context
-from svc_server.services.versioned import VersionedCache
+from svc_server.services.realestate import Call, cohort_context
 from svc_server.store import Store
 from svc_server.store.realestate import DataState
 from svc_server.store.transactions import Selection, any_synthetic
@@ -48,12 +46,12 @@ class Listing:
     fingerprint: str
 
 
-def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: Links) -> Listing:
+def _resolve(state: DataState, query: TransactionsQuery, call: Call) -> Listing:
     latest = periods.parse_month(state.latest_month) if state.latest_month else None
     window = query.window(latest)
     fingerprint = core.selection_fingerprint(query, window.months)
     after = cursor.decode(query.cursor, fingerprint) if query.cursor is not None else None
-    gate(caller, query.cohort.geo_precision, links)
+    gate(call.caller, query.cohort.geo_precision, call.links)
     cohort = query.cohort
     selection = Selection(
         codes=tuple(codes_of(cohort.sigungu_code)),
@@ -73,28 +71,19 @@ def _resolve(state: DataState, query: TransactionsQuery, caller: Caller, links: 
     return Listing(window=window, selection=selection, after=after, fingerprint=fingerprint)
 
 
-def transactions(
-    store: Store,
-    query: TransactionsQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
-) -> Answer:
+def transactions(store: Store, query: TransactionsQuery, call: Call) -> Answer:
     """One page: up to ``query.limit`` records (contracts) after the cursor, and the
     cursor of the next page in ``_meta.next_cursor`` (None on the last)."""
-    state = versions.state(store)
-    found = _resolve(state, query, caller, links)
+    state = call.versions.state(store)
+    found = _resolve(state, query, call)
     page, more = _page(store, found, query.limit, by_contract=query.by_contract)
     next_cursor = cursor.encode(_key(page[-1], query), found.fingerprint) if more else None
     synthetic = any_synthetic(page) if page else state.synthetic
     return core.transactions_answer(
-        _records(page, query, links),
+        _records(page, query, call.links),
         query,
         found.window,
-        _context(store, versions, state, found, query, caller, request_id, now, links),
+        _context(store, state, found, query, call),
         synthetic=synthetic,
         next_cursor=next_cursor,
         extra=_traced(store, state, found, query, records=query.include_excluded),
@@ -102,15 +91,7 @@ def transactions(
 
 
 def _context(
-    store: Store,
-    versions: VersionedCache,
-    state: DataState,
-    found: Listing,
-    query: TransactionsQuery,
-    caller: Caller,
-    request_id: str,
-    now: float,
-    links: Links,
+    store: Store, state: DataState, found: Listing, query: TransactionsQuery, call: Call
 ) -> Context:
     """The listing's context: its exclusions and rejected records those of its cohort
     and months (an unknown district code with nothing loaded is a 404)."""
@@ -120,17 +101,7 @@ def _context(
         codes_of(cohort.sigungu_code), found.window.months, freshness.LOAD_KINDS
     ):
         raise unknown
-    return cohort_context(
-        store,
-        versions,
-        state,
-        caller,
-        request_id,
-        now,
-        links,
-        cohort=cohort,
-        months=found.window.months,
-    )
+    return cohort_context(store, state, call, cohort=cohort, months=found.window.months)
 
 
 def _traced(
@@ -197,20 +168,13 @@ def _stream(
 
 
 def stream(
-    store: Store,
-    query: TransactionsQuery,
-    caller: Caller,
-    *,
-    versions: VersionedCache,
-    request_id: str,
-    now: float,
-    links: Links,
+    store: Store, query: TransactionsQuery, call: Call
 ) -> tuple[dict[str, object], Iterator[Served]]:
     """The whole selection for a CSV or NDJSON answer (``limit`` does not apply; a
     cursor starts it where a page ended): its envelope and the records (contracts), read
     lazily. A selection of more than ``CSV_CAP`` records is a 400 asking to narrow it."""
-    state = versions.state(store)
-    found = _resolve(state, query, caller, links)
+    state = call.versions.state(store)
+    found = _resolve(state, query, call)
     mix, excluded = store.realestate.listing_size(found.selection, by_contract=query.by_contract)
     total = sum(mix.values()) + excluded
     if total > core.CSV_CAP:
@@ -223,11 +187,11 @@ def stream(
     meta = core.listing_meta(
         query,
         found.window,
-        _context(store, versions, state, found, query, caller, request_id, now, links),
+        _context(store, state, found, query, call),
         synthetic=state.synthetic,
         next_cursor=None,
         count=total,
         mix=mix,
         extra=_traced(store, state, found, query, records=False),
     )
-    return meta, _stream(store, found, query, links)
+    return meta, _stream(store, found, query, call.links)

@@ -33,6 +33,7 @@ from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, managed_account, parse_id
+from svc_server.services.rows import same_fields
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import Endpoint
@@ -49,6 +50,19 @@ of a stopped process and no longer holds the consumer's slot."""
 
 
 Clock = Callable[[], float]
+
+
+@attrs.frozen(kw_only=True)
+class ManualSends:
+    """How the sends an account asks for (test sends and resends) go out: the clock
+    their signatures read, whether private addresses may be reached (development), the
+    resolver (None: the system's), and how many of them an account may start in any
+    60 s."""
+
+    clock: Clock
+    allow_private: bool = False
+    resolver: Resolver | None = None
+    per_minute: int = TEST_SENDS_PER_MINUTE
 
 
 # results ----------------------------------------------------------------------------------
@@ -182,15 +196,8 @@ def create_endpoint(
             filters=spec.filters,
         )
         store.webhooks.insert_endpoint(tx, row)
-    return CreatedEndpoint(
-        id=row.id,
-        url=row.url,
-        secret_plaintext=secret,
-        description=spec.description,
-        events=spec.events,
-        filters=spec.filters,
-        status=row.status,
-        created_at=utc(row.created_at),
+    return same_fields(
+        CreatedEndpoint, row, secret_plaintext=secret, created_at=utc(row.created_at)
     )
 
 
@@ -299,17 +306,16 @@ def queue_manual(
 
 
 def send_manual(
-    store: Store,
-    job: delivery.DeliveryJob,
-    holder: str,
-    *,
-    clock: Clock,
-    allow_private: bool,
-    resolver: Resolver | None,
+    store: Store, job: delivery.DeliveryJob, holder: str, sends: ManualSends
 ) -> TestDelivery:
     """Send a delivery ``queue_manual`` logged, at once, and say how it went."""
     result = delivery.attempt(
-        store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
+        store,
+        job,
+        holder,
+        clock=sends.clock,
+        allow_private=sends.allow_private,
+        resolver=sends.resolver,
     )
     return TestDelivery(
         status="delivered" if result.ok else "failed",
@@ -327,18 +333,16 @@ def send_test(
     now: float,
     entropy: bytes,
     docs_url: str,
-    clock: Clock,
     ids: Callable[[], str],
-    allow_private: bool = False,
-    resolver: Resolver | None = None,
-    per_minute: int = TEST_SENDS_PER_MINUTE,
+    sends: ManualSends,
 ) -> TestSend:
     """Send ``webhook.test`` to one active endpoint now, whatever its event filter; the
     attempt is logged and counts toward disabling like any delivery.
 
     Per consumer, across its endpoints and every server process (the limits read the
     delivery log under a per-consumer lock): one test send at a time and ``per_minute``
-    started in any 60 s, else 429 ``RATE_LIMITED`` with ``Retry-After``. Revoking,
+    started in any 60 s (``sends.per_minute``), else 429 ``RATE_LIMITED`` with
+    ``Retry-After``. Revoking,
     disabling or re-enabling an endpoint resets neither.
     """
     with store.db.transaction() as tx:
@@ -349,7 +353,7 @@ def send_test(
                 f"This webhook endpoint is {endpoint.status}; only active endpoints can be tested.",
                 hint="Re-enable a disabled endpoint first; a revoked one cannot be used.",
             )
-        admit_test_send(store, tx, consumer.id, int(now), per_minute)
+        admit_test_send(store, tx, consumer.id, int(now), sends.per_minute)
         event = core_events.webhook_test(
             event_id=core_events.webhook_test_id(entropy), now=now, docs_url=docs_url
         )
@@ -362,7 +366,5 @@ def send_test(
     return TestSend(
         event_id=event_id,
         event_type=event_type,
-        delivery=send_manual(
-            store, job, holder, clock=clock, allow_private=allow_private, resolver=resolver
-        ),
+        delivery=send_manual(store, job, holder, sends),
     )
