@@ -35,8 +35,8 @@ class _Facts(NamedTuple):
 
 _BUILDING_SALE_COLUMNS = (
     ("address", ("시군구",)),
-    ("building_type", ("유형",)),
-    ("use", ("건축물주용도", "건물주용도")),
+    ("buildingtype", ("유형",)),
+    ("buildinguse", ("건축물주용도", "건물주용도")),
     ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
     ("amount", ("거래금액(만원)",)),
     ("month", ("계약년월",)),

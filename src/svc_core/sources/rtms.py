@@ -235,6 +235,28 @@ def land_fields(kind: RtmsDataset, fields: Mapping[str, str | None]) -> dict[str
     }
 
 
+def published_fields(
+    kind: RtmsDataset, fields: Mapping[str, str | None], area: float | None
+) -> dict[str, Any]:
+    """What a deal of ``kind`` publishes beside its place, types, amounts and ``area``
+    (``Transaction`` keyword arguments), from its fields by current tag name (lower case;
+    the CSV export reader names its columns so): building type, land area (a land sale's
+    is its ``area``), use, floor, build year and lot number, then ``published_details``
+    and ``land_fields``. Never a rejection."""
+    btype = building_type_of(kind, fields.get("buildingtype") or "")
+    land_area = area if kind is RtmsDataset.LAND else land_area_of(btype, fields.get("plottagear"))
+    return {
+        "building_type": btype,
+        "land_area_m2": land_area,
+        "building_use": published_text(fields.get("buildinguse")),
+        "floor": published_int(fields.get("floor"), -99, 999),
+        "build_year": published_int(fields.get("buildyear"), 1800, 2100),
+        "jibun": published_text(fields.get("jibun")),
+        **published_details(fields),
+        **land_fields(kind, fields),
+    }
+
+
 DEAL_TYPE_OF = {"중개거래": "brokered", "직거래": "direct"}
 PARTY_TYPE_OF = {
     "개인": "individual",
@@ -542,8 +564,6 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
     deal_date = _date(item)
     prop, ttype, price, rent, area = _types(kind, item)
     dong = item.get("umdnm", "").strip() or None
-    btype = building_type_of(kind, item.get("buildingtype", ""))
-    land_area = area if kind is RtmsDataset.LAND else land_area_of(btype, item.get("plottagear"))
     try:
         return Transaction(
             source=SOURCE,
@@ -557,14 +577,7 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
             monthly_rent_krw=rent,
             area_m2=area,
             natural_key=key,
-            building_type=btype,
-            land_area_m2=land_area,
-            building_use=published_text(item.get("buildinguse")),
-            floor=published_int(item.get("floor"), -99, 999),
-            build_year=published_int(item.get("buildyear"), 1800, 2100),
-            jibun=published_text(item.get("jibun")),
-            **published_details(item),
-            **land_fields(kind, item),
+            **published_fields(kind, item, area),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None
