@@ -31,6 +31,7 @@ import functools
 import importlib.resources
 import io
 import re
+from collections.abc import Iterator
 
 import attrs
 
@@ -64,19 +65,25 @@ class Region:
         return self.valid_to is None
 
 
-def _date(text: str) -> datetime.date | None:
+def table_date(text: str) -> datetime.date | None:
+    """A day of a bundled table (``YYYY-MM-DD``); None when empty."""
     return datetime.date.fromisoformat(text) if text else None
+
+
+def bundled_table(name: str) -> Iterator[dict[str, str]]:
+    """The rows of the bundled table ``svc_core/data/<name>`` (CSV, UTF-8 with or
+    without a BOM), by column name."""
+    text = (
+        importlib.resources.files("svc_core")
+        .joinpath(f"data/{name}")
+        .read_text(encoding="utf-8-sig")
+    )
+    return csv.DictReader(io.StringIO(text))
 
 
 @functools.cache
 def load_regions() -> tuple[Region, ...]:
     """Every district of the bundled table, in use or retired, in code order."""
-    text = (
-        importlib.resources.files("svc_core")
-        .joinpath("data/sigungu.csv")
-        .read_text(encoding="utf-8-sig")
-    )
-    rows = csv.DictReader(io.StringIO(text))
     return tuple(
         Region(
             code=row["sigungu_code"],
@@ -84,11 +91,11 @@ def load_regions() -> tuple[Region, ...]:
             name=row["sigungu"],
             sido_roman=row["sido_roman"],
             name_roman=row["sigungu_roman"],
-            valid_from=_date(row["valid_from"]),
-            valid_to=_date(row["valid_to"]),
+            valid_from=table_date(row["valid_from"]),
+            valid_to=table_date(row["valid_to"]),
             replaced_by=tuple(row["replaced_by"].split()),
         )
-        for row in rows
+        for row in bundled_table("sigungu.csv")
     )
 
 
