@@ -30,12 +30,11 @@ import datetime
 import functools
 import importlib.resources
 import io
-import re
 from collections.abc import Iterator
 
 import attrs
 
-_CODE = re.compile(r"[0-9]{5}")
+from svc_core.models import SIGUNGU_CODE
 
 
 @attrs.frozen(kw_only=True)
@@ -172,7 +171,7 @@ def replaces(code: str) -> frozenset[str]:
 def aliases(code: str) -> set[str]:
     """Other codes for the same place across renumberings (never ``code`` itself): the
     codes that replaced a retired ``code``, and the retired codes a ``code`` replaced."""
-    if _CODE.fullmatch(code) is None:
+    if SIGUNGU_CODE.fullmatch(code) is None:
         return set()
     found = region(code)
     out = set(found.replaced_by) if found is not None else set()

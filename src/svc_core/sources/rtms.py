@@ -90,7 +90,7 @@ from xml.parsers import expat
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.models import LoadReport, Transaction
+from svc_core.models import SIGUNGU_CODE, LoadReport, Transaction
 from svc_core.regions import region_name
 from svc_core.sources import (
     Collector,
@@ -150,7 +150,6 @@ OLD_TAGS: dict[str, str] = {
 _KEY_IGNORED = frozenset({"cdealtype", "cdealday"})
 _DAY = re.compile(r"([0-9]{1,2})(~[0-9]{1,2})?")
 _INT = re.compile(r"[0-9]{1,4}")
-_CODE = re.compile(r"[0-9]{5}")
 _USE_SPLIT = re.compile(r"[,/·+;]")
 
 OFFICE_USES = frozenset({"업무"})
@@ -556,7 +555,7 @@ def _types(
 
 def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transaction:
     code = item.get("sggcd", "").strip()
-    if _CODE.fullmatch(code) is None:
+    if SIGUNGU_CODE.fullmatch(code) is None:
         raise Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
     name = item.get("sggnm", "").strip() or region_name(code)
     if not name:
