@@ -13,13 +13,12 @@ unknown (``unlisted``: a dong named since 2022, such as a 면 become an 읍).
 
 from __future__ import annotations
 
-import csv
 import datetime
 import functools
-import importlib.resources
-import io
 
 import attrs
+
+from svc_core.regions import bundled_table, table_date
 
 CODE_SOURCES = ("listed", "derived", "unlisted")
 """How a dong's code is known (the table's ``code_source``)."""
@@ -42,28 +41,19 @@ class Dong:
     code_source: str
 
 
-def _date(text: str) -> datetime.date | None:
-    return datetime.date.fromisoformat(text) if text else None
-
-
 @functools.cache
 def load_dongs() -> tuple[Dong, ...]:
     """Every legal dong of the bundled table, in district and code order."""
-    text = (
-        importlib.resources.files("svc_core")
-        .joinpath("data/bdong.csv")
-        .read_text(encoding="utf-8-sig")
-    )
     return tuple(
         Dong(
             code=row["bdong_code"] or None,
             sigungu_code=row["sigungu_code"],
             name=row["dong"],
             in_use=row["in_use"] == "true",
-            valid_from=_date(row["valid_from"]),
-            valid_to=_date(row["valid_to"]),
+            valid_from=table_date(row["valid_from"]),
+            valid_to=table_date(row["valid_to"]),
             replaced_by=tuple(row["replaced_by"].split()),
             code_source=row["code_source"],
         )
-        for row in csv.DictReader(io.StringIO(text))
+        for row in bundled_table("bdong.csv")
     )

@@ -46,6 +46,7 @@ from svc_core.cohorts.stats import quantile
 from svc_core.envelope import API_VERSION, SERVICE
 from svc_core.errors import InvalidParams
 from svc_core.instants import iso
+from svc_core.models import one_of, optional
 from svc_core.params import Param
 from svc_core.periods import MAX_YEAR, MIN_YEAR, MONTH_PATTERN, parse_month
 
@@ -117,14 +118,6 @@ def _period(_: object, attribute: attrs.Attribute[str], value: str) -> None:
         raise ValueError(f"{attribute.name} must be YYYY-MM (month 01 to 12): {value!r}")
 
 
-def _one_of(choices: tuple[str, ...]) -> Any:
-    def check(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-        if value not in choices:
-            raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}: {value!r}")
-
-    return check
-
-
 def _to_float(value: Any) -> Any:
     """ints become floats; anything else (bool, str, None) is left for the validator."""
     if type(value) is int:
@@ -140,11 +133,6 @@ def _bounded(high: float) -> Any:
     return check
 
 
-def _optional_price(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None:
-        _bounded(MAX_PRICE)(instance, attribute, value)
-
-
 def _count(_: object, attribute: attrs.Attribute[int], value: int) -> None:
     if type(value) is not int or not 0 <= value <= MAX_COUNT:
         raise ValueError(f"{attribute.name} must be an integer from 0 to {MAX_COUNT}: {value!r}")
@@ -156,11 +144,11 @@ class Listing:
 
     listing_id: str = attrs.field(validator=_listing_id)
     region: str = attrs.field(validator=_region)
-    category: str = attrs.field(validator=_one_of(CATEGORIES))
-    product_type: str = attrs.field(validator=_one_of(PRODUCT_TYPES))
+    category: str = attrs.field(validator=one_of(CATEGORIES))
+    product_type: str = attrs.field(validator=one_of(PRODUCT_TYPES))
     list_price: float = attrs.field(converter=_to_float, validator=_bounded(MAX_PRICE))
     discounted_price: float | None = attrs.field(
-        default=None, converter=_to_float, validator=_optional_price
+        default=None, converter=_to_float, validator=optional(_bounded(MAX_PRICE))
     )
 
     @property
@@ -499,11 +487,9 @@ class MarketQuery:
     """The resolved parameters of ``GET /api/v1/markets/pulse``."""
 
     region: str = attrs.field(validator=_region)
-    category: str = attrs.field(validator=_one_of(CATEGORIES))
+    category: str = attrs.field(validator=one_of(CATEGORIES))
     period: str = attrs.field(validator=_period)
-    product_type: str | None = attrs.field(
-        default=None, validator=attrs.validators.optional(_one_of(PRODUCT_TYPES))
-    )
+    product_type: str | None = attrs.field(default=None, validator=optional(one_of(PRODUCT_TYPES)))
 
     def as_dict(self) -> dict[str, str | None]:
         """The ``_meta.query`` echo."""

@@ -91,7 +91,9 @@ def _pattern(regex: re.Pattern[str]) -> Validator:
     return check
 
 
-def _one_of(choices: tuple[str, ...]) -> Validator:
+def one_of(choices: tuple[str, ...]) -> Validator:
+    """An attrs validator: the value is one of ``choices``."""
+
     def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value not in choices:
             raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}: {value!r}")
@@ -123,7 +125,9 @@ def _maybe_text(max_length: int) -> Validator:
     return check
 
 
-def _optional(inner: Validator) -> Validator:
+def optional(inner: Validator) -> Validator:
+    """An attrs validator: None, or what ``inner`` accepts."""
+
     def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is not None:
             inner(instance, attribute, value)
@@ -192,40 +196,40 @@ class Transaction:
     source: str = attrs.field(validator=_pattern(SOURCE_ID))
     sigungu_code: str = attrs.field(validator=_pattern(SIGUNGU_CODE))
     sigungu: str = attrs.field(validator=_text(40))
-    dong: str | None = attrs.field(validator=_optional(_text(40)))
-    property_type: str = attrs.field(validator=_one_of(PROPERTY_TYPES))
-    transaction_type: str = attrs.field(validator=_one_of(TRANSACTION_TYPES))
+    dong: str | None = attrs.field(validator=optional(_text(40)))
+    property_type: str = attrs.field(validator=one_of(PROPERTY_TYPES))
+    transaction_type: str = attrs.field(validator=one_of(TRANSACTION_TYPES))
     deal_date: datetime.date = attrs.field(validator=_date)
     price_krw: int = attrs.field(validator=_amount)
-    monthly_rent_krw: int | None = attrs.field(validator=_optional(_amount))
-    area_m2: float | None = attrs.field(validator=_optional(_area))
+    monthly_rent_krw: int | None = attrs.field(validator=optional(_amount))
+    area_m2: float | None = attrs.field(validator=optional(_area))
     natural_key: str = attrs.field(validator=_text(MAX_KEY_LENGTH))
     building_type: str | None = attrs.field(
-        default=None, validator=_optional(_one_of(BUILDING_TYPES))
+        default=None, validator=optional(one_of(BUILDING_TYPES))
     )
-    land_area_m2: float | None = attrs.field(default=None, validator=_optional(_area))
-    building_use: str | None = attrs.field(default=None, validator=_optional(_text(40)))
-    floor: int | None = attrs.field(default=None, validator=_optional(_whole(-99, 999)))
-    build_year: int | None = attrs.field(default=None, validator=_optional(_whole(1800, 2100)))
-    jibun: str | None = attrs.field(default=None, validator=_optional(_text(40)))
-    deal_type: str | None = attrs.field(default=None, validator=_optional(_one_of(DEAL_TYPES)))
-    seller_type: str | None = attrs.field(default=None, validator=_optional(_one_of(PARTY_TYPES)))
-    buyer_type: str | None = attrs.field(default=None, validator=_optional(_one_of(PARTY_TYPES)))
-    land_use: str | None = attrs.field(default=None, validator=_optional(_text(40)))
-    broker_district: str | None = attrs.field(default=None, validator=_optional(_text(200)))
-    building_name: str | None = attrs.field(default=None, validator=_optional(_text(100)))
-    lease_kind: str | None = attrs.field(default=None, validator=_optional(_one_of(LEASE_KINDS)))
-    term_start: str | None = attrs.field(default=None, validator=_optional(_pattern(TERM_MONTH)))
-    term_end: str | None = attrs.field(default=None, validator=_optional(_pattern(TERM_MONTH)))
+    land_area_m2: float | None = attrs.field(default=None, validator=optional(_area))
+    building_use: str | None = attrs.field(default=None, validator=optional(_text(40)))
+    floor: int | None = attrs.field(default=None, validator=optional(_whole(-99, 999)))
+    build_year: int | None = attrs.field(default=None, validator=optional(_whole(1800, 2100)))
+    jibun: str | None = attrs.field(default=None, validator=optional(_text(40)))
+    deal_type: str | None = attrs.field(default=None, validator=optional(one_of(DEAL_TYPES)))
+    seller_type: str | None = attrs.field(default=None, validator=optional(one_of(PARTY_TYPES)))
+    buyer_type: str | None = attrs.field(default=None, validator=optional(one_of(PARTY_TYPES)))
+    land_use: str | None = attrs.field(default=None, validator=optional(_text(40)))
+    broker_district: str | None = attrs.field(default=None, validator=optional(_text(200)))
+    building_name: str | None = attrs.field(default=None, validator=optional(_text(100)))
+    lease_kind: str | None = attrs.field(default=None, validator=optional(one_of(LEASE_KINDS)))
+    term_start: str | None = attrs.field(default=None, validator=optional(_pattern(TERM_MONTH)))
+    term_end: str | None = attrs.field(default=None, validator=optional(_pattern(TERM_MONTH)))
     renewal_right_used: bool | None = attrs.field(
-        default=None, validator=_optional(attrs.validators.instance_of(bool))
+        default=None, validator=optional(attrs.validators.instance_of(bool))
     )
-    previous_deposit_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
-    previous_monthly_rent_krw: int | None = attrs.field(default=None, validator=_optional(_amount))
-    land_category: str | None = attrs.field(default=None, validator=_optional(_text(20)))
-    zoning: str | None = attrs.field(default=None, validator=_optional(_text(40)))
+    previous_deposit_krw: int | None = attrs.field(default=None, validator=optional(_amount))
+    previous_monthly_rent_krw: int | None = attrs.field(default=None, validator=optional(_amount))
+    land_category: str | None = attrs.field(default=None, validator=optional(_text(20)))
+    zoning: str | None = attrs.field(default=None, validator=optional(_text(40)))
     industrial_use: str | None = attrs.field(
-        default=None, validator=_optional(_one_of(INDUSTRIAL_USES))
+        default=None, validator=optional(one_of(INDUSTRIAL_USES))
     )
 
     def __attrs_post_init__(self) -> None:
@@ -255,8 +259,8 @@ class IndexObservation:
 
     sigungu_code: str = attrs.field(validator=_pattern(INDEX_PLACE))
     sigungu: str = attrs.field(validator=_text(40))
-    property_type: str = attrs.field(validator=_one_of(PROPERTY_TYPES))
-    metric_type: str = attrs.field(validator=_one_of(METRIC_TYPES))
+    property_type: str = attrs.field(validator=one_of(PROPERTY_TYPES))
+    metric_type: str = attrs.field(validator=one_of(METRIC_TYPES))
     period: str = attrs.field(validator=_pattern(INDEX_PERIOD))
     period_end_date: datetime.date = attrs.field(validator=_date)
     value_pct: float = attrs.field(validator=_finite)

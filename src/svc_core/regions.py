@@ -30,11 +30,11 @@ import datetime
 import functools
 import importlib.resources
 import io
-import re
+from collections.abc import Iterator
 
 import attrs
 
-_CODE = re.compile(r"[0-9]{5}")
+from svc_core.models import SIGUNGU_CODE
 
 
 @attrs.frozen(kw_only=True)
@@ -64,19 +64,25 @@ class Region:
         return self.valid_to is None
 
 
-def _date(text: str) -> datetime.date | None:
+def table_date(text: str) -> datetime.date | None:
+    """A day of a bundled table (``YYYY-MM-DD``); None when empty."""
     return datetime.date.fromisoformat(text) if text else None
+
+
+def bundled_table(name: str) -> Iterator[dict[str, str]]:
+    """The rows of the bundled table ``svc_core/data/<name>`` (CSV, UTF-8 with or
+    without a BOM), by column name."""
+    text = (
+        importlib.resources.files("svc_core")
+        .joinpath(f"data/{name}")
+        .read_text(encoding="utf-8-sig")
+    )
+    return csv.DictReader(io.StringIO(text))
 
 
 @functools.cache
 def load_regions() -> tuple[Region, ...]:
     """Every district of the bundled table, in use or retired, in code order."""
-    text = (
-        importlib.resources.files("svc_core")
-        .joinpath("data/sigungu.csv")
-        .read_text(encoding="utf-8-sig")
-    )
-    rows = csv.DictReader(io.StringIO(text))
     return tuple(
         Region(
             code=row["sigungu_code"],
@@ -84,11 +90,11 @@ def load_regions() -> tuple[Region, ...]:
             name=row["sigungu"],
             sido_roman=row["sido_roman"],
             name_roman=row["sigungu_roman"],
-            valid_from=_date(row["valid_from"]),
-            valid_to=_date(row["valid_to"]),
+            valid_from=table_date(row["valid_from"]),
+            valid_to=table_date(row["valid_to"]),
             replaced_by=tuple(row["replaced_by"].split()),
         )
-        for row in rows
+        for row in bundled_table("sigungu.csv")
     )
 
 
@@ -165,7 +171,7 @@ def replaces(code: str) -> frozenset[str]:
 def aliases(code: str) -> set[str]:
     """Other codes for the same place across renumberings (never ``code`` itself): the
     codes that replaced a retired ``code``, and the retired codes a ``code`` replaced."""
-    if _CODE.fullmatch(code) is None:
+    if SIGUNGU_CODE.fullmatch(code) is None:
         return set()
     found = region(code)
     out = set(found.replaced_by) if found is not None else set()

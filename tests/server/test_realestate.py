@@ -17,6 +17,7 @@ from svc_core.caller import Caller
 from svc_core.cohorts import stats
 from svc_core.convert import to_json
 from svc_core.models import PROPERTY_TYPES, TRANSACTION_TYPES
+from svc_core.realestate import coverage as core_coverage
 from svc_core.realestate import query
 from svc_core.realestate.common import gu_name
 from svc_core.realestate.coverage import type_rank
@@ -278,7 +279,9 @@ def test_build_coverage_agrees_with_a_plain_count(rows: list[RollupRow], granula
                 sum(deals[cohort][p] for p in kept),
                 sum(bulk[cohort][p] for p in kept),
             )
-    built = ingest_coverage.build_coverage(rows, (granularity,), dong_level=False)
+    built = core_coverage.build_coverage(
+        rows, (granularity,), dong_level=False, building_types=ingest_coverage.COVERAGE_TYPES
+    )
     got = {
         (c.sigungu_code, c.property_type, c.transaction_type): (
             list(c.row.periods_with_data),

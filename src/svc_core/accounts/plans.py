@@ -14,6 +14,7 @@ from types import MappingProxyType
 import attrs
 
 from svc_core.errors import TierRestricted
+from svc_core.models import one_of
 
 PLAN_NAMES: tuple[str, ...] = ("starter", "pro", "team", "enterprise", "internal")
 """Every plan name svc knows."""
@@ -25,11 +26,6 @@ TIER_ORDER: Mapping[str, int] = MappingProxyType(
 
 HIGHEST_PLAN_PRIORITY: tuple[str, ...] = ("enterprise", "team", "pro", "internal", "starter")
 """Which of a user's consumers speaks for them, best first."""
-
-
-def _plan_name(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in PLAN_NAMES:
-        raise ValueError(f"{attribute.name} must be one of {', '.join(PLAN_NAMES)}: {value!r}")
 
 
 def _count(minimum: int) -> Callable[[object, attrs.Attribute[int], int], None]:
@@ -44,7 +40,7 @@ def _count(minimum: int) -> Callable[[object, attrs.Attribute[int], int], None]:
 class Plan:
     """The limits of one plan: monthly quota, per-minute rate, API keys and seats."""
 
-    name: str = attrs.field(validator=_plan_name)
+    name: str = attrs.field(validator=one_of(PLAN_NAMES))
     monthly_quota: int = attrs.field(validator=_count(0))
     rate_limit_per_minute: int = attrs.field(validator=_count(1))
     max_keys: int = attrs.field(validator=_count(1))

@@ -37,32 +37,19 @@ REGIONS: dict[str, tuple[str, float]] = {
 }
 """Region name → (id prefix, size and price factor)."""
 
-# category → (rental listings, meeting listings) per region at factor 1.0
-_SIZES: dict[str, tuple[int, int]] = {
-    "office": (55, 6),
-    "meeting_room": (12, 55),
-    "warehouse": (14, 0),
-    "retail": (30, 4),
-    "studio": (14, 26),
-    "share_office": (45, 22),
-    "event_space": (8, 20),
-    "party_room": (6, 28),
-    "residence": (18, 0),
-    "other": (7, 5),
-}
-
-# category → (monthly rent KRW, hourly meeting price KRW) at factor 1.0
-_PRICES: dict[str, tuple[int, int]] = {
-    "office": (2_400_000, 30_000),
-    "meeting_room": (1_500_000, 22_000),
-    "warehouse": (1_800_000, 15_000),
-    "retail": (3_000_000, 25_000),
-    "studio": (1_300_000, 35_000),
-    "share_office": (450_000, 18_000),
-    "event_space": (4_000_000, 80_000),
-    "party_room": (1_600_000, 40_000),
-    "residence": (1_100_000, 20_000),
-    "other": (900_000, 15_000),
+# category → (rental listings, meeting listings) per region, (monthly rent KRW, hourly
+# meeting price KRW), at factor 1.0
+_CATEGORIES: dict[str, tuple[int, int, int, int]] = {
+    "office": (55, 6, 2_400_000, 30_000),
+    "meeting_room": (12, 55, 1_500_000, 22_000),
+    "warehouse": (14, 0, 1_800_000, 15_000),
+    "retail": (30, 4, 3_000_000, 25_000),
+    "studio": (14, 26, 1_300_000, 35_000),
+    "share_office": (45, 22, 450_000, 18_000),
+    "event_space": (8, 20, 4_000_000, 80_000),
+    "party_room": (6, 28, 1_600_000, 40_000),
+    "residence": (18, 0, 1_100_000, 20_000),
+    "other": (7, 5, 900_000, 15_000),
 }
 
 LEAVE_RATE = 0.03
@@ -84,7 +71,7 @@ def _size(rng: random.Random, region: str, category: str, product_type: str) -> 
     fixed = SMALL_COHORTS.get((region, category, product_type))
     if fixed is not None:
         return fixed
-    rental, meeting = _SIZES[category]
+    rental, meeting, _, _ = _CATEGORIES[category]
     base = rental if product_type == "rental" else meeting
     if base == 0:
         return 0
@@ -98,7 +85,7 @@ def _round_to(value: float, step: int) -> float:
 def _listing(
     rng: random.Random, listing_id: str, region: str, category: str, product_type: str
 ) -> Listing:
-    rent, hourly = _PRICES[category]
+    _, _, rent, hourly = _CATEGORIES[category]
     base = rent if product_type == "rental" else hourly
     step = 10_000 if product_type == "rental" else 500
     factor = REGIONS[region][1] ** 0.7

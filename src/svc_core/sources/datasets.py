@@ -33,14 +33,18 @@ class _Facts(NamedTuple):
     synced_by_default: bool
 
 
+_ADDRESS = ("address", ("시군구",))
+"""The first column every web export needs: the full address."""
+_CONTRACT_DAY = (("month", ("계약년월",)), ("day", ("계약일",)))
+"""The last columns every web export needs: the contract's month and day."""
+_SALE_AMOUNT = ("amount", ("거래금액(만원)",))
 _BUILDING_SALE_COLUMNS = (
-    ("address", ("시군구",)),
-    ("building_type", ("유형",)),
-    ("use", ("건축물주용도", "건물주용도")),
+    _ADDRESS,
+    ("buildingtype", ("유형",)),
+    ("buildinguse", ("건축물주용도", "건물주용도")),
     ("area", ("전용/연면적(㎡)", "연면적(㎡)", "건물면적(㎡)")),
-    ("amount", ("거래금액(만원)",)),
-    ("month", ("계약년월",)),
-    ("day", ("계약일",)),
+    _SALE_AMOUNT,
+    *_CONTRACT_DAY,
 )
 """The web export's columns of a building sale: commercial and factory/warehouse sales
 publish the same 22 fields."""
@@ -66,13 +70,7 @@ class RtmsDataset(_Facts, enum.Enum):
         operation="RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade",
         file_prefix="OFFICETEL_",
         description="an officetel sale file (RTMS OffiTrade)",
-        csv_columns=(
-            ("address", ("시군구",)),
-            ("area", ("전용면적(㎡)",)),
-            ("amount", ("거래금액(만원)",)),
-            ("month", ("계약년월",)),
-            ("day", ("계약일",)),
-        ),
+        csv_columns=(_ADDRESS, ("area", ("전용면적(㎡)",)), _SALE_AMOUNT, *_CONTRACT_DAY),
         property_types=("officetel",),
         transaction_types=("sale",),
         partial_shares=False,
@@ -84,12 +82,11 @@ class RtmsDataset(_Facts, enum.Enum):
         file_prefix="OFFICETEL_RENT_",
         description="an officetel lease file (RTMS OffiRent)",
         csv_columns=(
-            ("address", ("시군구",)),
+            _ADDRESS,
             ("area", ("전용면적(㎡)",)),
             ("amount", ("보증금(만원)",)),
             ("rent", ("월세금(만원)", "월세(만원)")),
-            ("month", ("계약년월",)),
-            ("day", ("계약일",)),
+            *_CONTRACT_DAY,
         ),
         property_types=("officetel",),
         transaction_types=("chartered_lease", "monthly_lease"),
@@ -113,12 +110,11 @@ class RtmsDataset(_Facts, enum.Enum):
         file_prefix="LAND_",
         description="a land sale file (RTMS LandTrade)",
         csv_columns=(
-            ("address", ("시군구",)),
+            _ADDRESS,
             ("jimok", ("지목",)),
             ("area", ("계약면적(㎡)", "거래면적(㎡)")),
-            ("amount", ("거래금액(만원)",)),
-            ("month", ("계약년월",)),
-            ("day", ("계약일",)),
+            _SALE_AMOUNT,
+            *_CONTRACT_DAY,
         ),
         property_types=("land",),
         transaction_types=("sale",),

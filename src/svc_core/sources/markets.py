@@ -33,8 +33,11 @@ import csv
 import io
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from decimal import Decimal
+from typing import TypeVar
+
+import attrs
 
 from svc_core.errors import SourceError
 from svc_core.markets import (
@@ -52,22 +55,11 @@ from svc_core.markets import (
 from svc_core.models import LoadReport
 from svc_core.sources import Reject, csv_rows, csv_text
 
-LISTING_COLUMNS: tuple[str, ...] = (
-    "listing_id",
-    "region",
-    "category",
-    "product_type",
-    "list_price",
-    "discounted_price",
-)
-ACTIVITY_COLUMNS: tuple[str, ...] = (
-    "listing_id",
-    "period",
-    "views",
-    "bookings",
-    "booked_hours",
-    "available_hours",
-)
+LISTING_COLUMNS: tuple[str, ...] = tuple(f.name for f in attrs.fields(Listing))
+"""A listings file's columns: the fields of ``Listing``, in order."""
+ACTIVITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in attrs.fields(Activity))
+"""An activity file's columns: the fields of ``Activity``, in order."""
+T = TypeVar("T")
 
 _DECIMAL = re.compile(r"[0-9]{1,16}(\.[0-9]{1,400})?")
 _INTEGER = re.compile(r"[0-9]{1,13}")
@@ -202,9 +194,14 @@ def _activity(cells: dict[str, str]) -> Activity:
 
 
 def _records(
-    data: bytes, path: str, columns: Sequence[str], report: LoadReport
-) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line, cells by column) of every data row with the right cell count."""
+    data: bytes,
+    path: str,
+    columns: Sequence[str],
+    read: Callable[[dict[str, str]], T],
+    report: LoadReport,
+) -> Iterator[tuple[int, T]]:
+    """(line, what ``read`` makes of its cells by column) of every data row with the right
+    cell count that ``read`` does not refuse (a ``Reject`` is reported for the line)."""
     rows = _rows(_decode(data, path), path)
     names = _header(rows, columns, path)
     for line, cells in rows:
@@ -212,7 +209,12 @@ def _records(
         if len(cells) != len(names):
             report.reject(line, "wrong_cell_count", f"{len(cells)} cells, header has {len(names)}")
             continue
-        yield line, dict(zip(names, cells, strict=True))
+        try:
+            record = read(dict(zip(names, cells, strict=True)))
+        except Reject as rej:
+            report.reject(line, rej.reason, rej.detail)
+            continue
+        yield line, record
 
 
 def parse_listings(data: bytes, *, path: str = "<bytes>") -> tuple[list[Listing], LoadReport]:
@@ -220,12 +222,7 @@ def parse_listings(data: bytes, *, path: str = "<bytes>") -> tuple[list[Listing]
     out: list[Listing] = []
     seen: set[str] = set()
     report = LoadReport(path=path)
-    for line, cells in _records(data, path, LISTING_COLUMNS, report):
-        try:
-            listing = _listing(cells)
-        except Reject as rej:
-            report.reject(line, rej.reason, rej.detail)
-            continue
+    for line, listing in _records(data, path, LISTING_COLUMNS, _listing, report):
         if listing.listing_id in seen:
             report.reject(line, "duplicate_listing_id", f"listing {listing.listing_id} repeated")
             continue
@@ -242,12 +239,7 @@ def parse_activity(
     out: list[Activity] = []
     seen: set[tuple[str, str]] = set()
     report = LoadReport(path=path)
-    for line, cells in _records(data, path, ACTIVITY_COLUMNS, report):
-        try:
-            activity = _activity(cells)
-        except Reject as rej:
-            report.reject(line, rej.reason, rej.detail)
-            continue
+    for line, activity in _records(data, path, ACTIVITY_COLUMNS, _activity, report):
         if known_listings is not None and activity.listing_id not in known_listings:
             report.reject(line, "unknown_listing", f"no listing {activity.listing_id} is known")
             continue

@@ -80,7 +80,13 @@ from typing import Any
 import attrs
 
 from svc_core.errors import SourceError
-from svc_core.models import METRIC_TYPES, PROPERTY_TYPES, IndexObservation, LoadReport
+from svc_core.models import (
+    METRIC_TYPES,
+    PROPERTY_TYPES,
+    SIGUNGU_CODE,
+    IndexObservation,
+    LoadReport,
+)
 from svc_core.periods import period_end_date
 from svc_core.regions import region_name
 from svc_core.sources import IndexParseResult, Reject, csv_rows, csv_text, is_blank, load_json
@@ -162,7 +168,6 @@ _QUARTER_ID = re.compile(r"([0-9]{4})0([1-4])")
 _QUARTER_LABEL = re.compile(r"([0-9]{4})-Q([1-4])")
 _YEAR = re.compile(r"[0-9]{4}")
 _NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_CODE = re.compile(r"[0-9]{5}")
 _AREA_ID = re.compile(r"[0-9]{1,12}")
 
 
@@ -184,7 +189,7 @@ def _districts(area_map: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[s
     for area, codes in area_map.items():
         resolved: list[tuple[str, str]] = []
         for code in codes:
-            name = region_name(code) if _CODE.fullmatch(code) else None
+            name = region_name(code) if SIGUNGU_CODE.fullmatch(code) else None
             if name is None:
                 raise ValueError(f"area_map: {area!r} names {code!r}, not a known district code")
             if code in owner:

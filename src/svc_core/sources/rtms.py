@@ -90,7 +90,7 @@ from xml.parsers import expat
 import attrs
 
 from svc_core.errors import GatewayError, SourceError
-from svc_core.models import LoadReport, Transaction
+from svc_core.models import SIGUNGU_CODE, LoadReport, Transaction
 from svc_core.regions import region_name
 from svc_core.sources import (
     Collector,
@@ -150,7 +150,6 @@ OLD_TAGS: dict[str, str] = {
 _KEY_IGNORED = frozenset({"cdealtype", "cdealday"})
 _DAY = re.compile(r"([0-9]{1,2})(~[0-9]{1,2})?")
 _INT = re.compile(r"[0-9]{1,4}")
-_CODE = re.compile(r"[0-9]{5}")
 _USE_SPLIT = re.compile(r"[,/·+;]")
 
 OFFICE_USES = frozenset({"업무"})
@@ -232,6 +231,28 @@ def land_fields(kind: RtmsDataset, fields: Mapping[str, str | None]) -> dict[str
         "land_category": published_text(fields.get("jimok"), 20)
         if kind is RtmsDataset.LAND
         else None,
+    }
+
+
+def published_fields(
+    kind: RtmsDataset, fields: Mapping[str, str | None], area: float | None
+) -> dict[str, Any]:
+    """What a deal of ``kind`` publishes beside its place, types, amounts and ``area``
+    (``Transaction`` keyword arguments), from its fields by current tag name (lower case;
+    the CSV export reader names its columns so): building type, land area (a land sale's
+    is its ``area``), use, floor, build year and lot number, then ``published_details``
+    and ``land_fields``. Never a rejection."""
+    btype = building_type_of(kind, fields.get("buildingtype") or "")
+    land_area = area if kind is RtmsDataset.LAND else land_area_of(btype, fields.get("plottagear"))
+    return {
+        "building_type": btype,
+        "land_area_m2": land_area,
+        "building_use": published_text(fields.get("buildinguse")),
+        "floor": published_int(fields.get("floor"), -99, 999),
+        "build_year": published_int(fields.get("buildyear"), 1800, 2100),
+        "jibun": published_text(fields.get("jibun")),
+        **published_details(fields),
+        **land_fields(kind, fields),
     }
 
 
@@ -534,7 +555,7 @@ def _types(
 
 def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transaction:
     code = item.get("sggcd", "").strip()
-    if _CODE.fullmatch(code) is None:
+    if SIGUNGU_CODE.fullmatch(code) is None:
         raise Reject("invalid_sigungu_code", f"sggCd {code!r} is not a 5-digit code")
     name = item.get("sggnm", "").strip() or region_name(code)
     if not name:
@@ -542,8 +563,6 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
     deal_date = _date(item)
     prop, ttype, price, rent, area = _types(kind, item)
     dong = item.get("umdnm", "").strip() or None
-    btype = building_type_of(kind, item.get("buildingtype", ""))
-    land_area = area if kind is RtmsDataset.LAND else land_area_of(btype, item.get("plottagear"))
     try:
         return Transaction(
             source=SOURCE,
@@ -557,14 +576,7 @@ def _transaction(kind: RtmsDataset, item: Mapping[str, str], key: str) -> Transa
             monthly_rent_krw=rent,
             area_m2=area,
             natural_key=key,
-            building_type=btype,
-            land_area_m2=land_area,
-            building_use=published_text(item.get("buildinguse")),
-            floor=published_int(item.get("floor"), -99, 999),
-            build_year=published_int(item.get("buildyear"), 1800, 2100),
-            jibun=published_text(item.get("jibun")),
-            **published_details(item),
-            **land_fields(kind, item),
+            **published_fields(kind, item, area),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None

@@ -61,29 +61,24 @@ from svc_core.sources import (
     is_blank,
     parse_area,
     parse_manwon,
-    published_int,
-    published_text,
 )
 from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.rtms import (
     BUILDINGS,
     SOURCE,
     building_property_type,
-    building_type_of,
-    land_area_of,
-    land_fields,
-    published_details,
+    published_fields,
 )
 
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "cancelled_on": ("해제사유발생일",),
     "cancelled_flag": ("해제여부",),
     "share": ("지분구분",),
-    "land": ("대지면적(㎡)",),
+    # what a deal publishes, by the API tag svc_core.sources.rtms.published_fields reads
+    "plottagear": ("대지면적(㎡)",),
     "floor": ("층",),
-    "build_year": ("건축년도",),
+    "buildyear": ("건축년도",),
     "jibun": ("지번", "번지"),
-    # parties and contract, by the API tag svc_core.sources.rtms.published_details reads
     "dealinggbn": ("거래유형",),
     "slergbn": ("매도", "매도자"),
     "buyergbn": ("매수", "매수자"),
@@ -186,9 +181,7 @@ def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Trans
         rent = monthly or None
     else:
         prop, ttype = _sale_type(kind, cells), "sale"
-    btype = building_type_of(kind, cells.get("building_type", ""))
     area = parse_area(cells["area"], "area")
-    land = area if kind is RtmsDataset.LAND else land_area_of(btype, cells.get("land"))
     published = {k: None if is_blank(v) else v for k, v in cells.items()}
     try:
         return Transaction(
@@ -203,14 +196,7 @@ def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Trans
             monthly_rent_krw=rent,
             area_m2=area,
             natural_key=key,
-            building_type=btype,
-            land_area_m2=land,
-            building_use=published_text(cells.get("use")),
-            floor=published_int(cells.get("floor"), -99, 999),
-            build_year=published_int(cells.get("build_year"), 1800, 2100),
-            jibun=published_text(cells.get("jibun")),
-            **published_details(published),
-            **land_fields(kind, {**published, "buildinguse": published.get("use")}),
+            **published_fields(kind, published, area),
         )
     except ValueError as exc:
         raise Reject("invalid_record", str(exc)) from None
@@ -219,8 +205,8 @@ def _transaction(kind: RtmsDataset, cells: Mapping[str, str], key: str) -> Trans
 def _sale_type(kind: RtmsDataset, cells: Mapping[str, str]) -> str:
     """The property type of a sale row of ``kind``."""
     if kind in BUILDINGS:
-        use = cells.get("use", "")
-        return building_property_type(kind, cells.get("building_type", ""), use)
+        use = cells.get("buildinguse", "")
+        return building_property_type(kind, cells.get("buildingtype", ""), use)
     return "land" if kind is RtmsDataset.LAND else "officetel"
 
 

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from svc_core.errors import SourceError
 from svc_core.models import (
     PROPERTY_TYPES,
+    SIGUNGU_CODE,
     SOURCE_ID,
     TRANSACTION_TYPES,
     LoadReport,
@@ -53,7 +54,6 @@ HEADER: tuple[str, ...] = (
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _DIGITS = re.compile(r"[0-9]{1,16}")
 _DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,6})?")
-_CODE = re.compile(r"[0-9]{5}")
 
 
 def _check(ok: bool, reason: str, detail: str) -> None:
@@ -65,7 +65,9 @@ def _row(cells: Mapping[str, str], key: str) -> Transaction:
     source = cells["source"]
     _check(SOURCE_ID.fullmatch(source) is not None, "invalid_source", f"source {source!r}")
     code = cells["sigungu_code"]
-    _check(_CODE.fullmatch(code) is not None, "invalid_sigungu_code", f"sigungu_code {code!r}")
+    _check(
+        SIGUNGU_CODE.fullmatch(code) is not None, "invalid_sigungu_code", f"sigungu_code {code!r}"
+    )
     name = region_name(code)
     _check(name is not None, "unknown_district", f"sigungu_code {code} is not in the table")
     ptype = cells["property_type"]

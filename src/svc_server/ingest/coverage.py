@@ -6,7 +6,7 @@ rows at both granularities and for every building-type filter, so ``GET
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from svc_core.models import BUILDING_TYPES
 from svc_core.realestate import coverage as core_coverage
@@ -17,26 +17,6 @@ from svc_server.store.loading import Writer, loading
 
 COVERAGE_TYPES: tuple[str | None, ...] = (None, *BUILDING_TYPES)
 """The building-type filters coverage is precomputed for (None: every deal)."""
-
-
-def build_coverage(
-    rollup: Iterable[RollupRow],
-    granularities: Sequence[str],
-    *,
-    dong_level: bool,
-    merge_code: str | None = None,
-    names: Mapping[str, str] | None = None,
-) -> list[core_coverage.CoverageCohort]:
-    """``svc_core.realestate.coverage.build_coverage`` for every building-type filter
-    (``COVERAGE_TYPES``): the rows the store keeps."""
-    return core_coverage.build_coverage(
-        rollup,
-        granularities,
-        dong_level=dong_level,
-        merge_code=merge_code,
-        names=names,
-        building_types=COVERAGE_TYPES,
-    )
 
 
 def refresh_coverage(
@@ -64,7 +44,9 @@ def refresh_coverage(
     records = [
         record
         for level, rows in ((False, district), (True, dongs))
-        for record in build_coverage(rows, q.GRANULARITIES, dong_level=level, names=names)
+        for record in core_coverage.build_coverage(
+            rows, q.GRANULARITIES, dong_level=level, names=names, building_types=COVERAGE_TYPES
+        )
     ]
     w.realestate.replace_coverage(w.tx, wanted, records)
     return len(records)

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 import attrs
+import cattrs
 
 Row = dict[str, Any]
 Params = Sequence[Any]
@@ -78,6 +79,16 @@ def row_as(cls: type[T], row: Mapping[str, Any]) -> T:
     """The typed value of one database row: the fields ``cls`` declares, by column name
     (other columns are left out; a field with a default may be missing from the row)."""
     return cls(**{f.name: row[f.name] for f in attrs.fields(cls) if f.name in row})
+
+
+_TYPED = cattrs.Converter(detailed_validation=False)
+
+
+def row_typed(cls: type[T], row: Mapping[str, Any]) -> T:
+    """``row_as`` with each value made the type its field declares (``str``, ``int``,
+    ``float``, ``bool``; None stays None in an optional field): the drivers give a date
+    column as a ``date``, NUMERIC as ``Decimal`` and a boolean as 0 or 1 (SQLite)."""
+    return _TYPED.structure(row, cls)
 
 
 def rows_as(cls: type[T], rows: Iterable[Mapping[str, Any]]) -> list[T]:

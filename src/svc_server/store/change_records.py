@@ -20,7 +20,7 @@ from svc_core.realestate.changes import (
     Types,
     source_kind,
 )
-from svc_server.store.base import Database, Row, Tx, marks, select_in
+from svc_server.store.base import Database, Row, Tx, marks, row_typed, select_in
 from svc_server.store.changes import (
     MonthPair,
     by_district,
@@ -50,22 +50,13 @@ def _unwrapped(text: str) -> tuple[str, ...]:
 
 
 def record_of(row: Row) -> ChangeRecord:
-    return ChangeRecord(
-        id=int(row["id"]),
-        changed_at=int(row["changed_at"]),
-        load_id=str(row["load_id"]),
-        load_kind=str(row["load_kind"]),
-        source_kind=str(row["source_kind"]),
-        sigungu_code=str(row["sigungu_code"]),
-        month=str(row["month"]),
-        property_types=_unwrapped(str(row["property_types"])),
-        transaction_types=_unwrapped(str(row["transaction_types"])),
-        added=int(row["added"]),
-        retracted=int(row["retracted"]),
-        changed=int(row["changed"]),
-        digest_before=str(row["digest_before"]),
-        digest_after=str(row["digest_after"]),
-        complete=bool(row["complete"]),
+    return row_typed(
+        ChangeRecord,
+        {
+            **row,
+            "property_types": _unwrapped(str(row["property_types"])),
+            "transaction_types": _unwrapped(str(row["transaction_types"])),
+        },
     )
 
 

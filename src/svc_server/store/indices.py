@@ -10,12 +10,12 @@ from svc_core.realestate.indices import IndexValue
 from svc_server.store.base import (
     WRITE_CHUNK,
     Database,
-    Row,
     Tx,
     chunks,
     equal_filters,
     existing_keys,
     marks,
+    row_typed,
 )
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class IndexTable:
         params = [*codes, *periods, *equal]
         sql += where + " ORDER BY property_type, metric_type, period, sigungu_code"
         with self.db.transaction(write=False) as tx:
-            return [_index_value(r) for r in tx.fetchall(sql, params)]
+            return [row_typed(IndexValue, r) for r in tx.fetchall(sql, params)]
 
     def market_areas(self) -> dict[str, str]:
         """The market areas served under their own code (``A`` + R-ONE ``CLS_ID``) that
@@ -59,24 +59,6 @@ class IndexTable:
         )
         with self.db.transaction(write=False) as tx:
             return {str(r["sigungu_code"]): str(r["sigungu"]) for r in tx.fetchall(sql, [])}
-
-
-def _index_value(r: Row) -> IndexValue:
-    return IndexValue(
-        sigungu_code=r["sigungu_code"],
-        sigungu=r["sigungu"],
-        property_type=r["property_type"],
-        metric_type=r["metric_type"],
-        period=r["period"],
-        period_end_date=str(r["period_end_date"]),
-        value_pct=float(r["value_pct"]),
-        source=str(r["source"]),
-        synthetic=bool(r["synthetic"]),
-        survey_class=str(r["survey_class"]),
-        era=str(r["era"]),
-        source_table=str(r["source_table"]),
-        floor=str(r["floor"]),
-    )
 
 
 class IndexWrites:

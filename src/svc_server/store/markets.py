@@ -21,7 +21,7 @@ from svc_core.markets import (
     MarketDimensions,
     MarketRow,
 )
-from svc_server.store.base import Database, Row, Tx, chunks, marks, select_in
+from svc_server.store.base import Database, Row, Tx, chunks, marks, row_typed, select_in
 
 COMBINED = "all"
 """``market_rows.product_type`` of the combined cohort (a key column cannot be NULL)."""
@@ -41,28 +41,6 @@ def _values(item: Listing | Activity) -> tuple[Any, ...]:
 
 def _float(value: Any) -> float | None:
     return None if value is None else float(value)
-
-
-def _listing(row: Row) -> Listing:
-    return Listing(
-        listing_id=row["listing_id"],
-        region=row["region"],
-        category=row["category"],
-        product_type=row["product_type"],
-        list_price=float(row["list_price"]),
-        discounted_price=_float(row["discounted_price"]),
-    )
-
-
-def _activity(row: Row) -> Activity:
-    return Activity(
-        listing_id=row["listing_id"],
-        period=row["period"],
-        views=int(row["views"]),
-        bookings=int(row["bookings"]),
-        booked_hours=float(row["booked_hours"]),
-        available_hours=float(row["available_hours"]),
-    )
 
 
 def _market_row(row: Row) -> MarketRow:
@@ -137,7 +115,7 @@ class MarketsRepo:
         if not wanted:
             return []
         listings = {
-            row["listing_id"]: _listing(row)
+            row["listing_id"]: row_typed(Listing, row)
             for row in tx.fetchall(
                 f"SELECT {_LISTING_COLUMNS} FROM market_listings "
                 f"WHERE category IN ({marks(len(wanted))})",
@@ -151,7 +129,8 @@ class MarketsRepo:
             wanted,
         )
         return [
-            ListingMonth(listing=listings[r["listing_id"]], activity=_activity(r)) for r in rows
+            ListingMonth(listing=listings[r["listing_id"]], activity=row_typed(Activity, r))
+            for r in rows
         ]
 
     def all_categories(self, tx: Tx) -> set[str]:
@@ -225,7 +204,7 @@ class MarketWrites(MarketsRepo):
         """
         latest = {item.listing_id: _values(item) for item in listings}
         current = {
-            row["listing_id"]: _values(_listing(row))
+            row["listing_id"]: _values(row_typed(Listing, row))
             for row in select_in(
                 tx,
                 f"SELECT {_LISTING_COLUMNS} FROM market_listings WHERE listing_id IN",
@@ -267,7 +246,7 @@ class MarketWrites(MarketsRepo):
         ):
             key = (row["listing_id"], row["period"])
             if key in latest:
-                current[key] = _values(_activity(row))
+                current[key] = _values(row_typed(Activity, row))
         changed = [key for key, values in latest.items() if current.get(key) != values]
         categories = {category_of[key[0]] for key in changed}
         writes = [latest[key] for key in changed]
