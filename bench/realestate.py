@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import json
 import random
 import statistics
@@ -41,16 +42,17 @@ import attrs
 
 from svc_core.caller import Caller
 from svc_core.convert import to_json
-from svc_core.models import PROPERTY_TYPES, LoadReport, Transaction
+from svc_core.models import LoadReport, Transaction
 from svc_core.realestate import query
 from svc_core.regions import regions_in_use
 from svc_core.sources import ParseResult
-from svc_server.ingest import coverage as ingest_coverage
-from svc_server.ingest.completeness import record_file
+from svc_server.ingest.coverage import refresh_stale
+from svc_server.ingest.load import Load
+from svc_server.ingest.writer import commit
 from svc_server.services import coverage as coverage_service
 from svc_server.services import realestate as service
+from svc_server.services.versioned import VersionedCache
 from svc_server.store import Store, open_store
-from svc_server.store.loading import loading
 
 TARGET = "11680"
 TARGET_PER_MONTH = 150
@@ -70,6 +72,8 @@ SEGMENTS = (
     ("officetel", "monthly_lease"),
     ("office", "monthly_lease"),
 )
+TYPES = tuple(dict.fromkeys(ptype for ptype, _ in SEGMENTS))
+"""The property types the dataset holds deals of, each asked in turn."""
 SOURCES = ("rtms_official", "rtms_official", "rtms_official", "public_assessment")
 DONGS = ("역삼동", "삼성동", "논현동", "대치동", "청담동", "신사동")
 
@@ -121,41 +125,27 @@ def dataset(total: int, seed: int = 11) -> Iterator[Transaction]:
 
 
 def fill(store: Store, total: int) -> float:
-    """Load the dataset through svc's write path; seconds taken."""
+    """Load the dataset through svc's one write path (``ingest.writer.commit``, as
+    ``svc ingest`` of a file whose district-months it holds whole); seconds taken."""
     started = time.perf_counter()
-    codes: set[str] = set()
-    batch: list[Transaction] = []
     loaded = 0
     with attrs.validators.disabled():  # the generator is trusted; the store is measured
         rows = dataset(total)
-        while True:
+        for number in itertools.count():
             batch = [row for _, row in zip(range(BATCH), rows, strict=False)]
             if not batch:
                 break
-            with loading(store) as w:
-                loaded += w.realestate.insert_transactions(w.tx, batch)[0]
-                # the district-months are loaded, as svc ingest of a whole file records them
-                result = ParseResult(transactions=batch, report=LoadReport(path="bench"))
-                record_file(w, "samples", result, now=time.time())
-            codes.update(r.sigungu_code for r in batch)
+            load = Load(
+                kind="bench",
+                report=LoadReport(path="bench"),
+                digest=f"bench-{total}-{number}",
+                transactions=ParseResult(transactions=batch, report=LoadReport(path="bench")),
+                file_kind="samples",
+                defer_coverage=True,
+            )
+            loaded += commit(store, load, now=time.time()).report.loaded
             print(f"\r  loaded {loaded:,}", end="", file=sys.stderr, flush=True)
-    with loading(store) as w:
-        ingest_coverage.refresh_coverage(w, codes)
-        w.realestate.log_ingest(
-            w.tx,
-            {
-                "id": f"bench-{total}",
-                "kind": "bench",
-                "path": "bench",
-                "sha256": "-",
-                "read_count": loaded,
-                "loaded": loaded,
-                "duplicate": 0,
-                "excluded": {},
-                "rejected": {},
-                "loaded_at": int(time.time()),
-            },
-        )
+    refresh_stale(store)
     print(file=sys.stderr)
     return time.perf_counter() - started
 
@@ -178,10 +168,17 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
         coverage_service.coverage: query.parse_coverage,
     }
 
+    caches = {id(store): VersionedCache() for store in stores.values()}  # one per store
+
     def call(store: Store, fn: Any, params: dict[str, str]) -> Any:
-        answer = fn(
-            store, parsers[fn](params), CALLER, request_id="bench", now=time.time(), links=LINKS
+        asked = service.Call(
+            caller=CALLER,
+            versions=caches[id(store)],
+            request_id="bench",
+            now=time.time(),
+            links=LINKS,
         )
+        answer = fn(store, parsers[fn](params), asked)
         return to_json(answer.data), answer.meta
 
     queries: dict[str, tuple[Callable[[Store, int], Any], int]] = {
@@ -189,7 +186,7 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
             lambda store, i: call(
                 store,
                 service.pulse,
-                {"sigungu_code": TARGET, "property_type": PROPERTY_TYPES[i % len(PROPERTY_TYPES)]},
+                {"sigungu_code": TARGET, "property_type": TYPES[i % len(TYPES)]},
             ),
             runs,
         ),
@@ -222,8 +219,8 @@ def measure(stores: dict[int, Store], runs: int) -> dict[int, dict[str, dict[str
         for i in range(count):
             for size, store in stores.items():
                 if cold:
-                    store.realestate.versions._cache.clear()  # bench only: drop the answers
-                    store.realestate.state()  # ... but keep the per-version state
+                    caches[id(store)]._cache.clear()  # bench only: drop the answers
+                    caches[id(store)].state(store)  # ... but keep the per-version state
                 t = time.perf_counter()
                 fn(store, i)
                 samples[size].append((time.perf_counter() - t) * 1000)
