@@ -125,25 +125,24 @@ def main() -> None:
             proc.terminate()
             proc.wait()
     plain = rps["plain"]
-    result = {
+    ratio = {
+        n: statistics.median(r / p for r, p in zip(v, plain, strict=True)) for n, v in rps.items()
+    }
+    cpu_per_call = {name: statistics.median(found) for name, found in cpu.items()}
+    result: dict[str, object] = {
         name: {
             "rps": round(statistics.median(found)),
-            "ratio_vs_plain": round(
-                statistics.median(r / p for r, p in zip(found, plain, strict=True)), 3
-            ),
-            "server_cpu_us_per_call": round(statistics.median(cpu[name]), 1),
+            "ratio_vs_plain": round(ratio[name], 3),
+            "server_cpu_us_per_call": round(cpu_per_call[name], 1),
             "ratios_by_round": [round(r / p, 3) for r, p in zip(found, plain, strict=True)],
         }
         for name, found in rps.items()
     }
-    names = list(servers)
-    if len(names) >= 3:
-        a, b = result[names[0]], result[names[1]]
+    a, b = list(servers)[:2]
+    if b != "plain":
         result["B_over_A"] = {
-            "ratio_vs_plain": round(b["ratio_vs_plain"] / a["ratio_vs_plain"], 3),
-            "server_cpu_per_call": round(
-                b["server_cpu_us_per_call"] / a["server_cpu_us_per_call"], 3
-            ),
+            "ratio_vs_plain": round(ratio[b] / ratio[a], 3),
+            "server_cpu_per_call": round(cpu_per_call[b] / cpu_per_call[a], 3),
         }
     print(json.dumps({"rounds": args.rounds, "seconds": args.seconds, **result}, indent=2))
 
