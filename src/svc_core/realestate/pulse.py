@@ -282,12 +282,36 @@ def pulse_rows(
     end = latest if latest is not None else latest_month(items)
     window = resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
-    cohort, unit = query.cohort, query.area_unit
+    return rows_over(
+        query.cohort,
+        items,
+        period_of,
+        query.area_unit,
+        today=today,
+        incomplete=incomplete,
+        loaded=loaded,
+        transactions_url=transactions_url,
+    )
+
+
+def rows_over(
+    cohort: Cohort,
+    items: Sequence[Deal],
+    period_of: Mapping[str, str],
+    area_unit: str,
+    *,
+    today: datetime.date | None,
+    incomplete: Collection[freshness.MonthKey],
+    loaded: Collection[freshness.MonthKey] | None,
+    transactions_url: str | None,
+) -> list[PulseRow]:
+    """The rows of ``cohort`` over the periods of ``period_of`` among ``items``, as
+    ``pulse_rows`` and ``series_rows`` answer them (``today`` and the rest as there)."""
     if today is None:
-        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=unit)
+        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=area_unit)
     done = held_keys(items) if loaded is None else loaded
     rows, gaps = rows_with_changes(
-        cohort, items, period_of, unit, loaded=done, incomplete=incomplete
+        cohort, items, period_of, area_unit, loaded=done, incomplete=incomplete
     )
     return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
