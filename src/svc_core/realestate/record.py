@@ -33,6 +33,7 @@ from svc_core.realestate.row_docs import (
     SOURCE,
     TRANSACTION_TYPE,
 )
+from svc_core.realestate.same_named import SameNamed
 
 DEAL_TYPE_SINCE = "2021-11-01"
 """RTMS publishes ``dealingGbn`` and ``estateAgentSggNm`` for contracts from this date."""
@@ -391,13 +392,9 @@ def record_of(row: ListingRow) -> TransactionRecord:
     )
 
 
-_PUBLISHED = tuple(
-    f.name
-    for f in attrs.fields(ListingRow)
-    if f.name in attrs.fields_dict(Transaction) and f.name != "deal_date"
-)
-"""The fields of a listing row a ``Transaction`` has as they are (its ``deal_date`` is a
-date, the row's its ISO text)."""
+_FROM_TRANSACTION = SameNamed(ListingRow, Transaction)
+"""A listing row of a ``Transaction``: the fields it has as they are (its ``deal_date``,
+a date, is given as the row's ISO text)."""
 
 
 def transaction_record(
@@ -412,8 +409,8 @@ def transaction_record(
     ``ExcludedRecord.cancelled_on``; ``load_id``: the load that stored it)."""
     contract = contract_id(tx)
     return record_of(
-        ListingRow(
-            **{name: getattr(tx, name) for name in _PUBLISHED},
+        _FROM_TRANSACTION(
+            tx,
             deal_date=tx.deal_date.isoformat(),
             month=tx.period_month,
             synthetic=0,
