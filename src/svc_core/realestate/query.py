@@ -265,6 +265,8 @@ the listing."""
 DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE, *LAND_FILTERS)
 """What RTMS publishes of a contract and of its land, as filters of pulse, series and the
 listing."""
+ROW_FILTERS = (BUILDING_TYPE, *DEAL_FILTERS)
+"""The filters a pulse row echoes (None: every deal) and its link to the listing carries."""
 PULSE_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *TYPED_FILTERS,
