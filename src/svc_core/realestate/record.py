@@ -64,6 +64,22 @@ def _since(date: str) -> str:
     return f"collected for contracts from {date} (null before: not collected)."
 
 
+def _term_month(text: str) -> Schema:
+    """A lease term's first or last month (``text``), ``YYYY-MM``."""
+    return nullable(
+        string(f"Leases: {text}, YYYY-MM; {_since(LEASE_TERMS_SINCE)}", pattern=TERM_PATTERN)
+    )
+
+
+def _previous_lease(text: str) -> Schema:
+    """An amount (``text``) of the lease a renewal renews, in KRW."""
+    return nullable(
+        integer(
+            f"Lease renewals: the previous lease's {text}; {_since(LEASE_TERMS_SINCE)}", minimum=0
+        )
+    )
+
+
 def _party_type(role: str, tag: str) -> Schema:
     """A seller or buyer type of a record or contract."""
     return nullable(
@@ -225,27 +241,9 @@ class TransactionRecord:
         )
     )
     term_start: str | None = attrs.field(
-        metadata=doc(
-            nullable(
-                string(
-                    "Leases: first month of the contract term (RTMS contractTerm), YYYY-MM; "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    pattern=TERM_PATTERN,
-                )
-            )
-        )
+        metadata=doc(_term_month("first month of the contract term (RTMS contractTerm)"))
     )
-    term_end: str | None = attrs.field(
-        metadata=doc(
-            nullable(
-                string(
-                    "Leases: last month of the contract term, YYYY-MM; "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    pattern=TERM_PATTERN,
-                )
-            )
-        )
-    )
+    term_end: str | None = attrs.field(metadata=doc(_term_month("last month of the contract term")))
     renewal_right_used: bool | None = attrs.field(
         metadata=doc(
             nullable(
@@ -258,26 +256,10 @@ class TransactionRecord:
         )
     )
     previous_deposit_krw: int | None = attrs.field(
-        metadata=doc(
-            nullable(
-                integer(
-                    "Lease renewals: the previous lease's deposit (RTMS preDeposit); "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    minimum=0,
-                )
-            )
-        )
+        metadata=doc(_previous_lease("deposit (RTMS preDeposit)"))
     )
     previous_monthly_rent_krw: int | None = attrs.field(
-        metadata=doc(
-            nullable(
-                integer(
-                    "Lease renewals: the previous lease's monthly rent (RTMS preMonthlyRent); "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    minimum=0,
-                )
-            )
-        )
+        metadata=doc(_previous_lease("monthly rent (RTMS preMonthlyRent)"))
     )
     cancellation_date: str | None = attrs.field(
         default=None,
