@@ -21,17 +21,16 @@ def field_names(cls: Any) -> tuple[str, ...]:
 
 class SameNamed(Generic[T]):
     """Builds ``target`` values (an attrs class or a NamedTuple) from ``source`` values:
-    each field of ``target`` that ``source`` has under the same name, less ``but``, is
-    copied as it is; the call gives the others (and a value it gives for a shared field
-    takes that field's place)."""
+    each field of ``target`` that ``source`` has under the same name is copied as it is;
+    the call gives the others (and a value it gives for a shared field takes that
+    field's place)."""
 
-    def __init__(
-        self, target: Callable[..., T], source: type, *, but: tuple[str, ...] = ()
-    ) -> None:
-        theirs = set(field_names(source)) - set(but)
+    def __init__(self, target: Callable[..., T], source: type) -> None:
+        theirs = set(field_names(source))
         self._target = target
         self.names = tuple(name for name in field_names(target) if name in theirs)
-        self._get = attrgetter(*self.names)
+        get = attrgetter(*self.names)  # a tuple of the values, but for a single name
+        self._get = get if len(self.names) > 1 else lambda value: (get(value),)
 
     def __call__(self, value: object, **given: Any) -> T:
         copied = dict(zip(self.names, self._get(value), strict=True))
