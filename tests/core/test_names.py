@@ -156,7 +156,7 @@ def test_a_link_names_the_first_and_last_month_and_reads_back(
         months=labels,
         property_type=ptype,
         transaction_type="sale",
-        building_type=btype,
+        filters={"building_type": btype},
         dong=dong,
     )
     query = dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))

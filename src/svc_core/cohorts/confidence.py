@@ -77,14 +77,8 @@ class ConfidenceFactors:
     )
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "distinct_sources": self.distinct_sources,
-            "relative_spread": self.relative_spread,
-            "sample_count": self.sample_count,
-            "ladder_reason": self.ladder_reason,
-            "mixed_building_types": self.mixed_building_types,
-            "contract_count": self.contract_count,
-        }
+        """The factors by name, in field order."""
+        return attrs.asdict(self)
 
 
 @attrs.frozen(kw_only=True)

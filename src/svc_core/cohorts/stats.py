@@ -103,21 +103,13 @@ class Observation(Protocol):
     def source(self) -> str: ...
 
 
-class SampleLike(Protocol):
-    """What ``summarize`` reads of a sample (``Sample``, or a richer record);
-    ``contract_id`` None makes the sample a contract of its own."""
-
-    @property
-    def price(self) -> int: ...
-
-    @property
-    def monthly_rent(self) -> int | None: ...
+class SampleLike(Observation, Protocol):
+    """What ``summarize`` reads of a sample (``Sample``, or a richer record): an
+    observation with its area as published and its contract (``contract_id`` None makes
+    the sample a contract of its own)."""
 
     @property
     def area(self) -> float | None: ...
-
-    @property
-    def source(self) -> str: ...
 
     @property
     def contract_id(self) -> str | None: ...

@@ -38,6 +38,7 @@ from svc_core.realestate.row_docs import (
     SOURCE,
     TRANSACTION_TYPE,
 )
+from svc_core.realestate.same_named import SameNamed
 
 
 @attrs.frozen(kw_only=True)
@@ -165,28 +166,18 @@ def contract_link(base: str, record: TransactionRecord) -> str:
     return f"{base}?{urlencode(pairs, quote_via=quote)}"
 
 
+_FROM_RECORD = SameNamed(ContractRecord, TransactionRecord)
+
+
 def contract_of(records: Sequence[TransactionRecord], base: str | None = None) -> ContractRecord:
-    """The contract of ``records`` (non-empty, one ``contract_id``); ``base`` is the
-    listing's address for ``transactions_url`` (None: no link)."""
+    """The contract of ``records`` (non-empty, one ``contract_id``): the first record's
+    fields of the same name, the totals over them; ``base`` is the listing's address for
+    ``transactions_url`` (None: no link)."""
     first = records[0]
     sale = first.transaction_type == "sale"
     areas = [r.area_m2 for r in records if r.area_m2]
-    return ContractRecord(
-        contract_id=first.contract_id,
-        contract_date=first.contract_date,
-        sigungu_code=first.sigungu_code,
-        sigungu=first.sigungu,
-        dong=first.dong,
-        property_type=first.property_type,
-        transaction_type=first.transaction_type,
-        building_type=first.building_type,
-        building_use=first.building_use,
-        jibun=first.jibun,
-        build_year=first.build_year,
-        deal_type=first.deal_type,
-        seller_type=first.seller_type,
-        buyer_type=first.buyer_type,
-        source=first.source,
+    return _FROM_RECORD(
+        first,
         units=len(records),
         price_krw=_sum(r.price_krw for r in records) if sale else None,
         deposit_krw=None if sale else _sum(r.deposit_krw for r in records),

@@ -9,7 +9,7 @@ months, so the link keeps listing the deals the row was computed from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote, urlencode
 
 
@@ -20,18 +20,13 @@ def transactions_link(
     months: Sequence[str],
     property_type: str,
     transaction_type: str,
-    building_type: str | None = None,
-    lease_kind: str | None = None,
-    deal_type: str | None = None,
-    buyer_type: str | None = None,
-    industrial_use: str | None = None,
-    land_category: str | None = None,
-    zoning: str | None = None,
+    filters: Mapping[str, str | None],
     dong: str | None = None,
 ) -> str:
     """``base`` (the absolute address of ``/api/v1/real-estate/transactions``) with the
-    cohort's filters and its months as ``from``/``to`` (``months`` oldest first, not
-    empty), percent-encoded."""
+    cohort's filters (the listing's parameters by name, in order; None: not filtered)
+    and its months as ``from``/``to`` (``months`` oldest first, not empty),
+    percent-encoded."""
     pairs = [
         ("sigungu_code", sigungu_code),
         ("from", months[0]),
@@ -39,16 +34,7 @@ def transactions_link(
         ("property_type", property_type),
         ("transaction_type", transaction_type),
     ]
-    filters = (
-        ("building_type", building_type),
-        ("lease_kind", lease_kind),
-        ("deal_type", deal_type),
-        ("buyer_type", buyer_type),
-        ("industrial_use", industrial_use),
-        ("land_category", land_category),
-        ("zoning", zoning),
-    )
-    pairs += [(name, value) for name, value in filters if value is not None]
+    pairs += [(name, value) for name, value in filters.items() if value is not None]
     if dong is not None:
         pairs += [("geo_precision", "dong"), ("dong", dong)]
     return f"{base}?{urlencode(pairs, quote_via=quote)}"

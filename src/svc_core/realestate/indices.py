@@ -35,6 +35,7 @@ from svc_core.realestate.common import Context, district_name, layer_meta
 from svc_core.realestate.loaded import NOT_LOADED, unknown_district
 from svc_core.realestate.query import IndicesQuery
 from svc_core.realestate.row_docs import PROPERTY_TYPE
+from svc_core.realestate.same_named import SameNamed
 from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
 INDEX_SOURCES = ("rone_official",)
@@ -85,22 +86,12 @@ class IndexValue:
     floor: str = ""
 
 
+_FROM_OBSERVATION = SameNamed(IndexValue, IndexObservation)
+
+
 def index_value_of(obs: IndexObservation) -> IndexValue:
-    """The rows' view of a parsed observation."""
-    return IndexValue(
-        sigungu_code=obs.sigungu_code,
-        sigungu=obs.sigungu,
-        property_type=obs.property_type,
-        metric_type=obs.metric_type,
-        period=obs.period,
-        period_end_date=obs.period_end_date.isoformat(),
-        value_pct=obs.value_pct,
-        source=obs.source,
-        survey_class=obs.survey_class,
-        era=obs.era,
-        source_table=obs.source_table,
-        floor=obs.floor,
-    )
+    """The rows' view of a parsed observation (its fields of the same name as they are)."""
+    return _FROM_OBSERVATION(obs, period_end_date=obs.period_end_date.isoformat())
 
 
 PLACE = string(

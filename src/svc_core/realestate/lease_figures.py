@@ -16,13 +16,14 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Protocol
 
 import attrs
 
 from svc_core.cohorts.stats import mean, per_area_quartiles, quartiles
 from svc_core.periods import parse_month
+from svc_core.realestate.deal import Deal
 from svc_core.realestate.lease_kinds import LEASE_KIND_LIMITATION, is_lease, mixes_kinds
+from svc_core.realestate.pulse_row import PulseRow
 from svc_core.realestate.rent_conversion import (
     RateTable,
     assumed_rate_limitation,
@@ -33,42 +34,6 @@ from svc_core.realestate.rent_conversion import (
 )
 
 __all__ = ["NO_FIGURES", "LeaseFigures", "lease_figures", "lease_limitations"]
-
-
-class LeaseSample(Protocol):
-    """What the lease figures read of a sample (a ``Deal``): the deposit (``price``), the
-    rent, the area, the ISO contract date and the property type (which law's rate)."""
-
-    @property
-    def price(self) -> int: ...
-
-    @property
-    def monthly_rent(self) -> int | None: ...
-
-    @property
-    def area(self) -> float | None: ...
-
-    @property
-    def deal_date(self) -> str | None: ...
-
-    @property
-    def property_type(self) -> str: ...
-
-
-class LeaseRowLike(Protocol):
-    """What ``lease_limitations`` reads of a row (a ``PulseRow``)."""
-
-    @property
-    def transaction_type(self) -> str: ...
-
-    @property
-    def period(self) -> str: ...
-
-    @property
-    def lease_kind(self) -> str | None: ...
-
-    @property
-    def lease_kind_mix(self) -> dict[str, int]: ...
 
 
 @attrs.frozen(kw_only=True)
@@ -93,7 +58,7 @@ NO_FIGURES = LeaseFigures()
 
 
 def _converted(
-    sample: LeaseSample, table: RateTable, rates: dict[tuple[str, str], Fraction | None]
+    sample: Deal, table: RateTable, rates: dict[tuple[str, str], Fraction | None]
 ) -> int | None:
     """A sample's converted deposit at the rate of its law (``law_of`` its property
     type); ``rates`` keeps the rate of each law and contract date read (a row's leases
@@ -112,7 +77,7 @@ def _converted(
 
 def lease_figures(
     transaction_type: str,
-    samples: Sequence[LeaseSample],
+    samples: Sequence[Deal],
     *,
     area_unit: str = "m2",
     table: RateTable | None = None,
@@ -147,7 +112,7 @@ def _after(months: Iterable[str], through: datetime.date) -> bool:
 
 
 def lease_limitations(
-    rows: Iterable[LeaseRowLike],
+    rows: Iterable[PulseRow],
     period_of: Mapping[str, str],
     table: RateTable | None = None,
 ) -> list[str]:

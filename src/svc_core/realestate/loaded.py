@@ -16,6 +16,7 @@ from typing import NamedTuple, Protocol
 from svc_core.errors import NotFound
 from svc_core.realestate import freshness
 from svc_core.realestate.common import codes_of
+from svc_core.realestate.deal import Deal
 from svc_core.realestate.query import DIMENSIONS_HINT, Cohort
 from svc_core.regions import region
 
@@ -56,19 +57,6 @@ class Row(Protocol):
     def transaction_type(self) -> str: ...
     @property
     def period(self) -> str: ...
-
-
-class Record(Protocol):
-    """What ``held_keys`` reads of a deal."""
-
-    @property
-    def sigungu_code(self) -> str: ...
-    @property
-    def property_type(self) -> str: ...
-    @property
-    def transaction_type(self) -> str: ...
-    @property
-    def month(self) -> str: ...
 
 
 RowKey = tuple[str, str, str, str]
@@ -126,7 +114,7 @@ def missing_months(gaps: Gaps) -> list[str]:
     return sorted({month for gap in gaps.values() for month in gap.missing})
 
 
-def held_keys(records: Iterable[Record]) -> frozenset[freshness.MonthKey]:
+def held_keys(records: Iterable[Deal]) -> frozenset[freshness.MonthKey]:
     """The district-months ``records`` hold, under the kinds of their types: what a
     store loading them from a file without paging figures counts as loaded."""
     return frozenset(

@@ -20,6 +20,7 @@ import attrs
 from svc_core.cohorts.confidence import cap_mixed, confidence_of, worst
 from svc_core.cohorts.stats import (
     MIN_SAMPLES,
+    CohortStats,
     contracts,
     per_area_quartiles,
     per_area_ratios,
@@ -49,10 +50,16 @@ from svc_core.realestate.loaded import Gaps, held_keys, missing_months, no_rows,
 from svc_core.realestate.median_change import Medians, median_bounds
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
-from svc_core.realestate.query import Cohort, PulseQuery
+from svc_core.realestate.query import ROW_FILTERS, Cohort, PulseQuery
+from svc_core.realestate.same_named import SameNamed
 
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""
+
+
+_FROM_STATS = SameNamed(PulseRow, CohortStats)
+"""A row's figures that its cohort's summary holds under the same names (counts, prices,
+rents, area, per-source mix and means)."""
 
 
 def _row(
@@ -81,7 +88,8 @@ def _row(
         _land(samples if sale else (), summary.bulk_contracts > 0), area_unit=area_unit
     )
     dong_level = cohort.dong_level
-    return PulseRow(
+    return _FROM_STATS(
+        summary,
         sigungu_code=cohort.sigungu_code,
         sigungu=name,
         gu=gu_name(name) if dong_level else None,
@@ -89,39 +97,19 @@ def _row(
         property_type=property_type,
         transaction_type=transaction_type,
         period=period,
-        sample_count=summary.sample_count,
-        avg_price=summary.avg_price,
-        p25_price=summary.p25_price,
-        median_price=summary.median_price,
-        p75_price=summary.p75_price,
-        avg_monthly_rent=summary.avg_monthly_rent,
-        p25_monthly_rent=summary.p25_monthly_rent,
-        median_monthly_rent=summary.median_monthly_rent,
-        p75_monthly_rent=summary.p75_monthly_rent,
-        avg_area_m2=summary.avg_area_m2,
         confidence=grade.level,
-        source_mix=summary.source_mix,
-        source_means=summary.source_means,
         confidence_factors=grade.factors,
-        contract_count=summary.contract_count,
-        bulk_contracts=summary.bulk_contracts,
         largest_contract_units=summary.largest_contract,
-        building_type=cohort.building_type,
         building_type_mix=mix,
         area_unit=area_unit,
         p25_price_per_m2=per_area[0] if per_area else None,
         median_price_per_m2=per_area[1] if per_area else None,
         p75_price_per_m2=per_area[2] if per_area else None,
         median_land_price_per_m2=land[1] if land else None,
-        lease_kind=cohort.lease_kind,
+        **{p.name: getattr(cohort, p.name) for p in ROW_FILTERS},
         lease_kind_mix=lease_kind_mix(transaction_type, (s.lease_kind for s in samples)),
-        deal_type=cohort.deal_type,
-        buyer_type=cohort.buyer_type,
         **attrs.asdict(leases),
         building_use_mix=building_use_mix(s.building_use for s in samples),
-        industrial_use=cohort.industrial_use,
-        land_category=cohort.land_category,
-        zoning=cohort.zoning,
         industrial_use_mix=_mix(property_type == "industrial", (s.industrial_use for s in samples)),
         land_category_mix=_mix(property_type == "land", (s.land_category for s in samples)),
         zoning_mix=_mix(any(s.zoning for s in samples), (s.zoning for s in samples)),
@@ -192,13 +180,7 @@ def row_link(base: str | None, row: PulseRow, months: Sequence[str]) -> str | No
         months=months,
         property_type=row.property_type,
         transaction_type=row.transaction_type,
-        building_type=row.building_type,
-        lease_kind=row.lease_kind,
-        deal_type=row.deal_type,
-        buyer_type=row.buyer_type,
-        industrial_use=row.industrial_use,
-        land_category=row.land_category,
-        zoning=row.zoning,
+        filters={p.name: getattr(row, p.name) for p in ROW_FILTERS},
         dong=row.dong,
     )
 
@@ -282,12 +264,36 @@ def pulse_rows(
     end = latest if latest is not None else latest_month(items)
     window = resolve_pulse_period(query.period, end)
     period_of = {m: window.label for m in window.months}
-    cohort, unit = query.cohort, query.area_unit
+    return rows_over(
+        query.cohort,
+        items,
+        period_of,
+        query.area_unit,
+        today=today,
+        incomplete=incomplete,
+        loaded=loaded,
+        transactions_url=transactions_url,
+    )
+
+
+def rows_over(
+    cohort: Cohort,
+    items: Sequence[Deal],
+    period_of: Mapping[str, str],
+    area_unit: str,
+    *,
+    today: datetime.date | None,
+    incomplete: Collection[freshness.MonthKey],
+    loaded: Collection[freshness.MonthKey] | None,
+    transactions_url: str | None,
+) -> list[PulseRow]:
+    """The rows of ``cohort`` over the periods of ``period_of`` among ``items``, as
+    ``pulse_rows`` and ``series_rows`` answer them (``today`` and the rest as there)."""
     if today is None:
-        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=unit)
+        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=area_unit)
     done = held_keys(items) if loaded is None else loaded
     rows, gaps = rows_with_changes(
-        cohort, items, period_of, unit, loaded=done, incomplete=incomplete
+        cohort, items, period_of, area_unit, loaded=done, incomplete=incomplete
     )
     return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
@@ -412,7 +418,7 @@ def pulse_answer(
         "window_from": window.window_from,
         "window_to": window.window_to,
         "building_type": cohort.building_type,
-        **cohort.deal_echo(),
+        **{p.name: getattr(cohort, p.name) for p in ROW_FILTERS},
         "area_unit": query.area_unit,
     }
     period_of = {m: window.label for m in window.months}

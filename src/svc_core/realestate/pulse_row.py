@@ -85,6 +85,11 @@ def per_area(text: str) -> dict[str, str]:
     return {PER_AREA: text}
 
 
+def _filter(schema: Schema) -> Any:
+    """A filter's value as the row echoes it: ``schema`` or null (None: not filtered)."""
+    return attrs.field(default=None, metadata=doc(nullable(schema)))
+
+
 def _price(label: str) -> dict[str, str]:
     return per_area(
         f"{label} of price / area per contract (building area for whole buildings, "
@@ -205,13 +210,8 @@ class PulseRow:
             )
         )
     )
-    building_type: str | None = attrs.field(
-        default=None,
-        metadata=doc(
-            nullable(
-                enum(BUILDING_TYPES, "The building_type filter; null when the row holds both.")
-            )
-        ),
+    building_type: str | None = _filter(
+        enum(BUILDING_TYPES, "The building_type filter; null when the row holds both.")
     )
     building_type_mix: dict[str, int] = attrs.field(
         factory=dict,
@@ -233,13 +233,8 @@ class PulseRow:
             "contract; sale rows only"
         ),
     )
-    lease_kind: str | None = attrs.field(
-        default=None,
-        metadata=doc(
-            nullable(
-                enum(LEASE_KINDS, "The lease_kind filter; null when the row holds both kinds.")
-            )
-        ),
+    lease_kind: str | None = _filter(
+        enum(LEASE_KINDS, "The lease_kind filter; null when the row holds both kinds.")
     )
     lease_kind_mix: dict[str, int] = attrs.field(
         factory=dict,
@@ -251,14 +246,8 @@ class PulseRow:
             )
         ),
     )
-    deal_type: str | None = attrs.field(
-        default=None,
-        metadata=doc(nullable(enum(DEAL_TYPES, "The deal_type filter; null without it."))),
-    )
-    buyer_type: str | None = attrs.field(
-        default=None,
-        metadata=doc(nullable(enum(PARTY_TYPES, "The buyer_type filter; null without it."))),
-    )
+    deal_type: str | None = _filter(enum(DEAL_TYPES, "The deal_type filter; null without it."))
+    buyer_type: str | None = _filter(enum(PARTY_TYPES, "The buyer_type filter; null without it."))
     p25_deposit_per_m2: int | None = attrs.field(default=None, metadata=_deposit("25th percentile"))
     median_deposit_per_m2: int | None = attrs.field(default=None, metadata=_deposit("Median"))
     p75_deposit_per_m2: int | None = attrs.field(default=None, metadata=_deposit("75th percentile"))
@@ -345,20 +334,11 @@ class PulseRow:
             )
         ),
     )
-    industrial_use: str | None = attrs.field(
-        default=None,
-        metadata=doc(
-            nullable(enum(INDUSTRIAL_USES, "The industrial_use filter; null without it."))
-        ),
+    industrial_use: str | None = _filter(
+        enum(INDUSTRIAL_USES, "The industrial_use filter; null without it.")
     )
-    land_category: str | None = attrs.field(
-        default=None,
-        metadata=doc(nullable(string("The land_category filter (지목); null without it."))),
-    )
-    zoning: str | None = attrs.field(
-        default=None,
-        metadata=doc(nullable(string("The zoning filter, as a full zone name; null without it."))),
-    )
+    land_category: str | None = _filter(string("The land_category filter (지목); null without it."))
+    zoning: str | None = _filter(string("The zoning filter, as a full zone name; null without it."))
     industrial_use_mix: dict[str, int] = attrs.field(
         factory=dict,
         metadata=doc(

@@ -72,18 +72,16 @@ def _sigungu(*, required: bool) -> Param:
 
 
 SIGUNGU_REQUIRED = _sigungu(required=True)
-INDEX_PLACE = Param(
-    name="sigungu_code",
+INDEX_PLACE = attrs.evolve(
+    SIGUNGU_REQUIRED,
     description=(
         "5-digit district code, or A + the R-ONE CLS_ID of a market area, any area R-ONE "
         "publishes, mapped to districts or not (A510004 for 서울>강남, A500002 for 서울)."
     ),
-    required=True,
     pattern="([0-9]{5}|A[0-9]{1,12})",
     message="must be a 5-digit district code such as 11680 or a market-area code such as A510006.",
-    hint=CODE_HINT,
-    example="11680",
 )
+"""The required district code, or a market area's code (indices)."""
 SIGUNGU_OPTIONAL = _sigungu(required=False)
 PROPERTY_TYPE = Param(
     name="property_type",
@@ -265,6 +263,8 @@ the listing."""
 DEAL_FILTERS = (LEASE_KIND, DEAL_TYPE, BUYER_TYPE, *LAND_FILTERS)
 """What RTMS publishes of a contract and of its land, as filters of pulse, series and the
 listing."""
+ROW_FILTERS = (BUILDING_TYPE, *DEAL_FILTERS)
+"""The filters a pulse row echoes (None: every deal) and its link to the listing carries."""
 PULSE_PARAMS: tuple[Param, ...] = (
     SIGUNGU_REQUIRED,
     *TYPED_FILTERS,

@@ -33,6 +33,7 @@ from svc_core.realestate.row_docs import (
     SOURCE,
     TRANSACTION_TYPE,
 )
+from svc_core.realestate.same_named import SameNamed
 
 DEAL_TYPE_SINCE = "2021-11-01"
 """RTMS publishes ``dealingGbn`` and ``estateAgentSggNm`` for contracts from this date."""
@@ -61,6 +62,22 @@ TERM_PATTERN = f"^{TERM_MONTH.pattern}$"
 
 def _since(date: str) -> str:
     return f"collected for contracts from {date} (null before: not collected)."
+
+
+def _term_month(text: str) -> Schema:
+    """A lease term's first or last month (``text``), ``YYYY-MM``."""
+    return nullable(
+        string(f"Leases: {text}, YYYY-MM; {_since(LEASE_TERMS_SINCE)}", pattern=TERM_PATTERN)
+    )
+
+
+def _previous_lease(text: str) -> Schema:
+    """An amount (``text``) of the lease a renewal renews, in KRW."""
+    return nullable(
+        integer(
+            f"Lease renewals: the previous lease's {text}; {_since(LEASE_TERMS_SINCE)}", minimum=0
+        )
+    )
 
 
 def _party_type(role: str, tag: str) -> Schema:
@@ -224,27 +241,9 @@ class TransactionRecord:
         )
     )
     term_start: str | None = attrs.field(
-        metadata=doc(
-            nullable(
-                string(
-                    "Leases: first month of the contract term (RTMS contractTerm), YYYY-MM; "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    pattern=TERM_PATTERN,
-                )
-            )
-        )
+        metadata=doc(_term_month("first month of the contract term (RTMS contractTerm)"))
     )
-    term_end: str | None = attrs.field(
-        metadata=doc(
-            nullable(
-                string(
-                    "Leases: last month of the contract term, YYYY-MM; "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    pattern=TERM_PATTERN,
-                )
-            )
-        )
-    )
+    term_end: str | None = attrs.field(metadata=doc(_term_month("last month of the contract term")))
     renewal_right_used: bool | None = attrs.field(
         metadata=doc(
             nullable(
@@ -257,26 +256,10 @@ class TransactionRecord:
         )
     )
     previous_deposit_krw: int | None = attrs.field(
-        metadata=doc(
-            nullable(
-                integer(
-                    "Lease renewals: the previous lease's deposit (RTMS preDeposit); "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    minimum=0,
-                )
-            )
-        )
+        metadata=doc(_previous_lease("deposit (RTMS preDeposit)"))
     )
     previous_monthly_rent_krw: int | None = attrs.field(
-        metadata=doc(
-            nullable(
-                integer(
-                    "Lease renewals: the previous lease's monthly rent (RTMS preMonthlyRent); "
-                    f"{_since(LEASE_TERMS_SINCE)}",
-                    minimum=0,
-                )
-            )
-        )
+        metadata=doc(_previous_lease("monthly rent (RTMS preMonthlyRent)"))
     )
     cancellation_date: str | None = attrs.field(
         default=None,
@@ -391,13 +374,9 @@ def record_of(row: ListingRow) -> TransactionRecord:
     )
 
 
-_PUBLISHED = tuple(
-    f.name
-    for f in attrs.fields(ListingRow)
-    if f.name in attrs.fields_dict(Transaction) and f.name != "deal_date"
-)
-"""The fields of a listing row a ``Transaction`` has as they are (its ``deal_date`` is a
-date, the row's its ISO text)."""
+_FROM_TRANSACTION = SameNamed(ListingRow, Transaction)
+"""A listing row of a ``Transaction``: the fields it has as they are (its ``deal_date``,
+a date, is given as the row's ISO text)."""
 
 
 def transaction_record(
@@ -412,8 +391,8 @@ def transaction_record(
     ``ExcludedRecord.cancelled_on``; ``load_id``: the load that stored it)."""
     contract = contract_id(tx)
     return record_of(
-        ListingRow(
-            **{name: getattr(tx, name) for name in _PUBLISHED},
+        _FROM_TRANSACTION(
+            tx,
             deal_date=tx.deal_date.isoformat(),
             month=tx.period_month,
             synthetic=0,

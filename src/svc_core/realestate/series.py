@@ -18,7 +18,6 @@ from svc_core.realestate import freshness
 from svc_core.realestate.common import Context
 from svc_core.realestate.loaded import (
     Gaps,
-    held_keys,
     missing_months,
     no_rows,
     nothing_loaded,
@@ -27,11 +26,8 @@ from svc_core.realestate.pulse import (
     Deal,
     PulseRow,
     deals,
-    finish_rows,
-    group_rows,
     rows_meta,
-    rows_with_changes,
-    select,
+    rows_over,
 )
 from svc_core.realestate.query import SeriesQuery
 
@@ -60,16 +56,16 @@ def series_rows(
     """The rows of ``query`` computed from transactions, as the server answers them;
     ``today``, ``incomplete``, ``loaded`` and ``transactions_url`` as for
     ``pulse_rows``."""
-    items = deals(records)
-    period_of = series_months(query.periods)
-    cohort, unit = query.cohort, query.area_unit
-    if today is None:
-        return group_rows(cohort, select(cohort, items, period_of), period_of, area_unit=unit)
-    done = held_keys(items) if loaded is None else loaded
-    rows, gaps = rows_with_changes(
-        cohort, items, period_of, unit, loaded=done, incomplete=incomplete
+    return rows_over(
+        query.cohort,
+        deals(records),
+        series_months(query.periods),
+        query.area_unit,
+        today=today,
+        incomplete=incomplete,
+        loaded=loaded,
+        transactions_url=transactions_url,
     )
-    return finish_rows(rows, gaps, today=today, transactions_url=transactions_url)
 
 
 def series_answer(
