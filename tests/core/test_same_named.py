@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import attrs
 
-from svc_core.realestate.same_named import SameNamed
+from svc_core.same_named import SameNamed
 
 
 @attrs.frozen(kw_only=True)

@@ -38,7 +38,7 @@ from svc_core.realestate.row_docs import (
     SOURCE,
     TRANSACTION_TYPE,
 )
-from svc_core.realestate.same_named import SameNamed
+from svc_core.same_named import SameNamed
 
 
 @attrs.frozen(kw_only=True)

@@ -35,7 +35,7 @@ from svc_core.realestate.common import Context, district_name, layer_meta
 from svc_core.realestate.loaded import NOT_LOADED, unknown_district
 from svc_core.realestate.query import IndicesQuery
 from svc_core.realestate.row_docs import PROPERTY_TYPE
-from svc_core.realestate.same_named import SameNamed
+from svc_core.same_named import SameNamed
 from svc_core.sources.rone import CLASS_ORDER, PRIMARY_CLASS
 
 INDEX_SOURCES = ("rone_official",)

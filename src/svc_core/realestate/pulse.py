@@ -51,7 +51,7 @@ from svc_core.realestate.median_change import Medians, median_bounds
 from svc_core.realestate.pulse_row import PulseRow as PulseRow
 from svc_core.realestate.pulse_row import row_columns as row_columns
 from svc_core.realestate.query import ROW_FILTERS, Cohort, PulseQuery
-from svc_core.realestate.same_named import SameNamed
+from svc_core.same_named import SameNamed
 
 GroupKey = tuple[str | None, str, str, str]
 """(dong, property type, transaction type, period label)."""

@@ -33,7 +33,7 @@ from svc_core.realestate.row_docs import (
     SOURCE,
     TRANSACTION_TYPE,
 )
-from svc_core.realestate.same_named import SameNamed
+from svc_core.same_named import SameNamed
 
 DEAL_TYPE_SINCE = "2021-11-01"
 """RTMS publishes ``dealingGbn`` and ``estateAgentSggNm`` for contracts from this date."""

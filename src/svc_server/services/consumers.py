@@ -11,13 +11,13 @@ import attrs
 from svc_core.accounts import plans, quota
 from svc_core.errors import Conflict, InvalidParams, NotFound
 from svc_core.instants import utc, utc_exact, utc_or_none
+from svc_core.same_named import SameNamed
 from svc_server.identity import Identity
 from svc_server.services.keys import first_key, in_force
 from svc_server.services.membership import normalize_email, parse_id
-from svc_server.services.rows import same_fields
 from svc_server.services.team import MemberRow, member_row
 from svc_server.store import Store
-from svc_server.store.account_rows import ApiKey, Membership, User
+from svc_server.store.account_rows import ApiKey, ListedConsumer, Membership, User
 from svc_server.store.base import Tx
 
 
@@ -235,12 +235,13 @@ class ConsumerDetail:
     members: tuple[MemberRow, ...]
 
 
+_CONSUMER_LINE = SameNamed(ConsumerLine, ListedConsumer)
+
+
 def list_consumers(store: Store, now: float) -> list[ConsumerLine]:
     """Every consumer, oldest first, with the keys that work at ``now``."""
     return [
-        same_fields(
-            ConsumerLine, row, active_keys=int(row.active_keys), created_at=utc(row.created_at)
-        )
+        _CONSUMER_LINE(row, active_keys=int(row.active_keys), created_at=utc(row.created_at))
         for row in store.accounts.list_consumers(int(now))
     ]
 

@@ -14,8 +14,8 @@ import attrs
 from svc_core.errors import InvalidParams, NotFound
 from svc_core.instants import utc, utc_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX, read_page
+from svc_core.same_named import SameNamed
 from svc_server.services.membership import account, parse_id
-from svc_server.services.rows import same_fields
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import (
@@ -103,6 +103,9 @@ def delivery_of(
     return row
 
 
+_DELIVERY_DETAIL = SameNamed(DeliveryDetail, DeliveryExchange)
+
+
 def delivery_detail(
     store: Store, user_id: str, endpoint_id: str, delivery_id: str
 ) -> DeliveryDetail:
@@ -111,8 +114,7 @@ def delivery_detail(
     with store.db.transaction(write=False) as tx:
         consumer, _ = account(store, tx, user_id)
         row = delivery_of(store, tx, consumer.id, endpoint_id, delivery_id)
-    return same_fields(
-        DeliveryDetail,
+    return _DELIVERY_DETAIL(
         row,
         created_at=utc(row.created_at),
         sent_at=utc_or_none(row.sent_at),

@@ -16,10 +16,10 @@ from svc_core.accounts.bodies import INVITE_FIELDS
 from svc_core.errors import AlreadyInvited, Forbidden, NotFound, SeatLimitReached
 from svc_core.fields import read_body
 from svc_core.instants import utc, utc_or_none
+from svc_core.same_named import SameNamed
 from svc_server.services.membership import account, account_name, managed_account, parse_id
-from svc_server.services.rows import same_fields
 from svc_server.store import Store
-from svc_server.store.account_rows import Membership
+from svc_server.store.account_rows import Invite, Membership
 
 INVITE_SECONDS = 7 * 24 * 3600
 
@@ -85,9 +85,11 @@ class InviteRow:
     invited_at: datetime | None
 
 
+_MEMBER_ROW = SameNamed(MemberRow, Membership)
+
+
 def member_row(row: Membership) -> MemberRow:
-    return same_fields(
-        MemberRow,
+    return _MEMBER_ROW(
         row,
         invited_at=utc_or_none(row.invited_at),
         joined_at=utc_or_none(row.joined_at),
@@ -114,6 +116,9 @@ def team(store: Store, user_id: str, now: float) -> Team:
         if r.status != MemberStatus.PENDING or r.expires_at is None or r.expires_at > now
     ]
     return Team(members=tuple(member_row(r) for r in visible), seat_limit=seats, plan=consumer.plan)
+
+
+_INVITED_MEMBER = SameNamed(InvitedMember, Membership)
 
 
 def invite(
@@ -151,8 +156,7 @@ def invite(
         (r.email for r in rows if r.role == "owner" and r.status == MemberStatus.ACTIVE),
         default=None,
     )
-    return same_fields(
-        InvitedMember,
+    return _INVITED_MEMBER(
         row,
         company_name=consumer.company_name,
         account_name=consumer.company_name or owner or "your account",
@@ -181,6 +185,9 @@ def remove_member(store: Store, user_id: str, member_id: str, now: float) -> Non
             raise NotFound("No such team member or invitation.")
 
 
+_INVITE_ROW = SameNamed(InviteRow, Invite)
+
+
 def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
     user = store.accounts.get_user(user_id)
     if user is None:
@@ -188,9 +195,7 @@ def my_invites(store: Store, user_id: str, now: float) -> list[InviteRow]:
     with store.db.transaction(write=False) as tx:
         rows = store.accounts.pending_invites_for_email(tx, user.email, int(now))
     return [
-        same_fields(
-            InviteRow, r, account_name=account_name(r), invited_at=utc_or_none(r.invited_at)
-        )
+        _INVITE_ROW(r, account_name=account_name(r), invited_at=utc_or_none(r.invited_at))
         for r in rows
     ]
 

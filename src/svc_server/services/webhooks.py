@@ -26,6 +26,7 @@ from svc_core.errors import (
 )
 from svc_core.fields import read_body
 from svc_core.instants import utc
+from svc_core.same_named import SameNamed
 from svc_core.webhooks import events as core_events
 from svc_core.webhooks import signing
 from svc_core.webhooks.netguard import ParsedTarget, Resolver, check_webhook_url
@@ -33,7 +34,6 @@ from svc_server.delivery import attempt as delivery
 from svc_server.delivery.sender import resolve_public
 from svc_server.services import events as event_service
 from svc_server.services.membership import account, managed_account, parse_id
-from svc_server.services.rows import same_fields
 from svc_server.store import Store
 from svc_server.store.base import Tx
 from svc_server.store.webhook_rows import Endpoint
@@ -152,6 +152,9 @@ def all_endpoints(store: Store, consumer_id: str | None = None) -> list[Endpoint
         return store.webhooks.all_endpoints(tx, wanted)
 
 
+_CREATED_ENDPOINT = SameNamed(CreatedEndpoint, Endpoint)
+
+
 def create_endpoint(
     store: Store,
     user_id: str,
@@ -196,9 +199,7 @@ def create_endpoint(
             filters=spec.filters,
         )
         store.webhooks.insert_endpoint(tx, row)
-    return same_fields(
-        CreatedEndpoint, row, secret_plaintext=secret, created_at=utc(row.created_at)
-    )
+    return _CREATED_ENDPOINT(row, secret_plaintext=secret, created_at=utc(row.created_at))
 
 
 def revoke_endpoint(store: Store, user_id: str, endpoint_id: str, now: float) -> None:
