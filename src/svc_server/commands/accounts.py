@@ -14,13 +14,13 @@ from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.params import ascii_int
 from svc_server.commands.base import (
+    actions,
     counted,
     print_columns,
     print_items,
     print_table,
     store_from_args,
 )
-from svc_server.commands.index import SUMMARY
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
@@ -37,9 +37,7 @@ def _positive(text: str) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    consumer = sub.add_parser("consumer", help=SUMMARY["consumer"])
-    csub = consumer.add_subparsers(dest="consumer_command", metavar="ACTION")
-    csub.required = True
+    csub = actions(sub, "consumer")
 
     p = csub.add_parser(
         "create",
@@ -87,9 +85,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
     p.set_defaults(func=cmd_set_plan)
 
-    key = sub.add_parser("key", help=SUMMARY["key"])
-    ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
-    ksub.required = True
+    ksub = actions(sub, "key")
     p = ksub.add_parser(
         "create",
         parents=[common],

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from svc_core.errors import ConfigError
+from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.services import data_events
 from svc_server.store import Store, missing_data_file, missing_database, open_store
@@ -56,6 +57,26 @@ def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.Argument
             help=shown.get(setting, argparse.SUPPRESS),
         )
     return parser
+
+
+def command_parser(
+    sub: Any, common: argparse.ArgumentParser, name: str, description: str
+) -> argparse.ArgumentParser:
+    """The parser of the ``svc`` command ``name``: the configuration flags of ``common``,
+    the command's one-line summary from ``index.SUMMARY`` and its ``description``."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, parents=[common], help=SUMMARY[name], description=description
+    )
+    return parser
+
+
+def actions(sub: Any, name: str, metavar: str = "ACTION", description: str | None = None) -> Any:
+    """The subparsers of the ``svc`` command ``name`` whose first word is a required
+    ACTION (``svc consumer create``, ``svc webhook endpoints``)."""
+    parser = sub.add_parser(name, help=SUMMARY[name], description=description)
+    inner = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
+    inner.required = True
+    return inner
 
 
 def config_from_args(args: argparse.Namespace) -> Config:

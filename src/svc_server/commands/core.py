@@ -13,8 +13,12 @@ from typing import Any
 from svc_core.errors import ConfigError
 from svc_core.redact import redact_url
 from svc_server.app import SvcApp, create_app
-from svc_server.commands.base import config_from_args, settings_parser, store_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import (
+    command_parser,
+    config_from_args,
+    settings_parser,
+    store_from_args,
+)
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.servers.front import HEAD_BUFFER, BufferedFront
@@ -25,19 +29,19 @@ from svc_server.store import open_store, sqlite_data_url
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "init",
-        parents=[common],
-        help=SUMMARY["init"],
-        description="Create or upgrade the database schema. Running it again changes nothing.",
+        "Create or upgrade the database schema. Running it again changes nothing.",
     )
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        settings_parser(SERVE_OPTIONS),
         "serve",
-        parents=[settings_parser(SERVE_OPTIONS)],
-        help=SUMMARY["serve"],
-        description=(
+        (
             "Run the API: --workers processes x --threads threads. granian (the default) "
             "reads each request whole before a thread runs it; --server gunicorn runs "
             "gunicorn's threaded workers instead. A port another program listens on is "

@@ -42,22 +42,22 @@ from svc_server import ingest
 from svc_server.commands import ahead
 from svc_server.commands.base import (
     ProgressBar,
+    command_parser,
     publish_data_events,
     sigterm_as_interrupt,
     store_from_args,
 )
-from svc_server.commands.index import SUMMARY
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 from svc_server.ingest.coverage import refresh_stale
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "ingest",
-        parents=[common],
-        help=SUMMARY["ingest"],
-        description=(
+        (
             "Load source files, one transaction per file: a file that cannot be read "
             "changes nothing, and loading a file twice adds nothing. The kind of each "
             "file is recognised from its content; KIND, when given, is one of: "
@@ -101,11 +101,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "demo-data",
-        parents=[common],
-        help=SUMMARY["demo-data"],
-        description="Load the deterministic synthetic demo data (real estate and marketplace).",
+        "Load the deterministic synthetic demo data (real estate and marketplace).",
     )
     p.add_argument("--seed", type=ascii_int, default=1, help="generator seed (default 1)")
     p.add_argument(

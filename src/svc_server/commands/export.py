@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc_core.convert import to_json
 from svc_core.realestate.export_schema import DATASETS, Column
-from svc_server.commands.base import counted, store_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import command_parser, counted, store_from_args
 from svc_server.services import export
 
 if TYPE_CHECKING:
@@ -34,11 +33,11 @@ MISSING = "svc: error: svc export needs pyarrow: pip install 'svc[parquet]'"
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "export",
-        parents=[common],
-        help=SUMMARY["export"],
-        description=(
+        (
             "Write every loaded deal (kept and excluded, with its contract_id) and the "
             "pulse rollup rows to DIR/transactions.parquet and DIR/rollups.parquet "
             "(docs/export.md has their schema). Needs pyarrow: pip install 'svc[parquet]'."

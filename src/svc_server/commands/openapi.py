@@ -16,18 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from svc_server.app import routes
-from svc_server.commands.base import config_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import command_parser, config_from_args
 from svc_server.openapi import build_document
 from svc_server.openapi.reference import render_pages
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "openapi",
-        parents=[common],
-        help=SUMMARY["openapi"],
-        description=(
+        (
             "Print the OpenAPI 3.1 document served at /api/v1/openapi.json, or with "
             "--docs DIR write the Markdown API reference generated from it."
         ),

@@ -43,8 +43,8 @@ from svc_core.sync.rtms import (
     district_status,
     planned_calls,
 )
-from svc_server.commands import index, sync_rone, sync_status
-from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
+from svc_server.commands import sync_rone, sync_status
+from svc_server.commands.base import ProgressBar, actions, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
 
@@ -62,13 +62,12 @@ _DEFAULT_KINDS = tuple(d.sync_name for d in RtmsDataset if d.synced_by_default)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    inner = actions(
+        sub,
         "sync",
-        help=index.SUMMARY["sync"],
+        "SUBCOMMAND",
         description="Keep the store complete and current from the official APIs.",
     )
-    inner = p.add_subparsers(dest="sync_command", metavar="SUBCOMMAND")
-    inner.required = True
 
     r = inner.add_parser(
         "rtms",

@@ -17,13 +17,14 @@ from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import (
+    actions,
+    command_parser,
     config_from_args,
     counted,
     print_items,
     store_from_args,
 )
 from svc_server.commands.core import setup_logging
-from svc_server.commands.index import SUMMARY
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
 from svc_server.services import data_events, delivery_log
 from svc_server.services import events as event_service
@@ -53,11 +54,11 @@ def _one_to(high: int) -> Callable[[str], int]:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "worker",
-        parents=[common],
-        help=SUMMARY["worker"],
-        description=(
+        (
             "Send queued webhook deliveries (5 s timeout, no retries) and publish "
             "subscription.trial_will_end notices. Run as many as you like; they share "
             "work through the database. SIGTERM finishes the sends in flight, then exits."
@@ -82,9 +83,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.set_defaults(func=cmd_worker)
 
-    webhook = sub.add_parser("webhook", help=SUMMARY["webhook"])
-    wsub = webhook.add_subparsers(dest="webhook_command", metavar="ACTION")
-    wsub.required = True
+    wsub = actions(sub, "webhook")
     p = wsub.add_parser(
         "endpoints",
         parents=[common],
@@ -117,9 +116,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_deliveries)
 
-    subscription = sub.add_parser("subscription", help=SUMMARY["subscription"])
-    ssub = subscription.add_subparsers(dest="subscription_command", metavar="ACTION")
-    ssub.required = True
+    ssub = actions(sub, "subscription")
     p = ssub.add_parser(
         "relay",
         parents=[common],
