@@ -82,10 +82,13 @@ ROUTES: tuple[Route, ...] = (
         doc=ops.GET_OPEN_API_DOCUMENT,
     ),
     Route(
-        path="/disclosure", methods=GET, handler=system.get_disclosure, doc=ops.GET_DISCLOSURE_PAGE
+        path="/disclosure",
+        methods=GET,
+        handler=system.get_disclosure,
+        doc=pages.GET_DISCLOSURE_PAGE,
     ),
     Route(path="/", methods=GET, handler=public.home, doc=pages.GET_HOME_PAGE),
-    Route(path="/pricing", methods=GET, handler=public.pricing, doc=ops.GET_PRICING_PAGE),
+    Route(path="/pricing", methods=GET, handler=public.pricing, doc=pages.GET_PRICING_PAGE),
     # browser pages (svc_server.web): dashboard, sign-in, API reference, their assets
     Route(
         path="/dashboard",

@@ -69,6 +69,14 @@ TAGS: tuple[Json, ...] = (
     },
 )
 
+HTML_PAGE: Json = {
+    "description": "An HTML page.",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+"""The 200 of a browser page."""
+NOT_MODIFIED: Json = {"description": "Not modified since the ETag in If-None-Match."}
+"""The 304 of an answer whose ETag the caller sent in If-None-Match."""
+
 # parameters --------------------------------------------------------------------------------------
 
 
