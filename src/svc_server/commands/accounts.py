@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.accounts import keys as core_keys
@@ -15,6 +16,7 @@ from svc_core.errors import NotFound
 from svc_core.params import ascii_int
 from svc_server.commands.base import (
     actions,
+    checked,
     counted,
     print_columns,
     print_items,
@@ -25,15 +27,7 @@ from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
 
-
-def _positive(text: str) -> int:
-    try:
-        value = ascii_int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+_positive = checked(ascii_int, "a whole number", lambda value: value >= 0, "0 or more")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -130,8 +124,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         out = consumers.create_consumer(
             store,
             plan=args.plan,
@@ -144,8 +137,6 @@ def cmd_create(args: argparse.Namespace) -> int:
             rate_limit=args.rate_limit,
             allow_duplicate_owner=args.allow_duplicate_owner,
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps({"consumer_id": out.consumer_id, "api_key": out.api_key}))
     else:
@@ -155,11 +146,8 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         lines = consumers.list_consumers(store, time.time())
-    finally:
-        store.close()
     print_items(
         [to_json(line) for line in lines],
         args.json,
@@ -177,11 +165,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         detail = consumers.consumer_detail(store, args.consumer_id, time.time())
-    finally:
-        store.close()
     item = to_json(detail)
     if args.json:
         print(json.dumps(item, ensure_ascii=False))
@@ -234,13 +219,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_set_plan(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args)
-    try:
-        with store.db.transaction() as tx:
-            if not store.accounts.update_consumer(tx, consumer_id, {"plan": args.plan}):
-                raise NotFound(f"no consumer {consumer_id}")
-    finally:
-        store.close()
+    with closing(store_from_args(args)) as store, store.db.transaction() as tx:
+        if not store.accounts.update_consumer(tx, consumer_id, {"plan": args.plan}):
+            raise NotFound(f"no consumer {consumer_id}")
     print(f"consumer {consumer_id} is now on plan {args.plan}")
     return 0
 
@@ -252,13 +233,10 @@ def cmd_key_create(args: argparse.Namespace) -> int:
         "scope": args.scope,
         "ip_allowlist": args.allow_ip,
     }
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         made = keys.create_key_for_consumer(
             store, args.consumer_id, body, now=time.time(), entropy=os.urandom(16), ids=new_id
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps(to_json(made), ensure_ascii=False))
     else:
@@ -269,15 +247,12 @@ def cmd_key_create(args: argparse.Namespace) -> int:
 
 def cmd_key_list(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args, reads_only=True)
-    now = time.time()
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
+        now = time.time()
         if store.accounts.get_consumer(consumer_id) is None:
             raise NotFound(f"No consumer {consumer_id}.", hint="See svc consumer list.")
         with store.db.transaction(write=False) as tx:
             rows = store.accounts.keys_of_consumer(tx, consumer_id)
-    finally:
-        store.close()
     print_items(
         [to_json(keys.in_force(row, now)) for row in rows],
         args.json,
@@ -297,11 +272,8 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         key_id = keys.key_id_of(store, args.key_id)
         keys.revoke_key(store, key_id, time.time(), actor="admin")
-    finally:
-        store.close()
     print(f"key {key_id} revoked")
     return 0

@@ -10,7 +10,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from svc_core.errors import ConfigError
 from svc_server.commands.index import SUMMARY
@@ -19,6 +19,7 @@ from svc_server.services import data_events
 from svc_server.store import Store, missing_data_file, missing_database, open_store
 
 BAR_WIDTH = 28
+T = TypeVar("T")
 
 
 class Terminated(KeyboardInterrupt):
@@ -77,6 +78,24 @@ def actions(sub: Any, name: str, metavar: str = "ACTION", description: str | Non
     inner = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
     inner.required = True
     return inner
+
+
+def checked(
+    convert: Callable[[str], T], noun: str, within: Callable[[T], bool], bounds: str
+) -> Callable[[str], T]:
+    """An argparse type: the text read by ``convert`` ("'TEXT' is not NOUN" when it
+    cannot be) and then ``within`` its bounds ("must be BOUNDS" when not)."""
+
+    def parse(text: str) -> T:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        if not within(value):
+            raise argparse.ArgumentTypeError(f"must be {bounds}")
+        return value
+
+    return parse
 
 
 def config_from_args(args: argparse.Namespace) -> Config:

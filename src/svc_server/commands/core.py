@@ -8,6 +8,7 @@ import os
 import secrets
 import sys
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.errors import ConfigError
@@ -69,13 +70,10 @@ too, as for every command."""
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    store = store_from_args(args, migrate=False)
-    try:
+    with closing(store_from_args(args, migrate=False)) as store:
         moving = store.data_to_move()
         applied = store.migrate()
         version = store.schema_version()
-    finally:
-        store.close()
     if moving:
         data_url = sqlite_data_url(config_from_args(args).database_url)
         print(f"moved the public data into {data_url} (see docs/deployment.md)")

@@ -21,6 +21,7 @@ import functools
 import sys
 import time
 from collections.abc import Generator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -274,16 +275,13 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         if args.if_empty and not store.realestate.is_empty():
             print("demo-data: the store already has transactions; nothing loaded")
             return 0
         started = time.perf_counter()
         out = demo.load_demo(store, seed=args.seed, now=time.time())
         publish_data_events(args, store)
-    finally:
-        store.close()
     took = time.perf_counter() - started
     print(
         f"demo-data (seed {args.seed}): {out['transactions']} transactions "

@@ -15,6 +15,7 @@ import argparse
 import datetime
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,8 +105,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     directory: Path = args.directory
     directory.mkdir(parents=True, exist_ok=True)
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         for name, rows in (
             ("transactions", export.deal_records(store)),
             ("rollups", export.rollup_rows(store)),
@@ -113,6 +113,4 @@ def cmd_export(args: argparse.Namespace) -> int:
             path = directory / f"{name}.parquet"
             n = write_parquet(path, DATASETS[name], rows)
             print(f"{path}: {counted(n, 'row', 'rows')}")
-    finally:
-        store.close()
     return 0

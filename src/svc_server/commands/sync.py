@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.errors import InvalidParams
@@ -292,8 +293,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     options = options_from_args(args, now)
     key = args.service_key or os.environ.get(KEY_ENV, "")
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         tasks = sync.plan_sync(store, options)
         if args.dry_run:
             months = len({t.month for t in tasks})
@@ -334,8 +334,6 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             bar.clear()
             client.close()
         publish_data_events(args, store)
-    finally:
-        store.close()
     for month in report.months:
         if month.status != "complete":
             task = month.task
@@ -377,14 +375,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None
     last = _month(args.last, "--to") if args.last else None
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
         rejected = sync_status.rejected_months(store, codes, first, last)
-    finally:
-        store.close()
     rows = district_status(
         states.values(), kinds=kinds, districts=codes, first=first, last=last, ingested=ingested
     )

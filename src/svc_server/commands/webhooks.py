@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from typing import Any
 
 from svc_core.convert import to_json
@@ -18,6 +19,7 @@ from svc_core.instants import iso_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import (
     actions,
+    checked,
     command_parser,
     config_from_args,
     counted,
@@ -31,15 +33,12 @@ from svc_server.services import events as event_service
 from svc_server.services import webhooks as webhook_service
 from svc_server.services.membership import parse_id
 
-
-def _interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0.05 <= value <= 3600:
-        raise argparse.ArgumentTypeError("must be between 0.05 and 3600 seconds")
-    return value
+_interval = checked(
+    float,
+    "a number of seconds",
+    lambda value: 0.05 <= value <= 3600,
+    "between 0.05 and 3600 seconds",
+)
 
 
 def _one_to(high: int) -> Callable[[str], int]:
@@ -187,11 +186,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_endpoints(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         rows = webhook_service.all_endpoints(store, args.consumer)
-    finally:
-        store.close()
     print_items(
         [{**to_json(row), "consumer_id": row.consumer_id} for row in rows],
         args.json,
@@ -209,8 +205,7 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         rows = delivery_log.recent_deliveries(
             store,
             consumer_id=args.consumer,
@@ -218,8 +213,6 @@ def cmd_deliveries(args: argparse.Namespace) -> int:
             status=args.status,
             limit=args.limit,
         )
-    finally:
-        store.close()
     print_items(
         [{**to_json(row), "sent_at": iso_or_none(row.sent_at)} for row in rows],
         args.json,
@@ -267,13 +260,10 @@ def _subscription(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_relay(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer, "consumer id")
     subscription = _subscription(args)
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         out = event_service.relay_subscription(
             store, consumer_id, args.kind, subscription, time.time(), event_id=args.event_id
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps(out))
     else:
