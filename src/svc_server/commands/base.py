@@ -230,6 +230,15 @@ class ProgressBar:
         if self.lines is not None:
             print(text, file=self.lines, flush=True)
 
+    def steps(self, line: Callable[[T], str]) -> Callable[[int, int, T], None]:
+        """A ``finished(done, total, item)`` callback: each item finished is a ``step``,
+        ``  DONE/TOTAL`` and what ``line`` says of it."""
+
+        def finished(done: int, total: int, item: T) -> None:
+            self.step(f"  {done}/{total} {line(item)}")
+
+        return finished
+
     def clear(self) -> None:
         """Wipe the bar, so the next line starts clean."""
         if self.enabled and self._last:

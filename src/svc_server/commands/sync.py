@@ -315,10 +315,6 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             raise InvalidParams("--timeout must be a positive number of seconds")
         client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
         bar = ProgressBar(sys.stderr, lines=sys.stdout)
-
-        def finished(done: int, total: int, month: sync.MonthOutcome) -> None:
-            bar.step(f"  {done}/{total} {_month_line(month)}")
-
         try:
             report = sync.sync_rtms(
                 store,
@@ -328,7 +324,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 clock=time.time,
                 sleep=time.sleep,
                 progress=bar.show,
-                finished=finished,
+                finished=bar.steps(_month_line),
             )
         finally:
             bar.clear()

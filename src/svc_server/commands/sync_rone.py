@@ -120,10 +120,6 @@ def cmd_rone(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     client = RoneClient(key, base_url=base_url, timeout=args.timeout)
     bar = ProgressBar(sys.stderr, lines=sys.stdout)
-
-    def finished(done: int, total: int, table: sync_rone.TableOutcome) -> None:
-        bar.step(f"  {done}/{total} {_table_line(table)}")
-
     try:
         report = sync_rone.sync_rone(
             store,
@@ -135,7 +131,7 @@ def cmd_rone(args: argparse.Namespace) -> int:
             retries=args.retries,
             backoff=max(args.backoff, 0.0),
             progress=bar.show,
-            finished=finished,
+            finished=bar.steps(_table_line),
         )
     finally:
         bar.clear()
