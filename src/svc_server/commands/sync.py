@@ -51,8 +51,8 @@ from svc_server.services import sync
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-EXIT_DAILY_LIMIT = 3
-EXIT_BUDGET = 4
+EXIT_DAILY_LIMIT = sync_rone.EXIT_DAILY_LIMIT
+EXIT_BUDGET = sync_rone.EXIT_BUDGET
 EXIT_UNREACHABLE = sync_rone.EXIT_UNREACHABLE
 EXIT_SUSPENDED = 6
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
@@ -340,27 +340,20 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             )
     print(_summary(report))
     if report.stopped == "unreachable":
-        print(
-            f"svc: error: {report.stop_detail}: check the network or {BASE_URL_ENV}",
-            file=sys.stderr,
-        )
-        return EXIT_UNREACHABLE
+        return sync_rone.unreachable(report.stop_detail, BASE_URL_ENV)
     if report.stopped == "suspended":
         print(f"svc: stopped: {report.stop_detail}", file=sys.stderr)
         return EXIT_SUSPENDED
     if report.stopped == "limit":
-        print(
-            f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "
-            "command again after midnight KST to resume.",
-            file=sys.stderr,
+        return sync_rone.stopped(
+            report.stop_detail,
+            "finished months are kept. Run the same command again after midnight KST to resume.",
+            EXIT_DAILY_LIMIT,
         )
-        return EXIT_DAILY_LIMIT
     if report.stopped == "budget":
-        print(
-            f"svc: stopped: {report.stop_detail}; run the same command again to continue.",
-            file=sys.stderr,
+        return sync_rone.stopped(
+            report.stop_detail, "run the same command again to continue.", EXIT_BUDGET
         )
-        return EXIT_BUDGET
     if report.count("partial") or report.count("failed"):
         return EXIT_INCOMPLETE
     return EXIT_OK

@@ -33,9 +33,27 @@ from svc_server.store.sync import UNREAD
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
 TIMEOUT_HELP = "each call as a whole, from connecting to the last byte (30)"
+EXIT_DAILY_LIMIT = 3
+"""The key's daily call limit was reached (the same code for ``svc sync rtms``)."""
+EXIT_BUDGET = 4
+"""The budget (``--budget``) was used up (the same code for ``svc sync rtms``)."""
 EXIT_UNREACHABLE = 5
 """The API could not be reached: ``CONNECT_FAILURE_LIMIT`` calls in a row did not connect
 (the same code for ``svc sync rtms``)."""
+
+
+def unreachable(what: str, base_url_env: str) -> int:
+    """Say that the API could not be reached, ``svc: error: WHAT: check the network or
+    BASE_URL_ENV`` on stderr; the exit status ``EXIT_UNREACHABLE``."""
+    print(f"svc: error: {what}: check the network or {base_url_env}", file=sys.stderr)
+    return EXIT_UNREACHABLE
+
+
+def stopped(detail: str, advice: str, status: int) -> int:
+    """Say why a sync stopped before its plan was done, ``svc: stopped: DETAIL; ADVICE``
+    on stderr; its exit status."""
+    print(f"svc: stopped: {detail}; {advice}", file=sys.stderr)
+    return status
 
 
 def register(inner: Any, common: argparse.ArgumentParser) -> None:
@@ -166,17 +184,11 @@ def cmd_rone(args: argparse.Namespace) -> int:
         f"{report.count('failed')} failed; {sum(t.loaded for t in report.tables)} values loaded"
     )
     if report.stopped == "unreachable":
-        print(
-            f"svc: error: cannot reach {redact_url(base_url)}: check the network or {BASE_URL_ENV}",
-            file=sys.stderr,
-        )
-        return EXIT_UNREACHABLE
+        return unreachable(f"cannot reach {redact_url(base_url)}", BASE_URL_ENV)
     if report.stopped == "limit":
-        print(f"svc: stopped: {report.stop_detail}; run again tomorrow.", file=sys.stderr)
-        return 3
+        return stopped(report.stop_detail, "run again tomorrow.", EXIT_DAILY_LIMIT)
     if report.stopped == "budget":
-        print(f"svc: stopped: {report.stop_detail}; run again to continue.", file=sys.stderr)
-        return 4
+        return stopped(report.stop_detail, "run again to continue.", EXIT_BUDGET)
     if report.stopped in ("failed", "request", "nothing"):
         print(f"svc: error: {report.stop_detail}", file=sys.stderr)
         return 1
