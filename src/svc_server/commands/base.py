@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import signal
@@ -61,13 +62,22 @@ def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.Argument
 
 
 def command_parser(
-    sub: Any, common: argparse.ArgumentParser, name: str, description: str
+    sub: Any,
+    common: argparse.ArgumentParser,
+    name: str,
+    func: Callable[[argparse.Namespace], int],
+    description: str | None = None,
 ) -> argparse.ArgumentParser:
-    """The parser of the ``svc`` command ``name``: the configuration flags of ``common``,
-    the command's one-line summary from ``index.SUMMARY`` and its ``description``."""
+    """The parser of the ``svc`` command ``name``, run by ``func``: the configuration flags
+    of ``common``, the command's one-line summary from ``index.SUMMARY`` and, for its
+    ``--help``, ``description`` or else the docstring of ``func``."""
     parser: argparse.ArgumentParser = sub.add_parser(
-        name, parents=[common], help=SUMMARY[name], description=description
+        name,
+        parents=[common],
+        help=SUMMARY[name],
+        description=description or inspect.getdoc(func),
     )
+    parser.set_defaults(func=func)
     return parser
 
 

@@ -30,27 +30,8 @@ from svc_server.store import open_store, sqlite_data_url
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = command_parser(
-        sub,
-        common,
-        "init",
-        "Create or upgrade the database schema. Running it again changes nothing.",
-    )
-    p.set_defaults(func=cmd_init)
-
-    p = command_parser(
-        sub,
-        settings_parser(SERVE_OPTIONS),
-        "serve",
-        (
-            "Run the API: --workers processes x --threads threads. granian (the default) "
-            "reads each request whole before a thread runs it; --server gunicorn runs "
-            "gunicorn's threaded workers instead. A port another program listens on is "
-            "refused before anything starts. Every option is also an SVC_* variable; "
-            "the rest of the configuration: svc --help and docs/configuration.md."
-        ),
-    )
-    p.set_defaults(func=cmd_serve)
+    command_parser(sub, common, "init", cmd_init)
+    command_parser(sub, settings_parser(SERVE_OPTIONS), "serve", cmd_serve)
 
 
 SERVE_OPTIONS = {
@@ -70,6 +51,7 @@ too, as for every command."""
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    """Create or upgrade the database schema. Running it again changes nothing."""
     with closing(store_from_args(args, migrate=False)) as store:
         moving = store.data_to_move()
         applied = store.migrate()
@@ -87,6 +69,11 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the API: --workers processes x --threads threads. granian (the default) reads
+    each request whole before a thread runs it; --server gunicorn runs gunicorn's
+    threaded workers instead. A port another program listens on is refused before
+    anything starts. Every option is also an SVC_* variable; the rest of the
+    configuration: svc --help and docs/configuration.md."""
     config = config_from_args(args)
     claim_port(config.host, config.port)
     if config.secret_key is None:

@@ -58,7 +58,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         sub,
         common,
         "ingest",
-        (
+        cmd_ingest,
+        description=(
             "Load source files, one transaction per file: a file that cannot be read "
             "changes nothing, and loading a file twice adds nothing. The kind of each "
             "file is recognised from its content; KIND, when given, is one of: "
@@ -100,19 +101,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"refuse files larger than N bytes (env {MAX_BYTES_ENV}; default "
         f"{DEFAULT_MAX_BYTES:,}); only regular files are read",
     )
-    p.set_defaults(func=cmd_ingest)
 
-    p = command_parser(
-        sub,
-        common,
-        "demo-data",
-        "Load the deterministic synthetic demo data (real estate and marketplace).",
-    )
+    p = command_parser(sub, common, "demo-data", cmd_demo)
     p.add_argument("--seed", type=ascii_int, default=1, help="generator seed (default 1)")
     p.add_argument(
         "--if-empty", action="store_true", help="do nothing when transactions already exist"
     )
-    p.set_defaults(func=cmd_demo)
 
 
 def _kind_and_paths(items: list[str]) -> tuple[str | None, list[Path]]:
@@ -275,6 +269,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """Load the deterministic synthetic demo data (real estate and marketplace)."""
     with closing(store_from_args(args)) as store:
         if args.if_empty and not store.realestate.is_empty():
             print("demo-data: the store already has transactions; nothing loaded")

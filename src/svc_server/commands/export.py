@@ -34,20 +34,10 @@ MISSING = "svc: error: svc export needs pyarrow: pip install 'svc[parquet]'"
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = command_parser(
-        sub,
-        common,
-        "export",
-        (
-            "Write every loaded deal (kept and excluded, with its contract_id) and the "
-            "pulse rollup rows to DIR/transactions.parquet and DIR/rollups.parquet "
-            "(docs/export.md has their schema). Needs pyarrow: pip install 'svc[parquet]'."
-        ),
-    )
+    p = command_parser(sub, common, "export", cmd_export)
     p.add_argument(
         "directory", type=Path, nargs="?", default=Path("."), help="where to write (default .)"
     )
-    p.set_defaults(func=cmd_export)
 
 
 def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
@@ -98,6 +88,9 @@ def write_parquet(path: Path, columns: Sequence[Column], rows: Iterable[Any]) ->
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Write every loaded deal (kept and excluded, with its contract_id) and the pulse
+    rollup rows to DIR/transactions.parquet and DIR/rollups.parquet (docs/export.md has
+    their schema). Needs pyarrow: pip install 'svc[parquet]'."""
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -35,16 +35,7 @@ class McpSetupError(SvcError):
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = command_parser(
-        sub,
-        common,
-        "mcp",
-        (
-            "Serve svc's real-estate tools to an AI assistant (Model Context Protocol, "
-            "stdio). Each tool call is one call of the API with your key, counted like "
-            "any other. Needs the svc[mcp] extra."
-        ),
-    )
+    p = command_parser(sub, common, "mcp", cmd_mcp)
     p.add_argument(
         "--api-key",
         metavar="KEY",
@@ -64,10 +55,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="with --url: each tool call as a whole, from connecting to the last byte "
         f"({REMOTE_TIMEOUT:g})",
     )
-    p.set_defaults(func=cmd_mcp)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve svc's real-estate tools to an AI assistant (Model Context Protocol, stdio).
+    Each tool call is one call of the API with your key, counted like any other. Needs
+    the svc[mcp] extra."""
     key = (args.api_key or os.environ.get(KEY_VARIABLE) or "").strip()
     url = (args.url or os.environ.get(URL_VARIABLE) or "").strip()
     if not key:

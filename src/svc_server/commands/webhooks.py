@@ -53,16 +53,7 @@ def _one_to(high: int) -> Callable[[str], int]:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = command_parser(
-        sub,
-        common,
-        "worker",
-        (
-            "Send queued webhook deliveries (5 s timeout, no retries) and publish "
-            "subscription.trial_will_end notices. Run as many as you like; they share "
-            "work through the database. SIGTERM finishes the sends in flight, then exits."
-        ),
-    )
+    p = command_parser(sub, common, "worker", cmd_worker)
     p.add_argument(
         "--once", action="store_true", help="send everything queued now, then exit (for cron)"
     )
@@ -80,7 +71,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="sends in flight at once (default 8)",
     )
-    p.set_defaults(func=cmd_worker)
 
     wsub = actions(sub, "webhook")
     p = wsub.add_parser(
@@ -153,6 +143,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    """Send queued webhook deliveries (5 s timeout, no retries) and publish
+    subscription.trial_will_end notices. Run as many as you like; they share work
+    through the database. SIGTERM finishes the sends in flight, then exits."""
     config = config_from_args(args)
     setup_logging(config.log_level)
     store = store_from_args(args)
