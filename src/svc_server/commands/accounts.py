@@ -31,14 +31,9 @@ _positive = checked(ascii_int, "a whole number", lambda value: value >= 0, "0 or
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    csub = actions(sub, "consumer")
+    consumer = actions(sub, common, "consumer")
 
-    p = csub.add_parser(
-        "create",
-        parents=[common],
-        help="create a consumer and print its id and a live API key",
-        description="Create a consumer with one live API key (printed once).",
-    )
+    p = consumer.add("create", cmd_create, "create a consumer and print its id and a live API key")
     p.add_argument(
         "--plan", required=True, choices=list(plans.DEFAULT_PLANS), help="the consumer's plan"
     )
@@ -52,41 +47,22 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="create it even when --email already owns a consumer (refused otherwise)",
     )
     p.add_argument("--json", action="store_true", help='print {"consumer_id", "api_key"}')
-    p.set_defaults(func=cmd_create)
 
-    p = csub.add_parser(
-        "list",
-        parents=[common],
-        help="list consumers: plan, status, owner email, working keys",
-        description="List every consumer, oldest first. WORKING KEYS (active_keys in "
-        "--json) counts the keys that work now: active keys and rotated keys still in "
-        "their grace period; expired and revoked keys are not counted.",
-    )
+    p = consumer.add("list", cmd_list, "list consumers: plan, status, owner email, working keys")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_list)
 
-    p = csub.add_parser(
-        "show",
-        parents=[common],
-        help="show a consumer: plan, owner, keys, members and this month's usage",
+    p = consumer.add(
+        "show", cmd_show, "show a consumer: plan, owner, keys, members and this month's usage"
     )
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_show)
 
-    p = csub.add_parser("set-plan", parents=[common], help="change a consumer's plan")
+    p = consumer.add("set-plan", cmd_set_plan, "change a consumer's plan")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
-    p.set_defaults(func=cmd_set_plan)
 
-    ksub = actions(sub, "key")
-    p = ksub.add_parser(
-        "create",
-        parents=[common],
-        help="make a new key for a consumer and print it (once)",
-        description="Make a new API key for an existing consumer, within its plan's key "
-        "limit, and print its plaintext once: it is stored only as a digest.",
-    )
+    key = actions(sub, common, "key")
+    p = key.add("create", cmd_key_create, "make a new key for a consumer and print it (once)")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--label", default="operator", help="the key's label (default operator)")
     p.add_argument("--mode", choices=core_keys.MODES, default="live", help="live (default) or test")
@@ -104,26 +80,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="accept calls only from this address or network (repeat for more)",
     )
     p.add_argument("--json", action="store_true", help="print the key as one JSON object")
-    p.set_defaults(func=cmd_key_create)
-    p = ksub.add_parser(
-        "list",
-        parents=[common],
-        help="list a consumer's keys (never secrets)",
-        description="A consumer's keys, oldest first: id, prefix, label, mode, scope, status "
-        "now (active, grace, expired, revoked), created, last used and the end of a rotated "
-        "key's grace period (UTC).",
-    )
+    p = key.add("list", cmd_key_list, "list a consumer's keys (never secrets)")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_key_list)
-    p = ksub.add_parser(
-        "revoke", parents=[common], help="revoke a key (key.revoked with actor admin)"
-    )
+    p = key.add("revoke", cmd_key_revoke, "revoke a key (key.revoked with actor admin)")
     p.add_argument("key_id", metavar="KEY", help="the key's id, or its prefix as listed")
-    p.set_defaults(func=cmd_key_revoke)
 
 
 def cmd_create(args: argparse.Namespace) -> int:
+    """Create a consumer with one live API key (printed once)."""
     with closing(store_from_args(args)) as store:
         out = consumers.create_consumer(
             store,
@@ -146,6 +111,9 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """List every consumer, oldest first. WORKING KEYS (active_keys in --json) counts
+    the keys that work now: active keys and rotated keys still in their grace period;
+    expired and revoked keys are not counted."""
     with closing(store_from_args(args, reads_only=True)) as store:
         lines = consumers.list_consumers(store, time.time())
     print_items(
@@ -227,6 +195,8 @@ def cmd_set_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_key_create(args: argparse.Namespace) -> int:
+    """Make a new API key for an existing consumer, within its plan's key limit, and
+    print its plaintext once: it is stored only as a digest."""
     body = {
         "label": args.label,
         "mode": args.mode,
@@ -246,6 +216,9 @@ def cmd_key_create(args: argparse.Namespace) -> int:
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
+    """A consumer's keys, oldest first: id, prefix, label, mode, scope, status now
+    (active, grace, expired, revoked), created, last used and the end of a rotated key's
+    grace period (UTC)."""
     consumer_id = parse_id(args.consumer_id, "consumer id")
     with closing(store_from_args(args, reads_only=True)) as store:
         now = time.time()

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
+import attrs
+
 from svc_core.errors import ConfigError
 from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, flag_name, load_config
@@ -61,33 +63,71 @@ def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.Argument
     return parser
 
 
-def command_parser(
-    sub: Any,
-    common: argparse.ArgumentParser,
+Command = Callable[[argparse.Namespace], int]
+"""What runs a command or an action: its parsed arguments in, its exit status out."""
+
+
+def _run_by(
+    subparsers: Any,
     name: str,
-    func: Callable[[argparse.Namespace], int],
-    description: str | None = None,
+    common: argparse.ArgumentParser,
+    func: Command,
+    summary: str,
+    description: str | None,
 ) -> argparse.ArgumentParser:
-    """The parser of the ``svc`` command ``name``, run by ``func``: the configuration flags
-    of ``common``, the command's one-line summary from ``index.SUMMARY`` and, for its
-    ``--help``, ``description`` or else the docstring of ``func``."""
-    parser: argparse.ArgumentParser = sub.add_parser(
+    parser: argparse.ArgumentParser = subparsers.add_parser(
         name,
         parents=[common],
-        help=SUMMARY[name],
+        help=summary,
         description=description or inspect.getdoc(func),
     )
     parser.set_defaults(func=func)
     return parser
 
 
-def actions(sub: Any, name: str, metavar: str = "ACTION", description: str | None = None) -> Any:
-    """The subparsers of the ``svc`` command ``name`` whose first word is a required
-    ACTION (``svc consumer create``, ``svc webhook endpoints``)."""
+def command_parser(
+    sub: Any,
+    common: argparse.ArgumentParser,
+    name: str,
+    func: Command,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """The parser of the ``svc`` command ``name``, run by ``func``: the configuration flags
+    of ``common``, the command's one-line summary from ``index.SUMMARY`` and, for its
+    ``--help``, ``description`` or else the docstring of ``func``."""
+    return _run_by(sub, name, common, func, SUMMARY[name], description)
+
+
+@attrs.frozen
+class Actions:
+    """The ACTIONs of a ``svc`` command, one of which is its required first word (``svc
+    consumer create``, ``svc webhook endpoints``); each takes the configuration flags of
+    ``common``."""
+
+    subparsers: Any
+    common: argparse.ArgumentParser
+
+    def add(
+        self, name: str, func: Command, summary: str, description: str | None = None
+    ) -> argparse.ArgumentParser:
+        """The parser of the action ``name``, run by ``func``: ``summary`` in the command's
+        list of actions and, for its ``--help``, ``description`` or else the docstring
+        of ``func``."""
+        return _run_by(self.subparsers, name, self.common, func, summary, description)
+
+
+def actions(
+    sub: Any,
+    common: argparse.ArgumentParser,
+    name: str,
+    metavar: str = "ACTION",
+    description: str | None = None,
+) -> Actions:
+    """The actions of the ``svc`` command ``name``."""
     parser = sub.add_parser(name, help=SUMMARY[name], description=description)
-    inner = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
-    inner.required = True
-    return inner
+    subparsers = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
+    subparsers.required = True
+    return Actions(subparsers, common)
 
 
 def checked(

@@ -65,15 +65,16 @@ _DEFAULT_KINDS = tuple(d.sync_name for d in RtmsDataset if d.synced_by_default)
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     inner = actions(
         sub,
+        common,
         "sync",
         "SUBCOMMAND",
         description="Keep the store complete and current from the official APIs.",
     )
 
-    r = inner.add_parser(
+    r = inner.add(
         "rtms",
-        parents=[common],
-        help="read MOLIT RTMS months from the open API",
+        cmd_rtms,
+        "read MOLIT RTMS months from the open API",
         description=(
             "Read months x districts x kinds from the MOLIT RTMS open API (base URL from "
             f"{BASE_URL_ENV}, default {DEFAULT_BASE_URL}). Complete months older than the "
@@ -158,19 +159,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
     )
     r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
-    r.set_defaults(func=cmd_rtms)
 
-    s = inner.add_parser(
+    s = inner.add(
         "status",
-        parents=[common],
-        help="months synced, loaded by svc ingest, or missing, per kind and district",
-        description=(
-            "Per kind and district: the months svc sync read complete, partial or failed, "
-            "the months loaded from files by svc ingest (with the files, and whether the "
-            "month is known whole), the missing ones (months of the range with neither; "
-            "the range defaults to the first and last month known) and the last sync time "
-            "(UTC)."
-        ),
+        cmd_status,
+        "months synced, loaded by svc ingest, or missing, per kind and district",
     )
     s.add_argument(
         "--sigungu",
@@ -181,8 +174,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--from", dest="first", metavar="YYYY-MM", help="months from this one")
     s.add_argument("--to", dest="last", metavar="YYYY-MM", help="months up to this one")
     s.add_argument("--json", action="store_true", help="one JSON document, for scripts")
-    s.set_defaults(func=cmd_status)
-    sync_rone.register(inner, common)
+    sync_rone.register(inner)
 
 
 def _parts(raw: str) -> tuple[str, ...]:
@@ -360,6 +352,10 @@ def cmd_rtms(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """Per kind and district: the months svc sync read complete, partial or failed, the
+    months loaded from files by svc ingest (with the files, and whether the month is
+    known whole), the missing ones (months of the range with neither; the range defaults
+    to the first and last month known) and the last sync time (UTC)."""
     kinds = _kinds(args.kinds) if args.kinds else ()
     codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None

@@ -24,7 +24,7 @@ from svc_core.redact import redact_url
 from svc_core.sources import rone
 from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
-from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.base import Actions, ProgressBar, store_from_args
 from svc_server.commands.infile import max_bytes, read_regular
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
@@ -56,11 +56,11 @@ def stopped(detail: str, advice: str, status: int) -> int:
     return status
 
 
-def register(inner: Any, common: argparse.ArgumentParser) -> None:
-    p = inner.add_parser(
+def register(inner: Actions) -> None:
+    p = inner.add(
         "rone",
-        parents=[common],
-        help="read the R-ONE commercial rental survey from its open API",
+        cmd_rone,
+        "read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
             "(임대동향) tables of vacancy, rent, floor rents and utility ratios, rent index, "
@@ -99,7 +99,6 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
     )
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help=TIMEOUT_HELP)
-    p.set_defaults(func=cmd_rone)
 
 
 def _table_line(t: sync_rone.TableOutcome) -> str:

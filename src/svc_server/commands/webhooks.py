@@ -72,23 +72,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="sends in flight at once (default 8)",
     )
 
-    wsub = actions(sub, "webhook")
-    p = wsub.add_parser(
-        "endpoints",
-        parents=[common],
-        help="list webhook endpoints (never secrets), oldest first",
-        description="List every webhook endpoint, revoked and disabled ones included, "
-        "with its consumer, status and consecutive failures. Never a signing secret.",
+    webhook = actions(sub, common, "webhook")
+    p = webhook.add(
+        "endpoints", cmd_endpoints, "list webhook endpoints (never secrets), oldest first"
     )
     p.add_argument("--consumer", metavar="ID", help="only this consumer's endpoints")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_endpoints)
-    p = wsub.add_parser(
-        "deliveries",
-        parents=[common],
-        help="list webhook deliveries in any state, newest first",
-        description="List deliveries newest first, queued and in-flight ones too "
-        "(the dashboard's log shows only finished ones). Never a payload or a secret.",
+    p = webhook.add(
+        "deliveries", cmd_deliveries, "list webhook deliveries in any state, newest first"
     )
     p.add_argument("--consumer", metavar="ID", help="only deliveries to this consumer's endpoints")
     p.add_argument("--endpoint", metavar="ID", help="only deliveries to this endpoint")
@@ -103,20 +94,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"at most N rows, 1 to {PAGE_MAX} (default {PAGE_DEFAULT})",
     )
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_deliveries)
 
-    ssub = actions(sub, "subscription")
-    p = ssub.add_parser(
-        "relay",
-        parents=[common],
-        help="apply a subscription change and publish its webhook event",
-        description=(
-            "Set a consumer's subscription status and publish subscription.updated or "
-            "subscription.cancelled. Give the subscription as flags or as a JSON object "
-            "(--json-file, '-' for stdin, keys id, status, current_period_end, trial_end, "
-            "canceled_at, cancel_at_period_end); flags override the file. Times are Unix "
-            "seconds or ISO-8601 with a zone."
-        ),
+    subscription = actions(sub, common, "subscription")
+    p = subscription.add(
+        "relay", cmd_relay, "apply a subscription change and publish its webhook event"
     )
     p.add_argument("--consumer", required=True, metavar="ID", help="the consumer's id")
     p.add_argument(
@@ -139,7 +120,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--event-id", metavar="ID", help="the processor's event id: relaying it again is a no-op"
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=cmd_relay)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -179,6 +159,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_endpoints(args: argparse.Namespace) -> int:
+    """List every webhook endpoint, revoked and disabled ones included, with its
+    consumer, status and consecutive failures. Never a signing secret."""
     with closing(store_from_args(args, reads_only=True)) as store:
         rows = webhook_service.all_endpoints(store, args.consumer)
     print_items(
@@ -198,6 +180,8 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(args: argparse.Namespace) -> int:
+    """List deliveries newest first, queued and in-flight ones too (the dashboard's log
+    shows only finished ones). Never a payload or a secret."""
     with closing(store_from_args(args, reads_only=True)) as store:
         rows = delivery_log.recent_deliveries(
             store,
@@ -251,6 +235,11 @@ def _subscription(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
+    """Set a consumer's subscription status and publish subscription.updated or
+    subscription.cancelled. Give the subscription as flags or as a JSON object
+    (--json-file, '-' for stdin, keys id, status, current_period_end, trial_end,
+    canceled_at, cancel_at_period_end); flags override the file. Times are Unix seconds
+    or ISO-8601 with a zone."""
     consumer_id = parse_id(args.consumer, "consumer id")
     subscription = _subscription(args)
     with closing(store_from_args(args)) as store:
