@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TextIO, TypeVar
+from typing import Any, Self, TextIO, TypeVar
 
 import attrs
 
@@ -288,6 +288,13 @@ class ProgressBar:
             self.step(f"  {done}/{total} {line(item)}")
 
         return finished
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """The end of the block, done, failed or interrupted, wipes the bar."""
+        self.clear()
 
     def clear(self) -> None:
         """Wipe the bar, so the next line starts clean."""

@@ -305,9 +305,10 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             raise sync_rone.missing_key("data.go.kr", KEY_ENV, "getting-a-datagokr-key")
         if not 0 < args.timeout < float("inf"):
             raise InvalidParams("--timeout must be a positive number of seconds")
-        client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
-        bar = ProgressBar(sys.stderr, lines=sys.stdout)
-        try:
+        with (
+            closing(RtmsClient(key, base_url=base_url, timeout=args.timeout)) as client,
+            ProgressBar(sys.stderr, lines=sys.stdout) as bar,
+        ):
             report = sync.sync_rtms(
                 store,
                 client,
@@ -318,9 +319,6 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 progress=bar.show,
                 finished=bar.steps(_month_line),
             )
-        finally:
-            bar.clear()
-            client.close()
         publish_data_events(args, store)
     for month in report.months:
         if month.status != "complete":

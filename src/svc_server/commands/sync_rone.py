@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -134,10 +135,11 @@ def cmd_rone(args: argparse.Namespace) -> int:
         data = read_regular(args.area_map, max_bytes(None))
         area_map = ingest.parse_area_map(data, path=str(args.area_map))
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
-    store = store_from_args(args)
-    client = RoneClient(key, base_url=base_url, timeout=args.timeout)
-    bar = ProgressBar(sys.stderr, lines=sys.stdout)
-    try:
+    with (
+        closing(store_from_args(args)) as store,
+        closing(RoneClient(key, base_url=base_url, timeout=args.timeout)) as client,
+        ProgressBar(sys.stderr, lines=sys.stdout) as bar,
+    ):
         report = sync_rone.sync_rone(
             store,
             client,
@@ -150,10 +152,6 @@ def cmd_rone(args: argparse.Namespace) -> int:
             progress=bar.show,
             finished=bar.steps(_table_line),
         )
-    finally:
-        bar.clear()
-        client.close()
-        store.close()
     for table, why in report.skipped:
         print(f"  {table.table_id} {table.name}: skipped ({why})")
     for table_id, name, why in report.unread:
