@@ -75,6 +75,8 @@ def _run_by(
     summary: str,
     description: str | None,
 ) -> argparse.ArgumentParser:
+    """A parser under ``subparsers`` with ``common``'s flags, whose parse names ``func``
+    as ``args.func``; a handler's docstring is its ``--help`` unless ``description``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         name,
         parents=[common],
