@@ -10,9 +10,12 @@ served too, so the page may redirect).
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 from svc_core.accounts.requestlog import LOG_PARAMS
 from svc_core.markets import MARKET_PARAMS
 from svc_core.paging import PAGE_PARAMS
+from svc_core.params import Param
 from svc_core.realestate import change_feed
 from svc_core.realestate import compare as re_compare
 from svc_core.realestate import listing as re_listing
@@ -20,7 +23,7 @@ from svc_core.realestate import query as re_query
 from svc_core.realestate.regions_answer import REGIONS_PARAMS
 from svc_server.handlers import accounts, markets, realestate, regions, system, webhooks
 from svc_server.handlers import openapi as openapi_handler
-from svc_server.http.routing import Auth, Route, with_csv_forms
+from svc_server.http.routing import Auth, Handler, Operation, Route, Warm, with_csv_forms
 from svc_server.openapi import account_ops as acc
 from svc_server.openapi import data_ops as ops
 from svc_server.openapi import web_ops as pages
@@ -30,6 +33,44 @@ from svc_server.web import public
 ME = "/api/auth/me"
 RE = "/api/v1/real-estate"
 GET, POST, PATCH, DELETE = ("GET",), ("POST",), ("PATCH",), ("DELETE",)
+
+
+class RouteFlags(TypedDict, total=False):
+    """The optional fields of a ``Route`` that a row of the table below may set."""
+
+    params: tuple[Param, ...]
+    warm: Warm | None
+    csv: bool
+    ndjson: bool
+
+
+def data(
+    path: str,
+    handler: Handler,
+    doc: Operation,
+    *,
+    counted: bool = True,
+    **flags: Unpack[RouteFlags],
+) -> Route:
+    """A data route: a GET with an API key or the cookie, rate-limited and counted
+    against the quota unless ``counted`` is False."""
+    return Route(
+        path=path, methods=GET, handler=handler, doc=doc, auth=Auth.DATA, counted=counted, **flags
+    )
+
+
+def account(
+    methods: tuple[str, ...],
+    path: str,
+    handler: Handler,
+    doc: Operation,
+    params: tuple[Param, ...] = (),
+) -> Route:
+    """An account route: the signed-in user's session cookie only, never counted."""
+    return Route(
+        path=path, methods=methods, handler=handler, doc=doc, auth=Auth.ACCOUNT, params=params
+    )
+
 
 ROUTES: tuple[Route, ...] = (
     # system and pages
@@ -41,10 +82,13 @@ ROUTES: tuple[Route, ...] = (
         doc=ops.GET_OPEN_API_DOCUMENT,
     ),
     Route(
-        path="/disclosure", methods=GET, handler=system.get_disclosure, doc=ops.GET_DISCLOSURE_PAGE
+        path="/disclosure",
+        methods=GET,
+        handler=system.get_disclosure,
+        doc=pages.GET_DISCLOSURE_PAGE,
     ),
     Route(path="/", methods=GET, handler=public.home, doc=pages.GET_HOME_PAGE),
-    Route(path="/pricing", methods=GET, handler=public.pricing, doc=ops.GET_PRICING_PAGE),
+    Route(path="/pricing", methods=GET, handler=public.pricing, doc=pages.GET_PRICING_PAGE),
     # browser pages (svc_server.web): dashboard, sign-in, API reference, their assets
     Route(
         path="/dashboard",
@@ -79,119 +123,80 @@ ROUTES: tuple[Route, ...] = (
     Route(path="/static/<path:name>", methods=GET, handler=web.asset, doc=pages.GET_STATIC_FILE),
     Route(path="/favicon.ico", methods=GET, handler=web.favicon, doc=pages.GET_FAVICON),
     # real-estate vertical
-    Route(
-        path=f"{RE}/pulse",
-        methods=GET,
-        handler=realestate.pulse,
-        warm=realestate.warm_pulse,
-        doc=ops.GET_REAL_ESTATE_PULSE,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/pulse",
+        realestate.pulse,
+        ops.GET_REAL_ESTATE_PULSE,
         params=re_query.PULSE_PARAMS,
-        counted=True,
+        warm=realestate.warm_pulse,
         csv=True,
     ),
-    Route(
-        path=f"{RE}/pulse/series",
-        methods=GET,
-        handler=realestate.series,
-        warm=realestate.warm_series,
-        doc=ops.GET_REAL_ESTATE_PULSE_SERIES,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/pulse/series",
+        realestate.series,
+        ops.GET_REAL_ESTATE_PULSE_SERIES,
         params=re_query.SERIES_PARAMS,
-        counted=True,
+        warm=realestate.warm_series,
         csv=True,
     ),
-    Route(
-        path=f"{RE}/compare",
-        methods=GET,
-        handler=realestate.compare,
-        warm=realestate.warm_compare,
-        doc=ops.GET_REAL_ESTATE_COMPARE,
-        auth=Auth.DATA,
+    # one counted call whatever the number of districts
+    data(
+        f"{RE}/compare",
+        realestate.compare,
+        ops.GET_REAL_ESTATE_COMPARE,
         params=re_compare.COMPARE_PARAMS,
-        counted=True,  # one call whatever the number of districts
+        warm=realestate.warm_compare,
         csv=True,
         ndjson=True,
     ),
-    Route(
-        path=f"{RE}/coverage",
-        methods=GET,
-        handler=realestate.coverage,
-        warm=realestate.warm_coverage,
-        doc=ops.GET_REAL_ESTATE_COVERAGE,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/coverage",
+        realestate.coverage,
+        ops.GET_REAL_ESTATE_COVERAGE,
         params=re_query.COVERAGE_PARAMS,
-        counted=True,
+        warm=realestate.warm_coverage,
         csv=True,
     ),
-    Route(
-        path=f"{RE}/indices",
-        methods=GET,
-        handler=realestate.indices,
-        warm=realestate.warm_indices,
-        doc=ops.GET_REAL_ESTATE_INDICES,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/indices",
+        realestate.indices,
+        ops.GET_REAL_ESTATE_INDICES,
         params=re_query.INDICES_PARAMS,
-        counted=True,
+        warm=realestate.warm_indices,
         csv=True,
     ),
-    Route(
-        path=f"{RE}/transactions",
-        methods=GET,
-        handler=realestate.transactions,
-        doc=ops.GET_REAL_ESTATE_TRANSACTIONS,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/transactions",
+        realestate.transactions,
+        ops.GET_REAL_ESTATE_TRANSACTIONS,
         params=re_listing.TRANSACTIONS_PARAMS,
-        counted=True,
         csv=True,
         ndjson=True,
     ),
-    Route(
-        path=f"{RE}/changes",
-        methods=GET,
-        handler=realestate.changes,
-        doc=ops.GET_REAL_ESTATE_CHANGES,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/changes",
+        realestate.changes,
+        ops.GET_REAL_ESTATE_CHANGES,
         params=change_feed.CHANGES_PARAMS,
-        counted=True,
     ),
-    Route(
-        path=f"{RE}/dimensions",
-        methods=GET,
-        handler=realestate.dimensions,
-        warm=realestate.warm_dimensions,
-        doc=ops.GET_REAL_ESTATE_DIMENSIONS,
-        auth=Auth.DATA,
+    data(
+        f"{RE}/dimensions",
+        realestate.dimensions,
+        ops.GET_REAL_ESTATE_DIMENSIONS,
         params=re_query.DIMENSIONS_PARAMS,
-        counted=True,
+        warm=realestate.warm_dimensions,
     ),
-    Route(  # a look-up of the bundled code table: a key is needed, no quota is used
-        path=f"{RE}/regions",
-        methods=GET,
-        handler=regions.search,
-        doc=ops.GET_REAL_ESTATE_REGIONS,
-        auth=Auth.DATA,
+    # a look-up of the bundled code table: a key is needed, no quota is used
+    data(
+        f"{RE}/regions",
+        regions.search,
+        ops.GET_REAL_ESTATE_REGIONS,
         params=REGIONS_PARAMS,
         counted=False,
     ),
     # marketplace vertical
-    Route(
-        path="/api/v1/markets/pulse",
-        methods=GET,
-        handler=markets.pulse,
-        doc=ops.GET_MARKETS_PULSE,
-        auth=Auth.DATA,
-        params=MARKET_PARAMS,
-        counted=True,
-    ),
-    Route(
-        path="/api/v1/markets/dimensions",
-        methods=GET,
-        handler=markets.dimensions,
-        doc=ops.GET_MARKETS_DIMENSIONS,
-        auth=Auth.DATA,
-        counted=True,
-    ),
+    data("/api/v1/markets/pulse", markets.pulse, ops.GET_MARKETS_PULSE, params=MARKET_PARAMS),
+    data("/api/v1/markets/dimensions", markets.dimensions, ops.GET_MARKETS_DIMENSIONS),
     # sessions and accounts
     Route(
         path="/api/auth/session",
@@ -199,182 +204,64 @@ ROUTES: tuple[Route, ...] = (
         handler=accounts.post_session,
         doc=acc.CREATE_SESSION,
     ),
-    Route(
-        path="/api/auth/session",
-        methods=DELETE,
-        handler=accounts.delete_session,
-        doc=acc.DELETE_SESSION,
-        auth=Auth.ACCOUNT,
+    account(DELETE, "/api/auth/session", accounts.delete_session, acc.DELETE_SESSION),
+    account(GET, f"{ME}/usage", accounts.get_usage, acc.GET_USAGE),
+    account(GET, f"{ME}/requests", accounts.get_requests, acc.LIST_REQUESTS, LOG_PARAMS),
+    account(GET, f"{ME}/keys", accounts.list_keys, acc.LIST_API_KEYS),
+    account(POST, f"{ME}/keys", accounts.create_key, acc.CREATE_API_KEY),
+    account(PATCH, f"{ME}/keys/<key_id>", accounts.patch_key, acc.UPDATE_API_KEY),
+    account(DELETE, f"{ME}/keys/<key_id>", accounts.revoke_key, acc.DELETE_API_KEY),
+    account(POST, f"{ME}/keys/<key_id>/rotate", accounts.rotate_key, acc.ROTATE_API_KEY),
+    account(POST, f"{ME}/keys/<key_id>/revoke", accounts.revoke_key, acc.REVOKE_API_KEY),
+    account(GET, f"{ME}/team", accounts.get_team, acc.GET_TEAM),
+    account(POST, f"{ME}/team", accounts.post_team, acc.INVITE_TEAM_MEMBER),
+    account(DELETE, f"{ME}/team/<member_id>", accounts.delete_member, acc.REMOVE_TEAM_MEMBER),
+    account(GET, f"{ME}/webhooks", webhooks.list_endpoints, acc.LIST_WEBHOOK_ENDPOINTS),
+    account(POST, f"{ME}/webhooks", webhooks.create_endpoint, acc.CREATE_WEBHOOK_ENDPOINT),
+    account(
+        PATCH, f"{ME}/webhooks/<endpoint_id>", webhooks.update_endpoint, acc.UPDATE_WEBHOOK_ENDPOINT
     ),
-    Route(
-        path=f"{ME}/usage",
-        methods=GET,
-        handler=accounts.get_usage,
-        doc=acc.GET_USAGE,
-        auth=Auth.ACCOUNT,
+    account(
+        DELETE,
+        f"{ME}/webhooks/<endpoint_id>",
+        webhooks.revoke_endpoint,
+        acc.DELETE_WEBHOOK_ENDPOINT,
     ),
-    Route(
-        path=f"{ME}/requests",
-        methods=GET,
-        handler=accounts.get_requests,
-        doc=acc.LIST_REQUESTS,
-        auth=Auth.ACCOUNT,
-        params=LOG_PARAMS,
+    account(
+        POST,
+        f"{ME}/webhooks/<endpoint_id>/enable",
+        webhooks.enable_endpoint,
+        acc.ENABLE_WEBHOOK_ENDPOINT,
     ),
-    Route(
-        path=f"{ME}/keys",
-        methods=GET,
-        handler=accounts.list_keys,
-        doc=acc.LIST_API_KEYS,
-        auth=Auth.ACCOUNT,
+    account(
+        POST, f"{ME}/webhooks/<endpoint_id>/test", webhooks.send_test, acc.TEST_WEBHOOK_ENDPOINT
     ),
-    Route(
-        path=f"{ME}/keys",
-        methods=POST,
-        handler=accounts.create_key,
-        doc=acc.CREATE_API_KEY,
-        auth=Auth.ACCOUNT,
+    account(
+        GET,
+        f"{ME}/webhooks/<endpoint_id>/deliveries",
+        webhooks.list_deliveries,
+        acc.LIST_WEBHOOK_DELIVERIES,
+        PAGE_PARAMS,
     ),
-    Route(
-        path=f"{ME}/keys/<key_id>",
-        methods=PATCH,
-        handler=accounts.patch_key,
-        doc=acc.UPDATE_API_KEY,
-        auth=Auth.ACCOUNT,
+    account(
+        GET,
+        f"{ME}/webhooks/<endpoint_id>/deliveries/<delivery_id>",
+        webhooks.get_delivery,
+        acc.GET_WEBHOOK_DELIVERY,
     ),
-    Route(
-        path=f"{ME}/keys/<key_id>",
-        methods=DELETE,
-        handler=accounts.revoke_key,
-        doc=acc.DELETE_API_KEY,
-        auth=Auth.ACCOUNT,
+    account(
+        POST,
+        f"{ME}/webhooks/<endpoint_id>/deliveries/<delivery_id>/resend",
+        webhooks.resend_delivery,
+        acc.RESEND_WEBHOOK_DELIVERY,
     ),
-    Route(
-        path=f"{ME}/keys/<key_id>/rotate",
-        methods=POST,
-        handler=accounts.rotate_key,
-        doc=acc.ROTATE_API_KEY,
-        auth=Auth.ACCOUNT,
+    account(GET, f"{ME}/accounts", accounts.list_accounts, acc.LIST_MY_ACCOUNTS),
+    account(
+        POST, f"{ME}/accounts/<consumer_id>/switch", accounts.switch_account, acc.SWITCH_ACCOUNT
     ),
-    Route(
-        path=f"{ME}/keys/<key_id>/revoke",
-        methods=POST,
-        handler=accounts.revoke_key,
-        doc=acc.REVOKE_API_KEY,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/team",
-        methods=GET,
-        handler=accounts.get_team,
-        doc=acc.GET_TEAM,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/team",
-        methods=POST,
-        handler=accounts.post_team,
-        doc=acc.INVITE_TEAM_MEMBER,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/team/<member_id>",
-        methods=DELETE,
-        handler=accounts.delete_member,
-        doc=acc.REMOVE_TEAM_MEMBER,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks",
-        methods=GET,
-        handler=webhooks.list_endpoints,
-        doc=acc.LIST_WEBHOOK_ENDPOINTS,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks",
-        methods=POST,
-        handler=webhooks.create_endpoint,
-        doc=acc.CREATE_WEBHOOK_ENDPOINT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>",
-        methods=PATCH,
-        handler=webhooks.update_endpoint,
-        doc=acc.UPDATE_WEBHOOK_ENDPOINT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>",
-        methods=DELETE,
-        handler=webhooks.revoke_endpoint,
-        doc=acc.DELETE_WEBHOOK_ENDPOINT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>/enable",
-        methods=POST,
-        handler=webhooks.enable_endpoint,
-        doc=acc.ENABLE_WEBHOOK_ENDPOINT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>/test",
-        methods=POST,
-        handler=webhooks.send_test,
-        doc=acc.TEST_WEBHOOK_ENDPOINT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>/deliveries",
-        methods=GET,
-        handler=webhooks.list_deliveries,
-        doc=acc.LIST_WEBHOOK_DELIVERIES,
-        auth=Auth.ACCOUNT,
-        params=PAGE_PARAMS,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>/deliveries/<delivery_id>",
-        methods=GET,
-        handler=webhooks.get_delivery,
-        doc=acc.GET_WEBHOOK_DELIVERY,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/webhooks/<endpoint_id>/deliveries/<delivery_id>/resend",
-        methods=POST,
-        handler=webhooks.resend_delivery,
-        doc=acc.RESEND_WEBHOOK_DELIVERY,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/accounts",
-        methods=GET,
-        handler=accounts.list_accounts,
-        doc=acc.LIST_MY_ACCOUNTS,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/accounts/<consumer_id>/switch",
-        methods=POST,
-        handler=accounts.switch_account,
-        doc=acc.SWITCH_ACCOUNT,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/invites",
-        methods=GET,
-        handler=accounts.get_invites,
-        doc=acc.LIST_MY_INVITATIONS,
-        auth=Auth.ACCOUNT,
-    ),
-    Route(
-        path=f"{ME}/invites/<invite_id>/accept",
-        methods=POST,
-        handler=accounts.accept_invite,
-        doc=acc.ACCEPT_INVITATION,
-        auth=Auth.ACCOUNT,
+    account(GET, f"{ME}/invites", accounts.get_invites, acc.LIST_MY_INVITATIONS),
+    account(
+        POST, f"{ME}/invites/<invite_id>/accept", accounts.accept_invite, acc.ACCEPT_INVITATION
     ),
 )
 

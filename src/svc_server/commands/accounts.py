@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.accounts import keys as core_keys
@@ -14,39 +15,25 @@ from svc_core.convert import to_json
 from svc_core.errors import NotFound
 from svc_core.params import ascii_int
 from svc_server.commands.base import (
+    actions,
+    checked,
     counted,
     print_columns,
     print_items,
     print_table,
     store_from_args,
 )
-from svc_server.commands.index import SUMMARY
 from svc_server.runtime.deps import new_id
 from svc_server.services import consumers, keys
 from svc_server.services.membership import parse_id
 
-
-def _positive(text: str) -> int:
-    try:
-        value = ascii_int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+_positive = checked(ascii_int, "a whole number", lambda value: value >= 0, "0 or more")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    consumer = sub.add_parser("consumer", help=SUMMARY["consumer"])
-    csub = consumer.add_subparsers(dest="consumer_command", metavar="ACTION")
-    csub.required = True
+    consumer = actions(sub, common, "consumer")
 
-    p = csub.add_parser(
-        "create",
-        parents=[common],
-        help="create a consumer and print its id and a live API key",
-        description="Create a consumer with one live API key (printed once).",
-    )
+    p = consumer.add("create", cmd_create, "create a consumer and print its id and a live API key")
     p.add_argument(
         "--plan", required=True, choices=list(plans.DEFAULT_PLANS), help="the consumer's plan"
     )
@@ -60,43 +47,22 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="create it even when --email already owns a consumer (refused otherwise)",
     )
     p.add_argument("--json", action="store_true", help='print {"consumer_id", "api_key"}')
-    p.set_defaults(func=cmd_create)
 
-    p = csub.add_parser(
-        "list",
-        parents=[common],
-        help="list consumers: plan, status, owner email, working keys",
-        description="List every consumer, oldest first. WORKING KEYS (active_keys in "
-        "--json) counts the keys that work now: active keys and rotated keys still in "
-        "their grace period; expired and revoked keys are not counted.",
-    )
+    p = consumer.add("list", cmd_list, "list consumers: plan, status, owner email, working keys")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_list)
 
-    p = csub.add_parser(
-        "show",
-        parents=[common],
-        help="show a consumer: plan, owner, keys, members and this month's usage",
+    p = consumer.add(
+        "show", cmd_show, "show a consumer: plan, owner, keys, members and this month's usage"
     )
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_show)
 
-    p = csub.add_parser("set-plan", parents=[common], help="change a consumer's plan")
+    p = consumer.add("set-plan", cmd_set_plan, "change a consumer's plan")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("plan", choices=list(plans.DEFAULT_PLANS), help="the new plan")
-    p.set_defaults(func=cmd_set_plan)
 
-    key = sub.add_parser("key", help=SUMMARY["key"])
-    ksub = key.add_subparsers(dest="key_command", metavar="ACTION")
-    ksub.required = True
-    p = ksub.add_parser(
-        "create",
-        parents=[common],
-        help="make a new key for a consumer and print it (once)",
-        description="Make a new API key for an existing consumer, within its plan's key "
-        "limit, and print its plaintext once: it is stored only as a digest.",
-    )
+    key = actions(sub, common, "key")
+    p = key.add("create", cmd_key_create, "make a new key for a consumer and print it (once)")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--label", default="operator", help="the key's label (default operator)")
     p.add_argument("--mode", choices=core_keys.MODES, default="live", help="live (default) or test")
@@ -114,28 +80,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="accept calls only from this address or network (repeat for more)",
     )
     p.add_argument("--json", action="store_true", help="print the key as one JSON object")
-    p.set_defaults(func=cmd_key_create)
-    p = ksub.add_parser(
-        "list",
-        parents=[common],
-        help="list a consumer's keys (never secrets)",
-        description="A consumer's keys, oldest first: id, prefix, label, mode, scope, status "
-        "now (active, grace, expired, revoked), created, last used and the end of a rotated "
-        "key's grace period (UTC).",
-    )
+    p = key.add("list", cmd_key_list, "list a consumer's keys (never secrets)")
     p.add_argument("consumer_id", help="the consumer's id")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_key_list)
-    p = ksub.add_parser(
-        "revoke", parents=[common], help="revoke a key (key.revoked with actor admin)"
-    )
+    p = key.add("revoke", cmd_key_revoke, "revoke a key (key.revoked with actor admin)")
     p.add_argument("key_id", metavar="KEY", help="the key's id, or its prefix as listed")
-    p.set_defaults(func=cmd_key_revoke)
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    """Create a consumer with one live API key (printed once)."""
+    with closing(store_from_args(args)) as store:
         out = consumers.create_consumer(
             store,
             plan=args.plan,
@@ -148,8 +102,6 @@ def cmd_create(args: argparse.Namespace) -> int:
             rate_limit=args.rate_limit,
             allow_duplicate_owner=args.allow_duplicate_owner,
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps({"consumer_id": out.consumer_id, "api_key": out.api_key}))
     else:
@@ -159,11 +111,11 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    """List every consumer, oldest first. WORKING KEYS (active_keys in --json) counts
+    the keys that work now: active keys and rotated keys still in their grace period;
+    expired and revoked keys are not counted."""
+    with closing(store_from_args(args, reads_only=True)) as store:
         lines = consumers.list_consumers(store, time.time())
-    finally:
-        store.close()
     print_items(
         [to_json(line) for line in lines],
         args.json,
@@ -181,11 +133,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         detail = consumers.consumer_detail(store, args.consumer_id, time.time())
-    finally:
-        store.close()
     item = to_json(detail)
     if args.json:
         print(json.dumps(item, ensure_ascii=False))
@@ -238,31 +187,26 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_set_plan(args: argparse.Namespace) -> int:
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args)
-    try:
-        with store.db.transaction() as tx:
-            if not store.accounts.update_consumer(tx, consumer_id, {"plan": args.plan}):
-                raise NotFound(f"no consumer {consumer_id}")
-    finally:
-        store.close()
+    with closing(store_from_args(args)) as store, store.db.transaction() as tx:
+        if not store.accounts.update_consumer(tx, consumer_id, {"plan": args.plan}):
+            raise NotFound(f"no consumer {consumer_id}")
     print(f"consumer {consumer_id} is now on plan {args.plan}")
     return 0
 
 
 def cmd_key_create(args: argparse.Namespace) -> int:
+    """Make a new API key for an existing consumer, within its plan's key limit, and
+    print its plaintext once: it is stored only as a digest."""
     body = {
         "label": args.label,
         "mode": args.mode,
         "scope": args.scope,
         "ip_allowlist": args.allow_ip,
     }
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         made = keys.create_key_for_consumer(
             store, args.consumer_id, body, now=time.time(), entropy=os.urandom(16), ids=new_id
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps(to_json(made), ensure_ascii=False))
     else:
@@ -272,16 +216,16 @@ def cmd_key_create(args: argparse.Namespace) -> int:
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
+    """A consumer's keys, oldest first: id, prefix, label, mode, scope, status now
+    (active, grace, expired, revoked), created, last used and the end of a rotated key's
+    grace period (UTC)."""
     consumer_id = parse_id(args.consumer_id, "consumer id")
-    store = store_from_args(args, reads_only=True)
-    now = time.time()
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
+        now = time.time()
         if store.accounts.get_consumer(consumer_id) is None:
             raise NotFound(f"No consumer {consumer_id}.", hint="See svc consumer list.")
         with store.db.transaction(write=False) as tx:
             rows = store.accounts.keys_of_consumer(tx, consumer_id)
-    finally:
-        store.close()
     print_items(
         [to_json(keys.in_force(row, now)) for row in rows],
         args.json,
@@ -301,11 +245,8 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         key_id = keys.key_id_of(store, args.key_id)
         keys.revoke_key(store, key_id, time.time(), actor="admin")
-    finally:
-        store.close()
     print(f"key {key_id} revoked")
     return 0

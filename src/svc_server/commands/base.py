@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TextIO
+from typing import Any, Self, TextIO, TypeVar
+
+import attrs
 
 from svc_core.errors import ConfigError
+from svc_server.commands.index import SUMMARY
 from svc_server.config import SETTINGS, Config, flag_name, load_config
 from svc_server.services import data_events
 from svc_server.store import Store, missing_data_file, missing_database, open_store
 
 BAR_WIDTH = 28
+T = TypeVar("T")
 
 
 class Terminated(KeyboardInterrupt):
@@ -56,6 +61,93 @@ def settings_parser(shown: Mapping[str, str] | None = None) -> argparse.Argument
             help=shown.get(setting, argparse.SUPPRESS),
         )
     return parser
+
+
+Command = Callable[[argparse.Namespace], int]
+"""What runs a command or an action: its parsed arguments in, its exit status out."""
+
+
+def _run_by(
+    subparsers: Any,
+    name: str,
+    common: argparse.ArgumentParser,
+    func: Command,
+    summary: str,
+    description: str | None,
+) -> argparse.ArgumentParser:
+    """A parser under ``subparsers`` with ``common``'s flags, whose parse names ``func``
+    as ``args.func``; a handler's docstring is its ``--help`` unless ``description``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        parents=[common],
+        help=summary,
+        description=description or inspect.getdoc(func),
+    )
+    parser.set_defaults(func=func)
+    return parser
+
+
+def command_parser(
+    sub: Any,
+    common: argparse.ArgumentParser,
+    name: str,
+    func: Command,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """The parser of the ``svc`` command ``name``, run by ``func``: the configuration flags
+    of ``common``, the command's one-line summary from ``index.SUMMARY`` and, for its
+    ``--help``, ``description`` or else the docstring of ``func``."""
+    return _run_by(sub, name, common, func, SUMMARY[name], description)
+
+
+@attrs.frozen
+class Actions:
+    """The ACTIONs of a ``svc`` command, one of which is its required first word (``svc
+    consumer create``, ``svc webhook endpoints``); each takes the configuration flags of
+    ``common``."""
+
+    subparsers: Any
+    common: argparse.ArgumentParser
+
+    def add(
+        self, name: str, func: Command, summary: str, description: str | None = None
+    ) -> argparse.ArgumentParser:
+        """The parser of the action ``name``, run by ``func``: ``summary`` in the command's
+        list of actions and, for its ``--help``, ``description`` or else the docstring
+        of ``func``."""
+        return _run_by(self.subparsers, name, self.common, func, summary, description)
+
+
+def actions(
+    sub: Any,
+    common: argparse.ArgumentParser,
+    name: str,
+    metavar: str = "ACTION",
+    description: str | None = None,
+) -> Actions:
+    """The actions of the ``svc`` command ``name``."""
+    parser = sub.add_parser(name, help=SUMMARY[name], description=description)
+    subparsers = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
+    subparsers.required = True
+    return Actions(subparsers, common)
+
+
+def checked(
+    convert: Callable[[str], T], noun: str, within: Callable[[T], bool], bounds: str
+) -> Callable[[str], T]:
+    """An argparse type: the text read by ``convert`` ("'TEXT' is not NOUN" when it
+    cannot be) and then ``within`` its bounds ("must be BOUNDS" when not)."""
+
+    def parse(text: str) -> T:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        if not within(value):
+            raise argparse.ArgumentTypeError(f"must be {bounds}")
+        return value
+
+    return parse
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
@@ -189,6 +281,22 @@ class ProgressBar:
         """One finished step, as a line of ``lines`` (when lines are written)."""
         if self.lines is not None:
             print(text, file=self.lines, flush=True)
+
+    def steps(self, line: Callable[[T], str]) -> Callable[[int, int, T], None]:
+        """A ``finished(done, total, item)`` callback: each item finished is a ``step``,
+        ``  DONE/TOTAL`` and what ``line`` says of it."""
+
+        def finished(done: int, total: int, item: T) -> None:
+            self.step(f"  {done}/{total} {line(item)}")
+
+        return finished
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """The end of the block, done, failed or interrupted, wipes the bar."""
+        self.clear()
 
     def clear(self) -> None:
         """Wipe the bar, so the next line starts clean."""

@@ -8,13 +8,18 @@ import os
 import secrets
 import sys
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.errors import ConfigError
 from svc_core.redact import redact_url
 from svc_server.app import SvcApp, create_app
-from svc_server.commands.base import config_from_args, settings_parser, store_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import (
+    command_parser,
+    config_from_args,
+    settings_parser,
+    store_from_args,
+)
 from svc_server.config import SETTINGS, Config, env_name, load_config
 from svc_server.delivery.worker import start_inline
 from svc_server.servers.front import HEAD_BUFFER, BufferedFront
@@ -25,27 +30,8 @@ from svc_server.store import open_store, sqlite_data_url
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "init",
-        parents=[common],
-        help=SUMMARY["init"],
-        description="Create or upgrade the database schema. Running it again changes nothing.",
-    )
-    p.set_defaults(func=cmd_init)
-
-    p = sub.add_parser(
-        "serve",
-        parents=[settings_parser(SERVE_OPTIONS)],
-        help=SUMMARY["serve"],
-        description=(
-            "Run the API: --workers processes x --threads threads. granian (the default) "
-            "reads each request whole before a thread runs it; --server gunicorn runs "
-            "gunicorn's threaded workers instead. A port another program listens on is "
-            "refused before anything starts. Every option is also an SVC_* variable; "
-            "the rest of the configuration: svc --help and docs/configuration.md."
-        ),
-    )
-    p.set_defaults(func=cmd_serve)
+    command_parser(sub, common, "init", cmd_init)
+    command_parser(sub, settings_parser(SERVE_OPTIONS), "serve", cmd_serve)
 
 
 SERVE_OPTIONS = {
@@ -65,13 +51,11 @@ too, as for every command."""
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    store = store_from_args(args, migrate=False)
-    try:
+    """Create or upgrade the database schema. Running it again changes nothing."""
+    with closing(store_from_args(args, migrate=False)) as store:
         moving = store.data_to_move()
         applied = store.migrate()
         version = store.schema_version()
-    finally:
-        store.close()
     if moving:
         data_url = sqlite_data_url(config_from_args(args).database_url)
         print(f"moved the public data into {data_url} (see docs/deployment.md)")
@@ -85,6 +69,11 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the API: --workers processes x --threads threads. granian (the default) reads
+    each request whole before a thread runs it; --server gunicorn runs gunicorn's
+    threaded workers instead. A port another program listens on is refused before
+    anything starts. Every option is also an SVC_* variable; the rest of the
+    configuration: svc --help and docs/configuration.md."""
     config = config_from_args(args)
     claim_port(config.host, config.port)
     if config.secret_key is None:

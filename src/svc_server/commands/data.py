@@ -21,6 +21,7 @@ import functools
 import sys
 import time
 from collections.abc import Generator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -42,21 +43,22 @@ from svc_server import ingest
 from svc_server.commands import ahead
 from svc_server.commands.base import (
     ProgressBar,
+    command_parser,
     publish_data_events,
     sigterm_as_interrupt,
     store_from_args,
 )
-from svc_server.commands.index import SUMMARY
 from svc_server.commands.infile import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, max_bytes, read_regular
 from svc_server.ingest import demo
 from svc_server.ingest.coverage import refresh_stale
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
+        common,
         "ingest",
-        parents=[common],
-        help=SUMMARY["ingest"],
+        cmd_ingest,
         description=(
             "Load source files, one transaction per file: a file that cannot be read "
             "changes nothing, and loading a file twice adds nothing. The kind of each "
@@ -99,19 +101,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"refuse files larger than N bytes (env {MAX_BYTES_ENV}; default "
         f"{DEFAULT_MAX_BYTES:,}); only regular files are read",
     )
-    p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser(
-        "demo-data",
-        parents=[common],
-        help=SUMMARY["demo-data"],
-        description="Load the deterministic synthetic demo data (real estate and marketplace).",
-    )
+    p = command_parser(sub, common, "demo-data", cmd_demo)
     p.add_argument("--seed", type=ascii_int, default=1, help="generator seed (default 1)")
     p.add_argument(
         "--if-empty", action="store_true", help="do nothing when transactions already exist"
     )
-    p.set_defaults(func=cmd_demo)
 
 
 def _kind_and_paths(items: list[str]) -> tuple[str | None, list[Path]]:
@@ -274,16 +269,14 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    """Load the deterministic synthetic demo data (real estate and marketplace)."""
+    with closing(store_from_args(args)) as store:
         if args.if_empty and not store.realestate.is_empty():
             print("demo-data: the store already has transactions; nothing loaded")
             return 0
         started = time.perf_counter()
         out = demo.load_demo(store, seed=args.seed, now=time.time())
         publish_data_events(args, store)
-    finally:
-        store.close()
     took = time.perf_counter() - started
     print(
         f"demo-data (seed {args.seed}): {out['transactions']} transactions "

@@ -15,14 +15,14 @@ import argparse
 import datetime
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svc_core.convert import to_json
 from svc_core.realestate.export_schema import DATASETS, Column
-from svc_server.commands.base import counted, store_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import command_parser, counted, store_from_args
 from svc_server.services import export
 
 if TYPE_CHECKING:
@@ -34,20 +34,10 @@ MISSING = "svc: error: svc export needs pyarrow: pip install 'svc[parquet]'"
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "export",
-        parents=[common],
-        help=SUMMARY["export"],
-        description=(
-            "Write every loaded deal (kept and excluded, with its contract_id) and the "
-            "pulse rollup rows to DIR/transactions.parquet and DIR/rollups.parquet "
-            "(docs/export.md has their schema). Needs pyarrow: pip install 'svc[parquet]'."
-        ),
-    )
+    p = command_parser(sub, common, "export", cmd_export)
     p.add_argument(
         "directory", type=Path, nargs="?", default=Path("."), help="where to write (default .)"
     )
-    p.set_defaults(func=cmd_export)
 
 
 def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
@@ -98,6 +88,9 @@ def write_parquet(path: Path, columns: Sequence[Column], rows: Iterable[Any]) ->
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Write every loaded deal (kept and excluded, with its contract_id) and the pulse
+    rollup rows to DIR/transactions.parquet and DIR/rollups.parquet (docs/export.md has
+    their schema). Needs pyarrow: pip install 'svc[parquet]'."""
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -105,8 +98,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     directory: Path = args.directory
     directory.mkdir(parents=True, exist_ok=True)
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         for name, rows in (
             ("transactions", export.deal_records(store)),
             ("rollups", export.rollup_rows(store)),
@@ -114,6 +106,4 @@ def cmd_export(args: argparse.Namespace) -> int:
             path = directory / f"{name}.parquet"
             n = write_parquet(path, DATASETS[name], rows)
             print(f"{path}: {counted(n, 'row', 'rows')}")
-    finally:
-        store.close()
     return 0

@@ -20,8 +20,7 @@ from svc_core.errors import SvcError
 from svc_core.redact import redact_url
 from svc_core.webhooks.netguard import is_loopback_host
 from svc_server.app import create_app
-from svc_server.commands.base import config_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import command_parser, config_from_args
 from svc_server.mcp import server
 from svc_server.mcp.backends import REMOTE_TIMEOUT, InProcess, Remote
 from svc_server.services import callers
@@ -36,16 +35,7 @@ class McpSetupError(SvcError):
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "mcp",
-        parents=[common],
-        help=SUMMARY["mcp"],
-        description=(
-            "Serve svc's real-estate tools to an AI assistant (Model Context Protocol, "
-            "stdio). Each tool call is one call of the API with your key, counted like "
-            "any other. Needs the svc[mcp] extra."
-        ),
-    )
+    p = command_parser(sub, common, "mcp", cmd_mcp)
     p.add_argument(
         "--api-key",
         metavar="KEY",
@@ -65,10 +55,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="with --url: each tool call as a whole, from connecting to the last byte "
         f"({REMOTE_TIMEOUT:g})",
     )
-    p.set_defaults(func=cmd_mcp)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve svc's real-estate tools to an AI assistant (Model Context Protocol, stdio).
+    Each tool call is one call of the API with your key, counted like any other. Needs
+    the svc[mcp] extra."""
     key = (args.api_key or os.environ.get(KEY_VARIABLE) or "").strip()
     url = (args.url or os.environ.get(URL_VARIABLE) or "").strip()
     if not key:

@@ -16,29 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from svc_server.app import routes
-from svc_server.commands.base import config_from_args
-from svc_server.commands.index import SUMMARY
+from svc_server.commands.base import command_parser, config_from_args
 from svc_server.openapi import build_document
 from svc_server.openapi.reference import render_pages
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "openapi",
-        parents=[common],
-        help=SUMMARY["openapi"],
-        description=(
-            "Print the OpenAPI 3.1 document served at /api/v1/openapi.json, or with "
-            "--docs DIR write the Markdown API reference generated from it."
-        ),
-    )
+    p = command_parser(sub, common, "openapi", cmd_openapi)
     p.add_argument("--docs", type=Path, metavar="DIR", help="write the reference pages into DIR")
     p.add_argument(
         "--check",
         action="store_true",
         help="with --docs: write nothing; exit 1 when DIR is not what would be written",
     )
-    p.set_defaults(func=cmd_openapi)
 
 
 def reference_pages() -> dict[str, str]:
@@ -58,6 +48,8 @@ def stale_pages(directory: Path, pages: dict[str, str]) -> list[str]:
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
+    """Print the OpenAPI 3.1 document served at /api/v1/openapi.json, or with --docs DIR
+    write the Markdown API reference generated from it."""
     if args.docs is None:
         if args.check:
             print("svc: error: --check needs --docs DIR", file=sys.stderr)

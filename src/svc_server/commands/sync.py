@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import time
+from contextlib import closing
 from typing import Any
 
 from svc_core.errors import InvalidParams
@@ -43,15 +44,15 @@ from svc_core.sync.rtms import (
     district_status,
     planned_calls,
 )
-from svc_server.commands import index, sync_rone, sync_status
-from svc_server.commands.base import ProgressBar, publish_data_events, store_from_args
+from svc_server.commands import sync_rone, sync_status
+from svc_server.commands.base import ProgressBar, actions, publish_data_events, store_from_args
 from svc_server.delivery.rtms import DEFAULT_BASE_URL, RtmsClient
 from svc_server.services import sync
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-EXIT_DAILY_LIMIT = 3
-EXIT_BUDGET = 4
+EXIT_DAILY_LIMIT = sync_rone.EXIT_DAILY_LIMIT
+EXIT_BUDGET = sync_rone.EXIT_BUDGET
 EXIT_UNREACHABLE = sync_rone.EXIT_UNREACHABLE
 EXIT_SUSPENDED = 6
 KEY_ENV = "SVC_DATA_GO_KR_KEY"
@@ -62,18 +63,18 @@ _DEFAULT_KINDS = tuple(d.sync_name for d in RtmsDataset if d.synced_by_default)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
+    inner = actions(
+        sub,
+        common,
         "sync",
-        help=index.SUMMARY["sync"],
+        "SUBCOMMAND",
         description="Keep the store complete and current from the official APIs.",
     )
-    inner = p.add_subparsers(dest="sync_command", metavar="SUBCOMMAND")
-    inner.required = True
 
-    r = inner.add_parser(
+    r = inner.add(
         "rtms",
-        parents=[common],
-        help="read MOLIT RTMS months from the open API",
+        cmd_rtms,
+        "read MOLIT RTMS months from the open API",
         description=(
             "Read months x districts x kinds from the MOLIT RTMS open API (base URL from "
             f"{BASE_URL_ENV}, default {DEFAULT_BASE_URL}). Complete months older than the "
@@ -158,19 +159,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=30.0, metavar="SECONDS", help=sync_rone.TIMEOUT_HELP
     )
     r.add_argument("--dry-run", action="store_true", help="print the plan; call nothing")
-    r.set_defaults(func=cmd_rtms)
 
-    s = inner.add_parser(
+    s = inner.add(
         "status",
-        parents=[common],
-        help="months synced, loaded by svc ingest, or missing, per kind and district",
-        description=(
-            "Per kind and district: the months svc sync read complete, partial or failed, "
-            "the months loaded from files by svc ingest (with the files, and whether the "
-            "month is known whole), the missing ones (months of the range with neither; "
-            "the range defaults to the first and last month known) and the last sync time "
-            "(UTC)."
-        ),
+        cmd_status,
+        "months synced, loaded by svc ingest, or missing, per kind and district",
     )
     s.add_argument(
         "--sigungu",
@@ -181,8 +174,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--from", dest="first", metavar="YYYY-MM", help="months from this one")
     s.add_argument("--to", dest="last", metavar="YYYY-MM", help="months up to this one")
     s.add_argument("--json", action="store_true", help="one JSON document, for scripts")
-    s.set_defaults(func=cmd_status)
-    sync_rone.register(inner, common)
+    sync_rone.register(inner)
 
 
 def _parts(raw: str) -> tuple[str, ...]:
@@ -293,8 +285,7 @@ def cmd_rtms(args: argparse.Namespace) -> int:
     options = options_from_args(args, now)
     key = args.service_key or os.environ.get(KEY_ENV, "")
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         tasks = sync.plan_sync(store, options)
         if args.dry_run:
             months = len({t.month for t in tasks})
@@ -314,13 +305,10 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             raise sync_rone.missing_key("data.go.kr", KEY_ENV, "getting-a-datagokr-key")
         if not 0 < args.timeout < float("inf"):
             raise InvalidParams("--timeout must be a positive number of seconds")
-        client = RtmsClient(key, base_url=base_url, timeout=args.timeout)
-        bar = ProgressBar(sys.stderr, lines=sys.stdout)
-
-        def finished(done: int, total: int, month: sync.MonthOutcome) -> None:
-            bar.step(f"  {done}/{total} {_month_line(month)}")
-
-        try:
+        with (
+            closing(RtmsClient(key, base_url=base_url, timeout=args.timeout)) as client,
+            ProgressBar(sys.stderr, lines=sys.stdout) as bar,
+        ):
             report = sync.sync_rtms(
                 store,
                 client,
@@ -329,14 +317,9 @@ def cmd_rtms(args: argparse.Namespace) -> int:
                 clock=time.time,
                 sleep=time.sleep,
                 progress=bar.show,
-                finished=finished,
+                finished=bar.steps(_month_line),
             )
-        finally:
-            bar.clear()
-            client.close()
         publish_data_events(args, store)
-    finally:
-        store.close()
     for month in report.months:
         if month.status != "complete":
             task = month.task
@@ -347,45 +330,39 @@ def cmd_rtms(args: argparse.Namespace) -> int:
             )
     print(_summary(report))
     if report.stopped == "unreachable":
-        print(
-            f"svc: error: {report.stop_detail}: check the network or {BASE_URL_ENV}",
-            file=sys.stderr,
-        )
-        return EXIT_UNREACHABLE
+        return sync_rone.unreachable(report.stop_detail, BASE_URL_ENV)
     if report.stopped == "suspended":
         print(f"svc: stopped: {report.stop_detail}", file=sys.stderr)
         return EXIT_SUSPENDED
     if report.stopped == "limit":
-        print(
-            f"svc: stopped: {report.stop_detail}; finished months are kept. Run the same "
-            "command again after midnight KST to resume.",
-            file=sys.stderr,
+        return sync_rone.stopped(
+            report.stop_detail,
+            "finished months are kept. Run the same command again after midnight KST to resume.",
+            EXIT_DAILY_LIMIT,
         )
-        return EXIT_DAILY_LIMIT
     if report.stopped == "budget":
-        print(
-            f"svc: stopped: {report.stop_detail}; run the same command again to continue.",
-            file=sys.stderr,
+        return sync_rone.stopped(
+            report.stop_detail, "run the same command again to continue.", EXIT_BUDGET
         )
-        return EXIT_BUDGET
     if report.count("partial") or report.count("failed"):
         return EXIT_INCOMPLETE
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """Per kind and district: the months svc sync read complete, partial or failed, the
+    months loaded from files by svc ingest (with the files, and whether the month is
+    known whole), the missing ones (months of the range with neither; the range defaults
+    to the first and last month known) and the last sync time (UTC)."""
     kinds = _kinds(args.kinds) if args.kinds else ()
     codes = _status_codes(args.sigungu) if args.sigungu else ()
     first = _month(args.first, "--from") if args.first else None
     last = _month(args.last, "--to") if args.last else None
-    store = store_from_args(args, reads_only=True)
-    try:
+    with closing(store_from_args(args, reads_only=True)) as store:
         states = store.sync.states(kinds=kinds, codes=codes)
         ingested = store.sync.ingested(kinds=kinds, codes=codes)
         tables = store.sync.tables()
         rejected = sync_status.rejected_months(store, codes, first, last)
-    finally:
-        store.close()
     rows = district_status(
         states.values(), kinds=kinds, districts=codes, first=first, last=last, ingested=ingested
     )

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from svc_core.redact import redact_url
 from svc_core.sources import rone
 from svc_core.sync.rtms import CONNECT_FAILURE_LIMIT, DEFAULT_BUDGET
 from svc_server import ingest
-from svc_server.commands.base import ProgressBar, store_from_args
+from svc_server.commands.base import Actions, ProgressBar, store_from_args
 from svc_server.commands.infile import max_bytes, read_regular
 from svc_server.delivery.rone import DEFAULT_BASE_URL, RoneClient
 from svc_server.services import sync_rone
@@ -33,16 +34,34 @@ from svc_server.store.sync import UNREAD
 KEY_ENV = "SVC_RONE_KEY"
 BASE_URL_ENV = "SVC_RONE_BASE_URL"
 TIMEOUT_HELP = "each call as a whole, from connecting to the last byte (30)"
+EXIT_DAILY_LIMIT = 3
+"""The key's daily call limit was reached (the same code for ``svc sync rtms``)."""
+EXIT_BUDGET = 4
+"""The budget (``--budget``) was used up (the same code for ``svc sync rtms``)."""
 EXIT_UNREACHABLE = 5
 """The API could not be reached: ``CONNECT_FAILURE_LIMIT`` calls in a row did not connect
 (the same code for ``svc sync rtms``)."""
 
 
-def register(inner: Any, common: argparse.ArgumentParser) -> None:
-    p = inner.add_parser(
+def unreachable(what: str, base_url_env: str) -> int:
+    """Say that the API could not be reached, ``svc: error: WHAT: check the network or
+    BASE_URL_ENV`` on stderr; the exit status ``EXIT_UNREACHABLE``."""
+    print(f"svc: error: {what}: check the network or {base_url_env}", file=sys.stderr)
+    return EXIT_UNREACHABLE
+
+
+def stopped(detail: str, advice: str, status: int) -> int:
+    """Say why a sync stopped before its plan was done, ``svc: stopped: DETAIL; ADVICE``
+    on stderr; its exit status."""
+    print(f"svc: stopped: {detail}; {advice}", file=sys.stderr)
+    return status
+
+
+def register(inner: Actions) -> None:
+    p = inner.add(
         "rone",
-        parents=[common],
-        help="read the R-ONE commercial rental survey from its open API",
+        cmd_rone,
+        "read the R-ONE commercial rental survey from its open API",
         description=(
             "List the R-ONE statistic tables, choose the commercial rental survey's "
             "(임대동향) tables of vacancy, rent, floor rents and utility ratios, rent index, "
@@ -81,7 +100,6 @@ def register(inner: Any, common: argparse.ArgumentParser) -> None:
         "--backoff", type=float, default=2.0, metavar="SECONDS", help="first retry delay (2)"
     )
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help=TIMEOUT_HELP)
-    p.set_defaults(func=cmd_rone)
 
 
 def _table_line(t: sync_rone.TableOutcome) -> str:
@@ -117,14 +135,11 @@ def cmd_rone(args: argparse.Namespace) -> int:
         data = read_regular(args.area_map, max_bytes(None))
         area_map = ingest.parse_area_map(data, path=str(args.area_map))
     base_url = os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL
-    store = store_from_args(args)
-    client = RoneClient(key, base_url=base_url, timeout=args.timeout)
-    bar = ProgressBar(sys.stderr, lines=sys.stdout)
-
-    def finished(done: int, total: int, table: sync_rone.TableOutcome) -> None:
-        bar.step(f"  {done}/{total} {_table_line(table)}")
-
-    try:
+    with (
+        closing(store_from_args(args)) as store,
+        closing(RoneClient(key, base_url=base_url, timeout=args.timeout)) as client,
+        ProgressBar(sys.stderr, lines=sys.stdout) as bar,
+    ):
         report = sync_rone.sync_rone(
             store,
             client,
@@ -135,12 +150,8 @@ def cmd_rone(args: argparse.Namespace) -> int:
             retries=args.retries,
             backoff=max(args.backoff, 0.0),
             progress=bar.show,
-            finished=finished,
+            finished=bar.steps(_table_line),
         )
-    finally:
-        bar.clear()
-        client.close()
-        store.close()
     for table, why in report.skipped:
         print(f"  {table.table_id} {table.name}: skipped ({why})")
     for table_id, name, why in report.unread:
@@ -170,17 +181,11 @@ def cmd_rone(args: argparse.Namespace) -> int:
         f"{report.count('failed')} failed; {sum(t.loaded for t in report.tables)} values loaded"
     )
     if report.stopped == "unreachable":
-        print(
-            f"svc: error: cannot reach {redact_url(base_url)}: check the network or {BASE_URL_ENV}",
-            file=sys.stderr,
-        )
-        return EXIT_UNREACHABLE
+        return unreachable(f"cannot reach {redact_url(base_url)}", BASE_URL_ENV)
     if report.stopped == "limit":
-        print(f"svc: stopped: {report.stop_detail}; run again tomorrow.", file=sys.stderr)
-        return 3
+        return stopped(report.stop_detail, "run again tomorrow.", EXIT_DAILY_LIMIT)
     if report.stopped == "budget":
-        print(f"svc: stopped: {report.stop_detail}; run again to continue.", file=sys.stderr)
-        return 4
+        return stopped(report.stop_detail, "run again to continue.", EXIT_BUDGET)
     if report.stopped in ("failed", "request", "nothing"):
         print(f"svc: error: {report.stop_detail}", file=sys.stderr)
         return 1

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from typing import Any
 
 from svc_core.convert import to_json
@@ -17,28 +18,27 @@ from svc_core.errors import InvalidParams
 from svc_core.instants import iso_or_none
 from svc_core.paging import PAGE_DEFAULT, PAGE_MAX
 from svc_server.commands.base import (
+    actions,
+    checked,
+    command_parser,
     config_from_args,
     counted,
     print_items,
     store_from_args,
 )
 from svc_server.commands.core import setup_logging
-from svc_server.commands.index import SUMMARY
 from svc_server.delivery.worker import DEFAULT_INTERVAL, Worker
 from svc_server.services import data_events, delivery_log
 from svc_server.services import events as event_service
 from svc_server.services import webhooks as webhook_service
 from svc_server.services.membership import parse_id
 
-
-def _interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0.05 <= value <= 3600:
-        raise argparse.ArgumentTypeError("must be between 0.05 and 3600 seconds")
-    return value
+_interval = checked(
+    float,
+    "a number of seconds",
+    lambda value: 0.05 <= value <= 3600,
+    "between 0.05 and 3600 seconds",
+)
 
 
 def _one_to(high: int) -> Callable[[str], int]:
@@ -53,16 +53,7 @@ def _one_to(high: int) -> Callable[[str], int]:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "worker",
-        parents=[common],
-        help=SUMMARY["worker"],
-        description=(
-            "Send queued webhook deliveries (5 s timeout, no retries) and publish "
-            "subscription.trial_will_end notices. Run as many as you like; they share "
-            "work through the database. SIGTERM finishes the sends in flight, then exits."
-        ),
-    )
+    p = command_parser(sub, common, "worker", cmd_worker)
     p.add_argument(
         "--once", action="store_true", help="send everything queued now, then exit (for cron)"
     )
@@ -80,27 +71,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="sends in flight at once (default 8)",
     )
-    p.set_defaults(func=cmd_worker)
 
-    webhook = sub.add_parser("webhook", help=SUMMARY["webhook"])
-    wsub = webhook.add_subparsers(dest="webhook_command", metavar="ACTION")
-    wsub.required = True
-    p = wsub.add_parser(
-        "endpoints",
-        parents=[common],
-        help="list webhook endpoints (never secrets), oldest first",
-        description="List every webhook endpoint, revoked and disabled ones included, "
-        "with its consumer, status and consecutive failures. Never a signing secret.",
+    webhook = actions(sub, common, "webhook")
+    p = webhook.add(
+        "endpoints", cmd_endpoints, "list webhook endpoints (never secrets), oldest first"
     )
     p.add_argument("--consumer", metavar="ID", help="only this consumer's endpoints")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_endpoints)
-    p = wsub.add_parser(
-        "deliveries",
-        parents=[common],
-        help="list webhook deliveries in any state, newest first",
-        description="List deliveries newest first, queued and in-flight ones too "
-        "(the dashboard's log shows only finished ones). Never a payload or a secret.",
+    p = webhook.add(
+        "deliveries", cmd_deliveries, "list webhook deliveries in any state, newest first"
     )
     p.add_argument("--consumer", metavar="ID", help="only deliveries to this consumer's endpoints")
     p.add_argument("--endpoint", metavar="ID", help="only deliveries to this endpoint")
@@ -115,22 +94,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"at most N rows, 1 to {PAGE_MAX} (default {PAGE_DEFAULT})",
     )
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.set_defaults(func=cmd_deliveries)
 
-    subscription = sub.add_parser("subscription", help=SUMMARY["subscription"])
-    ssub = subscription.add_subparsers(dest="subscription_command", metavar="ACTION")
-    ssub.required = True
-    p = ssub.add_parser(
-        "relay",
-        parents=[common],
-        help="apply a subscription change and publish its webhook event",
-        description=(
-            "Set a consumer's subscription status and publish subscription.updated or "
-            "subscription.cancelled. Give the subscription as flags or as a JSON object "
-            "(--json-file, '-' for stdin, keys id, status, current_period_end, trial_end, "
-            "canceled_at, cancel_at_period_end); flags override the file. Times are Unix "
-            "seconds or ISO-8601 with a zone."
-        ),
+    subscription = actions(sub, common, "subscription")
+    p = subscription.add(
+        "relay", cmd_relay, "apply a subscription change and publish its webhook event"
     )
     p.add_argument("--consumer", required=True, metavar="ID", help="the consumer's id")
     p.add_argument(
@@ -153,10 +120,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--event-id", metavar="ID", help="the processor's event id: relaying it again is a no-op"
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=cmd_relay)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    """Send queued webhook deliveries (5 s timeout, no retries) and publish
+    subscription.trial_will_end notices. Run as many as you like; they share work
+    through the database. SIGTERM finishes the sends in flight, then exits."""
     config = config_from_args(args)
     setup_logging(config.log_level)
     store = store_from_args(args)
@@ -190,11 +159,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_endpoints(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    """List every webhook endpoint, revoked and disabled ones included, with its
+    consumer, status and consecutive failures. Never a signing secret."""
+    with closing(store_from_args(args, reads_only=True)) as store:
         rows = webhook_service.all_endpoints(store, args.consumer)
-    finally:
-        store.close()
     print_items(
         [{**to_json(row), "consumer_id": row.consumer_id} for row in rows],
         args.json,
@@ -212,8 +180,9 @@ def cmd_endpoints(args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(args: argparse.Namespace) -> int:
-    store = store_from_args(args, reads_only=True)
-    try:
+    """List deliveries newest first, queued and in-flight ones too (the dashboard's log
+    shows only finished ones). Never a payload or a secret."""
+    with closing(store_from_args(args, reads_only=True)) as store:
         rows = delivery_log.recent_deliveries(
             store,
             consumer_id=args.consumer,
@@ -221,8 +190,6 @@ def cmd_deliveries(args: argparse.Namespace) -> int:
             status=args.status,
             limit=args.limit,
         )
-    finally:
-        store.close()
     print_items(
         [{**to_json(row), "sent_at": iso_or_none(row.sent_at)} for row in rows],
         args.json,
@@ -268,15 +235,17 @@ def _subscription(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
+    """Set a consumer's subscription status and publish subscription.updated or
+    subscription.cancelled. Give the subscription as flags or as a JSON object
+    (--json-file, '-' for stdin, keys id, status, current_period_end, trial_end,
+    canceled_at, cancel_at_period_end); flags override the file. Times are Unix seconds
+    or ISO-8601 with a zone."""
     consumer_id = parse_id(args.consumer, "consumer id")
     subscription = _subscription(args)
-    store = store_from_args(args)
-    try:
+    with closing(store_from_args(args)) as store:
         out = event_service.relay_subscription(
             store, consumer_id, args.kind, subscription, time.time(), event_id=args.event_id
         )
-    finally:
-        store.close()
     if args.json:
         print(json.dumps(out))
     else:

@@ -15,6 +15,7 @@ from typing import Any
 from werkzeug.wrappers import Request
 
 from svc_core.errors import InvalidBody, PayloadTooLarge, UnsupportedMediaType
+from svc_core.fields import kind_of
 
 MAX_DEPTH = 32
 
@@ -94,15 +95,7 @@ def read_json_object(request: Request, *, max_bytes: int, optional: bool = False
 
 
 def json_kind(value: Any) -> str:
-    """The JSON name of a parsed value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The JSON name of a parsed value's type, for error messages: ``kind_of``'s name
+    without its article (``null``, ``boolean``, ``number``, ``string``, ``array``,
+    ``object``)."""
+    return kind_of(value).rpartition(" ")[2]

@@ -97,15 +97,7 @@ def csv_stream_response(
     they are read (no
     Content-Length: the length is known only at the end); gzip-coded chunk by chunk
     when ``gzipped`` (``http.gzipped.gzip_chunks``), never held whole."""
-    chunks = csv_chunks(columns, rows)
-    out = Response(
-        gzip_chunks(chunks) if gzipped else chunks, status=200, headers=dict(headers or {})
-    )
-    if gzipped:
-        out.headers["Content-Encoding"] = "gzip"
-    out.headers["Content-Type"] = CSV_TYPE
-    out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
-    return out
+    return _streamed(csv_chunks(columns, rows), CSV_TYPE, headers, filename, gzipped)
 
 
 def ndjson_chunks(rows: Iterable[Any], *, per_chunk: int = 500) -> Iterator[bytes]:
@@ -132,13 +124,24 @@ def ndjson_stream_response(
     """An NDJSON response streamed from ``rows`` (JSON-ready) as they are read, as
     ``csv_stream_response`` streams CSV (no Content-Length; gzip-coded chunk by chunk
     when ``gzipped``)."""
-    chunks = ndjson_chunks(rows)
+    return _streamed(ndjson_chunks(rows), NDJSON_TYPE, headers, filename, gzipped)
+
+
+def _streamed(
+    chunks: Iterator[bytes],
+    content_type: str,
+    headers: Mapping[str, str] | None,
+    filename: str,
+    gzipped: bool,
+) -> Response:
+    """A 200 whose body is ``chunks`` as they come (gzip-coded when ``gzipped``), shown
+    inline as ``filename``."""
     out = Response(
         gzip_chunks(chunks) if gzipped else chunks, status=200, headers=dict(headers or {})
     )
     if gzipped:
         out.headers["Content-Encoding"] = "gzip"
-    out.headers["Content-Type"] = NDJSON_TYPE
+    out.headers["Content-Type"] = content_type
     out.headers["Content-Disposition"] = f'inline; filename="{filename}"'
     return out
 

@@ -9,36 +9,29 @@ from svc_server.http.routing import Auth
 from svc_server.openapi.operations import Json
 from svc_server.openapi.schemas import LAYER_ENVELOPE
 
+
+def _digits_header(description: str) -> Json:
+    """A header whose value is a whole number in ASCII digits."""
+    return {"description": description, "schema": {"type": "string", "pattern": "^[0-9]+$"}}
+
+
 HEADERS: dict[str, Json] = {
     "X-Request-ID": {
         "description": "The request's id (the caller's when acceptable, else generated).",
         "required": True,
         "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"},
     },
-    "X-RateLimit-Limit": {
-        "description": "The caller's per-minute limit (once the caller is known).",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-RateLimit-Remaining": {
-        "description": "Calls left in the current minute.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-Quota-Limit": {
-        "description": "Monthly quota (quota-bound callers).",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
-    "X-Quota-Used": {
-        "description": "Successful calls this UTC month.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
+    "X-RateLimit-Limit": _digits_header(
+        "The caller's per-minute limit (once the caller is known)."
+    ),
+    "X-RateLimit-Remaining": _digits_header("Calls left in the current minute."),
+    "X-Quota-Limit": _digits_header("Monthly quota (quota-bound callers)."),
+    "X-Quota-Used": _digits_header("Successful calls this UTC month."),
     "X-Quota-Resets-At": {
         "description": "When the quota month resets (UTC).",
         "schema": {"type": "string"},
     },
-    "Retry-After": {
-        "description": "Seconds until a call may succeed.",
-        "schema": {"type": "string", "pattern": "^[0-9]+$"},
-    },
+    "Retry-After": _digits_header("Seconds until a call may succeed."),
     "ETag": {
         "description": "A weak entity tag of the answer: the same for identical answers (the "
         "same data, query, format, coding and caller plan), whatever the request id, time "

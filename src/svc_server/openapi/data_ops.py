@@ -1,4 +1,4 @@
-"""API-reference text of the public and data operations: system, pages, real estate,
+"""API-reference text of the public and data operations: system, real estate,
 marketplace. Each constant hangs on its route in ``svc_server.app.routes``."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from svc_server.http.routing import Operation
 from svc_server.openapi.operations import (
     ENVELOPE_EXAMPLE,
     NOT_FOUND_RE,
+    NOT_MODIFIED,
     PULSE_EXAMPLE_ROW,
     QUOTA_NOTE,
     data_ok,
@@ -51,35 +52,7 @@ GET_OPEN_API_DOCUMENT = Operation(
     "routing table. Public and cacheable; send If-None-Match with the ETag to get a 304.",
     responses={
         "200": ok({"type": "object"}, "The document."),
-        "304": {"description": "Not modified since the ETag in If-None-Match."},
-    },
-)
-
-GET_DISCLOSURE_PAGE = Operation(
-    operation_id="getDisclosurePage",
-    tag="Pages",
-    summary="Trust-disclosure page",
-    description="What the real-estate data covers, where it comes from and what it leaves "
-    "out; `_meta.disclosure_url` links here.",
-    responses={
-        "200": {
-            "description": "An HTML page.",
-            "content": {"text/html": {"schema": {"type": "string"}}},
-        }
-    },
-)
-
-GET_PRICING_PAGE = Operation(
-    operation_id="getPricingPage",
-    tag="Pages",
-    summary="Plans and pricing page",
-    description="The plans and their limits (from the plan table the API enforces); "
-    "`upgrade_url` of 403 TIER_RESTRICTED links here.",
-    responses={
-        "200": {
-            "description": "An HTML page.",
-            "content": {"text/html": {"schema": {"type": "string"}}},
-        }
+        "304": NOT_MODIFIED,
     },
 )
 

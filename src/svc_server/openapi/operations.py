@@ -69,6 +69,14 @@ TAGS: tuple[Json, ...] = (
     },
 )
 
+HTML_PAGE: Json = {
+    "description": "An HTML page.",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+"""The 200 of a browser page."""
+NOT_MODIFIED: Json = {"description": "Not modified since the ETag in If-None-Match."}
+"""The 304 of an answer whose ETag the caller sent in If-None-Match."""
+
 # parameters --------------------------------------------------------------------------------------
 
 
@@ -150,6 +158,20 @@ NOT_FOUND_RE = (
     "is loaded but no cohort has 2 contracts. `_meta` is the same envelope a 200 "
     "carries."
 )
+UNLOADED_YEAR_AGO: Json = {
+    "base_period": "2025-04/2025-09",
+    "value": 3_266_330_000,
+    "base_value": None,
+    "change_pct": None,
+    "contract_count": 74,
+    "base_contract_count": None,
+    "interval_low_pct": None,
+    "interval_high_pct": None,
+    "significant": False,
+    "reason": "not_loaded",
+    "interval_reason": None,
+}
+"""The example row's changes against a year earlier: that period was never loaded."""
 PULSE_EXAMPLE_ROW: Json = {
     "sigungu_code": "11680",
     "sigungu": "강남구",
@@ -233,19 +255,7 @@ PULSE_EXAMPLE_ROW: Json = {
         "reason": None,
         "interval_reason": None,
     },
-    "change_vs_year_ago": {
-        "base_period": "2025-04/2025-09",
-        "value": 3_266_330_000,
-        "base_value": None,
-        "change_pct": None,
-        "contract_count": 74,
-        "base_contract_count": None,
-        "interval_low_pct": None,
-        "interval_high_pct": None,
-        "significant": False,
-        "reason": "not_loaded",
-        "interval_reason": None,
-    },
+    "change_vs_year_ago": UNLOADED_YEAR_AGO,
     "change_vs_previous_per_m2": {
         "base_period": "2025-10/2026-03",
         "value": 14_310_000,
@@ -259,19 +269,7 @@ PULSE_EXAMPLE_ROW: Json = {
         "reason": None,
         "interval_reason": None,
     },
-    "change_vs_year_ago_per_m2": {
-        "base_period": "2025-04/2025-09",
-        "value": 14_310_000,
-        "base_value": None,
-        "change_pct": None,
-        "contract_count": 74,
-        "base_contract_count": None,
-        "interval_low_pct": None,
-        "interval_high_pct": None,
-        "significant": False,
-        "reason": "not_loaded",
-        "interval_reason": None,
-    },
+    "change_vs_year_ago_per_m2": {**UNLOADED_YEAR_AGO, "value": 14_310_000},
 }
 ENVELOPE_EXAMPLE: Json = {
     "service": "svc",

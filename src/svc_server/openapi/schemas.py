@@ -486,11 +486,27 @@ MARKET_ROW = obj(
     },
     description=f"Aggregates of one marketplace cohort (k-anonymity >= {K_ANONYMITY}).",
 )
-MARKET_META = obj(
+
+
+def answer_meta(fields: dict[str, Schema], required: Iterable[str]) -> Schema:
+    """The ``_meta`` of an answer without the layer envelope (marketplace, regions): the
+    service, its version and the time, then ``fields``, then the rate limit and the
+    request id; all required but the request id and the ``fields`` not in ``required``."""
+    return obj(
+        {
+            "service": string(const="svc"),
+            "api_version": string(const="v1"),
+            "generated_at": TIMESTAMP,
+            **fields,
+            "rate_limit": ref("RateLimit"),
+            "request_id": string(),
+        },
+        required=("service", "api_version", "generated_at", *required, "rate_limit"),
+    )
+
+
+MARKET_META = answer_meta(
     {
-        "service": string(const="svc"),
-        "api_version": string(const="v1"),
-        "generated_at": TIMESTAMP,
         "count": integer(minimum=0),
         "confidence": CONFIDENCE_LEVEL,
         "auth_method": enum(("api_key", "session")),
@@ -502,30 +518,16 @@ MARKET_META = obj(
                 "product_type": nullable(enum(PRODUCT_TYPES)),
             }
         ),
-        "rate_limit": ref("RateLimit"),
-        "request_id": string(),
     },
-    required=(
-        "service",
-        "api_version",
-        "generated_at",
-        "count",
-        "confidence",
-        "auth_method",
-        "query",
-        "rate_limit",
-    ),
+    ("count", "confidence", "auth_method", "query"),
 )
 REGION = attrs_schema(
     RegionRow,
     description="A place found by name or code: a district, an R-ONE market area or a "
     "legal dong (kind), each with what holds it and the call to make next.",
 )
-REGIONS_META = obj(
+REGIONS_META = answer_meta(
     {
-        "service": string(const="svc"),
-        "api_version": string(const="v1"),
-        "generated_at": TIMESTAMP,
         "count": integer("Places in `data`.", minimum=0),
         "total": integer("Places that match, before `limit`.", minimum=0),
         "query": obj(
@@ -537,20 +539,8 @@ REGIONS_META = obj(
         ),
         "table": string("Which code table answered."),
         "auth_method": enum(("api_key", "session")),
-        "rate_limit": ref("RateLimit"),
-        "request_id": string(),
     },
-    required=(
-        "service",
-        "api_version",
-        "generated_at",
-        "count",
-        "total",
-        "query",
-        "table",
-        "auth_method",
-        "rate_limit",
-    ),
+    ("count", "total", "query", "table", "auth_method"),
 )
 MARKET_VALUE = obj({"value": string(), "sample_count": integer(minimum=1)})
 MARKET_DIMENSIONS = obj(
@@ -560,24 +550,12 @@ MARKET_DIMENSIONS = obj(
         "periods": array(ref("MarketDimensionValue")),
     }
 )
-MARKET_DIMENSIONS_META = obj(
+MARKET_DIMENSIONS_META = answer_meta(
     {
-        "service": string(const="svc"),
-        "api_version": string(const="v1"),
-        "generated_at": TIMESTAMP,
         "total_combinations": integer("regions x categories x periods.", minimum=0),
         "auth_method": enum(("api_key", "session")),
-        "rate_limit": ref("RateLimit"),
-        "request_id": string(),
     },
-    required=(
-        "service",
-        "api_version",
-        "generated_at",
-        "total_combinations",
-        "auth_method",
-        "rate_limit",
-    ),
+    ("total_combinations", "auth_method"),
 )
 
 # accounts ------------------------------------------------------------------------------------

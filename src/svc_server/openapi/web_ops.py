@@ -1,30 +1,57 @@
-"""API-reference text of the browser pages (``svc_server.web``): dashboard, sign-in, the
-reference viewer and their static files, and the development sign-in."""
+"""API-reference text of the browser pages: home, disclosure and pricing, and those of
+``svc_server.web`` (dashboard, sign-in, the reference viewer and their static files, and
+the development sign-in)."""
 
 from __future__ import annotations
 
 from svc_core.json_schema import enum, ref, string
 from svc_server.http.routing import Operation
-from svc_server.openapi.operations import Json, account_ok, error, json_body
+from svc_server.openapi.operations import (
+    HTML_PAGE,
+    NOT_MODIFIED,
+    Json,
+    account_ok,
+    error,
+    json_body,
+)
 
-HTML_PAGE: Json = {
-    "description": "An HTML page.",
-    "content": {"text/html": {"schema": {"type": "string"}}},
-}
 TO_SIGNIN: Json = {
     "description": "Not signed in: redirects to `/signin`, with the page asked for in "
     "`next` (sign-in then returns there). Under a mount prefix both carry the prefix.",
     "headers": {"Location": {"schema": {"type": "string", "pattern": "/signin\\?next="}}},
 }
-NOT_MODIFIED: Json = {"description": "Not modified since the ETag in If-None-Match."}
 
-GET_HOME_PAGE = Operation(
-    operation_id="getHomePage",
-    tag="Pages",
-    summary="Home page",
-    description="What svc is, with links to sign in, the API reference, the plans and the "
+
+def page(operation_id: str, summary: str, description: str) -> Operation:
+    """A browser page that anyone may read: an HTML answer and nothing else to say."""
+    return Operation(
+        operation_id=operation_id,
+        tag="Pages",
+        summary=summary,
+        description=description,
+        responses={"200": HTML_PAGE},
+    )
+
+
+GET_HOME_PAGE = page(
+    "getHomePage",
+    "Home page",
+    "What svc is, with links to sign in, the API reference, the plans and the "
     "data disclosure. Links start with the mount prefix (`SCRIPT_NAME`) of the app.",
-    responses={"200": HTML_PAGE},
+)
+
+GET_DISCLOSURE_PAGE = page(
+    "getDisclosurePage",
+    "Trust-disclosure page",
+    "What the real-estate data covers, where it comes from and what it leaves "
+    "out; `_meta.disclosure_url` links here.",
+)
+
+GET_PRICING_PAGE = page(
+    "getPricingPage",
+    "Plans and pricing page",
+    "The plans and their limits (from the plan table the API enforces); "
+    "`upgrade_url` of 403 TIER_RESTRICTED links here.",
 )
 
 GET_DASHBOARD_PAGE = Operation(
@@ -49,13 +76,11 @@ GET_DASHBOARD_SECTION = Operation(
         "404": error("NotFound", "NOT_FOUND: no such section."),
     },
 )
-GET_SIGN_IN_PAGE = Operation(
-    operation_id="getSignInPage",
-    tag="Pages",
-    summary="Sign-in page",
-    description="With `SVC_DEV_SIGNIN=true`, a development sign-in form taking an email; "
+GET_SIGN_IN_PAGE = page(
+    "getSignInPage",
+    "Sign-in page",
+    "With `SVC_DEV_SIGNIN=true`, a development sign-in form taking an email; "
     "otherwise a form that hands an identity-provider token to `POST /api/auth/session`.",
-    responses={"200": HTML_PAGE},
 )
 CREATE_DEV_SESSION = Operation(
     operation_id="createDevSession",
@@ -72,12 +97,10 @@ CREATE_DEV_SESSION = Operation(
         "404": error("NotFound", "NOT_FOUND: development sign-in is off on this server."),
     },
 )
-GET_API_REFERENCE_PAGE = Operation(
-    operation_id="getApiReferencePage",
-    tag="Pages",
-    summary="API reference viewer",
-    description="This document in Swagger UI, whose files ship inside the package.",
-    responses={"200": HTML_PAGE},
+GET_API_REFERENCE_PAGE = page(
+    "getApiReferencePage",
+    "API reference viewer",
+    "This document in Swagger UI, whose files ship inside the package.",
 )
 GET_STATIC_FILE = Operation(
     operation_id="getStaticFile",

@@ -141,6 +141,17 @@
     };
   }
 
+  // A form's submit runs ``action(event)`` instead of loading a page; its failure is shown.
+  function onSubmit(form, action) {
+    form.addEventListener(
+      "submit",
+      guard(async (event) => {
+        event.preventDefault();
+        await action(event);
+      }),
+    );
+  }
+
   window.addEventListener("unhandledrejection", (event) => showError(event.reason || "unknown error"));
 
   function fillTable(table, rows, emptyText) {
@@ -219,19 +230,25 @@
     panel.focus();
   }
 
+  // The button copies the field's text to the clipboard, or selects it where the browser
+  // refuses, and the status says which.
+  function copyOnClick(button, field, status) {
+    $(button).addEventListener("click", async () => {
+      const input = $(field);
+      try {
+        await navigator.clipboard.writeText(input.value);
+        $(status).textContent = "Copied to the clipboard.";
+      } catch (err) {
+        input.select();
+        $(status).textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+      }
+    });
+  }
+
   function setupSecretPanel(afterDismiss) {
     const panel = $("#secret-panel");
     if (!panel) return;
-    $("#copy-secret").addEventListener("click", async () => {
-      const input = $("#secret-value");
-      try {
-        await navigator.clipboard.writeText(input.value);
-        $("#copy-status").textContent = "Copied to the clipboard.";
-      } catch (err) {
-        input.select();
-        $("#copy-status").textContent = "Selected: press Ctrl+C (⌘C) to copy.";
-      }
-    });
+    copyOnClick("#copy-secret", "#secret-value", "#copy-status");
     $("#dismiss-secret").addEventListener("click", () => {
       $("#secret-value").value = "";
       panel.hidden = true;
@@ -255,16 +272,12 @@
 
   const accountForm = $("#account-form");
   if (accountForm) {
-    accountForm.addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        clearMessages();
-        const id = $("#account-switch").value;
-        await api("POST", `/api/auth/me/accounts/${encodeURIComponent(id)}/switch`);
-        window.location.reload();
-      }),
-    );
+    onSubmit(accountForm, async () => {
+      clearMessages();
+      const id = $("#account-switch").value;
+      await api("POST", `/api/auth/me/accounts/${encodeURIComponent(id)}/switch`);
+      window.location.reload();
+    });
   }
 
   // ---- sign-in ---------------------------------------------------------------------------
@@ -290,25 +303,17 @@
     setupSecretPanel(() => $("#continue a").focus());
     const devForm = $("#dev-signin-form");
     if (devForm) {
-      devForm.addEventListener(
-        "submit",
-        guard(async (event) => {
-          event.preventDefault();
-          clearMessages();
-          done(await api("POST", "/api/auth/dev-session", { email: $("#signin-email").value.trim() }));
-        }),
-      );
+      onSubmit(devForm, async () => {
+        clearMessages();
+        done(await api("POST", "/api/auth/dev-session", { email: $("#signin-email").value.trim() }));
+      });
     }
     const tokenForm = $("#token-signin-form");
     if (tokenForm) {
-      tokenForm.addEventListener(
-        "submit",
-        guard(async (event) => {
-          event.preventDefault();
-          clearMessages();
-          done(await api("POST", "/api/auth/session", { jwt: $("#signin-token").value.trim() }));
-        }),
-      );
+      onSubmit(tokenForm, async () => {
+        clearMessages();
+        done(await api("POST", "/api/auth/session", { jwt: $("#signin-token").value.trim() }));
+      });
     }
   }
 
@@ -544,14 +549,10 @@
       say(`${returned} call(s) shown.`);
     }
 
-    form.addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        offset = 0;
-        await show();
-      }),
-    );
+    onSubmit(form, async () => {
+      offset = 0;
+      await show();
+    });
     keySelect.addEventListener("change", guard(async () => { offset = 0; await show(); }));
     statusSelect.addEventListener("change", guard(async () => { offset = 0; await show(); }));
     $("#log-prev").addEventListener("click", guard(async () => { offset = Math.max(0, offset - LOG_PAGE); await show(); }));
@@ -633,25 +634,21 @@
       say(`Key ${key.prefix} revoked: it no longer works.`);
     };
 
-    $("#key-form").addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        clearMessages();
-        const label = $("#key-label").value.trim();
-        const row = (
-          await api("POST", "/api/auth/me/keys", {
-            label,
-            mode: $("#key-mode").value,
-            scope: $("#key-scope").value,
-            ip_allowlist: cidrs($("#key-allowlist").value),
-          })
-        ).data;
-        event.target.reset();
-        await load();
-        showSecret(`Your new key “${label}”`, "API key", row.key, "svc keeps only a digest of it.");
-      }),
-    );
+    onSubmit($("#key-form"), async (event) => {
+      clearMessages();
+      const label = $("#key-label").value.trim();
+      const row = (
+        await api("POST", "/api/auth/me/keys", {
+          label,
+          mode: $("#key-mode").value,
+          scope: $("#key-scope").value,
+          ip_allowlist: cidrs($("#key-allowlist").value),
+        })
+      ).data;
+      event.target.reset();
+      await load();
+      showSecret(`Your new key “${label}”`, "API key", row.key, "svc keeps only a digest of it.");
+    });
     await load();
   }
 
@@ -868,29 +865,25 @@
     });
     typeBoxes.forEach((b) => b.addEventListener("change", () => b.checked && (allBox.checked = false)));
 
-    $("#hook-form").addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        clearMessages();
-        const events = [...document.querySelectorAll('input[name="events"]:checked')].map((b) => b.value);
-        if (!events.length) throw new ApiError("Choose at least one event, or all events.", "NO_EVENTS");
-        const body = { url: $("#hook-url").value.trim(), events };
-        const description = $("#hook-description").value.trim();
-        if (description) body.description = description;
-        const filters = dataFilters();
-        if (Object.keys(filters).length) body.filters = filters;
-        const row = (await api("POST", "/api/auth/me/webhooks", body)).data;
-        event.target.reset();
-        await load();
-        showSecret(
-          `Signing secret of ${row.url}`,
-          "Signing secret",
-          row.secret_plaintext,
-          "svc keeps the secret to sign every delivery, but never shows it again; check signatures with it (docs: webhooks).",
-        );
-      }),
-    );
+    onSubmit($("#hook-form"), async (event) => {
+      clearMessages();
+      const events = [...document.querySelectorAll('input[name="events"]:checked')].map((b) => b.value);
+      if (!events.length) throw new ApiError("Choose at least one event, or all events.", "NO_EVENTS");
+      const body = { url: $("#hook-url").value.trim(), events };
+      const description = $("#hook-description").value.trim();
+      if (description) body.description = description;
+      const filters = dataFilters();
+      if (Object.keys(filters).length) body.filters = filters;
+      const row = (await api("POST", "/api/auth/me/webhooks", body)).data;
+      event.target.reset();
+      await load();
+      showSecret(
+        `Signing secret of ${row.url}`,
+        "Signing secret",
+        row.secret_plaintext,
+        "svc keeps the secret to sign every delivery, but never shows it again; check signatures with it (docs: webhooks).",
+      );
+    });
     await load();
   }
 
@@ -912,16 +905,7 @@
 
   async function teamPage() {
     const wanted = new URLSearchParams(window.location.search).get("invite");
-    $("#copy-invite-link").addEventListener("click", async () => {
-      const input = $("#invite-link");
-      try {
-        await navigator.clipboard.writeText(input.value);
-        $("#invite-copy-status").textContent = "Copied to the clipboard.";
-      } catch (err) {
-        input.select();
-        $("#invite-copy-status").textContent = "Selected: press Ctrl+C (⌘C) to copy.";
-      }
-    });
+    copyOnClick("#copy-invite-link", "#invite-link", "#invite-copy-status");
     const load = async () => {
       await loadRole(); // accepting an invitation may change the account and the role
       const team = await api("GET", "/api/auth/me/team");
@@ -986,20 +970,16 @@
       window.location.assign(`${BASE}/dashboard/team`);
     };
 
-    $("#invite-form").addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        clearMessages();
-        const row = (
-          await api("POST", "/api/auth/me/team", { email: $("#invite-email").value.trim(), role: $("#invite-role").value })
-        ).data;
-        event.target.reset();
-        await load();
-        say(`${row.email} is invited as ${row.role}; no email is sent: hand over the link below. It expires ${when(row.expires_at)}.`);
-        showInviteLink(row);
-      }),
-    );
+    onSubmit($("#invite-form"), async (event) => {
+      clearMessages();
+      const row = (
+        await api("POST", "/api/auth/me/team", { email: $("#invite-email").value.trim(), role: $("#invite-role").value })
+      ).data;
+      event.target.reset();
+      await load();
+      say(`${row.email} is invited as ${row.role}; no email is sent: hand over the link below. It expires ${when(row.expires_at)}.`);
+      showInviteLink(row);
+    });
     await load();
     const carried = sessionStorage.getItem("svc-notice");
     if (carried) {
@@ -1605,13 +1585,9 @@
     $("#c-districts").replaceChildren(
       ...dims.sigungus.slice(0, 50).map((d) => h("option", { value: d.code, selected: true, text: `${d.value} (${d.code})` })),
     );
-    $("#compare-form").addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        await compare();
-      }),
-    );
+    onSubmit($("#compare-form"), async () => {
+      await compare();
+    });
     if (!dims.sigungus.length) {
       say("No districts have transactions yet: load data first (svc demo-data or svc ingest).");
       return;
@@ -1620,13 +1596,9 @@
     granularity.addEventListener("change", guard(loadCoverage));
     property.addEventListener("change", updatePeriods);
     transaction.addEventListener("change", updatePeriods);
-    $("#explorer-form").addEventListener(
-      "submit",
-      guard(async (event) => {
-        event.preventDefault();
-        await show();
-      }),
-    );
+    onSubmit($("#explorer-form"), async () => {
+      await show();
+    });
     await loadCoverage();
     if (periods.selectedOptions.length) await show();
   }
