@@ -156,6 +156,8 @@ def test_security_follows_each_routes_auth_policy() -> None:
                 assert "403" in statuses  # CSRF_REJECTED
         if route.csv:
             assert "text/csv" in op["responses"]["200"]["content"]
+        if route.ndjson:
+            assert "application/x-ndjson" in op["responses"]["200"]["content"]
 
 
 def test_operations_are_described_and_tagged() -> None:
@@ -442,6 +444,7 @@ def test_data_answers_and_csv_headers_match_the_document(
         (f"{re_}/coverage", "granularity=month"),
         (f"{re_}/dimensions", "geo_precision=dong"),
         (f"{re_}/transactions", "sigungu_code=11680&period=2026-Q1&limit=2&include_excluded=true"),
+        (f"{re_}/compare", "sigungu_codes=11680,11650&period=2026-Q1&property_type=office&transaction_type=sale"),
     ):
         answer = client.get(f"{path}?{query}", headers={"X-API-Key": api_key})
         assert answer.status_code == 200, answer.get_data(as_text=True)
@@ -454,6 +457,16 @@ def test_data_answers_and_csv_headers_match_the_document(
         sent = {name for name, _ in as_csv.headers.items() if name.startswith("X-Svc-")}
         documented = set(op["responses"]["200"]["headers"])
         assert sent and sent <= documented, sent - documented
+        # the routes that stream NDJSON say so: a client checking the answer's type, or a
+        # generated one, must find application/x-ndjson among the documented ones
+        as_ndjson = client.get(f"{path}?{query}&format=ndjson", headers={"X-API-Key": api_key})
+        if path.endswith(("/transactions", "/compare")):
+            assert as_ndjson.status_code == 200, as_ndjson.get_data(as_text=True)
+            assert as_ndjson.mimetype == "application/x-ndjson"
+            lines = conforms("GET", path, as_ndjson).splitlines()
+            assert lines and all(json.loads(line) for line in lines)
+        else:
+            assert as_ndjson.status_code == 400  # format=ndjson is not one of its formats
 
 
 def test_public_answers_match_the_document(client: Client) -> None:

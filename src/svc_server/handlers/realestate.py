@@ -6,8 +6,9 @@ the row fields as columns in SPEC order, nested values JSON-encoded, and the env
 in ``X-Svc-*`` headers: every ``_meta`` field except ``request_id`` (already in
 ``X-Request-ID``) and ``rate_limit`` (already in ``X-RateLimit-*``), named
 ``X-Svc-`` + the field in title case (``lease_data_status`` → ``X-Svc-Lease-Data-Status``).
-The transactions listing also answers NDJSON (``format=ndjson``: one record a line,
-the same envelope headers; the whole selection streamed, or a page with ``limit``), through
+The transactions listing and compare also answer NDJSON (``format=ndjson``: one record
+or row a line, the same envelope headers; the whole selection streamed, or a page with
+``limit``), through
 ``stream_records`` and ``ndjson_page``, which any listing that streams its records can
 answer with. Errors are always JSON (the app renders every ``SvcError`` as JSON).
 

@@ -20,6 +20,7 @@ import attrs
 
 from svc_core.params import FORMAT, STREAM_FORMAT, Param
 from svc_server.config import Config
+from svc_server.http.responses import NDJSON_TYPE
 from svc_server.http.routing import CSV_SUFFIX, Auth, Operation, Route
 from svc_server.openapi.components import (
     CACHE_HEADERS,
@@ -28,6 +29,7 @@ from svc_server.openapi.components import (
     CSV_HEADERS,
     DATA_HEADERS,
     HEADERS,
+    NDJSON_CONTENT,
     REQUEST_ID_PARAM,
     RESPONSES,
     SECURITY,
@@ -230,6 +232,8 @@ def _responses(route: Route, method: str, op: Operation | None) -> Json:
                 response["description"] = "The rows as RFC 4180 CSV with a UTF-8 BOM."
             else:
                 response["content"]["text/csv"] = csv_content
+            if route.ndjson:
+                response["content"][NDJSON_TYPE] = NDJSON_CONTENT
             response["headers"].update(
                 {
                     name: {"description": text, "schema": {"type": "string"}}

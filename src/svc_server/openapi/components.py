@@ -199,3 +199,12 @@ CONDITIONAL_PARAMS: tuple[Json, ...] = (
 )
 """Request headers every data route reads (``http.conditional``, ``http.negotiation``)."""
 CSV_EXAMPLE = "\ufeffsigungu_code,sigungu,...\r\n11680,강남구,...\r\n"
+NDJSON_CONTENT = {
+    "schema": {
+        "type": "string",
+        "description": "format=ndjson: newline-delimited JSON, one line per row of the JSON "
+        "answer's data with the same fields; the envelope is in the X-Svc-* headers, as "
+        "with CSV.",
+    }
+}
+"""The ``application/x-ndjson`` answer of a route that streams NDJSON (``Route.ndjson``)."""
