@@ -283,6 +283,29 @@ def test_a_plan_too_small_to_lease_goes_the_dispatchers_way(
         assert warm(app, env) is None
 
 
+def test_a_test_keys_calls_go_the_dispatchers_way_and_count_as_test_calls(
+    served: tuple[SvcApp, FakeClock],
+) -> None:
+    """A test key has no monthly quota: its counted calls write their own count when they
+    settle, so none can be admitted from leases (its plan holds no lease ask)."""
+    app, clock = served
+    consumer_id, live = account(app)
+    test_key = keys.create_key_for_consumer(
+        app.store,
+        consumer_id,
+        {"label": "sandbox", "mode": "test", "scope": "read_only"},
+        now=clock.now,
+        entropy=os.urandom(16),
+        ids=new_id,
+    ).key
+    env = environ(PULSE, test_key)
+    for _ in range(3):
+        assert dispatched(app, env)[0] == 200
+        assert warm(app, env) is None
+    assert dispatched(app, environ(PULSE, live))[0] == 200
+    assert warm(app, environ(PULSE, live)) is not None
+
+
 def test_the_lane_waits_for_nothing_it_does_not_know(
     served: tuple[SvcApp, FakeClock], monkeypatch: pytest.MonkeyPatch
 ) -> None:

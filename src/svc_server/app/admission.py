@@ -10,8 +10,9 @@ when counted, one held unit of monthly quota (402 once settled calls used it up,
 ``account`` routes take the cookie only, plus the CSRF origin check on writes; ``page``
 routes (the dashboard) take the cookie when it is there and renew it. ``settle`` turns a
 2xx call's hold into a settled unit (or gives it back) and gives the rate-limit and
-quota headers; ``renew_session`` renews the session cookie. With ``memory_only`` each
-step answers from this process's memory alone or not at all (the warm lane).
+quota headers; ``renew_session`` renews the session cookie. With ``memory_only``
+(``identify``) or a ``leased`` ask (``admit``) a step answers from this process's memory
+alone or not at all (the warm lane).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from svc_server.http import cookies
 from svc_server.http.routing import Auth, Route
 from svc_server.runtime.deps import Deps
 from svc_server.services import access, callers, membership, sessions
+from svc_server.services.leases import Ask
 from svc_server.store import Store
 from svc_server.store.account_rows import KeyGrant
 
@@ -163,12 +165,13 @@ def _data_caller(deps: Deps, request: Request, now: float, memory_only: bool) ->
 
 
 def admit(
-    deps: Deps, route: Route, identified: Admission, now: float, *, memory_only: bool = False
+    deps: Deps, route: Route, identified: Admission, now: float, *, leased: Ask | None = None
 ) -> Admission | None:
     """``identified`` under the caller's per-minute limit and, on a ``counted`` route,
     holding a unit of its monthly quota (``access.admit``); a call without a caller or
-    already refused passes as it is. ``memory_only`` (``app.warm``): admitted from this
-    process's leases alone, else None with nothing taken."""
+    already refused passes as it is. ``leased`` (``app.warm``, its plan's
+    ``access.leased_ask``): admitted from this process's leases alone, else None with
+    nothing taken."""
     caller = identified.caller
     if caller is None or identified.refused is not None:
         return identified
@@ -181,7 +184,7 @@ def admit(
             ids=deps.ids,
             hold=quota_hold(deps.config),
             book=deps.leases,
-            memory_only=memory_only,
+            leased=leased,
         )
     except SvcError as err:  # over the limit, or the store busy or gone: answered, not raised
         limited = isinstance(err, RateLimited)

@@ -11,7 +11,8 @@ real-estate figures), with one ``X-API-Key`` and no ``If-None-Match``, and
 - its answer is kept for the data version this process read within ``VERSION_TTL``
   with no load of its own since (``services.versioned``; ``Route.warm``);
 - its rate-limit slot and quota unit come from this process's leases (``admission.
-  admit`` with ``memory_only``), settled in memory like any leased call's.
+  admit`` with the ``access.leased_ask`` its plan holds), settled in memory like any
+  leased call's.
 
 Such a call reads and writes nothing, so ``servers.front`` answers it without handing it
 to a request thread (the hop, the WSGI objects and the thread switch were most of a
@@ -32,13 +33,14 @@ from werkzeug.wrappers import Request
 
 from svc_core.accounts import keys
 from svc_core.errors import SvcError
-from svc_server.app.admission import Admission, admit, settle
+from svc_server.app.admission import Admission, admit, quota_hold, settle
 from svc_server.app.call_log import log_call
 from svc_server.app.dispatch import MATCH_KEYS, Matcher, admitted_ctx, plan
 from svc_server.http.answers import CachedAnswer, Reply
 from svc_server.http.routing import Route
 from svc_server.runtime.deps import Deps
-from svc_server.services import callers
+from svc_server.services import access, callers
+from svc_server.services.leases import Ask
 from svc_server.store.account_rows import KeyGrant
 
 ANSWER_KEYS = (
@@ -75,6 +77,9 @@ class _Plan:
     row: KeyGrant
     day: int
     answer: CachedAnswer
+    ask: Ask | None
+    """What the call asks the leases (``access.leased_ask``), or None when its calls
+    cannot be admitted from them (declined, as the dispatcher's to answer)."""
 
 
 class WarmLane:
@@ -116,7 +121,9 @@ class WarmLane:
         rendered = None if version is None else deps.answers.get(version, plan.answer.key)
         if rendered is None:
             return None
-        admitted = admit(deps, plan.route, plan.identified, now, memory_only=True)
+        if plan.ask is None:
+            return None
+        admitted = admit(deps, plan.route, plan.identified, now, leased=plan.ask)
         if admitted is None:
             return None
         request_id = deps.request_id(environ.get("HTTP_X_REQUEST_ID"))
@@ -148,7 +155,8 @@ class WarmLane:
         route = planned.route
         identified = planned.admission
         row = identified.grant
-        if route.warm is None or planned.values or row is None:
+        row_caller = identified.caller
+        if route.warm is None or planned.values or row is None or row_caller is None:
             return None
         ctx = admitted_ctx(request, "", now, route, planned.query, identified)  # no id yet
         try:
@@ -164,4 +172,7 @@ class WarmLane:
             row=row,
             day=int(now // 86400),
             answer=answer,
+            ask=access.leased_ask(
+                row_caller, now, counted=route.counted, ids=deps.ids, hold=quota_hold(deps.config)
+            ),
         )

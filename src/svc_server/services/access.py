@@ -89,7 +89,7 @@ def admit(
     hold: Hold = Hold(),
     sleep: Callable[[float], None] = time.sleep,
     book: LeaseBook | None = None,
-    memory_only: bool = False,
+    leased: Ask | None = None,
 ) -> Admitted | None:
     """Admit the request under the per-minute limit (429 with Retry-After) and, for a
     ``counted`` route with a quota, hold one unit of the month's quota (a hold's row is
@@ -103,18 +103,14 @@ def admit(
     request still used its rate-limit slot, as before. With a ``book`` the call is
     admitted from this process's leases when they have room (``services.leases``).
 
-    ``memory_only`` (``app.warm``, which must not wait on I/O): admitted from
-    ``book``'s leases when they have room, else None with nothing taken, as for a
-    counted call without a quota (a test key's call writes its own count when it
-    settles).
+    ``leased`` (``app.warm``, which must not wait on I/O): the call's ``leased_ask``,
+    made earlier; the call is admitted from ``book``'s leases when they have room, else
+    None with nothing taken.
     """
     limit = caller.rate_limit_per_minute
     counts = counted and caller.auth_method == "api_key"
-    if memory_only:
-        if book is None or (counts and caller.monthly_quota is None):
-            return None
-        ask = _ask(caller, now, ids, _claim(caller, now, counts, hold, ""))
-        room = book.try_admit(ask, int(now * 1000))
+    if leased is not None:
+        room = None if book is None else book.try_admit(leased, int(now * 1000))
         return None if room is None else _admitted(caller, now, room[0], counts, room[1])
     claim = _claim(caller, now, counts, hold, "" if book is not None else ids())
     lease = None
@@ -153,6 +149,20 @@ def admit(
     caller = admitted.caller
     refusal = quota_exceeded(caller) if state.exhausted else quota_in_flight(caller)
     return Admitted(caller=caller, reservation=None, refusal=refusal)
+
+
+def leased_ask(
+    caller: Caller, now: float, *, counted: bool, ids: Callable[[], str], hold: Hold = Hold()
+) -> Ask | None:
+    """What ``admit`` asks the leases for a call of ``caller`` on a ``counted`` route,
+    made once and used for every such call of the same UTC day (``admit``'s ``leased``:
+    its own time is used only by writes, which take the clock's); None when such a call
+    cannot be admitted from leases alone (a counted call without a quota, a test key's,
+    writes its own count when it settles)."""
+    counts = counted and caller.auth_method == "api_key"
+    if counts and caller.monthly_quota is None:
+        return None
+    return _ask(caller, now, ids, _claim(caller, now, counts, hold, ""))
 
 
 def _claim(caller: Caller, now: float, counts: bool, hold: Hold, hold_id: str) -> UsageClaim | None:
