@@ -69,8 +69,11 @@ def main() -> None:
         count = write_files(files, args.deals, args.seed)
         print(f"wrote {count} files of ~{args.deals:,} deals", file=sys.stderr)
         times: dict[str, list[float]] = {str(tree): [] for tree in args.trees}
-        for _ in range(args.rounds):
-            for tree in args.trees:
+        for number in range(args.rounds):
+            # the first load of a run reads the newly written files cold: each round
+            # starts with another tree, so that load does not always fall on the same one
+            shift = number % len(args.trees)
+            for tree in [*args.trees[shift:], *args.trees[:shift]]:
                 seconds = load_once(tree, files, work)
                 print(f"{tree}: {seconds:.1f} s", file=sys.stderr)
                 times[str(tree)].append(round(seconds, 1))
