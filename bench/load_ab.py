@@ -6,11 +6,12 @@ tree meets another hour of a shared machine. This bench writes the files once (R
 of every district in use over ten years, the three kinds ``svc sync`` loads by default,
 as ``national.py`` writes them), then loads them into a new SQLite store with each tree's
 own ``svc init`` and ``svc ingest rtms-KIND DIR`` (its ``src`` first on the path), tree
-after tree, round after round, and prints each tree's load times, their median, and the
-ratio of the medians B / A.
+after tree, each round starting with the next tree (a run's first load reads the files
+cold), and prints each tree's load times, their median, and the ratio of the medians
+B / A.
 
-    git worktree add /tmp/base 675da76
-    python bench/load_ab.py /tmp/base . --deals 500000 --rounds 2
+    git worktree add /tmp/base0 0aa1b13
+    python bench/load_ab.py /tmp/base0 . --deals 500000 --rounds 3
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ It prints, per server, the median req/s, the median of the per-round ratios to t
 floor (the acceptance figure of issue 41), and the server processes' CPU per answered
 call (``/proc``, user + system of the master and its workers: steadier than req/s).
 
-    git worktree add /tmp/base 675da76
-    python bench/tree_ab.py /tmp/base . --rounds 8 --seconds 4
+    git worktree add /tmp/base0 0aa1b13
+    python bench/tree_ab.py /tmp/base0 . --rounds 8 --seconds 4
 """
 
 from __future__ import annotations
