@@ -17,6 +17,7 @@ alone or not at all (the warm lane).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -78,7 +79,13 @@ def client_ip(request: Request, config: Config) -> str:
 
 def quota_hold(config: Config) -> access.Hold:
     """How long a call waits for quota units in flight, and how long a hold lasts."""
-    return access.Hold(wait_ms=config.quota_wait_ms, seconds=config.quota_hold_seconds)
+    return _hold(config.quota_wait_ms, config.quota_hold_seconds)
+
+
+@functools.lru_cache(maxsize=8)
+def _hold(wait_ms: int, seconds: int) -> access.Hold:
+    """One ``Hold`` per setting, not one per call (a counted call's admission asks)."""
+    return access.Hold(wait_ms=wait_ms, seconds=seconds)
 
 
 def refusal_meta(caller: Caller | None) -> dict[str, Any]:
