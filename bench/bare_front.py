@@ -42,7 +42,7 @@ def stubbed() -> BufferedFront:
 def constant_lane() -> BufferedFront:
     from svc_server.commands.core import granian_app
 
-    front = granian_app()
+    front: BufferedFront = granian_app()
     lane = front.lane
     assert lane is not None
     kept: list[Any] = []

@@ -310,7 +310,7 @@ def one_size(
     )
     loaded = marker(work, backend, name)
     if loaded.exists():
-        out = json.loads(loaded.read_text())
+        out: dict[str, float] = json.loads(loaded.read_text())
         print(f"{name} on {backend}: loaded by an earlier run", file=sys.stderr)
     else:
         svc(env, "init")
@@ -363,7 +363,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     def tag(n: int) -> str:
         return store_name(n, years[n])
 
-    backends = {"sqlite": lambda n: f"sqlite:///{work / f'national-{tag(n)}.db'}"}
+    backends: dict[str, Callable[[int], str]] = {
+        "sqlite": lambda n: f"sqlite:///{work / f'national-{tag(n)}.db'}"
+    }
     if args.pg_url:
         backends["postgres"] = lambda n: pg_url(
             args.pg_url,
