@@ -21,7 +21,7 @@ import os
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +34,11 @@ from svc_server.services import consumers
 from svc_server.services.versioned import VERSION_TTL
 from svc_server.store import Store, open_store
 from tests.conftest import LiveServer, Templates
-from tests.http.realestate_support import Api, make_app, open_molit_store
+from tests.http.realestate_support import Api, make_app
 from tests.server.test_demo_load import use_small_demo
 from tests.svc_cli import run_svc
 
 PULSE = {"sigungu_code": "11680", "property_type": "office", "transaction_type": "sale"}
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
 
 
 def without_call_fields(body: dict[str, Any]) -> dict[str, Any]:

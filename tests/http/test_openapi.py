@@ -444,7 +444,10 @@ def test_data_answers_and_csv_headers_match_the_document(
         (f"{re_}/coverage", "granularity=month"),
         (f"{re_}/dimensions", "geo_precision=dong"),
         (f"{re_}/transactions", "sigungu_code=11680&period=2026-Q1&limit=2&include_excluded=true"),
-        (f"{re_}/compare", "sigungu_codes=11680,11650&period=2026-Q1&property_type=office&transaction_type=sale"),
+        (
+            f"{re_}/compare",
+            "sigungu_codes=11680,11650&period=2026-Q1&property_type=office&transaction_type=sale",
+        ),
     ):
         answer = client.get(f"{path}?{query}", headers={"X-API-Key": api_key})
         assert answer.status_code == 200, answer.get_data(as_text=True)

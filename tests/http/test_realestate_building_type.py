@@ -11,7 +11,6 @@ total price over total area).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,6 @@ from tests.http.realestate_support import (
     included,
     make_app,
     manwon,
-    open_molit_store,
     per_area,
     total_area,
     type_mix,
@@ -128,17 +126,6 @@ def expected_rows(
     for d in deals:
         groups.setdefault(d["key"], []).append(d)
     return {key: expected_row(g, per, unit) for key, g in groups.items() if len(g) >= 2}
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 def served(api: Api, params: dict[str, str]) -> tuple[dict[tuple[str, str], Any], Any]:

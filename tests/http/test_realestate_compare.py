@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from svc_core.realestate.compare import COMPARE_COLUMNS, MAX_DISTRICTS
 from svc_core.regions import regions_in_use
-from svc_server.store import Store
-from tests.http.realestate_support import Api, assert_error, make_app, open_molit_store
+from tests.http.realestate_support import Api, assert_error
 
 SEOUL = sorted(r.code for r in regions_in_use() if r.sido == "서울특별시")
 UNRANKED = {
@@ -33,17 +31,6 @@ UNRANKED = {
     "interval_low",
     "interval_high",
 }
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 def compared(api: Api, **params: str) -> dict[str, Any]:

@@ -142,12 +142,6 @@ def raw_contract(item: Raw) -> tuple[Any, ...] | None:
 # fixtures ------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
 @pytest.fixture
 def api(molit_store: Store) -> Iterator[Api]:
     """A caller whose per-minute limit lets a test page through contracts 3 at a time,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,6 @@ from tests.http.realestate_support import (
     is_partial,
     load,
     make_app,
-    open_molit_store,
     type_mix,
 )
 from tests.http.test_realestate_building_type import CASES, raw_of
@@ -52,17 +50,6 @@ def page_of(path: Path, page_no: int, count: int) -> bytes:
     head = head.replace("<pageNo>1</pageNo>", f"<pageNo>{page_no}</pageNo>")
     tail = tail.replace("<pageNo>1</pageNo>", f"<pageNo>{page_no}</pageNo>")
     return (head + "".join(made) + tail).encode()
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 def test_a_district_month_loaded_from_a_partial_page_is_served_incomplete(api: Api) -> None:

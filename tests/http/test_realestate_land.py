@@ -230,7 +230,8 @@ def test_coverage_takes_the_land_filters_as_pulse_does(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    ("parameter", "value"), [("land_category", "임야"), ("zoning", "계획관리"), ("zoning", "계획관리지역")]
+    ("parameter", "value"),
+    [("land_category", "임야"), ("zoning", "계획관리"), ("zoning", "계획관리지역")],
 )
 def test_compare_takes_the_land_filters_and_each_row_is_its_pulse_row(
     api: Api, parameter: str, value: str

@@ -14,14 +14,12 @@ from __future__ import annotations
 import datetime
 import statistics
 from collections import Counter
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from svc_server.store import Store
 from tests import rent_law
 from tests.http.realestate_support import (
     LEASE_FIELDS,
@@ -32,9 +30,7 @@ from tests.http.realestate_support import (
     Api,
     assert_error,
     included,
-    make_app,
     manwon,
-    open_molit_store,
     per_area,
     xml_items,
 )
@@ -108,17 +104,6 @@ def expected_lease_row(leases: list[Raw]) -> dict[str, Any]:
         "p75_price_per_m2": None,
         "median_land_price_per_m2": None,
     }
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 def rows_of(api: Api, params: dict[str, str]) -> dict[str, Raw]:

@@ -18,7 +18,6 @@ import csv
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,7 +25,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from svc_server import ingest
-from svc_server.store import Store, open_store
+from svc_server.store import open_store
 from tests.conftest import RE_NOW
 from tests.http.realestate_support import (
     MOLIT_FILES,
@@ -38,23 +37,11 @@ from tests.http.realestate_support import (
     included,
     load_molit,
     make_app,
-    open_molit_store,
     xml_items,
 )
 from tests.http.test_realestate_pulse import property_type
 
 BASE = "https://api.example.com"
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 # item 5: units in names -----------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 
@@ -33,7 +32,6 @@ from tests.http.realestate_support import (
     make_app,
     manwon,
     mean_contract_area,
-    open_molit_store,
     per_area,
     total_area,
     xml_items,
@@ -64,17 +62,6 @@ def contracts_of(kind: str, **tags: str) -> list[list[dict[str, str]]]:
         for g in CONTRACTS
         if property_type(g[0]) == kind and all(g[0][t].strip() == v for t, v in tags.items())
     ]
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def api(molit_store: Store) -> Api:
-    return Api(make_app(molit_store))
 
 
 def office_prices() -> list[int]:

@@ -41,7 +41,6 @@ from tests.http.realestate_support import (
     building_type,
     make_app,
     manwon,
-    open_molit_store,
     xml_items,
 )
 from tests.http.test_realestate_pulse import property_type
@@ -183,12 +182,6 @@ def published(record: Raw) -> tuple[Any, ...]:
 
 
 # calling the listing -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def molit_store(module_db_url: str) -> Iterator[Store]:
-    with open_molit_store(module_db_url) as s:
-        yield s
 
 
 class LeasedApi(Api):
