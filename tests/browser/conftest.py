@@ -317,8 +317,15 @@ def driver(browser_paths: tuple[str, str]) -> Iterator[Any]:
 
 
 @pytest.fixture
-def person(driver: Any, web_server: LiveServer) -> Iterator[Person]:
-    """The browser on the shared server, signed out, with an empty console."""
+def site(web_server: LiveServer) -> LiveServer:
+    """The server ``person`` visits: the shared one, unless a module serves its own
+    files under this name (``signin_server``)."""
+    return web_server
+
+
+@pytest.fixture
+def person(driver: Any, site: LiveServer) -> Iterator[Person]:
+    """The browser on ``site``, signed out, with an empty console."""
     leave(driver)
-    yield Person(driver, web_server.url)
+    yield Person(driver, site.url)
     leave(driver)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, Person, leave, signin_server, unique_email
+from tests.browser.conftest import ARTIFACTS, Person, signin_server, unique_email
 from tests.browser.test_explorer_figures import api, choose, show
 from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import NRG_GANGNAM, NRG_JONGNO_PAGE
@@ -26,7 +25,7 @@ SEOUL_DISTRICTS = 25
 
 
 @pytest.fixture(scope="module")
-def compare_server(
+def site(
     browser_paths: tuple[str, str],
     tmp_path_factory: pytest.TempPathFactory,
     templates: Templates,
@@ -40,13 +39,6 @@ def compare_server(
     )
     with signin_server(url, [(None, name, body) for name, body in files]) as server:
         yield server
-
-
-@pytest.fixture
-def person(driver: Any, compare_server: LiveServer) -> Iterator[Person]:
-    leave(driver)
-    yield Person(driver, compare_server.url)
-    leave(driver)
 
 
 def test_the_explorer_shows_changes_and_compares_districts(person: Person) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Person, leave, signin_server, unique_email
+from tests.browser.conftest import Person, signin_server, unique_email
 from tests.conftest import LiveServer, Templates
 from tests.http.realestate_support import FIXTURES, NRG_GANGNAM, OFFI_RENT, OFFI_TRADE
 
@@ -31,7 +31,7 @@ Json = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def real_server(
+def site(
     browser_paths: tuple[str, str],
     tmp_path_factory: pytest.TempPathFactory,
     templates: Templates,
@@ -51,13 +51,6 @@ def real_server(
     )
     with signin_server(url, [(None, name, body) for name, body in files]) as server:
         yield server
-
-
-@pytest.fixture
-def person(driver: Any, real_server: LiveServer) -> Iterator[Person]:
-    leave(driver)
-    yield Person(driver, real_server.url)
-    leave(driver)
 
 
 def api(person: Person, path: str) -> Json:

@@ -8,20 +8,19 @@ priced per m² of land with the API's figures."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 
 from svc_core.models import PROPERTY_TYPES
-from tests.browser.conftest import Person, leave, signin_server, unique_email
+from tests.browser.conftest import Person, signin_server, unique_email
 from tests.browser.test_explorer_figures import api, choose, show
 from tests.conftest import LiveServer, Templates
 from tests.http.test_realestate_land import INDU, LAND
 
 
 @pytest.fixture(scope="module")
-def land_server(
+def site(
     browser_paths: tuple[str, str],
     tmp_path_factory: pytest.TempPathFactory,
     templates: Templates,
@@ -34,13 +33,6 @@ def land_server(
     ]
     with signin_server(url, files) as server:
         yield server
-
-
-@pytest.fixture
-def person(driver: Any, land_server: LiveServer) -> Iterator[Person]:
-    leave(driver)
-    yield Person(driver, land_server.url)
-    leave(driver)
 
 
 def shown(person: Person, label: str) -> bool:
