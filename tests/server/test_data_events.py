@@ -47,7 +47,7 @@ from tests.http.realestate_support import (
     xml_items,
 )
 from tests.http.test_realestate_land import INDU, LAND
-from tests.server.rtms_standin import KEY, SERVICES, StandIn, serve
+from tests.server.rtms_standin import KEY, SERVICES, StandIn
 from tests.server.test_demo_load import use_small_demo
 from tests.svc_cli import run_svc
 
@@ -57,12 +57,6 @@ HOOKS = "/api/auth/me/webhooks"
 JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
 RE_READ = (*JUNE, "--kinds", "commercial", "--refresh-months", "240")
 NRG = SERVICES["NRG"]
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 @pytest.fixture

@@ -41,4 +41,3 @@ def test_account_services_take_their_ids_from_outside() -> None:
     for name in ACCOUNT_SERVICES:
         source = (SERVER / "services" / f"{name}.py").read_text(encoding="utf-8")
         assert "uuid4" not in source, f"services/{name}.py makes its own ids"
-

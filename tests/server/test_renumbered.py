@@ -11,17 +11,15 @@ by regular expression, never from svc's readers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from svc_core.sources.rtms import read_page
 from svc_server.store import open_store
 from tests.http.realestate_support import Api, included, make_app, xml_items
 from tests.http.test_realestate_pulse import property_type
-from tests.server.rtms_standin import KEY, RENUMBERED, RENUMBERED_SAMPLES, SERVICES, StandIn, serve
+from tests.server.rtms_standin import KEY, RENUMBERED, RENUMBERED_SAMPLES, SERVICES, StandIn
 from tests.server.test_sync import rows, svc, sync
 
 OLD_FILE = RENUMBERED_SAMPLES / "NRG_28110_202605.xml"
@@ -33,12 +31,6 @@ NEW_CODES = {code: dongs for code, (_, dongs) in RENUMBERED["28110"].items()}
 
 def kept_in(code: str) -> list[dict[str, str]]:
     return [i for i in KEPT if i["umdNm"].strip() in NEW_CODES[code]]
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def ingest_old(url: str, standin: StandIn) -> str:

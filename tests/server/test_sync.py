@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,6 @@ from tests.server.rtms_standin import (
     SERVICES,
     StandIn,
     closed_port_url,
-    serve,
 )
 from tests.svc_cli import run_svc
 
@@ -48,12 +46,6 @@ NRG = SERVICES["NRG"]
 JUNE = ("--sigungu", "11680", "--from", "2025-06", "--to", "2025-06")
 GANGNAM_TOTAL = len(xml_items(NRG_GANGNAM))  # 83 items
 GANGNAM_KEPT = len(included(xml_items(NRG_GANGNAM)))  # after cancellations and shares
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def svc(url: str, standin: StandIn, *args: str, key: str = KEY) -> subprocess.CompletedProcess[str]:

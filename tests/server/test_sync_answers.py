@@ -29,17 +29,10 @@ from tests.server.rtms_standin import (
     REQUIRED,
     SERVICES,
     StandIn,
-    serve,
 )
 from tests.server.test_sync import GANGNAM_KEPT, JUNE, NRG, rows, states, sync
 
 OFFI = SERVICES["OFFICETEL"]
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def count(url: str) -> int:

@@ -5,20 +5,11 @@ codes that replaced it. Through the real ``svc`` command, against the RTMS stand
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-import pytest
-
-from tests.server.rtms_standin import StandIn, serve
+from tests.server.rtms_standin import StandIn
 from tests.server.test_sync import svc, sync
 
 ONE_MONTH = ("--from", "2025-06", "--to", "2025-06", "--kinds", "commercial", "--dry-run")
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def planned(stdout: str) -> list[str]:

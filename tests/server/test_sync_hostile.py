@@ -31,7 +31,6 @@ from tests.server import rone_standin
 from tests.server.hostile_upstream import HUGE, Hostile
 from tests.server.hostile_upstream import serve as hostile_serve
 from tests.server.rtms_standin import KEY, SERVICES, StandIn
-from tests.server.rtms_standin import serve as rtms_serve
 from tests.svc_cli import run_svc
 
 SVC = Path(sys.executable).with_name("svc")
@@ -41,12 +40,6 @@ MAY = "202505"
 PEAK_RSS_MIB = 250
 """What a sync of small pages may hold at its peak, imports included (it holds one
 answer of at most 16 MiB at a time; a decompression bomb used to take 1 GB)."""
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with rtms_serve() as state:
-        yield state
 
 
 @pytest.fixture

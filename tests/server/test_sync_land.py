@@ -6,12 +6,9 @@ come from the files, read here with regular expressions, not from svc's readers.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.server.rtms_standin import SERVICES, StandIn, serve
+from tests.server.rtms_standin import SERVICES, StandIn
 from tests.server.test_sync import rows, states, svc, sync
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -32,12 +29,6 @@ def kept(path: Path) -> int:
 
 def total(path: Path) -> int:
     return len(ITEM.findall(path.read_text(encoding="utf-8")))
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def test_both_services_load_every_month_whole_and_a_rerun_changes_nothing(

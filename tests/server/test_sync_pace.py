@@ -23,17 +23,10 @@ from tests.server.rtms_standin import (
     PER_SECOND_FORMS,
     SERVICES,
     StandIn,
-    serve,
 )
 from tests.server.test_sync import GANGNAM_KEPT, JUNE, rows, states, sync
 
 OFFI = SERVICES["OFFICETEL"]
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with serve() as state:
-        yield state
 
 
 def test_per_second_refusals_in_every_form_pause_and_every_month_completes(
