@@ -8,6 +8,7 @@ quartiles, ``fractions.Fraction`` the exact means.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import statistics
@@ -328,6 +329,19 @@ def expected_stats(values: list[int]) -> dict[str, int]:
         "median": round(Fraction(q2)),
         "p75": round(Fraction(q3)),
     }
+
+
+def type7(values: Iterable[Fraction]) -> tuple[int, int, int]:
+    """Type-7 quartiles of exact values by the textbook formula (the oracle the figures
+    are checked against), each rounded half to even to a whole number."""
+    xs = sorted(values)
+    out = []
+    for p in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)):
+        h = (len(xs) - 1) * p
+        lo = math.floor(h)
+        hi = min(lo + 1, len(xs) - 1)
+        out.append(round(xs[lo] + (h - lo) * (xs[hi] - xs[lo])))
+    return out[0], out[1], out[2]
 
 
 def mean_area(areas: list[str]) -> str:

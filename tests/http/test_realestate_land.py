@@ -5,7 +5,6 @@ exclusions are counted as the files show, and the filters reach the listing."""
 
 from __future__ import annotations
 
-import math
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from svc_server.store import open_store
-from tests.http.realestate_support import Api, load, make_app
+from tests.http.realestate_support import Api, load, make_app, type7
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LAND = {
@@ -34,17 +33,6 @@ def items(path: Path) -> list[dict[str, str]]:
 def full_zone(text: str) -> str:
     """The oracle's zone: the land service's names, plus 지역 where it left it off."""
     return text if text.endswith(SUFFIXES) else text + "지역"
-
-
-def type7(values: list[Fraction]) -> list[int]:
-    xs = sorted(values)
-    out = []
-    for p in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)):
-        h = (len(xs) - 1) * p
-        lo = math.floor(h)
-        hi = min(lo + 1, len(xs) - 1)
-        out.append(round(xs[lo] + (h - lo) * (xs[hi] - xs[lo])))
-    return out
 
 
 def expected(rows: list[dict[str, str]]) -> dict[str, Any] | None:

@@ -4,7 +4,6 @@ recomputed from the raw items of the real land samples by an oracle written here
 
 from __future__ import annotations
 
-import math
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from fractions import Fraction
@@ -19,6 +18,7 @@ from svc_core.models import Transaction
 from svc_core.sources import kind, rtms
 from svc_core.sources.datasets import RtmsDataset
 from svc_core.sources.land import LAND_CATEGORIES, ZONES, zone_of
+from tests.http.realestate_support import type7
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LAND = {month: FIXTURES / "molit" / f"LAND_41830_{month}.xml" for month in ("202408", "202409")}
@@ -36,18 +36,6 @@ def kept(items: list[dict[str, str]]) -> list[dict[str, str]]:
         for i in items
         if i["cdealType"].strip() != "O" and i["shareDealingType"].strip() != "지분"
     ]
-
-
-def type7(values: list[Fraction]) -> tuple[int, int, int]:
-    """Type-7 quartiles, rounded half to even, by the textbook formula."""
-    xs = sorted(values)
-    out = []
-    for p in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)):
-        h = (len(xs) - 1) * p
-        lo = math.floor(h)
-        hi = min(lo + 1, len(xs) - 1)
-        out.append(round(xs[lo] + (h - lo) * (xs[hi] - xs[lo])))
-    return out[0], out[1], out[2]
 
 
 def cohort_samples(records: list[Transaction]) -> list[Sample]:
