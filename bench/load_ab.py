@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,30 +28,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from national import KINDS, write_files  # noqa: E402
+from tree_ab import svc, tree_env  # noqa: E402
 
 
 def load_once(tree: Path, files: Path, work: Path) -> float:
     """Seconds ``tree``'s ``svc ingest`` takes to load ``files`` into a new store."""
-    db = work / "load.db"
-    for leftover in work.glob("load.db*"):
+    for leftover in work.glob("load*.db*"):
         leftover.unlink()
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(tree / "src"),
-        SVC_DATABASE_URL=f"sqlite:///{db}",
-        SVC_SECRET_KEY="bench-secret-key-0123456789",  # noqa: S106 (a throwaway store)
-        SVC_LOG_LEVEL="WARNING",
-    )
-
-    def svc(*argv: str) -> None:
-        subprocess.run(
-            [sys.executable, "-m", "svc_server", *argv], env=env, capture_output=True, check=True
-        )
-
-    svc("init")
+    env = tree_env(tree, work / "load.db")
+    svc(tree, env, "init")
     started = time.perf_counter()
     for kind in KINDS:
-        svc("ingest", f"rtms-{kind}", str(files / kind))
+        svc(tree, env, "ingest", f"rtms-{kind}", str(files / kind))
     return time.perf_counter() - started
 
 

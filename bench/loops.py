@@ -26,9 +26,11 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -60,6 +62,55 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / TICKS
 
 
+Served = tuple[subprocess.Popen[bytes], str, dict[str, str]]
+"""A server: its process, the URL each round loads and the headers sent with it."""
+
+
+def serve_plain(args: argparse.Namespace, body: Path) -> Served:
+    """The plain floor: the bare werkzeug app under granian's own WSGI interface, answering
+    ``body`` (the file of a pulse answer)."""
+    port = free_port()
+    command = granian_command(args, port, "bare_app:app", wsgi=True)
+    env = dict(os.environ, SVC_BENCH_BODY=str(body))
+    return start(command, env, status_url(port)), f"http://127.0.0.1:{port}/", {}
+
+
+def interleaved(
+    servers: dict[str, Served], rounds: int, seconds: int, connections: int
+) -> dict[str, dict[str, Any]]:
+    """``rounds`` rounds of wrk against each server in turn (a failed answer stops the
+    bench), then per server: the median req/s, the median of its per-round ratios to the
+    server named ``plain``, those ratios, and its processes' CPU per answered call (µs).
+    The servers are stopped at the end."""
+    rps: dict[str, list[float]] = {name: [] for name in servers}
+    cpu: dict[str, list[float]] = {name: [] for name in servers}
+    try:
+        for _ in range(rounds):
+            for name, (proc, url, headers) in servers.items():
+                pids = [proc.pid, *children(proc.pid)]
+                before = cpu_seconds(pids)
+                found = wrk(url, headers, seconds, connections)
+                if found.get("errors"):
+                    raise RuntimeError(f"{name}: {found['errors']} failed answers")
+                cpu[name].append((cpu_seconds(pids) - before) / max(1.0, found["answers"]) * 1e6)
+                rps[name].append(found["rps"])
+    finally:
+        for proc, _, _ in servers.values():
+            proc.terminate()
+            proc.wait()
+    plain = rps["plain"]
+    result: dict[str, dict[str, Any]] = {}
+    for name, rates in rps.items():
+        ratios = [r / p for r, p in zip(rates, plain, strict=True)]
+        result[name] = {
+            "rps": round(statistics.median(rates)),
+            "ratio_vs_plain": round(statistics.median(ratios), 3),
+            "ratios_by_round": [round(r, 3) for r in ratios],
+            "server_cpu_us_per_call": round(statistics.median(cpu[name]), 1),
+        }
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="a store built earlier (else 200,000 deals)")
@@ -82,55 +133,26 @@ def main() -> None:
         }
     )
     headers = {"X-API-Key": unmetered_key(env)}
-    servers: dict[str, tuple[object, str]] = {}
+    servers: dict[str, Served] = {}
     try:
         for loop in args.loops.split(","):
             port = free_port()
             target = "svc_server.commands.core:granian_app"
             command = granian_command(args, port, target, wsgi=False, loop=loop)
-            servers[loop] = (
-                start(command, env, status_url(port)),
-                f"http://127.0.0.1:{port}{PULSE}",
-            )
+            url = f"http://127.0.0.1:{port}{PULSE}"
+            servers[loop] = (start(command, env, status_url(port)), url, headers)
         port = free_port()
         command = granian_command(args, port, "bare_front:constant_lane", wsgi=False, loop="uvloop")
-        servers["constant"] = (
-            start(command, env, status_url(port)),
-            f"http://127.0.0.1:{port}{PULSE}",
-        )
+        url = f"http://127.0.0.1:{port}{PULSE}"
+        servers["constant"] = (start(command, env, status_url(port)), url, headers)
         body = work / "body.json"
         body.write_bytes(fetch(servers[args.loops.split(",")[0]][1], headers))
-        port = free_port()
-        command = granian_command(args, port, "bare_app:app", wsgi=True)
-        plain_env = dict(env, SVC_BENCH_BODY=str(body))
-        servers["plain"] = (
-            start(command, plain_env, status_url(port)),
-            f"http://127.0.0.1:{port}/",
-        )
-        rps: dict[str, list[float]] = {name: [] for name in servers}
-        cpu: dict[str, list[float]] = {name: [] for name in servers}
-        for _ in range(args.rounds):
-            for name, (proc, url) in servers.items():
-                pids = [proc.pid, *children(proc.pid)]  # type: ignore[attr-defined]
-                before = cpu_seconds(pids)
-                found = wrk(url, headers, args.seconds, args.connections)
-                cpu[name].append((cpu_seconds(pids) - before) / max(1.0, found["answers"]) * 1e6)
-                rps[name].append(found["rps"])
-    finally:
-        for proc, _ in servers.values():
-            proc.terminate()  # type: ignore[attr-defined]
-            proc.wait()  # type: ignore[attr-defined]
-    plain = rps["plain"]
-    result = {
-        name: {
-            "rps": round(statistics.median(found)),
-            "ratio_vs_plain": round(
-                statistics.median(r / p for r, p in zip(found, plain, strict=True)), 3
-            ),
-            "server_cpu_us_per_call": round(statistics.median(cpu[name]), 1),
-        }
-        for name, found in rps.items()
-    }
+        servers["plain"] = serve_plain(args, body)
+    except BaseException:
+        for proc, _, _ in servers.values():
+            proc.terminate()
+        raise
+    result = interleaved(servers, args.rounds, args.seconds, args.connections)
     print(json.dumps({"rounds": args.rounds, "seconds": args.seconds, **result}, indent=2))
 
 

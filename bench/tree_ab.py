@@ -22,22 +22,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from http_bench import PULSE, fetch, free_port, granian_command, start, status_url, wrk  # noqa: E402
-from loops import cpu_seconds  # noqa: E402
-from peers_bench import children  # noqa: E402
+from http_bench import PULSE, fetch, free_port, start, status_url  # noqa: E402
+from loops import Served, interleaved, serve_plain  # noqa: E402
 
 
-def tree_env(tree: Path, work: Path) -> dict[str, str]:
-    """The environment of one tree's commands: its ``src`` first, a store of its own."""
-    db = work / f"{tree.resolve().name}-{abs(hash(str(tree.resolve())))}.db"
+def tree_env(tree: Path, db: Path) -> dict[str, str]:
+    """The environment of one tree's commands: its ``src`` first, the SQLite store ``db``."""
     return dict(
         os.environ,
         PYTHONPATH=str(tree / "src"),
@@ -84,10 +82,10 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="svc-tree-ab-"))
-    servers: dict[str, tuple[subprocess.Popen[bytes], str, dict[str, str]]] = {}
+    servers: dict[str, Served] = {}
     try:
         for i, tree in enumerate(args.trees):
-            env = tree_env(tree, work)
+            env = tree_env(tree, work / f"tree-{i}.db")
             headers = {"X-API-Key": prepare(tree, env)}
             port = free_port()
             env = dict(env, SVC_PORT=str(port), SVC_WORKERS=str(args.workers))
@@ -101,48 +99,19 @@ def main() -> None:
         for name, (_, url, headers) in servers.items():
             size = len(fetch(url, headers))
             print(f"{name}: pulse body {size} bytes", file=sys.stderr)
-        port = free_port()
-        command = granian_command(args, port, "bare_app:app", wsgi=True)
-        plain_env = dict(os.environ, SVC_BENCH_BODY=str(body))
-        servers["plain"] = (
-            start(command, plain_env, status_url(port)),
-            f"http://127.0.0.1:{port}/",
-            {},
-        )
-        rps: dict[str, list[float]] = {name: [] for name in servers}
-        cpu: dict[str, list[float]] = {name: [] for name in servers}
-        for _ in range(args.rounds):
-            for name, (proc, url, headers) in servers.items():
-                pids = [proc.pid, *children(proc.pid)]
-                before = cpu_seconds(pids)
-                found = wrk(url, headers, args.seconds, args.connections)
-                if found.get("errors"):
-                    raise RuntimeError(f"{name}: {found['errors']} failed answers")
-                cpu[name].append((cpu_seconds(pids) - before) / max(1.0, found["answers"]) * 1e6)
-                rps[name].append(found["rps"])
-    finally:
+        servers["plain"] = serve_plain(args, body)
+    except BaseException:
         for proc, _, _ in servers.values():
             proc.terminate()
-            proc.wait()
-    plain = rps["plain"]
-    ratio = {
-        n: statistics.median(r / p for r, p in zip(v, plain, strict=True)) for n, v in rps.items()
-    }
-    cpu_per_call = {name: statistics.median(found) for name, found in cpu.items()}
-    result: dict[str, object] = {
-        name: {
-            "rps": round(statistics.median(found)),
-            "ratio_vs_plain": round(ratio[name], 3),
-            "server_cpu_us_per_call": round(cpu_per_call[name], 1),
-            "ratios_by_round": [round(r / p, 3) for r, p in zip(found, plain, strict=True)],
-        }
-        for name, found in rps.items()
-    }
+        raise
+    result: dict[str, Any] = interleaved(servers, args.rounds, args.seconds, args.connections)
     a, b = list(servers)[:2]
     if b != "plain":
         result["B_over_A"] = {
-            "ratio_vs_plain": round(ratio[b] / ratio[a], 3),
-            "server_cpu_per_call": round(cpu_per_call[b] / cpu_per_call[a], 3),
+            "ratio_vs_plain": round(result[b]["ratio_vs_plain"] / result[a]["ratio_vs_plain"], 3),
+            "server_cpu_per_call": round(
+                result[b]["server_cpu_us_per_call"] / result[a]["server_cpu_us_per_call"], 3
+            ),
         }
     print(json.dumps({"rounds": args.rounds, "seconds": args.seconds, **result}, indent=2))
 
